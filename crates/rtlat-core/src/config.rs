@@ -1,0 +1,138 @@
+//! The validated configuration of a cyclic (timer wake-up) run.
+//!
+//! Front ends (the cyclictest-compatible command line, later others) parse
+//! their own syntax and build these types; the engine only ever sees values
+//! that are already checked. Nothing here knows about command-line spelling.
+
+use crate::units::{Nanos, Resolution};
+
+/// The clock the deadlines are set on and read from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ClockKind {
+    /// CLOCK_MONOTONIC (cyclictest `-c 0`, the default).
+    #[default]
+    Monotonic,
+    /// CLOCK_REALTIME (cyclictest `-c 1`).
+    Realtime,
+}
+
+/// A Linux scheduling policy for the measuring threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SchedPolicy {
+    /// SCHED_OTHER, the default time-sharing policy.
+    #[default]
+    Other,
+    /// SCHED_BATCH.
+    Batch,
+    /// SCHED_IDLE.
+    Idle,
+    /// SCHED_FIFO, real-time first-in first-out.
+    Fifo,
+    /// SCHED_RR, real-time round robin.
+    RoundRobin,
+}
+
+impl SchedPolicy {
+    /// Whether this is a real-time policy that takes a priority 1..=99.
+    pub const fn is_realtime(self) -> bool {
+        matches!(self, SchedPolicy::Fifo | SchedPolicy::RoundRobin)
+    }
+
+    /// The name cyclictest prints in its `policy:` header.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SchedPolicy::Other => "other",
+            SchedPolicy::Batch => "batch",
+            SchedPolicy::Idle => "idle",
+            SchedPolicy::Fifo => "fifo",
+            SchedPolicy::RoundRobin => "rr",
+        }
+    }
+}
+
+/// How a measuring thread waits for its next period.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WaitMode {
+    /// `clock_nanosleep(TIMER_ABSTIME)` on an absolute deadline (default).
+    #[default]
+    Absolute,
+    /// `clock_nanosleep` for one interval from the time read before the
+    /// sleep (cyclictest `-r`).
+    Relative,
+}
+
+/// Where the measuring threads get their time from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimeSourceKind {
+    /// The real clock and real sleeps.
+    #[default]
+    Real,
+    /// A deterministic, seeded synthetic clock: no sleeping, no privilege,
+    /// the same numbers for the same seed. For tests and demonstrations.
+    Synthetic {
+        /// Seed of the pseudo-random latency sequence.
+        seed: u64,
+    },
+}
+
+/// One measuring thread as it will run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadPlan {
+    /// Thread number, 0-based (the `T:` column).
+    pub index: usize,
+    /// Period between deadlines.
+    pub interval: Nanos,
+    /// Scheduling policy applied to the thread.
+    pub policy: SchedPolicy,
+    /// Real-time priority (0 for non-real-time policies).
+    pub priority: u8,
+    /// CPU the thread is pinned to, if any.
+    pub cpu: Option<usize>,
+}
+
+/// Histogram settings shared by all threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HistogramPlan {
+    /// Number of one-unit buckets (`-h US`); larger samples are overflows.
+    pub buckets: usize,
+}
+
+/// Everything the engine needs to run the measuring threads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CyclicConfig {
+    /// The threads, in index order. Never empty.
+    pub threads: Vec<ThreadPlan>,
+    /// Clock for deadlines and wake-up timestamps.
+    pub clock: ClockKind,
+    /// Absolute or relative sleeping.
+    pub wait: WaitMode,
+    /// Unit of the C-compatible figures.
+    pub resolution: Resolution,
+    /// Each thread stops after this many samples; the run stops when the
+    /// first thread gets there. `None`: no limit.
+    pub loops: Option<u64>,
+    /// Each thread stops once this much time has passed since its start.
+    /// `None`: no limit.
+    pub duration: Option<Nanos>,
+    /// Per-thread histogram, if requested.
+    pub histogram: Option<HistogramPlan>,
+    /// Keep a ring of recent samples per thread for a verbose printer.
+    pub sample_ring: bool,
+    /// Real clock or the deterministic synthetic one.
+    pub source: TimeSourceKind,
+}
+
+/// Capacity of the per-thread ring of recent samples kept for `-v`.
+pub const SAMPLE_RING_LEN: usize = 16_384;
+
+impl CyclicConfig {
+    /// Whether any thread runs under a real-time policy.
+    pub fn needs_realtime(&self) -> bool {
+        self.threads.iter().any(|t| t.policy.is_realtime())
+    }
+
+    /// The highest priority any thread asks for.
+    pub fn max_priority(&self) -> u8 {
+        self.threads.iter().map(|t| t.priority).max().unwrap_or(0)
+    }
+}

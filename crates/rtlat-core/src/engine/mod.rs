@@ -1,0 +1,386 @@
+//! The engine: prepares, starts, watches and stops the measuring threads.
+//!
+//! [`Engine::new`] allocates everything the threads will touch (slots,
+//! histograms, sample rings). [`Engine::start`] spawns one thread per
+//! [`ThreadPlan`] on a small stack; each thread blocks signals, pins itself,
+//! takes its scheduling policy, pre-faults its stack and buffers, and waits
+//! at a start barrier with the others. Only then does it enter the measuring
+//! loop ([`cyclic::measure`]). The caller's thread stays as it is: it reads
+//! the shared slots for live output and decides when to stop.
+
+pub mod cyclic;
+pub mod source;
+pub mod time;
+
+use std::os::unix::thread::JoinHandleExt;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Barrier};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use rtlat_sys::clock::Clock;
+use rtlat_sys::{affinity, memory, sched, signals, system};
+
+use crate::config::{
+    ClockKind, CyclicConfig, SAMPLE_RING_LEN, SchedPolicy, ThreadPlan, TimeSourceKind,
+};
+use crate::report::{EndReason, RunReport, ThreadError, ThreadReport, ThreadStep};
+use crate::stats::{Histogram, LoopEnd, SampleRing, ThreadChannel, ThreadState};
+use cyclic::LoopParams;
+use source::{RealClock, SYNTHETIC_START, SyntheticClock};
+use time::Period;
+
+/// Stack size of a measuring thread: small, and pre-faulted as a whole
+/// apart from what the thread start-up itself uses.
+pub const THREAD_STACK_BYTES: usize = 128 * 1024;
+const STACK_PREFAULT_BYTES: usize = 96 * 1024;
+
+/// What can go wrong starting a run.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The wake-up signal handler could not be installed.
+    #[error("cannot install the wake-up signal handler: {0}")]
+    WakeHandler(rtlat_sys::Errno),
+    /// A measuring thread could not be created.
+    #[error("cannot create measuring thread {index}: {source}")]
+    Spawn {
+        /// Thread number.
+        index: usize,
+        /// The error from the OS.
+        source: std::io::Error,
+    },
+}
+
+/// Everything the measuring threads and their readers share.
+#[derive(Debug)]
+pub struct Shared {
+    /// One channel per thread, in index order.
+    pub channels: Box<[ThreadChannel]>,
+    stop: AtomicBool,
+}
+
+impl Shared {
+    /// Asks every measuring thread to leave its loop.
+    pub fn request_stop(&self) {
+        self.stop.store(true, Relaxed);
+    }
+
+    /// Whether a stop was requested.
+    pub fn stop_requested(&self) -> bool {
+        self.stop.load(Relaxed)
+    }
+}
+
+/// A prepared run: all memory allocated, no thread started yet.
+#[derive(Debug)]
+pub struct Engine {
+    config: CyclicConfig,
+    shared: Arc<Shared>,
+}
+
+impl Engine {
+    /// Allocates the per-thread slots, histograms and sample rings for
+    /// `config`.
+    pub fn new(config: CyclicConfig) -> Engine {
+        let channels = config
+            .threads
+            .iter()
+            .map(|_| ThreadChannel {
+                slot: Default::default(),
+                histogram: config.histogram.map(|h| Histogram::new(h.buckets)),
+                samples: config.sample_ring.then(|| SampleRing::new(SAMPLE_RING_LEN)),
+            })
+            .collect();
+        Engine {
+            config,
+            shared: Arc::new(Shared {
+                channels,
+                stop: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// The shared state, for readers.
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Spawns the measuring threads and returns once every one of them has
+    /// finished its set-up (successfully or not) and passed the start
+    /// barrier. Set-up failures show as [`ThreadState::Failed`] slots;
+    /// check [`Running::setup_error`].
+    pub fn start(self) -> Result<Running, EngineError> {
+        let real = self.config.source == TimeSourceKind::Real;
+        if real {
+            signals::install_wake_handler().map_err(EngineError::WakeHandler)?;
+        }
+        let barrier = Arc::new(Barrier::new(self.config.threads.len() + 1));
+        let horizon = synthetic_horizon(&self.config);
+        let mut handles = Vec::with_capacity(self.config.threads.len());
+        for plan in &self.config.threads {
+            let job = ThreadJob {
+                plan: plan.clone(),
+                config: self.config.clone(),
+                shared: Arc::clone(&self.shared),
+                barrier: Arc::clone(&barrier),
+                horizon,
+            };
+            let spawned = std::thread::Builder::new()
+                .name(format!("rtlat-t{}", plan.index))
+                .stack_size(THREAD_STACK_BYTES)
+                .spawn(move || job.run());
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(source) => {
+                    // The barrier would never fill: release what was started.
+                    self.shared.request_stop();
+                    for channel in &self.shared.channels[handles.len()..] {
+                        channel.slot.set_state(ThreadState::Failed);
+                    }
+                    drop(handles);
+                    return Err(EngineError::Spawn {
+                        index: plan.index,
+                        source,
+                    });
+                }
+            }
+        }
+        barrier.wait();
+        Ok(Running {
+            config: self.config,
+            shared: self.shared,
+            handles,
+            started: Instant::now(),
+        })
+    }
+}
+
+/// For synthetic runs with a loop count: the virtual time at which the
+/// fastest thread takes its last sample. Slower threads stop there too, which
+/// is what a real run does when the first thread completes its loops.
+fn synthetic_horizon(config: &CyclicConfig) -> Option<rtlat_sys::clock::Timespec> {
+    let loops = config.loops?;
+    if config.source == TimeSourceKind::Real {
+        return None;
+    }
+    let shortest = config.threads.iter().map(|t| t.interval.as_nanos()).min()?;
+    let span = i64::try_from(loops).ok()?.checked_mul(shortest)?;
+    Some(time::add(SYNTHETIC_START, Period::from_nanos(span)))
+}
+
+struct ThreadJob {
+    plan: ThreadPlan,
+    config: CyclicConfig,
+    shared: Arc<Shared>,
+    barrier: Arc<Barrier>,
+    horizon: Option<rtlat_sys::clock::Timespec>,
+}
+
+impl ThreadJob {
+    fn run(self) {
+        let channel = &self.shared.channels[self.plan.index];
+        let slot = &channel.slot;
+        let real = self.config.source == TimeSourceKind::Real;
+        slot.set_tid(system::current_tid());
+
+        let setup = if real { self.setup_real() } else { Ok(()) };
+        memory::prefault_stack::<STACK_PREFAULT_BYTES>();
+        if let Some(h) = &channel.histogram {
+            h.prefault();
+        }
+        if let Some(r) = &channel.samples {
+            r.prefault();
+        }
+        if let Err((step, errno)) = setup {
+            slot.fail(step, errno);
+        }
+        self.barrier.wait();
+        if setup.is_err() {
+            return;
+        }
+
+        slot.set_state(ThreadState::Running);
+        let params = LoopParams {
+            interval: Period::from_nanos(self.plan.interval.as_nanos()),
+            wait: self.config.wait,
+            resolution: self.config.resolution,
+            loops: self.config.loops,
+            duration: self.config.duration.map(|d| Period::from_nanos(d.as_nanos())),
+        };
+        let end = match self.config.source {
+            TimeSourceKind::Real => {
+                let clock = match self.config.clock {
+                    ClockKind::Monotonic => Clock::Monotonic,
+                    ClockKind::Realtime => Clock::Realtime,
+                };
+                cyclic::measure(&mut RealClock(clock), &params, channel, &self.shared.stop)
+            }
+            TimeSourceKind::Synthetic { seed } => {
+                let mut source = SyntheticClock::new(
+                    seed,
+                    self.plan.index,
+                    self.plan.interval.as_nanos(),
+                    self.horizon,
+                );
+                cyclic::measure(&mut source, &params, channel, &self.shared.stop)
+            }
+        };
+        if real && self.plan.policy.is_realtime() {
+            // Leave real-time before the exit path, as cyclictest does.
+            let _ = sched::set_current_thread(sched::Policy::Other, 0);
+        }
+        slot.set_end(end);
+    }
+
+    fn setup_real(&self) -> Result<(), (ThreadStep, i32)> {
+        // Process-directed signals go to the main thread; this one only
+        // reacts to the wake-up signal that interrupts its sleep at the end.
+        let _ = signals::block_all_except(signals::wake_signal());
+        if let Some(cpu) = self.plan.cpu {
+            affinity::pin_current_thread(&[cpu])
+                .map_err(|e| (ThreadStep::Affinity, e.raw_os_error()))?;
+        }
+        let policy = sys_policy(self.plan.policy);
+        let priority = i32::from(self.plan.priority);
+        if let Err(e) = sched::set_current_thread(policy, priority) {
+            // Like cyclictest: on EPERM, raise the soft RLIMIT_RTPRIO to the
+            // hard limit once and try again.
+            if e != rtlat_sys::Errno::PERM || !sched::raise_rtprio_to_hard_limit() {
+                return Err((ThreadStep::Scheduler, e.raw_os_error()));
+            }
+            sched::set_current_thread(policy, priority)
+                .map_err(|e| (ThreadStep::Scheduler, e.raw_os_error()))?;
+        }
+        Ok(())
+    }
+}
+
+/// The `rtlat-sys` policy for a configured policy.
+pub fn sys_policy(policy: SchedPolicy) -> sched::Policy {
+    match policy {
+        SchedPolicy::Other => sched::Policy::Other,
+        SchedPolicy::Batch => sched::Policy::Batch,
+        SchedPolicy::Idle => sched::Policy::Idle,
+        SchedPolicy::Fifo => sched::Policy::Fifo,
+        SchedPolicy::RoundRobin => sched::Policy::RoundRobin,
+    }
+}
+
+/// A run in progress.
+#[derive(Debug)]
+pub struct Running {
+    config: CyclicConfig,
+    shared: Arc<Shared>,
+    handles: Vec<JoinHandle<()>>,
+    started: Instant,
+}
+
+impl Running {
+    /// The shared state, for live readers.
+    pub fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
+    /// The configuration the run was started with.
+    pub fn config(&self) -> &CyclicConfig {
+        &self.config
+    }
+
+    /// When the threads passed their start barrier.
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// The first set-up failure, if a thread could not start measuring.
+    pub fn setup_error(&self) -> Option<(usize, ThreadError)> {
+        self.shared
+            .channels
+            .iter()
+            .enumerate()
+            .find_map(|(i, c)| c.slot.error().map(|e| (i, e)))
+    }
+
+    /// Whether the run has reached its end by itself: a thread completed its
+    /// loops or duration, or failed. (A real run ends when the FIRST thread
+    /// gets there, as cyclictest's does; a synthetic run, whose threads end
+    /// at fixed virtual times, when all have, so that it is deterministic.)
+    pub fn reached_end(&self) -> bool {
+        let ended = |c: &ThreadChannel| {
+            matches!(c.slot.state(), ThreadState::Ended | ThreadState::Failed)
+        };
+        match self.config.source {
+            TimeSourceKind::Real => self.shared.channels.iter().any(ended),
+            TimeSourceKind::Synthetic { .. } => self.shared.channels.iter().all(ended),
+        }
+    }
+
+    /// Stops every thread, waits for them and collects the results.
+    /// `external_stop`: the stop came from outside (a signal, a closed
+    /// output), not from the run itself.
+    pub fn finish(mut self, external_stop: bool) -> RunReport {
+        self.shared.request_stop();
+        // A thread asleep until a far deadline gets the wake-up signal, again
+        // until it has left its loop (a signal sent just before it went to
+        // sleep would be missed once).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let mut waiting = false;
+            for (h, c) in self.handles.iter().zip(self.shared.channels.iter()) {
+                if matches!(c.slot.state(), ThreadState::Starting | ThreadState::Running) {
+                    waiting = true;
+                    if self.config.source == TimeSourceKind::Real {
+                        let _ = signals::signal_thread(h.as_pthread_t(), signals::wake_signal());
+                    }
+                }
+            }
+            if !waiting || Instant::now() > deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        for h in std::mem::take(&mut self.handles) {
+            let _ = h.join();
+        }
+        let end = self.end_reason(external_stop);
+        let threads = self
+            .config
+            .threads
+            .iter()
+            .zip(self.shared.channels.iter())
+            .map(|(plan, c)| ThreadReport {
+                index: plan.index,
+                tid: c.slot.tid(),
+                policy: plan.policy,
+                priority: plan.priority,
+                interval: plan.interval,
+                cpu: plan.cpu,
+                node: plan.cpu.and_then(system::numa_node_of_cpu),
+                compat: c.slot.compat(),
+                precise: c.slot.precise(),
+                histogram: c.histogram.as_ref().map(Histogram::snapshot),
+                error: c.slot.error(),
+            })
+            .collect();
+        RunReport {
+            resolution: self.config.resolution,
+            clock: self.config.clock,
+            end,
+            threads,
+        }
+    }
+
+    fn end_reason(&self, external_stop: bool) -> EndReason {
+        let slots = || self.shared.channels.iter().map(|c| &c.slot);
+        if slots().any(|s| s.state() == ThreadState::Failed) {
+            EndReason::ThreadError
+        } else if external_stop {
+            EndReason::Stopped
+        } else if slots().any(|s| s.loop_end() == Some(LoopEnd::Loops)) {
+            EndReason::Loops
+        } else if slots().any(|s| s.loop_end() == Some(LoopEnd::Duration)) {
+            EndReason::Duration
+        } else {
+            EndReason::Stopped
+        }
+    }
+}

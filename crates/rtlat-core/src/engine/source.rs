@@ -1,0 +1,149 @@
+//! Where a measuring thread gets its time: the real clock, or a seeded
+//! synthetic one.
+//!
+//! The measuring loop is generic over [`TimeSource`], so each source gets its
+//! own monomorphised loop and the real one pays nothing for the seam.
+
+use rtlat_sys::Errno;
+use rtlat_sys::clock::{self, Clock, Timespec};
+
+use super::time::{self, Period};
+
+/// Why a wait did not end at its deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitError {
+    /// A signal interrupted the sleep (the run may be stopping).
+    Interrupted,
+    /// The synthetic source has nothing more to give.
+    Exhausted,
+    /// The sleep failed with this errno.
+    Failed(i32),
+}
+
+impl From<Errno> for WaitError {
+    fn from(e: Errno) -> Self {
+        if e == Errno::INTR {
+            WaitError::Interrupted
+        } else {
+            WaitError::Failed(e.raw_os_error())
+        }
+    }
+}
+
+/// A clock a measuring thread can read and sleep on.
+pub trait TimeSource {
+    /// The current time.
+    fn now(&mut self) -> Timespec;
+    /// Sleeps until the absolute `deadline`.
+    fn sleep_until(&mut self, deadline: &Timespec) -> Result<(), WaitError>;
+    /// Sleeps for `span`.
+    fn sleep_for(&mut self, span: Period) -> Result<(), WaitError>;
+}
+
+/// The real clock: vDSO reads and `clock_nanosleep`.
+#[derive(Clone, Copy, Debug)]
+pub struct RealClock(pub Clock);
+
+impl TimeSource for RealClock {
+    #[inline(always)]
+    fn now(&mut self) -> Timespec {
+        clock::now(self.0)
+    }
+
+    #[inline(always)]
+    fn sleep_until(&mut self, deadline: &Timespec) -> Result<(), WaitError> {
+        clock::sleep_until(self.0, deadline).map_err(WaitError::from)
+    }
+
+    #[inline(always)]
+    fn sleep_for(&mut self, span: Period) -> Result<(), WaitError> {
+        clock::sleep_for(self.0, &span.as_timespec()).map_err(WaitError::from)
+    }
+}
+
+/// A deterministic clock: every sleep "wakes" at once, late by a latency
+/// drawn from a seeded pseudo-random sequence (xorshift64*). Mostly a few
+/// microseconds, sometimes tens or hundreds, rarely more than a period (so
+/// overruns happen too). Runs need no privilege and give the same numbers
+/// for the same seed.
+#[derive(Clone, Debug)]
+pub struct SyntheticClock {
+    now: Timespec,
+    state: u64,
+    horizon: Option<Timespec>,
+    interval_ns: i64,
+}
+
+/// The virtual time every synthetic thread starts at.
+pub const SYNTHETIC_START: Timespec = Timespec {
+    tv_sec: 1_000,
+    tv_nsec: 0,
+};
+
+impl SyntheticClock {
+    /// A synthetic clock for the thread `index` of a run seeded with `seed`,
+    /// whose period is `interval_ns`. Deadlines after `horizon` end the
+    /// thread's loop.
+    pub fn new(seed: u64, index: usize, interval_ns: i64, horizon: Option<Timespec>) -> Self {
+        // Distinct, never-zero state per thread.
+        let state = (seed ^ 0x9E37_79B9_7F4A_7C15).wrapping_add((index as u64 + 1) << 32) | 1;
+        SyntheticClock {
+            now: SYNTHETIC_START,
+            state,
+            horizon,
+            interval_ns,
+        }
+    }
+
+    fn next_random(&mut self) -> u64 {
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        self.state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn latency_ns(&mut self) -> i64 {
+        let r = self.next_random();
+        let pick = r % 4096;
+        let spread = (r >> 16) as i64;
+        if pick == 0 {
+            // A wake-up more than one period late.
+            self.interval_ns + spread % (2 * self.interval_ns.max(1))
+        } else if pick < 16 {
+            30_000 + spread % 270_000
+        } else {
+            1_000 + spread % 29_000
+        }
+    }
+
+    fn wake_at(&mut self, deadline: Timespec) -> Result<(), WaitError> {
+        if let Some(h) = &self.horizon {
+            if time::is_after(&deadline, h) {
+                return Err(WaitError::Exhausted);
+            }
+        }
+        let late = self.latency_ns();
+        self.now = time::add(deadline, Period::from_nanos(late));
+        Ok(())
+    }
+}
+
+impl TimeSource for SyntheticClock {
+    fn now(&mut self) -> Timespec {
+        self.now
+    }
+
+    fn sleep_until(&mut self, deadline: &Timespec) -> Result<(), WaitError> {
+        let deadline = if time::is_after(&self.now, deadline) {
+            self.now
+        } else {
+            *deadline
+        };
+        self.wake_at(deadline)
+    }
+
+    fn sleep_for(&mut self, span: Period) -> Result<(), WaitError> {
+        let deadline = time::add(self.now, span);
+        self.wake_at(deadline)
+    }
+}

@@ -1,0 +1,17 @@
+//! rtlat's measuring engine.
+//!
+//! A front end builds a validated [`config::CyclicConfig`], the [`engine`]
+//! runs the measuring threads under it, live readers look at the shared
+//! per-thread [`stats`] channels while it runs, and the run ends in a
+//! [`report::RunReport`] of plain data for the output formats.
+//!
+//! The crate has no `unsafe` code: everything that touches the kernel goes
+//! through `rtlat-sys`.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod engine;
+pub mod report;
+pub mod stats;
+pub mod units;

@@ -1,0 +1,442 @@
+//! Per-thread results shared between a measuring thread and its readers.
+//!
+//! Each measuring thread owns one [`ThreadChannel`]: a cache-line-aligned
+//! [`ThreadSlot`] of running figures, an optional [`Histogram`] and an
+//! optional [`SampleRing`] of recent samples. The measuring thread is the
+//! only writer; it publishes with plain `Relaxed` stores (no `lock`-prefixed
+//! read-modify-write), so readers on other threads never slow it down and
+//! never block it. A reader may see fields from two neighbouring cycles, as
+//! with cyclictest; every field on its own is always a value that was
+//! really written.
+
+use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU8, AtomicU64, Ordering::Relaxed};
+
+use crate::report::{CompatStats, HistogramData, PreciseStats, ThreadError, ThreadStep};
+
+/// Life cycle of a measuring thread, as seen by readers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadState {
+    /// Created, not yet measuring.
+    Starting,
+    /// In its measuring loop.
+    Running,
+    /// Left its loop normally (loops done, duration over, or stopped).
+    Ended,
+    /// Failed during set-up or in its loop; see [`ThreadSlot::error`].
+    Failed,
+}
+
+impl ThreadState {
+    const fn to_raw(self) -> u8 {
+        self as u8
+    }
+
+    const fn from_raw(raw: u8) -> ThreadState {
+        match raw {
+            0 => ThreadState::Starting,
+            1 => ThreadState::Running,
+            2 => ThreadState::Ended,
+            _ => ThreadState::Failed,
+        }
+    }
+}
+
+/// How a measuring thread's loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopEnd {
+    /// Its loop count was reached.
+    Loops,
+    /// Its duration elapsed.
+    Duration,
+    /// The run's stop flag was raised (or a synthetic horizon was reached).
+    Stopped,
+    /// A wait failed with this errno.
+    Failed(i32),
+}
+
+/// The running figures of one measuring thread, written by it alone.
+///
+/// Aligned to 128 bytes so that two threads' slots never share a cache line
+/// (nor an adjacent-line prefetch pair).
+#[repr(align(128))]
+#[derive(Debug)]
+pub struct ThreadSlot {
+    state: AtomicU8,
+    end: AtomicU8,
+    error_step: AtomicU8,
+    errno: AtomicI32,
+    tid: AtomicI32,
+    cycles: AtomicU64,
+    act: AtomicI64,
+    min: AtomicI64,
+    max: AtomicI64,
+    sum: AtomicI64,
+    min_ns: AtomicI64,
+    max_ns: AtomicI64,
+    sum_ns: AtomicI64,
+    overruns: AtomicU64,
+}
+
+impl Default for ThreadSlot {
+    fn default() -> Self {
+        ThreadSlot {
+            state: AtomicU8::new(ThreadState::Starting.to_raw()),
+            end: AtomicU8::new(0),
+            error_step: AtomicU8::new(0),
+            errno: AtomicI32::new(0),
+            tid: AtomicI32::new(0),
+            cycles: AtomicU64::new(0),
+            act: AtomicI64::new(0),
+            min: AtomicI64::new(i64::MAX),
+            max: AtomicI64::new(i64::MIN),
+            sum: AtomicI64::new(0),
+            min_ns: AtomicI64::new(i64::MAX),
+            max_ns: AtomicI64::new(i64::MIN),
+            sum_ns: AtomicI64::new(0),
+            overruns: AtomicU64::new(0),
+        }
+    }
+}
+
+/// The writer's private copy of the running figures; published to a
+/// [`ThreadSlot`] with plain stores after every sample.
+#[derive(Clone, Copy, Debug)]
+pub struct Tally {
+    /// Samples taken.
+    pub cycles: u64,
+    /// Last sample, in C-compatible units.
+    pub act: i64,
+    /// Smallest sample, in C-compatible units.
+    pub min: i64,
+    /// Largest sample, in C-compatible units.
+    pub max: i64,
+    /// Sum of samples, in C-compatible units.
+    pub sum: i64,
+    /// Smallest sample in ns.
+    pub min_ns: i64,
+    /// Largest sample in ns.
+    pub max_ns: i64,
+    /// Sum of samples in ns.
+    pub sum_ns: i64,
+    /// Deadlines skipped because a wake-up came after the next one.
+    pub overruns: u64,
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Tally {
+            cycles: 0,
+            act: 0,
+            min: i64::MAX,
+            max: i64::MIN,
+            sum: 0,
+            min_ns: i64::MAX,
+            max_ns: i64::MIN,
+            sum_ns: 0,
+            overruns: 0,
+        }
+    }
+}
+
+impl Tally {
+    /// Adds one sample: `units` in C-compatible units, `ns` in nanoseconds.
+    #[inline(always)]
+    pub fn record(&mut self, units: i64, ns: i64) {
+        self.act = units;
+        self.min = self.min.min(units);
+        self.max = self.max.max(units);
+        self.sum = self.sum.wrapping_add(units);
+        self.min_ns = self.min_ns.min(ns);
+        self.max_ns = self.max_ns.max(ns);
+        self.sum_ns = self.sum_ns.wrapping_add(ns);
+        self.cycles += 1;
+    }
+}
+
+impl ThreadSlot {
+    /// Publishes the writer's figures. Called by the measuring thread only.
+    #[inline(always)]
+    pub fn publish(&self, t: &Tally) {
+        self.act.store(t.act, Relaxed);
+        self.min.store(t.min, Relaxed);
+        self.max.store(t.max, Relaxed);
+        self.sum.store(t.sum, Relaxed);
+        self.min_ns.store(t.min_ns, Relaxed);
+        self.max_ns.store(t.max_ns, Relaxed);
+        self.sum_ns.store(t.sum_ns, Relaxed);
+        self.overruns.store(t.overruns, Relaxed);
+        self.cycles.store(t.cycles, Relaxed);
+    }
+
+    /// Records the kernel thread id of the writer.
+    pub fn set_tid(&self, tid: i32) {
+        self.tid.store(tid, Relaxed);
+    }
+
+    /// Moves the thread to `state`.
+    pub fn set_state(&self, state: ThreadState) {
+        self.state.store(state.to_raw(), Relaxed);
+    }
+
+    /// Records how the loop ended and marks the thread ended or failed.
+    pub fn set_end(&self, end: LoopEnd) {
+        let raw = match end {
+            LoopEnd::Loops => 1,
+            LoopEnd::Duration => 2,
+            LoopEnd::Stopped => 3,
+            LoopEnd::Failed(errno) => {
+                self.fail(ThreadStep::Wait, errno);
+                return;
+            }
+        };
+        self.end.store(raw, Relaxed);
+        self.set_state(ThreadState::Ended);
+    }
+
+    /// Marks the thread failed at `step` with `errno`.
+    pub fn fail(&self, step: ThreadStep, errno: i32) {
+        let raw_step = match step {
+            ThreadStep::Affinity => 1,
+            ThreadStep::Scheduler => 2,
+            ThreadStep::Wait => 3,
+        };
+        self.error_step.store(raw_step, Relaxed);
+        self.errno.store(errno, Relaxed);
+        self.set_state(ThreadState::Failed);
+    }
+
+    /// The thread's current state.
+    pub fn state(&self) -> ThreadState {
+        ThreadState::from_raw(self.state.load(Relaxed))
+    }
+
+    /// How the loop ended, once the thread has [`ThreadState::Ended`].
+    pub fn loop_end(&self) -> Option<LoopEnd> {
+        match self.end.load(Relaxed) {
+            1 => Some(LoopEnd::Loops),
+            2 => Some(LoopEnd::Duration),
+            3 => Some(LoopEnd::Stopped),
+            _ => None,
+        }
+    }
+
+    /// The error, once the thread has [`ThreadState::Failed`].
+    pub fn error(&self) -> Option<ThreadError> {
+        let step = match self.error_step.load(Relaxed) {
+            1 => ThreadStep::Affinity,
+            2 => ThreadStep::Scheduler,
+            3 => ThreadStep::Wait,
+            _ => return None,
+        };
+        Some(ThreadError {
+            step,
+            errno: self.errno.load(Relaxed),
+        })
+    }
+
+    /// Kernel thread id (0 before the thread started).
+    pub fn tid(&self) -> i32 {
+        self.tid.load(Relaxed)
+    }
+
+    /// Samples taken so far.
+    pub fn cycles(&self) -> u64 {
+        self.cycles.load(Relaxed)
+    }
+
+    /// The C-compatible figures as they stand.
+    pub fn compat(&self) -> CompatStats {
+        let cycles = self.cycles.load(Relaxed);
+        CompatStats {
+            cycles,
+            min: self.min.load(Relaxed),
+            max: self.max.load(Relaxed),
+            act: self.act.load(Relaxed),
+            sum: self.sum.load(Relaxed),
+        }
+    }
+
+    /// The full-precision figures as they stand.
+    pub fn precise(&self) -> PreciseStats {
+        let any = self.cycles.load(Relaxed) > 0;
+        PreciseStats {
+            min: any.then(|| crate::units::Nanos(self.min_ns.load(Relaxed))),
+            max: any.then(|| crate::units::Nanos(self.max_ns.load(Relaxed))),
+            sum_ns: i128::from(self.sum_ns.load(Relaxed)),
+            overruns: self.overruns.load(Relaxed),
+        }
+    }
+}
+
+/// A per-thread histogram of one-unit buckets with an overflow count and a
+/// log of the cycle numbers of the first overflows, as cyclictest keeps.
+#[derive(Debug)]
+pub struct Histogram {
+    buckets: Box<[AtomicU64]>,
+    overflows: AtomicU64,
+    overflow_log: Box<[AtomicU64]>,
+}
+
+impl Histogram {
+    /// A histogram of `buckets` buckets; the overflow log holds as many
+    /// entries.
+    pub fn new(buckets: usize) -> Histogram {
+        let zeroed = || (0..buckets).map(|_| AtomicU64::new(0)).collect();
+        Histogram {
+            buckets: zeroed(),
+            overflows: AtomicU64::new(0),
+            overflow_log: zeroed(),
+        }
+    }
+
+    /// Writes every bucket once, so that its pages are mapped before the
+    /// measuring loop runs (first touch from the measuring thread).
+    pub fn prefault(&self) {
+        for cell in self.buckets.iter().chain(self.overflow_log.iter()) {
+            cell.store(0, Relaxed);
+        }
+    }
+
+    /// Counts `value` (in units) taken at 0-based `cycle`. Writer only.
+    #[inline(always)]
+    pub fn record(&self, value: i64, cycle: u64) {
+        match usize::try_from(value).ok().and_then(|i| self.buckets.get(i)) {
+            Some(bucket) => bucket.store(bucket.load(Relaxed) + 1, Relaxed),
+            None => {
+                let overflows = self.overflows.load(Relaxed);
+                if let Some(entry) = usize::try_from(overflows)
+                    .ok()
+                    .and_then(|i| self.overflow_log.get(i))
+                {
+                    entry.store(cycle, Relaxed);
+                }
+                self.overflows.store(overflows + 1, Relaxed);
+            }
+        }
+    }
+
+    /// A copy of the histogram as it stands.
+    pub fn snapshot(&self) -> HistogramData {
+        let overflows = self.overflows.load(Relaxed);
+        let logged = usize::try_from(overflows)
+            .unwrap_or(usize::MAX)
+            .min(self.overflow_log.len());
+        HistogramData {
+            buckets: self.buckets.iter().map(|b| b.load(Relaxed)).collect(),
+            overflows,
+            overflow_cycles: self.overflow_log[..logged]
+                .iter()
+                .map(|c| c.load(Relaxed))
+                .collect(),
+        }
+    }
+}
+
+/// The most recent samples of one thread, for a printer that shows every
+/// sample (`-v`). Sample number `n` lives at `n % len`; a reader that falls
+/// more than `len` samples behind has lost the older ones.
+#[derive(Debug)]
+pub struct SampleRing {
+    values: Box<[AtomicI64]>,
+}
+
+impl SampleRing {
+    /// A ring of `len` samples (a power of two).
+    pub fn new(len: usize) -> SampleRing {
+        assert!(len.is_power_of_two(), "sample ring length must be a power of two");
+        SampleRing {
+            values: (0..len).map(|_| AtomicI64::new(0)).collect(),
+        }
+    }
+
+    /// Number of samples the ring holds.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Always false: a ring has at least one entry.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Stores sample number `cycle`. Writer only.
+    #[inline(always)]
+    pub fn record(&self, cycle: u64, value: i64) {
+        let mask = self.values.len() - 1;
+        self.values[(cycle as usize) & mask].store(value, Relaxed);
+    }
+
+    /// Sample number `cycle`, if it has not been overwritten yet, given that
+    /// `published` samples exist.
+    pub fn get(&self, cycle: u64, published: u64) -> Option<i64> {
+        let len = self.values.len() as u64;
+        (cycle < published && published - cycle <= len)
+            .then(|| self.values[(cycle % len) as usize].load(Relaxed))
+    }
+
+    /// Writes every entry once so its pages are mapped before the loop.
+    pub fn prefault(&self) {
+        for v in self.values.iter() {
+            v.store(0, Relaxed);
+        }
+    }
+}
+
+/// Everything one measuring thread publishes.
+#[derive(Debug, Default)]
+pub struct ThreadChannel {
+    /// Running figures.
+    pub slot: ThreadSlot,
+    /// Histogram, when requested.
+    pub histogram: Option<Histogram>,
+    /// Recent samples, when requested.
+    pub samples: Option<SampleRing>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_is_cache_line_aligned() {
+        assert_eq!(std::mem::align_of::<ThreadSlot>(), 128);
+    }
+
+    #[test]
+    fn histogram_counts_buckets_and_logs_overflows() {
+        let h = Histogram::new(3);
+        for (cycle, v) in [0, 2, 2, 3, -1, 7, 9, 1].into_iter().enumerate() {
+            h.record(v, cycle as u64);
+        }
+        let s = h.snapshot();
+        assert_eq!(s.buckets, vec![1, 1, 2]);
+        assert_eq!(s.overflows, 4);
+        assert_eq!(s.overflow_cycles, vec![3, 4, 5]);
+        assert_eq!(s.total() + s.overflows, 8);
+    }
+
+    #[test]
+    fn tally_tracks_min_max_sum() {
+        let mut t = Tally::default();
+        for v in [5, -2, 9] {
+            t.record(v, v * 1000);
+        }
+        assert_eq!((t.min, t.max, t.sum, t.act, t.cycles), (-2, 9, 12, 9, 3));
+        let slot = ThreadSlot::default();
+        slot.publish(&t);
+        assert_eq!(slot.compat().avg_truncated(), 4);
+        assert_eq!(slot.precise().max, Some(crate::units::Nanos(9000)));
+    }
+
+    #[test]
+    fn ring_forgets_what_was_overwritten() {
+        let r = SampleRing::new(4);
+        for c in 0..6 {
+            r.record(c, c as i64 * 10);
+        }
+        assert_eq!(r.get(1, 6), None);
+        assert_eq!(r.get(2, 6), Some(20));
+        assert_eq!(r.get(5, 6), Some(50));
+        assert_eq!(r.get(6, 6), None);
+    }
+}

@@ -1,0 +1,57 @@
+//! Clock reads and sleeps: the only system calls of the measuring loop.
+//!
+//! `now` reads through the vDSO (no system call); `sleep_until` is one
+//! `clock_nanosleep(TIMER_ABSTIME)`; `sleep_for` one relative
+//! `clock_nanosleep`. None of them allocates.
+
+use rustix::thread::NanosleepRelativeResult;
+pub use rustix::time::Timespec;
+
+use crate::Errno;
+
+/// The clocks rtlat measures on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// CLOCK_MONOTONIC.
+    Monotonic,
+    /// CLOCK_REALTIME.
+    Realtime,
+}
+
+impl Clock {
+    const fn id(self) -> rustix::time::ClockId {
+        match self {
+            Clock::Monotonic => rustix::time::ClockId::Monotonic,
+            Clock::Realtime => rustix::time::ClockId::Realtime,
+        }
+    }
+}
+
+/// The current time of `clock`.
+#[inline]
+pub fn now(clock: Clock) -> Timespec {
+    rustix::time::clock_gettime(clock.id())
+}
+
+/// Sleeps until `deadline` on `clock`. `Err(Errno::INTR)` when a signal
+/// handler ran first.
+#[inline]
+pub fn sleep_until(clock: Clock, deadline: &Timespec) -> Result<(), Errno> {
+    rustix::thread::clock_nanosleep_absolute(clock.id(), deadline)
+}
+
+/// Sleeps for `span` on `clock`. `Err(Errno::INTR)` when a signal handler
+/// ran first.
+#[inline]
+pub fn sleep_for(clock: Clock, span: &Timespec) -> Result<(), Errno> {
+    match rustix::thread::clock_nanosleep_relative(clock.id(), span) {
+        NanosleepRelativeResult::Ok => Ok(()),
+        NanosleepRelativeResult::Interrupted(_) => Err(Errno::INTR),
+        NanosleepRelativeResult::Err(e) => Err(e),
+    }
+}
+
+/// The resolution the kernel reports for `clock`.
+pub fn resolution(clock: Clock) -> Timespec {
+    rustix::time::clock_getres(clock.id())
+}

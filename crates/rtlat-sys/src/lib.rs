@@ -1,0 +1,19 @@
+//! Thin, safe wrappers over the Linux calls rtlat needs.
+//!
+//! This is the only crate of the workspace allowed to contain `unsafe` code.
+//! Most calls go through `rustix` (safe, errno-typed, vDSO clock reads); the
+//! few that rustix does not offer (the POSIX scheduler calls, signal masks,
+//! `pthread_kill`, `sysconf`) go through `libc`, each `unsafe` block in its
+//! own small function with a `// SAFETY:` line.
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+pub mod affinity;
+pub mod clock;
+pub mod memory;
+pub mod power;
+pub mod sched;
+pub mod signals;
+pub mod system;
+
+pub use rustix::io::Errno;
