@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod cpuset;
 pub mod engine;
 pub mod report;
 pub mod stats;

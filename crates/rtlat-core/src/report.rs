@@ -56,7 +56,11 @@ impl CompatStats {
 
     /// `min` as cyclictest shows it: 1000000 before the first sample.
     pub fn min_shown(&self) -> i64 {
-        if self.cycles == 0 { 1_000_000 } else { self.min }
+        if self.cycles == 0 {
+            1_000_000
+        } else {
+            self.min
+        }
     }
 
     /// `max` as cyclictest shows it: 0 before the first sample.

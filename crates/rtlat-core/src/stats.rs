@@ -9,7 +9,10 @@
 //! with cyclictest; every field on its own is always a value that was
 //! really written.
 
-use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU8, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicI32, AtomicI64, AtomicU8, AtomicU64,
+    Ordering::{Acquire, Relaxed, Release},
+};
 
 use crate::report::{CompatStats, HistogramData, PreciseStats, ThreadError, ThreadStep};
 
@@ -174,8 +177,10 @@ impl ThreadSlot {
     }
 
     /// Moves the thread to `state`.
+    /// Release ordering: a reader that sees the new state (Acquire) also
+    /// sees every figure published before it.
     pub fn set_state(&self, state: ThreadState) {
-        self.state.store(state.to_raw(), Relaxed);
+        self.state.store(state.to_raw(), Release);
     }
 
     /// Records how the loop ended and marks the thread ended or failed.
@@ -207,7 +212,7 @@ impl ThreadSlot {
 
     /// The thread's current state.
     pub fn state(&self) -> ThreadState {
-        ThreadState::from_raw(self.state.load(Relaxed))
+        ThreadState::from_raw(self.state.load(Acquire))
     }
 
     /// How the loop ended, once the thread has [`ThreadState::Ended`].
@@ -300,7 +305,10 @@ impl Histogram {
     /// Counts `value` (in units) taken at 0-based `cycle`. Writer only.
     #[inline(always)]
     pub fn record(&self, value: i64, cycle: u64) {
-        match usize::try_from(value).ok().and_then(|i| self.buckets.get(i)) {
+        match usize::try_from(value)
+            .ok()
+            .and_then(|i| self.buckets.get(i))
+        {
             Some(bucket) => bucket.store(bucket.load(Relaxed) + 1, Relaxed),
             None => {
                 let overflows = self.overflows.load(Relaxed);
@@ -343,7 +351,10 @@ pub struct SampleRing {
 impl SampleRing {
     /// A ring of `len` samples (a power of two).
     pub fn new(len: usize) -> SampleRing {
-        assert!(len.is_power_of_two(), "sample ring length must be a power of two");
+        assert!(
+            len.is_power_of_two(),
+            "sample ring length must be a power of two"
+        );
         SampleRing {
             values: (0..len).map(|_| AtomicI64::new(0)).collect(),
         }

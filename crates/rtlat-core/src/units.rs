@@ -37,7 +37,9 @@ impl Nanos {
 
     /// The value as a `std::time::Duration`, or `None` when negative.
     pub fn to_duration(self) -> Option<std::time::Duration> {
-        u64::try_from(self.0).ok().map(std::time::Duration::from_nanos)
+        u64::try_from(self.0)
+            .ok()
+            .map(std::time::Duration::from_nanos)
     }
 }
 

@@ -63,7 +63,10 @@ fn real_clock_loop_allocates_nothing_in_both_wait_modes() {
         });
         assert_eq!(end, LoopEnd::Loops, "{wait:?}");
         assert_eq!(channel.slot.cycles(), 2_000);
-        assert_eq!(info.count_total, 0, "{wait:?}: allocations in the loop: {info:?}");
+        assert_eq!(
+            info.count_total, 0,
+            "{wait:?}: allocations in the loop: {info:?}"
+        );
     }
 }
 

@@ -19,7 +19,9 @@ pub fn pin_current_thread(cpus: &[usize]) -> Result<(), Errno> {
 /// The CPUs the calling thread may run on, in ascending order.
 pub fn allowed_cpus() -> Result<Vec<usize>, Errno> {
     let set = rustix::thread::sched_getaffinity(None)?;
-    Ok((0..CpuSet::MAX_CPU).filter(|&cpu| set.is_set(cpu)).collect())
+    Ok((0..CpuSet::MAX_CPU)
+        .filter(|&cpu| set.is_set(cpu))
+        .collect())
 }
 
 /// The CPU the calling thread is running on now.

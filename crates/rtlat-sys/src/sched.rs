@@ -70,9 +70,8 @@ pub fn current_thread() -> Result<(Policy, i32), Errno> {
     let mut param = libc::sched_param { sched_priority: 0 };
     // SAFETY: both out-pointers point to live, writable locals of the right
     // types, and pthread_self() is the calling thread.
-    let rc = unsafe {
-        libc::pthread_getschedparam(libc::pthread_self(), &mut raw_policy, &mut param)
-    };
+    let rc =
+        unsafe { libc::pthread_getschedparam(libc::pthread_self(), &mut raw_policy, &mut param) };
     if rc != 0 {
         return Err(Errno::from_raw_os_error(rc));
     }

@@ -23,7 +23,13 @@ pub fn block_all_except(allowed: i32) -> Result<(), Errno> {
     unsafe { libc::sigfillset(set.as_mut_ptr()) };
     // SAFETY: the set was initialised by sigfillset above.
     let mut set = unsafe { set.assume_init() };
-    for sig in [allowed, libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL] {
+    for sig in [
+        allowed,
+        libc::SIGSEGV,
+        libc::SIGBUS,
+        libc::SIGFPE,
+        libc::SIGILL,
+    ] {
         // SAFETY: `set` is an initialised sigset_t and `sig` a valid number.
         unsafe { libc::sigdelset(&mut set, sig) };
     }
@@ -71,7 +77,9 @@ pub fn install_wake_handler() -> Result<(), Errno> {
         Ok(())
     } else {
         Err(Errno::from_raw_os_error(
-            std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL),
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EINVAL),
         ))
     }
 }

@@ -35,6 +35,10 @@ use time::Period;
 pub const THREAD_STACK_BYTES: usize = 128 * 1024;
 const STACK_PREFAULT_BYTES: usize = 96 * 1024;
 
+/// Synthetic threads report `SYNTHETIC_TID_BASE + index` as their thread
+/// id, so that synthetic runs print the same bytes every time.
+pub const SYNTHETIC_TID_BASE: i32 = 1000;
+
 /// What can go wrong starting a run.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -181,7 +185,11 @@ impl ThreadJob {
         let channel = &self.shared.channels[self.plan.index];
         let slot = &channel.slot;
         let real = self.config.source == TimeSourceKind::Real;
-        slot.set_tid(system::current_tid());
+        slot.set_tid(if real {
+            system::current_tid()
+        } else {
+            SYNTHETIC_TID_BASE + self.plan.index as i32
+        });
 
         let setup = if real { self.setup_real() } else { Ok(()) };
         memory::prefault_stack::<STACK_PREFAULT_BYTES>();
@@ -205,7 +213,10 @@ impl ThreadJob {
             wait: self.config.wait,
             resolution: self.config.resolution,
             loops: self.config.loops,
-            duration: self.config.duration.map(|d| Period::from_nanos(d.as_nanos())),
+            duration: self
+                .config
+                .duration
+                .map(|d| Period::from_nanos(d.as_nanos())),
         };
         let end = match self.config.source {
             TimeSourceKind::Real => {
@@ -281,6 +292,12 @@ impl Running {
         &self.shared
     }
 
+    /// A handle on the shared state that outlives [`Running::finish`], for
+    /// readers that drain the last samples after the threads have stopped.
+    pub fn shared_handle(&self) -> Arc<Shared> {
+        Arc::clone(&self.shared)
+    }
+
     /// The configuration the run was started with.
     pub fn config(&self) -> &CyclicConfig {
         &self.config
@@ -305,9 +322,8 @@ impl Running {
     /// gets there, as cyclictest's does; a synthetic run, whose threads end
     /// at fixed virtual times, when all have, so that it is deterministic.)
     pub fn reached_end(&self) -> bool {
-        let ended = |c: &ThreadChannel| {
-            matches!(c.slot.state(), ThreadState::Ended | ThreadState::Failed)
-        };
+        let ended =
+            |c: &ThreadChannel| matches!(c.slot.state(), ThreadState::Ended | ThreadState::Failed);
         match self.config.source {
             TimeSourceKind::Real => self.shared.channels.iter().any(ended),
             TimeSourceKind::Synthetic { .. } => self.shared.channels.iter().all(ended),

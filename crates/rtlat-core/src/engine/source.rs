@@ -117,10 +117,8 @@ impl SyntheticClock {
     }
 
     fn wake_at(&mut self, deadline: Timespec) -> Result<(), WaitError> {
-        if let Some(h) = &self.horizon {
-            if time::is_after(&deadline, h) {
-                return Err(WaitError::Exhausted);
-            }
+        if self.horizon.is_some_and(|h| time::is_after(&deadline, &h)) {
+            return Err(WaitError::Exhausted);
         }
         let late = self.latency_ns();
         self.now = time::add(deadline, Period::from_nanos(late));

@@ -82,8 +82,14 @@ mod tests {
 
     #[test]
     fn add_carries_into_seconds() {
-        assert_eq!(add(ts(1, 999_999_000), Period::from_nanos(2_000)), ts(2, 1_000));
-        assert_eq!(add(ts(1, 0), Period::from_nanos(1_500_000_000)), ts(2, 500_000_000));
+        assert_eq!(
+            add(ts(1, 999_999_000), Period::from_nanos(2_000)),
+            ts(2, 1_000)
+        );
+        assert_eq!(
+            add(ts(1, 0), Period::from_nanos(1_500_000_000)),
+            ts(2, 500_000_000)
+        );
     }
 
     #[test]
@@ -92,7 +98,10 @@ mod tests {
         let next = ts(0, 999_999_500);
         let now = ts(1, 1_498);
         assert_eq!(diff_nanos(&now, &next), 1_998);
-        assert_eq!(diff_micros_c(&now, &next), 1_000_000 + (1_498 - 999_999_500) / 1_000);
+        assert_eq!(
+            diff_micros_c(&now, &next),
+            1_000_000 + (1_498 - 999_999_500) / 1_000
+        );
         assert_eq!(diff_micros_c(&now, &next), 2);
         assert_eq!(diff_micros_c(&ts(5, 1_999), &ts(5, 0)), 1);
         assert_eq!(diff_micros_c(&ts(5, 0), &ts(5, 1_999)), -1);
