@@ -1,0 +1,1042 @@
+//! Table tests: every spelling of every option, every error, the warnings.
+
+use super::*;
+
+fn sys2() -> SystemView {
+    SystemView {
+        allowed_cpus: vec![0, 1],
+        configured_cpus: 2,
+    }
+}
+
+fn sys4() -> SystemView {
+    SystemView {
+        allowed_cpus: vec![3, 1, 0, 2],
+        configured_cpus: 4,
+    }
+}
+
+fn os(args: &[&str]) -> Vec<OsString> {
+    args.iter().map(OsString::from).collect()
+}
+
+fn try_on(system: &SystemView, args: &[&str]) -> Result<Invocation, UsageError> {
+    parse(&os(args), String::new(), system)
+}
+
+fn run_on(system: &SystemView, args: &[&str]) -> (Settings, Vec<String>) {
+    match try_on(system, args) {
+        Ok(Invocation::Run { settings, warnings }) => (settings, warnings),
+        Ok(Invocation::Help) => panic!("{args:?}: help"),
+        Err(e) => panic!("{args:?}: {e}"),
+    }
+}
+
+fn run(args: &[&str]) -> (Settings, Vec<String>) {
+    run_on(&sys2(), args)
+}
+
+fn settings(args: &[&str]) -> Settings {
+    run(args).0
+}
+
+fn err_on(system: &SystemView, args: &[&str]) -> String {
+    match try_on(system, args) {
+        Err(e) => e.to_string(),
+        Ok(other) => panic!("{args:?}: expected an error, got {other:?}"),
+    }
+}
+
+fn err(args: &[&str]) -> String {
+    err_on(&sys2(), args)
+}
+
+fn intervals_us(s: &Settings) -> Vec<i64> {
+    s.engine
+        .threads
+        .iter()
+        .map(|t| t.interval.as_micros_truncated())
+        .collect()
+}
+
+fn cpus(s: &Settings) -> Vec<Option<usize>> {
+    s.engine.threads.iter().map(|t| t.cpu).collect()
+}
+
+fn prios(s: &Settings) -> Vec<u8> {
+    s.engine.threads.iter().map(|t| t.priority).collect()
+}
+
+/// One option and what it must do.
+struct Case {
+    short: Option<char>,
+    long: &'static str,
+    /// A shortened long name that must still mean this option.
+    abbrev: &'static str,
+    value: Option<&'static str>,
+    /// The value is optional: `-t` cannot be followed by another flag in
+    /// the same word.
+    optional: bool,
+    /// Arguments put in front of every spelling.
+    extra: &'static [&'static str],
+    check: fn(&Settings, &[String]),
+}
+
+impl Case {
+    /// The flag grouped with the option in clusters.
+    fn partner(&self) -> char {
+        if self.short == Some('q') { 'm' } else { 'q' }
+    }
+
+    /// Every way of writing this option, each with the partner flag.
+    fn spellings(&self) -> Vec<Vec<String>> {
+        let p = self.partner();
+        let mut out: Vec<Vec<String>> = Vec::new();
+        let mut add = |words: &[String]| {
+            let mut argv: Vec<String> = self.extra.iter().map(|s| s.to_string()).collect();
+            argv.extend_from_slice(words);
+            out.push(argv);
+        };
+        let pf = format!("-{p}");
+        match (self.short, self.value) {
+            (Some(s), Some(v)) => {
+                add(&[pf.clone(), format!("-{s}"), v.into()]);
+                add(&[pf.clone(), format!("-{s}{v}")]);
+                add(&[format!("-{p}{s}{v}")]);
+                add(&[format!("-{p}{s}"), v.into()]);
+                add(&[pf.clone(), format!("-{s} {v}")]);
+                add(&[format!("-{s}"), v.into(), pf.clone()]);
+            }
+            (Some(s), None) => {
+                add(&[pf.clone(), format!("-{s}")]);
+                add(&[format!("-{p}{s}")]);
+                add(&[format!("-{s}"), pf.clone()]);
+                if !self.optional {
+                    add(&[format!("-{s}{p}")]);
+                }
+            }
+            (None, _) => {}
+        }
+        let longs = [self.long, self.abbrev];
+        for name in longs {
+            match self.value {
+                Some(v) => {
+                    add(&[pf.clone(), format!("--{name}"), v.into()]);
+                    add(&[pf.clone(), format!("--{name}={v}")]);
+                    add(&[format!("--{name}={v}"), pf.clone()]);
+                }
+                None => {
+                    add(&[pf.clone(), format!("--{name}")]);
+                    add(&[format!("--{name}"), pf.clone()]);
+                }
+            }
+        }
+        out
+    }
+}
+
+const fn case(
+    short: Option<char>,
+    long: &'static str,
+    abbrev: &'static str,
+    value: Option<&'static str>,
+    check: fn(&Settings, &[String]),
+) -> Case {
+    Case {
+        short,
+        long,
+        abbrev,
+        value,
+        optional: false,
+        extra: &[],
+        check,
+    }
+}
+
+const HISTFILE: &str = "/tmp/rtlat-cli-test.hist";
+const JSONFILE: &str = "/tmp/rtlat-cli-test.json";
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            optional: true,
+            ..case(Some('a'), "affinity", "aff", Some("1"), |s, w| {
+                assert_eq!(cpus(s), [Some(1)]);
+                assert_eq!(s.main_cpus_before_start, Some(vec![1]));
+                assert!(w.is_empty());
+            })
+        },
+        Case {
+            optional: true,
+            extra: &["-t", "3"],
+            ..case(Some('a'), "affinity", "af", None, |s, _| {
+                assert_eq!(cpus(s), [Some(0), Some(1), Some(0)]);
+                assert_eq!(s.main_cpus_before_start, None);
+            })
+        },
+        case(Some('c'), "clock", "c", Some("1"), |s, _| {
+            assert_eq!(s.engine.clock, ClockKind::Realtime)
+        }),
+        case(Some('c'), "clock", "cl", Some("realtime"), |s, _| {
+            assert_eq!(s.engine.clock, ClockKind::Realtime)
+        }),
+        case(Some('c'), "clock", "clo", Some("0"), |s, _| {
+            assert_eq!(s.engine.clock, ClockKind::Monotonic)
+        }),
+        Case {
+            extra: &["-t2"],
+            ..case(Some('d'), "distance", "di", Some("100"), |s, w| {
+                assert_eq!(intervals_us(s), [1000, 1100]);
+                assert!(w.is_empty());
+            })
+        },
+        case(Some('D'), "duration", "dur", Some("10"), |s, _| {
+            assert_eq!(s.engine.duration, Some(Nanos::from_secs(10)))
+        }),
+        case(Some('D'), "duration", "du", Some("2m"), |s, _| {
+            assert_eq!(s.engine.duration, Some(Nanos::from_secs(120)))
+        }),
+        Case {
+            extra: &["-t2"],
+            ..case(Some('h'), "histogram", "histog", Some("20"), |s, w| {
+                assert_eq!(s.engine.histogram, Some(HistogramPlan { buckets: 20 }));
+                assert_eq!(
+                    s.histogram,
+                    Some(HistogramOutput {
+                        summary_column: false,
+                        target: OutputTarget::Stdout
+                    })
+                );
+                assert_eq!(intervals_us(s), [1000, 1000]);
+                assert!(w.is_empty());
+            })
+        },
+        case(Some('H'), "histofall", "histof", Some("20"), |s, _| {
+            assert_eq!(s.engine.histogram, Some(HistogramPlan { buckets: 20 }));
+            assert!(s.histogram.as_ref().unwrap().summary_column);
+        }),
+        Case {
+            extra: &["-h", "5"],
+            ..case(None, "histfile", "histf", Some(HISTFILE), |s, w| {
+                assert_eq!(
+                    s.histogram.as_ref().unwrap().target,
+                    OutputTarget::File(HISTFILE.into())
+                );
+                assert!(w.is_empty());
+            })
+        },
+        case(Some('i'), "interval", "int", Some("250"), |s, _| {
+            assert_eq!(intervals_us(s), [250])
+        }),
+        case(None, "json", "j", Some(JSONFILE), |s, _| {
+            assert_eq!(s.json, Some(OutputTarget::File(JSONFILE.into())))
+        }),
+        case(None, "json", "js", Some("-"), |s, _| {
+            assert_eq!(s.json, Some(OutputTarget::Stdout))
+        }),
+        case(Some('l'), "loops", "lo", Some("100"), |s, _| {
+            assert_eq!(s.engine.loops, Some(100))
+        }),
+        case(Some('m'), "mlockall", "ml", None, |s, _| {
+            assert!(s.mlockall)
+        }),
+        case(None, "mainaffinity", "ma", Some("1"), |s, _| {
+            assert_eq!(s.main_affinity, Some(vec![1]));
+            assert_eq!(cpus(s), [None]);
+        }),
+        case(Some('N'), "nsecs", "n", None, |s, _| {
+            assert_eq!(s.engine.resolution, Resolution::Nanos)
+        }),
+        case(Some('p'), "priority", "prior", Some("80"), |s, w| {
+            assert_eq!(prios(s), [80]);
+            assert_eq!(s.engine.threads[0].policy, SchedPolicy::Fifo);
+            assert_eq!(s.header_policy, "fifo");
+            // As in C, -p itself switches the default policy to fifo,
+            // without a warning.
+            assert!(w.is_empty());
+        }),
+        case(None, "policy", "pol", Some("rr"), |s, w| {
+            assert_eq!(s.engine.threads[0].policy, SchedPolicy::RoundRobin);
+            assert_eq!(prios(s), [2]);
+            assert_eq!(s.header_policy, "rr");
+            assert_eq!(w, ["defaulting realtime priority to 2"]);
+        }),
+        Case {
+            extra: &["-p", "10", "-t", "3"],
+            ..case(None, "priospread", "prios", None, |s, _| {
+                assert_eq!(prios(s), [10, 9, 8])
+            })
+        },
+        case(Some('q'), "quiet", "q", None, |s, _| assert!(s.quiet)),
+        case(Some('r'), "relative", "rel", None, |s, _| {
+            assert_eq!(s.engine.wait, WaitMode::Relative)
+        }),
+        case(Some('S'), "smp", "smp", None, |s, w| {
+            assert_eq!(cpus(s), [Some(0), Some(1)]);
+            assert_eq!(intervals_us(s), [1000, 1500]);
+            assert_eq!(s.main_cpus_before_start, None);
+            assert!(w.is_empty());
+        }),
+        Case {
+            optional: true,
+            ..case(Some('t'), "threads", "th", Some("3"), |s, _| {
+                assert_eq!(intervals_us(s), [1000, 1500, 2000]);
+                assert_eq!(cpus(s), [None, None, None]);
+            })
+        },
+        Case {
+            optional: true,
+            ..case(Some('t'), "threads", "thr", None, |s, _| {
+                assert_eq!(s.engine.threads.len(), 2)
+            })
+        },
+        Case {
+            optional: true,
+            ..case(Some('t'), "threads", "thre", Some("0"), |s, _| {
+                assert_eq!(s.engine.threads.len(), 2)
+            })
+        },
+        case(Some('u'), "unbuffered", "u", None, |s, _| {
+            assert!(s.unbuffered)
+        }),
+        case(Some('v'), "verbose", "v", None, |s, _| {
+            assert!(s.verbose);
+            assert!(s.engine.sample_ring);
+        }),
+        case(None, "laptop", "lap", None, |s, _| {
+            assert_eq!(s.dma_latency, DmaLatency::SkipLaptop)
+        }),
+        case(None, "latency", "lat", Some("10"), |s, _| {
+            assert_eq!(s.dma_latency, DmaLatency::Set(10))
+        }),
+        case(None, "default-system", "def", None, |s, _| {
+            assert_eq!(s.dma_latency, DmaLatency::SkipDefaultSystem)
+        }),
+        case(None, "synthetic", "syn", Some("42"), |s, _| {
+            assert_eq!(s.engine.source, TimeSourceKind::Synthetic { seed: 42 })
+        }),
+    ]
+}
+
+#[test]
+fn every_spelling_of_every_option() {
+    let mut checked = 0;
+    for case in cases() {
+        let spellings = case.spellings();
+        assert!(spellings.len() >= 4, "{}", case.long);
+        let first: Vec<&str> = spellings[0].iter().map(String::as_str).collect();
+        let (want, want_warnings) = run(&first);
+        (case.check)(&want, &want_warnings);
+        for argv in &spellings {
+            let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+            let (got, got_warnings) = run(&argv);
+            assert_eq!(got, want, "{argv:?} differs from {first:?}");
+            assert_eq!(got_warnings, want_warnings, "{argv:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 200, "{checked}");
+}
+
+#[test]
+fn defaults() {
+    let (s, w) = run(&[]);
+    assert!(w.is_empty());
+    assert_eq!(
+        s,
+        Settings {
+            engine: CyclicConfig {
+                threads: vec![ThreadPlan {
+                    index: 0,
+                    interval: Nanos::from_micros(1000),
+                    policy: SchedPolicy::Other,
+                    priority: 0,
+                    cpu: None,
+                }],
+                clock: ClockKind::Monotonic,
+                wait: WaitMode::Absolute,
+                resolution: Resolution::Micros,
+                loops: None,
+                duration: None,
+                histogram: None,
+                sample_ring: false,
+                source: TimeSourceKind::Real,
+            },
+            quiet: false,
+            verbose: false,
+            unbuffered: false,
+            histogram: None,
+            json: None,
+            mlockall: false,
+            dma_latency: DmaLatency::Set(0),
+            main_cpus_before_start: None,
+            main_affinity: None,
+            header_policy: "other/other".into(),
+            cmdline: String::new(),
+        }
+    );
+}
+
+#[test]
+fn cmdline_is_stored_as_given() {
+    let inv = parse(&os(&["-q"]), "cyclictest -q".into(), &sys2()).unwrap();
+    let Invocation::Run { settings, .. } = inv else {
+        panic!("help")
+    };
+    assert_eq!(settings.cmdline, "cyclictest -q");
+}
+
+#[test]
+fn rteval_command_line() {
+    let (s, w) = run(&["-i100", "-qmu", "-h 3500", "-p95", "-t2", "-a0-1"]);
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(s.engine.threads.len(), 2);
+    for (i, t) in s.engine.threads.iter().enumerate() {
+        assert_eq!(t.index, i);
+        assert_eq!(t.interval, Nanos::from_micros(100));
+        assert_eq!(t.policy, SchedPolicy::Fifo);
+        assert_eq!(t.priority, 95);
+        assert_eq!(t.cpu, Some(i));
+    }
+    assert!(s.quiet && s.mlockall && s.unbuffered && !s.verbose);
+    assert_eq!(s.engine.histogram, Some(HistogramPlan { buckets: 3500 }));
+    assert_eq!(
+        s.histogram,
+        Some(HistogramOutput {
+            summary_column: false,
+            target: OutputTarget::Stdout
+        })
+    );
+    assert_eq!(s.main_cpus_before_start, Some(vec![0, 1]));
+    assert_eq!(s.header_policy, "fifo");
+}
+
+#[test]
+fn help() {
+    for args in [
+        &["-?"][..],
+        &["--help"],
+        &["--he"],
+        &["-q?"],
+        &["-q", "--help", "-i", "0"],
+        &["--help", "foo"],
+    ] {
+        assert_eq!(try_on(&sys2(), args).unwrap(), Invocation::Help, "{args:?}");
+    }
+    // getopt reports an unknown option before anything is acted on.
+    assert_eq!(err(&["--help", "--bogus"]), "unrecognized option '--bogus'");
+    // -h is the histogram, not help.
+    assert_eq!(err(&["-h"]), "option '-h' requires a value");
+}
+
+#[test]
+fn help_text_mentions_every_option() {
+    let text = help_text();
+    for spec in OPTIONS {
+        if let Some(long) = spec.long {
+            if long == "synthetic" {
+                assert!(!text.contains("synthetic"));
+                continue;
+            }
+            assert!(text.contains(&format!("--{long}")), "--{long}");
+        }
+        if let Some(short) = spec.short {
+            assert!(text.contains(&format!("-{short}")), "-{short}");
+        }
+    }
+    assert!(text.contains("rtlat cyclictest -m -S -p 90 -i 200 -D 1m -q -h 400"));
+    assert!(text.ends_with('\n'));
+    for line in text.lines() {
+        assert!(line.chars().count() <= 80, "too long: {line}");
+    }
+}
+
+#[test]
+fn last_of_a_repeated_option_wins() {
+    assert_eq!(settings(&["-t", "2", "-t", "3"]).engine.threads.len(), 3);
+    assert_eq!(settings(&["-t3", "-t"]).engine.threads.len(), 2);
+    assert_eq!(intervals_us(&settings(&["-i", "0", "-i", "7"])), [7]);
+    assert_eq!(prios(&settings(&["-p", "100", "-p", "5"])), [5]);
+    assert_eq!(
+        settings(&["--policy=foo", "--policy", "BATCH"]).header_policy,
+        "batch/other"
+    );
+    assert_eq!(settings(&["-a", "1", "-a"]).main_cpus_before_start, None);
+    assert_eq!(
+        settings(&["-a", "-a", "1"]).main_cpus_before_start,
+        Some(vec![1])
+    );
+    // -H then -h: the bucket count of -h, the summary column of -H.
+    let s = settings(&["-H", "10", "-h", "20"]);
+    assert_eq!(s.engine.histogram, Some(HistogramPlan { buckets: 20 }));
+    assert!(s.histogram.unwrap().summary_column);
+}
+
+#[test]
+fn positional_arguments_are_refused() {
+    assert_eq!(err(&["foo"]), "unexpected argument 'foo'");
+    assert_eq!(err(&["-q", "foo", "-m"]), "unexpected argument 'foo'");
+    assert_eq!(err(&["-"]), "unexpected argument '-'");
+    assert_eq!(err(&["--", "-q"]), "unexpected argument '-q'");
+    // C's peeking leaves these words behind; we consume them, so no error.
+    assert!(try_on(&sys2(), &["-t", "2", "-a", "1"]).is_ok());
+    // A word -t does not take is a stray argument.
+    assert_eq!(err(&["-t", "all"]), "unexpected argument 'all'");
+    assert_eq!(err(&["-a", "foo"]), "unexpected argument 'foo'");
+}
+
+#[test]
+fn threads_option_forms() {
+    let n = |args: &[&str]| run_on(&sys4(), args).0.engine.threads.len();
+    assert_eq!(n(&[]), 1);
+    assert_eq!(n(&["-t"]), 4);
+    assert_eq!(n(&["-t", "0"]), 4);
+    assert_eq!(n(&["-t0"]), 4);
+    assert_eq!(n(&["--threads=0"]), 4);
+    assert_eq!(n(&["-t", "7"]), 7);
+    // With an explicit -a set, "one per CPU" counts the set.
+    assert_eq!(n(&["-t", "-a", "1-2"]), 2);
+    assert_eq!(n(&["-a", "!0", "-t"]), 3);
+    assert_eq!(n(&["-a", "-t"]), 4);
+    // Surrounding blanks are fine.
+    assert_eq!(n(&["-t 3"]), 3);
+}
+
+#[test]
+fn affinity_forms() {
+    let (s, _) = run_on(&sys4(), &["-t", "5", "-a", "1,3"]);
+    assert_eq!(cpus(&s), [Some(1), Some(3), Some(1), Some(3), Some(1)]);
+    assert_eq!(s.main_cpus_before_start, Some(vec![1, 3]));
+    let (s, _) = run_on(&sys4(), &["-t", "3", "-a", "!1"]);
+    assert_eq!(cpus(&s), [Some(0), Some(2), Some(3)]);
+    let (s, _) = run_on(&sys4(), &["-t", "2", "-a", "+2-3"]);
+    assert_eq!(cpus(&s), [Some(2), Some(3)]);
+    let (s, _) = run_on(&sys4(), &["-t", "2", "-a", "all"]);
+    assert_eq!(s.main_cpus_before_start, Some(vec![0, 1, 2, 3]));
+    // "use all" follows the allowed CPUs in numeric order.
+    let odd = SystemView {
+        allowed_cpus: vec![5, 3],
+        configured_cpus: 8,
+    };
+    let (s, _) = run_on(&odd, &["-t", "3", "-a"]);
+    assert_eq!(cpus(&s), [Some(3), Some(5), Some(3)]);
+    let (s, _) = run_on(&odd, &["-S"]);
+    assert_eq!(cpus(&s), [Some(3), Some(5)]);
+}
+
+#[test]
+fn smp_warnings_in_either_order() {
+    for args in [&["-S", "-t", "3"][..], &["-t", "3", "-S"], &["-St3"]] {
+        let (s, w) = run(args);
+        assert_eq!(w, ["WARN: -t ignored due to smp mode"], "{args:?}");
+        assert_eq!(s.engine.threads.len(), 2);
+    }
+    for args in [&["-S", "-a", "1"][..], &["-a", "1", "-S"], &["-a", "-S"]] {
+        let (s, w) = run(args);
+        assert_eq!(w, ["WARN: -a ignored due to smp mode"], "{args:?}");
+        assert_eq!(cpus(&s), [Some(0), Some(1)]);
+        assert_eq!(s.main_cpus_before_start, None);
+    }
+    let (_, w) = run(&["-a", "0", "-t", "-S"]);
+    assert_eq!(
+        w,
+        [
+            "WARN: -t ignored due to smp mode",
+            "WARN: -a ignored due to smp mode"
+        ]
+    );
+}
+
+#[test]
+fn distance_with_histogram() {
+    let (s, w) = run(&["-t", "2", "-d", "100", "-h", "10"]);
+    assert_eq!(intervals_us(&s), [1000, 1000]);
+    assert_eq!(
+        w,
+        ["WARN: distance is ignored and set to 0, if histogram enabled"]
+    );
+    let (_, w) = run(&["-H", "10", "-d", "0"]);
+    assert_eq!(
+        w,
+        ["WARN: distance is ignored and set to 0, if histogram enabled"]
+    );
+    // Not given: no warning.
+    assert!(run(&["-t", "2", "-h", "10"]).1.is_empty());
+}
+
+#[test]
+fn negative_distance() {
+    assert_eq!(
+        intervals_us(&settings(&["-t", "3", "-d", "-400"])),
+        [1000, 600, 200]
+    );
+    assert_eq!(
+        intervals_us(&settings(&["-t", "3", "-d", "-499"])),
+        [1000, 501, 2]
+    );
+    assert_eq!(
+        err(&["-d", "-600", "-t", "3"]),
+        "-d/--distance: invalid value '-600': thread 2 would get an interval of -200 us; \
+         with an interval of 1000 us and 3 threads the distance must be -499 to 1073741323"
+    );
+    // One thread: the distance does not matter.
+    assert_eq!(intervals_us(&settings(&["-d", "-5000"])), [1000]);
+    // Too long an interval for the last thread.
+    assert!(err(&["-t", "2", "-d", "2147483647"]).starts_with("-d/--distance: invalid value"));
+    // The default distance can push the last thread out of range too.
+    assert!(
+        err(&["-t", "2", "-i", "2147483647"]).starts_with("-d/--distance: invalid value '500'")
+    );
+}
+
+#[test]
+fn priority_and_policy_rules() {
+    // -p 0 alone: -p switches to fifo, whose priority then defaults to
+    // threads + 1 (C prints the same warning).
+    let (s, w) = run(&["-p", "0"]);
+    assert_eq!(s.header_policy, "fifo");
+    assert_eq!(prios(&s), [2]);
+    assert_eq!(w, ["defaulting realtime priority to 2"]);
+    // -p then a non-real-time --policy: the policy given last loses to the
+    // priority, with C's warning.
+    let (s, w) = run(&["-p", "3", "--policy=batch"]);
+    assert_eq!(s.header_policy, "fifo");
+    assert_eq!(
+        w,
+        ["policy and priority don't match: setting policy to SCHED_FIFO"]
+    );
+    // --policy fifo without -p: threads + 1.
+    let (s, w) = run(&["--policy", "fifo", "-t", "2"]);
+    assert_eq!(prios(&s), [3, 3]);
+    assert_eq!(w, ["defaulting realtime priority to 3"]);
+    // --priospread without -p.
+    let (s, w) = run(&["--priospread", "-t", "2"]);
+    assert_eq!(prios(&s), [3, 2]);
+    assert_eq!(s.engine.threads[0].policy, SchedPolicy::Fifo);
+    assert_eq!(
+        w,
+        [
+            "defaulting realtime priority to 3",
+            "policy and priority don't match: setting policy to SCHED_FIFO"
+        ]
+    );
+    // -p with rr keeps rr.
+    let (s, w) = run(&["-p", "50", "--policy=RR"]);
+    assert_eq!(s.engine.threads[0].policy, SchedPolicy::RoundRobin);
+    assert!(w.is_empty());
+    // Non-real-time policies.
+    for (name, header) in [
+        ("other", "other/other"),
+        ("normal", "other/other"),
+        ("Batch", "batch/other"),
+        ("IDLE", "idle/other"),
+    ] {
+        let (s, w) = run(&["--policy", name]);
+        assert_eq!(s.header_policy, header);
+        assert_eq!(prios(&s), [0]);
+        assert!(w.is_empty());
+    }
+    // --policy=batch then -p: -p switches to fifo silently.
+    let (s, w) = run(&["--policy=batch", "-p", "3"]);
+    assert_eq!(s.header_policy, "fifo");
+    assert!(w.is_empty());
+    // --priospread that would drop below 1.
+    assert_eq!(
+        err(&["-p2", "-t", "4", "--priospread"]),
+        "--priospread: with priority 2 and 4 threads, thread 3 would get priority -1; \
+         give -p 4 or more"
+    );
+    assert_eq!(
+        prios(&settings(&["-p4", "-t", "4", "--priospread"])),
+        [4, 3, 2, 1]
+    );
+    // The default priority must fit.
+    let big = SystemView {
+        allowed_cpus: (0..128).collect(),
+        configured_cpus: 128,
+    };
+    assert!(
+        err_on(&big, &["-S", "--policy", "fifo"])
+            .starts_with("--policy fifo needs a real-time priority")
+    );
+    assert!(run_on(&big, &["-S", "-p", "90"]).1.is_empty());
+}
+
+#[test]
+fn duration_forms() {
+    let d = |v: &str| settings(&["-D", v]).engine.duration;
+    assert_eq!(d("0"), None);
+    assert_eq!(d("0m"), None);
+    assert_eq!(d("90"), Some(Nanos::from_secs(90)));
+    assert_eq!(d("90s"), Some(Nanos::from_secs(90)));
+    assert_eq!(d("90S"), Some(Nanos::from_secs(90)));
+    assert_eq!(d("2M"), Some(Nanos::from_secs(120)));
+    assert_eq!(d("2h"), Some(Nanos::from_secs(7200)));
+    assert_eq!(d("1d"), Some(Nanos::from_secs(86_400)));
+    assert_eq!(d(" 5 "), Some(Nanos::from_secs(5)));
+}
+
+#[test]
+fn loops_and_clock_forms() {
+    assert_eq!(settings(&["-l", "0"]).engine.loops, None);
+    assert_eq!(settings(&["-l", "+5"]).engine.loops, Some(5));
+    assert_eq!(
+        settings(&["-c", "MONOTONIC"]).engine.clock,
+        ClockKind::Monotonic
+    );
+    assert_eq!(settings(&["-c1"]).engine.clock, ClockKind::Realtime);
+}
+
+#[test]
+fn histfile_without_histogram_warns() {
+    let (s, w) = run(&["--histfile", HISTFILE]);
+    assert_eq!(s.histogram, None);
+    assert_eq!(
+        w,
+        ["WARN: --histfile given without -h/-H; no histogram is written"]
+    );
+}
+
+#[test]
+fn output_paths() {
+    let dir = std::env::temp_dir();
+    let dir_text = dir.to_str().unwrap();
+    assert_eq!(
+        err(&["--json", dir_text]),
+        format!("--json: cannot write '{dir_text}': it is a directory")
+    );
+    assert_eq!(
+        err(&["--json", "/etc/passwd/x.json"]),
+        "--json: cannot write '/etc/passwd/x.json': '/etc/passwd' is not a directory"
+    );
+    assert_eq!(
+        err(&["-h", "3", "--histfile=/nonexistent/h"]),
+        "--histfile: cannot write '/nonexistent/h': directory '/nonexistent' does not exist"
+    );
+    assert_eq!(
+        err(&["--json="]),
+        "--json: invalid value '': expected a file name"
+    );
+    // A bare file name lives in the current directory.
+    assert_eq!(
+        settings(&["--json", "out.json"]).json,
+        Some(OutputTarget::File("out.json".into()))
+    );
+    // The file is not created by parsing.
+    let path = dir.join(format!("rtlat-cli-test-{}.json", std::process::id()));
+    let p = path.to_str().unwrap();
+    assert_eq!(
+        settings(&["--json", p]).json,
+        Some(OutputTarget::File(path.clone()))
+    );
+    assert!(!path.exists());
+}
+
+#[test]
+fn dma_latency_forms() {
+    assert_eq!(
+        settings(&["--latency", "0"]).dma_latency,
+        DmaLatency::Set(0)
+    );
+    assert_eq!(
+        settings(&["--latency=2147483647"]).dma_latency,
+        DmaLatency::Set(i32::MAX)
+    );
+    assert_eq!(
+        settings(&["--latency=5", "--laptop"]).dma_latency,
+        DmaLatency::SkipLaptop
+    );
+}
+
+#[test]
+fn long_abbreviations_follow_2_4() {
+    let ambiguous = [
+        ("--hist", "--histogram, --histofall, --histfile"),
+        ("--histo", "--histogram, --histofall"),
+        ("--l", "--loops, --laptop, --latency"),
+        ("--la", "--laptop, --latency"),
+        ("--prio", "--priority, --priospread"),
+        ("--pri", "--priority, --priospread"),
+        (
+            "--d",
+            "--distance, --duration, --default-system, --dbg_cyclictest",
+        ),
+        ("--sm", "--smp, --smi"),
+        ("--t", "--threads, --tracemark"),
+        ("--m", "--mlockall, --mainaffinity"),
+        ("--a", "--affinity, --aligned"),
+        ("--po", "--policy, --posix_timers"),
+        ("--h", "--histogram, --histofall, --histfile, --help"),
+        ("--r", "--relative, --refresh_on_max, --resolution"),
+    ];
+    for (word, names) in ambiguous {
+        assert_eq!(
+            err(&[word, "1"]),
+            format!("option '{word}' is ambiguous (could be {names})"),
+        );
+    }
+    // A 2.4 prefix keeps its 2.4 meaning despite the hidden --synthetic.
+    assert_eq!(
+        err(&["--sy"]),
+        "option '-s' (--system) is not supported yet"
+    );
+    assert_eq!(
+        err(&["--s"]).split(" (could").next(),
+        Some("option '--s' is ambiguous")
+    );
+    assert!(!err(&["--s"]).contains("synthetic"));
+    // Abbreviations that work.
+    assert_eq!(settings(&["--j", "-"]).json, Some(OutputTarget::Stdout));
+    assert_eq!(
+        settings(&["--dur=1h"]).engine.duration,
+        Some(Nanos::from_secs(3600))
+    );
+    assert_eq!(intervals_us(&settings(&["--int", "5"])), [5]);
+    assert_eq!(prios(&settings(&["--prior=7"])), [7]);
+    assert!(settings(&["--histog", "9"]).histogram.is_some());
+}
+
+#[test]
+fn not_supported_yet() {
+    let cases = [
+        (&["-A"][..], "option '-A' (--aligned) is not supported yet"),
+        (
+            &["-A", "10"],
+            "option '-A' (--aligned) is not supported yet",
+        ),
+        (
+            &["-b", "5"],
+            "option '-b' (--breaktrace) is not supported yet",
+        ),
+        (&["-b5"], "option '-b' (--breaktrace) is not supported yet"),
+        (
+            &["--break", "5"],
+            "option '-b' (--breaktrace) is not supported yet",
+        ),
+        (
+            &["-F", "/tmp/f"],
+            "option '-F' (--fifo) is not supported yet",
+        ),
+        (
+            &["--fifo=/tmp/f"],
+            "option '-F' (--fifo) is not supported yet",
+        ),
+        (
+            &["-M"],
+            "option '-M' (--refresh_on_max) is not supported yet",
+        ),
+        (
+            &["--ref"],
+            "option '-M' (--refresh_on_max) is not supported yet",
+        ),
+        (&["-o", "5"], "option '-o' (--oscope) is not supported yet"),
+        (&["-R"], "option '-R' (--resolution) is not supported yet"),
+        (
+            &["--reso"],
+            "option '-R' (--resolution) is not supported yet",
+        ),
+        (&["-s"], "option '-s' (--system) is not supported yet"),
+        (&["-x"], "option '-x' (--posix_timers) is not supported yet"),
+        (
+            &["--posix"],
+            "option '-x' (--posix_timers) is not supported yet",
+        ),
+        (
+            &["--secaligned"],
+            "option '--secaligned' is not supported yet",
+        ),
+        (
+            &["--sec", "10"],
+            "option '--secaligned' is not supported yet",
+        ),
+        (&["--smi"], "option '--smi' is not supported yet"),
+        (&["--spike", "100"], "option '--spike' is not supported yet"),
+        (
+            &["--spike-nodes=10"],
+            "option '--spike-nodes' is not supported yet",
+        ),
+        (&["--spike-"], "option '--spike-nodes' requires a value"),
+        (
+            &["--tracemark"],
+            "option '--tracemark' is not supported yet",
+        ),
+        (&["--tr"], "option '--tracemark' is not supported yet"),
+        (
+            &["--dbg_cyclictest"],
+            "option '--dbg_cyclictest' is not supported yet",
+        ),
+        (&["--db"], "option '--dbg_cyclictest' is not supported yet"),
+        (
+            &["-qb", "5"],
+            "option '-b' (--breaktrace) is not supported yet",
+        ),
+    ];
+    for (args, want) in cases {
+        assert_eq!(err(args), want, "{args:?}");
+    }
+}
+
+#[test]
+fn error_messages() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["-i", "0"],
+            "-i/--interval: invalid value '0': expected an interval in microseconds, \
+             1 to 2147483647",
+        ),
+        (
+            &["-i", "-5"],
+            "-i/--interval: invalid value '-5': expected an interval in microseconds, \
+             1 to 2147483647",
+        ),
+        (
+            &["-i", "2147483648"],
+            "-i/--interval: invalid value '2147483648': expected an interval in microseconds, \
+             1 to 2147483647",
+        ),
+        (
+            &["--interval=1x"],
+            "-i/--interval: invalid value '1x': expected an interval in microseconds, \
+             1 to 2147483647",
+        ),
+        (
+            &["-p", "100"],
+            "-p/--priority: invalid value '100': expected a real-time priority, 0 to 99",
+        ),
+        (
+            &["-p", "-1"],
+            "-p/--priority: invalid value '-1': expected a real-time priority, 0 to 99",
+        ),
+        (
+            &["-c", "2"],
+            "-c/--clock: invalid value '2': expected 0 or monotonic (CLOCK_MONOTONIC), \
+             1 or realtime (CLOCK_REALTIME)",
+        ),
+        (
+            &["-c", "-1"],
+            "-c/--clock: invalid value '-1': expected 0 or monotonic (CLOCK_MONOTONIC), \
+             1 or realtime (CLOCK_REALTIME)",
+        ),
+        (
+            &["-D", "abc"],
+            "-D/--duration: invalid value 'abc': expected a whole number of seconds, \
+             optionally followed by s, m, h or d (90, 10m, 2h); 0 for no limit",
+        ),
+        (
+            &["-h", "0"],
+            "-h/--histogram: invalid value '0': expected a number of one-unit histogram \
+             buckets, 1 to 1000000",
+        ),
+        (
+            &["-H", "1000001"],
+            "-H/--histofall: invalid value '1000001': expected a number of one-unit \
+             histogram buckets, 1 to 1000000",
+        ),
+        (
+            &["-l", "-3"],
+            "-l/--loops: invalid value '-3': expected a number of wake-ups per thread, \
+             0 (no limit) or more",
+        ),
+        (
+            &["-t", "4x"],
+            "-t/--threads: invalid value '4x': expected a number of threads, 1 to 65536, \
+             or 0 for one per CPU",
+        ),
+        (
+            &["-t=3"],
+            "-t/--threads: invalid value '=3': expected a number of threads, 1 to 65536, \
+             or 0 for one per CPU",
+        ),
+        (&["-t", "-3"], "unrecognized option '-3'"),
+        (
+            &["--policy=foo"],
+            "--policy: invalid value 'foo': expected one of other, normal, batch, idle, fifo, rr",
+        ),
+        (
+            &["--policy=fifoxyz"],
+            "--policy: invalid value 'fifoxyz': expected one of other, normal, batch, idle, \
+             fifo, rr",
+        ),
+        (
+            &["-a", "64"],
+            "-a/--affinity: invalid value '64': cpu 64 is out of range: this machine has CPUs 0-1",
+        ),
+        (
+            &["-a", "3-1"],
+            "-a/--affinity: invalid value '3-1': bad CPU range '3-1': 1 is below 3",
+        ),
+        (
+            &["--affinity="],
+            "-a/--affinity: invalid value '': empty CPU list",
+        ),
+        (
+            &["--mainaffinity", "5"],
+            "--mainaffinity: invalid value '5': cpu 5 is out of range: this machine has CPUs 0-1",
+        ),
+        (
+            &["--json", "/nonexistent/dir/out.json"],
+            "--json: cannot write '/nonexistent/dir/out.json': directory '/nonexistent/dir' \
+             does not exist",
+        ),
+        (
+            &["--latency=-5"],
+            "--latency: invalid value '-5': expected a /dev/cpu_dma_latency value in \
+             microseconds, 0 to 2147483647",
+        ),
+        (
+            &["-d", "x"],
+            "-d/--distance: invalid value 'x': expected a whole number of microseconds \
+             (may be negative)",
+        ),
+        (
+            &["--synthetic", "-1"],
+            "--synthetic: invalid value '-1': expected a seed, 0 to 18446744073709551615",
+        ),
+        (&["--bogus"], "unrecognized option '--bogus'"),
+        (&["-Z"], "unrecognized option '-Z'"),
+        (&["-w"], "unrecognized option '-w'"),
+        (&["--quiet=1"], "option '--quiet' takes no value"),
+        (&["-p"], "option '-p' requires a value"),
+        (&["--json"], "option '--json' requires a value"),
+        (
+            &["-b", "5"],
+            "option '-b' (--breaktrace) is not supported yet",
+        ),
+    ];
+    for (args, want) in cases {
+        assert_eq!(err(args), *want, "{args:?}");
+        assert!(!want.contains('\n'));
+    }
+    for bad in [
+        "-1",
+        "1.5",
+        "10ms",
+        "",
+        "1x",
+        "s",
+        "99999999999999999999",
+        "1 m",
+    ] {
+        assert!(
+            err(&["-D", bad]).starts_with(&format!("-D/--duration: invalid value '{bad}'")),
+            "{bad}"
+        );
+    }
+    assert!(err(&["-D", "300000000000d"]).contains("too long"));
+}
+
+#[test]
+fn every_table_entry_is_reachable() {
+    // Each option has a short and/or long name and none repeats.
+    let mut seen = std::collections::HashSet::new();
+    for spec in OPTIONS {
+        assert!(spec.short.is_some() || spec.long.is_some());
+        if let Some(c) = spec.short {
+            assert!(seen.insert(format!("-{c}")), "-{c}");
+        }
+        if let Some(l) = spec.long {
+            assert!(seen.insert(format!("--{l}")), "--{l}");
+        }
+        assert_eq!(spec.in_2_4, spec.id != Opt::Synthetic);
+    }
+}

@@ -1,0 +1,469 @@
+//! The `--json` document: the rt-tests 2.4 envelope and cyclictest members,
+//! with our extended keys added (never replacing any).
+//!
+//! Key order follows cyclictest 2.4, odd key names included (`"cmdline:"`,
+//! `"rt_test_version:"` = `"2.40"`). Unlike the C tool the document is always
+//! valid JSON: strings are escaped and an average without samples is `null`,
+//! never `-nan`. Our additions: `rtlat_version` at the top level and, per
+//! thread, `overruns`, `min_ns`, `max_ns`, `mean_ns`, `tid`, `priority` and
+//! `interval_us`.
+//!
+//! The serialisation types are private to this module; the core crate's
+//! [`RunReport`] stays plain data.
+
+use std::io::{self, Write};
+
+use rtlat_core::report::{HistogramData, RunReport, ThreadReport};
+use rtlat_core::units::Resolution;
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+
+use super::{RunMeta, SysInfo};
+
+/// The rt-tests version the document claims to be, as C 2.4 writes it.
+const RT_TEST_VERSION: &str = "2.40";
+
+/// Writes the JSON document for `report`, pretty-printed with two-space
+/// indentation and ended by a newline.
+pub fn write_json(w: &mut impl Write, report: &RunReport, meta: &RunMeta) -> io::Result<()> {
+    let doc = Document {
+        file_version: 1,
+        cmdline: &meta.cmdline,
+        rt_test_version: RT_TEST_VERSION,
+        rtlat_version: env!("CARGO_PKG_VERSION"),
+        start_time: &meta.start_time,
+        end_time: &meta.end_time,
+        return_code: meta.return_code,
+        sysinfo: SysInfoDto::from(&meta.sysinfo),
+        num_threads: report.threads.len(),
+        resolution_in_ns: u8::from(report.resolution == Resolution::Nanos),
+        thread: Threads(&report.threads),
+    };
+    let mut w = io::BufWriter::new(w);
+    serde_json::to_writer_pretty(&mut w, &doc)?;
+    w.write_all(b"\n")?;
+    w.flush()
+}
+
+#[derive(Serialize)]
+struct Document<'a> {
+    file_version: u32,
+    #[serde(rename = "cmdline:")]
+    cmdline: &'a str,
+    #[serde(rename = "rt_test_version:")]
+    rt_test_version: &'static str,
+    rtlat_version: &'static str,
+    start_time: &'a str,
+    end_time: &'a str,
+    return_code: i32,
+    sysinfo: SysInfoDto<'a>,
+    num_threads: usize,
+    resolution_in_ns: u8,
+    thread: Threads<'a>,
+}
+
+#[derive(Serialize)]
+struct SysInfoDto<'a> {
+    sysname: &'a str,
+    nodename: &'a str,
+    release: &'a str,
+    version: &'a str,
+    machine: &'a str,
+    /// 0 or 1, a number as in C.
+    realtime: u8,
+}
+
+impl<'a> From<&'a SysInfo> for SysInfoDto<'a> {
+    fn from(s: &'a SysInfo) -> Self {
+        SysInfoDto {
+            sysname: &s.sysname,
+            nodename: &s.nodename,
+            release: &s.release,
+            version: &s.version,
+            machine: &s.machine,
+            realtime: u8::from(s.realtime),
+        }
+    }
+}
+
+/// The `thread` object: `"0": {..}, "1": {..}, ...` in thread order
+/// (numeric, not lexicographic).
+struct Threads<'a>(&'a [ThreadReport]);
+
+impl Serialize for Threads<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for t in self.0 {
+            // serde_json writes integer map keys as strings.
+            map.serialize_entry(&t.index, &ThreadDto::from(t))?;
+        }
+        map.end()
+    }
+}
+
+/// The non-zero buckets of a histogram as `"<bucket>": count`, in bucket
+/// order; `{}` without a histogram.
+struct Buckets<'a>(Option<&'a HistogramData>);
+
+impl Serialize for Buckets<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let buckets = self.0.map_or(&[][..], |h| &h.buckets[..]);
+        let mut map = s.serialize_map(None)?;
+        for (bucket, count) in buckets.iter().enumerate().filter(|(_, c)| **c != 0) {
+            map.serialize_entry(&bucket, count)?;
+        }
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct ThreadDto<'a> {
+    histogram: Buckets<'a>,
+    cycles: u64,
+    min: i64,
+    max: i64,
+    /// `%.2f` of the exact average; `null` without samples.
+    avg: Option<f64>,
+    /// -1 when not pinned.
+    cpu: i64,
+    /// -1 when unknown.
+    node: i64,
+    // Our additions, after the C keys.
+    overruns: u64,
+    min_ns: Option<i64>,
+    max_ns: Option<i64>,
+    mean_ns: Option<f64>,
+    tid: i32,
+    priority: u8,
+    interval_us: i64,
+}
+
+impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
+    fn from(t: &'a ThreadReport) -> Self {
+        let c = &t.compat;
+        ThreadDto {
+            histogram: Buckets(t.histogram.as_ref()),
+            cycles: c.cycles,
+            min: c.min_shown(),
+            max: c.max_shown(),
+            avg: c.avg().map(|a| round_decimals(a, 2)),
+            cpu: t.cpu.and_then(|c| i64::try_from(c).ok()).unwrap_or(-1),
+            node: t.node.map_or(-1, i64::from),
+            overruns: t.precise.overruns,
+            min_ns: t.precise.min.map(|n| n.as_nanos()),
+            max_ns: t.precise.max.map(|n| n.as_nanos()),
+            mean_ns: t.precise.mean(c.cycles).map(|m| round_decimals(m, 1)),
+            tid: t.tid,
+            priority: t.priority,
+            interval_us: t.interval.as_micros_truncated(),
+        }
+    }
+}
+
+/// The number whose shortest decimal text is printf's `%.<decimals>f` of
+/// `x` (Rust's fixed-precision formatting rounds the exact binary value the
+/// same way glibc does).
+fn round_decimals(x: f64, decimals: usize) -> f64 {
+    format!("{x:.decimals$}").parse().unwrap_or(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::test_support::{ThreadFixture, meta, render, run};
+    use rtlat_core::config::ClockKind;
+    use rtlat_core::report::CompatStats;
+    use rtlat_core::units::Nanos;
+    use serde_json::Value;
+
+    fn json(report: &RunReport, cmdline: &str) -> String {
+        render(|w| write_json(w, report, &meta(cmdline)))
+    }
+
+    fn parse(text: &str) -> Value {
+        serde_json::from_slice(text.as_bytes()).expect("valid JSON")
+    }
+
+    fn keys(v: &Value) -> Vec<&str> {
+        v.as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// Key order as written (serde_json's `Value` map sorts keys, so read
+    /// the order from the text itself).
+    fn key_order_in_text(text: &str, names: &[&str]) -> Vec<usize> {
+        names
+            .iter()
+            .map(|n| text.find(&format!("\"{n}\":")).expect(n))
+            .collect()
+    }
+
+    fn one_thread_histogram() -> RunReport {
+        run(
+            Resolution::Micros,
+            vec![
+                ThreadFixture::new(0)
+                    .tid(5740)
+                    .interval(Nanos::from_micros(500))
+                    .pinned(0, 0)
+                    .overruns(2)
+                    .samples(
+                        &[12, 13, 13, 12, 43, 20, 25],
+                        Resolution::Micros,
+                        250,
+                        Some(30),
+                    )
+                    .build(),
+            ],
+        )
+    }
+
+    #[test]
+    fn one_thread_micros_with_histogram() {
+        let text = json(
+            &one_thread_histogram(),
+            "cyclictest -q -h 30 -l 7 -p 80 -i 500 --json=ct.json",
+        );
+        insta::assert_snapshot!(text);
+        let v = parse(&text);
+        // sum 138 / 7 = 19.714285.. -> 19.71
+        assert_eq!(v["thread"]["0"]["avg"], serde_json::json!(19.71));
+        assert_eq!(v["thread"]["0"]["histogram"]["13"], 2);
+        assert!(v["thread"]["0"]["histogram"].get("43").is_none());
+    }
+
+    #[test]
+    fn key_order_follows_cyclictest() {
+        let text = json(&one_thread_histogram(), "cyclictest");
+        let top = [
+            "file_version",
+            "cmdline:",
+            "rt_test_version:",
+            "rtlat_version",
+            "start_time",
+            "end_time",
+            "return_code",
+            "sysinfo",
+            "num_threads",
+            "resolution_in_ns",
+            "thread",
+        ];
+        let pos = key_order_in_text(&text, &top);
+        assert!(pos.is_sorted(), "{pos:?}");
+        let per_thread = [
+            "histogram",
+            "cycles",
+            "min",
+            "max",
+            "avg",
+            "cpu",
+            "node",
+            "overruns",
+            "min_ns",
+            "max_ns",
+            "mean_ns",
+            "tid",
+            "priority",
+            "interval_us",
+        ];
+        let pos = key_order_in_text(&text, &per_thread);
+        assert!(pos.is_sorted(), "{pos:?}");
+    }
+
+    #[test]
+    fn three_threads_nanos_no_histogram() {
+        let r = run(
+            Resolution::Nanos,
+            vec![
+                ThreadFixture::new(0)
+                    .priority(50)
+                    .samples(&[18_065, 50_053, 36_308], Resolution::Nanos, 0, None)
+                    .build(),
+                ThreadFixture::new(1)
+                    .priority(49)
+                    .interval(Nanos::from_micros(1500))
+                    .pinned(1, 0)
+                    .samples(&[12_178, 1_209_189], Resolution::Nanos, 0, None)
+                    .build(),
+                ThreadFixture::new(2)
+                    .priority(48)
+                    .interval(Nanos::from_micros(2000))
+                    .build(),
+            ],
+        );
+        let text = json(&r, "cyclictest -N -t 3 -p 50 --priospread");
+        insta::assert_snapshot!(text);
+        let v = parse(&text);
+        assert_eq!(v["resolution_in_ns"], 1);
+        assert_eq!(v["num_threads"], 3);
+        assert_eq!(v["thread"]["0"]["histogram"], serde_json::json!({}));
+        assert_eq!(v["thread"]["0"]["avg"], serde_json::json!(34808.67));
+        assert_eq!(v["thread"]["0"]["cpu"], -1);
+        assert_eq!(v["thread"]["0"]["node"], -1);
+        assert_eq!(v["thread"]["1"]["cpu"], 1);
+    }
+
+    #[test]
+    fn zero_samples_give_nulls_not_nan() {
+        let r = run(
+            Resolution::Micros,
+            vec![ThreadFixture::new(0).tid(0).empty_histogram(5).build()],
+        );
+        let text = json(&r, "cyclictest -q -i 1000000 -h 5");
+        insta::assert_snapshot!(text);
+        assert!(!text.contains("nan"));
+        let v = parse(&text);
+        let t = &v["thread"]["0"];
+        assert!(t["avg"].is_null());
+        assert!(t["min_ns"].is_null());
+        assert!(t["max_ns"].is_null());
+        assert!(t["mean_ns"].is_null());
+        assert_eq!(t["min"], 1_000_000);
+        assert_eq!(t["max"], 0);
+        assert_eq!(t["cycles"], 0);
+        assert_eq!(t["histogram"], serde_json::json!({}));
+    }
+
+    #[test]
+    fn cmdline_with_quote_and_backslash_stays_valid() {
+        let cmdline = r#"cyclictest --json=a"b\c.json -q"#;
+        let mut m = meta(cmdline);
+        m.sysinfo.version = "#1 SMP \"odd\" \\ version\n".to_owned();
+        m.sysinfo.realtime = true;
+        m.return_code = 1;
+        let text = render(|w| write_json(w, &one_thread_histogram(), &m));
+        let v: Value = serde_json::from_slice(text.as_bytes()).expect("valid JSON");
+        assert_eq!(v["cmdline:"], cmdline);
+        assert_eq!(v["sysinfo"]["version"], "#1 SMP \"odd\" \\ version\n");
+        assert_eq!(v["sysinfo"]["realtime"], 1);
+        assert_eq!(v["return_code"], 1);
+        assert_eq!(v["file_version"], 1);
+        assert_eq!(v["rt_test_version:"], "2.40");
+        assert_eq!(v["rtlat_version"], env!("CARGO_PKG_VERSION"));
+
+        let mut top = keys(&v);
+        top.sort_unstable();
+        let mut expected = vec![
+            "file_version",
+            "cmdline:",
+            "rt_test_version:",
+            "rtlat_version",
+            "start_time",
+            "end_time",
+            "return_code",
+            "sysinfo",
+            "num_threads",
+            "resolution_in_ns",
+            "thread",
+        ];
+        expected.sort_unstable();
+        assert_eq!(top, expected);
+
+        let mut sysinfo = keys(&v["sysinfo"]);
+        sysinfo.sort_unstable();
+        assert_eq!(
+            sysinfo,
+            [
+                "machine", "nodename", "realtime", "release", "sysname", "version"
+            ]
+        );
+
+        let t = &v["thread"]["0"];
+        let mut tkeys = keys(t);
+        tkeys.sort_unstable();
+        assert_eq!(
+            tkeys,
+            [
+                "avg",
+                "cpu",
+                "cycles",
+                "histogram",
+                "interval_us",
+                "max",
+                "max_ns",
+                "mean_ns",
+                "min",
+                "min_ns",
+                "node",
+                "overruns",
+                "priority",
+                "tid"
+            ]
+        );
+        assert!(t["avg"].is_f64());
+        assert_eq!(t["cycles"], 7);
+        assert_eq!(t["min"], 12);
+        assert_eq!(t["max"], 43);
+        assert_eq!(t["min_ns"], 12_250);
+        assert_eq!(t["max_ns"], 43_250);
+        // (138000 + 7 * 250) / 7 = 19964.2857.. -> 19964.3
+        assert_eq!(t["mean_ns"], serde_json::json!(19964.3));
+        assert_eq!(t["overruns"], 2);
+        assert_eq!(t["tid"], 5740);
+        assert_eq!(t["priority"], 80);
+        assert_eq!(t["interval_us"], 500);
+    }
+
+    #[test]
+    fn twelve_threads_keep_numeric_key_order() {
+        let threads = (0..12)
+            .map(|i| {
+                ThreadFixture::new(i)
+                    .samples(&[i as i64 + 1], Resolution::Micros, 0, None)
+                    .build()
+            })
+            .collect();
+        let text = json(&run(Resolution::Micros, threads), "cyclictest -t 12");
+        let v = parse(&text);
+        assert_eq!(keys(&v["thread"]).len(), 12);
+        let names: Vec<String> = (0..12).map(|i| i.to_string()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let pos = key_order_in_text(&text, &names);
+        assert!(pos.is_sorted(), "{pos:?}");
+        for i in 0..12 {
+            assert_eq!(v["thread"][i.to_string()]["max"], i + 1);
+        }
+    }
+
+    #[test]
+    fn negative_latency_on_realtime_clock() {
+        let mut r = run(
+            Resolution::Micros,
+            vec![
+                ThreadFixture::new(0)
+                    .samples(&[-5, -1, 2, -3], Resolution::Micros, -100, Some(4))
+                    .build(),
+            ],
+        );
+        r.clock = ClockKind::Realtime;
+        let text = json(&r, "cyclictest -c 1 -h 4");
+        insta::assert_snapshot!(text);
+        let v = parse(&text);
+        let t = &v["thread"]["0"];
+        assert_eq!(t["min"], -5);
+        assert_eq!(t["max"], 2);
+        assert_eq!(t["avg"], serde_json::json!(-1.75));
+        assert_eq!(t["min_ns"], -5_100);
+    }
+
+    #[test]
+    fn avg_rounds_like_printf() {
+        // glibc's %.2f rounds the exact binary value; ties go to even.
+        assert_eq!(round_decimals(0.125, 2).to_string(), "0.12");
+        assert_eq!(round_decimals(0.375, 2).to_string(), "0.38");
+        assert_eq!(round_decimals(1.005, 2).to_string(), "1");
+        assert_eq!(round_decimals(23.335, 2).to_string(), "23.34");
+        assert_eq!(round_decimals(2.675, 2).to_string(), "2.67");
+        let c = CompatStats {
+            cycles: 3,
+            min: 1,
+            max: 2,
+            act: 1,
+            sum: 4,
+        };
+        assert_eq!(c.avg().map(|a| round_decimals(a, 2)), Some(1.33));
+    }
+}

@@ -1,0 +1,46 @@
+//! Final outputs: each takes the finished [`RunReport`] (plus run metadata
+//! where the format needs it) and writes to any `io::Write`.
+//!
+//! One module per format:
+//! - [`status`]: the `T:` status line, shared with the live display;
+//! - [`histogram`]: the `-h`/`-H` histogram block;
+//! - [`json`]: the `--json` document (rt-tests keys plus our additions).
+
+pub mod histogram;
+pub mod json;
+pub mod status;
+#[cfg(test)]
+mod test_support;
+
+/// Facts about the run and the machine that are not measurements, for
+/// formats that carry them (JSON). Built by the binary, pinned in tests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunMeta {
+    /// The command line as given, arguments joined by single spaces.
+    pub cmdline: String,
+    /// Start time, formatted as rt-tests does (`Sun, 22 Nov 2026 01:44:57 +0000`).
+    pub start_time: String,
+    /// End time, same format.
+    pub end_time: String,
+    /// The exit status the run ends with.
+    pub return_code: i32,
+    /// `uname` and real-time kernel facts.
+    pub sysinfo: SysInfo,
+}
+
+/// The `sysinfo` object of the JSON envelope.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SysInfo {
+    /// `uname -s`.
+    pub sysname: String,
+    /// `uname -n`.
+    pub nodename: String,
+    /// `uname -r`.
+    pub release: String,
+    /// `uname -v`.
+    pub version: String,
+    /// `uname -m`.
+    pub machine: String,
+    /// `/sys/kernel/realtime` reads 1 (a PREEMPT_RT kernel).
+    pub realtime: bool,
+}

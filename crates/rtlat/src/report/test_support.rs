@@ -1,0 +1,189 @@
+//! Hand-built [`RunReport`] fixtures shared by the output-format tests.
+//!
+//! A thread is described either by its raw samples (in whole units of the
+//! run's resolution), from which every figure is computed the way the engine
+//! computes it, or by setting the figures directly (to mirror a capture).
+
+use rtlat_core::config::{ClockKind, SchedPolicy};
+use rtlat_core::report::{
+    CompatStats, EndReason, HistogramData, PreciseStats, RunReport, ThreadReport,
+};
+use rtlat_core::units::{Nanos, Resolution};
+
+use super::{RunMeta, SysInfo};
+
+/// Builder for one [`ThreadReport`].
+#[derive(Debug, Clone)]
+pub struct ThreadFixture {
+    thread: ThreadReport,
+}
+
+impl ThreadFixture {
+    /// Thread `index` with tid `5000 + index`, SCHED_FIFO priority 80, a
+    /// 1000 µs interval, not pinned, no samples and no histogram.
+    pub fn new(index: usize) -> ThreadFixture {
+        ThreadFixture {
+            thread: ThreadReport {
+                index,
+                tid: 5000 + index as i32,
+                policy: SchedPolicy::Fifo,
+                priority: 80,
+                interval: Nanos::from_micros(1000),
+                cpu: None,
+                node: None,
+                compat: CompatStats::default(),
+                precise: PreciseStats::default(),
+                histogram: None,
+                error: None,
+            },
+        }
+    }
+
+    /// Sets the kernel thread id.
+    pub fn tid(mut self, tid: i32) -> ThreadFixture {
+        self.thread.tid = tid;
+        self
+    }
+
+    /// Sets the real-time priority.
+    pub fn priority(mut self, priority: u8) -> ThreadFixture {
+        self.thread.priority = priority;
+        self
+    }
+
+    /// Sets the interval in nanoseconds.
+    pub fn interval(mut self, interval: Nanos) -> ThreadFixture {
+        self.thread.interval = interval;
+        self
+    }
+
+    /// Pins the thread to `cpu` on NUMA `node`.
+    pub fn pinned(mut self, cpu: usize, node: u32) -> ThreadFixture {
+        self.thread.cpu = Some(cpu);
+        self.thread.node = Some(node);
+        self
+    }
+
+    /// Sets the C-compatible figures directly.
+    pub fn compat(mut self, compat: CompatStats) -> ThreadFixture {
+        self.thread.compat = compat;
+        self
+    }
+
+    /// Sets the histogram directly.
+    pub fn histogram(mut self, histogram: HistogramData) -> ThreadFixture {
+        self.thread.histogram = Some(histogram);
+        self
+    }
+
+    /// An empty histogram of `buckets` buckets (a thread without samples).
+    pub fn empty_histogram(self, buckets: usize) -> ThreadFixture {
+        self.histogram(HistogramData {
+            buckets: vec![0; buckets],
+            overflows: 0,
+            overflow_cycles: Vec::new(),
+        })
+    }
+
+    /// Computes every figure from `samples` given in whole units of
+    /// `resolution`; each sample's precise value is the unit value plus
+    /// `extra_ns` (sub-unit remainder, < 1 unit). With `buckets`, also fills a
+    /// histogram of that many buckets, logging at most `buckets` overflow
+    /// cycle numbers as the engine does.
+    pub fn samples(
+        mut self,
+        samples: &[i64],
+        resolution: Resolution,
+        extra_ns: i64,
+        buckets: Option<usize>,
+    ) -> ThreadFixture {
+        let mut compat = CompatStats::default();
+        let mut precise = PreciseStats {
+            overruns: self.thread.precise.overruns,
+            ..PreciseStats::default()
+        };
+        let mut hist = buckets.map(|n| HistogramData {
+            buckets: vec![0; n],
+            overflows: 0,
+            overflow_cycles: Vec::new(),
+        });
+        for (cycle, &v) in samples.iter().enumerate() {
+            if compat.cycles == 0 || v < compat.min {
+                compat.min = v;
+            }
+            if compat.cycles == 0 || v > compat.max {
+                compat.max = v;
+            }
+            compat.act = v;
+            compat.sum += v;
+            compat.cycles += 1;
+
+            let ns = Nanos(v * resolution.nanos_per_unit() + extra_ns);
+            precise.min = Some(precise.min.map_or(ns, |m| m.min(ns)));
+            precise.max = Some(precise.max.map_or(ns, |m| m.max(ns)));
+            precise.sum_ns += i128::from(ns.as_nanos());
+
+            if let Some(h) = hist.as_mut() {
+                match usize::try_from(v).ok().filter(|&b| b < h.buckets.len()) {
+                    Some(b) => h.buckets[b] += 1,
+                    None => {
+                        h.overflows += 1;
+                        if h.overflow_cycles.len() < h.buckets.len() {
+                            h.overflow_cycles.push(cycle as u64);
+                        }
+                    }
+                }
+            }
+        }
+        self.thread.compat = compat;
+        self.thread.precise = precise;
+        self.thread.histogram = hist;
+        self
+    }
+
+    /// Sets the overrun count.
+    pub fn overruns(mut self, overruns: u64) -> ThreadFixture {
+        self.thread.precise.overruns = overruns;
+        self
+    }
+
+    /// The finished thread report.
+    pub fn build(self) -> ThreadReport {
+        self.thread
+    }
+}
+
+/// A finished run on CLOCK_MONOTONIC that ended on its loop count.
+pub fn run(resolution: Resolution, threads: Vec<ThreadReport>) -> RunReport {
+    RunReport {
+        resolution,
+        clock: ClockKind::Monotonic,
+        end: EndReason::Loops,
+        threads,
+    }
+}
+
+/// Pinned run metadata with the given command line.
+pub fn meta(cmdline: &str) -> RunMeta {
+    RunMeta {
+        cmdline: cmdline.to_owned(),
+        start_time: "Sun, 22 Nov 2026 01:44:57 +0000".to_owned(),
+        end_time: "Sun, 22 Nov 2026 01:44:58 +0000".to_owned(),
+        return_code: 0,
+        sysinfo: SysInfo {
+            sysname: "Linux".to_owned(),
+            nodename: "vm".to_owned(),
+            release: "6.18.44-fc-v669".to_owned(),
+            version: "#1 SMP PREEMPT_DYNAMIC @0".to_owned(),
+            machine: "x86_64".to_owned(),
+            realtime: false,
+        },
+    }
+}
+
+/// Runs `f` on an in-memory writer and returns what it wrote as text.
+pub fn render(f: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> String {
+    let mut out = Vec::new();
+    f(&mut out).expect("writing to a Vec cannot fail");
+    String::from_utf8(out).expect("output is UTF-8")
+}
