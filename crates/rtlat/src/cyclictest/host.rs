@@ -1,0 +1,71 @@
+//! Facts about the host that appear in the output (CPU counts, load
+//! average, `uname`, wall-clock timestamps), read from the machine for real
+//! runs and pinned to fixed values for synthetic ones, so that a synthetic
+//! run prints the same bytes on every machine.
+
+use rtlat_sys::system;
+
+use crate::report::SysInfo;
+
+/// Where the host facts come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Host {
+    /// This machine.
+    Real,
+    /// Fixed values (the synthetic test seam).
+    Pinned,
+}
+
+/// The wall-clock format rt-tests uses in its JSON (`%a, %d %b %Y %T %z`).
+const TIMESTAMP_FORMAT: &str = "%a, %d %b %Y %T %z";
+
+impl Host {
+    /// Now, as rt-tests formats its JSON timestamps, in local time.
+    pub fn timestamp(self) -> String {
+        match self {
+            Host::Real => jiff::Zoned::now().strftime(TIMESTAMP_FORMAT).to_string(),
+            Host::Pinned => "Thu, 01 Jan 1970 00:00:00 +0000".to_string(),
+        }
+    }
+
+    /// The text of `/proc/loadavg`.
+    pub fn load_average(self) -> String {
+        match self {
+            Host::Real => system::load_average_text(),
+            Host::Pinned => "0.00 0.00 0.00 1/100 1000".to_string(),
+        }
+    }
+
+    /// (configured, online) CPU counts.
+    pub fn cpu_counts(self) -> (usize, usize) {
+        match self {
+            Host::Real => (system::configured_cpus(), system::online_cpus()),
+            Host::Pinned => (2, 2),
+        }
+    }
+
+    /// `uname` and the real-time kernel flag.
+    pub fn sysinfo(self) -> SysInfo {
+        match self {
+            Host::Real => {
+                let k = system::kernel_identity();
+                SysInfo {
+                    sysname: k.sysname,
+                    nodename: k.nodename,
+                    release: k.release,
+                    version: k.version,
+                    machine: k.machine,
+                    realtime: system::is_realtime_kernel(),
+                }
+            }
+            Host::Pinned => SysInfo {
+                sysname: "Linux".into(),
+                nodename: "synthetic".into(),
+                release: "0.0.0".into(),
+                version: "#1".into(),
+                machine: "x86_64".into(),
+                realtime: false,
+            },
+        }
+    }
+}

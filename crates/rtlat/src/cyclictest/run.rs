@@ -1,0 +1,426 @@
+//! Carries out one `rtlat cyclictest` run, in cyclictest's order:
+//! privilege check, `-v` CPU lines, main-thread affinity, `mlockall`,
+//! `/dev/cpu_dma_latency`, signal handlers, the measuring threads, the live
+//! display until the run ends, then the final outputs (JSON, `-q` summary,
+//! histogram). Every way a run ends — loops, duration, a signal, a closed
+//! stdout — goes through the same final outputs.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use rtlat_core::config::{SchedPolicy, TimeSourceKind};
+use rtlat_core::engine::{Engine, Running, sys_policy};
+use rtlat_core::report::{RunReport, ThreadError, ThreadStep};
+use rtlat_sys::clock::{self, Clock};
+use rtlat_sys::power::{self, DmaLatencyError};
+use rtlat_sys::{Errno, affinity, memory, sched};
+
+use super::host::Host;
+use super::settings::{DmaLatency, OutputTarget, Settings};
+use crate::live::text::{LiveMode, LiveText, write_status_block};
+use crate::report::RunMeta;
+use crate::report::histogram::write_histogram;
+use crate::report::json::write_json;
+use crate::report::status::write_quiet_summary;
+use crate::signals::SignalFlags;
+
+/// How often the live display is redrawn (cyclictest: `usleep(10000)`).
+const FRAME_PERIOD: Duration = Duration::from_millis(10);
+
+/// Runs the measurement described by `settings`; returns the exit status.
+pub fn run(settings: &Settings) -> anyhow::Result<u8> {
+    let synthetic = matches!(settings.engine.source, TimeSourceKind::Synthetic { .. });
+    let host = if synthetic { Host::Pinned } else { Host::Real };
+    let start_time = host.timestamp();
+    let mut out = Stdout::new(settings.unbuffered);
+
+    if !synthetic {
+        if settings.engine.needs_realtime() {
+            check_realtime_privilege(settings)?;
+        } else {
+            eprintln!(
+                "rtlat: note: the measuring threads run under SCHED_{}, not a real-time \
+                 policy: these figures are not real-time latencies (use -p PRIO for SCHED_FIFO)",
+                settings.engine.threads[0].policy.name().to_uppercase()
+            );
+        }
+    }
+
+    if settings.verbose {
+        let (configured, online) = host.cpu_counts();
+        out.emit(|w| writeln!(w, "Max CPUs = {configured}\nOnline CPUs = {online}"))?;
+    }
+    if let Some(cpus) = &settings.main_cpus_before_start {
+        if !synthetic {
+            affinity::pin_current_thread(cpus).map_err(|e| {
+                anyhow::anyhow!("cannot restrict the main thread to the -a CPUs: {e}")
+            })?;
+        }
+        if settings.verbose {
+            out.emit(|w| writeln!(w, "Using {} cpus.", cpus.len()))?;
+        }
+    }
+    if settings.mlockall && !synthetic {
+        lock_memory()?;
+    }
+    let _dma_request = request_dma_latency(settings.dma_latency, synthetic, &mut out)?;
+    if !synthetic
+        && clock::resolution(Clock::Monotonic)
+            != (clock::Timespec {
+                tv_sec: 0,
+                tv_nsec: 1,
+            })
+    {
+        eprintln!("WARN: High resolution timers not available");
+    }
+    let signals = SignalFlags::install()?;
+
+    if settings.verbose {
+        let explicit_cpus = settings.main_cpus_before_start.is_some();
+        out.emit(|w| {
+            for t in &settings.engine.threads {
+                if let (true, Some(cpu)) = (explicit_cpus, t.cpu) {
+                    writeln!(w, "Thread {} using cpu {cpu}.", t.index)?;
+                }
+                writeln!(
+                    w,
+                    "Thread {} Interval: {}",
+                    t.index,
+                    t.interval.as_micros_truncated()
+                )?;
+            }
+            Ok(())
+        })?;
+    }
+
+    let running = Engine::new(settings.engine.clone())
+        .start()
+        .context("starting the measuring threads")?;
+    if let Some((index, error)) = running.setup_error() {
+        running.finish(false);
+        bail!(describe_thread_error(index, error, settings));
+    }
+    if let (Some(cpus), false) = (&settings.main_affinity, synthetic)
+        && let Err(e) = affinity::pin_current_thread(cpus)
+    {
+        eprintln!("WARN: Couldn't setaffinity in main thread: {e}");
+    }
+
+    let mut live = LiveText::new(
+        live_mode(settings),
+        settings.header_policy.clone(),
+        settings.engine.resolution,
+        settings.engine.threads.len(),
+    );
+    let shared = running.shared_handle();
+    let external_stop = display_until_end(settings, &running, &signals, host, &mut live, &mut out)?;
+    let report = running.finish(external_stop);
+    if live.mode() == LiveMode::Verbose {
+        // The samples taken after the last batch: nothing is lost.
+        out.emit(|w| live.write_frame(w, &shared, &settings.engine.threads, ""))?;
+        if live.lost_samples() > 0 {
+            eprintln!(
+                "rtlat: -v: {} samples were overwritten before they could be printed",
+                live.lost_samples()
+            );
+        }
+    }
+    let thread_failure = report
+        .threads
+        .iter()
+        .find_map(|t| t.error.map(|e| (t.index, e)));
+    let status: u8 = if thread_failure.is_some() { 1 } else { 0 };
+
+    let meta = RunMeta {
+        cmdline: settings.cmdline.clone(),
+        start_time,
+        end_time: host.timestamp(),
+        return_code: i32::from(status),
+        sysinfo: host.sysinfo(),
+    };
+    let written = write_final_outputs(settings, &report, &meta, &mut out);
+    out.flush()?;
+    if let Some((index, error)) = thread_failure {
+        eprintln!("rtlat: {}", describe_thread_error(index, error, settings));
+    }
+    written?;
+    Ok(status)
+}
+
+/// Shows the live output until the run ends by itself or is stopped.
+/// Returns whether the stop came from outside (signal or closed stdout).
+fn display_until_end(
+    settings: &Settings,
+    running: &Running,
+    signals: &SignalFlags,
+    host: Host,
+    live: &mut LiveText,
+    out: &mut Stdout,
+) -> anyhow::Result<bool> {
+    let plans = &settings.engine.threads;
+    let mode = live.mode();
+    if host == Host::Pinned {
+        // Synthetic threads finish in an instant: show their final state
+        // only, so that the output is the same every time.
+        while !running.reached_end() && !signals.stop_requested() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    loop {
+        // Looked at before the frame is drawn, so that the last frame shows
+        // the thread that ended the run with its final count.
+        let ended = running.reached_end();
+        let loadavg = if mode == LiveMode::Frames {
+            host.load_average()
+        } else {
+            String::new()
+        };
+        out.emit(|w| live.write_frame(w, running.shared(), plans, &loadavg))?;
+        out.flush()?;
+        if out.closed {
+            return Ok(true);
+        }
+        if ended {
+            return Ok(false);
+        }
+        std::thread::sleep(FRAME_PERIOD);
+        if signals.take_status_request() {
+            let mut err = io::stderr().lock();
+            let _ = write_status_block(
+                &mut err,
+                running.shared(),
+                plans,
+                settings.engine.resolution,
+            );
+        }
+        if signals.stop_requested() {
+            return Ok(true);
+        }
+        out.emit(|w| live.write_rewind(w, plans.len()))?;
+    }
+}
+
+fn live_mode(settings: &Settings) -> LiveMode {
+    if settings.verbose {
+        LiveMode::Verbose
+    } else if settings.quiet {
+        LiveMode::Quiet
+    } else {
+        LiveMode::Frames
+    }
+}
+
+/// JSON first (so `--json=-` comes before the summary, as in C), then the
+/// `-q` summary, then the histogram. Every output is attempted even if an
+/// earlier one failed; the first failure is returned.
+fn write_final_outputs(
+    settings: &Settings,
+    report: &RunReport,
+    meta: &RunMeta,
+    out: &mut Stdout,
+) -> anyhow::Result<()> {
+    let mut first_error: Option<anyhow::Error> = None;
+    let mut keep = |r: anyhow::Result<()>| {
+        if let Err(e) = r {
+            first_error.get_or_insert(e);
+        }
+    };
+    if let Some(target) = &settings.json {
+        keep(write_to(target, out, "--json", |mut w| {
+            write_json(&mut w, report, meta)
+        }));
+    }
+    if settings.quiet && settings.histogram.is_none() {
+        keep(out.emit(|w| write_quiet_summary(w, report)));
+    }
+    if let Some(h) = &settings.histogram {
+        keep(write_to(&h.target, out, "--histfile", |mut w| {
+            write_histogram(&mut w, report, h.summary_column)
+        }));
+    }
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn write_to(
+    target: &OutputTarget,
+    out: &mut Stdout,
+    option: &str,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> anyhow::Result<()> {
+    match target {
+        OutputTarget::Stdout => out.emit(|w| write(w)),
+        OutputTarget::File(path) => {
+            let file = File::create(path)
+                .with_context(|| format!("{option}: cannot create '{}'", path.display()))?;
+            let mut w = BufWriter::new(file);
+            write(&mut w)
+                .and_then(|()| w.flush())
+                .with_context(|| format!("{option}: cannot write '{}'", path.display()))
+        }
+    }
+}
+
+/// Refuses a real-time run up front, with advice, when the process may not
+/// use the real-time policy and priority the threads need. Probes with the
+/// main thread and puts it back.
+fn check_realtime_privilege(settings: &Settings) -> anyhow::Result<()> {
+    let priority = settings.engine.max_priority();
+    let policy = settings
+        .engine
+        .threads
+        .iter()
+        .map(|t| t.policy)
+        .find(|p| p.is_realtime())
+        .unwrap_or(SchedPolicy::Fifo);
+    let (orig_policy, orig_priority) = sched::current_thread().unwrap_or((sched::Policy::Other, 0));
+    let try_once = || sched::set_current_thread(sys_policy(policy), i32::from(priority));
+    let mut result = try_once();
+    if result == Err(Errno::PERM) && sched::raise_rtprio_to_hard_limit() {
+        result = try_once();
+    }
+    match result {
+        Ok(()) => {
+            let _ = sched::set_current_thread(orig_policy, orig_priority);
+            Ok(())
+        }
+        Err(e) if e == Errno::PERM => {
+            let (soft, _) = sched::rtprio_limits();
+            let limit = soft.map_or("unlimited".to_string(), |l| l.to_string());
+            bail!(
+                "not allowed to run the measuring threads under SCHED_{} at priority {priority} \
+                 (RLIMIT_RTPRIO is {limit}): run as root, give rtlat CAP_SYS_NICE \
+                 (setcap cap_sys_nice+ep), raise RLIMIT_RTPRIO to {priority} or more (ulimit -r), \
+                 or measure without real-time priority (--policy other, no -p)",
+                policy.name().to_uppercase()
+            )
+        }
+        Err(e) => bail!(
+            "cannot set SCHED_{} priority {priority}: {e}",
+            policy.name().to_uppercase()
+        ),
+    }
+}
+
+fn lock_memory() -> anyhow::Result<()> {
+    memory::lock_all().map_err(|e| {
+        let limit = memory::memlock_limit()
+            .map_or("unlimited".to_string(), |b| format!("{} KiB", b / 1024));
+        anyhow::anyhow!(
+            "-m/--mlockall: mlockall failed: {e} (RLIMIT_MEMLOCK is {limit}): run as root, \
+             raise the limit (ulimit -l), or leave out -m"
+        )
+    })
+}
+
+/// cyclictest's `/dev/cpu_dma_latency` step and its messages. The returned
+/// request must be held for the whole run.
+fn request_dma_latency(
+    setting: DmaLatency,
+    synthetic: bool,
+    out: &mut Stdout,
+) -> anyhow::Result<Option<power::DmaLatencyRequest>> {
+    match setting {
+        DmaLatency::SkipLaptop => {
+            eprintln!("WARN: not setting cpu_dma_latency to save battery power");
+            Ok(None)
+        }
+        DmaLatency::SkipDefaultSystem => {
+            eprintln!("WARN: not setting cpu_dma_latency from cyclictest");
+            Ok(None)
+        }
+        DmaLatency::Set(value) if synthetic => {
+            out.emit(|w| writeln!(w, "# /dev/cpu_dma_latency set to {value}us"))?;
+            Ok(None)
+        }
+        DmaLatency::Set(value) => match power::request_dma_latency(value) {
+            Ok(request) => {
+                out.emit(|w| writeln!(w, "# /dev/cpu_dma_latency set to {value}us"))?;
+                Ok(Some(request))
+            }
+            Err(DmaLatencyError::Open(e)) => {
+                eprintln!("WARN: open {}: {e}", power::DMA_LATENCY_PATH);
+                Ok(None)
+            }
+            Err(e @ DmaLatencyError::Write { .. }) => {
+                eprintln!("# error setting cpu_dma_latency to {value}!: {e}");
+                Ok(None)
+            }
+        },
+    }
+}
+
+fn describe_thread_error(index: usize, error: ThreadError, settings: &Settings) -> String {
+    let errno = Errno::from_raw_os_error(error.errno);
+    let plan = &settings.engine.threads[index];
+    match error.step {
+        ThreadStep::Affinity => format!(
+            "measuring thread {index}: cannot pin to CPU {}: {errno}",
+            plan.cpu.unwrap_or(0)
+        ),
+        ThreadStep::Scheduler => format!(
+            "measuring thread {index}: cannot set SCHED_{} priority {}: {errno}",
+            plan.policy.name().to_uppercase(),
+            plan.priority
+        ),
+        ThreadStep::Wait => {
+            format!("measuring thread {index}: waiting for its deadline failed: {errno}")
+        }
+    }
+}
+
+/// Standard output for a run: buffered and flushed once per frame (per line
+/// with `-u`). A closed pipe (EPIPE) is not an error: the run ends quietly
+/// and nothing more is written to stdout.
+struct Stdout {
+    inner: BufWriter<io::Stdout>,
+    unbuffered: bool,
+    closed: bool,
+}
+
+impl Stdout {
+    fn new(unbuffered: bool) -> Stdout {
+        Stdout {
+            inner: BufWriter::with_capacity(64 * 1024, io::stdout()),
+            unbuffered,
+            closed: false,
+        }
+    }
+
+    fn emit(
+        &mut self,
+        write: impl FnOnce(&mut BufWriter<io::Stdout>) -> io::Result<()>,
+    ) -> anyhow::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let mut result = write(&mut self.inner);
+        if result.is_ok() && self.unbuffered {
+            result = self.inner.flush();
+        }
+        self.check(result)
+    }
+
+    fn flush(&mut self) -> anyhow::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let result = self.inner.flush();
+        self.check(result)
+    }
+
+    fn check(&mut self, result: io::Result<()>) -> anyhow::Result<()> {
+        match result {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            Err(e) => Err(e).context("writing to standard output"),
+        }
+    }
+}

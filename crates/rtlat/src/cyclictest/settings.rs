@@ -1,0 +1,71 @@
+//! The validated settings of one `rtlat cyclictest` run.
+//!
+//! `cli::cyclictest` turns the command line into these; `cyclictest::run`
+//! carries them out. Everything here is already checked: ranges, files'
+//! directories, CPU numbers. The engine part is [`CyclicConfig`]; the rest is
+//! process set-up and output choices that only the binary cares about.
+
+use std::path::PathBuf;
+
+use rtlat_core::config::CyclicConfig;
+
+/// Where an output goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OutputTarget {
+    /// Standard output (`-` on the command line, or no file given).
+    Stdout,
+    /// A file, created (or truncated) when the run ends.
+    File(PathBuf),
+}
+
+/// The histogram block of `-h`/`-H`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistogramOutput {
+    /// `-H`: add the all-threads sum column (printed only with >1 thread).
+    pub summary_column: bool,
+    /// Stdout, or `--histfile`.
+    pub target: OutputTarget,
+}
+
+/// What the `/dev/cpu_dma_latency` step does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DmaLatency {
+    /// Write this value (µs) and hold the file open for the run (default 0).
+    Set(i32),
+    /// `--laptop`: leave it alone, with C's battery-power warning.
+    SkipLaptop,
+    /// `--default-system`: leave it alone, with C's warning.
+    SkipDefaultSystem,
+}
+
+/// Everything `rtlat cyclictest` needs to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// The measuring threads and what they measure.
+    pub engine: CyclicConfig,
+    /// `-q`: no live display, `T:` summary at the end (unless a histogram).
+    pub quiet: bool,
+    /// `-v`: print every sample instead of the live display.
+    pub verbose: bool,
+    /// `-u`: write every line through at once.
+    pub unbuffered: bool,
+    /// `-h`/`-H` histogram block, if requested.
+    pub histogram: Option<HistogramOutput>,
+    /// `--json`, if requested.
+    pub json: Option<OutputTarget>,
+    /// `-m`: lock all current and future memory.
+    pub mlockall: bool,
+    /// `--latency`, `--laptop`, `--default-system`.
+    pub dma_latency: DmaLatency,
+    /// `-a CPUSET` given with an explicit set: the main thread is restricted
+    /// to these CPUs before the measuring threads are created.
+    pub main_cpus_before_start: Option<Vec<usize>>,
+    /// `--mainaffinity CPUSET`: the main thread moves here once the
+    /// measuring threads exist.
+    pub main_affinity: Option<Vec<usize>>,
+    /// The policy text of the live header, as cyclictest prints it:
+    /// `fifo`, `rr`, `other/other`, `batch/other`, ...
+    pub header_policy: String,
+    /// The command line as given, for the JSON `cmdline:` key.
+    pub cmdline: String,
+}

@@ -1,0 +1,4 @@
+//! Live outputs: read the shared per-thread slots from the main thread
+//! (never real-time) while the measuring threads run.
+
+pub mod text;

@@ -1,0 +1,64 @@
+//! `rtlat`: real-time latency measurement for Linux.
+//!
+//! `main` only picks the tool (from the subcommand, or from the name the
+//! binary was started under: a `cyclictest` symlink runs `rtlat cyclictest`),
+//! runs it, prints an error once and maps it to the exit status:
+//! 0 normal end, 1 the machine refused something, 2 a usage error.
+#![forbid(unsafe_code)]
+
+mod cli;
+mod cyclictest;
+mod live;
+mod report;
+mod signals;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+use cli::UsageError;
+use cli::dispatch::{Command, Tool};
+
+fn main() -> ExitCode {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let command = match cli::dispatch::select(&argv) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("rtlat: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let prog = command.program_name();
+    match run(command) {
+        Ok(status) => ExitCode::from(status),
+        Err(e) => {
+            let status = if e.downcast_ref::<UsageError>().is_some() {
+                2
+            } else {
+                1
+            };
+            let _ = std::io::stdout().flush();
+            eprintln!("{prog}: {e:#}");
+            ExitCode::from(status)
+        }
+    }
+}
+
+fn run(command: Command) -> anyhow::Result<u8> {
+    match command {
+        Command::TopHelp => {
+            print!("{}", cli::dispatch::top_help());
+            Ok(0)
+        }
+        Command::Version => {
+            println!("rtlat {}", env!("CARGO_PKG_VERSION"));
+            Ok(0)
+        }
+        Command::Tool {
+            tool: Tool::Cyclictest,
+            args,
+            cmdline,
+            ..
+        } => cyclictest::main(&args, cmdline),
+    }
+}

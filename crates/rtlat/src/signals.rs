@@ -1,0 +1,47 @@
+//! Signals a run reacts to. Handlers only set flags (signal-hook's `flag`
+//! module); the main thread looks at the flags between display frames.
+//!
+//! - SIGINT, SIGTERM, SIGHUP: stop the run cleanly (summary and files are
+//!   still written). cyclictest has no SIGHUP handler and dies without its
+//!   summary; we treat it like SIGTERM.
+//! - SIGUSR1: print the status block to stderr.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1};
+
+/// Flags raised by the signal handlers.
+#[derive(Debug)]
+pub struct SignalFlags {
+    stop: Arc<AtomicBool>,
+    status: Arc<AtomicBool>,
+}
+
+impl SignalFlags {
+    /// Installs the handlers.
+    pub fn install() -> anyhow::Result<SignalFlags> {
+        let flags = SignalFlags {
+            stop: Arc::new(AtomicBool::new(false)),
+            status: Arc::new(AtomicBool::new(false)),
+        };
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            signal_hook::flag::register(sig, Arc::clone(&flags.stop))
+                .with_context(|| format!("installing the handler of signal {sig}"))?;
+        }
+        signal_hook::flag::register(SIGUSR1, Arc::clone(&flags.status))
+            .context("installing the SIGUSR1 handler")?;
+        Ok(flags)
+    }
+
+    /// Whether a stop signal arrived.
+    pub fn stop_requested(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Whether a status dump was asked for since the last call.
+    pub fn take_status_request(&self) -> bool {
+        self.status.swap(false, Ordering::Relaxed)
+    }
+}
