@@ -284,14 +284,14 @@ pub struct Histogram {
 
 impl Histogram {
     /// A histogram of `buckets` buckets; the overflow log holds as many
-    /// entries.
-    pub fn new(buckets: usize) -> Histogram {
-        let zeroed = || (0..buckets).map(|_| AtomicU64::new(0)).collect();
-        Histogram {
-            buckets: zeroed(),
+    /// entries. `None` when the memory cannot be had (it can be large:
+    /// 16 bytes per bucket), rather than aborting the process.
+    pub fn new(buckets: usize) -> Option<Histogram> {
+        Some(Histogram {
+            buckets: zeroed_cells(buckets)?,
             overflows: AtomicU64::new(0),
-            overflow_log: zeroed(),
-        }
+            overflow_log: zeroed_cells(buckets)?,
+        })
     }
 
     /// Writes every bucket once, so that its pages are mapped before the
@@ -349,15 +349,16 @@ pub struct SampleRing {
 }
 
 impl SampleRing {
-    /// A ring of `len` samples (a power of two).
-    pub fn new(len: usize) -> SampleRing {
+    /// A ring of `len` samples (a power of two); `None` when the memory
+    /// cannot be had.
+    pub fn new(len: usize) -> Option<SampleRing> {
         assert!(
             len.is_power_of_two(),
             "sample ring length must be a power of two"
         );
-        SampleRing {
-            values: (0..len).map(|_| AtomicI64::new(0)).collect(),
-        }
+        Some(SampleRing {
+            values: zeroed_cells(len)?,
+        })
     }
 
     /// Number of samples the ring holds.
@@ -393,6 +394,14 @@ impl SampleRing {
     }
 }
 
+/// `len` zeroed atomic cells, or `None` if the allocation fails.
+fn zeroed_cells<T: Default>(len: usize) -> Option<Box<[T]>> {
+    let mut cells = Vec::new();
+    cells.try_reserve_exact(len).ok()?;
+    cells.resize_with(len, T::default);
+    Some(cells.into_boxed_slice())
+}
+
 /// Everything one measuring thread publishes.
 #[derive(Debug, Default)]
 pub struct ThreadChannel {
@@ -415,7 +424,7 @@ mod tests {
 
     #[test]
     fn histogram_counts_buckets_and_logs_overflows() {
-        let h = Histogram::new(3);
+        let h = Histogram::new(3).unwrap();
         for (cycle, v) in [0, 2, 2, 3, -1, 7, 9, 1].into_iter().enumerate() {
             h.record(v, cycle as u64);
         }
@@ -441,7 +450,7 @@ mod tests {
 
     #[test]
     fn ring_forgets_what_was_overwritten() {
-        let r = SampleRing::new(4);
+        let r = SampleRing::new(4).unwrap();
         for c in 0..6 {
             r.record(c, c as i64 * 10);
         }

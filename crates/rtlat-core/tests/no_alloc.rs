@@ -19,8 +19,8 @@ use rtlat_sys::clock::Clock;
 fn channel() -> ThreadChannel {
     ThreadChannel {
         slot: Default::default(),
-        histogram: Some(Histogram::new(100)),
-        samples: Some(SampleRing::new(SAMPLE_RING_LEN)),
+        histogram: Histogram::new(100),
+        samples: SampleRing::new(SAMPLE_RING_LEN),
     }
 }
 

@@ -17,3 +17,13 @@ pub mod signals;
 pub mod system;
 
 pub use rustix::io::Errno;
+
+/// The C library's description of an error number (`strerror`), without
+/// the ` (os error N)` suffix Rust adds: "Permission denied".
+pub fn strerror(errno: i32) -> String {
+    let text = std::io::Error::from_raw_os_error(errno).to_string();
+    match text.rfind(" (os error ") {
+        Some(cut) => text[..cut].to_string(),
+        None => text,
+    }
+}

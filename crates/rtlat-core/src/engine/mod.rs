@@ -45,6 +45,14 @@ pub enum EngineError {
     /// The wake-up signal handler could not be installed.
     #[error("cannot install the wake-up signal handler: {0}")]
     WakeHandler(rtlat_sys::Errno),
+    /// The histograms or sample rings could not be allocated.
+    #[error("not enough memory for {threads} threads' buffers ({buckets} histogram buckets each)")]
+    OutOfMemory {
+        /// Number of threads.
+        threads: usize,
+        /// Histogram buckets per thread.
+        buckets: usize,
+    },
     /// A measuring thread could not be created.
     #[error("cannot create measuring thread {index}: {source}")]
     Spawn {
@@ -84,24 +92,36 @@ pub struct Engine {
 
 impl Engine {
     /// Allocates the per-thread slots, histograms and sample rings for
-    /// `config`.
-    pub fn new(config: CyclicConfig) -> Engine {
+    /// `config`. Fails (instead of aborting) when the memory cannot be had.
+    pub fn new(config: CyclicConfig) -> Result<Engine, EngineError> {
+        let out_of_memory = || EngineError::OutOfMemory {
+            threads: config.threads.len(),
+            buckets: config.histogram.map_or(0, |h| h.buckets),
+        };
         let channels = config
             .threads
             .iter()
-            .map(|_| ThreadChannel {
-                slot: Default::default(),
-                histogram: config.histogram.map(|h| Histogram::new(h.buckets)),
-                samples: config.sample_ring.then(|| SampleRing::new(SAMPLE_RING_LEN)),
+            .map(|_| {
+                Ok(ThreadChannel {
+                    slot: Default::default(),
+                    histogram: match config.histogram {
+                        Some(h) => Some(Histogram::new(h.buckets).ok_or_else(out_of_memory)?),
+                        None => None,
+                    },
+                    samples: match config.sample_ring {
+                        true => Some(SampleRing::new(SAMPLE_RING_LEN).ok_or_else(out_of_memory)?),
+                        false => None,
+                    },
+                })
             })
-            .collect();
-        Engine {
+            .collect::<Result<_, EngineError>>()?;
+        Ok(Engine {
             config,
             shared: Arc::new(Shared {
                 channels,
                 stop: AtomicBool::new(false),
             }),
-        }
+        })
     }
 
     /// The shared state, for readers.

@@ -55,13 +55,19 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     if let Some(cpus) = &settings.main_cpus_before_start {
         if !synthetic {
             affinity::pin_current_thread(cpus).map_err(|e| {
-                anyhow::anyhow!("cannot restrict the main thread to the -a CPUs: {e}")
+                anyhow::anyhow!(
+                    "cannot restrict the main thread to the -a CPUs: {}",
+                    errno_text(e)
+                )
             })?;
         }
         if settings.verbose {
             out.emit(|w| writeln!(w, "Using {} cpus.", cpus.len()))?;
         }
     }
+    // Allocated before mlockall, so that locking maps and pre-faults it, and
+    // a lock limit too small for it is reported by mlockall, clearly.
+    let engine = Engine::new(settings.engine.clone()).context("preparing the measuring threads")?;
     if settings.mlockall && !synthetic {
         lock_memory()?;
     }
@@ -95,9 +101,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         })?;
     }
 
-    let running = Engine::new(settings.engine.clone())
-        .start()
-        .context("starting the measuring threads")?;
+    let running = engine.start().context("starting the measuring threads")?;
     if let Some((index, error)) = running.setup_error() {
         running.finish(false);
         bail!(describe_thread_error(index, error, settings));
@@ -105,7 +109,10 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     if let (Some(cpus), false) = (&settings.main_affinity, synthetic)
         && let Err(e) = affinity::pin_current_thread(cpus)
     {
-        eprintln!("WARN: Couldn't setaffinity in main thread: {e}");
+        eprintln!(
+            "WARN: Couldn't setaffinity in main thread: {}",
+            errno_text(e)
+        );
     }
 
     let mut live = LiveText::new(
@@ -288,7 +295,7 @@ fn check_realtime_privilege(settings: &Settings) -> anyhow::Result<()> {
             let _ = sched::set_current_thread(orig_policy, orig_priority);
             Ok(())
         }
-        Err(e) if e == Errno::PERM => {
+        Err(Errno::PERM) => {
             let (soft, _) = sched::rtprio_limits();
             let limit = soft.map_or("unlimited".to_string(), |l| l.to_string());
             bail!(
@@ -300,8 +307,9 @@ fn check_realtime_privilege(settings: &Settings) -> anyhow::Result<()> {
             )
         }
         Err(e) => bail!(
-            "cannot set SCHED_{} priority {priority}: {e}",
-            policy.name().to_uppercase()
+            "cannot set SCHED_{} priority {priority}: {}",
+            policy.name().to_uppercase(),
+            errno_text(e)
         ),
     }
 }
@@ -311,8 +319,9 @@ fn lock_memory() -> anyhow::Result<()> {
         let limit = memory::memlock_limit()
             .map_or("unlimited".to_string(), |b| format!("{} KiB", b / 1024));
         anyhow::anyhow!(
-            "-m/--mlockall: mlockall failed: {e} (RLIMIT_MEMLOCK is {limit}): run as root, \
-             raise the limit (ulimit -l), or leave out -m"
+            "-m/--mlockall: mlockall failed: {} (RLIMIT_MEMLOCK is {limit}): run as root, \
+             raise the limit (ulimit -l), or leave out -m",
+            errno_text(e)
         )
     })
 }
@@ -343,19 +352,37 @@ fn request_dma_latency(
                 Ok(Some(request))
             }
             Err(DmaLatencyError::Open(e)) => {
-                eprintln!("WARN: open {}: {e}", power::DMA_LATENCY_PATH);
+                eprintln!(
+                    "WARN: open {}: {}",
+                    power::DMA_LATENCY_PATH,
+                    io_strerror(&e)
+                );
                 Ok(None)
             }
-            Err(e @ DmaLatencyError::Write { .. }) => {
-                eprintln!("# error setting cpu_dma_latency to {value}!: {e}");
+            Err(DmaLatencyError::Write { source, .. }) => {
+                eprintln!(
+                    "# error setting cpu_dma_latency to {value}!: {}",
+                    io_strerror(&source)
+                );
                 Ok(None)
             }
         },
     }
 }
 
+/// An errno as C's `strerror` words it.
+fn errno_text(e: Errno) -> String {
+    rtlat_sys::strerror(e.raw_os_error())
+}
+
+/// An I/O error as C's `strerror` words it.
+fn io_strerror(e: &io::Error) -> String {
+    e.raw_os_error()
+        .map_or_else(|| e.to_string(), rtlat_sys::strerror)
+}
+
 fn describe_thread_error(index: usize, error: ThreadError, settings: &Settings) -> String {
-    let errno = Errno::from_raw_os_error(error.errno);
+    let errno = rtlat_sys::strerror(error.errno);
     let plan = &settings.engine.threads[index];
     match error.step {
         ThreadStep::Affinity => format!(
