@@ -176,6 +176,21 @@ mod tests {
     use rtlat_core::units::Nanos;
     use serde_json::Value;
 
+    /// The top-level keys, in cyclictest's order with ours inserted.
+    const TOP_KEYS: [&str; 11] = [
+        "file_version",
+        "cmdline:",
+        "rt_test_version:",
+        "rtlat_version",
+        "start_time",
+        "end_time",
+        "return_code",
+        "sysinfo",
+        "num_threads",
+        "resolution_in_ns",
+        "thread",
+    ];
+
     fn json(report: &RunReport, cmdline: &str) -> String {
         render(|w| write_json(w, report, &meta(cmdline)))
     }
@@ -238,20 +253,7 @@ mod tests {
     #[test]
     fn key_order_follows_cyclictest() {
         let text = json(&one_thread_histogram(), "cyclictest");
-        let top = [
-            "file_version",
-            "cmdline:",
-            "rt_test_version:",
-            "rtlat_version",
-            "start_time",
-            "end_time",
-            "return_code",
-            "sysinfo",
-            "num_threads",
-            "resolution_in_ns",
-            "thread",
-        ];
-        let pos = key_order_in_text(&text, &top);
+        let pos = key_order_in_text(&text, &TOP_KEYS);
         assert!(pos.is_sorted(), "{pos:?}");
         let per_thread = [
             "histogram",
@@ -346,19 +348,7 @@ mod tests {
 
         let mut top = keys(&v);
         top.sort_unstable();
-        let mut expected = vec![
-            "file_version",
-            "cmdline:",
-            "rt_test_version:",
-            "rtlat_version",
-            "start_time",
-            "end_time",
-            "return_code",
-            "sysinfo",
-            "num_threads",
-            "resolution_in_ns",
-            "thread",
-        ];
+        let mut expected = TOP_KEYS.to_vec();
         expected.sort_unstable();
         assert_eq!(top, expected);
 
