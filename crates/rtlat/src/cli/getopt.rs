@@ -67,7 +67,7 @@ impl Peek {
 pub enum ValueKind {
     /// A flag: `--quiet=x` is an error.
     None,
-    /// Always takes a value: attached (`-p99`, `--prio=99`) or the next word
+    /// Always takes a value: attached (`-p99`, `--priority=99`) or the next word
     /// whatever it looks like (`-p 99`, `--priority -1`).
     Required,
     /// May take a value: attached, or from the next word as [`Peek`] says.
