@@ -85,8 +85,12 @@ impl SyntheticClock {
     /// whose period is `interval_ns`. Deadlines after `horizon` end the
     /// thread's loop.
     pub fn new(seed: u64, index: usize, interval_ns: i64, horizon: Option<Timespec>) -> Self {
-        // Distinct, never-zero state per thread.
-        let state = (seed ^ 0x9E37_79B9_7F4A_7C15).wrapping_add((index as u64 + 1) << 32) | 1;
+        // Every bit of the seed and the thread index matters; xorshift needs
+        // a non-zero state.
+        let state = match splitmix64(splitmix64(seed) ^ index as u64) {
+            0 => 0x9E37_79B9_7F4A_7C15,
+            s => s,
+        };
         SyntheticClock {
             now: SYNTHETIC_START,
             state,
@@ -124,6 +128,15 @@ impl SyntheticClock {
         self.now = time::add(deadline, Period::from_nanos(late));
         Ok(())
     }
+}
+
+/// One step of SplitMix64: spreads every input bit over the whole output,
+/// so that neighbouring seeds give unrelated sequences.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 impl TimeSource for SyntheticClock {
