@@ -1,0 +1,13 @@
+//! One integration-test binary for `rtlat` (ripgrep-style): every module runs
+//! the real binary, with `--synthetic` where no privilege is needed and as a
+//! real-time run (root) where the structure of real measurements matters.
+
+#[macro_use]
+mod util;
+
+mod bad_input;
+mod differential;
+mod privilege;
+mod real_runs;
+mod signals;
+mod synthetic;
