@@ -2,7 +2,7 @@
 
 use crate::util::{
     allowed_cpus, check_histogram_invariants, check_status_invariants, json_thread_ints,
-    parse_histogram, parse_status_lines, read_json, rtlat_cyclictest, run,
+    parse_histogram, parse_status_lines, rtlat_cyclictest, run, run_with_json,
 };
 
 #[test]
@@ -37,29 +37,15 @@ fn quiet_two_threads_fifo() {
 #[test]
 fn histogram_total_plus_overflows_is_cycles() {
     require_root!();
-    let dir = tempfile::tempdir().unwrap();
-    let json_path = dir.path().join("h.json");
-    let r = run(&mut rtlat_cyclictest([
-        "-q",
-        "-m",
-        "-p80",
-        "-i200",
-        "-h",
-        "100",
-        "-l",
-        "300",
-        "-t",
-        "2",
-        &format!("--json={}", json_path.display()),
-    ]));
-    r.expect_code(0);
+    let (r, json) = run_with_json(&[
+        "-q", "-m", "-p80", "-i200", "-h", "100", "-l", "300", "-t", "2",
+    ]);
     assert!(
         parse_status_lines(&r.stdout).is_empty(),
         "-q -h: no T: lines"
     );
     let h = parse_histogram(&r.stdout).expect("histogram block");
     assert_eq!((h.threads(), h.buckets()), (2, 100));
-    let json = read_json(&json_path);
     let cycles: Vec<u64> = json_thread_ints(&json, "cycles")
         .into_iter()
         .map(|c| c as u64)
@@ -109,25 +95,11 @@ fn duration_one_second() {
 #[test]
 fn smp_one_thread_per_allowed_cpu() {
     require_root!();
-    let dir = tempfile::tempdir().unwrap();
-    let json_path = dir.path().join("s.json");
-    let r = run(&mut rtlat_cyclictest([
-        "-S",
-        "-q",
-        "-p",
-        "80",
-        "-l",
-        "100",
-        "-i",
-        "500",
-        &format!("--json={}", json_path.display()),
-    ]));
-    r.expect_code(0);
+    let (r, json) = run_with_json(&["-S", "-q", "-p", "80", "-l", "100", "-i", "500"]);
     let cpus = allowed_cpus();
     let lines = parse_status_lines(&r.stdout);
     assert_eq!(lines.len(), cpus.len(), "one thread per allowed CPU");
     check_status_invariants(&lines);
-    let json = read_json(&json_path);
     let mut used = json_thread_ints(&json, "cpu");
     assert!(
         used.iter().all(|&c| cpus.contains(&(c as usize))),
@@ -145,42 +117,14 @@ fn affinity_pins_every_thread() {
         skip_note!("SKIPPED (needs CPU 1): {}", function_name!());
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let json_path = dir.path().join("a.json");
-    let r = run(&mut rtlat_cyclictest([
-        "-a",
-        "1",
-        "-t",
-        "2",
-        "-q",
-        "-l",
-        "50",
-        "-p",
-        "80",
-        &format!("--json={}", json_path.display()),
-    ]));
-    r.expect_code(0);
+    let (r, json) = run_with_json(&["-a", "1", "-t", "2", "-q", "-l", "50", "-p", "80"]);
     assert_eq!(parse_status_lines(&r.stdout).len(), 2);
-    let json = read_json(&json_path);
     assert_eq!(json_thread_ints(&json, "cpu"), [1, 1]);
 }
 
 #[test]
 fn no_affinity_means_not_pinned() {
     require_root!();
-    let dir = tempfile::tempdir().unwrap();
-    let json_path = dir.path().join("d.json");
-    let r = run(&mut rtlat_cyclictest([
-        "-t",
-        "2",
-        "-q",
-        "-l",
-        "50",
-        "-p",
-        "80",
-        &format!("--json={}", json_path.display()),
-    ]));
-    r.expect_code(0);
-    let json = read_json(&json_path);
+    let (_, json) = run_with_json(&["-t", "2", "-q", "-l", "50", "-p", "80"]);
     assert_eq!(json_thread_ints(&json, "cpu"), [-1, -1], "2.5+ behaviour");
 }

@@ -307,6 +307,19 @@ pub fn run(cmd: &mut Command) -> Run {
     run_with_timeout(cmd, Duration::from_secs(10))
 }
 
+/// Runs `rtlat cyclictest ARGS --json=<temp file>`, expects exit 0 and
+/// returns the run with the JSON document it wrote.
+pub fn run_with_json(args: &[&str]) -> (Run, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let json_path = dir.path().join("run.json");
+    let mut cmd = rtlat_cyclictest(args);
+    cmd.arg(format!("--json={}", json_path.display()));
+    let r = run(&mut cmd);
+    r.expect_code(0);
+    let json = read_json(&json_path);
+    (r, json)
+}
+
 // ---------------------------------------------------------------------------
 // `T:` status lines
 
