@@ -59,6 +59,49 @@ pub enum WaitMode {
     /// `clock_nanosleep` for one interval from the time read before the
     /// sleep (cyclictest `-r`).
     Relative,
+    /// Plain `nanosleep` for one interval from the time read before the
+    /// sleep (cyclictest `-s`).
+    Nanosleep,
+    /// A per-thread periodic POSIX timer delivering a signal to the thread,
+    /// collected with `sigwaitinfo` (cyclictest `-x`). The deadlines are
+    /// absolute; with `-r` the timer is armed relatively, as C does.
+    PosixTimer {
+        /// First expiry armed as a relative time (`-x -r`).
+        armed_relative: bool,
+    },
+}
+
+/// `-b`: stop the run at the first sample above a threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BreakPlan {
+    /// A sample strictly above this many units breaks the run.
+    pub threshold: i64,
+}
+
+/// `--spike`: record every sample above a trigger.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpikePlan {
+    /// A sample strictly above this many units is a spike.
+    pub trigger: i64,
+    /// How many spikes are kept (all of them are counted).
+    pub capacity: usize,
+}
+
+/// A common start time for all threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Alignment {
+    /// `-A`: thread 0 reads the clock once all threads are ready; thread `i`
+    /// starts at that time + `i * offset`.
+    Threads {
+        /// Offset between consecutive threads.
+        offset: Nanos,
+    },
+    /// `--secaligned`: every thread starts at the next full second (the one
+    /// after, if less than 0.1 s is left) + `offset`.
+    NextSecond {
+        /// Offset added for every thread.
+        offset: Nanos,
+    },
 }
 
 /// Where the measuring threads get their time from.
@@ -120,6 +163,15 @@ pub struct CyclicConfig {
     pub sample_ring: bool,
     /// Real clock or the deterministic synthetic one.
     pub source: TimeSourceKind,
+    /// `-b`, if given.
+    pub breaktrace: Option<BreakPlan>,
+    /// `--spike`, if given.
+    pub spikes: Option<SpikePlan>,
+    /// `-A` / `--secaligned`, if given.
+    pub alignment: Option<Alignment>,
+    /// `--smi`: count System Management Interrupts per thread (needs
+    /// pinned threads).
+    pub smi: bool,
 }
 
 /// Capacity of the per-thread ring of recent samples kept for `-v`.

@@ -51,6 +51,17 @@ pub fn sleep_for(clock: Clock, span: &Timespec) -> Result<(), Errno> {
     }
 }
 
+/// Sleeps for `span` with plain `nanosleep` (CLOCK_MONOTONIC in the
+/// kernel). `Err(Errno::INTR)` when a signal handler ran first.
+#[inline]
+pub fn nanosleep(span: &Timespec) -> Result<(), Errno> {
+    match rustix::thread::nanosleep(span) {
+        NanosleepRelativeResult::Ok => Ok(()),
+        NanosleepRelativeResult::Interrupted(_) => Err(Errno::INTR),
+        NanosleepRelativeResult::Err(e) => Err(e),
+    }
+}
+
 /// The resolution the kernel reports for `clock`.
 pub fn resolution(clock: Clock) -> Timespec {
     rustix::time::clock_getres(clock.id())

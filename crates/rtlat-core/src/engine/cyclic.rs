@@ -54,6 +54,13 @@ pub fn measure<S: TimeSource>(
     let start = source.now();
     let mut next = time::add(start, params.interval);
     let stop_at: Option<Timespec> = params.duration.map(|d| time::add(start, d));
+    let periodic = matches!(
+        params.wait,
+        WaitMode::Absolute | WaitMode::PosixTimer { .. }
+    );
+    if let Err(WaitError::Failed(errno)) = source.arm(&next, params.interval) {
+        return LoopEnd::Failed(errno);
+    }
 
     loop {
         if stop.load(Relaxed) {
@@ -61,11 +68,16 @@ pub fn measure<S: TimeSource>(
         }
 
         let waited = match params.wait {
-            WaitMode::Absolute => source.sleep_until(&next),
+            WaitMode::Absolute | WaitMode::PosixTimer { .. } => source.sleep_until(&next),
             WaitMode::Relative => {
                 let before = source.now();
                 next = time::add(before, params.interval);
                 source.sleep_for(params.interval)
+            }
+            WaitMode::Nanosleep => {
+                let before = source.now();
+                next = time::add(before, params.interval);
+                source.nanosleep(params.interval)
             }
         };
         match waited {
@@ -90,8 +102,12 @@ pub fn measure<S: TimeSource>(
             ring.record(cycle, units);
         }
 
-        if params.wait == WaitMode::Absolute {
+        if periodic {
             next = time::add(next, params.interval);
+            for _ in 0..source.missed_periods() {
+                next = time::add(next, params.interval);
+                tally.overruns += 1;
+            }
             while time::is_after(&now, &next) {
                 next = time::add(next, params.interval);
                 tally.overruns += 1;

@@ -38,6 +38,23 @@ pub trait TimeSource {
     fn sleep_until(&mut self, deadline: &Timespec) -> Result<(), WaitError>;
     /// Sleeps for `span`.
     fn sleep_for(&mut self, span: Period) -> Result<(), WaitError>;
+
+    /// Sleeps for `span` with plain `nanosleep` (cyclictest `-s`).
+    fn nanosleep(&mut self, span: Period) -> Result<(), WaitError> {
+        self.sleep_for(span)
+    }
+
+    /// Called once before the loop with the first deadline and the period;
+    /// a timer-driven source arms its timer here.
+    fn arm(&mut self, _first: &Timespec, _interval: Period) -> Result<(), WaitError> {
+        Ok(())
+    }
+
+    /// Periods the source knows were missed since the last wake-up beyond
+    /// the one it woke for (a POSIX timer's overrun count).
+    fn missed_periods(&mut self) -> u64 {
+        0
+    }
 }
 
 /// The real clock: vDSO reads and `clock_nanosleep`.
@@ -58,6 +75,11 @@ impl TimeSource for RealClock {
     #[inline(always)]
     fn sleep_for(&mut self, span: Period) -> Result<(), WaitError> {
         clock::sleep_for(self.0, &span.as_timespec()).map_err(WaitError::from)
+    }
+
+    #[inline(always)]
+    fn nanosleep(&mut self, span: Period) -> Result<(), WaitError> {
+        clock::nanosleep(&span.as_timespec()).map_err(WaitError::from)
     }
 }
 

@@ -668,6 +668,10 @@ fn build(
             }),
             sample_ring: raw.verbose,
             source,
+            breaktrace: None,
+            spikes: None,
+            alignment: None,
+            smi: false,
         },
         quiet: raw.quiet,
         verbose: raw.verbose,
@@ -686,6 +690,12 @@ fn build(
         main_affinity,
         header_policy,
         cmdline,
+        tracemark: false,
+        fifo: None,
+        refresh_on_max: false,
+        oscope_reduction: 1,
+        check_resolution: false,
+        debug_resolution: false,
     };
     Ok((settings, warnings))
 }

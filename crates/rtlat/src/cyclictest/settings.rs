@@ -68,4 +68,18 @@ pub struct Settings {
     pub header_policy: String,
     /// The command line as given, for the JSON `cmdline:` key.
     pub cmdline: String,
+    /// `--tracemark`: with `-b`, write a marker to `trace_marker` at the
+    /// break.
+    pub tracemark: bool,
+    /// `-F/--fifo PATH`: serve status lines through a named pipe.
+    pub fifo: Option<PathBuf>,
+    /// `-M`: redraw the live display only when a maximum grows.
+    pub refresh_on_max: bool,
+    /// `-o RED`: with `-v`, print one line per RED samples (the block's
+    /// maximum and its cycle number). 1: every sample.
+    pub oscope_reduction: u32,
+    /// `-R`: measure the clock's resolution before the run.
+    pub check_resolution: bool,
+    /// `--dbg_cyclictest`: with `-R`, print every clock read.
+    pub debug_resolution: bool,
 }

@@ -361,6 +361,10 @@ fn defaults() {
                 histogram: None,
                 sample_ring: false,
                 source: TimeSourceKind::Real,
+                breaktrace: None,
+                spikes: None,
+                alignment: None,
+                smi: false,
             },
             quiet: false,
             verbose: false,
@@ -373,6 +377,12 @@ fn defaults() {
             main_affinity: None,
             header_policy: "other/other".into(),
             cmdline: String::new(),
+            tracemark: false,
+            fifo: None,
+            refresh_on_max: false,
+            oscope_reduction: 1,
+            check_resolution: false,
+            debug_resolution: false,
         }
     );
 }
