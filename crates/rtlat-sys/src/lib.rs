@@ -10,11 +10,15 @@
 
 pub mod affinity;
 pub mod clock;
+pub mod fifo;
 pub mod memory;
+pub mod msr;
 pub mod power;
 pub mod sched;
 pub mod signals;
 pub mod system;
+pub mod timer;
+pub mod tracefs;
 
 pub use rustix::io::Errno;
 

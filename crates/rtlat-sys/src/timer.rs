@@ -1,0 +1,152 @@
+//! Per-thread POSIX interval timers (cyclictest `-x`): the timer's expiry
+//! sends a signal to one thread (`SIGEV_THREAD_ID`), which collects it with
+//! `sigwaitinfo`. The signal must be blocked in that thread.
+#![allow(unsafe_code)]
+
+use crate::Errno;
+use crate::clock::{Clock, Timespec};
+
+/// The signal the timers send (cyclictest uses SIGALRM too).
+pub const TIMER_SIGNAL: i32 = libc::SIGALRM;
+
+/// A POSIX timer that signals the thread that created it. Not `Send`: it
+/// belongs to that thread.
+#[derive(Debug)]
+pub struct ThreadTimer {
+    id: libc::timer_t,
+    wait_set: libc::sigset_t,
+}
+
+fn errno_of_last_call() -> Errno {
+    Errno::from_raw_os_error(
+        std::io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EINVAL),
+    )
+}
+
+const fn clock_id(clock: Clock) -> libc::clockid_t {
+    match clock {
+        Clock::Monotonic => libc::CLOCK_MONOTONIC,
+        Clock::Realtime => libc::CLOCK_REALTIME,
+    }
+}
+
+impl ThreadTimer {
+    /// Creates a timer on `clock` whose expiries send [`TIMER_SIGNAL`] to
+    /// the calling thread. It is not armed yet.
+    pub fn for_current_thread(clock: Clock) -> Result<ThreadTimer, Errno> {
+        // SAFETY: an all-zero sigevent is valid (no notification, zero
+        // value); the fields we need are set below.
+        let mut event: libc::sigevent = unsafe { std::mem::zeroed() };
+        event.sigev_notify = libc::SIGEV_THREAD_ID;
+        event.sigev_signo = TIMER_SIGNAL;
+        event.sigev_notify_thread_id = crate::system::current_tid();
+        let mut id: libc::timer_t = std::ptr::null_mut();
+        // SAFETY: `event` and `id` are live locals of the right types; the
+        // kernel writes the new timer's id into `id`.
+        let rc = unsafe { libc::timer_create(clock_id(clock), &mut event, &mut id) };
+        if rc != 0 {
+            return Err(errno_of_last_call());
+        }
+        let mut wait_set = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+        // SAFETY: sigemptyset initialises the set it is given.
+        unsafe { libc::sigemptyset(wait_set.as_mut_ptr()) };
+        // SAFETY: initialised by sigemptyset just above.
+        let mut wait_set = unsafe { wait_set.assume_init() };
+        // SAFETY: `wait_set` is an initialised sigset_t.
+        unsafe { libc::sigaddset(&mut wait_set, TIMER_SIGNAL) };
+        Ok(ThreadTimer { id, wait_set })
+    }
+
+    /// Arms the timer: first expiry at `first` (absolute on the timer's
+    /// clock, or relative to now when `absolute` is false), then every
+    /// `interval`.
+    pub fn arm(&self, first: &Timespec, interval: &Timespec, absolute: bool) -> Result<(), Errno> {
+        let spec = libc::itimerspec {
+            it_interval: libc::timespec {
+                tv_sec: interval.tv_sec,
+                tv_nsec: interval.tv_nsec,
+            },
+            it_value: libc::timespec {
+                tv_sec: first.tv_sec,
+                tv_nsec: first.tv_nsec,
+            },
+        };
+        let flags = if absolute { libc::TIMER_ABSTIME } else { 0 };
+        // SAFETY: `self.id` is a timer created by timer_create and not yet
+        // deleted (deleted only in Drop); `spec` is a live, initialised
+        // itimerspec; a null old-value pointer is allowed.
+        let rc = unsafe { libc::timer_settime(self.id, flags, &spec, std::ptr::null_mut()) };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(errno_of_last_call())
+        }
+    }
+
+    /// Waits for the next expiry. `Err(Errno::INTR)` when another signal's
+    /// handler ran first.
+    #[inline]
+    pub fn wait(&self) -> Result<(), Errno> {
+        // SAFETY: `wait_set` is an initialised sigset_t; a null siginfo
+        // pointer is allowed.
+        let rc = unsafe { libc::sigwaitinfo(&self.wait_set, std::ptr::null_mut()) };
+        if rc >= 0 {
+            Ok(())
+        } else {
+            Err(errno_of_last_call())
+        }
+    }
+
+    /// Expiries that were not delivered because the previous signal was
+    /// still pending (`timer_getoverrun`).
+    #[inline]
+    pub fn overruns(&self) -> Result<u32, Errno> {
+        // SAFETY: `self.id` is a live timer (see `arm`).
+        let n = unsafe { libc::timer_getoverrun(self.id) };
+        u32::try_from(n).map_err(|_| errno_of_last_call())
+    }
+}
+
+impl Drop for ThreadTimer {
+    fn drop(&mut self) {
+        // SAFETY: `self.id` was created by timer_create and is deleted
+        // exactly once, here.
+        unsafe { libc::timer_delete(self.id) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timer_expires_periodically_and_signals_this_thread() {
+        // Run on a fresh thread whose SIGALRM is blocked, as a measuring
+        // thread's is.
+        std::thread::spawn(|| {
+            crate::signals::block_all_except(crate::signals::wake_signal()).unwrap();
+            let timer = ThreadTimer::for_current_thread(Clock::Monotonic).unwrap();
+            let start = crate::clock::now(Clock::Monotonic);
+            let period = Timespec {
+                tv_sec: 0,
+                tv_nsec: 2_000_000,
+            };
+            timer.arm(&period, &period, false).unwrap();
+            for _ in 0..5 {
+                timer.wait().unwrap();
+            }
+            let end = crate::clock::now(Clock::Monotonic);
+            let elapsed_ns =
+                (end.tv_sec - start.tv_sec) * 1_000_000_000 + (end.tv_nsec - start.tv_nsec);
+            assert!(
+                elapsed_ns >= 10_000_000,
+                "5 periods of 2 ms took {elapsed_ns} ns"
+            );
+            assert!(timer.overruns().is_ok());
+        })
+        .join()
+        .unwrap();
+    }
+}
