@@ -21,6 +21,8 @@ pub enum EndReason {
     Stopped,
     /// A measuring thread failed; see its `error`.
     ThreadError,
+    /// A sample exceeded the `-b` threshold; see [`RunReport::break_info`].
+    Break,
 }
 
 /// Figures in whole units of [`Resolution`], computed as cyclictest does.
@@ -125,6 +127,8 @@ pub struct ThreadReport {
     pub cpu: Option<usize>,
     /// NUMA node of that CPU, when known.
     pub node: Option<u32>,
+    /// System Management Interrupts counted while it measured (`--smi`).
+    pub smi_count: Option<u64>,
     /// C-compatible figures.
     pub compat: CompatStats,
     /// Full-precision figures.
@@ -153,6 +157,41 @@ pub enum ThreadStep {
     Scheduler,
     /// Waiting for the next deadline.
     Wait,
+    /// Reading the SMI counter (`--smi`).
+    SmiCounter,
+    /// Creating or arming its POSIX timer (`-x`).
+    Timer,
+}
+
+/// The sample that broke the run (`-b`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BreakReport {
+    /// Thread number of the first thread that went over the threshold.
+    pub thread: usize,
+    /// Its kernel thread id.
+    pub tid: i32,
+    /// The sample, in units of [`RunReport::resolution`].
+    pub value: i64,
+}
+
+/// One recorded spike (`--spike`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpikeRecord {
+    /// Thread number.
+    pub thread: usize,
+    /// The sample, in units of [`RunReport::resolution`].
+    pub value: i64,
+    /// Wake-up time on the run's clock, in whole microseconds.
+    pub timestamp_us: i64,
+}
+
+/// The spikes of a run, in recording order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpikeReport {
+    /// The first spikes, up to the `--spike-nodes` capacity.
+    pub recorded: Vec<SpikeRecord>,
+    /// Every spike, recorded or not.
+    pub total: u64,
 }
 
 /// Everything a run produced.
@@ -166,4 +205,8 @@ pub struct RunReport {
     pub end: EndReason,
     /// One entry per thread, in index order.
     pub threads: Vec<ThreadReport>,
+    /// The sample that broke the run, with `-b`.
+    pub break_info: Option<BreakReport>,
+    /// The spikes, with `--spike`.
+    pub spikes: Option<SpikeReport>,
 }

@@ -14,7 +14,9 @@ use std::sync::atomic::{
     Ordering::{Acquire, Relaxed, Release},
 };
 
-use crate::report::{CompatStats, HistogramData, PreciseStats, ThreadError, ThreadStep};
+use crate::report::{
+    CompatStats, HistogramData, PreciseStats, SpikeRecord, SpikeReport, ThreadError, ThreadStep,
+};
 
 /// Life cycle of a measuring thread, as seen by readers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,8 +55,12 @@ pub enum LoopEnd {
     Duration,
     /// The run's stop flag was raised (or a synthetic horizon was reached).
     Stopped,
+    /// A sample (this many units) went over the `-b` threshold.
+    Break(i64),
     /// A wait failed with this errno.
     Failed(i32),
+    /// Reading the SMI counter failed with this errno.
+    SmiFailed(i32),
 }
 
 /// The running figures of one measuring thread, written by it alone.
@@ -78,6 +84,7 @@ pub struct ThreadSlot {
     max_ns: AtomicI64,
     sum_ns: AtomicI64,
     overruns: AtomicU64,
+    smi: AtomicU64,
 }
 
 impl Default for ThreadSlot {
@@ -97,6 +104,7 @@ impl Default for ThreadSlot {
             max_ns: AtomicI64::new(i64::MIN),
             sum_ns: AtomicI64::new(0),
             overruns: AtomicU64::new(0),
+            smi: AtomicU64::new(0),
         }
     }
 }
@@ -123,6 +131,8 @@ pub struct Tally {
     pub sum_ns: i64,
     /// Deadlines skipped because a wake-up came after the next one.
     pub overruns: u64,
+    /// System Management Interrupts counted so far (`--smi`).
+    pub smi: u64,
 }
 
 impl Default for Tally {
@@ -137,6 +147,7 @@ impl Default for Tally {
             max_ns: i64::MIN,
             sum_ns: 0,
             overruns: 0,
+            smi: 0,
         }
     }
 }
@@ -168,6 +179,7 @@ impl ThreadSlot {
         self.max_ns.store(t.max_ns, Relaxed);
         self.sum_ns.store(t.sum_ns, Relaxed);
         self.overruns.store(t.overruns, Relaxed);
+        self.smi.store(t.smi, Relaxed);
         self.cycles.store(t.cycles, Relaxed);
     }
 
@@ -189,8 +201,13 @@ impl ThreadSlot {
             LoopEnd::Loops => 1,
             LoopEnd::Duration => 2,
             LoopEnd::Stopped => 3,
+            LoopEnd::Break(_) => 4,
             LoopEnd::Failed(errno) => {
                 self.fail(ThreadStep::Wait, errno);
+                return;
+            }
+            LoopEnd::SmiFailed(errno) => {
+                self.fail(ThreadStep::SmiCounter, errno);
                 return;
             }
         };
@@ -204,6 +221,8 @@ impl ThreadSlot {
             ThreadStep::Affinity => 1,
             ThreadStep::Scheduler => 2,
             ThreadStep::Wait => 3,
+            ThreadStep::SmiCounter => 4,
+            ThreadStep::Timer => 5,
         };
         self.error_step.store(raw_step, Relaxed);
         self.errno.store(errno, Relaxed);
@@ -221,6 +240,7 @@ impl ThreadSlot {
             1 => Some(LoopEnd::Loops),
             2 => Some(LoopEnd::Duration),
             3 => Some(LoopEnd::Stopped),
+            4 => Some(LoopEnd::Break(0)),
             _ => None,
         }
     }
@@ -231,6 +251,8 @@ impl ThreadSlot {
             1 => ThreadStep::Affinity,
             2 => ThreadStep::Scheduler,
             3 => ThreadStep::Wait,
+            4 => ThreadStep::SmiCounter,
+            5 => ThreadStep::Timer,
             _ => return None,
         };
         Some(ThreadError {
@@ -259,6 +281,11 @@ impl ThreadSlot {
             act: self.act.load(Relaxed),
             sum: self.sum.load(Relaxed),
         }
+    }
+
+    /// System Management Interrupts counted so far (`--smi`).
+    pub fn smi_count(&self) -> u64 {
+        self.smi.load(Relaxed)
     }
 
     /// The full-precision figures as they stand.
@@ -394,6 +421,103 @@ impl SampleRing {
     }
 }
 
+/// Spikes (`--spike`) of all threads in recording order, in a
+/// pre-allocated table. A measuring thread claims an entry with one atomic
+/// increment (only when a spike happens, never per cycle) and fills it with
+/// plain stores; no lock is ever taken. The table is read after the threads
+/// have been joined.
+#[derive(Debug)]
+pub struct SpikeLog {
+    entries: Box<[SpikeCell]>,
+    count: AtomicU64,
+}
+
+#[derive(Debug, Default)]
+struct SpikeCell {
+    thread: AtomicU64,
+    value: AtomicI64,
+    timestamp_us: AtomicI64,
+}
+
+impl SpikeLog {
+    /// A log keeping the first `capacity` spikes; `None` when the memory
+    /// cannot be had.
+    pub fn new(capacity: usize) -> Option<SpikeLog> {
+        Some(SpikeLog {
+            entries: zeroed_cells(capacity)?,
+            count: AtomicU64::new(0),
+        })
+    }
+
+    /// Records a spike. Called by measuring threads.
+    #[inline]
+    pub fn record(&self, thread: usize, value: i64, timestamp_us: i64) {
+        let slot = self.count.fetch_add(1, Relaxed);
+        if let Some(cell) = usize::try_from(slot).ok().and_then(|i| self.entries.get(i)) {
+            cell.thread.store(thread as u64, Relaxed);
+            cell.value.store(value, Relaxed);
+            cell.timestamp_us.store(timestamp_us, Relaxed);
+        }
+    }
+
+    /// The spikes, once the threads have stopped.
+    pub fn report(&self) -> SpikeReport {
+        let total = self.count.load(Relaxed);
+        let kept = usize::try_from(total)
+            .unwrap_or(usize::MAX)
+            .min(self.entries.len());
+        SpikeReport {
+            recorded: self.entries[..kept]
+                .iter()
+                .map(|c| SpikeRecord {
+                    thread: c.thread.load(Relaxed) as usize,
+                    value: c.value.load(Relaxed),
+                    timestamp_us: c.timestamp_us.load(Relaxed),
+                })
+                .collect(),
+            total,
+        }
+    }
+}
+
+/// The first `-b` break of a run: which thread, which value. Claimed once,
+/// on the exit path of the breaking thread.
+#[derive(Debug, Default)]
+pub struct BreakCell {
+    claimed: AtomicU8,
+    thread: AtomicU64,
+    tid: AtomicI32,
+    value: AtomicI64,
+}
+
+impl BreakCell {
+    /// Records the break if no thread did before; returns whether this
+    /// call was the first.
+    pub fn claim(&self, thread: usize, tid: i32, value: i64) -> bool {
+        if self
+            .claimed
+            .compare_exchange(0, 1, Acquire, Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        self.thread.store(thread as u64, Relaxed);
+        self.tid.store(tid, Relaxed);
+        self.value.store(value, Relaxed);
+        self.claimed.store(2, Release);
+        true
+    }
+
+    /// The break, once recorded.
+    pub fn get(&self) -> Option<crate::report::BreakReport> {
+        (self.claimed.load(Acquire) == 2).then(|| crate::report::BreakReport {
+            thread: self.thread.load(Relaxed) as usize,
+            tid: self.tid.load(Relaxed),
+            value: self.value.load(Relaxed),
+        })
+    }
+}
+
 /// `len` zeroed atomic cells, or `None` if the allocation fails.
 fn zeroed_cells<T: Default>(len: usize) -> Option<Box<[T]>> {
     let mut cells = Vec::new();
@@ -411,6 +535,8 @@ pub struct ThreadChannel {
     pub histogram: Option<Histogram>,
     /// Recent samples, when requested.
     pub samples: Option<SampleRing>,
+    /// The SMI count of each recent sample (`-v` with `--smi`).
+    pub smi_samples: Option<SampleRing>,
 }
 
 #[cfg(test)]

@@ -10,9 +10,9 @@ use std::sync::atomic::AtomicBool;
 
 use rtlat_core::config::{SAMPLE_RING_LEN, WaitMode};
 use rtlat_core::engine::cyclic::{LoopParams, measure};
-use rtlat_core::engine::source::{RealClock, SyntheticClock};
+use rtlat_core::engine::source::{FakeSmiCounter, RealClock, SmiSource, SyntheticClock};
 use rtlat_core::engine::time::Period;
-use rtlat_core::stats::{Histogram, LoopEnd, SampleRing, ThreadChannel};
+use rtlat_core::stats::{Histogram, LoopEnd, SampleRing, SpikeLog, ThreadChannel};
 use rtlat_core::units::Resolution;
 use rtlat_sys::clock::Clock;
 
@@ -21,16 +21,22 @@ fn channel() -> ThreadChannel {
         slot: Default::default(),
         histogram: Histogram::new(100),
         samples: SampleRing::new(SAMPLE_RING_LEN),
+        smi_samples: SampleRing::new(SAMPLE_RING_LEN),
     }
 }
 
 fn params(wait: WaitMode, loops: u64, interval_ns: i64) -> LoopParams {
     LoopParams {
+        thread: 0,
         interval: Period::from_nanos(interval_ns),
         wait,
         resolution: Resolution::Micros,
         loops: Some(loops),
         duration: None,
+        start: None,
+        break_threshold: None,
+        // Every sample above 5 us is a spike: the spike path runs often.
+        spike_trigger: Some(5),
     }
 }
 
@@ -39,27 +45,39 @@ fn synthetic_loop_allocates_nothing() {
     let channel = channel();
     let stop = AtomicBool::new(false);
     let mut source = SyntheticClock::new(7, 0, 100_000, None);
+    let spikes = SpikeLog::new(1024).unwrap();
+    let mut smi = FakeSmiCounter::new(7, 0);
     let p = params(WaitMode::Absolute, 50_000, 100_000);
     let mut end = LoopEnd::Stopped;
     let info = allocation_counter::measure(|| {
-        end = measure(&mut source, &p, &channel, &stop);
+        end = measure(
+            &mut source,
+            &p,
+            &channel,
+            &stop,
+            Some(&spikes),
+            Some(&mut smi as &mut dyn SmiSource),
+        );
     });
     assert_eq!(end, LoopEnd::Loops);
+    assert!(spikes.report().total > 1024, "the spike log filled up");
+    assert!(channel.slot.smi_count() > 0, "the fake SMI counter counted");
     assert_eq!(channel.slot.cycles(), 50_000);
     assert_eq!(info.count_total, 0, "allocations in the loop: {info:?}");
 }
 
 #[test]
-fn real_clock_loop_allocates_nothing_in_both_wait_modes() {
-    for wait in [WaitMode::Absolute, WaitMode::Relative] {
+fn real_clock_loop_allocates_nothing_in_every_sleep_mode() {
+    for wait in [WaitMode::Absolute, WaitMode::Relative, WaitMode::Nanosleep] {
         let channel = channel();
         let stop = AtomicBool::new(false);
         let mut source = RealClock(Clock::Monotonic);
         // 2000 cycles of 20 us: about 50-100 ms on this machine.
         let p = params(wait, 2_000, 20_000);
         let mut end = LoopEnd::Stopped;
+        let spikes = SpikeLog::new(16).unwrap();
         let info = allocation_counter::measure(|| {
-            end = measure(&mut source, &p, &channel, &stop);
+            end = measure(&mut source, &p, &channel, &stop, Some(&spikes), None);
         });
         assert_eq!(end, LoopEnd::Loops, "{wait:?}");
         assert_eq!(channel.slot.cycles(), 2_000);

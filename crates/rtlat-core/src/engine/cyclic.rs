@@ -16,15 +16,17 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use rtlat_sys::clock::Timespec;
 
-use super::source::{TimeSource, WaitError};
+use super::source::{SmiSource, TimeSource, WaitError};
 use super::time::{self, Period};
 use crate::config::WaitMode;
-use crate::stats::{LoopEnd, Tally, ThreadChannel};
+use crate::stats::{LoopEnd, SpikeLog, Tally, ThreadChannel};
 use crate::units::Resolution;
 
 /// What one measuring loop needs to know, prepared before it starts.
 #[derive(Clone, Copy, Debug)]
 pub struct LoopParams {
+    /// Thread number (for spike records).
+    pub thread: usize,
     /// Period between deadlines.
     pub interval: Period,
     /// Absolute or relative sleeps.
@@ -35,23 +37,42 @@ pub struct LoopParams {
     pub loops: Option<u64>,
     /// Stop once this much time has passed since the start.
     pub duration: Option<Period>,
+    /// A common start time (`-A`, `--secaligned`); `None`: now.
+    pub start: Option<Timespec>,
+    /// `-b`: end the loop at the first sample above this many units.
+    pub break_threshold: Option<i64>,
+    /// `--spike`: record samples above this many units.
+    pub spike_trigger: Option<i64>,
 }
 
 /// Runs the measuring loop on `source` until the loop count, the duration,
-/// the `stop` flag or an error ends it.
+/// a `-b` break, the `stop` flag or an error ends it. `spikes` receives
+/// `--spike` records; `smi` is read after every wake-up (`--smi`, one more
+/// system call per cycle).
 #[inline(never)]
 pub fn measure<S: TimeSource>(
     source: &mut S,
     params: &LoopParams,
     channel: &ThreadChannel,
     stop: &AtomicBool,
+    spikes: Option<&SpikeLog>,
+    mut smi: Option<&mut dyn SmiSource>,
 ) -> LoopEnd {
     let slot = &channel.slot;
     let histogram = channel.histogram.as_ref();
     let samples = channel.samples.as_ref();
+    let smi_samples = channel.smi_samples.as_ref();
+    let spikes = spikes.zip(params.spike_trigger);
     let mut tally = Tally::default();
+    let mut smi_last = 0;
+    if let Some(counter) = smi.as_deref_mut() {
+        match counter.read_count() {
+            Ok(count) => smi_last = count,
+            Err(errno) => return LoopEnd::SmiFailed(errno),
+        }
+    }
 
-    let start = source.now();
+    let start = params.start.unwrap_or_else(|| source.now());
     let mut next = time::add(start, params.interval);
     let stop_at: Option<Timespec> = params.duration.map(|d| time::add(start, d));
     let periodic = matches!(
@@ -88,6 +109,17 @@ pub fn measure<S: TimeSource>(
         }
 
         let now = source.now();
+        let mut smi_delta = 0;
+        if let Some(counter) = smi.as_deref_mut() {
+            match counter.read_count() {
+                Ok(count) => {
+                    smi_delta = count.wrapping_sub(smi_last);
+                    smi_last = count;
+                    tally.smi += smi_delta;
+                }
+                Err(errno) => return LoopEnd::SmiFailed(errno),
+            }
+        }
         let ns = time::diff_nanos(&now, &next);
         let units = match params.resolution {
             Resolution::Micros => time::diff_micros_c(&now, &next),
@@ -100,6 +132,14 @@ pub fn measure<S: TimeSource>(
         }
         if let Some(ring) = samples {
             ring.record(cycle, units);
+        }
+        if let Some(ring) = smi_samples {
+            ring.record(cycle, smi_delta as i64);
+        }
+        if let Some((log, trigger)) = spikes
+            && units > trigger
+        {
+            log.record(params.thread, units, time::micros_since_epoch(&now));
         }
 
         if periodic {
@@ -115,6 +155,9 @@ pub fn measure<S: TimeSource>(
         }
         slot.publish(&tally);
 
+        if params.break_threshold.is_some_and(|limit| units > limit) {
+            return LoopEnd::Break(units);
+        }
         if stop_at.is_some_and(|end| !time::is_after(&end, &now)) {
             return LoopEnd::Duration;
         }

@@ -12,22 +12,32 @@ pub mod cyclic;
 pub mod source;
 pub mod time;
 
+use std::io::Write;
 use std::os::unix::thread::JoinHandleExt;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rtlat_sys::clock::Clock;
+use rtlat_sys::clock::{Clock, Timespec};
+use rtlat_sys::msr::SmiCounter;
+use rtlat_sys::timer::ThreadTimer;
+use rtlat_sys::tracefs::TraceControl;
 use rtlat_sys::{affinity, memory, sched, signals, system};
 
 use crate::config::{
-    ClockKind, CyclicConfig, SAMPLE_RING_LEN, SchedPolicy, ThreadPlan, TimeSourceKind,
+    Alignment, ClockKind, CyclicConfig, SAMPLE_RING_LEN, SchedPolicy, ThreadPlan, TimeSourceKind,
+    WaitMode,
 };
 use crate::report::{EndReason, RunReport, ThreadError, ThreadReport, ThreadStep};
-use crate::stats::{Histogram, LoopEnd, SampleRing, ThreadChannel, ThreadState};
+use crate::stats::{
+    BreakCell, Histogram, LoopEnd, SampleRing, SpikeLog, ThreadChannel, ThreadState,
+};
 use cyclic::LoopParams;
-use source::{RealClock, SYNTHETIC_START, SyntheticClock};
+use source::{
+    FakeSmiCounter, PosixTimerClock, RealClock, SYNTHETIC_START, SmiSource, SyntheticClock,
+    TimeSource,
+};
 use time::Period;
 
 /// Stack size of a measuring thread: small, and pre-faulted as a whole
@@ -69,6 +79,11 @@ pub struct Shared {
     /// One channel per thread, in index order.
     pub channels: Box<[ThreadChannel]>,
     stop: AtomicBool,
+    spikes: Option<SpikeLog>,
+    breaks: BreakCell,
+    trace: Option<TraceControl>,
+    align: AlignPoint,
+    counts_smi: bool,
 }
 
 impl Shared {
@@ -81,6 +96,20 @@ impl Shared {
     pub fn stop_requested(&self) -> bool {
         self.stop.load(Relaxed)
     }
+
+    /// Whether the threads count SMIs (`--smi`).
+    pub fn counts_smi(&self) -> bool {
+        self.counts_smi
+    }
+}
+
+/// The common start time of aligned runs (`-A`, `--secaligned`): written
+/// by thread 0 between two barriers, read by all.
+#[derive(Debug)]
+struct AlignPoint {
+    barrier: Barrier,
+    secs: AtomicI64,
+    nanos: AtomicI64,
 }
 
 /// A prepared run: all memory allocated, no thread started yet.
@@ -94,9 +123,27 @@ impl Engine {
     /// Allocates the per-thread slots, histograms and sample rings for
     /// `config`. Fails (instead of aborting) when the memory cannot be had.
     pub fn new(config: CyclicConfig) -> Result<Engine, EngineError> {
+        Engine::with_trace(config, None)
+    }
+
+    /// Like [`Engine::new`], with the ftrace files a `-b` break writes to
+    /// (opened by the caller before the run, so that the measuring threads
+    /// never open a file).
+    pub fn with_trace(
+        config: CyclicConfig,
+        trace: Option<TraceControl>,
+    ) -> Result<Engine, EngineError> {
         let out_of_memory = || EngineError::OutOfMemory {
             threads: config.threads.len(),
             buckets: config.histogram.map_or(0, |h| h.buckets),
+        };
+        let ring = |wanted: bool| -> Result<Option<SampleRing>, EngineError> {
+            match wanted {
+                true => Ok(Some(
+                    SampleRing::new(SAMPLE_RING_LEN).ok_or_else(out_of_memory)?,
+                )),
+                false => Ok(None),
+            }
         };
         let channels = config
             .threads
@@ -108,18 +155,31 @@ impl Engine {
                         Some(h) => Some(Histogram::new(h.buckets).ok_or_else(out_of_memory)?),
                         None => None,
                     },
-                    samples: match config.sample_ring {
-                        true => Some(SampleRing::new(SAMPLE_RING_LEN).ok_or_else(out_of_memory)?),
-                        false => None,
-                    },
+                    samples: ring(config.sample_ring)?,
+                    smi_samples: ring(config.sample_ring && config.smi)?,
                 })
             })
             .collect::<Result<_, EngineError>>()?;
+        let spikes = match config.spikes {
+            Some(plan) => Some(SpikeLog::new(plan.capacity).ok_or_else(out_of_memory)?),
+            None => None,
+        };
+        let threads = config.threads.len();
+        let counts_smi = config.smi;
         Ok(Engine {
             config,
             shared: Arc::new(Shared {
                 channels,
                 stop: AtomicBool::new(false),
+                spikes,
+                breaks: BreakCell::default(),
+                trace,
+                align: AlignPoint {
+                    barrier: Barrier::new(threads),
+                    secs: AtomicI64::new(0),
+                    nanos: AtomicI64::new(0),
+                },
+                counts_smi,
             }),
         })
     }
@@ -179,17 +239,55 @@ impl Engine {
     }
 }
 
+/// Where synthetic thread `index` starts: the common virtual start, moved
+/// as the alignment options move real starts.
+fn synthetic_start(config: &CyclicConfig, index: usize) -> Timespec {
+    match config.alignment {
+        None => SYNTHETIC_START,
+        Some(alignment) => aligned_start(alignment, SYNTHETIC_START, index),
+    }
+}
+
+/// The start of thread `index` given the time thread 0 read (`-A`) or the
+/// time the next full second is computed from (`--secaligned`).
+fn aligned_start(alignment: Alignment, read: Timespec, index: usize) -> Timespec {
+    match alignment {
+        Alignment::Threads { offset } => time::add(
+            read,
+            Period::from_nanos(offset.as_nanos().saturating_mul(index as i64)),
+        ),
+        Alignment::NextSecond { offset } => {
+            // The next full second, or the one after when less than 0.1 s
+            // is left, so that the start is never in the past.
+            let skip = if read.tv_nsec > 900_000_000 { 2 } else { 1 };
+            let second = Timespec {
+                tv_sec: read.tv_sec + skip,
+                tv_nsec: 0,
+            };
+            time::add(second, Period::from_nanos(offset.as_nanos()))
+        }
+    }
+}
+
 /// For synthetic runs with a loop count: the virtual time at which the
 /// fastest thread takes its last sample. Slower threads stop there too, which
 /// is what a real run does when the first thread completes its loops.
-fn synthetic_horizon(config: &CyclicConfig) -> Option<rtlat_sys::clock::Timespec> {
-    let loops = config.loops?;
+fn synthetic_horizon(config: &CyclicConfig) -> Option<Timespec> {
+    let loops = i64::try_from(config.loops?).ok()?;
     if config.source == TimeSourceKind::Real {
         return None;
     }
-    let shortest = config.threads.iter().map(|t| t.interval.as_nanos()).min()?;
-    let span = i64::try_from(loops).ok()?.checked_mul(shortest)?;
-    Some(time::add(SYNTHETIC_START, Period::from_nanos(span)))
+    config
+        .threads
+        .iter()
+        .filter_map(|t| {
+            let span = loops.checked_mul(t.interval.as_nanos())?;
+            Some(time::add(
+                synthetic_start(config, t.index),
+                Period::from_nanos(span),
+            ))
+        })
+        .min_by_key(|t| (t.tv_sec, t.tv_nsec))
 }
 
 struct ThreadJob {
@@ -197,7 +295,15 @@ struct ThreadJob {
     config: CyclicConfig,
     shared: Arc<Shared>,
     barrier: Arc<Barrier>,
-    horizon: Option<rtlat_sys::clock::Timespec>,
+    horizon: Option<Timespec>,
+}
+
+/// What a real measuring thread opens during its set-up and uses in its
+/// loop.
+#[derive(Default)]
+struct ThreadResources {
+    timer: Option<ThreadTimer>,
+    smi: Option<SmiCounter>,
 }
 
 impl ThreadJob {
@@ -205,30 +311,102 @@ impl ThreadJob {
         let channel = &self.shared.channels[self.plan.index];
         let slot = &channel.slot;
         let real = self.config.source == TimeSourceKind::Real;
-        slot.set_tid(if real {
+        let tid = if real {
             system::current_tid()
         } else {
             SYNTHETIC_TID_BASE + self.plan.index as i32
-        });
+        };
+        slot.set_tid(tid);
 
-        let setup = if real { self.setup_real() } else { Ok(()) };
+        let setup = if real {
+            self.setup_real()
+        } else {
+            Ok(ThreadResources::default())
+        };
         memory::prefault_stack::<STACK_PREFAULT_BYTES>();
         if let Some(h) = &channel.histogram {
             h.prefault();
         }
-        if let Some(r) = &channel.samples {
-            r.prefault();
+        for ring in [&channel.samples, &channel.smi_samples]
+            .into_iter()
+            .flatten()
+        {
+            ring.prefault();
         }
-        if let Err((step, errno)) = setup {
-            slot.fail(step, errno);
+        if let Err((step, errno)) = &setup {
+            slot.fail(*step, *errno);
         }
         self.barrier.wait();
-        if setup.is_err() {
+        let Ok(resources) = setup else {
             return;
-        }
+        };
 
         slot.set_state(ThreadState::Running);
+        let end = match (self.config.source, resources) {
+            (TimeSourceKind::Real, ThreadResources { timer, smi }) => {
+                let clock = match self.config.clock {
+                    ClockKind::Monotonic => Clock::Monotonic,
+                    ClockKind::Realtime => Clock::Realtime,
+                };
+                let mut smi = smi;
+                let smi = smi.as_mut().map(|s| s as &mut dyn SmiSource);
+                match (timer, self.config.wait) {
+                    (Some(timer), WaitMode::PosixTimer { armed_relative }) => {
+                        let mut source = PosixTimerClock::new(clock, timer, armed_relative);
+                        self.aligned_measure(&mut source, smi)
+                    }
+                    _ => self.aligned_measure(&mut RealClock(clock), smi),
+                }
+            }
+            (TimeSourceKind::Synthetic { seed }, _) => {
+                let mut source = SyntheticClock::new(
+                    seed,
+                    self.plan.index,
+                    self.plan.interval.as_nanos(),
+                    self.horizon,
+                );
+                let mut fake_smi = FakeSmiCounter::new(seed, self.plan.index);
+                let smi = self
+                    .config
+                    .smi
+                    .then_some(&mut fake_smi as &mut dyn SmiSource);
+                self.aligned_measure(&mut source, smi)
+            }
+        };
+        if real && self.plan.policy.is_realtime() {
+            // Leave real-time before the exit path, as cyclictest does.
+            let _ = sched::set_current_thread(sched::Policy::Other, 0);
+        }
+        if let LoopEnd::Break(value) = end {
+            self.on_break(tid, value);
+        }
+        slot.set_end(end);
+    }
+
+    /// Waits for the common start (with `-A`/`--secaligned`), then runs the
+    /// measuring loop.
+    fn aligned_measure<S: TimeSource>(
+        &self,
+        source: &mut S,
+        smi: Option<&mut dyn SmiSource>,
+    ) -> LoopEnd {
+        let start = self.config.alignment.map(|alignment| {
+            let point = &self.shared.align;
+            point.barrier.wait();
+            if self.plan.index == 0 {
+                let read = source.now();
+                point.secs.store(read.tv_sec, Relaxed);
+                point.nanos.store(read.tv_nsec, Relaxed);
+            }
+            point.barrier.wait();
+            let read = Timespec {
+                tv_sec: point.secs.load(Relaxed),
+                tv_nsec: point.nanos.load(Relaxed),
+            };
+            aligned_start(alignment, read, self.plan.index)
+        });
         let params = LoopParams {
+            thread: self.plan.index,
             interval: Period::from_nanos(self.plan.interval.as_nanos()),
             wait: self.config.wait,
             resolution: self.config.resolution,
@@ -237,33 +415,43 @@ impl ThreadJob {
                 .config
                 .duration
                 .map(|d| Period::from_nanos(d.as_nanos())),
+            start,
+            break_threshold: self.config.breaktrace.map(|b| b.threshold),
+            spike_trigger: self.config.spikes.map(|s| s.trigger),
         };
-        let end = match self.config.source {
-            TimeSourceKind::Real => {
-                let clock = match self.config.clock {
-                    ClockKind::Monotonic => Clock::Monotonic,
-                    ClockKind::Realtime => Clock::Realtime,
-                };
-                cyclic::measure(&mut RealClock(clock), &params, channel, &self.shared.stop)
-            }
-            TimeSourceKind::Synthetic { seed } => {
-                let mut source = SyntheticClock::new(
-                    seed,
-                    self.plan.index,
-                    self.plan.interval.as_nanos(),
-                    self.horizon,
-                );
-                cyclic::measure(&mut source, &params, channel, &self.shared.stop)
-            }
-        };
-        if real && self.plan.policy.is_realtime() {
-            // Leave real-time before the exit path, as cyclictest does.
-            let _ = sched::set_current_thread(sched::Policy::Other, 0);
-        }
-        slot.set_end(end);
+        let channel = &self.shared.channels[self.plan.index];
+        cyclic::measure(
+            source,
+            &params,
+            channel,
+            &self.shared.stop,
+            self.shared.spikes.as_ref(),
+            smi,
+        )
     }
 
-    fn setup_real(&self) -> Result<(), (ThreadStep, i32)> {
+    /// The exit path of a `-b` break (the loop has ended, so formatting and
+    /// writing are allowed): the first thread to break records itself,
+    /// writes the trace marker (`--tracemark`) and stops the trace, and the
+    /// whole run stops.
+    fn on_break(&self, tid: i32, value: i64) {
+        let first = self.shared.breaks.claim(self.plan.index, tid, value);
+        if let (true, Some(trace)) = (first, &self.shared.trace) {
+            if trace.marker_enabled() {
+                let threshold = self.config.breaktrace.map_or(0, |b| b.threshold);
+                let mut text = [0u8; 96];
+                let mut cursor = std::io::Cursor::new(&mut text[..]);
+                if write!(cursor, "hit latency threshold ({value} > {threshold})").is_ok() {
+                    let len = cursor.position() as usize;
+                    let _ = trace.write_marker(&text[..len]);
+                }
+            }
+            let _ = trace.stop_tracing();
+        }
+        self.shared.request_stop();
+    }
+
+    fn setup_real(&self) -> Result<ThreadResources, (ThreadStep, i32)> {
         // Process-directed signals go to the main thread; this one only
         // reacts to the wake-up signal that interrupts its sleep at the end.
         let _ = signals::block_all_except(signals::wake_signal());
@@ -282,10 +470,31 @@ impl ThreadJob {
             sched::set_current_thread(policy, priority)
                 .map_err(|e| (ThreadStep::Scheduler, e.raw_os_error()))?;
         }
-        Ok(())
+        let mut resources = ThreadResources::default();
+        if let WaitMode::PosixTimer { .. } = self.config.wait {
+            let clock = match self.config.clock {
+                ClockKind::Monotonic => Clock::Monotonic,
+                ClockKind::Realtime => Clock::Realtime,
+            };
+            resources.timer = Some(
+                ThreadTimer::for_current_thread(clock)
+                    .map_err(|e| (ThreadStep::Timer, e.raw_os_error()))?,
+            );
+        }
+        if self.config.smi {
+            let cpu = self.plan.cpu.unwrap_or_else(affinity::current_cpu);
+            let errno = |e: std::io::Error| e.raw_os_error().unwrap_or(libc_eio());
+            resources.smi =
+                Some(SmiCounter::open(cpu).map_err(|e| (ThreadStep::SmiCounter, errno(e)))?);
+        }
+        Ok(resources)
     }
 }
 
+/// EIO, for I/O errors that carry no errno.
+const fn libc_eio() -> i32 {
+    5
+}
 /// The `rtlat-sys` policy for a configured policy.
 pub fn sys_policy(policy: SchedPolicy) -> sched::Policy {
     match policy {
@@ -391,6 +600,7 @@ impl Running {
                 interval: plan.interval,
                 cpu: plan.cpu,
                 node: plan.cpu.and_then(system::numa_node_of_cpu),
+                smi_count: self.config.smi.then(|| c.slot.smi_count()),
                 compat: c.slot.compat(),
                 precise: c.slot.precise(),
                 histogram: c.histogram.as_ref().map(Histogram::snapshot),
@@ -402,6 +612,8 @@ impl Running {
             clock: self.config.clock,
             end,
             threads,
+            break_info: self.shared.breaks.get(),
+            spikes: self.shared.spikes.as_ref().map(SpikeLog::report),
         }
     }
 
@@ -409,6 +621,8 @@ impl Running {
         let slots = || self.shared.channels.iter().map(|c| &c.slot);
         if slots().any(|s| s.state() == ThreadState::Failed) {
             EndReason::ThreadError
+        } else if self.shared.breaks.get().is_some() {
+            EndReason::Break
         } else if external_stop {
             EndReason::Stopped
         } else if slots().any(|s| s.loop_end() == Some(LoopEnd::Loops)) {

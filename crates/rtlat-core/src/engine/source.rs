@@ -6,6 +6,8 @@
 
 use rtlat_sys::Errno;
 use rtlat_sys::clock::{self, Clock, Timespec};
+use rtlat_sys::msr::SmiCounter;
+use rtlat_sys::timer::ThreadTimer;
 
 use super::time::{self, Period};
 
@@ -80,6 +82,103 @@ impl TimeSource for RealClock {
     #[inline(always)]
     fn nanosleep(&mut self, span: Period) -> Result<(), WaitError> {
         clock::nanosleep(&span.as_timespec()).map_err(WaitError::from)
+    }
+}
+
+/// The real clock, woken by a per-thread periodic POSIX timer's signal
+/// (cyclictest `-x`): the wait is `sigwaitinfo`, and the timer's overrun
+/// count tells the loop how many periods went by unsignalled.
+#[derive(Debug)]
+pub struct PosixTimerClock {
+    clock: Clock,
+    timer: ThreadTimer,
+    armed_relative: bool,
+}
+
+impl PosixTimerClock {
+    /// Wraps `timer` (created by this thread on `clock`). With
+    /// `armed_relative` the first expiry is armed as "one interval from
+    /// now", as cyclictest `-x -r` does; otherwise at the absolute first
+    /// deadline.
+    pub fn new(clock: Clock, timer: ThreadTimer, armed_relative: bool) -> Self {
+        PosixTimerClock {
+            clock,
+            timer,
+            armed_relative,
+        }
+    }
+}
+
+impl TimeSource for PosixTimerClock {
+    #[inline(always)]
+    fn now(&mut self) -> Timespec {
+        clock::now(self.clock)
+    }
+
+    #[inline(always)]
+    fn sleep_until(&mut self, _deadline: &Timespec) -> Result<(), WaitError> {
+        self.timer.wait().map_err(WaitError::from)
+    }
+
+    fn sleep_for(&mut self, span: Period) -> Result<(), WaitError> {
+        clock::sleep_for(self.clock, &span.as_timespec()).map_err(WaitError::from)
+    }
+
+    fn arm(&mut self, first: &Timespec, interval: Period) -> Result<(), WaitError> {
+        let period = interval.as_timespec();
+        let armed = if self.armed_relative {
+            self.timer.arm(&period, &period, false)
+        } else {
+            self.timer.arm(first, &period, true)
+        };
+        armed.map_err(|e| WaitError::Failed(e.raw_os_error()))
+    }
+
+    #[inline(always)]
+    fn missed_periods(&mut self) -> u64 {
+        self.timer.overruns().map_or(0, u64::from)
+    }
+}
+
+/// A counter of System Management Interrupts (`--smi`), read after every
+/// wake-up.
+pub trait SmiSource {
+    /// The current count, or the errno of a failed read.
+    fn read_count(&mut self) -> Result<u64, i32>;
+}
+
+impl SmiSource for SmiCounter {
+    #[inline]
+    fn read_count(&mut self) -> Result<u64, i32> {
+        self.read().map_err(|e| e.raw_os_error())
+    }
+}
+
+/// A deterministic stand-in for the SMI counter (the synthetic seam): about
+/// one interrupt every hundred reads, the same for the same seed.
+#[derive(Clone, Debug)]
+pub struct FakeSmiCounter {
+    state: u64,
+    count: u64,
+}
+
+impl FakeSmiCounter {
+    /// The fake counter of thread `index` in a run seeded with `seed`.
+    pub fn new(seed: u64, index: usize) -> Self {
+        FakeSmiCounter {
+            state: splitmix64(splitmix64(seed ^ 0x5A17) ^ index as u64) | 1,
+            count: 0,
+        }
+    }
+}
+
+impl SmiSource for FakeSmiCounter {
+    fn read_count(&mut self) -> Result<u64, i32> {
+        self.state = splitmix64(self.state);
+        if self.state.is_multiple_of(100) {
+            self.count += 1;
+        }
+        Ok(self.count)
     }
 }
 

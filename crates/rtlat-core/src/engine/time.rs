@@ -69,6 +69,13 @@ pub fn diff_micros_c(a: &Timespec, b: &Timespec) -> i64 {
     (a.tv_sec - b.tv_sec) * 1_000_000 + (a.tv_nsec - b.tv_nsec) / 1_000
 }
 
+/// `t` in whole microseconds since the clock's epoch, as cyclictest stamps
+/// its spikes (seconds times a million plus the truncated nanoseconds).
+#[inline(always)]
+pub fn micros_since_epoch(t: &Timespec) -> i64 {
+    t.tv_sec * 1_000_000 + t.tv_nsec / 1_000
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
