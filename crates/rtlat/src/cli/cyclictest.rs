@@ -12,7 +12,8 @@ use std::fmt::Display;
 use std::path::{Path, PathBuf};
 
 use rtlat_core::config::{
-    ClockKind, CyclicConfig, HistogramPlan, SchedPolicy, ThreadPlan, TimeSourceKind, WaitMode,
+    Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, SchedPolicy, SpikePlan,
+    ThreadPlan, TimeSourceKind, WaitMode,
 };
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::units::{Nanos, Resolution};
@@ -86,7 +87,6 @@ enum Opt {
     DefaultSystem,
     Help,
     Synthetic,
-    // In 2.4, not supported yet.
     Aligned,
     Breaktrace,
     Fifo,
@@ -101,28 +101,6 @@ enum Opt {
     SpikeNodes,
     Tracemark,
     DbgCyclictest,
-}
-
-impl Opt {
-    const fn supported(self) -> bool {
-        !matches!(
-            self,
-            Opt::Aligned
-                | Opt::Breaktrace
-                | Opt::Fifo
-                | Opt::RefreshOnMax
-                | Opt::Oscope
-                | Opt::ResolutionCheck
-                | Opt::System
-                | Opt::PosixTimers
-                | Opt::Secaligned
-                | Opt::Smi
-                | Opt::Spike
-                | Opt::SpikeNodes
-                | Opt::Tracemark
-                | Opt::DbgCyclictest
-        )
-    }
 }
 
 const fn opt(id: Opt, short: Option<char>, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
@@ -287,11 +265,29 @@ struct Raw {
     latency: Option<String>,
     default_system: bool,
     synthetic: Option<String>,
+    /// `Some(None)`: `-A` without an offset.
+    aligned: Option<Option<String>>,
+    /// `Some(None)`: `--secaligned` without an offset.
+    secaligned: Option<Option<String>>,
+    breaktrace: Option<String>,
+    fifo: Option<String>,
+    refresh_on_max: bool,
+    oscope: Option<String>,
+    check_resolution: bool,
+    system: bool,
+    posix_timers: bool,
+    smi: bool,
+    spike: Option<String>,
+    spike_nodes: Option<String>,
+    tracemark: bool,
+    dbg_cyclictest: bool,
 }
 
 const MAX_INTERVAL_US: i64 = i32::MAX as i64;
 const MAX_BUCKETS: i64 = 1_000_000;
 const MAX_THREADS: u64 = 65_536;
+const MAX_SPIKE_NODES: i64 = 1_000_000;
+const DEFAULT_SPIKE_NODES: usize = 1024;
 
 /// Reads the `rtlat cyclictest` command line.
 ///
@@ -311,9 +307,6 @@ pub fn parse(
             }
             Parsed::Opt { id, value, .. } => (id, value),
         };
-        if !id.supported() {
-            return Err(unsupported(id));
-        }
         let val = || value.clone().unwrap_or_default();
         match id {
             Opt::Help => return Ok(Invocation::Help),
@@ -352,22 +345,24 @@ pub fn parse(
             Opt::Latency => raw.latency = Some(val()),
             Opt::DefaultSystem => raw.default_system = true,
             Opt::Synthetic => raw.synthetic = Some(val()),
-            _ => unreachable!("unsupported options are refused above"),
+            Opt::Aligned => raw.aligned = Some(value.clone()),
+            Opt::Secaligned => raw.secaligned = Some(value.clone()),
+            Opt::Breaktrace => raw.breaktrace = Some(val()),
+            Opt::Fifo => raw.fifo = Some(val()),
+            Opt::RefreshOnMax => raw.refresh_on_max = true,
+            Opt::Oscope => raw.oscope = Some(val()),
+            Opt::ResolutionCheck => raw.check_resolution = true,
+            Opt::System => raw.system = true,
+            Opt::PosixTimers => raw.posix_timers = true,
+            Opt::Smi => raw.smi = true,
+            Opt::Spike => raw.spike = Some(val()),
+            Opt::SpikeNodes => raw.spike_nodes = Some(val()),
+            Opt::Tracemark => raw.tracemark = true,
+            Opt::DbgCyclictest => raw.dbg_cyclictest = true,
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
     Ok(Invocation::Run { settings, warnings })
-}
-
-/// `option '-b' (--breaktrace) is not supported yet`: the short spelling
-/// first, as C's users know it.
-fn unsupported(id: Opt) -> UsageError {
-    let spec = OPTIONS.iter().find(|s| s.id == id);
-    let what = match spec.map(|s| (s.short, s.long)) {
-        Some((Some(short), Some(long))) => format!("'-{short}' (--{long})"),
-        _ => format!("'{}'", names(id)),
-    };
-    UsageError(format!("option {what} is not supported yet"))
 }
 
 /// How the measuring threads are placed on CPUs.
@@ -385,6 +380,34 @@ fn build(
     system: &SystemView,
 ) -> Result<(Settings, Vec<String>), UsageError> {
     let mut warnings = Vec::new();
+
+    // How the threads wait. C settles -s with -x first of all.
+    let wait = if raw.system && raw.posix_timers {
+        warnings.extend(
+            [
+                "WARN: The system option requires clock_nanosleep",
+                "WARN: and is not compatible with posix_timers",
+                "WARN: Using clock_nanosleep",
+            ]
+            .map(str::to_owned),
+        );
+        if raw.relative {
+            WaitMode::Relative
+        } else {
+            WaitMode::Absolute
+        }
+    } else if raw.system {
+        WaitMode::Nanosleep
+    } else if raw.posix_timers {
+        WaitMode::PosixTimer {
+            armed_relative: raw.relative,
+        }
+    } else if raw.relative {
+        WaitMode::Relative
+    } else {
+        WaitMode::Absolute
+    };
+
     let mut allowed = system.allowed_cpus.clone();
     allowed.sort_unstable();
     allowed.dedup();
@@ -437,6 +460,13 @@ fn build(
         return Err(UsageError(
             "no CPU is available to this process, so there is no thread to start".to_owned(),
         ));
+    }
+    // The SMI counter is read per CPU: each thread must stay on one.
+    if raw.smi && matches!(pinning, Pinning::None) {
+        return Err(UsageError(format!(
+            "{}: needs threads pinned to CPUs: add -a or -S",
+            names(Opt::Smi)
+        )));
     }
 
     // Intervals.
@@ -608,6 +638,92 @@ fn build(
         None => ClockKind::Monotonic,
     };
 
+    // Verbose reduction.
+    let oscope_reduction = match &raw.oscope {
+        Some(text) => int_in(
+            Opt::Oscope,
+            text,
+            1..=i64::from(i32::MAX),
+            "a number of samples per printed line",
+        )?,
+        None => 1,
+    };
+    if oscope_reduction > 1 && !raw.verbose {
+        return Err(UsageError(format!(
+            "{}: only meaningful with {}",
+            names(Opt::Oscope),
+            names(Opt::Verbose)
+        )));
+    }
+
+    // Break, spikes, alignment.
+    let unit = if raw.nsecs {
+        "nanoseconds (-N)"
+    } else {
+        "microseconds"
+    };
+    let breaktrace = match &raw.breaktrace {
+        Some(text) => Some(BreakPlan {
+            threshold: int_in(
+                Opt::Breaktrace,
+                text,
+                1..=i64::from(i32::MAX),
+                &format!("a latency threshold in {unit}"),
+            )?,
+        }),
+        None => None,
+    };
+    let capacity = match &raw.spike_nodes {
+        Some(text) => int_in(
+            Opt::SpikeNodes,
+            text,
+            1..=MAX_SPIKE_NODES,
+            "a number of spikes to keep",
+        )? as usize,
+        None => DEFAULT_SPIKE_NODES,
+    };
+    let spikes = match &raw.spike {
+        Some(text) => Some(SpikePlan {
+            trigger: int_in(
+                Opt::Spike,
+                text,
+                1..=i64::from(i32::MAX),
+                &format!("a latency trigger in {unit}"),
+            )?,
+            capacity,
+        }),
+        None => None,
+    };
+    let offset = |id: Opt, value: &Option<String>| -> Result<Nanos, UsageError> {
+        match value {
+            Some(text) => Ok(Nanos::from_micros(int_in(
+                id,
+                text,
+                0..=MAX_INTERVAL_US,
+                "an offset in microseconds",
+            )?)),
+            None => Ok(Nanos(0)),
+        }
+    };
+    let alignment = match (&raw.aligned, &raw.secaligned) {
+        (Some(a), None) => Some(Alignment::Threads {
+            offset: offset(Opt::Aligned, a)?,
+        }),
+        (None, Some(s)) => Some(Alignment::NextSecond {
+            offset: offset(Opt::Secaligned, s)?,
+        }),
+        (Some(a), Some(s)) => {
+            offset(Opt::Aligned, a)?;
+            offset(Opt::Secaligned, s)?;
+            return Err(UsageError(format!(
+                "{} and {} cannot be used together",
+                names(Opt::Aligned),
+                names(Opt::Secaligned)
+            )));
+        }
+        (None, None) => None,
+    };
+
     // Outputs and the rest.
     let json = match &raw.json {
         Some(text) if text == "-" => Some(OutputTarget::Stdout),
@@ -646,16 +762,39 @@ fn build(
         },
         None => TimeSourceKind::Real,
     };
+    let fifo = match &raw.fifo {
+        Some(text) => Some(new_file_path(Opt::Fifo, text, "create")?),
+        None => None,
+    };
+
+    // Options that only act together with another one.
+    if raw.tracemark && breaktrace.is_none() {
+        warnings.push(format!(
+            "WARN: {} has no effect without {}",
+            names(Opt::Tracemark),
+            names(Opt::Breaktrace)
+        ));
+    }
+    if raw.spike_nodes.is_some() && spikes.is_none() {
+        warnings.push(format!(
+            "WARN: {} has no effect without {}",
+            names(Opt::SpikeNodes),
+            names(Opt::Spike)
+        ));
+    }
+    if raw.dbg_cyclictest && !raw.check_resolution {
+        warnings.push(format!(
+            "WARN: {} has no effect without {}",
+            names(Opt::DbgCyclictest),
+            names(Opt::ResolutionCheck)
+        ));
+    }
 
     let settings = Settings {
         engine: CyclicConfig {
             threads,
             clock,
-            wait: if raw.relative {
-                WaitMode::Relative
-            } else {
-                WaitMode::Absolute
-            },
+            wait,
             resolution: if raw.nsecs {
                 Resolution::Nanos
             } else {
@@ -668,10 +807,10 @@ fn build(
             }),
             sample_ring: raw.verbose,
             source,
-            breaktrace: None,
-            spikes: None,
-            alignment: None,
-            smi: false,
+            breaktrace,
+            spikes,
+            alignment,
+            smi: raw.smi,
         },
         quiet: raw.quiet,
         verbose: raw.verbose,
@@ -690,12 +829,12 @@ fn build(
         main_affinity,
         header_policy,
         cmdline,
-        tracemark: false,
-        fifo: None,
-        refresh_on_max: false,
-        oscope_reduction: 1,
-        check_resolution: false,
-        debug_resolution: false,
+        tracemark: raw.tracemark,
+        fifo,
+        refresh_on_max: raw.refresh_on_max,
+        oscope_reduction: u32::try_from(oscope_reduction).unwrap_or(u32::MAX),
+        check_resolution: raw.check_resolution,
+        debug_resolution: raw.dbg_cyclictest,
     };
     Ok((settings, warnings))
 }
@@ -785,6 +924,12 @@ fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
 /// An output file: its directory must exist now; the file itself is
 /// created when the run ends.
 fn output_path(id: Opt, text: &str) -> Result<PathBuf, UsageError> {
+    new_file_path(id, text, "write")
+}
+
+/// A file the run will make: its directory must exist now. `verb` says
+/// what cannot be done in messages (`cannot write 'x'`).
+fn new_file_path(id: Opt, text: &str, verb: &str) -> Result<PathBuf, UsageError> {
     let name = names(id);
     if text.is_empty() {
         return Err(invalid(id, text, "expected a file name"));
@@ -792,7 +937,7 @@ fn output_path(id: Opt, text: &str) -> Result<PathBuf, UsageError> {
     let path = Path::new(text);
     if path.is_dir() {
         return Err(UsageError(format!(
-            "{name}: cannot write '{text}': it is a directory"
+            "{name}: cannot {verb} '{text}': it is a directory"
         )));
     }
     let dir = match path.parent() {
@@ -802,15 +947,15 @@ fn output_path(id: Opt, text: &str) -> Result<PathBuf, UsageError> {
     match std::fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => Ok(path.to_path_buf()),
         Ok(_) => Err(UsageError(format!(
-            "{name}: cannot write '{text}': '{}' is not a directory",
+            "{name}: cannot {verb} '{text}': '{}' is not a directory",
             dir.display()
         ))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(UsageError(format!(
-            "{name}: cannot write '{text}': directory '{}' does not exist",
+            "{name}: cannot {verb} '{text}': directory '{}' does not exist",
             dir.display()
         ))),
         Err(e) => Err(UsageError(format!(
-            "{name}: cannot write '{text}': directory '{}': {e}",
+            "{name}: cannot {verb} '{text}': directory '{}': {e}",
             dir.display()
         ))),
     }
@@ -844,6 +989,13 @@ Threads and timing:
                          CLOCK_REALTIME                               [0]
   -r, --relative         sleep one period from the previous wake-up instead
                          of until an absolute deadline
+  -s, --system           sleep with plain nanosleep (always relative)
+  -x, --posix_timers     wake up through a per-thread POSIX timer signal;
+                         -s and -x together fall back to clock_nanosleep
+  -A, --aligned[=US]     start the threads together: thread i's first
+                         deadline is a common time + i*US microseconds [0]
+      --secaligned[=US]  start all threads US microseconds after the next
+                         full second; not together with -A            [0]
   -N, --nsecs            report latencies in nanoseconds
 
 Scheduling, CPUs and memory:
@@ -863,17 +1015,27 @@ Scheduling, CPUs and memory:
       --mainaffinity=CPUS  move the main thread to CPUS once the measuring
                          threads run
   -m, --mlockall         lock current and future memory in RAM
+      --smi              count System Management Interrupts on each thread's
+                         CPU (x86, needs -a or -S and access to the MSRs)
 
 When to stop (by default the run goes on until Ctrl-C):
   -l, --loops=N          each thread stops after N wake-ups; the run ends
                          when the first thread is done; 0: no limit   [0]
   -D, --duration=TIME    stop after TIME: seconds, or a number followed by
                          s, m, h or d (30s, 10m, 2h, 1d); 0: no limit [0]
+  -b, --breaktrace=US    stop the run at the first wake-up later than US
+                         (nanoseconds with -N), 1 to 2147483647, and report
+                         which thread it was
+      --tracemark        with -b: write a marker to the kernel trace buffer
+                         and stop tracing at the break
 
 Output:
   -q, --quiet            no live display, one summary line per thread at
                          the end (none when a histogram is printed)
   -v, --verbose          print every sample instead of the live display
+  -o, --oscope=N         with -v: print one line per N samples, the largest
+                         of them, 1 to 2147483647                     [1]
+  -M, --refresh_on_max   redraw the live display only when a maximum grows
   -u, --unbuffered       send every line out at once
   -h, --histogram=US     print a latency histogram of US one-microsecond
                          buckets (1 to 1000000) at the end; sets -d to 0.
@@ -881,6 +1043,13 @@ Output:
   -H, --histofall=US     like -h, plus a column summing all threads
       --histfile=PATH    write the histogram to PATH instead of stdout
       --json=FILE        write the results as JSON to FILE (- for stdout)
+      --spike=US         list every wake-up later than US (nanoseconds with
+                         -N) at the end, 1 to 2147483647
+      --spike-nodes=N    keep at most N of those spikes, 1 to 1000000 [1024]
+  -F, --fifo=PATH        create a named pipe at PATH that gives the current
+                         status lines to each reader
+  -R, --resolution       measure how fine the clock reads are before the run
+      --dbg_cyclictest   with -R: print every clock read of that measurement
 
 Power management (/dev/cpu_dma_latency):
       --latency=US       value held in /dev/cpu_dma_latency for the run,
@@ -889,11 +1058,6 @@ Power management (/dev/cpu_dma_latency):
       --default-system   leave /dev/cpu_dma_latency alone
 
   -?, --help             print this help and exit
-
-Accepted for compatibility but not supported yet (the run is refused):
-  -A/--aligned, -b/--breaktrace, -F/--fifo, -M/--refresh_on_max,
-  -o/--oscope, -R/--resolution, -s/--system, -x/--posix_timers,
-  --secaligned, --smi, --spike, --spike-nodes, --tracemark, --dbg_cyclictest
 
 Example: one thread per CPU at priority 90, 200 us period, for one minute,
 with a 400-bucket histogram at the end:

@@ -77,6 +77,9 @@ struct Case {
     /// The value is optional: `-t` cannot be followed by another flag in
     /// the same word.
     optional: bool,
+    /// The value is taken verbatim (a path), so `"-F /x"` in one word means
+    /// the path `" /x"`: that spelling is left out (see `fifo_path`).
+    verbatim: bool,
     /// Arguments put in front of every spelling.
     extra: &'static [&'static str],
     check: fn(&Settings, &[String]),
@@ -104,7 +107,9 @@ impl Case {
                 add(&[pf.clone(), format!("-{s}{v}")]);
                 add(&[format!("-{p}{s}{v}")]);
                 add(&[format!("-{p}{s}"), v.into()]);
-                add(&[pf.clone(), format!("-{s} {v}")]);
+                if !self.verbatim {
+                    add(&[pf.clone(), format!("-{s} {v}")]);
+                }
                 add(&[format!("-{s}"), v.into(), pf.clone()]);
             }
             (Some(s), None) => {
@@ -148,6 +153,7 @@ const fn case(
         abbrev,
         value,
         optional: false,
+        verbatim: false,
         extra: &[],
         check,
     }
@@ -155,6 +161,11 @@ const fn case(
 
 const HISTFILE: &str = "/tmp/rtlat-cli-test.hist";
 const JSONFILE: &str = "/tmp/rtlat-cli-test.json";
+const FIFOFILE: &str = "/tmp/rtlat-cli-test.fifo";
+
+fn nanos_us(us: i64) -> Nanos {
+    Nanos::from_micros(us)
+}
 
 fn cases() -> Vec<Case> {
     vec![
@@ -315,6 +326,173 @@ fn cases() -> Vec<Case> {
         case(None, "synthetic", "syn", Some("42"), |s, _| {
             assert_eq!(s.engine.source, TimeSourceKind::Synthetic { seed: 42 })
         }),
+        Case {
+            optional: true,
+            extra: &["-t", "2"],
+            ..case(Some('A'), "aligned", "al", Some("10"), |s, w| {
+                assert_eq!(
+                    s.engine.alignment,
+                    Some(Alignment::Threads {
+                        offset: nanos_us(10)
+                    })
+                );
+                assert!(w.is_empty());
+            })
+        },
+        Case {
+            optional: true,
+            ..case(Some('A'), "aligned", "align", None, |s, w| {
+                assert_eq!(
+                    s.engine.alignment,
+                    Some(Alignment::Threads { offset: Nanos(0) })
+                );
+                assert!(w.is_empty());
+            })
+        },
+        Case {
+            optional: true,
+            ..case(None, "secaligned", "sec", Some("250"), |s, w| {
+                assert_eq!(
+                    s.engine.alignment,
+                    Some(Alignment::NextSecond {
+                        offset: nanos_us(250)
+                    })
+                );
+                assert!(w.is_empty());
+            })
+        },
+        Case {
+            optional: true,
+            ..case(None, "secaligned", "se", None, |s, _| {
+                assert_eq!(
+                    s.engine.alignment,
+                    Some(Alignment::NextSecond { offset: Nanos(0) })
+                );
+            })
+        },
+        case(Some('b'), "breaktrace", "br", Some("50"), |s, w| {
+            assert_eq!(s.engine.breaktrace, Some(BreakPlan { threshold: 50 }));
+            assert!(!s.tracemark);
+            assert!(w.is_empty());
+        }),
+        Case {
+            extra: &["-N"],
+            ..case(Some('b'), "breaktrace", "b", Some("50000"), |s, _| {
+                assert_eq!(s.engine.breaktrace, Some(BreakPlan { threshold: 50_000 }));
+                assert_eq!(s.engine.resolution, Resolution::Nanos);
+            })
+        },
+        Case {
+            verbatim: true,
+            ..case(Some('F'), "fifo", "fi", Some(FIFOFILE), |s, w| {
+                assert_eq!(s.fifo, Some(PathBuf::from(FIFOFILE)));
+                assert!(w.is_empty());
+            })
+        },
+        case(Some('M'), "refresh_on_max", "ref", None, |s, _| {
+            assert!(s.refresh_on_max)
+        }),
+        Case {
+            extra: &["-v"],
+            ..case(Some('o'), "oscope", "o", Some("5"), |s, w| {
+                assert_eq!(s.oscope_reduction, 5);
+                assert!(s.verbose);
+                assert!(w.is_empty());
+            })
+        },
+        case(Some('o'), "oscope", "osc", Some("1"), |s, _| {
+            assert_eq!(s.oscope_reduction, 1);
+            assert!(!s.verbose);
+        }),
+        case(Some('R'), "resolution", "res", None, |s, w| {
+            assert!(s.check_resolution);
+            assert!(!s.debug_resolution);
+            assert!(w.is_empty());
+        }),
+        case(Some('s'), "system", "sy", None, |s, w| {
+            assert_eq!(s.engine.wait, WaitMode::Nanosleep);
+            assert!(w.is_empty());
+        }),
+        Case {
+            extra: &["-r"],
+            ..case(Some('s'), "system", "sys", None, |s, _| {
+                assert_eq!(s.engine.wait, WaitMode::Nanosleep)
+            })
+        },
+        case(Some('x'), "posix_timers", "pos", None, |s, w| {
+            assert_eq!(
+                s.engine.wait,
+                WaitMode::PosixTimer {
+                    armed_relative: false
+                }
+            );
+            assert!(w.is_empty());
+        }),
+        Case {
+            extra: &["-r"],
+            ..case(Some('x'), "posix_timers", "posix", None, |s, _| {
+                assert_eq!(
+                    s.engine.wait,
+                    WaitMode::PosixTimer {
+                        armed_relative: true
+                    }
+                )
+            })
+        },
+        Case {
+            extra: &["-a"],
+            ..case(None, "smi", "smi", None, |s, w| {
+                assert!(s.engine.smi);
+                assert_eq!(cpus(s), [Some(0)]);
+                assert!(w.is_empty());
+            })
+        },
+        Case {
+            extra: &["-S"],
+            ..case(None, "smi", "smi", None, |s, _| {
+                assert!(s.engine.smi);
+                assert_eq!(cpus(s), [Some(0), Some(1)]);
+            })
+        },
+        case(None, "spike", "spike", Some("100"), |s, w| {
+            assert_eq!(
+                s.engine.spikes,
+                Some(SpikePlan {
+                    trigger: 100,
+                    capacity: 1024
+                })
+            );
+            assert!(w.is_empty());
+        }),
+        Case {
+            extra: &["--spike", "100"],
+            ..case(None, "spike-nodes", "spike-n", Some("64"), |s, w| {
+                assert_eq!(
+                    s.engine.spikes,
+                    Some(SpikePlan {
+                        trigger: 100,
+                        capacity: 64
+                    })
+                );
+                assert!(w.is_empty());
+            })
+        },
+        Case {
+            extra: &["-b", "10"],
+            ..case(None, "tracemark", "tr", None, |s, w| {
+                assert!(s.tracemark);
+                assert_eq!(s.engine.breaktrace, Some(BreakPlan { threshold: 10 }));
+                assert!(w.is_empty());
+            })
+        },
+        Case {
+            extra: &["-R"],
+            ..case(None, "dbg_cyclictest", "db", None, |s, w| {
+                assert!(s.debug_resolution);
+                assert!(s.check_resolution);
+                assert!(w.is_empty());
+            })
+        },
     ]
 }
 
@@ -786,10 +964,9 @@ fn long_abbreviations_follow_2_4() {
         );
     }
     // A 2.4 prefix keeps its 2.4 meaning despite the hidden --synthetic.
-    assert_eq!(
-        err(&["--sy"]),
-        "option '-s' (--system) is not supported yet"
-    );
+    let s = settings(&["--sy"]);
+    assert_eq!(s.engine.wait, WaitMode::Nanosleep);
+    assert_eq!(s.engine.source, TimeSourceKind::Real);
     assert_eq!(
         err(&["--s"]).split(" (could").next(),
         Some("option '--s' is ambiguous")
@@ -804,86 +981,6 @@ fn long_abbreviations_follow_2_4() {
     assert_eq!(intervals_us(&settings(&["--int", "5"])), [5]);
     assert_eq!(prios(&settings(&["--prior=7"])), [7]);
     assert!(settings(&["--histog", "9"]).histogram.is_some());
-}
-
-#[test]
-fn not_supported_yet() {
-    let cases = [
-        (&["-A"][..], "option '-A' (--aligned) is not supported yet"),
-        (
-            &["-A", "10"],
-            "option '-A' (--aligned) is not supported yet",
-        ),
-        (
-            &["-b", "5"],
-            "option '-b' (--breaktrace) is not supported yet",
-        ),
-        (&["-b5"], "option '-b' (--breaktrace) is not supported yet"),
-        (
-            &["--break", "5"],
-            "option '-b' (--breaktrace) is not supported yet",
-        ),
-        (
-            &["-F", "/tmp/f"],
-            "option '-F' (--fifo) is not supported yet",
-        ),
-        (
-            &["--fifo=/tmp/f"],
-            "option '-F' (--fifo) is not supported yet",
-        ),
-        (
-            &["-M"],
-            "option '-M' (--refresh_on_max) is not supported yet",
-        ),
-        (
-            &["--ref"],
-            "option '-M' (--refresh_on_max) is not supported yet",
-        ),
-        (&["-o", "5"], "option '-o' (--oscope) is not supported yet"),
-        (&["-R"], "option '-R' (--resolution) is not supported yet"),
-        (
-            &["--reso"],
-            "option '-R' (--resolution) is not supported yet",
-        ),
-        (&["-s"], "option '-s' (--system) is not supported yet"),
-        (&["-x"], "option '-x' (--posix_timers) is not supported yet"),
-        (
-            &["--posix"],
-            "option '-x' (--posix_timers) is not supported yet",
-        ),
-        (
-            &["--secaligned"],
-            "option '--secaligned' is not supported yet",
-        ),
-        (
-            &["--sec", "10"],
-            "option '--secaligned' is not supported yet",
-        ),
-        (&["--smi"], "option '--smi' is not supported yet"),
-        (&["--spike", "100"], "option '--spike' is not supported yet"),
-        (
-            &["--spike-nodes=10"],
-            "option '--spike-nodes' is not supported yet",
-        ),
-        (&["--spike-"], "option '--spike-nodes' requires a value"),
-        (
-            &["--tracemark"],
-            "option '--tracemark' is not supported yet",
-        ),
-        (&["--tr"], "option '--tracemark' is not supported yet"),
-        (
-            &["--dbg_cyclictest"],
-            "option '--dbg_cyclictest' is not supported yet",
-        ),
-        (&["--db"], "option '--dbg_cyclictest' is not supported yet"),
-        (
-            &["-qb", "5"],
-            "option '-b' (--breaktrace) is not supported yet",
-        ),
-    ];
-    for (args, want) in cases {
-        assert_eq!(err(args), want, "{args:?}");
-    }
 }
 
 #[test]
@@ -1008,10 +1105,13 @@ fn error_messages() {
         (&["--quiet=1"], "option '--quiet' takes no value"),
         (&["-p"], "option '-p' requires a value"),
         (&["--json"], "option '--json' requires a value"),
-        (
-            &["-b", "5"],
-            "option '-b' (--breaktrace) is not supported yet",
-        ),
+        (&["--spike-"], "option '--spike-nodes' requires a value"),
+        (&["-b"], "option '-b' requires a value"),
+        (&["--spike"], "option '--spike' requires a value"),
+        (&["-F"], "option '-F' requires a value"),
+        (&["-o"], "option '-o' requires a value"),
+        (&["--tracemark=1"], "option '--tracemark' takes no value"),
+        (&["-A", "-5"], "unrecognized option '-5'"),
     ];
     for (args, want) in cases {
         assert_eq!(err(args), *want, "{args:?}");
@@ -1049,4 +1149,400 @@ fn every_table_entry_is_reachable() {
         }
         assert_eq!(spec.in_2_4, spec.id != Opt::Synthetic);
     }
+}
+
+#[test]
+fn formerly_refused_options_are_accepted() {
+    // Each of these was refused as "not supported yet"; they now run.
+    for args in [
+        &["-A"][..],
+        &["-A", "10"],
+        &["-b", "5"],
+        &["-b5"],
+        &["--break", "5"],
+        &["-qb", "5"],
+        &["-F", FIFOFILE],
+        &["-M"],
+        &["--ref"],
+        &["-o", "5", "-v"],
+        &["-R"],
+        &["--reso"],
+        &["-s"],
+        &["-x"],
+        &["--posix"],
+        &["--secaligned"],
+        &["--sec", "10"],
+        &["-a", "--smi"],
+        &["--spike", "100"],
+        &["--spike=100", "--spike-nodes=10"],
+        &["-b", "1", "--tracemark"],
+        &["-b", "1", "--tr"],
+        &["-R", "--dbg_cyclictest"],
+        &["-R", "--db"],
+    ] {
+        assert!(
+            matches!(try_on(&sys2(), args), Ok(Invocation::Run { .. })),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn new_option_errors() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["-b", "0"],
+            "-b/--breaktrace: invalid value '0': expected a latency threshold in \
+             microseconds, 1 to 2147483647",
+        ),
+        (
+            &["--breaktrace=-3"],
+            "-b/--breaktrace: invalid value '-3': expected a latency threshold in \
+             microseconds, 1 to 2147483647",
+        ),
+        (
+            &["-N", "-b", "0"],
+            "-b/--breaktrace: invalid value '0': expected a latency threshold in \
+             nanoseconds (-N), 1 to 2147483647",
+        ),
+        (
+            &["-b", "2147483648"],
+            "-b/--breaktrace: invalid value '2147483648': expected a latency threshold in \
+             microseconds, 1 to 2147483647",
+        ),
+        (
+            &["--spike", "-1"],
+            "--spike: invalid value '-1': expected a latency trigger in microseconds, \
+             1 to 2147483647",
+        ),
+        (
+            &["--spike=0"],
+            "--spike: invalid value '0': expected a latency trigger in microseconds, \
+             1 to 2147483647",
+        ),
+        (
+            &["--spike", "5", "--spike-nodes", "0"],
+            "--spike-nodes: invalid value '0': expected a number of spikes to keep, \
+             1 to 1000000",
+        ),
+        (
+            &["--spike-nodes=1000001", "--spike", "5"],
+            "--spike-nodes: invalid value '1000001': expected a number of spikes to keep, \
+             1 to 1000000",
+        ),
+        (
+            &["-o", "0"],
+            "-o/--oscope: invalid value '0': expected a number of samples per printed line, \
+             1 to 2147483647",
+        ),
+        (
+            &["-v", "-o", "-2"],
+            "-o/--oscope: invalid value '-2': expected a number of samples per printed line, \
+             1 to 2147483647",
+        ),
+        (
+            &["-o", "5"],
+            "-o/--oscope: only meaningful with -v/--verbose",
+        ),
+        (
+            &["-A", "10", "--secaligned"],
+            "-A/--aligned and --secaligned cannot be used together",
+        ),
+        (
+            &["--secaligned", "-A"],
+            "-A/--aligned and --secaligned cannot be used together",
+        ),
+        (
+            &["--secaligned=5", "--aligned=5"],
+            "-A/--aligned and --secaligned cannot be used together",
+        ),
+        (
+            &["-A=5"],
+            "-A/--aligned: invalid value '=5': expected an offset in microseconds, \
+             0 to 2147483647",
+        ),
+        (
+            &["--aligned=2147483648"],
+            "-A/--aligned: invalid value '2147483648': expected an offset in microseconds, \
+             0 to 2147483647",
+        ),
+        (
+            &["--secaligned=-1"],
+            "--secaligned: invalid value '-1': expected an offset in microseconds, \
+             0 to 2147483647",
+        ),
+        (
+            &["--secaligned", "5x"],
+            "--secaligned: invalid value '5x': expected an offset in microseconds, \
+             0 to 2147483647",
+        ),
+        (
+            &["-F", "/nonexistent/dir/f"],
+            "-F/--fifo: cannot create '/nonexistent/dir/f': directory '/nonexistent/dir' \
+             does not exist",
+        ),
+        (
+            &["--fifo="],
+            "-F/--fifo: invalid value '': expected a file name",
+        ),
+        (
+            &["--latency=-5"],
+            "--latency: invalid value '-5': expected a /dev/cpu_dma_latency value in \
+             microseconds, 0 to 2147483647",
+        ),
+        (
+            &["--smi"],
+            "--smi: needs threads pinned to CPUs: add -a or -S",
+        ),
+        (
+            &["--smi", "-t", "2", "--mainaffinity", "0"],
+            "--smi: needs threads pinned to CPUs: add -a or -S",
+        ),
+    ];
+    for (args, want) in cases {
+        assert_eq!(err(args), *want, "{args:?}");
+        assert!(!want.contains('\n'));
+    }
+    // A bad value is reported even when the combination is also refused.
+    assert!(err(&["--aligned=x", "--secaligned"]).starts_with("-A/--aligned: invalid value 'x'"));
+}
+
+#[test]
+fn fifo_path() {
+    // A path in one word with its option keeps the blank, as in C.
+    assert_eq!(
+        err(&[&format!("-F {FIFOFILE}")]),
+        format!("-F/--fifo: cannot create ' {FIFOFILE}': directory ' /tmp' does not exist")
+    );
+    let dir = std::env::temp_dir();
+    let dir_text = dir.to_str().unwrap();
+    assert_eq!(
+        err(&["-F", dir_text]),
+        format!("-F/--fifo: cannot create '{dir_text}': it is a directory")
+    );
+    // An existing ordinary file is left to the run; parsing creates nothing.
+    let plain = dir.join(format!("rtlat-cli-test-{}.plain", std::process::id()));
+    std::fs::write(&plain, b"x").unwrap();
+    let got = settings(&["--fifo", plain.to_str().unwrap()]).fifo;
+    std::fs::remove_file(&plain).unwrap();
+    assert_eq!(got, Some(plain));
+    let fresh = dir.join(format!("rtlat-cli-test-{}.fifo", std::process::id()));
+    assert_eq!(
+        settings(&["-F", fresh.to_str().unwrap()]).fifo,
+        Some(fresh.clone())
+    );
+    assert!(!fresh.exists());
+    // A bare name lives in the current directory.
+    assert_eq!(settings(&["-Fstatus"]).fifo, Some(PathBuf::from("status")));
+}
+
+#[test]
+fn system_with_posix_timers_warns_and_uses_clock_nanosleep() {
+    let want = [
+        "WARN: The system option requires clock_nanosleep",
+        "WARN: and is not compatible with posix_timers",
+        "WARN: Using clock_nanosleep",
+    ];
+    for args in [
+        &["-s", "-x"][..],
+        &["-x", "-s"],
+        &["-sx"],
+        &["--sys", "--posix"],
+    ] {
+        let (s, w) = run(args);
+        assert_eq!(w, want, "{args:?}");
+        assert_eq!(s.engine.wait, WaitMode::Absolute, "{args:?}");
+    }
+    for args in [&["-s", "-x", "-r"][..], &["-rxs"]] {
+        let (s, w) = run(args);
+        assert_eq!(w, want, "{args:?}");
+        assert_eq!(s.engine.wait, WaitMode::Relative, "{args:?}");
+    }
+    // C settles this before anything else, so its warnings come first.
+    let (_, w) = run(&["-S", "-t", "3", "-x", "-s"]);
+    assert_eq!(w[..3], want);
+    assert_eq!(w[3..], ["WARN: -t ignored due to smp mode"]);
+}
+
+#[test]
+fn wait_modes() {
+    let wait = |args: &[&str]| settings(args).engine.wait;
+    assert_eq!(wait(&[]), WaitMode::Absolute);
+    assert_eq!(wait(&["-r"]), WaitMode::Relative);
+    assert_eq!(wait(&["-s"]), WaitMode::Nanosleep);
+    assert_eq!(wait(&["-s", "-r"]), WaitMode::Nanosleep);
+    assert_eq!(wait(&["-r", "-s"]), WaitMode::Nanosleep);
+    assert_eq!(
+        wait(&["-x"]),
+        WaitMode::PosixTimer {
+            armed_relative: false
+        }
+    );
+    assert_eq!(
+        wait(&["-x", "-r"]),
+        WaitMode::PosixTimer {
+            armed_relative: true
+        }
+    );
+    assert_eq!(
+        wait(&["-r", "-x"]),
+        WaitMode::PosixTimer {
+            armed_relative: true
+        }
+    );
+}
+
+#[test]
+fn options_without_their_partner_warn() {
+    let (s, w) = run(&["--tracemark"]);
+    assert!(s.tracemark);
+    assert_eq!(s.engine.breaktrace, None);
+    assert_eq!(
+        w,
+        ["WARN: --tracemark has no effect without -b/--breaktrace"]
+    );
+
+    let (s, w) = run(&["--spike-nodes", "5"]);
+    assert_eq!(s.engine.spikes, None);
+    assert_eq!(w, ["WARN: --spike-nodes has no effect without --spike"]);
+
+    let (s, w) = run(&["--dbg_cyclictest"]);
+    assert!(s.debug_resolution);
+    assert!(!s.check_resolution);
+    assert_eq!(
+        w,
+        ["WARN: --dbg_cyclictest has no effect without -R/--resolution"]
+    );
+
+    // With their partners, anywhere on the line: no warning.
+    assert!(run(&["--tracemark", "-b", "3"]).1.is_empty());
+    assert!(run(&["--spike-nodes", "5", "--spike", "3"]).1.is_empty());
+    assert!(run(&["--dbg_cyclictest", "-R"]).1.is_empty());
+    // -o 1 needs no -v.
+    assert!(run(&["-o", "1"]).1.is_empty());
+}
+
+#[test]
+fn spike_nodes_count_wherever_they_are() {
+    let want = Some(SpikePlan {
+        trigger: 30,
+        capacity: 8,
+    });
+    assert_eq!(
+        settings(&["--spike", "30", "--spike-nodes", "8"])
+            .engine
+            .spikes,
+        want
+    );
+    // C ignores --spike-nodes before --spike; we do not.
+    assert_eq!(
+        settings(&["--spike-nodes", "8", "--spike", "30"])
+            .engine
+            .spikes,
+        want
+    );
+    assert_eq!(
+        settings(&["--spike-nodes=8", "-q", "--spike=30"])
+            .engine
+            .spikes,
+        want
+    );
+    // Without --spike-nodes: 1024.
+    assert_eq!(
+        settings(&["--spike", "30"]).engine.spikes,
+        Some(SpikePlan {
+            trigger: 30,
+            capacity: 1024
+        })
+    );
+}
+
+#[test]
+fn last_of_a_repeated_new_option_wins() {
+    assert_eq!(
+        settings(&["-b", "0", "-b", "7"]).engine.breaktrace,
+        Some(BreakPlan { threshold: 7 })
+    );
+    assert_eq!(
+        settings(&[
+            "--spike",
+            "-1",
+            "--spike",
+            "2",
+            "--spike-nodes=0",
+            "--spike-nodes=3"
+        ])
+        .engine
+        .spikes,
+        Some(SpikePlan {
+            trigger: 2,
+            capacity: 3
+        })
+    );
+    assert_eq!(settings(&["-o", "0", "-o", "4", "-v"]).oscope_reduction, 4);
+    assert_eq!(
+        settings(&["-A", "3", "-A"]).engine.alignment,
+        Some(Alignment::Threads { offset: Nanos(0) })
+    );
+    assert_eq!(
+        settings(&["--secaligned", "--secaligned=7"])
+            .engine
+            .alignment,
+        Some(Alignment::NextSecond {
+            offset: nanos_us(7)
+        })
+    );
+    assert_eq!(
+        settings(&["-F", "/nonexistent/x", "-F", FIFOFILE]).fifo,
+        Some(PathBuf::from(FIFOFILE))
+    );
+}
+
+#[test]
+fn smi_needs_pinned_threads() {
+    for args in [
+        &["--smi", "-a"][..],
+        &["-S", "--smi"],
+        &["--smi", "-a", "1", "-t", "2"],
+    ] {
+        let s = settings(args);
+        assert!(s.engine.smi, "{args:?}");
+        assert!(s.engine.threads.iter().all(|t| t.cpu.is_some()), "{args:?}");
+    }
+    assert!(!settings(&[]).engine.smi);
+}
+
+#[test]
+fn bounds_of_the_new_values() {
+    assert_eq!(
+        settings(&["-b", "2147483647"]).engine.breaktrace,
+        Some(BreakPlan {
+            threshold: 2_147_483_647
+        })
+    );
+    assert_eq!(
+        settings(&["--spike=1", "--spike-nodes=1000000"])
+            .engine
+            .spikes,
+        Some(SpikePlan {
+            trigger: 1,
+            capacity: 1_000_000
+        })
+    );
+    assert_eq!(
+        settings(&["-v", "-o", "2147483647"]).oscope_reduction,
+        2_147_483_647
+    );
+    assert_eq!(
+        settings(&["-A", "2147483647"]).engine.alignment,
+        Some(Alignment::Threads {
+            offset: nanos_us(2_147_483_647)
+        })
+    );
+    assert_eq!(
+        settings(&["--secaligned", "0"]).engine.alignment,
+        Some(Alignment::NextSecond { offset: Nanos(0) })
+    );
+    // An offset word that does not start with a digit is not -A's.
+    assert_eq!(err(&["-A", "x"]), "unexpected argument 'x'");
 }
