@@ -5,18 +5,21 @@
 //!   still written). cyclictest has no SIGHUP handler and dies without its
 //!   summary; we treat it like SIGTERM.
 //! - SIGUSR1: print the status block to stderr.
+//! - SIGUSR2: write the status block to `/dev/shm/cyclictest<pid>`, for
+//!   rt-tests' `get_cyclictest_snapshot`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2};
 
 /// Flags raised by the signal handlers.
 #[derive(Debug)]
 pub struct SignalFlags {
     stop: Arc<AtomicBool>,
     status: Arc<AtomicBool>,
+    snapshot: Arc<AtomicBool>,
 }
 
 impl SignalFlags {
@@ -25,6 +28,7 @@ impl SignalFlags {
         let flags = SignalFlags {
             stop: Arc::new(AtomicBool::new(false)),
             status: Arc::new(AtomicBool::new(false)),
+            snapshot: Arc::new(AtomicBool::new(false)),
         };
         for sig in [SIGINT, SIGTERM, SIGHUP] {
             signal_hook::flag::register(sig, Arc::clone(&flags.stop))
@@ -32,6 +36,8 @@ impl SignalFlags {
         }
         signal_hook::flag::register(SIGUSR1, Arc::clone(&flags.status))
             .context("installing the SIGUSR1 handler")?;
+        signal_hook::flag::register(SIGUSR2, Arc::clone(&flags.snapshot))
+            .context("installing the SIGUSR2 handler")?;
         Ok(flags)
     }
 
@@ -43,5 +49,10 @@ impl SignalFlags {
     /// Whether a status dump was asked for since the last call.
     pub fn take_status_request(&self) -> bool {
         self.status.swap(false, Ordering::Relaxed)
+    }
+
+    /// Whether a snapshot file was asked for since the last call.
+    pub fn take_snapshot_request(&self) -> bool {
+        self.snapshot.swap(false, Ordering::Relaxed)
     }
 }

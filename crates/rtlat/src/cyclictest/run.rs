@@ -1,9 +1,11 @@
 //! Carries out one `rtlat cyclictest` run, in cyclictest's order:
 //! privilege check, `-v` CPU lines, main-thread affinity, `mlockall`,
-//! `/dev/cpu_dma_latency`, signal handlers, the measuring threads, the live
-//! display until the run ends, then the final outputs (JSON, `-q` summary,
-//! histogram). Every way a run ends — loops, duration, a signal, a closed
-//! stdout — goes through the same final outputs.
+//! `/dev/cpu_dma_latency`, the trace files of `-b`, the `-R` probe, signal
+//! handlers and the SIGUSR2 snapshot file, the measuring threads and the
+//! `-F` FIFO, the live display until the run ends, then the final outputs
+//! (JSON, `-q` summary, spikes, histogram, `-b` lines). Every way a run ends
+//! — loops, duration, a break, a signal, a closed stdout — goes through the
+//! same final outputs, and the snapshot file and FIFO are removed.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -19,12 +21,17 @@ use rtlat_sys::{Errno, affinity, memory, sched};
 
 use super::host::Host;
 use super::settings::{DmaLatency, OutputTarget, Settings};
+use crate::live::fifo::FifoServer;
+use crate::live::snapshot::StatusSnapshotFile;
 use crate::live::text::{LiveMode, LiveText, write_status_block};
 use crate::report::RunMeta;
+use crate::report::breaktrace::write_break_info;
 use crate::report::histogram::write_histogram;
 use crate::report::json::write_json;
+use crate::report::spikes::write_spikes;
 use crate::report::status::write_quiet_summary;
 use crate::signals::SignalFlags;
+use rtlat_sys::tracefs::{self, TraceControl};
 
 /// How often the live display is redrawn (cyclictest: `usleep(10000)`).
 const FRAME_PERIOD: Duration = Duration::from_millis(10);
@@ -45,6 +52,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                  policy: these figures are not real-time latencies (use -p PRIO for SCHED_FIFO)",
                 settings.engine.threads[0].policy.name().to_uppercase()
             );
+        }
+        if settings.engine.smi
+            && let Err(why) = rtlat_sys::msr::smi_support()
+        {
+            bail!("--smi: the SMI counter is not available on this CPU: {why}");
         }
     }
 
@@ -67,7 +79,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     // Allocated before mlockall, so that locking maps and pre-faults it, and
     // a lock limit too small for it is reported by mlockall, clearly.
-    let engine = Engine::new(settings.engine.clone()).context("preparing the measuring threads")?;
+    let trace = if synthetic {
+        None
+    } else {
+        open_trace_files(settings)
+    };
+    let engine = Engine::with_trace(settings.engine.clone(), trace)
+        .context("preparing the measuring threads")?;
     if settings.mlockall && !synthetic {
         lock_memory()?;
     }
@@ -81,7 +99,29 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     {
         eprintln!("WARN: High resolution timers not available");
     }
+    if settings.check_resolution {
+        let clock = match settings.engine.clock {
+            rtlat_core::config::ClockKind::Monotonic => Clock::Monotonic,
+            rtlat_core::config::ClockKind::Realtime => Clock::Realtime,
+        };
+        let _ = super::resolution::probe(
+            &mut io::stderr().lock(),
+            clock,
+            settings.verbose,
+            settings.debug_resolution,
+        );
+    }
     let signals = SignalFlags::install()?;
+    let mut snapshot = match StatusSnapshotFile::create(rtlat_sys::system::current_pid()) {
+        Ok(file) => Some(file),
+        Err(e) => {
+            eprintln!(
+                "WARN: cannot create the SIGUSR2 snapshot file in /dev/shm: {}",
+                io_strerror(&e)
+            );
+            None
+        }
+    };
 
     if settings.verbose {
         let explicit_cpus = settings.main_cpus_before_start.is_some();
@@ -115,15 +155,45 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         );
     }
 
+    let shared = running.shared_handle();
+    let fifo = settings.fifo.as_ref().and_then(|path| {
+        FifoServer::start(
+            path.clone(),
+            shared.clone(),
+            settings.engine.threads.clone(),
+            settings.engine.resolution,
+        )
+        .map_err(|e| {
+            eprintln!(
+                "Error creating fifo {}: {}",
+                path.display(),
+                io_strerror(&e)
+            );
+        })
+        .ok()
+    });
     let mut live = LiveText::new(
         live_mode(settings),
         settings.header_policy.clone(),
         settings.engine.resolution,
         settings.engine.threads.len(),
+        settings.oscope_reduction,
     );
-    let shared = running.shared_handle();
-    let external_stop = display_until_end(settings, &running, &signals, host, &mut live, &mut out)?;
+    let mut display = Display {
+        settings,
+        running: &running,
+        signals: &signals,
+        snapshot: snapshot.as_mut(),
+        host,
+    };
+    let external_stop = display.until_end(&mut live, &mut out)?;
+    if settings.refresh_on_max {
+        out.emit(|w| live.write_leave(w, settings.engine.threads.len()))?;
+    }
     let report = running.finish(external_stop);
+    if let Some(fifo) = fifo {
+        fifo.stop();
+    }
     if live.mode() == LiveMode::Verbose {
         // The samples taken after the last batch: nothing is lost.
         out.emit(|w| live.write_frame(w, &shared, &settings.engine.threads, ""))?;
@@ -156,56 +226,108 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     Ok(status)
 }
 
-/// Shows the live output until the run ends by itself or is stopped.
-/// Returns whether the stop came from outside (signal or closed stdout).
-fn display_until_end(
-    settings: &Settings,
-    running: &Running,
-    signals: &SignalFlags,
+/// The main thread while the measuring threads run: draws the live output,
+/// answers SIGUSR1 (status block on stderr) and SIGUSR2 (status block in the
+/// snapshot file), and notices the end of the run.
+struct Display<'a> {
+    settings: &'a Settings,
+    running: &'a Running,
+    signals: &'a SignalFlags,
+    snapshot: Option<&'a mut StatusSnapshotFile>,
     host: Host,
-    live: &mut LiveText,
-    out: &mut Stdout,
-) -> anyhow::Result<bool> {
-    let plans = &settings.engine.threads;
-    let mode = live.mode();
-    if host == Host::Pinned {
-        // Synthetic threads finish in an instant: show their final state
-        // only, so that the output is the same every time.
-        while !running.reached_end() && !signals.stop_requested() {
-            std::thread::sleep(Duration::from_millis(1));
+}
+
+impl Display<'_> {
+    /// Shows the live output until the run ends by itself or is stopped.
+    /// Returns whether the stop came from outside (signal or closed stdout).
+    fn until_end(&mut self, live: &mut LiveText, out: &mut Stdout) -> anyhow::Result<bool> {
+        let plans = &self.settings.engine.threads;
+        let mode = live.mode();
+        if self.host == Host::Pinned {
+            // Synthetic threads finish in an instant: show their final state
+            // only, so that the output is the same every time.
+            while !self.running.reached_end() && !self.signals.stop_requested() {
+                self.answer_signals();
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        let mut maxima = self.maxima();
+        loop {
+            // Looked at before the frame is drawn, so that the last frame shows
+            // the thread that ended the run with its final count.
+            let ended = self.running.reached_end();
+            let loadavg = if mode == LiveMode::Frames {
+                self.host.load_average()
+            } else {
+                String::new()
+            };
+            out.emit(|w| live.write_frame(w, self.running.shared(), plans, &loadavg))?;
+            out.flush()?;
+            if out.closed {
+                return Ok(true);
+            }
+            if ended {
+                return Ok(false);
+            }
+            std::thread::sleep(FRAME_PERIOD);
+            self.answer_signals();
+            if self.signals.stop_requested() {
+                return Ok(true);
+            }
+            out.emit(|w| live.write_rewind(w, plans.len()))?;
+            if self.settings.refresh_on_max {
+                // -M: the next frame only once some thread's maximum grew.
+                loop {
+                    if self.signals.stop_requested() {
+                        return Ok(true);
+                    }
+                    if self.running.reached_end() {
+                        return Ok(false);
+                    }
+                    let now = self.maxima();
+                    if now != maxima {
+                        maxima = now;
+                        break;
+                    }
+                    std::thread::sleep(FRAME_PERIOD);
+                    self.answer_signals();
+                }
+            }
         }
     }
-    loop {
-        // Looked at before the frame is drawn, so that the last frame shows
-        // the thread that ended the run with its final count.
-        let ended = running.reached_end();
-        let loadavg = if mode == LiveMode::Frames {
-            host.load_average()
-        } else {
-            String::new()
-        };
-        out.emit(|w| live.write_frame(w, running.shared(), plans, &loadavg))?;
-        out.flush()?;
-        if out.closed {
-            return Ok(true);
+
+    /// Every thread's current maximum (for `-M`).
+    fn maxima(&self) -> Vec<i64> {
+        self.running
+            .shared()
+            .channels
+            .iter()
+            .map(|c| c.slot.compat().max_shown())
+            .collect()
+    }
+
+    fn answer_signals(&mut self) {
+        let (shared, plans) = (self.running.shared(), &self.settings.engine.threads);
+        let resolution = self.settings.engine.resolution;
+        if self.signals.take_status_request() {
+            let _ = write_status_block(&mut io::stderr().lock(), shared, plans, resolution);
         }
-        if ended {
-            return Ok(false);
+        if self.signals.take_snapshot_request() {
+            match self.snapshot.as_deref_mut() {
+                Some(file) => {
+                    let mut text = Vec::new();
+                    let _ = write_status_block(&mut text, shared, plans, resolution);
+                    if let Err(e) = file.replace_contents(&text) {
+                        eprintln!(
+                            "WARN: cannot write {}: {}",
+                            file.path().display(),
+                            io_strerror(&e)
+                        );
+                    }
+                }
+                None => eprintln!("ERROR: rstat_fd not valid"),
+            }
         }
-        std::thread::sleep(FRAME_PERIOD);
-        if signals.take_status_request() {
-            let mut err = io::stderr().lock();
-            let _ = write_status_block(
-                &mut err,
-                running.shared(),
-                plans,
-                settings.engine.resolution,
-            );
-        }
-        if signals.stop_requested() {
-            return Ok(true);
-        }
-        out.emit(|w| live.write_rewind(w, plans.len()))?;
     }
 }
 
@@ -242,10 +364,16 @@ fn write_final_outputs(
     if settings.quiet && settings.histogram.is_none() {
         keep(out.emit(|w| write_quiet_summary(w, report)));
     }
+    if let Some(spikes) = &report.spikes {
+        keep(out.emit(|w| write_spikes(w, spikes)));
+    }
     if let Some(h) = &settings.histogram {
         keep(write_to(&h.target, out, "--histfile", |mut w| {
             write_histogram(&mut w, report, h.summary_column)
         }));
+    }
+    if settings.engine.breaktrace.is_some() {
+        keep(out.emit(|w| write_break_info(w, report)));
     }
     match first_error {
         Some(e) => Err(e),
@@ -370,6 +498,32 @@ fn request_dma_latency(
     }
 }
 
+/// The ftrace files for `-b` (and `--tracemark`), opened before the run.
+/// Without tracefs, or without access to it, the run goes on with one
+/// warning: the break still stops the run, only the trace keeps running.
+fn open_trace_files(settings: &Settings) -> Option<TraceControl> {
+    settings.engine.breaktrace?;
+    let Some(dir) = tracefs::tracing_dir() else {
+        eprintln!(
+            "WARN: tracefs is not mounted (/sys/kernel/tracing): -b will stop the run but \
+             cannot stop the trace"
+        );
+        return None;
+    };
+    match TraceControl::open(&dir, settings.tracemark) {
+        Ok(trace) => Some(trace),
+        Err(e) => {
+            eprintln!(
+                "WARN: cannot open the trace files in {}: {}; -b will stop the run but \
+                 cannot stop the trace",
+                dir.display(),
+                io_strerror(&e)
+            );
+            None
+        }
+    }
+}
+
 /// An errno as C's `strerror` words it.
 fn errno_text(e: Errno) -> String {
     rtlat_sys::strerror(e.raw_os_error())
@@ -396,6 +550,14 @@ fn describe_thread_error(index: usize, error: ThreadError, settings: &Settings) 
         ),
         ThreadStep::Wait => {
             format!("measuring thread {index}: waiting for its deadline failed: {errno}")
+        }
+        ThreadStep::SmiCounter => format!(
+            "measuring thread {index}: cannot read the SMI counter of CPU {}: {errno}; \
+             is the msr module loaded (modprobe msr)?",
+            plan.cpu.unwrap_or(0)
+        ),
+        ThreadStep::Timer => {
+            format!("measuring thread {index}: cannot set up its POSIX timer (-x): {errno}")
         }
     }
 }

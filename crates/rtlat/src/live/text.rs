@@ -4,8 +4,10 @@
 //! - live frames (default): a `policy: ... loadavg: ...` header, an empty
 //!   line and one `T:` line per thread, redrawn in place about every 10 ms
 //!   by moving the cursor up `threads + 2` lines (`ESC[<n>A`);
-//! - verbose (`-v`): every sample as `%8d:%8lu:%8ld` (thread, cycle, value),
-//!   in per-thread batches;
+//! - verbose (`-v`): every sample as `%8d:%8lu:%8ld` (thread, cycle, value;
+//!   with `--smi` the sample's SMI count follows as `%8ld`), in per-thread
+//!   batches; with `-o RED` one line per RED samples: the block's largest
+//!   value and its cycle number;
 //! - quiet (`-q`): nothing while running.
 
 use std::io::{self, Write};
@@ -21,10 +23,23 @@ use crate::report::status::{StatusLine, write_status_line};
 pub enum LiveMode {
     /// Frames redrawn in place.
     Frames,
-    /// Every sample.
+    /// Every sample (or every RED-th block's maximum).
     Verbose,
     /// Nothing.
     Quiet,
+}
+
+/// Per thread: where the verbose printer stands.
+#[derive(Clone, Copy, Debug)]
+struct VerboseCursor {
+    /// The next sample number to look at.
+    next: u64,
+    /// Samples seen in the current `-o` block.
+    in_block: u32,
+    /// The block's largest value so far and its sample number.
+    block_max: Option<(i64, u64)>,
+    /// SMIs counted in the block.
+    block_smi: i64,
 }
 
 /// The live printer's state between frames.
@@ -33,26 +48,35 @@ pub struct LiveText {
     mode: LiveMode,
     header_policy: String,
     resolution: Resolution,
-    /// Per thread: the next sample number the verbose printer will show.
-    printed: Vec<u64>,
+    oscope_reduction: u32,
+    cursors: Vec<VerboseCursor>,
     /// Samples the verbose printer could not show because the ring had
     /// moved past them.
     lost: u64,
 }
 
 impl LiveText {
-    /// A printer for `threads` threads.
+    /// A printer for `threads` threads; `oscope_reduction` is `-o` (1: every
+    /// sample).
     pub fn new(
         mode: LiveMode,
         header_policy: String,
         resolution: Resolution,
         threads: usize,
+        oscope_reduction: u32,
     ) -> Self {
+        let cursor = VerboseCursor {
+            next: 0,
+            in_block: 0,
+            block_max: None,
+            block_smi: 0,
+        };
         LiveText {
             mode,
             header_policy,
             resolution,
-            printed: vec![0; threads],
+            oscope_reduction: oscope_reduction.max(1),
+            cursors: vec![cursor; threads],
             lost: 0,
         }
     }
@@ -99,21 +123,48 @@ impl LiveText {
         Ok(())
     }
 
+    /// Moves the cursor below the last frame (`-M` leaves it at the top).
+    pub fn write_leave(&self, w: &mut impl Write, threads: usize) -> io::Result<()> {
+        if self.mode == LiveMode::Frames {
+            write!(w, "\x1b[{}B", threads + 2)?;
+        }
+        Ok(())
+    }
+
     fn write_new_samples(&mut self, w: &mut impl Write, shared: &Shared) -> io::Result<()> {
+        let reduction = self.oscope_reduction;
         for (index, channel) in shared.channels.iter().enumerate() {
             let Some(ring) = &channel.samples else {
                 continue;
             };
+            let smi_ring = channel.smi_samples.as_ref();
             let published = channel.slot.cycles();
-            let mut cycle = self.printed[index];
-            while cycle < published {
-                match ring.get(cycle, published) {
-                    Some(value) => writeln!(w, "{index:8}:{cycle:8}:{value:8}")?,
-                    None => self.lost += 1,
+            let cursor = &mut self.cursors[index];
+            while cursor.next < published {
+                let cycle = cursor.next;
+                cursor.next += 1;
+                let Some(value) = ring.get(cycle, published) else {
+                    self.lost += 1;
+                    continue;
+                };
+                let smi = smi_ring.and_then(|r| r.get(cycle, published));
+                if cursor.block_max.is_none_or(|(max, _)| value > max) {
+                    cursor.block_max = Some((value, cycle));
                 }
-                cycle += 1;
+                cursor.block_smi += smi.unwrap_or(0);
+                cursor.in_block += 1;
+                if cursor.in_block < reduction {
+                    continue;
+                }
+                let (max, max_cycle) = cursor.block_max.take().unwrap_or((value, cycle));
+                write!(w, "{index:8}:{max_cycle:8}:{max:8}")?;
+                if smi_ring.is_some() {
+                    write!(w, "{:8}", cursor.block_smi)?;
+                }
+                writeln!(w)?;
+                cursor.in_block = 0;
+                cursor.block_smi = 0;
             }
-            self.printed[index] = cycle;
         }
         Ok(())
     }
@@ -133,13 +184,14 @@ pub fn write_status_lines(
             priority: plan.priority,
             interval_us: plan.interval.as_micros_truncated(),
             stats: channel.slot.compat(),
+            smi: shared.counts_smi().then(|| channel.slot.smi_count()),
         };
         write_status_line(w, &line, resolution)?;
     }
     Ok(())
 }
 
-/// The status block of SIGUSR1, framed by `#---` lines.
+/// The status block of SIGUSR1 and SIGUSR2, framed by `#---` lines.
 pub fn write_status_block(
     w: &mut impl Write,
     shared: &Shared,

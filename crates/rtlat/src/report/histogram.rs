@@ -127,6 +127,14 @@ pub fn write_histogram(
         }
         writeln!(w)?;
     }
+    let smis: Option<Vec<u64>> = report.threads.iter().map(|t| t.smi_count).collect();
+    if let Some(smis) = smis {
+        write!(w, "# SMIs:")?;
+        for count in smis {
+            write!(w, " {count:05}")?;
+        }
+        writeln!(w)?;
+    }
     writeln!(w)?;
     w.flush()
 }

@@ -5,8 +5,8 @@
 //! `"rt_test_version:"` = `"2.40"`). Unlike the C tool the document is always
 //! valid JSON: strings are escaped and an average without samples is `null`,
 //! never `-nan`. Our additions: `rtlat_version` at the top level and, per
-//! thread, `overruns`, `min_ns`, `max_ns`, `mean_ns`, `tid`, `priority` and
-//! `interval_us`.
+//! thread, `overruns`, `min_ns`, `max_ns`, `mean_ns`, `tid`, `priority`,
+//! `interval_us`, and `smi_count` with `--smi`.
 //!
 //! The serialisation types are private to this module; the core crate's
 //! [`RunReport`] stays plain data.
@@ -136,6 +136,8 @@ struct ThreadDto<'a> {
     tid: i32,
     priority: u8,
     interval_us: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    smi_count: Option<u64>,
 }
 
 impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
@@ -156,6 +158,7 @@ impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
             tid: t.tid,
             priority: t.priority,
             interval_us: t.interval.as_micros_truncated(),
+            smi_count: t.smi_count,
         }
     }
 }

@@ -1,13 +1,18 @@
-//! Final outputs: each takes the finished [`RunReport`] (plus run metadata
+//! Final outputs: each takes the finished
+//! [`RunReport`](rtlat_core::report::RunReport) (plus run metadata
 //! where the format needs it) and writes to any `io::Write`.
 //!
 //! One module per format:
 //! - [`status`]: the `T:` status line, shared with the live display;
 //! - [`histogram`]: the `-h`/`-H` histogram block;
-//! - [`json`]: the `--json` document (rt-tests keys plus our additions).
+//! - [`json`]: the `--json` document (rt-tests keys plus our additions);
+//! - [`spikes`]: the `--spike` list;
+//! - [`breaktrace`]: the `-b` thread ids and break lines.
 
+pub mod breaktrace;
 pub mod histogram;
 pub mod json;
+pub mod spikes;
 pub mod status;
 #[cfg(test)]
 mod test_support;

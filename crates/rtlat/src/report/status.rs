@@ -9,6 +9,7 @@
 //! negative numbers just widen the field):
 //! - µs: `T:%2d (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld`
 //! - `-N`: `T:%2d (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%8ld Avg:%8ld Max:%8ld`
+//! - with `--smi`, ` SMI:%8ld` follows.
 
 use std::io::{self, Write};
 
@@ -28,6 +29,8 @@ pub struct StatusLine {
     pub interval_us: i64,
     /// The C-compatible figures, in units of the run's resolution.
     pub stats: CompatStats,
+    /// SMIs counted (`--smi`), shown as a last column.
+    pub smi: Option<u64>,
 }
 
 impl StatusLine {
@@ -39,6 +42,7 @@ impl StatusLine {
             priority: t.priority,
             interval_us: t.interval.as_micros_truncated(),
             stats: t.compat,
+            smi: t.smi_count,
         }
     }
 }
@@ -64,21 +68,25 @@ pub fn write_status_line(
         s.min_shown(),
     )?;
     match resolution {
-        Resolution::Micros => writeln!(
+        Resolution::Micros => write!(
             w,
             "Act:{:5} Avg:{:5} Max:{:8}",
             s.act,
             s.avg_truncated(),
             s.max_shown()
-        ),
-        Resolution::Nanos => writeln!(
+        )?,
+        Resolution::Nanos => write!(
             w,
             "Act:{:8} Avg:{:8} Max:{:8}",
             s.act,
             s.avg_truncated(),
             s.max_shown()
-        ),
+        )?,
     }
+    if let Some(smi) = line.smi {
+        write!(w, " SMI:{smi:8}")?;
+    }
+    writeln!(w)
 }
 
 /// Writes the `-q` summary: one `T:` line per thread, in thread order.

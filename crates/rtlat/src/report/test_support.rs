@@ -31,6 +31,7 @@ impl ThreadFixture {
                 interval: Nanos::from_micros(1000),
                 cpu: None,
                 node: None,
+                smi_count: None,
                 compat: CompatStats::default(),
                 precise: PreciseStats::default(),
                 histogram: None,
@@ -160,6 +161,8 @@ pub fn run(resolution: Resolution, threads: Vec<ThreadReport>) -> RunReport {
         clock: ClockKind::Monotonic,
         end: EndReason::Loops,
         threads,
+        break_info: None,
+        spikes: None,
     }
 }
 

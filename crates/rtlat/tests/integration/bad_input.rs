@@ -98,9 +98,38 @@ fn unknown_long_option() {
 }
 
 #[test]
-fn breaktrace_not_supported_yet() {
-    usage_error(&["-b", "5"], "not supported yet");
-    usage_error(&["-b", "5"], "-b");
+fn breaktrace_zero() {
+    usage_error(&["-b", "0"], "-b");
+}
+
+#[test]
+fn spike_negative() {
+    usage_error(&["--spike", "-1"], "--spike");
+}
+
+#[test]
+fn oscope_zero() {
+    usage_error(&["-o", "0"], "-o");
+}
+
+#[test]
+fn oscope_without_verbose() {
+    usage_error(&["-o", "5"], "-o");
+}
+
+#[test]
+fn aligned_with_secaligned() {
+    usage_error(&["-A", "10", "--secaligned"], "--secaligned");
+}
+
+#[test]
+fn fifo_in_missing_directory() {
+    usage_error(&["-F", "/nonexistent/dir/fifo"], "-F");
+}
+
+#[test]
+fn latency_negative() {
+    usage_error(&["--latency=-5"], "--latency");
 }
 
 #[test]

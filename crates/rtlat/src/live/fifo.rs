@@ -1,0 +1,249 @@
+//! cyclictest's `-F`/`--fifo`: a named pipe that serves the status lines.
+//!
+//! A non-real-time thread keeps trying to open the pipe for writing without
+//! blocking. Whenever a reader has it open, the thread writes one `T:` line
+//! per measuring thread, closes it, and starts over a moment later: a
+//! reader that reopens the pipe gets a fresh snapshot each time.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use rtlat_core::config::ThreadPlan;
+use rtlat_core::engine::Shared;
+use rtlat_core::units::Resolution;
+use rtlat_sys::fifo::{make_fifo, open_fifo_writer_nonblocking};
+
+use crate::live::text::write_status_lines;
+
+/// How long the server waits before retrying when nobody reads; also the
+/// longest it takes to notice a stop request.
+const NO_READER_RETRY: Duration = Duration::from_millis(100);
+/// Pause between two snapshots served to readers.
+const BETWEEN_SNAPSHOTS: Duration = Duration::from_micros(250);
+
+/// The running FIFO server. Stopping it (or dropping it) ends the thread
+/// and removes the FIFO.
+#[derive(Debug)]
+pub struct FifoServer {
+    path: PathBuf,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl FifoServer {
+    /// Creates the FIFO at `path` (replacing an old FIFO, refusing to
+    /// replace anything else: `AlreadyExists`) and starts the thread that
+    /// serves it. Errors are the operating system's, as is (errno intact,
+    /// no path).
+    pub fn start(
+        path: PathBuf,
+        shared: Arc<Shared>,
+        plans: Vec<ThreadPlan>,
+        resolution: Resolution,
+    ) -> io::Result<FifoServer> {
+        make_fifo(&path).map_err(io::Error::from)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let served = Served {
+            path: path.clone(),
+            stop: Arc::clone(&stop),
+            shared,
+            plans,
+            resolution,
+        };
+        let spawned = std::thread::Builder::new()
+            .name("rtlat-fifo".to_string())
+            .spawn(move || served.serve());
+        match spawned {
+            Ok(thread) => Ok(FifoServer {
+                path,
+                stop,
+                thread: Some(thread),
+            }),
+            Err(e) => {
+                remove_fifo(&path);
+                Err(e)
+            }
+        }
+    }
+
+    /// Stops the thread, waits for it (at most about 100 ms) and removes
+    /// the FIFO.
+    pub fn stop(mut self) {
+        self.shut_down();
+    }
+
+    fn shut_down(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
+            // A panic in the server thread only loses the FIFO output.
+            let _ = thread.join();
+            remove_fifo(&self.path);
+        }
+    }
+}
+
+impl Drop for FifoServer {
+    fn drop(&mut self) {
+        self.shut_down();
+    }
+}
+
+/// Removes the FIFO at `path`, but never a file of another kind that
+/// someone put there since.
+fn remove_fifo(path: &Path) {
+    use std::os::unix::fs::FileTypeExt;
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// What the server thread owns.
+struct Served {
+    path: PathBuf,
+    stop: Arc<AtomicBool>,
+    shared: Arc<Shared>,
+    plans: Vec<ThreadPlan>,
+    resolution: Resolution,
+}
+
+impl Served {
+    fn serve(self) {
+        let mut text = Vec::new();
+        while !self.stop.load(Ordering::Acquire) {
+            match open_fifo_writer_nonblocking(&self.path) {
+                Ok(Some(mut fifo)) => {
+                    text.clear();
+                    // Writing into a Vec cannot fail.
+                    let _ =
+                        write_status_lines(&mut text, &self.shared, &self.plans, self.resolution);
+                    // The reader may be gone (EPIPE) or slow (EAGAIN): this
+                    // snapshot is lost, the next one is served as usual.
+                    let _ = fifo.write_all(&text);
+                    drop(fifo);
+                    std::thread::sleep(BETWEEN_SNAPSHOTS);
+                }
+                // No reader yet, or the FIFO is gone or replaced: retry
+                // later. `stop` unparks the thread to end the wait early.
+                Ok(None) | Err(_) => std::thread::park_timeout(NO_READER_RETRY),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    use std::sync::mpsc;
+    use std::time::Instant;
+
+    use rtlat_core::config::{ClockKind, CyclicConfig, SchedPolicy, TimeSourceKind, WaitMode};
+    use rtlat_core::engine::Engine;
+    use rtlat_core::units::Nanos;
+
+    fn two_thread_config() -> CyclicConfig {
+        let plan = |index: usize| ThreadPlan {
+            index,
+            interval: Nanos::from_micros(1000 + 500 * i64::try_from(index).unwrap()),
+            policy: SchedPolicy::Other,
+            priority: 0,
+            cpu: None,
+        };
+        CyclicConfig {
+            threads: vec![plan(0), plan(1)],
+            clock: ClockKind::Monotonic,
+            wait: WaitMode::Absolute,
+            resolution: Resolution::Micros,
+            loops: Some(10),
+            duration: None,
+            histogram: None,
+            sample_ring: false,
+            source: TimeSourceKind::Synthetic { seed: 1 },
+            breaktrace: None,
+            spikes: None,
+            alignment: None,
+            smi: false,
+        }
+    }
+
+    #[test]
+    fn serves_status_lines_and_stops_quickly() {
+        let config = two_thread_config();
+        let plans = config.threads.clone();
+        let shared = Engine::new(config).expect("engine").shared().clone();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cyclictest.fifo");
+        let server =
+            FifoServer::start(path.clone(), shared, plans, Resolution::Micros).expect("start");
+        assert!(
+            std::fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+
+        // Read in a helper thread so a broken server fails the test instead
+        // of hanging it.
+        let (sender, receiver) = mpsc::channel();
+        let reader_path = path.clone();
+        std::thread::spawn(move || {
+            let mut collected = String::new();
+            while collected.lines().filter(|l| l.starts_with("T:")).count() < 2 {
+                let mut fifo = std::fs::File::open(&reader_path).expect("open for reading");
+                let mut chunk = String::new();
+                fifo.read_to_string(&mut chunk).expect("read fifo");
+                collected.push_str(&chunk);
+            }
+            let _ = sender.send(collected);
+        });
+        let text = receiver
+            .recv_timeout(Duration::from_secs(5))
+            .expect("two T: lines within 5 s");
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("T: 0 ("), "{text:?}");
+        assert!(lines[1].starts_with("T: 1 ("), "{text:?}");
+        assert!(lines[1].contains("I:1500"), "{text:?}");
+
+        let started = Instant::now();
+        server.stop();
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn drop_cleans_up_without_a_reader() {
+        let config = two_thread_config();
+        let plans = config.threads.clone();
+        let shared = Engine::new(config).expect("engine").shared().clone();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("status");
+        let server =
+            FifoServer::start(path.clone(), shared, plans, Resolution::Nanos).expect("start");
+        std::thread::sleep(Duration::from_millis(20));
+        let started = Instant::now();
+        drop(server);
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn refuses_to_replace_a_regular_file() {
+        let config = two_thread_config();
+        let plans = config.threads.clone();
+        let shared = Engine::new(config).expect("engine").shared().clone();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("precious");
+        std::fs::write(&path, "keep").unwrap();
+        let err = FifoServer::start(path.clone(), shared, plans, Resolution::Micros)
+            .expect_err("not a fifo");
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(err.raw_os_error(), Some(17));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "keep");
+    }
+}
