@@ -338,16 +338,17 @@ impl ThreadJob {
         }
         self.barrier.wait();
         let Ok(resources) = setup else {
+            if self.config.alignment.is_some() {
+                // The others wait for every thread at the alignment barriers.
+                self.agree_on_start();
+            }
             return;
         };
 
         slot.set_state(ThreadState::Running);
         let end = match (self.config.source, resources) {
             (TimeSourceKind::Real, ThreadResources { timer, smi }) => {
-                let clock = match self.config.clock {
-                    ClockKind::Monotonic => Clock::Monotonic,
-                    ClockKind::Realtime => Clock::Realtime,
-                };
+                let clock = sys_clock(self.config.clock);
                 let mut smi = smi;
                 let smi = smi.as_mut().map(|s| s as &mut dyn SmiSource);
                 match (timer, self.config.wait) {
@@ -390,21 +391,7 @@ impl ThreadJob {
         source: &mut S,
         smi: Option<&mut dyn SmiSource>,
     ) -> LoopEnd {
-        let start = self.config.alignment.map(|alignment| {
-            let point = &self.shared.align;
-            point.barrier.wait();
-            if self.plan.index == 0 {
-                let read = source.now();
-                point.secs.store(read.tv_sec, Relaxed);
-                point.nanos.store(read.tv_nsec, Relaxed);
-            }
-            point.barrier.wait();
-            let read = Timespec {
-                tv_sec: point.secs.load(Relaxed),
-                tv_nsec: point.nanos.load(Relaxed),
-            };
-            aligned_start(alignment, read, self.plan.index)
-        });
+        let start = self.config.alignment.map(|_| self.agree_on_start());
         let params = LoopParams {
             thread: self.plan.index,
             interval: Period::from_nanos(self.plan.interval.as_nanos()),
@@ -428,6 +415,31 @@ impl ThreadJob {
             self.shared.spikes.as_ref(),
             smi,
         )
+    }
+
+    /// `-A`/`--secaligned`: once every thread has reached the alignment
+    /// barrier, one of them reads the clock; every thread then computes its
+    /// own start from that reading. Threads whose set-up failed take part
+    /// too, so that the others never wait for them.
+    fn agree_on_start(&self) -> Timespec {
+        let point = &self.shared.align;
+        if point.barrier.wait().is_leader() {
+            let read = match self.config.source {
+                TimeSourceKind::Real => rtlat_sys::clock::now(sys_clock(self.config.clock)),
+                TimeSourceKind::Synthetic { .. } => SYNTHETIC_START,
+            };
+            point.secs.store(read.tv_sec, Relaxed);
+            point.nanos.store(read.tv_nsec, Relaxed);
+        }
+        point.barrier.wait();
+        let read = Timespec {
+            tv_sec: point.secs.load(Relaxed),
+            tv_nsec: point.nanos.load(Relaxed),
+        };
+        let alignment = self.config.alignment.unwrap_or(Alignment::Threads {
+            offset: crate::units::Nanos::ZERO,
+        });
+        aligned_start(alignment, read, self.plan.index)
     }
 
     /// The exit path of a `-b` break (the loop has ended, so formatting and
@@ -472,12 +484,8 @@ impl ThreadJob {
         }
         let mut resources = ThreadResources::default();
         if let WaitMode::PosixTimer { .. } = self.config.wait {
-            let clock = match self.config.clock {
-                ClockKind::Monotonic => Clock::Monotonic,
-                ClockKind::Realtime => Clock::Realtime,
-            };
             resources.timer = Some(
-                ThreadTimer::for_current_thread(clock)
+                ThreadTimer::for_current_thread(sys_clock(self.config.clock))
                     .map_err(|e| (ThreadStep::Timer, e.raw_os_error()))?,
             );
         }
@@ -495,6 +503,14 @@ impl ThreadJob {
 const fn libc_eio() -> i32 {
     5
 }
+/// The `rtlat-sys` clock for a configured clock.
+pub fn sys_clock(clock: ClockKind) -> Clock {
+    match clock {
+        ClockKind::Monotonic => Clock::Monotonic,
+        ClockKind::Realtime => Clock::Realtime,
+    }
+}
+
 /// The `rtlat-sys` policy for a configured policy.
 pub fn sys_policy(policy: SchedPolicy) -> sched::Policy {
     match policy {
@@ -632,5 +648,82 @@ impl Running {
         } else {
             EndReason::Stopped
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Alignment, SchedPolicy, WaitMode};
+    use crate::units::{Nanos, Resolution};
+
+    fn plan(index: usize, cpu: Option<usize>) -> ThreadPlan {
+        ThreadPlan {
+            index,
+            interval: Nanos::from_micros(1000),
+            policy: SchedPolicy::Other,
+            priority: 0,
+            cpu,
+        }
+    }
+
+    fn config(threads: Vec<ThreadPlan>, alignment: Option<Alignment>) -> CyclicConfig {
+        CyclicConfig {
+            threads,
+            clock: ClockKind::Monotonic,
+            wait: WaitMode::Absolute,
+            resolution: Resolution::Micros,
+            loops: Some(50),
+            duration: None,
+            histogram: None,
+            sample_ring: false,
+            source: TimeSourceKind::Real,
+            breaktrace: None,
+            spikes: None,
+            alignment,
+            smi: false,
+        }
+    }
+
+    #[test]
+    fn a_failed_thread_does_not_hold_up_the_aligned_others() {
+        // Thread 0 (which would read the clock in cyclictest) cannot be
+        // pinned to CPU 1000; thread 1 must neither wait forever at the
+        // alignment barrier nor start from a made-up time.
+        for alignment in [
+            Alignment::Threads {
+                offset: Nanos::from_micros(100),
+            },
+            Alignment::NextSecond {
+                offset: Nanos::ZERO,
+            },
+        ] {
+            let cfg = config(vec![plan(0, Some(1000)), plan(1, None)], Some(alignment));
+            let running = Engine::new(cfg).unwrap().start().unwrap();
+            let (index, error) = running.setup_error().expect("thread 0 fails");
+            assert_eq!((index, error.step), (0, ThreadStep::Affinity));
+            let began = Instant::now();
+            let report = running.finish(false);
+            assert!(began.elapsed() < Duration::from_secs(3), "{alignment:?}");
+            assert_eq!(report.end, EndReason::ThreadError);
+        }
+    }
+
+    #[test]
+    fn aligned_threads_measure() {
+        let cfg = config(
+            vec![plan(0, None), plan(1, None)],
+            Some(Alignment::Threads {
+                offset: Nanos::from_micros(200),
+            }),
+        );
+        let running = Engine::new(cfg).unwrap().start().unwrap();
+        assert!(running.setup_error().is_none());
+        while !running.reached_end() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let report = running.finish(false);
+        assert_eq!(report.threads[0].compat.cycles, 50);
+        assert!(report.threads[1].compat.cycles > 0);
     }
 }

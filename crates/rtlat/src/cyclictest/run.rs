@@ -100,13 +100,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         eprintln!("WARN: High resolution timers not available");
     }
     if settings.check_resolution {
-        let clock = match settings.engine.clock {
-            rtlat_core::config::ClockKind::Monotonic => Clock::Monotonic,
-            rtlat_core::config::ClockKind::Realtime => Clock::Realtime,
-        };
         let _ = super::resolution::probe(
             &mut io::stderr().lock(),
-            clock,
+            rtlat_core::engine::sys_clock(settings.engine.clock),
             settings.verbose,
             settings.debug_resolution,
         );
