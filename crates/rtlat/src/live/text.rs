@@ -14,6 +14,7 @@ use std::io::{self, Write};
 
 use rtlat_core::config::ThreadPlan;
 use rtlat_core::engine::Shared;
+use rtlat_core::stats::ThreadChannel;
 use rtlat_core::units::Resolution;
 
 use crate::report::status::{StatusLine, write_status_line};
@@ -132,10 +133,23 @@ impl LiveText {
     }
 
     fn write_new_samples(&mut self, w: &mut impl Write, shared: &Shared) -> io::Result<()> {
-        let reduction = self.oscope_reduction;
         for (index, channel) in shared.channels.iter().enumerate() {
+            self.write_samples_of(w, index, channel)?;
+        }
+        Ok(())
+    }
+
+    /// The verbose lines of one thread's samples taken since the last call.
+    fn write_samples_of(
+        &mut self,
+        w: &mut impl Write,
+        index: usize,
+        channel: &ThreadChannel,
+    ) -> io::Result<()> {
+        let reduction = self.oscope_reduction;
+        {
             let Some(ring) = &channel.samples else {
-                continue;
+                return Ok(());
             };
             let smi_ring = channel.smi_samples.as_ref();
             let published = channel.slot.cycles();
@@ -202,4 +216,107 @@ pub fn write_status_block(
     writeln!(w, "# cyclictest current status:")?;
     write_status_lines(w, shared, plans, resolution)?;
     writeln!(w, "#---------------------------")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtlat_core::config::{ClockKind, CyclicConfig, SchedPolicy, TimeSourceKind, WaitMode};
+    use rtlat_core::engine::Engine;
+    use rtlat_core::stats::Tally;
+    use rtlat_core::units::Nanos;
+
+    /// Two threads' slots with known figures, as a live reader sees them.
+    fn shared_with(samples: &[&[i64]], smi: bool) -> (std::sync::Arc<Shared>, Vec<ThreadPlan>) {
+        let plans: Vec<ThreadPlan> = (0..samples.len())
+            .map(|index| ThreadPlan {
+                index,
+                interval: Nanos::from_micros(1000 + 500 * index as i64),
+                policy: SchedPolicy::Fifo,
+                priority: 80,
+                cpu: None,
+            })
+            .collect();
+        let config = CyclicConfig {
+            threads: plans.clone(),
+            clock: ClockKind::Monotonic,
+            wait: WaitMode::Absolute,
+            resolution: Resolution::Micros,
+            loops: None,
+            duration: None,
+            histogram: None,
+            sample_ring: false,
+            source: TimeSourceKind::Synthetic { seed: 0 },
+            breaktrace: None,
+            spikes: None,
+            alignment: None,
+            smi,
+        };
+        let shared = Engine::new(config).unwrap().shared().clone();
+        for (channel, values) in shared.channels.iter().zip(samples) {
+            let mut tally = Tally::default();
+            for &v in *values {
+                tally.record(v, v * 1000);
+            }
+            tally.smi = 3;
+            channel.slot.set_tid(6104 + tally.cycles as i32);
+            channel.slot.publish(&tally);
+        }
+        (shared, plans)
+    }
+
+    fn block(shared: &Shared, plans: &[ThreadPlan]) -> String {
+        let mut out = Vec::new();
+        write_status_block(&mut out, shared, plans, Resolution::Micros).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn status_block_is_framed_like_cyclictest() {
+        let (shared, plans) = shared_with(&[&[17, 22, 137, 30], &[11, 60, 22]], false);
+        insta::assert_snapshot!(block(&shared, &plans), @r"
+        #---------------------------
+        # cyclictest current status:
+        T: 0 ( 6108) P:80 I:1000 C:      4 Min:     17 Act:   30 Avg:   51 Max:     137
+        T: 1 ( 6107) P:80 I:1500 C:      3 Min:     11 Act:   22 Avg:   31 Max:      60
+        #---------------------------
+        ");
+    }
+
+    #[test]
+    fn status_block_shows_smi_counts_when_counting() {
+        let (shared, plans) = shared_with(&[&[5, 9]], true);
+        assert!(
+            block(&shared, &plans).contains("Max:       9 SMI:       3\n"),
+            "{}",
+            block(&shared, &plans)
+        );
+    }
+
+    #[test]
+    fn oscope_prints_each_blocks_maximum_and_its_cycle() {
+        let values = [4, 9, 2, 7, -3, -1, 5, 6];
+        let ring = rtlat_core::stats::SampleRing::new(16).unwrap();
+        let mut tally = Tally::default();
+        for (cycle, &v) in values.iter().enumerate() {
+            ring.record(cycle as u64, v);
+            tally.record(v, v * 1000);
+        }
+        let channel = ThreadChannel {
+            slot: Default::default(),
+            histogram: None,
+            samples: Some(ring),
+            smi_samples: None,
+        };
+        channel.slot.publish(&tally);
+        // -o 2: one line per two samples, with the block's maximum (also
+        // when every sample of the block is negative) and its cycle.
+        let mut live = LiveText::new(LiveMode::Verbose, String::new(), Resolution::Micros, 1, 2);
+        let mut out = Vec::new();
+        live.write_samples_of(&mut out, 0, &channel).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "       0:       1:       9\n       0:       3:       7\n       0:       5:      -1\n       0:       7:       6\n"
+        );
+    }
 }
