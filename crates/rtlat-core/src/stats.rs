@@ -53,7 +53,8 @@ pub enum LoopEnd {
     Loops,
     /// Its duration elapsed.
     Duration,
-    /// The run's stop flag was raised (or a synthetic horizon was reached).
+    /// The run's stop flag was raised (or, in a synthetic run, another
+    /// thread ended the run).
     Stopped,
     /// A sample (this many units) went over the `-b` threshold.
     Break(i64),

@@ -11,6 +11,7 @@
 pub mod cyclic;
 pub mod source;
 pub mod time;
+pub mod virtual_time;
 
 use std::io::Write;
 use std::os::unix::thread::JoinHandleExt;
@@ -39,6 +40,7 @@ use source::{
     TimeSource,
 };
 use time::Period;
+use virtual_time::Turnstile;
 
 /// Stack size of a measuring thread: small, and pre-faulted as a whole
 /// apart from what the thread start-up itself uses.
@@ -199,7 +201,7 @@ impl Engine {
             signals::install_wake_handler().map_err(EngineError::WakeHandler)?;
         }
         let barrier = Arc::new(Barrier::new(self.config.threads.len() + 1));
-        let horizon = synthetic_horizon(&self.config);
+        let turnstile = (!real).then(|| Arc::new(Turnstile::new(self.config.threads.len())));
         let mut handles = Vec::with_capacity(self.config.threads.len());
         for plan in &self.config.threads {
             let job = ThreadJob {
@@ -207,7 +209,7 @@ impl Engine {
                 config: self.config.clone(),
                 shared: Arc::clone(&self.shared),
                 barrier: Arc::clone(&barrier),
-                horizon,
+                turnstile: turnstile.clone(),
             };
             let spawned = std::thread::Builder::new()
                 .name(format!("rtlat-t{}", plan.index))
@@ -239,15 +241,6 @@ impl Engine {
     }
 }
 
-/// Where synthetic thread `index` starts: the common virtual start, moved
-/// as the alignment options move real starts.
-fn synthetic_start(config: &CyclicConfig, index: usize) -> Timespec {
-    match config.alignment {
-        None => SYNTHETIC_START,
-        Some(alignment) => aligned_start(alignment, SYNTHETIC_START, index),
-    }
-}
-
 /// The start of thread `index` given the time thread 0 read (`-A`) or the
 /// time the next full second is computed from (`--secaligned`).
 fn aligned_start(alignment: Alignment, read: Timespec, index: usize) -> Timespec {
@@ -269,33 +262,12 @@ fn aligned_start(alignment: Alignment, read: Timespec, index: usize) -> Timespec
     }
 }
 
-/// For synthetic runs with a loop count: the virtual time at which the
-/// fastest thread takes its last sample. Slower threads stop there too, which
-/// is what a real run does when the first thread completes its loops.
-fn synthetic_horizon(config: &CyclicConfig) -> Option<Timespec> {
-    let loops = i64::try_from(config.loops?).ok()?;
-    if config.source == TimeSourceKind::Real {
-        return None;
-    }
-    config
-        .threads
-        .iter()
-        .filter_map(|t| {
-            let span = loops.checked_mul(t.interval.as_nanos())?;
-            Some(time::add(
-                synthetic_start(config, t.index),
-                Period::from_nanos(span),
-            ))
-        })
-        .min_by_key(|t| (t.tv_sec, t.tv_nsec))
-}
-
 struct ThreadJob {
     plan: ThreadPlan,
     config: CyclicConfig,
     shared: Arc<Shared>,
     barrier: Arc<Barrier>,
-    horizon: Option<Timespec>,
+    turnstile: Option<Arc<Turnstile>>,
 }
 
 /// What a real measuring thread opens during its set-up and uses in its
@@ -346,42 +318,54 @@ impl ThreadJob {
         };
 
         slot.set_state(ThreadState::Running);
-        let end = match (self.config.source, resources) {
+        match (self.config.source, resources) {
             (TimeSourceKind::Real, ThreadResources { timer, smi }) => {
                 let clock = sys_clock(self.config.clock);
                 let mut smi = smi;
                 let smi = smi.as_mut().map(|s| s as &mut dyn SmiSource);
-                match (timer, self.config.wait) {
+                let end = match (timer, self.config.wait) {
                     (Some(timer), WaitMode::PosixTimer { armed_relative }) => {
                         let mut source = PosixTimerClock::new(clock, timer, armed_relative);
                         self.aligned_measure(&mut source, smi)
                     }
                     _ => self.aligned_measure(&mut RealClock(clock), smi),
+                };
+                if self.plan.policy.is_realtime() {
+                    // Leave real-time before the exit path, as cyclictest does.
+                    let _ = sched::set_current_thread(sched::Policy::Other, 0);
                 }
+                self.end_loop(tid, end);
             }
             (TimeSourceKind::Synthetic { seed }, _) => {
                 let mut source = SyntheticClock::new(
                     seed,
                     self.plan.index,
                     self.plan.interval.as_nanos(),
-                    self.horizon,
+                    self.turnstile.clone(),
                 );
                 let mut fake_smi = FakeSmiCounter::new(seed, self.plan.index);
                 let smi = self
                     .config
                     .smi
                     .then_some(&mut fake_smi as &mut dyn SmiSource);
-                self.aligned_measure(&mut source, smi)
+                let end = self.aligned_measure(&mut source, smi);
+                // Still holding the turn: the break and the end are recorded
+                // before any thread takes a later sample.
+                self.end_loop(tid, end);
+                let ends_run =
+                    matches!(end, LoopEnd::Loops | LoopEnd::Duration | LoopEnd::Break(_));
+                source.retire(ends_run);
             }
-        };
-        if real && self.plan.policy.is_realtime() {
-            // Leave real-time before the exit path, as cyclictest does.
-            let _ = sched::set_current_thread(sched::Policy::Other, 0);
         }
+    }
+
+    /// The exit path of the measuring loop: a `-b` break is handled, and the
+    /// thread's end is published.
+    fn end_loop(&self, tid: i32, end: LoopEnd) {
         if let LoopEnd::Break(value) = end {
             self.on_break(tid, value);
         }
-        slot.set_end(end);
+        self.shared.channels[self.plan.index].slot.set_end(end);
     }
 
     /// Waits for the common start (with `-A`/`--secaligned`), then runs the

@@ -10,6 +10,8 @@ use rtlat_sys::msr::SmiCounter;
 use rtlat_sys::timer::ThreadTimer;
 
 use super::time::{self, Period};
+use super::virtual_time::Turnstile;
+use std::sync::Arc;
 
 /// Why a wait did not end at its deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,17 +184,18 @@ impl SmiSource for FakeSmiCounter {
     }
 }
 
-/// A deterministic clock: every sleep "wakes" at once, late by a latency
-/// drawn from a seeded pseudo-random sequence (xorshift64*). Mostly a few
-/// microseconds, sometimes tens or hundreds, rarely more than a period (so
-/// overruns happen too). Runs need no privilege and give the same numbers
-/// for the same seed.
-#[derive(Clone, Debug)]
+/// A deterministic clock: every sleep "wakes" without sleeping, late by a
+/// latency drawn from a seeded pseudo-random sequence (xorshift64*). Mostly
+/// a few microseconds, sometimes tens or hundreds, rarely more than a period
+/// (so overruns happen too). Runs need no privilege and give the same
+/// numbers for the same seed; with a [`Turnstile`], the threads of a run
+/// take their samples in virtual-time order.
+#[derive(Debug)]
 pub struct SyntheticClock {
     now: Timespec,
     state: u64,
-    horizon: Option<Timespec>,
     interval_ns: i64,
+    turnstile: Option<(Arc<Turnstile>, usize)>,
 }
 
 /// The virtual time every synthetic thread starts at.
@@ -203,9 +206,14 @@ pub const SYNTHETIC_START: Timespec = Timespec {
 
 impl SyntheticClock {
     /// A synthetic clock for the thread `index` of a run seeded with `seed`,
-    /// whose period is `interval_ns`. Deadlines after `horizon` end the
-    /// thread's loop.
-    pub fn new(seed: u64, index: usize, interval_ns: i64, horizon: Option<Timespec>) -> Self {
+    /// whose period is `interval_ns`; `turnstile` orders it with the other
+    /// threads of the run (`None`: a lone thread).
+    pub fn new(
+        seed: u64,
+        index: usize,
+        interval_ns: i64,
+        turnstile: Option<Arc<Turnstile>>,
+    ) -> Self {
         // Every bit of the seed and the thread index matters; xorshift needs
         // a non-zero state.
         let state = match splitmix64(splitmix64(seed) ^ index as u64) {
@@ -215,8 +223,16 @@ impl SyntheticClock {
         SyntheticClock {
             now: SYNTHETIC_START,
             state,
-            horizon,
             interval_ns,
+            turnstile: turnstile.map(|t| (t, index)),
+        }
+    }
+
+    /// Leaves the turnstile once the loop has ended; `ends_run` when the
+    /// loop count, the duration or a break ended it.
+    pub fn retire(&mut self, ends_run: bool) {
+        if let Some((turnstile, index)) = self.turnstile.take() {
+            turnstile.retire(index, ends_run);
         }
     }
 
@@ -242,12 +258,21 @@ impl SyntheticClock {
     }
 
     fn wake_at(&mut self, deadline: Timespec) -> Result<(), WaitError> {
-        if self.horizon.is_some_and(|h| time::is_after(&deadline, &h)) {
-            return Err(WaitError::Exhausted);
-        }
         let late = self.latency_ns();
-        self.now = time::add(deadline, Period::from_nanos(late));
+        let wake = time::add(deadline, Period::from_nanos(late));
+        if let Some((turnstile, index)) = &self.turnstile {
+            turnstile
+                .wait_turn(*index, wake)
+                .map_err(|_| WaitError::Exhausted)?;
+        }
+        self.now = wake;
         Ok(())
+    }
+}
+
+impl Drop for SyntheticClock {
+    fn drop(&mut self) {
+        self.retire(false);
     }
 }
 
