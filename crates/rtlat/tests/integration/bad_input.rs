@@ -123,6 +123,25 @@ fn aligned_with_secaligned() {
 }
 
 #[test]
+fn secaligned_with_aligned() {
+    usage_error(&["--secaligned", "-A"], "--secaligned");
+    usage_error(&["--secaligned", "-A"], "-A");
+    usage_error(&["--secaligned=5", "-A20"], "--secaligned");
+}
+
+#[test]
+fn smi_without_affinity() {
+    usage_error(&["--smi"], "--smi");
+    usage_error(&["--smi", "-l", "10", "-q"], "-a");
+}
+
+#[test]
+fn spike_nodes_zero() {
+    usage_error(&["--spike-nodes", "0"], "--spike-nodes");
+    usage_error(&["--spike", "10", "--spike-nodes", "0"], "--spike-nodes");
+}
+
+#[test]
 fn fifo_in_missing_directory() {
     usage_error(&["-F", "/nonexistent/dir/fifo"], "-F");
 }

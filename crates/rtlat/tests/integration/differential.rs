@@ -9,7 +9,7 @@ use crate::util::{
 
 /// Runs the C tool, then rtlat, with the same arguments (one after the
 /// other, so they do not compete with each other for the CPUs).
-fn both(args: &[&str]) -> (Run, Run) {
+pub(crate) fn both(args: &[&str]) -> (Run, Run) {
     let c = run(cyclictest_c().args(args));
     c.expect_code(0);
     let ours = run(&mut rtlat_cyclictest(args));
@@ -19,7 +19,7 @@ fn both(args: &[&str]) -> (Run, Run) {
 
 /// The shape used for comparison. The overflow-at lines list a
 /// data-dependent number of cycles: only their `# Thread N:` head counts.
-fn compare_shape(line: &str) -> String {
+pub(crate) fn compare_shape(line: &str) -> String {
     if line.starts_with("# Thread ")
         && let Some((head, _)) = line.split_once(':')
     {
@@ -28,7 +28,7 @@ fn compare_shape(line: &str) -> String {
     shape(line)
 }
 
-fn assert_same_shapes(c: &Run, ours: &Run) {
+pub(crate) fn assert_same_shapes(c: &Run, ours: &Run) {
     let c_lines: Vec<&str> = c.stdout.lines().collect();
     let our_lines: Vec<&str> = ours.stdout.lines().collect();
     assert_eq!(

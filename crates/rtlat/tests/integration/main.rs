@@ -6,8 +6,12 @@
 mod util;
 
 mod bad_input;
+mod cyclictest_extras;
 mod differential;
+mod differential_extras;
 mod privilege;
+mod real_extras;
 mod real_runs;
 mod signals;
+mod snapshot_file;
 mod synthetic;

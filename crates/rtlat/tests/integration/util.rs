@@ -365,10 +365,11 @@ pub fn parse_status_line(line: &str) -> Option<StatusLine> {
     })
 }
 
-/// Every `T:` line of `text`, in order; panics on a `T:` line that does not parse.
+/// Every `T:` status line of `text`, in order (`--spike` lines, `T:%2d
+/// Spike:`, are not status lines); panics on a `T:` line that does not parse.
 pub fn parse_status_lines(text: &str) -> Vec<StatusLine> {
     text.lines()
-        .filter(|l| l.starts_with("T:"))
+        .filter(|l| l.starts_with("T:") && !l.contains(" Spike:"))
         .map(|l| parse_status_line(l).unwrap_or_else(|| panic!("bad T: line {l:?}")))
         .collect()
 }

@@ -1,0 +1,160 @@
+//! Differential tests (root) of the newer options against `/usr/bin/cyclictest`: the same options give the same exit status and the same line shapes (numbers hidden) on stdout, and on stderr where it is meant to match.
+
+use crate::cyclictest_extras::{parse_break, parse_samples, parse_spike_block};
+use crate::differential::{assert_same_shapes, both};
+use crate::real_extras::TraceGuard;
+use crate::util::{Run, parse_status_lines, shape};
+
+fn assert_same_stderr_shapes(c: &Run, ours: &Run) {
+    let c_err: Vec<String> = c.stderr.lines().map(shape).collect();
+    let our_err: Vec<String> = ours.stderr.lines().map(shape).collect();
+    assert_eq!(
+        c_err, our_err,
+        "stderr shapes\n--- C ---\n{}\n--- rtlat ---\n{}",
+        c.stderr, ours.stderr
+    );
+}
+
+#[test]
+fn spike_block() {
+    require_root!();
+    require_c_cyclictest!();
+    // Trigger 1 µs: reliably exceeded, so both print the block.
+    let (c, ours) = both(&[
+        "-q",
+        "-p",
+        "80",
+        "-i",
+        "500",
+        "-l",
+        "3000",
+        "--spike",
+        "1",
+        "--spike-nodes",
+        "3",
+        "-t",
+        "2",
+    ]);
+    assert_same_shapes(&c, &ours);
+    for r in [&c, &ours] {
+        let block = parse_spike_block(&r.stdout).expect("spike block");
+        assert_eq!(block.spikes.len(), 3, "{}", r.stdout);
+        assert!(block.count >= 3);
+        assert!(block.spikes.iter().all(|s| s.value > 1));
+    }
+}
+
+#[test]
+fn breaktrace_lines() {
+    require_root!();
+    require_c_cyclictest!();
+    let _guard = TraceGuard::acquire();
+    let (c, ours) = both(&["-q", "-p", "80", "-i", "500", "-l", "5000", "-b", "1"]);
+    assert_same_shapes(&c, &ours);
+    for r in [&c, &ours] {
+        let b = parse_break(&r.stdout);
+        assert!(b.value > 1, "{b:?}");
+        assert_eq!(b.thread_ids.len(), 1);
+        assert_eq!(b.thread, b.thread_ids[0]);
+    }
+}
+
+#[test]
+fn breaktrace_lines_two_threads() {
+    require_root!();
+    require_c_cyclictest!();
+    let _guard = TraceGuard::acquire();
+    let (c, ours) = both(&[
+        "-q", "-p", "80", "-i", "500", "-l", "5000", "-b", "1", "-t", "2",
+    ]);
+    assert_same_shapes(&c, &ours);
+}
+
+#[test]
+fn refresh_on_max_tail() {
+    require_root!();
+    require_c_cyclictest!();
+    let (c, ours) = both(&["-M", "-p", "80", "-l", "300"]);
+    let tail = |r: &Run| -> Vec<String> {
+        let frames: Vec<&str> = r.stdout.split("\x1b[3A").collect();
+        assert!(frames.len() >= 3, "at least one redraw:\n{:?}", r.stdout);
+        assert_eq!(frames[frames.len() - 1], "\x1b[3B", "{:?}", r.stdout);
+        frames[frames.len() - 2].lines().map(shape).collect()
+    };
+    assert_eq!(tail(&c), tail(&ours), "the last frame and the tail");
+    assert_eq!(
+        c.stdout.lines().next(),
+        ours.stdout.lines().next(),
+        "first line"
+    );
+}
+
+#[test]
+fn oscope_verbose_lines() {
+    require_root!();
+    require_c_cyclictest!();
+    let (c, ours) = both(&["-v", "-o", "10", "-l", "100", "-p", "80"]);
+    assert_same_shapes(&c, &ours);
+    for r in [&c, &ours] {
+        let s = parse_samples(&r.stdout);
+        assert_eq!(s.len(), 10, "{}", r.stdout);
+        for (k, x) in s.iter().enumerate() {
+            assert!(
+                (10 * k as i64..10 * k as i64 + 10).contains(&x.cycle),
+                "{x:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn quiet_posix_timers() {
+    require_root!();
+    require_c_cyclictest!();
+    let (c, ours) = both(&["-q", "-x", "-p", "80", "-l", "100"]);
+    assert_same_shapes(&c, &ours);
+    assert_same_stderr_shapes(&c, &ours);
+}
+
+#[test]
+fn quiet_nanosleep() {
+    require_root!();
+    require_c_cyclictest!();
+    let (c, ours) = both(&["-q", "-s", "-p", "80", "-l", "100"]);
+    assert_same_shapes(&c, &ours);
+    assert_same_stderr_shapes(&c, &ours);
+}
+
+#[test]
+fn nanosleep_with_posix_timers() {
+    require_root!();
+    require_c_cyclictest!();
+    let (c, ours) = both(&["-q", "-s", "-x", "-p", "80", "-l", "50"]);
+    assert_same_shapes(&c, &ours);
+    assert_eq!(c.stderr, ours.stderr, "the three WARN lines");
+}
+
+#[test]
+fn quiet_aligned_two_threads() {
+    require_root!();
+    require_c_cyclictest!();
+    let (c, ours) = both(&["-q", "-A", "100", "-p", "80", "-l", "100", "-t", "2"]);
+    assert_same_shapes(&c, &ours);
+    let (a, b) = (
+        parse_status_lines(&c.stdout),
+        parse_status_lines(&ours.stdout),
+    );
+    assert_eq!(
+        a.iter().map(|l| (l.interval, l.prio)).collect::<Vec<_>>(),
+        b.iter().map(|l| (l.interval, l.prio)).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn resolution_warnings() {
+    require_root!();
+    require_c_cyclictest!();
+    let (c, ours) = both(&["-R", "-v", "-q", "-l", "10", "-p", "80"]);
+    assert_same_stderr_shapes(&c, &ours);
+    assert_eq!(ours.stderr_lines().len(), 2);
+}
