@@ -178,6 +178,27 @@ pub struct CyclicConfig {
 pub const SAMPLE_RING_LEN: usize = 16_384;
 
 impl CyclicConfig {
+    /// A run of `threads` with cyclictest's defaults for everything else:
+    /// CLOCK_MONOTONIC, absolute sleeps, whole microseconds, no loop count
+    /// or duration limit, no histogram, no extras, the real clock.
+    pub fn new(threads: Vec<ThreadPlan>) -> CyclicConfig {
+        CyclicConfig {
+            threads,
+            clock: ClockKind::Monotonic,
+            wait: WaitMode::Absolute,
+            resolution: Resolution::Micros,
+            loops: None,
+            duration: None,
+            histogram: None,
+            sample_ring: false,
+            source: TimeSourceKind::Real,
+            breaktrace: None,
+            spikes: None,
+            alignment: None,
+            smi: false,
+        }
+    }
+
     /// Whether any thread runs under a real-time policy.
     pub fn needs_realtime(&self) -> bool {
         self.threads.iter().any(|t| t.policy.is_realtime())

@@ -638,8 +638,8 @@ impl Running {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Alignment, SchedPolicy, WaitMode};
-    use crate::units::{Nanos, Resolution};
+    use crate::config::{Alignment, SchedPolicy};
+    use crate::units::Nanos;
 
     fn plan(index: usize, cpu: Option<usize>) -> ThreadPlan {
         ThreadPlan {
@@ -653,19 +653,9 @@ mod tests {
 
     fn config(threads: Vec<ThreadPlan>, alignment: Option<Alignment>) -> CyclicConfig {
         CyclicConfig {
-            threads,
-            clock: ClockKind::Monotonic,
-            wait: WaitMode::Absolute,
-            resolution: Resolution::Micros,
             loops: Some(50),
-            duration: None,
-            histogram: None,
-            sample_ring: false,
-            source: TimeSourceKind::Real,
-            breaktrace: None,
-            spikes: None,
             alignment,
-            smi: false,
+            ..CyclicConfig::new(threads)
         }
     }
 

@@ -221,7 +221,7 @@ pub fn write_status_block(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_core::config::{ClockKind, CyclicConfig, SchedPolicy, TimeSourceKind, WaitMode};
+    use rtlat_core::config::{CyclicConfig, SchedPolicy, TimeSourceKind};
     use rtlat_core::engine::Engine;
     use rtlat_core::stats::Tally;
     use rtlat_core::units::Nanos;
@@ -238,19 +238,9 @@ mod tests {
             })
             .collect();
         let config = CyclicConfig {
-            threads: plans.clone(),
-            clock: ClockKind::Monotonic,
-            wait: WaitMode::Absolute,
-            resolution: Resolution::Micros,
-            loops: None,
-            duration: None,
-            histogram: None,
-            sample_ring: false,
             source: TimeSourceKind::Synthetic { seed: 0 },
-            breaktrace: None,
-            spikes: None,
-            alignment: None,
             smi,
+            ..CyclicConfig::new(plans.clone())
         };
         let shared = Engine::new(config).unwrap().shared().clone();
         for (channel, values) in shared.channels.iter().zip(samples) {
