@@ -17,6 +17,7 @@ pub mod power;
 pub mod sched;
 pub mod signals;
 pub mod system;
+pub mod thread;
 pub mod timer;
 pub mod tracefs;
 

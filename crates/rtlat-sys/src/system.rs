@@ -82,9 +82,10 @@ pub fn current_pid() -> i32 {
     rustix::process::getpid().as_raw_nonzero().get()
 }
 
-/// Names the calling thread (at most 15 bytes are kept by the kernel).
+/// Names the calling thread (the kernel keeps the first 15 bytes).
 pub fn set_thread_name(name: &str) {
-    if let Ok(c) = CString::new(name) {
+    let kept: Vec<u8> = name.bytes().take(15).collect();
+    if let Ok(c) = CString::new(kept) {
         let _ = rustix::thread::set_name(&c);
     }
 }

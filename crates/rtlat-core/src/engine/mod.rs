@@ -14,14 +14,13 @@ pub mod time;
 pub mod virtual_time;
 
 use std::io::Write;
-use std::os::unix::thread::JoinHandleExt;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rtlat_sys::clock::{Clock, Timespec};
 use rtlat_sys::msr::SmiCounter;
+use rtlat_sys::thread::RawThread;
 use rtlat_sys::timer::ThreadTimer;
 use rtlat_sys::tracefs::TraceControl;
 use rtlat_sys::{affinity, memory, sched, signals, system};
@@ -219,10 +218,11 @@ impl Engine {
                 barrier: Arc::clone(&barrier),
                 turnstile: turnstile.clone(),
             };
-            let spawned = std::thread::Builder::new()
-                .name(format!("rtlat-t{}", plan.index))
-                .stack_size(THREAD_STACK_BYTES)
-                .spawn(move || job.run());
+            let spawned = rtlat_sys::thread::spawn(
+                &format!("rtlat-t{}", plan.index),
+                THREAD_STACK_BYTES,
+                move || job.run(),
+            );
             match spawned {
                 Ok(h) => handles.push(h),
                 Err(source) => {
@@ -519,7 +519,7 @@ pub fn sys_policy(policy: SchedPolicy) -> sched::Policy {
 pub struct Running {
     config: CyclicConfig,
     shared: Arc<Shared>,
-    handles: Vec<JoinHandle<()>>,
+    handles: Vec<RawThread>,
     started: Instant,
 }
 
@@ -582,7 +582,7 @@ impl Running {
                 if matches!(c.slot.state(), ThreadState::Starting | ThreadState::Running) {
                     waiting = true;
                     if self.config.source == TimeSourceKind::Real {
-                        let _ = signals::signal_thread(h.as_pthread_t(), signals::wake_signal());
+                        let _ = signals::signal_thread(h.handle(), signals::wake_signal());
                     }
                 }
             }
