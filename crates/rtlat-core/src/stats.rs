@@ -168,8 +168,84 @@ impl Tally {
     }
 }
 
+/// The measuring thread's side of its [`ThreadSlot`]: keeps the running
+/// figures in [`Tally`] and publishes each field when it changes. A sample
+/// costs four plain stores (last value, the two sums, the count); minimum
+/// and maximum are stored only when they move, overruns and SMIs only when
+/// they happen.
+#[derive(Debug)]
+pub struct SlotWriter<'a> {
+    slot: &'a ThreadSlot,
+    tally: Tally,
+}
+
+impl<'a> SlotWriter<'a> {
+    /// A writer for `slot`, starting from no samples.
+    pub fn new(slot: &'a ThreadSlot) -> Self {
+        SlotWriter {
+            slot,
+            tally: Tally::default(),
+        }
+    }
+
+    /// Samples recorded so far.
+    #[inline(always)]
+    pub fn cycles(&self) -> u64 {
+        self.tally.cycles
+    }
+
+    /// Records and publishes one sample: `units` in C-compatible units,
+    /// `ns` in nanoseconds. The count is stored last.
+    #[inline(always)]
+    pub fn record(&mut self, units: i64, ns: i64) {
+        let t = &mut self.tally;
+        let s = self.slot;
+        if units < t.min {
+            t.min = units;
+            s.min.store(units, Relaxed);
+        }
+        if units > t.max {
+            t.max = units;
+            s.max.store(units, Relaxed);
+        }
+        if ns < t.min_ns {
+            t.min_ns = ns;
+            s.min_ns.store(ns, Relaxed);
+        }
+        if ns > t.max_ns {
+            t.max_ns = ns;
+            s.max_ns.store(ns, Relaxed);
+        }
+        t.act = units;
+        t.sum = t.sum.wrapping_add(units);
+        t.sum_ns = t.sum_ns.wrapping_add(ns);
+        t.cycles += 1;
+        s.act.store(units, Relaxed);
+        s.sum.store(t.sum, Relaxed);
+        s.sum_ns.store(t.sum_ns, Relaxed);
+        s.cycles.store(t.cycles, Relaxed);
+    }
+
+    /// Counts `n` skipped deadlines.
+    #[inline(always)]
+    pub fn add_overruns(&mut self, n: u64) {
+        self.tally.overruns += n;
+        self.slot.overruns.store(self.tally.overruns, Relaxed);
+    }
+
+    /// Counts `n` System Management Interrupts.
+    #[inline(always)]
+    pub fn add_smis(&mut self, n: u64) {
+        if n != 0 {
+            self.tally.smi += n;
+            self.slot.smi.store(self.tally.smi, Relaxed);
+        }
+    }
+}
+
 impl ThreadSlot {
-    /// Publishes the writer's figures. Called by the measuring thread only.
+    /// Publishes a whole set of figures at once (for set-up and tests; the
+    /// measuring loop publishes through a [`SlotWriter`]).
     #[inline(always)]
     pub fn publish(&self, t: &Tally) {
         self.act.store(t.act, Relaxed);
@@ -573,6 +649,29 @@ mod tests {
         slot.publish(&t);
         assert_eq!(slot.compat().avg_truncated(), 4);
         assert_eq!(slot.precise().max, Some(crate::units::Nanos(9000)));
+    }
+
+    #[test]
+    fn slot_writer_publishes_what_a_tally_would() {
+        let samples = [5, -2, 9, 9, 3, 12, -7];
+        let by_writer = ThreadSlot::default();
+        let mut writer = SlotWriter::new(&by_writer);
+        let mut tally = Tally::default();
+        for v in samples {
+            writer.record(v, v * 1000 + 7);
+            tally.record(v, v * 1000 + 7);
+        }
+        writer.add_overruns(2);
+        writer.add_smis(0);
+        writer.add_smis(3);
+        tally.overruns = 2;
+        tally.smi = 3;
+        let by_tally = ThreadSlot::default();
+        by_tally.publish(&tally);
+        assert_eq!(by_writer.compat(), by_tally.compat());
+        assert_eq!(by_writer.precise(), by_tally.precise());
+        assert_eq!(by_writer.smi_count(), 3);
+        assert_eq!(writer.cycles(), samples.len() as u64);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! - no allocation, no lock, no formatting, no I/O;
 //! - no system call but the wait itself (the clock is read through the
 //!   vDSO): one per cycle in absolute mode, one in relative mode;
-//! - results go to the thread's own [`ThreadChannel`] with plain stores;
+//! - results go to the thread's own [`ThreadChannel`] with plain stores,
+//!   only of what changed ([`SlotWriter`]);
 //! - an error ends the loop and is reported as a value, never a panic.
 //!
 //! Semantics are cyclictest's: absolute deadlines one interval apart, the
@@ -19,7 +20,7 @@ use rtlat_sys::clock::Timespec;
 use super::source::{SmiSource, TimeSource, WaitError};
 use super::time::{self, Period};
 use crate::config::WaitMode;
-use crate::stats::{LoopEnd, SpikeLog, Tally, ThreadChannel};
+use crate::stats::{LoopEnd, SlotWriter, SpikeLog, ThreadChannel};
 use crate::units::Resolution;
 
 /// What one measuring loop needs to know, prepared before it starts.
@@ -63,7 +64,7 @@ pub fn measure<S: TimeSource>(
     let samples = channel.samples.as_ref();
     let smi_samples = channel.smi_samples.as_ref();
     let spikes = spikes.zip(params.spike_trigger);
-    let mut tally = Tally::default();
+    let mut writer = SlotWriter::new(slot);
     let mut smi_last = 0;
     if let Some(counter) = smi.as_deref_mut() {
         match counter.read_count() {
@@ -115,7 +116,7 @@ pub fn measure<S: TimeSource>(
                 Ok(count) => {
                     smi_delta = count.wrapping_sub(smi_last);
                     smi_last = count;
-                    tally.smi += smi_delta;
+                    writer.add_smis(smi_delta);
                 }
                 Err(errno) => return LoopEnd::SmiFailed(errno),
             }
@@ -125,8 +126,8 @@ pub fn measure<S: TimeSource>(
             Resolution::Micros => time::diff_micros_c(&now, &next),
             Resolution::Nanos => ns,
         };
-        let cycle = tally.cycles;
-        tally.record(units, ns);
+        let cycle = writer.cycles();
+        writer.record(units, ns);
         if let Some(h) = histogram {
             h.record(units, cycle);
         }
@@ -146,14 +147,13 @@ pub fn measure<S: TimeSource>(
             next = time::add(next, params.interval);
             for _ in 0..source.missed_periods() {
                 next = time::add(next, params.interval);
-                tally.overruns += 1;
+                writer.add_overruns(1);
             }
             while time::is_after(&now, &next) {
                 next = time::add(next, params.interval);
-                tally.overruns += 1;
+                writer.add_overruns(1);
             }
         }
-        slot.publish(&tally);
 
         if params.break_threshold.is_some_and(|limit| units > limit) {
             return LoopEnd::Break(units);
@@ -161,7 +161,7 @@ pub fn measure<S: TimeSource>(
         if stop_at.is_some_and(|end| !time::is_after(&end, &now)) {
             return LoopEnd::Duration;
         }
-        if params.loops == Some(tally.cycles) {
+        if params.loops == Some(writer.cycles()) {
             return LoopEnd::Loops;
         }
     }
