@@ -15,3 +15,4 @@ mod real_runs;
 mod signals;
 mod snapshot_file;
 mod synthetic;
+mod syscalls;
