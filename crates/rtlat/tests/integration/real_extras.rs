@@ -288,7 +288,9 @@ fn aligned_two_threads() {
     let lines = parse_status_lines(&r.stdout);
     assert_eq!(lines.len(), 2);
     check_status_invariants(&lines);
-    assert_eq!(lines[0].cycles, 100);
+    // One interval for both (-d 0): the thread that completes its loops
+    // first ends the run; under load thread 0 may have skipped a deadline.
+    assert_eq!(lines.iter().map(|l| l.cycles).max(), Some(100), "{lines:?}");
     let block = parse_spike_block(&r.stdout).expect("spike block (samples above 1 µs)");
     let phases = deadline_phases(&block, 1000);
     let phase = |t: i64| {
@@ -333,7 +335,9 @@ fn secaligned_two_threads() {
     let lines = parse_status_lines(&r.stdout);
     assert_eq!(lines.len(), 2);
     check_status_invariants(&lines);
-    assert_eq!(lines[0].cycles, 50);
+    // One interval for both (-d 0): whichever completes its loops first
+    // ends the run.
+    assert_eq!(lines.iter().map(|l| l.cycles).max(), Some(50), "{lines:?}");
     let block = parse_spike_block(&r.stdout).expect("spike block");
     let phases = deadline_phases(&block, 1000);
     assert!(phases.len() > 10, "{phases:?}");
