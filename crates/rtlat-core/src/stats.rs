@@ -200,22 +200,10 @@ impl<'a> SlotWriter<'a> {
     pub fn record(&mut self, units: i64, ns: i64) {
         let t = &mut self.tally;
         let s = self.slot;
-        if units < t.min {
-            t.min = units;
-            s.min.store(units, Relaxed);
-        }
-        if units > t.max {
-            t.max = units;
-            s.max.store(units, Relaxed);
-        }
-        if ns < t.min_ns {
-            t.min_ns = ns;
-            s.min_ns.store(ns, Relaxed);
-        }
-        if ns > t.max_ns {
-            t.max_ns = ns;
-            s.max_ns.store(ns, Relaxed);
-        }
+        publish_if(units < t.min, &mut t.min, units, &s.min);
+        publish_if(units > t.max, &mut t.max, units, &s.max);
+        publish_if(ns < t.min_ns, &mut t.min_ns, ns, &s.min_ns);
+        publish_if(ns > t.max_ns, &mut t.max_ns, ns, &s.max_ns);
         t.act = units;
         t.sum = t.sum.wrapping_add(units);
         t.sum_ns = t.sum_ns.wrapping_add(ns);
@@ -240,6 +228,15 @@ impl<'a> SlotWriter<'a> {
             self.tally.smi += n;
             self.slot.smi.store(self.tally.smi, Relaxed);
         }
+    }
+}
+
+/// Keeps and publishes `value` when `better` (a new minimum or maximum).
+#[inline(always)]
+fn publish_if(better: bool, kept: &mut i64, value: i64, cell: &AtomicI64) {
+    if better {
+        *kept = value;
+        cell.store(value, Relaxed);
     }
 }
 
