@@ -83,3 +83,86 @@ pub fn install_wake_handler() -> Result<(), Errno> {
         ))
     }
 }
+
+/// Waits for any of a fixed set of signals with `sigwaitinfo`; the signals
+/// must be blocked in the waiting thread. Built once, so that waiting costs
+/// one system call and no set-up.
+#[derive(Debug, Clone, Copy)]
+pub struct SignalWaiter {
+    set: libc::sigset_t,
+}
+
+impl SignalWaiter {
+    /// A waiter for `signals`.
+    pub fn new(signals: &[i32]) -> SignalWaiter {
+        let mut set = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+        // SAFETY: sigemptyset initialises the set it is given.
+        unsafe { libc::sigemptyset(set.as_mut_ptr()) };
+        // SAFETY: initialised by sigemptyset just above.
+        let mut set = unsafe { set.assume_init() };
+        for &sig in signals {
+            // SAFETY: `set` is an initialised sigset_t.
+            unsafe { libc::sigaddset(&mut set, sig) };
+        }
+        SignalWaiter { set }
+    }
+
+    /// Waits for one of the signals and returns its number;
+    /// `Err(Errno::INTR)` when another signal's handler ran first.
+    #[inline]
+    pub fn wait(&self) -> Result<i32, Errno> {
+        // SAFETY: `set` is an initialised sigset_t; a null siginfo pointer
+        // is allowed.
+        let rc = unsafe { libc::sigwaitinfo(&self.set, std::ptr::null_mut()) };
+        if rc >= 0 {
+            Ok(rc)
+        } else {
+            Err(Errno::from_raw_os_error(
+                std::io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::EINVAL),
+            ))
+        }
+    }
+}
+
+/// Sends `signal` to process `pid`.
+pub fn signal_process(pid: i32, signal: i32) -> Result<(), Errno> {
+    // SAFETY: kill has no memory effects; any pid and signal number are
+    // valid arguments (errors come back as -1 and errno).
+    let rc = unsafe { libc::kill(pid, signal) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Errno::from_raw_os_error(
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EINVAL),
+        ))
+    }
+}
+
+/// The calling thread's own pthread handle.
+pub fn current_thread_handle() -> ThreadHandle {
+    // SAFETY: pthread_self always succeeds and has no memory effects.
+    unsafe { libc::pthread_self() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_waits_for_a_signal_sent_to_it() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            block_all_except(wake_signal()).unwrap();
+            tx.send(current_thread_handle()).unwrap();
+            SignalWaiter::new(&[libc::SIGUSR2]).wait()
+        });
+        let handle = rx.recv().unwrap();
+        // The signal stays pending until the thread waits for it.
+        signal_thread(handle, libc::SIGUSR2).unwrap();
+        assert_eq!(waiter.join().unwrap(), Ok(libc::SIGUSR2));
+    }
+}

@@ -5,6 +5,7 @@
 
 use crate::Errno;
 use crate::clock::{Clock, Timespec};
+use crate::signals::SignalWaiter;
 
 /// The signal the timers send (cyclictest uses SIGALRM too).
 pub const TIMER_SIGNAL: i32 = libc::SIGALRM;
@@ -14,7 +15,7 @@ pub const TIMER_SIGNAL: i32 = libc::SIGALRM;
 #[derive(Debug)]
 pub struct ThreadTimer {
     id: libc::timer_t,
-    wait_set: libc::sigset_t,
+    waiter: SignalWaiter,
 }
 
 fn errno_of_last_call() -> Errno {
@@ -49,14 +50,10 @@ impl ThreadTimer {
         if rc != 0 {
             return Err(errno_of_last_call());
         }
-        let mut wait_set = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
-        // SAFETY: sigemptyset initialises the set it is given.
-        unsafe { libc::sigemptyset(wait_set.as_mut_ptr()) };
-        // SAFETY: initialised by sigemptyset just above.
-        let mut wait_set = unsafe { wait_set.assume_init() };
-        // SAFETY: `wait_set` is an initialised sigset_t.
-        unsafe { libc::sigaddset(&mut wait_set, TIMER_SIGNAL) };
-        Ok(ThreadTimer { id, wait_set })
+        Ok(ThreadTimer {
+            id,
+            waiter: SignalWaiter::new(&[TIMER_SIGNAL]),
+        })
     }
 
     /// Arms the timer: first expiry at `first` (absolute on the timer's
@@ -89,14 +86,7 @@ impl ThreadTimer {
     /// handler ran first.
     #[inline]
     pub fn wait(&self) -> Result<(), Errno> {
-        // SAFETY: `wait_set` is an initialised sigset_t; a null siginfo
-        // pointer is allowed.
-        let rc = unsafe { libc::sigwaitinfo(&self.wait_set, std::ptr::null_mut()) };
-        if rc >= 0 {
-            Ok(())
-        } else {
-            Err(errno_of_last_call())
-        }
+        self.waiter.wait().map(|_| ())
     }
 
     /// Expiries that were not delivered because the previous signal was
