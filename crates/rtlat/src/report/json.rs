@@ -26,6 +26,26 @@ const RT_TEST_VERSION: &str = "2.40";
 /// Writes the JSON document for `report`, pretty-printed with two-space
 /// indentation and ended by a newline.
 pub fn write_json(w: &mut impl Write, report: &RunReport, meta: &RunMeta) -> io::Result<()> {
+    write_envelope(
+        w,
+        meta,
+        &CyclictestMembers {
+            num_threads: report.threads.len(),
+            resolution_in_ns: u8::from(report.resolution == Resolution::Nanos),
+            thread: Threads(&report.threads),
+        },
+    )
+}
+
+/// Writes rt-tests' JSON envelope (`file_version`, `cmdline:`,
+/// `rt_test_version:`, our `rtlat_version`, the times, `return_code`,
+/// `sysinfo`) followed by a tool's own `members`, which must serialise as
+/// a struct or map (its keys are flattened into the top level, in order).
+pub fn write_envelope<M: Serialize>(
+    w: &mut impl Write,
+    meta: &RunMeta,
+    members: &M,
+) -> io::Result<()> {
     let doc = Document {
         file_version: 1,
         cmdline: &meta.cmdline,
@@ -35,9 +55,7 @@ pub fn write_json(w: &mut impl Write, report: &RunReport, meta: &RunMeta) -> io:
         end_time: &meta.end_time,
         return_code: meta.return_code,
         sysinfo: SysInfoDto::from(&meta.sysinfo),
-        num_threads: report.threads.len(),
-        resolution_in_ns: u8::from(report.resolution == Resolution::Nanos),
-        thread: Threads(&report.threads),
+        members,
     };
     let mut w = io::BufWriter::new(w);
     serde_json::to_writer_pretty(&mut w, &doc)?;
@@ -46,7 +64,7 @@ pub fn write_json(w: &mut impl Write, report: &RunReport, meta: &RunMeta) -> io:
 }
 
 #[derive(Serialize)]
-struct Document<'a> {
+struct Document<'a, M: Serialize> {
     file_version: u32,
     #[serde(rename = "cmdline:")]
     cmdline: &'a str,
@@ -57,6 +75,13 @@ struct Document<'a> {
     end_time: &'a str,
     return_code: i32,
     sysinfo: SysInfoDto<'a>,
+    #[serde(flatten)]
+    members: &'a M,
+}
+
+/// cyclictest's members after the envelope.
+#[derive(Serialize)]
+struct CyclictestMembers<'a> {
     num_threads: usize,
     resolution_in_ns: u8,
     thread: Threads<'a>,
@@ -102,8 +127,8 @@ impl Serialize for Threads<'_> {
 }
 
 /// The non-zero buckets of a histogram as `"<bucket>": count`, in bucket
-/// order; `{}` without a histogram.
-struct Buckets<'a>(Option<&'a HistogramData>);
+/// order; `{}` without a histogram. Other tools' JSON uses it too.
+pub struct Buckets<'a>(pub Option<&'a HistogramData>);
 
 impl Serialize for Buckets<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
