@@ -9,7 +9,9 @@
 mod cli;
 mod cyclictest;
 mod live;
+mod output;
 mod report;
+mod rtsetup;
 mod signals;
 
 use std::ffi::OsString;

@@ -7,29 +7,30 @@
 //! — loops, duration, a break, a signal, a closed stdout — goes through the
 //! same final outputs, and the snapshot file and FIFO are removed.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use rtlat_core::config::{SchedPolicy, TimeSourceKind};
-use rtlat_core::engine::{Engine, Running, sys_policy};
+use rtlat_core::engine::{Engine, Running};
 use rtlat_core::report::{RunReport, ThreadError, ThreadStep};
+use rtlat_sys::affinity;
 use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::power::{self, DmaLatencyError};
-use rtlat_sys::{Errno, affinity, memory, sched};
 
 use super::host::Host;
-use super::settings::{DmaLatency, OutputTarget, Settings};
+use super::settings::{DmaLatency, Settings};
 use crate::live::fifo::FifoServer;
 use crate::live::snapshot::StatusSnapshotFile;
 use crate::live::text::{LiveMode, LiveText, write_status_block};
+use crate::output::{Stdout, write_to};
 use crate::report::RunMeta;
 use crate::report::breaktrace::write_break_info;
 use crate::report::histogram::write_histogram;
 use crate::report::json::write_json;
 use crate::report::spikes::write_spikes;
 use crate::report::status::write_quiet_summary;
+use crate::rtsetup::{check_realtime_privilege, errno_text, io_strerror, lock_memory};
 use crate::signals::SignalFlags;
 use rtlat_sys::tracefs::{self, TraceControl};
 
@@ -45,7 +46,18 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
 
     if !synthetic {
         if settings.engine.needs_realtime() {
-            check_realtime_privilege(settings)?;
+            let policy = settings
+                .engine
+                .threads
+                .iter()
+                .map(|t| t.policy)
+                .find(|p| p.is_realtime())
+                .unwrap_or(SchedPolicy::Fifo);
+            check_realtime_privilege(
+                policy,
+                settings.engine.max_priority(),
+                "--policy other, no -p",
+            )?;
         } else {
             eprintln!(
                 "rtlat: note: the measuring threads run under SCHED_{}, not a real-time \
@@ -259,7 +271,7 @@ impl Display<'_> {
             };
             out.emit(|w| live.write_frame(w, self.running.shared(), plans, &loadavg))?;
             out.flush()?;
-            if out.closed {
+            if out.is_closed() {
                 return Ok(true);
             }
             if ended {
@@ -377,79 +389,6 @@ fn write_final_outputs(
     }
 }
 
-fn write_to(
-    target: &OutputTarget,
-    out: &mut Stdout,
-    option: &str,
-    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-) -> anyhow::Result<()> {
-    match target {
-        OutputTarget::Stdout => out.emit(|w| write(w)),
-        OutputTarget::File(path) => {
-            let file = File::create(path)
-                .with_context(|| format!("{option}: cannot create '{}'", path.display()))?;
-            let mut w = BufWriter::new(file);
-            write(&mut w)
-                .and_then(|()| w.flush())
-                .with_context(|| format!("{option}: cannot write '{}'", path.display()))
-        }
-    }
-}
-
-/// Refuses a real-time run up front, with advice, when the process may not
-/// use the real-time policy and priority the threads need. Probes with the
-/// main thread and puts it back.
-fn check_realtime_privilege(settings: &Settings) -> anyhow::Result<()> {
-    let priority = settings.engine.max_priority();
-    let policy = settings
-        .engine
-        .threads
-        .iter()
-        .map(|t| t.policy)
-        .find(|p| p.is_realtime())
-        .unwrap_or(SchedPolicy::Fifo);
-    let (orig_policy, orig_priority) = sched::current_thread().unwrap_or((sched::Policy::Other, 0));
-    let try_once = || sched::set_current_thread(sys_policy(policy), i32::from(priority));
-    let mut result = try_once();
-    if result == Err(Errno::PERM) && sched::raise_rtprio_to_hard_limit() {
-        result = try_once();
-    }
-    match result {
-        Ok(()) => {
-            let _ = sched::set_current_thread(orig_policy, orig_priority);
-            Ok(())
-        }
-        Err(Errno::PERM) => {
-            let (soft, _) = sched::rtprio_limits();
-            let limit = soft.map_or("unlimited".to_string(), |l| l.to_string());
-            bail!(
-                "not allowed to run the measuring threads under SCHED_{} at priority {priority} \
-                 (RLIMIT_RTPRIO is {limit}): run as root, give rtlat CAP_SYS_NICE \
-                 (setcap cap_sys_nice+ep), raise RLIMIT_RTPRIO to {priority} or more (ulimit -r), \
-                 or measure without real-time priority (--policy other, no -p)",
-                policy.name().to_uppercase()
-            )
-        }
-        Err(e) => bail!(
-            "cannot set SCHED_{} priority {priority}: {}",
-            policy.name().to_uppercase(),
-            errno_text(e)
-        ),
-    }
-}
-
-fn lock_memory() -> anyhow::Result<()> {
-    memory::lock_all().map_err(|e| {
-        let limit = memory::memlock_limit()
-            .map_or("unlimited".to_string(), |b| format!("{} KiB", b / 1024));
-        anyhow::anyhow!(
-            "-m/--mlockall: mlockall failed: {} (RLIMIT_MEMLOCK is {limit}): run as root, \
-             raise the limit (ulimit -l), or leave out -m",
-            errno_text(e)
-        )
-    })
-}
-
 /// cyclictest's `/dev/cpu_dma_latency` step and its messages. The returned
 /// request must be held for the whole run.
 fn request_dma_latency(
@@ -520,17 +459,6 @@ fn open_trace_files(settings: &Settings) -> Option<TraceControl> {
     }
 }
 
-/// An errno as C's `strerror` words it.
-fn errno_text(e: Errno) -> String {
-    rtlat_sys::strerror(e.raw_os_error())
-}
-
-/// An I/O error as C's `strerror` words it.
-fn io_strerror(e: &io::Error) -> String {
-    e.raw_os_error()
-        .map_or_else(|| e.to_string(), rtlat_sys::strerror)
-}
-
 fn describe_thread_error(index: usize, error: ThreadError, settings: &Settings) -> String {
     let errno = rtlat_sys::strerror(error.errno);
     let plan = &settings.engine.threads[index];
@@ -554,58 +482,6 @@ fn describe_thread_error(index: usize, error: ThreadError, settings: &Settings) 
         ),
         ThreadStep::Timer => {
             format!("measuring thread {index}: cannot set up its POSIX timer (-x): {errno}")
-        }
-    }
-}
-
-/// Standard output for a run: buffered and flushed once per frame (per line
-/// with `-u`). A closed pipe (EPIPE) is not an error: the run ends quietly
-/// and nothing more is written to stdout.
-struct Stdout {
-    inner: BufWriter<io::Stdout>,
-    unbuffered: bool,
-    closed: bool,
-}
-
-impl Stdout {
-    fn new(unbuffered: bool) -> Stdout {
-        Stdout {
-            inner: BufWriter::with_capacity(64 * 1024, io::stdout()),
-            unbuffered,
-            closed: false,
-        }
-    }
-
-    fn emit(
-        &mut self,
-        write: impl FnOnce(&mut BufWriter<io::Stdout>) -> io::Result<()>,
-    ) -> anyhow::Result<()> {
-        if self.closed {
-            return Ok(());
-        }
-        let mut result = write(&mut self.inner);
-        if result.is_ok() && self.unbuffered {
-            result = self.inner.flush();
-        }
-        self.check(result)
-    }
-
-    fn flush(&mut self) -> anyhow::Result<()> {
-        if self.closed {
-            return Ok(());
-        }
-        let result = self.inner.flush();
-        self.check(result)
-    }
-
-    fn check(&mut self, result: io::Result<()>) -> anyhow::Result<()> {
-        match result {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(())
-            }
-            Err(e) => Err(e).context("writing to standard output"),
         }
     }
 }

@@ -1,0 +1,74 @@
+//! Process set-up shared by every tool: the real-time privilege check with
+//! its advice, `mlockall` with its advice, and error texts in C's words.
+
+use std::io;
+
+use anyhow::bail;
+use rtlat_core::config::SchedPolicy;
+use rtlat_core::engine::sys_policy;
+use rtlat_sys::{Errno, memory, sched};
+
+/// Refuses a real-time run up front, with advice, when the process may not
+/// use the real-time policy and priority the threads need. Probes with the
+/// main thread and puts it back. `policy` is the real-time policy the
+/// threads use, `priority` the highest one asks for; `without_realtime`
+/// tells how to measure without real-time priority with this tool (for
+/// cyclictest: `--policy other, no -p`).
+pub fn check_realtime_privilege(
+    policy: SchedPolicy,
+    priority: u8,
+    without_realtime: &str,
+) -> anyhow::Result<()> {
+    let (orig_policy, orig_priority) = sched::current_thread().unwrap_or((sched::Policy::Other, 0));
+    let try_once = || sched::set_current_thread(sys_policy(policy), i32::from(priority));
+    let mut result = try_once();
+    if result == Err(Errno::PERM) && sched::raise_rtprio_to_hard_limit() {
+        result = try_once();
+    }
+    match result {
+        Ok(()) => {
+            let _ = sched::set_current_thread(orig_policy, orig_priority);
+            Ok(())
+        }
+        Err(Errno::PERM) => {
+            let (soft, _) = sched::rtprio_limits();
+            let limit = soft.map_or("unlimited".to_string(), |l| l.to_string());
+            bail!(
+                "not allowed to run the measuring threads under SCHED_{} at priority {priority} \
+                 (RLIMIT_RTPRIO is {limit}): run as root, give rtlat CAP_SYS_NICE \
+                 (setcap cap_sys_nice+ep), raise RLIMIT_RTPRIO to {priority} or more (ulimit -r), \
+                 or measure without real-time priority ({without_realtime})",
+                policy.name().to_uppercase()
+            )
+        }
+        Err(e) => bail!(
+            "cannot set SCHED_{} priority {priority}: {}",
+            policy.name().to_uppercase(),
+            errno_text(e)
+        ),
+    }
+}
+
+/// `mlockall`, with advice when the lock limit is too small.
+pub fn lock_memory() -> anyhow::Result<()> {
+    memory::lock_all().map_err(|e| {
+        let limit = memory::memlock_limit()
+            .map_or("unlimited".to_string(), |b| format!("{} KiB", b / 1024));
+        anyhow::anyhow!(
+            "-m/--mlockall: mlockall failed: {} (RLIMIT_MEMLOCK is {limit}): run as root, \
+             raise the limit (ulimit -l), or leave out -m",
+            errno_text(e)
+        )
+    })
+}
+
+/// An errno as C's `strerror` words it.
+pub fn errno_text(e: Errno) -> String {
+    rtlat_sys::strerror(e.raw_os_error())
+}
+
+/// An I/O error as C's `strerror` words it.
+pub fn io_strerror(e: &io::Error) -> String {
+    e.raw_os_error()
+        .map_or_else(|| e.to_string(), rtlat_sys::strerror)
+}
