@@ -1,0 +1,114 @@
+//! A private SysV semaphore set.
+//!
+//! svsematest keys its sets with `ftok(argv[0], i)`, so two instances of
+//! the tool share (and disturb) each other's semaphores. A set created with
+//! `IPC_PRIVATE` has a fresh id nobody else knows; a child process of ours
+//! that is told the id can use it ([`SemSet::attach`]).
+#![allow(unsafe_code)]
+
+use super::last_errno;
+use crate::Errno;
+
+/// A SysV semaphore set. The creator removes it when dropped.
+#[derive(Debug)]
+pub struct SemSet {
+    id: i32,
+    owner: bool,
+}
+
+impl SemSet {
+    /// Creates a private set of `count` semaphores, all at 0, accessible to
+    /// this user only.
+    pub fn create_private(count: u16) -> Result<SemSet, Errno> {
+        // SAFETY: semget has no memory effects; any arguments are valid.
+        let id =
+            unsafe { libc::semget(libc::IPC_PRIVATE, i32::from(count), 0o600 | libc::IPC_CREAT) };
+        if id < 0 {
+            return Err(last_errno());
+        }
+        let set = SemSet { id, owner: true };
+        for sem in 0..count {
+            set.set_value(sem, 0)?;
+        }
+        Ok(set)
+    }
+
+    /// Uses the set `id` that another process created (and removes).
+    pub fn attach(id: i32) -> SemSet {
+        SemSet { id, owner: false }
+    }
+
+    /// The set's id, to hand to [`SemSet::attach`] in another process.
+    pub fn id(&self) -> i32 {
+        self.id
+    }
+
+    fn set_value(&self, sem: u16, value: i32) -> Result<(), Errno> {
+        // SAFETY: SETVAL takes the value as an int passed in the variadic
+        // `union semun` position; an int is how glibc reads it on Linux.
+        let rc = unsafe { libc::semctl(self.id, i32::from(sem), libc::SETVAL, value) };
+        if rc < 0 { Err(last_errno()) } else { Ok(()) }
+    }
+
+    /// The current value of semaphore `sem`.
+    pub fn value(&self, sem: u16) -> Result<i32, Errno> {
+        // SAFETY: GETVAL reads no argument beyond the fixed ones.
+        let rc = unsafe { libc::semctl(self.id, i32::from(sem), libc::GETVAL) };
+        if rc < 0 { Err(last_errno()) } else { Ok(rc) }
+    }
+
+    #[inline(always)]
+    fn op(&self, sem: u16, delta: i16) -> Result<(), Errno> {
+        let mut op = libc::sembuf {
+            sem_num: sem,
+            sem_op: delta,
+            sem_flg: 0,
+        };
+        // SAFETY: `op` is one initialised sembuf on the stack and the count
+        // passed is 1.
+        let rc = unsafe { libc::semop(self.id, &mut op, 1) };
+        if rc < 0 { Err(last_errno()) } else { Ok(()) }
+    }
+
+    /// Adds one to semaphore `sem` (one `semop`), waking a waiter.
+    #[inline]
+    pub fn post(&self, sem: u16) -> Result<(), Errno> {
+        self.op(sem, 1)
+    }
+
+    /// Takes one from semaphore `sem`, blocking while it is 0 (one
+    /// `semop`). `Err(Errno::INTR)` when a signal handler ran first.
+    #[inline]
+    pub fn wait(&self, sem: u16) -> Result<(), Errno> {
+        self.op(sem, -1)
+    }
+}
+
+impl Drop for SemSet {
+    fn drop(&mut self) {
+        if self.owner {
+            // SAFETY: IPC_RMID reads no argument beyond the fixed ones.
+            unsafe { libc::semctl(self.id, 0, libc::IPC_RMID) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn post_then_wait_and_removal() {
+        let set = SemSet::create_private(2).unwrap();
+        assert_eq!(set.value(1).unwrap(), 0);
+        set.post(1).unwrap();
+        assert_eq!(set.value(1).unwrap(), 1);
+        set.wait(1).unwrap();
+        assert_eq!(set.value(1).unwrap(), 0);
+        let other = SemSet::create_private(2).unwrap();
+        assert_ne!(other.id(), set.id(), "private sets never collide");
+        let id = set.id();
+        drop(set);
+        assert!(SemSet::attach(id).value(0).is_err(), "removed on drop");
+    }
+}
