@@ -13,6 +13,8 @@
 pub mod config;
 pub mod cpuset;
 pub mod engine;
+pub mod ipc;
 pub mod report;
+pub mod ring;
 pub mod stats;
 pub mod units;

@@ -1,0 +1,136 @@
+//! The IPC hand-off engine of svsematest, pmqtest, ptsematest and
+//! sigwaittest.
+//!
+//! Each *pair* has a receiver and a sender. The sender reads the clock and
+//! at once wakes the receiver through the pair's mechanism (a SysV
+//! semaphore, a POSIX message, a futex, a signal); the receiver reads the
+//! clock as soon as its blocking call returns. The latency is the
+//! difference, on CLOCK_MONOTONIC in nanoseconds (the C tools use
+//! `gettimeofday` microseconds). The receiver then sleeps for its interval
+//! and releases the sender through the same mechanism, which starts the
+//! next hand-off: the interval is a gap between measurements, not a period.
+//!
+//! - [`handoff`]: THE two loops, generic over the mechanism and over where
+//!   results go;
+//! - [`links`]: the mechanisms as loop ends;
+//! - [`engine`]: threads mode (both sides of every pair are threads of this
+//!   process, results in [`ThreadSlot`](crate::stats::ThreadSlot)s);
+//! - [`cells`]: fork mode's results in shared memory, for sides that run as
+//!   separate processes;
+//! - [`synthetic`]: the deterministic seam (no threads, no IPC);
+//! - [`report`]: the results as plain data.
+
+pub mod cells;
+pub mod engine;
+pub mod handoff;
+pub mod links;
+pub mod report;
+pub mod synthetic;
+
+use crate::config::{SchedPolicy, TimeSourceKind};
+use crate::units::{Nanos, Resolution};
+
+/// How the two sides of a pair hand off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mechanism {
+    /// svsematest: a private SysV semaphore set, one `semop` per side.
+    SysvSemaphore,
+    /// pmqtest: two POSIX message queues (test and sync).
+    MessageQueue,
+    /// ptsematest: two futex binary semaphores (C: mutexes unlocked by a
+    /// thread that does not own them).
+    Futex,
+    /// sigwaittest: SIGUSR2 to the receiver, SIGUSR1 back, both taken with
+    /// `sigwaitinfo`.
+    Signal,
+}
+
+/// Which side of a pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// Waits, timestamps, records, sleeps, releases (even ID `#2i`).
+    Receiver,
+    /// Timestamps and wakes the receiver (odd ID `#2i+1`).
+    Sender,
+}
+
+impl Side {
+    /// The name used in messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Side::Receiver => "receiver",
+            Side::Sender => "sender",
+        }
+    }
+}
+
+/// One pair as it will run. Both sides share policy, priority and CPU.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairPlan {
+    /// Pair number, 0-based.
+    pub index: usize,
+    /// The receiver's sleep between hand-offs (0: none).
+    pub interval: Nanos,
+    /// Scheduling policy of both sides.
+    pub policy: SchedPolicy,
+    /// Real-time priority (0 with a non-real-time policy).
+    pub priority: u8,
+    /// CPU both sides are pinned to, if any.
+    pub cpu: Option<usize>,
+}
+
+/// pmqtest's time-outs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MqTimeouts {
+    /// `-T`: the receiver gives up waiting after this long.
+    pub receive: Nanos,
+    /// `-f`: the sender waits this long before each message; the receiver's
+    /// time-outs are then counted and the wait retried (without `-f` a
+    /// time-out is an error that ends the pair).
+    pub force_send_delay: Option<Nanos>,
+}
+
+/// A validated IPC run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairConfig {
+    /// The mechanism.
+    pub mechanism: Mechanism,
+    /// The pairs, in index order.
+    pub pairs: Vec<PairPlan>,
+    /// Each side stops after this many hand-offs (`-l`).
+    pub loops: Option<u64>,
+    /// The run stops after this long (`-D`). Real runs: the caller watches
+    /// it; synthetic runs: virtual time.
+    pub duration: Option<Nanos>,
+    /// Unit of the C-compatible figures and histogram buckets.
+    pub resolution: Resolution,
+    /// Histogram buckets per receiver (`--histogram`).
+    pub histogram: Option<usize>,
+    /// `-b`: the run stops at the first latency above this many units.
+    pub breaktrace: Option<i64>,
+    /// pmqtest `-T` / `-f`.
+    pub mq_timeouts: Option<MqTimeouts>,
+    /// Real or synthetic.
+    pub source: TimeSourceKind,
+}
+
+impl PairConfig {
+    /// Whether any pair runs under a real-time policy.
+    pub fn needs_realtime(&self) -> bool {
+        self.pairs.iter().any(|p| p.policy.is_realtime())
+    }
+
+    /// The highest priority of any pair.
+    pub fn max_priority(&self) -> u8 {
+        self.pairs.iter().map(|p| p.priority).max().unwrap_or(0)
+    }
+}
+
+/// The thread ids synthetic runs report: receiver of pair i gets
+/// `SYNTHETIC_ID_BASE + 2i`, its sender the next number.
+pub const SYNTHETIC_ID_BASE: i32 = 1000;
+
+/// The message pmqtest's sender sends.
+pub const TEST_MESSAGE: &[u8; 7] = b"Testing";
+/// The message pmqtest's receiver sends back.
+pub const SYNC_MESSAGE: &[u8; 7] = b"Syncing";
