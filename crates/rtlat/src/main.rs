@@ -8,11 +8,13 @@
 
 mod cli;
 mod cyclictest;
+mod ipc;
 mod live;
 mod output;
 mod report;
 mod rtsetup;
 mod signals;
+mod signaltest;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -57,10 +59,17 @@ fn run(command: Command) -> anyhow::Result<u8> {
             Ok(0)
         }
         Command::Tool {
-            tool: Tool::Cyclictest,
+            tool,
             args,
             cmdline,
             ..
-        } => cyclictest::main(&args, cmdline),
+        } => match tool {
+            Tool::Cyclictest => cyclictest::main(&args, cmdline),
+            Tool::Signaltest => signaltest::main(&args, cmdline),
+            Tool::Svsematest => ipc::main(ipc::PairTool::Svsematest, &args, cmdline),
+            Tool::Pmqtest => ipc::main(ipc::PairTool::Pmqtest, &args, cmdline),
+            Tool::Ptsematest => ipc::main(ipc::PairTool::Ptsematest, &args, cmdline),
+            Tool::Sigwaittest => ipc::main(ipc::PairTool::Sigwaittest, &args, cmdline),
+        },
     }
 }

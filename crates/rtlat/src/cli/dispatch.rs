@@ -12,15 +12,37 @@ use super::UsageError;
 pub enum Tool {
     /// `rtlat cyclictest`.
     Cyclictest,
+    /// `rtlat svsematest`: SysV semaphore hand-off latency.
+    Svsematest,
+    /// `rtlat pmqtest`: POSIX message queue hand-off latency.
+    Pmqtest,
+    /// `rtlat ptsematest`: mutex hand-off latency.
+    Ptsematest,
+    /// `rtlat sigwaittest`: signal + sigwait hand-off latency.
+    Sigwaittest,
+    /// `rtlat signaltest`: signal round trip through a ring of threads.
+    Signaltest,
 }
 
 impl Tool {
-    const ALL: [Tool; 1] = [Tool::Cyclictest];
+    const ALL: [Tool; 6] = [
+        Tool::Cyclictest,
+        Tool::Svsematest,
+        Tool::Pmqtest,
+        Tool::Ptsematest,
+        Tool::Sigwaittest,
+        Tool::Signaltest,
+    ];
 
     /// The subcommand (and C tool) name.
     pub const fn name(self) -> &'static str {
         match self {
             Tool::Cyclictest => "cyclictest",
+            Tool::Svsematest => "svsematest",
+            Tool::Pmqtest => "pmqtest",
+            Tool::Ptsematest => "ptsematest",
+            Tool::Sigwaittest => "sigwaittest",
+            Tool::Signaltest => "signaltest",
         }
     }
 
@@ -126,8 +148,13 @@ pub fn top_help() -> String {
 Usage: rtlat <TOOL> [OPTIONS]
        <TOOL> [OPTIONS]        (through a symlink named after the tool)
 
-Tools:
-  cyclictest   timer wake-up latency; options and output of rt-tests' cyclictest
+Tools (each with the options and output of the rt-tests tool of its name):
+  cyclictest   timer wake-up latency
+  svsematest   hand-off latency through SysV semaphores
+  pmqtest      hand-off latency through POSIX message queues
+  ptsematest   hand-off latency through mutexes
+  sigwaittest  hand-off latency through a signal and sigwait
+  signaltest   round-trip latency of a signal through a ring of threads
 
 Run 'rtlat <TOOL> --help' for the options of a tool.
 Options:

@@ -2,5 +2,7 @@
 pub mod cyclictest;
 pub mod dispatch;
 pub mod getopt;
+pub mod ipc;
+pub mod signaltest;
 
 pub use cyclictest::UsageError;

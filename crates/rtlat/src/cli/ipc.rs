@@ -1,0 +1,817 @@
+//! The command lines of `rtlat svsematest`, `pmqtest`, `ptsematest` and
+//! `sigwaittest`: the options of the rt-tests 2.4 tools of those names, read
+//! the way their getopt reads them, turned into validated [`IpcSettings`].
+//!
+//! As in the C tools `-h` is help here. Unlike them, every value is checked
+//! and a bad one is a one-line [`UsageError`] naming the option, the value
+//! and what is accepted (exit status 2).
+
+use std::ffi::OsString;
+use std::fmt::Display;
+use std::path::{Path, PathBuf};
+
+use rtlat_core::config::{SchedPolicy, TimeSourceKind};
+use rtlat_core::ipc::{MqTimeouts, PairConfig, PairPlan, Side};
+use rtlat_core::units::{Nanos, Resolution};
+
+use super::UsageError;
+use super::getopt::{GetoptError, OptSpec, Parsed, Peek, ValueKind, getopt_long};
+use crate::ipc::PairTool;
+use crate::ipc::settings::IpcSettings;
+use crate::output::OutputTarget;
+
+#[cfg(test)]
+mod tests;
+
+/// What the command line needs to know about the machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SystemView {
+    /// The CPUs this process may run on.
+    pub allowed_cpus: Vec<usize>,
+    /// The number of CPUs the machine has (`_SC_NPROCESSORS_CONF`).
+    pub configured_cpus: usize,
+}
+
+/// What the command line asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "built once per process; boxing would only complicate the callers"
+)]
+pub enum Invocation {
+    /// `-h`/`--help`: print [`help_text`] to stdout and exit 0.
+    Help,
+    /// Measure.
+    Run {
+        /// The validated settings.
+        settings: IpcSettings,
+        /// Complete stderr lines to print first.
+        warnings: Vec<String>,
+    },
+    /// `-fr<N>` / `-fs<N>`: be side `side` of pair `pair` of a fork-mode
+    /// run started by another rtlat process.
+    ForkChild {
+        /// Which side.
+        side: Side,
+        /// Which pair.
+        pair: usize,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opt {
+    Affinity,
+    Breaktrace,
+    Distance,
+    Duration,
+    Fork,
+    ForceTimeout,
+    Help,
+    Interval,
+    Json,
+    Loops,
+    Priority,
+    Quiet,
+    Smp,
+    Threads,
+    Timeout,
+    Histogram,
+    Histfile,
+    Nsecs,
+    Synthetic,
+}
+
+const NO: ValueKind = ValueKind::None;
+const REQ: ValueKind = ValueKind::Required;
+const OPT_NUM: ValueKind = ValueKind::Optional(Peek::Number);
+
+const fn c_opt(id: Opt, short: Option<char>, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
+    OptSpec {
+        id,
+        short,
+        long: Some(long),
+        value,
+        in_2_4: true,
+    }
+}
+
+const fn new_opt(id: Opt, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
+    OptSpec {
+        id,
+        short: None,
+        long: Some(long),
+        value,
+        in_2_4: false,
+    }
+}
+
+/// The options every one of the four tools has.
+const COMMON: &[OptSpec<Opt>] = &[
+    c_opt(Opt::Affinity, Some('a'), "affinity", OPT_NUM),
+    c_opt(Opt::Breaktrace, Some('b'), "breaktrace", REQ),
+    c_opt(Opt::Distance, Some('d'), "distance", REQ),
+    c_opt(Opt::Duration, Some('D'), "duration", REQ),
+    c_opt(Opt::Help, Some('h'), "help", NO),
+    c_opt(Opt::Interval, Some('i'), "interval", REQ),
+    c_opt(Opt::Json, None, "json", REQ),
+    c_opt(Opt::Loops, Some('l'), "loops", REQ),
+    c_opt(Opt::Priority, Some('p'), "priority", REQ),
+    c_opt(Opt::Quiet, Some('q'), "quiet", NO),
+    c_opt(Opt::Threads, Some('t'), "threads", OPT_NUM),
+    // Ours, long only; newer than 2.4, so they never take a 2.4 prefix.
+    new_opt(Opt::Histogram, "histogram", REQ),
+    new_opt(Opt::Histfile, "histfile", REQ),
+    new_opt(Opt::Nsecs, "nsecs", NO),
+    // The deterministic test seam (not in the help).
+    new_opt(Opt::Synthetic, "synthetic", REQ),
+];
+
+const SMP: OptSpec<Opt> = c_opt(Opt::Smp, Some('S'), "smp", NO);
+const FORK: OptSpec<Opt> = c_opt(Opt::Fork, Some('f'), "fork", OPT_NUM);
+
+/// The option table of `tool`.
+fn options(tool: PairTool) -> Vec<OptSpec<Opt>> {
+    let mut specs = COMMON.to_vec();
+    match tool {
+        PairTool::Svsematest => specs.extend([SMP, FORK]),
+        PairTool::Pmqtest => specs.extend([
+            SMP,
+            c_opt(Opt::ForceTimeout, Some('f'), "forcetimeout", REQ),
+            c_opt(Opt::Timeout, Some('T'), "timeout", REQ),
+        ]),
+        PairTool::Ptsematest => specs.push(SMP),
+        PairTool::Sigwaittest => specs.push(FORK),
+    }
+    specs
+}
+
+/// How an option is named in messages: `-i/--interval`, `--json`.
+fn names(id: Opt) -> String {
+    let all = [COMMON, &[SMP, FORK]].concat();
+    let extra = [
+        c_opt(Opt::ForceTimeout, Some('f'), "forcetimeout", REQ),
+        c_opt(Opt::Timeout, Some('T'), "timeout", REQ),
+    ];
+    let spec = all.iter().chain(extra.iter()).find(|s| s.id == id);
+    match spec.map(|s| (s.short, s.long)) {
+        Some((Some(short), Some(long))) => format!("-{short}/--{long}"),
+        Some((None, Some(long))) => format!("--{long}"),
+        _ => format!("{id:?}"),
+    }
+}
+
+fn invalid(id: Opt, value: &str, expected: impl Display) -> UsageError {
+    UsageError(format!(
+        "{}: invalid value '{value}': {expected}",
+        names(id)
+    ))
+}
+
+fn int<I: std::str::FromStr>(raw: &str) -> Option<I> {
+    raw.trim().parse().ok()
+}
+
+fn int_in(
+    id: Opt,
+    raw: &str,
+    range: std::ops::RangeInclusive<i64>,
+    what: &str,
+) -> Result<i64, UsageError> {
+    match int::<i64>(raw) {
+        Some(v) if range.contains(&v) => Ok(v),
+        _ => Err(invalid(
+            id,
+            raw,
+            format_args!("expected {what}, {} to {}", range.start(), range.end()),
+        )),
+    }
+}
+
+/// The largest interval, distance product and `-b` value (µs).
+const MAX_US: i64 = i32::MAX as i64;
+/// The most pairs a run may have (C 2.4: 255).
+pub const MAX_PAIRS: i64 = 1024;
+const MAX_BUCKETS: i64 = 1_000_000;
+
+#[derive(Default)]
+struct Raw {
+    /// `Some(None)`: `-a` alone.
+    affinity: Option<Option<String>>,
+    breaktrace: Option<String>,
+    distance: Option<String>,
+    duration: Option<String>,
+    /// `Some(None)`: `-f` alone (fork mode).
+    fork: Option<Option<String>>,
+    force_timeout: Option<String>,
+    interval: Option<String>,
+    json: Option<String>,
+    loops: Option<String>,
+    priority: Option<String>,
+    quiet: bool,
+    smp: bool,
+    threads: Option<Option<String>>,
+    timeout: Option<String>,
+    histogram: Option<String>,
+    histfile: Option<String>,
+    nsecs: bool,
+    synthetic: Option<String>,
+}
+
+/// Whether the command line gives `-a` its value in the same word (`-a0`,
+/// `-qa0`, `--affinity=0`). The C tools read a value in the next word only
+/// when it is not 0, so `-a 0` means `-a` alone while `-a0` means CPU 0.
+fn affinity_attached(args: &[OsString], specs: &[OptSpec<Opt>]) -> bool {
+    let short = |c: char| specs.iter().find(|s| s.short == Some(c));
+    let long = |name: &str| {
+        specs.iter().find(|s| {
+            s.long
+                .is_some_and(|l| !name.is_empty() && l.starts_with(name))
+        })
+    };
+    let mut attached = false;
+    let mut words = args.iter().filter_map(|a| a.to_str());
+    while let Some(word) = words.next() {
+        if word == "--" {
+            break;
+        }
+        let (spec, rest) = if let Some(body) = word.strip_prefix("--") {
+            match body.split_once('=') {
+                Some((name, value)) => (long(name), Some(value)),
+                None => (long(body), None),
+            }
+        } else if let Some(cluster) = word.strip_prefix('-') {
+            // The first option of the cluster that takes a value ends it.
+            let found = cluster.char_indices().find_map(|(pos, c)| {
+                short(c)
+                    .filter(|s| s.value != ValueKind::None)
+                    .map(|s| (s, &cluster[pos + c.len_utf8()..]))
+            });
+            match found {
+                Some((spec, rest)) => (Some(spec), (!rest.is_empty()).then_some(rest)),
+                None => (None, None),
+            }
+        } else {
+            (None, None)
+        };
+        let Some(spec) = spec else { continue };
+        if spec.id == Opt::Affinity {
+            attached = rest.is_some();
+        }
+        if rest.is_none() && spec.value == ValueKind::Required {
+            words.next();
+        }
+    }
+    attached
+}
+
+/// Reads the command line of `tool`. `args` excludes the program name (and
+/// the subcommand); `cmdline` is kept for the JSON output.
+pub fn parse(
+    tool: PairTool,
+    args: &[OsString],
+    cmdline: String,
+    system: &SystemView,
+) -> Result<Invocation, UsageError> {
+    let specs = options(tool);
+    let items = getopt_long(args, &specs).map_err(|e| match e {
+        // `-t -2`: getopt takes `-2` for an option of its own.
+        GetoptError::Unrecognized(word)
+            if word.len() > 1 && word[1..].starts_with(|c: char| c.is_ascii_digit()) =>
+        {
+            UsageError(format!(
+                "unrecognized option '{word}' (-t/--threads and -a/--affinity take no \
+                 negative numbers)"
+            ))
+        }
+        e => UsageError(e.to_string()),
+    })?;
+    let mut raw = Raw::default();
+    for item in items {
+        let (id, value) = match item {
+            Parsed::Positional(word) => {
+                return Err(UsageError(format!("unexpected argument '{word}'")));
+            }
+            Parsed::Opt { id, value, .. } => (id, value),
+        };
+        let val = || value.clone().unwrap_or_default();
+        match id {
+            Opt::Help => return Ok(Invocation::Help),
+            Opt::Affinity => raw.affinity = Some(value.clone()),
+            Opt::Breaktrace => raw.breaktrace = Some(val()),
+            Opt::Distance => raw.distance = Some(val()),
+            Opt::Duration => raw.duration = Some(val()),
+            Opt::Fork => raw.fork = Some(value.clone()),
+            Opt::ForceTimeout => raw.force_timeout = Some(val()),
+            Opt::Interval => raw.interval = Some(val()),
+            Opt::Json => raw.json = Some(val()),
+            Opt::Loops => raw.loops = Some(val()),
+            Opt::Priority => raw.priority = Some(val()),
+            Opt::Quiet => raw.quiet = true,
+            Opt::Smp => raw.smp = true,
+            Opt::Threads => raw.threads = Some(value.clone()),
+            Opt::Timeout => raw.timeout = Some(val()),
+            Opt::Histogram => raw.histogram = Some(val()),
+            Opt::Histfile => raw.histfile = Some(val()),
+            Opt::Nsecs => raw.nsecs = true,
+            Opt::Synthetic => raw.synthetic = Some(val()),
+        }
+    }
+    if let Some(Some(role)) = &raw.fork {
+        return fork_role(role).map(|(side, pair)| Invocation::ForkChild { side, pair });
+    }
+    let affinity_zero_is_cpu = affinity_attached(args, &specs);
+    let (settings, warnings) = build(tool, raw, affinity_zero_is_cpu, cmdline, system)?;
+    Ok(Invocation::Run { settings, warnings })
+}
+
+/// `-fr<N>` / `-fs<N>`: the hidden values of `-f` that name a fork-mode
+/// child's part.
+fn fork_role(text: &str) -> Result<(Side, usize), UsageError> {
+    let bad = || {
+        invalid(
+            Opt::Fork,
+            text,
+            "expected no value (fork mode); r<N> and s<N> are for the processes it starts",
+        )
+    };
+    let (side, number) = match text.split_at_checked(1) {
+        Some(("r", n)) => (Side::Receiver, n),
+        Some(("s", n)) => (Side::Sender, n),
+        _ => return Err(bad()),
+    };
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let pair = number.parse::<usize>().map_err(|_| bad())?;
+    Ok((side, pair))
+}
+
+/// How the pairs are placed on CPUs.
+enum Pinning {
+    None,
+    /// Pair i on the i-th allowed CPU, round robin.
+    RoundRobin,
+    /// Every pair on this CPU.
+    All(usize),
+}
+
+fn build(
+    tool: PairTool,
+    raw: Raw,
+    affinity_zero_is_cpu: bool,
+    cmdline: String,
+    system: &SystemView,
+) -> Result<(IpcSettings, Vec<String>), UsageError> {
+    let mut warnings = Vec::new();
+    let mut allowed = system.allowed_cpus.clone();
+    allowed.sort_unstable();
+    allowed.dedup();
+    if allowed.is_empty() {
+        return Err(UsageError(
+            "no CPU is available to this process, so there is no pair to start".to_owned(),
+        ));
+    }
+
+    // CPUs and pairs.
+    let pinning = match &raw.affinity {
+        None => Pinning::None,
+        Some(None) => Pinning::RoundRobin,
+        Some(Some(text)) => {
+            let cpu = int::<i64>(text).ok_or_else(|| {
+                invalid(Opt::Affinity, text, "expected a CPU number, or no value")
+            })?;
+            if cpu == 0 && !affinity_zero_is_cpu {
+                Pinning::RoundRobin
+            } else if cpu < 0 || cpu as usize >= system.configured_cpus {
+                return Err(invalid(
+                    Opt::Affinity,
+                    text,
+                    format_args!(
+                        "CPU {cpu} does not exist: this machine has {} CPUs (0 to {})",
+                        system.configured_cpus,
+                        system.configured_cpus - 1
+                    ),
+                ));
+            } else if !allowed.contains(&(cpu as usize)) {
+                return Err(invalid(
+                    Opt::Affinity,
+                    text,
+                    format_args!(
+                        "CPU {cpu} is not available to this process (it may use {})",
+                        cpu_list(&allowed)
+                    ),
+                ));
+            } else {
+                Pinning::All(cpu as usize)
+            }
+        }
+    };
+    let per_cpu = allowed.len();
+    let pairs_from_t = match &raw.threads {
+        None => 1,
+        Some(None) => per_cpu,
+        Some(Some(text)) => match int::<i64>(text) {
+            Some(0) => per_cpu,
+            Some(n) if (1..=MAX_PAIRS).contains(&n) => n as usize,
+            _ => {
+                return Err(invalid(
+                    Opt::Threads,
+                    text,
+                    format_args!(
+                        "expected a number of pairs, 1 to {MAX_PAIRS}, or 0 for one per CPU"
+                    ),
+                ));
+            }
+        },
+    };
+    let (npairs, pinning) = if raw.smp {
+        if raw.threads.is_some() {
+            warnings.push("WARN: -t ignored due to --smp".to_owned());
+        }
+        if raw.affinity.is_some() {
+            warnings.push("WARN: -a ignored due to --smp".to_owned());
+        }
+        (per_cpu, Pinning::RoundRobin)
+    } else {
+        (pairs_from_t, pinning)
+    };
+
+    // Intervals.
+    let interval = match &raw.interval {
+        Some(text) => int_in(
+            Opt::Interval,
+            text,
+            0..=MAX_US,
+            "a pause between hand-offs in microseconds (0: none)",
+        )?,
+        None => 1000,
+    };
+    let distance = match &raw.distance {
+        Some(text) => int::<i64>(text).ok_or_else(|| {
+            invalid(
+                Opt::Distance,
+                text,
+                "expected a whole number of microseconds (may be negative)",
+            )
+        })?,
+        None => 500,
+    };
+    let last = npairs as i128 - 1;
+    let longest = i128::from(interval) + last * i128::from(distance);
+    if last > 0 && !(0..=i128::from(MAX_US)).contains(&longest) {
+        let text = raw.distance.clone().unwrap_or_else(|| distance.to_string());
+        return Err(invalid(
+            Opt::Distance,
+            &text,
+            format_args!(
+                "pair {last} would get an interval of {longest} us; with an interval of \
+                 {interval} us and {npairs} pairs each pair's interval must stay within 0 to {MAX_US}"
+            ),
+        ));
+    }
+
+    // Scheduling: pair 0 at -p, one less for each further pair down to 1
+    // (sigwaittest: down to 0), all at -p with -S.
+    let priority = match &raw.priority {
+        Some(text) => int_in(
+            Opt::Priority,
+            text,
+            0..=99,
+            "a real-time priority (0: none)",
+        )?,
+        None => 0,
+    };
+    let same_priority = raw.smp && raw.priority.is_some();
+    let floor = if tool == PairTool::Sigwaittest { 0 } else { 1 };
+    let mut prio = priority;
+    let mut plans = Vec::with_capacity(npairs);
+    for i in 0..npairs {
+        plans.push(PairPlan {
+            index: i,
+            interval: Nanos::from_micros(interval + i as i64 * distance),
+            policy: if prio > 0 {
+                SchedPolicy::Fifo
+            } else {
+                SchedPolicy::Other
+            },
+            priority: prio as u8,
+            cpu: match pinning {
+                Pinning::None => None,
+                Pinning::RoundRobin => Some(allowed[i % allowed.len()]),
+                Pinning::All(cpu) => Some(cpu),
+            },
+        });
+        if !same_priority && prio > floor {
+            prio -= 1;
+        }
+    }
+
+    // Stopping.
+    let loops = match &raw.loops {
+        Some(text) => match int::<u64>(text) {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None => {
+                return Err(invalid(
+                    Opt::Loops,
+                    text,
+                    "expected a number of hand-offs per pair, 0 (no limit) or more",
+                ));
+            }
+        },
+        None => None,
+    };
+    let duration = match &raw.duration {
+        Some(text) => parse_duration(text)?,
+        None => None,
+    };
+    let resolution = if raw.nsecs {
+        Resolution::Nanos
+    } else {
+        Resolution::Micros
+    };
+    let unit = if raw.nsecs {
+        "nanoseconds (--nsecs)"
+    } else {
+        "microseconds"
+    };
+    let breaktrace = match &raw.breaktrace {
+        Some(text) => Some(int_in(
+            Opt::Breaktrace,
+            text,
+            1..=MAX_US,
+            &format!("a latency threshold in {unit}"),
+        )?),
+        None => None,
+    };
+
+    // pmqtest's time-outs.
+    let seconds = |id: Opt, text: &str| -> Result<Nanos, UsageError> {
+        Ok(Nanos::from_secs(int_in(
+            id,
+            text,
+            1..=MAX_US,
+            "a time-out in whole seconds",
+        )?))
+    };
+    let mq_timeouts = match (&raw.timeout, &raw.force_timeout) {
+        (None, None) => None,
+        (None, Some(_)) => {
+            return Err(UsageError(format!(
+                "{} needs {}",
+                names(Opt::ForceTimeout),
+                names(Opt::Timeout)
+            )));
+        }
+        (Some(t), force) => Some(MqTimeouts {
+            receive: seconds(Opt::Timeout, t)?,
+            force_send_delay: match force {
+                Some(f) => Some(seconds(Opt::ForceTimeout, f)?),
+                None => None,
+            },
+        }),
+    };
+
+    // Outputs.
+    let json = match &raw.json {
+        Some(text) if text == "-" => Some(OutputTarget::Stdout),
+        Some(text) => Some(OutputTarget::File(output_path(Opt::Json, text)?)),
+        None => None,
+    };
+    let buckets = match &raw.histogram {
+        Some(text) => Some(int_in(
+            Opt::Histogram,
+            text,
+            1..=MAX_BUCKETS,
+            &format!("a number of one-unit histogram buckets ({unit})"),
+        )? as usize),
+        None => None,
+    };
+    let histfile = match &raw.histfile {
+        Some(text) => {
+            let path = output_path(Opt::Histfile, text)?;
+            if buckets.is_none() {
+                warnings.push(
+                    "WARN: --histfile given without --histogram; no histogram is written"
+                        .to_owned(),
+                );
+            }
+            Some(path)
+        }
+        None => None,
+    };
+    let source = match &raw.synthetic {
+        Some(text) => TimeSourceKind::Synthetic {
+            seed: int::<u64>(text).ok_or_else(|| {
+                invalid(
+                    Opt::Synthetic,
+                    text,
+                    format_args!("expected a seed, 0 to {}", u64::MAX),
+                )
+            })?,
+        },
+        None => TimeSourceKind::Real,
+    };
+    if matches!(source, TimeSourceKind::Synthetic { .. }) && loops.is_none() && duration.is_none() {
+        return Err(UsageError(format!(
+            "{} needs {} or {} to end",
+            names(Opt::Synthetic),
+            names(Opt::Loops),
+            names(Opt::Duration)
+        )));
+    }
+
+    let settings = IpcSettings {
+        tool,
+        engine: PairConfig {
+            mechanism: tool.mechanism(),
+            pairs: plans,
+            loops,
+            duration,
+            resolution,
+            histogram: buckets,
+            breaktrace,
+            mq_timeouts,
+            source,
+        },
+        quiet: raw.quiet,
+        fork: matches!(raw.fork, Some(None)),
+        json,
+        histogram: buckets.map(|_| histfile.map_or(OutputTarget::Stdout, OutputTarget::File)),
+        cmdline,
+    };
+    Ok((settings, warnings))
+}
+
+/// `0-3,5` for a sorted CPU list.
+fn cpu_list(cpus: &[usize]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            cpus[i].to_string()
+        } else {
+            format!("{}-{}", cpus[i], cpus[j])
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+/// `-D`: whole seconds with an optional single suffix s, m, h or d.
+fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
+    let bad = || {
+        invalid(
+            Opt::Duration,
+            text,
+            "expected a whole number of seconds, optionally followed by s, m, h or d \
+             (90, 10m, 2h); 0 for no limit",
+        )
+    };
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_lowercase()),
+        _ => (t, 's'),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let scale: i64 = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        _ => return Err(bad()),
+    };
+    let secs: i64 = digits.parse().map_err(|_| bad())?;
+    let nanos = secs
+        .checked_mul(scale)
+        .and_then(|s| s.checked_mul(1_000_000_000))
+        .ok_or_else(|| invalid(Opt::Duration, text, "too long: at most 292 years"))?;
+    Ok((nanos != 0).then_some(Nanos(nanos)))
+}
+
+/// An output file: its directory must exist now; the file is written when
+/// the run ends.
+fn output_path(id: Opt, text: &str) -> Result<PathBuf, UsageError> {
+    let name = names(id);
+    if text.is_empty() {
+        return Err(invalid(id, text, "expected a file name"));
+    }
+    let path = Path::new(text);
+    if path.is_dir() {
+        return Err(UsageError(format!(
+            "{name}: cannot write '{text}': it is a directory"
+        )));
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(UsageError(format!(
+            "{name}: cannot write '{text}': directory '{}' does not exist",
+            dir.display()
+        )));
+    }
+    Ok(path.to_path_buf())
+}
+
+/// The text of `rtlat <tool> --help`.
+pub fn help_text(tool: PairTool) -> String {
+    let name = tool.name();
+    let (what, how) = match tool {
+        PairTool::Svsematest => (
+            "through a SysV semaphore",
+            "The sender posts a semaphore the receiver waits on (semop); both sides\n\
+             use a private semaphore set, so runs never disturb each other.",
+        ),
+        PairTool::Pmqtest => (
+            "through a POSIX message queue",
+            "The sender sends a message the receiver waits for (mq_receive); the\n\
+             receiver answers on a second queue.",
+        ),
+        PairTool::Ptsematest => (
+            "through a futex semaphore",
+            "The sender posts a futex-based binary semaphore the receiver sleeps on,\n\
+             the wake-up path of the C tool's mutex hand-off.",
+        ),
+        PairTool::Sigwaittest => (
+            "through a signal",
+            "The sender sends SIGUSR2 (pthread_kill) to the receiver, which takes it\n\
+             with sigwaitinfo; SIGUSR1 goes back.",
+        ),
+    };
+    let mut text = format!(
+        "rtlat {name}: measure how long a hand-off between two threads takes {what}\n\
+         \n\
+         Usage: rtlat {name} [OPTIONS]\n\
+         \n\
+         Each pair has a receiver and a sender. The sender reads the clock and wakes\n\
+         the receiver, which reads the clock as soon as it runs: the difference is\n\
+         the latency, in microseconds (CLOCK_MONOTONIC). The receiver then pauses\n\
+         for its interval and lets the sender start the next hand-off.\n\
+         {how}\n\
+         The options are those of rt-tests {name} 2.4.\n\
+         \n\
+         Options:\n\
+         \x20 -t, --threads[=N]      number of pairs; -t alone or -t 0: one per CPU [1]\n\
+         \x20 -i, --interval=US      receiver's pause between hand-offs, 0 to\n\
+         \x20                        2147483647 microseconds (0: none)          [1000]\n\
+         \x20 -d, --distance=US      each further pair pauses US longer          [500]\n\
+         \x20 -p, --priority=N       SCHED_FIFO priority of pair 0, 0 to 99; each\n\
+         \x20                        further pair one less, down to {floor}; 0: SCHED_OTHER\n\
+         \x20 -a, --affinity[=CPU]   pin every pair to CPU; alone (or -a 0 as two\n\
+         \x20                        words): pair i on the i-th CPU, round robin\n",
+        floor = if tool == PairTool::Sigwaittest { 0 } else { 1 },
+    );
+    if tool != PairTool::Sigwaittest {
+        text.push_str(
+            "  -S, --smp              one pair per CPU, each on its own, all at the same\n\
+             \x20                        priority; -t and -a are then ignored\n",
+        );
+    }
+    if matches!(tool, PairTool::Svsematest | PairTool::Sigwaittest) {
+        text.push_str(
+            "  -f, --fork             run each side as a process of its own instead of\n\
+             \x20                        a thread (IDs are then process ids)\n",
+        );
+    }
+    if tool == PairTool::Pmqtest {
+        text.push_str(
+            "  -T, --timeout=SECS     the receiver waits at most SECS seconds; a\n\
+             \x20                        time-out ends the pair with an error\n\
+             \x20 -f, --forcetimeout=SECS  with -T: the sender waits SECS seconds before\n\
+             \x20                        each message; the receiver's time-outs are\n\
+             \x20                        counted (TO) and it waits again\n",
+        );
+    }
+    text.push_str(
+        "  -l, --loops=N          each side stops after N hand-offs; the run ends\n\
+         \x20                        when the first side is done; 0: no limit  [0]\n\
+         \x20 -D, --duration=TIME    stop after TIME: seconds, or a number followed by\n\
+         \x20                        s, m, h or d (30s, 10m, 2h, 1d); 0: no limit\n\
+         \x20 -b, --breaktrace=US    stop the run (and the kernel trace) at the first\n\
+         \x20                        latency above US\n\
+         \x20 -q, --quiet            no live display; print the figures once at the end\n\
+         \x20     --json=FILE        write the results as JSON to FILE (- for stdout)\n\
+         \x20     --histogram=N      at the end, print a histogram of the receivers'\n\
+         \x20                        latencies with N one-microsecond buckets\n\
+         \x20     --histfile=PATH    write that histogram to PATH instead of stdout\n\
+         \x20     --nsecs            figures and histogram buckets in nanoseconds\n\
+         \x20 -h, --help             print this help and exit\n\
+         \n\
+         Output, one block per refresh:\n\
+         \x20 #0: ID<tid>, P<prio>, CPU<cpu>, I<interval>; #1: ID<tid>, P<prio>, CPU<cpu>, Cycles <n>\n\
+         \x20 #1 -> #0, Min <us>, Cur <us>, Avg <us>, Max <us>\n",
+    );
+    text.push_str(&format!(
+        "\nExample: two pairs at priority 80, 200 us apart, 10000 hand-offs each:\n\
+         \x20 rtlat {name} -q -p 80 -i 200 -t 2 -l 10000\n"
+    ));
+    text
+}

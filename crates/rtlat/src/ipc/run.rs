@@ -1,0 +1,360 @@
+//! Carries out one IPC tool run: privilege check and `mlockall` (as the C
+//! tools always lock memory), the pairs, the live display every 50 ms
+//! until the run ends (loops, `-D`, `-b`, a signal, a closed stdout), then
+//! the final outputs: the `-q` frame or the cursor move below the last live
+//! frame, the JSON document, the histogram.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use rtlat_core::config::{SchedPolicy, TimeSourceKind};
+use rtlat_core::ipc::engine::{PairEngine, PairRunning};
+use rtlat_core::ipc::handoff::ETIMEDOUT;
+use rtlat_core::ipc::report::{PairReport, PairResult};
+use rtlat_core::ipc::{PairConfig, Side};
+use rtlat_core::report::{EndReason, ThreadError, ThreadStep};
+use rtlat_sys::memory;
+use rtlat_sys::tracefs::{self, TraceControl};
+
+use super::PairTool;
+use super::output::{
+    ShownCpus, receivers_as_run_report, write_frame, write_json, write_leave, write_rewind,
+};
+use super::settings::IpcSettings;
+use crate::cyclictest::host::Host;
+use crate::output::{Stdout, write_to};
+use crate::report::RunMeta;
+use crate::report::histogram::write_histogram;
+use crate::rtsetup::{check_realtime_privilege, errno_text, io_strerror};
+use crate::signals::SignalFlags;
+
+/// How often the live display is redrawn (the C tools: 50 ms).
+const FRAME_PERIOD: Duration = Duration::from_millis(50);
+
+/// A run the display can watch: threads mode or fork mode.
+pub trait LiveRun {
+    /// The pairs as they stand.
+    fn snapshot(&self) -> Vec<PairResult>;
+    /// Whether some side has ended by itself (loops, break, failure).
+    fn reached_end(&self) -> bool;
+}
+
+impl LiveRun for PairRunning {
+    fn snapshot(&self) -> Vec<PairResult> {
+        PairRunning::snapshot(self)
+    }
+
+    fn reached_end(&self) -> bool {
+        PairRunning::reached_end(self)
+    }
+}
+
+/// Runs `settings` in threads mode (or hands fork mode over); returns the
+/// exit status.
+pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
+    let synthetic = matches!(settings.engine.source, TimeSourceKind::Synthetic { .. });
+    if settings.fork && !synthetic {
+        return super::fork::run(settings);
+    }
+    let host = if synthetic { Host::Pinned } else { Host::Real };
+    let start_time = host.timestamp();
+    let mut out = Stdout::new(false);
+    let trace = if synthetic {
+        None
+    } else {
+        prepare_process(&settings.engine)?;
+        open_trace_files(&settings.engine)
+    };
+    let signals = SignalFlags::install()?;
+    let engine = PairEngine::new(settings.engine.clone(), trace).context("preparing the pairs")?;
+    let running = engine.start().context("starting the pairs")?;
+    if let Some((pair, side, error)) = running.setup_error() {
+        running.finish(None);
+        bail!(describe_error(settings, pair, side, error));
+    }
+    let mut cpus = CpuTracker::new(&settings.engine, ProcView::Threads, synthetic);
+    let external = display(settings, &running, &signals, &mut cpus, &mut out)?;
+    let report = running.finish(external);
+    finish(settings, &report, &mut cpus, host, start_time, &mut out)
+}
+
+/// The C tools' process set-up, done our way: a real-time run needs the
+/// privilege (refused up front, with advice); a SCHED_OTHER run needs none.
+/// Memory is always locked, as the C tools lock it.
+pub fn prepare_process(config: &PairConfig) -> anyhow::Result<()> {
+    if config.needs_realtime() {
+        check_realtime_privilege(SchedPolicy::Fifo, config.max_priority(), "leave out -p")?;
+    } else {
+        eprintln!(
+            "rtlat: note: the pairs run under SCHED_OTHER, not a real-time policy: these \
+             figures are not real-time latencies (use -p PRIO for SCHED_FIFO)"
+        );
+    }
+    lock_memory()
+}
+
+/// `mlockall(MCL_CURRENT | MCL_FUTURE)`, with advice when it is refused.
+pub fn lock_memory() -> anyhow::Result<()> {
+    memory::lock_all().map_err(|e| {
+        let limit = memory::memlock_limit()
+            .map_or("unlimited".to_string(), |b| format!("{} KiB", b / 1024));
+        anyhow::anyhow!(
+            "cannot lock the process's memory (mlockall): {} (RLIMIT_MEMLOCK is {limit}): run \
+             as root, or raise the limit (ulimit -l)",
+            errno_text(e)
+        )
+    })
+}
+
+/// The tracefs files a `-b` break stops the trace through.
+pub fn open_trace_files(config: &PairConfig) -> Option<TraceControl> {
+    config.breaktrace?;
+    let Some(dir) = tracefs::tracing_dir() else {
+        eprintln!(
+            "WARN: tracefs is not mounted (/sys/kernel/tracing): -b will stop the run but \
+             cannot stop the trace"
+        );
+        return None;
+    };
+    match TraceControl::open(&dir, false) {
+        Ok(trace) => Some(trace),
+        Err(e) => {
+            eprintln!(
+                "WARN: cannot open {}/tracing_on: {}; -b will stop the run but cannot stop \
+                 the trace",
+                dir.display(),
+                io_strerror(&e)
+            );
+            None
+        }
+    }
+}
+
+/// Where the CPU a side last ran on is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProcView {
+    /// Sides are threads of this process: `/proc/self/task/<tid>/stat`.
+    Threads,
+    /// Sides are processes: `/proc/<pid>/stat`.
+    Processes,
+}
+
+/// The CPU each side is shown on: its pinned CPU, else the one it last ran
+/// on, read from /proc by the main thread (the C sides call
+/// `sched_getcpu` in their loop; ours do not need to).
+pub struct CpuTracker {
+    pinned: Vec<Option<usize>>,
+    shown: Vec<ShownCpus>,
+    view: ProcView,
+    synthetic: bool,
+}
+
+impl CpuTracker {
+    /// A tracker for the pairs of `config`.
+    pub fn new(config: &PairConfig, view: ProcView, synthetic: bool) -> CpuTracker {
+        let pinned: Vec<Option<usize>> = config.pairs.iter().map(|p| p.cpu).collect();
+        let shown = pinned
+            .iter()
+            .map(|cpu| {
+                let c = cpu.map_or(if synthetic { 0 } else { -1 }, |c| c as i64);
+                (c, c)
+            })
+            .collect();
+        CpuTracker {
+            pinned,
+            shown,
+            view,
+            synthetic,
+        }
+    }
+
+    /// Reads the CPUs of the unpinned sides of `pairs` again.
+    pub fn refresh(&mut self, pairs: &[PairResult]) {
+        if self.synthetic {
+            return;
+        }
+        for (i, p) in pairs.iter().enumerate() {
+            if self.pinned[i].is_some() {
+                continue;
+            }
+            if let Some(cpu) = last_cpu(self.view, p.receiver.id) {
+                self.shown[i].0 = cpu;
+            }
+            if let Some(cpu) = last_cpu(self.view, p.sender.id) {
+                self.shown[i].1 = cpu;
+            }
+        }
+    }
+
+    /// The CPUs to show, per pair.
+    pub fn shown(&self) -> &[ShownCpus] {
+        &self.shown
+    }
+}
+
+/// Field 39 (`processor`) of a task's `stat` file.
+fn last_cpu(view: ProcView, id: i32) -> Option<i64> {
+    if id <= 0 {
+        return None;
+    }
+    let path = match view {
+        ProcView::Threads => format!("/proc/self/task/{id}/stat"),
+        ProcView::Processes => format!("/proc/{id}/stat"),
+    };
+    let text = std::fs::read_to_string(path).ok()?;
+    let after_name = &text[text.rfind(')')? + 1..];
+    // Fields from 3 (state) on; `processor` is field 39.
+    after_name.split_whitespace().nth(39 - 3)?.parse().ok()
+}
+
+/// Shows the live frames until the run ends by itself or is stopped.
+/// Returns why the caller stopped it (signal, closed stdout: `Stopped`;
+/// `-D`: `Duration`), or `None` when a side ended it.
+pub fn display(
+    settings: &IpcSettings,
+    run: &dyn LiveRun,
+    signals: &SignalFlags,
+    cpus: &mut CpuTracker,
+    out: &mut Stdout,
+) -> anyhow::Result<Option<EndReason>> {
+    let synthetic = matches!(settings.engine.source, TimeSourceKind::Synthetic { .. });
+    let npairs = settings.engine.pairs.len();
+    let deadline = match (synthetic, settings.engine.duration) {
+        (false, Some(d)) => d.to_duration().map(|d| Instant::now() + d),
+        _ => None,
+    };
+    let mut shown_counts: Option<Vec<u64>> = None;
+    loop {
+        let external = if signals.stop_requested() {
+            Some(EndReason::Stopped)
+        } else if deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(EndReason::Duration)
+        } else {
+            None
+        };
+        let over = external.is_some() || run.reached_end();
+        // Read every time, not only at the end: a side that has ended may
+        // have left /proc already, and its last CPU is the one to show.
+        let pairs = run.snapshot();
+        cpus.refresh(&pairs);
+        if !settings.quiet {
+            let counts: Vec<u64> = pairs.iter().map(|p| p.receiver.compat.cycles).collect();
+            let print = match settings.tool {
+                // pmqtest: once every receiver has two samples, and then
+                // only when something changed (or at the end).
+                PairTool::Pmqtest => {
+                    counts.iter().min().is_some_and(|&m| m > 1)
+                        && (over || shown_counts.as_ref() != Some(&counts))
+                }
+                _ => counts[0] > 1 || over,
+            };
+            if print {
+                out.emit(|w| {
+                    write_frame(w, settings.tool, &pairs, cpus.shown())?;
+                    write_rewind(w, npairs)
+                })?;
+                out.flush()?;
+                shown_counts = Some(counts);
+            }
+            if out.is_closed() {
+                return Ok(Some(EndReason::Stopped));
+            }
+        }
+        if over {
+            return Ok(external);
+        }
+        let pause = deadline.map_or(FRAME_PERIOD, |d| {
+            FRAME_PERIOD.min(d.saturating_duration_since(Instant::now()))
+        });
+        std::thread::sleep(pause);
+    }
+}
+
+/// The final outputs and the exit status.
+pub fn finish(
+    settings: &IpcSettings,
+    report: &PairReport,
+    cpus: &mut CpuTracker,
+    host: Host,
+    start_time: String,
+    out: &mut Stdout,
+) -> anyhow::Result<u8> {
+    let npairs = report.pairs.len();
+    if settings.quiet {
+        out.emit(|w| write_frame(w, settings.tool, &report.pairs, cpus.shown()))?;
+    } else {
+        out.emit(|w| write_leave(w, npairs))?;
+    }
+    let failure = report.first_error();
+    let status: u8 = u8::from(failure.is_some());
+    let meta = RunMeta {
+        cmdline: settings.cmdline.clone(),
+        start_time,
+        end_time: host.timestamp(),
+        return_code: i32::from(status),
+        sysinfo: host.sysinfo(),
+    };
+    let mut written = Ok(());
+    if let Some(target) = &settings.json {
+        written = write_to(target, out, "--json", |w| {
+            write_json(&mut &mut *w, settings.tool, report, cpus.shown(), &meta)
+        });
+    }
+    if let (Some(target), Ok(())) = (&settings.histogram, &written) {
+        let as_run = receivers_as_run_report(report, cpus.shown());
+        written = write_to(target, out, "--histfile", |w| {
+            write_histogram(&mut &mut *w, &as_run, false)
+        });
+    }
+    out.flush()?;
+    if let Some((pair, side, error)) = failure {
+        eprintln!("rtlat: {}", describe_error(settings, pair, side, error));
+    }
+    written?;
+    let _ = std::io::stdout().flush();
+    Ok(status)
+}
+
+/// One line saying what went wrong with a side.
+pub fn describe_error(
+    settings: &IpcSettings,
+    pair: usize,
+    side: Side,
+    error: ThreadError,
+) -> String {
+    let errno = rtlat_sys::strerror(error.errno);
+    let plan = &settings.engine.pairs[pair];
+    let who = format!("pair {pair}'s {}", side.name());
+    match error.step {
+        ThreadStep::Affinity => format!(
+            "cannot pin {who} to CPU {}: {errno}",
+            plan.cpu.map_or("?".to_string(), |c| c.to_string())
+        ),
+        ThreadStep::Scheduler => format!(
+            "cannot run {who} under SCHED_{} priority {}: {errno}",
+            plan.policy.name().to_uppercase(),
+            plan.priority
+        ),
+        ThreadStep::Wait if error.errno == ETIMEDOUT && settings.tool == PairTool::Pmqtest => {
+            let secs = settings
+                .engine
+                .mq_timeouts
+                .map_or(0, |t| t.receive.as_nanos() / 1_000_000_000);
+            format!(
+                "{who} timed out after {secs} s waiting for the test message (-T; add -f to \
+                 count time-outs instead)"
+            )
+        }
+        _ => {
+            let call = match (settings.tool, side) {
+                (PairTool::Svsematest, _) => "semop",
+                (PairTool::Pmqtest, Side::Receiver) => "receiving the test message",
+                (PairTool::Pmqtest, Side::Sender) => "sending or receiving a message",
+                (PairTool::Ptsematest, _) => "futex wait or wake",
+                (PairTool::Sigwaittest, _) => "sending or waiting for a signal",
+            };
+            format!("{who} failed ({call}): {errno}")
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! The validated settings of one IPC tool run.
+
+use rtlat_core::ipc::PairConfig;
+
+use super::PairTool;
+use crate::output::OutputTarget;
+
+/// Everything one run of svsematest, pmqtest, ptsematest or sigwaittest
+/// needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IpcSettings {
+    /// Which tool.
+    pub tool: PairTool,
+    /// The pairs and what they measure.
+    pub engine: PairConfig,
+    /// `-q`: no live display, one final frame.
+    pub quiet: bool,
+    /// `-f` (svsematest, sigwaittest): each side is a process of its own.
+    pub fork: bool,
+    /// `--json`, if requested.
+    pub json: Option<OutputTarget>,
+    /// `--histogram` and where it goes (`--histfile`), if requested.
+    pub histogram: Option<OutputTarget>,
+    /// The command line as given, for the JSON `cmdline:` key.
+    pub cmdline: String,
+}

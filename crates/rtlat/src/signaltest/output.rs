@@ -1,0 +1,242 @@
+//! signaltest's own output formats: the `T:` line (cyclictest's without
+//! `I:`), the `-v` sample line and the JSON members. The histogram block is
+//! cyclictest's ([`crate::report::histogram`]).
+
+use std::io::{self, Write};
+
+use rtlat_core::report::{CompatStats, RunReport, ThreadReport};
+use rtlat_core::units::Resolution;
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+
+use crate::report::RunMeta;
+use crate::report::json::{Buckets, write_envelope};
+
+/// Min as signaltest shows it before the first sample.
+const MIN_BEFORE_FIRST: i64 = 1_000_000;
+/// Max as signaltest shows it before the first sample (its initial value).
+const MAX_BEFORE_FIRST: i64 = -1_000_000;
+
+fn min_shown(s: &CompatStats) -> i64 {
+    if s.cycles == 0 {
+        MIN_BEFORE_FIRST
+    } else {
+        s.min
+    }
+}
+
+fn max_shown(s: &CompatStats) -> i64 {
+    if s.cycles == 0 {
+        MAX_BEFORE_FIRST
+    } else {
+        s.max
+    }
+}
+
+/// Writes one `T:` line, newline included:
+/// `T:%2d (%5d) P:%2d C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld`
+/// (`Act:%8ld Avg:%8ld` with `--nsecs`). Before the first sample Min shows
+/// 1000000 and Max -1000000, as in C.
+pub fn write_status_line(
+    w: &mut impl Write,
+    index: usize,
+    tid: i32,
+    priority: u8,
+    s: &CompatStats,
+    resolution: Resolution,
+) -> io::Result<()> {
+    write!(
+        w,
+        "T:{index:2} ({tid:5}) P:{priority:2} C:{:7} Min:{:7} ",
+        s.cycles,
+        min_shown(s)
+    )?;
+    match resolution {
+        Resolution::Micros => writeln!(
+            w,
+            "Act:{:5} Avg:{:5} Max:{:8}",
+            s.act,
+            s.avg_truncated(),
+            max_shown(s)
+        ),
+        Resolution::Nanos => writeln!(
+            w,
+            "Act:{:8} Avg:{:8} Max:{:8}",
+            s.act,
+            s.avg_truncated(),
+            max_shown(s)
+        ),
+    }
+}
+
+/// The final `T:` line of a thread.
+pub fn write_thread_line(
+    w: &mut impl Write,
+    t: &ThreadReport,
+    resolution: Resolution,
+) -> io::Result<()> {
+    write_status_line(w, t.index, t.tid, t.priority, &t.compat, resolution)
+}
+
+/// One `-v` line: thread, sample number (0-based), value.
+pub fn write_sample_line(
+    w: &mut impl Write,
+    thread: usize,
+    cycle: u64,
+    value: i64,
+) -> io::Result<()> {
+    writeln!(w, "{thread:8}:{cycle:8}:{value:8}")
+}
+
+/// Writes the JSON document: the rt-tests envelope, then signaltest's
+/// `num_threads` and `thread` members. Ours are added: `resolution_in_ns`,
+/// and per thread `min_ns`, `max_ns`, `mean_ns`, `tid`, `priority` and,
+/// with `--histogram`, `histogram`.
+pub fn write_json(w: &mut impl Write, report: &RunReport, meta: &RunMeta) -> io::Result<()> {
+    write_envelope(
+        w,
+        meta,
+        &Members {
+            num_threads: report.threads.len(),
+            resolution_in_ns: u8::from(report.resolution == Resolution::Nanos),
+            thread: Threads(&report.threads),
+        },
+    )
+}
+
+#[derive(Serialize)]
+struct Members<'a> {
+    num_threads: usize,
+    resolution_in_ns: u8,
+    thread: Threads<'a>,
+}
+
+struct Threads<'a>(&'a [ThreadReport]);
+
+impl Serialize for Threads<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for t in self.0 {
+            map.serialize_entry(&t.index, &ThreadDto::from(t))?;
+        }
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct ThreadDto<'a> {
+    cycles: u64,
+    min: i64,
+    max: i64,
+    /// `%.2f` of the exact average; `null` without samples (C: `-nan`).
+    avg: Option<f64>,
+    /// The thread's own CPU, -1 when not pinned (C: thread 0's for all).
+    cpu: i64,
+    min_ns: Option<i64>,
+    max_ns: Option<i64>,
+    mean_ns: Option<f64>,
+    tid: i32,
+    priority: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    histogram: Option<Buckets<'a>>,
+}
+
+impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
+    fn from(t: &'a ThreadReport) -> Self {
+        let c = &t.compat;
+        ThreadDto {
+            cycles: c.cycles,
+            min: min_shown(c),
+            max: max_shown(c),
+            avg: c.avg().map(|a| round_decimals(a, 2)),
+            cpu: t.cpu.and_then(|c| i64::try_from(c).ok()).unwrap_or(-1),
+            min_ns: t.precise.min.map(|n| n.as_nanos()),
+            max_ns: t.precise.max.map(|n| n.as_nanos()),
+            mean_ns: t.precise.mean(c.cycles).map(|m| round_decimals(m, 1)),
+            tid: t.tid,
+            priority: t.priority,
+            histogram: t.histogram.as_ref().map(|h| Buckets(Some(h))),
+        }
+    }
+}
+
+/// The number whose shortest text is printf's `%.<decimals>f` of `x`.
+fn round_decimals(x: f64, decimals: usize) -> f64 {
+    format!("{x:.decimals$}").parse().unwrap_or(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(s: CompatStats, resolution: Resolution) -> String {
+        let mut out = Vec::new();
+        write_status_line(&mut out, 0, 21380, 80, &s, resolution).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn before_the_first_sample_like_c() {
+        assert_eq!(
+            line(CompatStats::default(), Resolution::Micros),
+            "T: 0 (21380) P:80 C:      0 Min:1000000 Act:    0 Avg:    0 Max:-1000000\n"
+        );
+    }
+
+    #[test]
+    fn reference_capture_byte_for_byte() {
+        let s = CompatStats {
+            cycles: 2000,
+            min: 28,
+            max: 669,
+            act: 63,
+            sum: 2000 * 68 + 5,
+        };
+        assert_eq!(
+            line(s, Resolution::Micros),
+            "T: 0 (21380) P:80 C:   2000 Min:     28 Act:   63 Avg:   68 Max:     669\n"
+        );
+        let mut out = Vec::new();
+        write_status_line(
+            &mut out,
+            1,
+            9498,
+            80,
+            &CompatStats {
+                cycles: 1,
+                min: 10106,
+                max: 10106,
+                act: 10106,
+                sum: 10106,
+            },
+            Resolution::Micros,
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "T: 1 ( 9498) P:80 C:      1 Min:  10106 Act:10106 Avg:10106 Max:   10106\n"
+        );
+    }
+
+    #[test]
+    fn nanoseconds_widen_act_and_avg() {
+        let s = CompatStats {
+            cycles: 2,
+            min: 12_345,
+            max: 54_321,
+            act: 54_321,
+            sum: 66_666,
+        };
+        assert_eq!(
+            line(s, Resolution::Nanos),
+            "T: 0 (21380) P:80 C:      2 Min:  12345 Act:   54321 Avg:   33333 Max:   54321\n"
+        );
+    }
+
+    #[test]
+    fn sample_line() {
+        let mut out = Vec::new();
+        write_sample_line(&mut out, 0, 4, 14).unwrap();
+        assert_eq!(out, b"       0:       4:      14\n");
+    }
+}

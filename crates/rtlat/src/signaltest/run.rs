@@ -1,0 +1,323 @@
+//! Carries out one `rtlat signaltest` run: privilege check, the trace file
+//! of `-b`, `mlockall`, signal handlers, the ring, the live display (thread
+//! 0's line redrawn every 10 ms, or its samples with `-v`) until the run
+//! ends, then every thread's `T:` line, the JSON and the histogram. Every
+//! way a run ends (loops, duration, `-b`, a signal, a closed stdout) goes
+//! through the same final outputs.
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use rtlat_core::config::{SchedPolicy, TimeSourceKind};
+use rtlat_core::report::{RunReport, ThreadError, ThreadStep};
+use rtlat_core::ring::{RingEngine, RingRunning};
+use rtlat_core::stats::ThreadChannel;
+use rtlat_sys::tracefs::{self, TraceControl};
+
+use super::output::{write_json, write_sample_line, write_status_line, write_thread_line};
+use super::settings::Settings;
+use crate::cyclictest::host::Host;
+use crate::output::{Stdout, write_to};
+use crate::report::RunMeta;
+use crate::report::histogram::write_histogram;
+use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory};
+use crate::signals::SignalFlags;
+
+/// How often the live display is redrawn (signaltest: `usleep(10000)`).
+const FRAME_PERIOD: Duration = Duration::from_millis(10);
+
+/// What the main thread shows while the ring runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Thread 0's line, redrawn in place.
+    Frames,
+    /// Every sample of thread 0.
+    Verbose,
+    /// Nothing.
+    Quiet,
+}
+
+/// Runs the ring described by `settings`; returns the exit status.
+pub fn run(settings: &Settings) -> anyhow::Result<u8> {
+    let ring = &settings.ring;
+    let synthetic = matches!(ring.source, TimeSourceKind::Synthetic { .. });
+    let host = if synthetic { Host::Pinned } else { Host::Real };
+    let start_time = host.timestamp();
+    let mut out = Stdout::new(false);
+
+    if !synthetic {
+        if ring.needs_realtime() {
+            check_realtime_privilege(SchedPolicy::Fifo, ring.max_priority(), "leave out -p")?;
+        } else {
+            eprintln!(
+                "rtlat: note: the ring threads run under SCHED_OTHER, not a real-time policy: \
+                 these figures are not real-time latencies (use -p PRIO for SCHED_FIFO)"
+            );
+        }
+    }
+    // Opened before mlockall, so that locking covers it.
+    let trace = match (synthetic, ring.break_threshold) {
+        (false, Some(_)) => open_tracing_on(),
+        _ => None,
+    };
+    let engine = RingEngine::new(ring.clone(), trace).context("preparing the ring threads")?;
+    if settings.mlockall && !synthetic {
+        lock_memory()?;
+    }
+    let signals = SignalFlags::install()?;
+    let running = engine.start().context("starting the ring threads")?;
+    if let Some((index, error)) = running.setup_error() {
+        running.finish(false);
+        bail!(describe_thread_error(index, error, settings));
+    }
+    if let Err(e) = running.kick() {
+        running.finish(true);
+        return Err(e.into());
+    }
+
+    let mode = if settings.verbose {
+        Mode::Verbose
+    } else if settings.quiet {
+        Mode::Quiet
+    } else {
+        Mode::Frames
+    };
+    let shared = running.shared_handle();
+    let mut verbose = VerbosePrinter::default();
+    let external_stop = Display {
+        running: &running,
+        settings,
+        mode,
+        host,
+        signals: &signals,
+    }
+    .until_end(&mut verbose, &mut out)?;
+    let report = running.finish(external_stop);
+    if mode == Mode::Verbose {
+        // The samples taken after the last batch: nothing is lost.
+        out.emit(|w| verbose.drain(w, &shared.channels[0]))?;
+        if verbose.lost > 0 {
+            eprintln!(
+                "rtlat: -v: {} samples were overwritten before they could be printed",
+                verbose.lost
+            );
+        }
+    }
+
+    let thread_failure = report
+        .threads
+        .iter()
+        .find_map(|t| t.error.map(|e| (t.index, e)));
+    let status: u8 = u8::from(thread_failure.is_some());
+    let meta = RunMeta {
+        cmdline: settings.cmdline.clone(),
+        start_time,
+        end_time: host.timestamp(),
+        return_code: i32::from(status),
+        sysinfo: host.sysinfo(),
+    };
+    let written = write_final_outputs(settings, &report, &meta, &mut out);
+    out.flush()?;
+    if let Some((index, error)) = thread_failure {
+        eprintln!("rtlat: {}", describe_thread_error(index, error, settings));
+    }
+    written?;
+    Ok(status)
+}
+
+/// The main thread while the ring runs.
+struct Display<'a> {
+    running: &'a RingRunning,
+    settings: &'a Settings,
+    mode: Mode,
+    host: Host,
+    signals: &'a SignalFlags,
+}
+
+impl Display<'_> {
+    /// Shows the live output until the run ends by itself or is stopped.
+    /// Returns whether the stop came from outside (signal or closed stdout).
+    fn until_end(&self, verbose: &mut VerbosePrinter, out: &mut Stdout) -> anyhow::Result<bool> {
+        if self.host == Host::Pinned {
+            // A synthetic ring finishes in an instant: show its final state
+            // only, so that the output is the same every time.
+            while !self.running.reached_end() {
+                if self.signals.stop_requested() {
+                    return Ok(true);
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        loop {
+            // Looked at before the frame is drawn, so that the last frame
+            // shows thread 0 with its final count.
+            let ended = self.running.reached_end();
+            self.draw(verbose, out)?;
+            out.flush()?;
+            if out.is_closed() {
+                return Ok(true);
+            }
+            if ended {
+                return Ok(false);
+            }
+            std::thread::sleep(FRAME_PERIOD);
+            if self.signals.take_status_request() {
+                let _ = self.write_status_block(&mut io::stderr().lock());
+            }
+            if self.signals.stop_requested() {
+                return Ok(true);
+            }
+            if self.mode == Mode::Frames {
+                out.emit(|w| w.write_all(b"\x1b[3A"))?;
+            }
+        }
+    }
+
+    fn draw(&self, verbose: &mut VerbosePrinter, out: &mut Stdout) -> anyhow::Result<()> {
+        let shared = self.running.shared();
+        match self.mode {
+            Mode::Quiet => Ok(()),
+            Mode::Verbose => out.emit(|w| verbose.drain(w, &shared.channels[0])),
+            Mode::Frames => {
+                let loadavg = self.host.load_average();
+                let slot = &shared.channels[0].slot;
+                let plan = &self.settings.ring.threads[0];
+                out.emit(|w| {
+                    write!(w, "{loadavg}          \n\n")?;
+                    write_status_line(
+                        w,
+                        0,
+                        slot.tid(),
+                        plan.priority,
+                        &slot.compat(),
+                        self.settings.ring.resolution,
+                    )
+                })
+            }
+        }
+    }
+
+    /// SIGUSR1 to the process: every thread's line as it stands, on stderr.
+    fn write_status_block(&self, w: &mut impl Write) -> io::Result<()> {
+        let shared = self.running.shared();
+        for (plan, channel) in self
+            .settings
+            .ring
+            .threads
+            .iter()
+            .zip(shared.channels.iter())
+        {
+            write_status_line(
+                w,
+                plan.index,
+                channel.slot.tid(),
+                plan.priority,
+                &channel.slot.compat(),
+                self.settings.ring.resolution,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Prints thread 0's samples as `-v` lines, each once, in order.
+#[derive(Debug, Default)]
+struct VerbosePrinter {
+    /// The next sample number to print.
+    next: u64,
+    /// Samples overwritten in the ring before they could be printed.
+    lost: u64,
+}
+
+impl VerbosePrinter {
+    fn drain(&mut self, w: &mut impl Write, channel: &ThreadChannel) -> io::Result<()> {
+        let Some(ring) = &channel.samples else {
+            return Ok(());
+        };
+        let published = channel.slot.cycles();
+        for cycle in self.next..published {
+            match ring.get(cycle, published) {
+                Some(value) => write_sample_line(w, 0, cycle, value)?,
+                None => self.lost += 1,
+            }
+        }
+        self.next = self.next.max(published);
+        Ok(())
+    }
+}
+
+/// Every thread's `T:` line (after `Thread N exceeded trace limit.` for
+/// the thread that broke the run), then the JSON, then the histogram.
+/// Every output is attempted; the first failure is returned.
+fn write_final_outputs(
+    settings: &Settings,
+    report: &RunReport,
+    meta: &RunMeta,
+    out: &mut Stdout,
+) -> anyhow::Result<()> {
+    let mut first_error: Option<anyhow::Error> = None;
+    let mut keep = |r: anyhow::Result<()>| {
+        if let Err(e) = r {
+            first_error.get_or_insert(e);
+        }
+    };
+    keep(out.emit(|w| {
+        for t in &report.threads {
+            if report.break_info.is_some_and(|b| b.thread == t.index) {
+                writeln!(w, "Thread {} exceeded trace limit.", t.index)?;
+            }
+            write_thread_line(w, t, report.resolution)?;
+        }
+        Ok(())
+    }));
+    if let Some(target) = &settings.json {
+        keep(write_to(target, out, "--json", |mut w| {
+            write_json(&mut w, report, meta)
+        }));
+    }
+    if let Some(target) = &settings.histogram {
+        keep(write_to(target, out, "--histfile", |mut w| {
+            write_histogram(&mut w, report, false)
+        }));
+    }
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// `tracing_on` of a mounted tracefs, so that a `-b` break stops the trace
+/// (C signaltest does not touch ftrace); `None`, with a warning when the
+/// file exists but cannot be opened, otherwise.
+fn open_tracing_on() -> Option<TraceControl> {
+    let dir = tracefs::tracing_dir()?;
+    match TraceControl::open(&dir, false) {
+        Ok(control) => Some(control),
+        Err(e) => {
+            eprintln!(
+                "WARN: -b: cannot open {}: {}; the kernel trace will not be stopped",
+                dir.join("tracing_on").display(),
+                io_strerror(&e)
+            );
+            None
+        }
+    }
+}
+
+fn describe_thread_error(index: usize, error: ThreadError, settings: &Settings) -> String {
+    let why = rtlat_sys::strerror(error.errno);
+    let plan = &settings.ring.threads[index];
+    match error.step {
+        ThreadStep::Affinity => format!(
+            "ring thread {index}: cannot pin to CPU {}: {why}",
+            plan.cpu.map_or("?".to_string(), |c| c.to_string())
+        ),
+        ThreadStep::Scheduler => format!(
+            "ring thread {index}: cannot set SCHED_{} priority {}: {why}",
+            plan.policy.name().to_uppercase(),
+            plan.priority
+        ),
+        _ => format!("ring thread {index}: waiting for or passing on the signal failed: {why}"),
+    }
+}

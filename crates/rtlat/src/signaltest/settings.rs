@@ -1,0 +1,26 @@
+//! The validated settings of one `rtlat signaltest` run: the ring itself
+//! ([`RingConfig`]) and the process set-up and output choices around it.
+
+use rtlat_core::ring::RingConfig;
+
+use crate::output::OutputTarget;
+
+/// Everything `rtlat signaltest` needs to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// The ring and what it measures.
+    pub ring: RingConfig,
+    /// `-q`: no live display.
+    pub quiet: bool,
+    /// `-v`: print every sample of thread 0 instead of the live display.
+    pub verbose: bool,
+    /// `--histogram`: where the histogram block goes (stdout or
+    /// `--histfile`).
+    pub histogram: Option<OutputTarget>,
+    /// `--json`, if requested.
+    pub json: Option<OutputTarget>,
+    /// `-m`: lock all current and future memory.
+    pub mlockall: bool,
+    /// The command line as given, for the JSON `cmdline:` key.
+    pub cmdline: String,
+}
