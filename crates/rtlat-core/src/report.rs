@@ -163,6 +163,32 @@ pub enum ThreadStep {
     Timer,
 }
 
+impl ThreadStep {
+    /// The step as a thread publishes it in a shared cell (0: no error).
+    pub(crate) const fn code(self) -> u8 {
+        match self {
+            ThreadStep::Affinity => 1,
+            ThreadStep::Scheduler => 2,
+            ThreadStep::Wait => 3,
+            ThreadStep::SmiCounter => 4,
+            ThreadStep::Timer => 5,
+        }
+    }
+
+    /// The step a [`ThreadStep::code`] stands for; `None` for 0 (no error)
+    /// or anything else.
+    pub(crate) const fn from_code(code: u64) -> Option<ThreadStep> {
+        Some(match code {
+            1 => ThreadStep::Affinity,
+            2 => ThreadStep::Scheduler,
+            3 => ThreadStep::Wait,
+            4 => ThreadStep::SmiCounter,
+            5 => ThreadStep::Timer,
+            _ => return None,
+        })
+    }
+}
+
 /// The sample that broke the run (`-b`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BreakReport {

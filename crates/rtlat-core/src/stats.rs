@@ -291,14 +291,7 @@ impl ThreadSlot {
 
     /// Marks the thread failed at `step` with `errno`.
     pub fn fail(&self, step: ThreadStep, errno: i32) {
-        let raw_step = match step {
-            ThreadStep::Affinity => 1,
-            ThreadStep::Scheduler => 2,
-            ThreadStep::Wait => 3,
-            ThreadStep::SmiCounter => 4,
-            ThreadStep::Timer => 5,
-        };
-        self.error_step.store(raw_step, Relaxed);
+        self.error_step.store(step.code(), Relaxed);
         self.errno.store(errno, Relaxed);
         self.set_state(ThreadState::Failed);
     }
@@ -321,14 +314,7 @@ impl ThreadSlot {
 
     /// The error, once the thread has [`ThreadState::Failed`].
     pub fn error(&self) -> Option<ThreadError> {
-        let step = match self.error_step.load(Relaxed) {
-            1 => ThreadStep::Affinity,
-            2 => ThreadStep::Scheduler,
-            3 => ThreadStep::Wait,
-            4 => ThreadStep::SmiCounter,
-            5 => ThreadStep::Timer,
-            _ => return None,
-        };
+        let step = ThreadStep::from_code(u64::from(self.error_step.load(Relaxed)))?;
         Some(ThreadError {
             step,
             errno: self.errno.load(Relaxed),

@@ -10,13 +10,14 @@
 
 pub mod cyclic;
 pub mod source;
+pub(crate) mod threads;
 pub mod time;
 pub mod virtual_time;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rtlat_sys::clock::{Clock, Timespec};
 use rtlat_sys::msr::SmiCounter;
@@ -458,22 +459,7 @@ impl ThreadJob {
     fn setup_real(&self) -> Result<ThreadResources, (ThreadStep, i32)> {
         // Process-directed signals go to the main thread; this one only
         // reacts to the wake-up signal that interrupts its sleep at the end.
-        let _ = signals::block_all_except(signals::wake_signal());
-        if let Some(cpu) = self.plan.cpu {
-            affinity::pin_current_thread(&[cpu])
-                .map_err(|e| (ThreadStep::Affinity, e.raw_os_error()))?;
-        }
-        let policy = sys_policy(self.plan.policy);
-        let priority = i32::from(self.plan.priority);
-        if let Err(e) = sched::set_current_thread(policy, priority) {
-            // Like cyclictest: on EPERM, raise the soft RLIMIT_RTPRIO to the
-            // hard limit once and try again.
-            if e != rtlat_sys::Errno::PERM || !sched::raise_rtprio_to_hard_limit() {
-                return Err((ThreadStep::Scheduler, e.raw_os_error()));
-            }
-            sched::set_current_thread(policy, priority)
-                .map_err(|e| (ThreadStep::Scheduler, e.raw_os_error()))?;
-        }
+        threads::set_up_current(self.plan.cpu, self.plan.policy, self.plan.priority)?;
         let mut resources = ThreadResources::default();
         if let WaitMode::PosixTimer { .. } = self.config.wait {
             resources.timer = Some(
@@ -547,11 +533,7 @@ impl Running {
 
     /// The first set-up failure, if a thread could not start measuring.
     pub fn setup_error(&self) -> Option<(usize, ThreadError)> {
-        self.shared
-            .channels
-            .iter()
-            .enumerate()
-            .find_map(|(i, c)| c.slot.error().map(|e| (i, e)))
+        threads::first_setup_error(&self.shared.channels)
     }
 
     /// Whether the run has reached its end by itself: a thread completed its
@@ -575,22 +557,13 @@ impl Running {
         // A thread asleep until a far deadline gets the wake-up signal, again
         // until it has left its loop (a signal sent just before it went to
         // sleep would be missed once).
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            let mut waiting = false;
-            for (h, c) in self.handles.iter().zip(self.shared.channels.iter()) {
-                if matches!(c.slot.state(), ThreadState::Starting | ThreadState::Running) {
-                    waiting = true;
-                    if self.config.source == TimeSourceKind::Real {
-                        let _ = signals::signal_thread(h.handle(), signals::wake_signal());
-                    }
-                }
-            }
-            if !waiting || Instant::now() > deadline {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        threads::wake_until_left(
+            || {
+                let slots = self.shared.channels.iter().map(|c| &c.slot);
+                self.handles.iter().zip(slots)
+            },
+            (self.config.source == TimeSourceKind::Real).then(signals::wake_signal),
+        );
         for h in std::mem::take(&mut self.handles) {
             let _ = h.join();
         }
@@ -648,6 +621,7 @@ mod tests {
     use super::*;
     use crate::config::{Alignment, SchedPolicy};
     use crate::units::Nanos;
+    use std::time::Duration;
 
     fn plan(index: usize, cpu: Option<usize>) -> ThreadPlan {
         ThreadPlan {

@@ -415,27 +415,13 @@ impl ForkCells {
 }
 
 fn fail(slot: &[AtomicU64], step: ThreadStep, errno: i32) {
-    let code = match step {
-        ThreadStep::Affinity => 1,
-        ThreadStep::Scheduler => 2,
-        ThreadStep::Wait => 3,
-        ThreadStep::SmiCounter => 4,
-        ThreadStep::Timer => 5,
-    };
-    slot[S_STEP].store(code, Relaxed);
+    slot[S_STEP].store(u64::from(step.code()), Relaxed);
     slot[S_ERRNO].store(errno as u64, Relaxed);
     slot[S_STATE].store(FAILED, Release);
 }
 
 fn slot_error(slot: &[AtomicU64]) -> Option<ThreadError> {
-    let step = match slot[S_STEP].load(Relaxed) {
-        1 => ThreadStep::Affinity,
-        2 => ThreadStep::Scheduler,
-        3 => ThreadStep::Wait,
-        4 => ThreadStep::SmiCounter,
-        5 => ThreadStep::Timer,
-        _ => return None,
-    };
+    let step = ThreadStep::from_code(slot[S_STEP].load(Relaxed))?;
     Some(ThreadError {
         step,
         errno: slot[S_ERRNO].load(Relaxed) as i32,

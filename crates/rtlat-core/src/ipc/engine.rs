@@ -10,7 +10,6 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
 
 use rtlat_sys::ipc::futex::BinarySemaphore;
 use rtlat_sys::ipc::mqueue::MessageQueue;
@@ -18,7 +17,7 @@ use rtlat_sys::ipc::sysv::SemSet;
 use rtlat_sys::signals::{self, ThreadHandle};
 use rtlat_sys::thread::RawThread;
 use rtlat_sys::tracefs::TraceControl;
-use rtlat_sys::{Errno, affinity, memory, sched, system};
+use rtlat_sys::{Errno, memory, sched, system};
 
 use super::handoff::{self, ReceiverParams, ReceiverSink, SenderParams, SenderSink};
 use super::links::{
@@ -29,7 +28,7 @@ use super::report::{PairReport, PairResult, SideResult, end_reason};
 use super::{Mechanism, PairConfig, PairPlan, Side};
 use crate::config::TimeSourceKind;
 use crate::engine::time::Period;
-use crate::engine::{THREAD_STACK_BYTES, sys_policy};
+use crate::engine::{THREAD_STACK_BYTES, threads};
 use crate::report::{EndReason, ThreadStep};
 use crate::stats::{
     BreakCell, Histogram, LoopEnd, SlotWriter, ThreadChannel, ThreadSlot, ThreadState,
@@ -312,21 +311,7 @@ pub(crate) fn set_up_side(plan: &PairPlan) -> Result<(), (ThreadStep, i32)> {
     // Process-directed signals go to the main thread; a side reacts only to
     // the wake-up signal that ends its wait when the run stops (SIGUSR1 and
     // SIGUSR2 stay blocked, so sigwaittest's are taken by sigwaitinfo).
-    let _ = signals::block_all_except(signals::wake_signal());
-    if let Some(cpu) = plan.cpu {
-        affinity::pin_current_thread(&[cpu])
-            .map_err(|e| (ThreadStep::Affinity, e.raw_os_error()))?;
-    }
-    let policy = sys_policy(plan.policy);
-    let priority = i32::from(plan.priority);
-    if let Err(e) = sched::set_current_thread(policy, priority) {
-        if e != Errno::PERM || !sched::raise_rtprio_to_hard_limit() {
-            return Err((ThreadStep::Scheduler, e.raw_os_error()));
-        }
-        sched::set_current_thread(policy, priority)
-            .map_err(|e| (ThreadStep::Scheduler, e.raw_os_error()))?;
-    }
-    Ok(())
+    threads::set_up_current(plan.cpu, plan.policy, plan.priority)
 }
 
 /// The receiver loop's parameters for `plan` under `config`.
@@ -610,21 +595,14 @@ impl PairRunning {
     /// not react to the wake-up signal).
     fn stop_and_join(&mut self) {
         self.shared.request_stop();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            let mut waiting = false;
-            for (h, pair, side) in &self.handles {
-                let slot = self.shared.pairs[*pair].slot(*side);
-                if matches!(slot.state(), ThreadState::Starting | ThreadState::Running) {
-                    waiting = true;
-                    let _ = signals::signal_thread(h.handle(), signals::wake_signal());
-                }
-            }
-            if !waiting || Instant::now() > deadline {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        threads::wake_until_left(
+            || {
+                self.handles
+                    .iter()
+                    .map(|(h, pair, side)| (h, self.shared.pairs[*pair].slot(*side)))
+            },
+            Some(signals::wake_signal()),
+        );
         for (h, _, _) in std::mem::take(&mut self.handles) {
             let _ = h.join();
         }

@@ -20,11 +20,11 @@ use std::time::{Duration, Instant};
 use rtlat_sys::signals::{self, ThreadHandle};
 use rtlat_sys::thread::RawThread;
 use rtlat_sys::tracefs::TraceControl;
-use rtlat_sys::{Errno, affinity, memory, sched, system};
+use rtlat_sys::{Errno, memory, sched, system};
 
 use crate::config::{ClockKind, SAMPLE_RING_LEN, SchedPolicy, TimeSourceKind};
 use crate::engine::time::Period;
-use crate::engine::{SYNTHETIC_TID_BASE, THREAD_STACK_BYTES, sys_policy};
+use crate::engine::{SYNTHETIC_TID_BASE, THREAD_STACK_BYTES, threads};
 use crate::report::{EndReason, RunReport, ThreadError, ThreadReport, ThreadStep};
 use crate::stats::{BreakCell, Histogram, LoopEnd, SampleRing, ThreadChannel, ThreadState};
 use crate::units::{Nanos, Resolution};
@@ -319,21 +319,7 @@ impl RingJob {
     fn setup_real(&self) -> Result<(), (ThreadStep, i32)> {
         // Block the ring signal (it is taken with sigwaitinfo) and every
         // process-directed one (the main thread handles those).
-        let _ = signals::block_all_except(signals::wake_signal());
-        if let Some(cpu) = self.plan.cpu {
-            affinity::pin_current_thread(&[cpu])
-                .map_err(|e| (ThreadStep::Affinity, e.raw_os_error()))?;
-        }
-        let policy = sys_policy(self.plan.policy);
-        let priority = i32::from(self.plan.priority);
-        if let Err(e) = sched::set_current_thread(policy, priority) {
-            if e != Errno::PERM || !sched::raise_rtprio_to_hard_limit() {
-                return Err((ThreadStep::Scheduler, e.raw_os_error()));
-            }
-            sched::set_current_thread(policy, priority)
-                .map_err(|e| (ThreadStep::Scheduler, e.raw_os_error()))?;
-        }
-        Ok(())
+        threads::set_up_current(self.plan.cpu, self.plan.policy, self.plan.priority)
     }
 }
 
@@ -370,11 +356,7 @@ impl RingRunning {
 
     /// The first set-up failure, if a member could not start.
     pub fn setup_error(&self) -> Option<(usize, ThreadError)> {
-        self.shared
-            .channels
-            .iter()
-            .enumerate()
-            .find_map(|(i, c)| c.slot.error().map(|e| (i, e)))
+        threads::first_setup_error(&self.shared.channels)
     }
 
     /// Sends the token to member 0: the ring starts turning.
@@ -433,22 +415,13 @@ impl RingRunning {
         // has left (one sent just before it waited is kept pending, as the
         // signal is blocked). Nobody is joined before every member has left,
         // so no member ever signals a joined thread.
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            let mut waiting = false;
-            for (h, c) in self.handles.iter().zip(self.shared.channels.iter()) {
-                if matches!(c.slot.state(), ThreadState::Starting | ThreadState::Running) {
-                    waiting = true;
-                    if self.shared.baton.is_none() {
-                        let _ = signals::signal_thread(h.handle(), self.config.signal);
-                    }
-                }
-            }
-            if !waiting || Instant::now() > deadline {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        threads::wake_until_left(
+            || {
+                let slots = self.shared.channels.iter().map(|c| &c.slot);
+                self.handles.iter().zip(slots)
+            },
+            self.shared.baton.is_none().then_some(self.config.signal),
+        );
         let all_left = self.all_done();
         for h in std::mem::take(&mut self.handles) {
             if all_left {
