@@ -31,6 +31,24 @@ pub fn write_to(
     }
 }
 
+/// How every tool's run ends once its final outputs are `written`: stdout
+/// is flushed, then the line saying what failed (if anything) goes to
+/// stderr, then the first error of the final outputs is returned, or
+/// `status`.
+pub fn end_run(
+    out: &mut Stdout,
+    written: anyhow::Result<()>,
+    failure: Option<String>,
+    status: u8,
+) -> anyhow::Result<u8> {
+    out.flush()?;
+    if let Some(line) = failure {
+        eprintln!("rtlat: {line}");
+    }
+    written?;
+    Ok(status)
+}
+
 /// Standard output for a run: buffered and flushed once per frame (per line
 /// with `-u`). A closed pipe (EPIPE) is not an error: the run ends quietly
 /// and nothing more is written to stdout.

@@ -1,5 +1,6 @@
 //! Process set-up shared by every tool: the real-time privilege check with
-//! its advice, `mlockall` with its advice, and error texts in C's words.
+//! its advice (or the note that a run is not real-time), `mlockall` with
+//! its advice, and error texts in C's words.
 
 use std::io;
 
@@ -47,6 +48,17 @@ pub fn check_realtime_privilege(
             errno_text(e)
         ),
     }
+}
+
+/// The stderr note of a run whose threads need no real-time privilege:
+/// `who` (`the pairs`) run under `policy`, so the figures are not
+/// real-time latencies.
+pub fn note_not_realtime(who: &str, policy: SchedPolicy) {
+    eprintln!(
+        "rtlat: note: {who} run under SCHED_{}, not a real-time policy: these figures are not \
+         real-time latencies (use -p PRIO for SCHED_FIFO)",
+        policy.name().to_uppercase()
+    );
 }
 
 /// `mlockall`, with advice when the lock limit is too small.

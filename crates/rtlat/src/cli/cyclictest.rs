@@ -8,8 +8,7 @@
 //! one-line [`UsageError`] naming the option, the value and what is accepted.
 
 use std::ffi::OsString;
-use std::fmt::Display;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rtlat_core::config::{
     Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, SchedPolicy, SpikePlan,
@@ -18,20 +17,15 @@ use rtlat_core::config::{
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::units::{Nanos, Resolution};
 
-use super::getopt::{OptSpec, Parsed, Peek, ValueKind, getopt_long};
+use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
+use super::values::{
+    DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values, spelling,
+};
+pub use super::values::{SystemView, UsageError};
 use crate::cyclictest::settings::{DmaLatency, HistogramOutput, OutputTarget, Settings};
 
 #[cfg(test)]
 mod tests;
-
-/// What the command line needs to know about the machine.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SystemView {
-    /// The CPUs this process may run on (its scheduler affinity).
-    pub allowed_cpus: Vec<usize>,
-    /// The number of CPUs the machine has (`_SC_NPROCESSORS_CONF`).
-    pub configured_cpus: usize,
-}
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,11 +45,6 @@ pub enum Invocation {
         warnings: Vec<String>,
     },
 }
-
-/// A usage error: one line, no program prefix, no trailing newline.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
 
 /// The option ids of the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,44 +178,9 @@ const OPTIONS: &[OptSpec<Opt>] = &[
     },
 ];
 
-/// How an option is named in messages: `-i/--interval`, `--json`.
-fn names(id: Opt) -> String {
-    let spec = OPTIONS.iter().find(|s| s.id == id);
-    match spec.map(|s| (s.short, s.long)) {
-        Some((Some(short), Some(long))) => format!("-{short}/--{long}"),
-        Some((None, Some(long))) => format!("--{long}"),
-        Some((Some(short), None)) => format!("-{short}"),
-        _ => format!("{id:?}"),
-    }
-}
-
-fn invalid(id: Opt, value: &str, expected: impl Display) -> UsageError {
-    UsageError(format!(
-        "{}: invalid value '{value}': {expected}",
-        names(id)
-    ))
-}
-
-/// Strict integer: surrounding blanks ignored (as atoi skips leading ones),
-/// nothing else around the digits.
-fn int<I: std::str::FromStr>(raw: &str) -> Option<I> {
-    raw.trim().parse().ok()
-}
-
-/// An integer within `range`, or an error naming the option.
-fn int_in(
-    id: Opt,
-    raw: &str,
-    range: std::ops::RangeInclusive<i64>,
-    what: &str,
-) -> Result<i64, UsageError> {
-    match int::<i64>(raw) {
-        Some(v) if range.contains(&v) => Ok(v),
-        _ => Err(invalid(
-            id,
-            raw,
-            format_args!("expected {what}, {} to {}", range.start(), range.end()),
-        )),
+impl OptionName for Opt {
+    fn spelling(self) -> String {
+        spelling(self, OPTIONS)
     }
 }
 
@@ -300,13 +254,8 @@ pub fn parse(
 ) -> Result<Invocation, UsageError> {
     let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
     let mut raw = Raw::default();
-    for item in items {
-        let (id, value) = match item {
-            Parsed::Positional(word) => {
-                return Err(UsageError(format!("unexpected argument '{word}'")));
-            }
-            Parsed::Opt { id, value, .. } => (id, value),
-        };
+    for item in opt_values(items) {
+        let (id, value) = item?;
         let val = || value.clone().unwrap_or_default();
         match id {
             Opt::Help => return Ok(Invocation::Help),
@@ -465,7 +414,7 @@ fn build(
     if raw.smi && matches!(pinning, Pinning::None) {
         return Err(UsageError(format!(
             "{}: needs threads pinned to CPUs: add -a or -S",
-            names(Opt::Smi)
+            Opt::Smi.spelling()
         )));
     }
 
@@ -601,17 +550,7 @@ fn build(
 
     // Stopping.
     let loops = match &raw.loops {
-        Some(text) => match int::<u64>(text) {
-            Some(0) => None,
-            Some(n) => Some(n),
-            None => {
-                return Err(invalid(
-                    Opt::Loops,
-                    text,
-                    "expected a number of wake-ups per thread, 0 (no limit) or more",
-                ));
-            }
-        },
+        Some(text) => loop_limit(Opt::Loops, text, "a number of wake-ups per thread")?,
         None => None,
     };
     let duration = match &raw.duration {
@@ -651,8 +590,8 @@ fn build(
     if oscope_reduction > 1 && !raw.verbose {
         return Err(UsageError(format!(
             "{}: only meaningful with {}",
-            names(Opt::Oscope),
-            names(Opt::Verbose)
+            Opt::Oscope.spelling(),
+            Opt::Verbose.spelling()
         )));
     }
 
@@ -717,8 +656,8 @@ fn build(
             offset(Opt::Secaligned, s)?;
             return Err(UsageError(format!(
                 "{} and {} cannot be used together",
-                names(Opt::Aligned),
-                names(Opt::Secaligned)
+                Opt::Aligned.spelling(),
+                Opt::Secaligned.spelling()
             )));
         }
         (None, None) => None,
@@ -771,22 +710,22 @@ fn build(
     if raw.tracemark && breaktrace.is_none() {
         warnings.push(format!(
             "WARN: {} has no effect without {}",
-            names(Opt::Tracemark),
-            names(Opt::Breaktrace)
+            Opt::Tracemark.spelling(),
+            Opt::Breaktrace.spelling()
         ));
     }
     if raw.spike_nodes.is_some() && spikes.is_none() {
         warnings.push(format!(
             "WARN: {} has no effect without {}",
-            names(Opt::SpikeNodes),
-            names(Opt::Spike)
+            Opt::SpikeNodes.spelling(),
+            Opt::Spike.spelling()
         ));
     }
     if raw.dbg_cyclictest && !raw.check_resolution {
         warnings.push(format!(
             "WARN: {} has no effect without {}",
-            names(Opt::DbgCyclictest),
-            names(Opt::ResolutionCheck)
+            Opt::DbgCyclictest.spelling(),
+            Opt::ResolutionCheck.spelling()
         ));
     }
 
@@ -884,41 +823,16 @@ fn policy_from_name(text: &str) -> Result<SchedPolicy, UsageError> {
 
 /// `-D`: whole seconds with an optional single suffix s, m, h or d.
 fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
-    let bad = || {
-        invalid(
+    super::values::duration(text).map_err(|e| match e {
+        DurationError::Malformed | DurationError::SecondsOverflow => {
+            invalid(Opt::Duration, text, super::values::DURATION_EXPECTED)
+        }
+        DurationError::TooLong => invalid(
             Opt::Duration,
             text,
-            "expected a whole number of seconds, optionally followed by s, m, h or d \
-             (90, 10m, 2h); 0 for no limit",
-        )
-    };
-    let t = text.trim();
-    let (digits, unit) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_lowercase()),
-        _ => (t, 's'),
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let scale: i64 = match unit {
-        's' => 1,
-        'm' => 60,
-        'h' => 3600,
-        'd' => 86_400,
-        _ => return Err(bad()),
-    };
-    let secs: i64 = digits.parse().map_err(|_| bad())?;
-    let nanos = secs
-        .checked_mul(scale)
-        .and_then(|s| s.checked_mul(1_000_000_000))
-        .ok_or_else(|| {
-            invalid(
-                Opt::Duration,
-                text,
-                "too long: at most 292 years (9223372036 seconds)",
-            )
-        })?;
-    Ok((nanos != 0).then_some(Nanos(nanos)))
+            "too long: at most 292 years (9223372036 seconds)",
+        ),
+    })
 }
 
 /// An output file: its directory must exist now; the file itself is
@@ -930,35 +844,7 @@ fn output_path(id: Opt, text: &str) -> Result<PathBuf, UsageError> {
 /// A file the run will make: its directory must exist now. `verb` says
 /// what cannot be done in messages (`cannot write 'x'`).
 fn new_file_path(id: Opt, text: &str, verb: &str) -> Result<PathBuf, UsageError> {
-    let name = names(id);
-    if text.is_empty() {
-        return Err(invalid(id, text, "expected a file name"));
-    }
-    let path = Path::new(text);
-    if path.is_dir() {
-        return Err(UsageError(format!(
-            "{name}: cannot {verb} '{text}': it is a directory"
-        )));
-    }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    match std::fs::metadata(dir) {
-        Ok(meta) if meta.is_dir() => Ok(path.to_path_buf()),
-        Ok(_) => Err(UsageError(format!(
-            "{name}: cannot {verb} '{text}': '{}' is not a directory",
-            dir.display()
-        ))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(UsageError(format!(
-            "{name}: cannot {verb} '{text}': directory '{}' does not exist",
-            dir.display()
-        ))),
-        Err(e) => Err(UsageError(format!(
-            "{name}: cannot {verb} '{text}': directory '{}': {e}",
-            dir.display()
-        ))),
-    }
+    super::values::new_file_path(id, text, verb, DirReport::Detailed)
 }
 
 /// The text of `rtlat cyclictest --help`.

@@ -7,30 +7,23 @@
 //! and what is accepted (exit status 2).
 
 use std::ffi::OsString;
-use std::fmt::Display;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rtlat_core::config::{SchedPolicy, TimeSourceKind};
 use rtlat_core::ipc::{MqTimeouts, PairConfig, PairPlan, Side};
 use rtlat_core::units::{Nanos, Resolution};
 
-use super::UsageError;
-use super::getopt::{GetoptError, OptSpec, Parsed, Peek, ValueKind, getopt_long};
+use super::getopt::{GetoptError, OptSpec, Peek, ValueKind, getopt_long};
+use super::values::{
+    DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values, spelling,
+};
+pub use super::values::{SystemView, UsageError};
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
 use crate::output::OutputTarget;
 
 #[cfg(test)]
 mod tests;
-
-/// What the command line needs to know about the machine.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SystemView {
-    /// The CPUs this process may run on.
-    pub allowed_cpus: Vec<usize>,
-    /// The number of CPUs the machine has (`_SC_NPROCESSORS_CONF`).
-    pub configured_cpus: usize,
-}
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,45 +138,15 @@ fn options(tool: PairTool) -> Vec<OptSpec<Opt>> {
     specs
 }
 
-/// How an option is named in messages: `-i/--interval`, `--json`.
-fn names(id: Opt) -> String {
-    let all = [COMMON, &[SMP, FORK]].concat();
-    let extra = [
-        c_opt(Opt::ForceTimeout, Some('f'), "forcetimeout", REQ),
-        c_opt(Opt::Timeout, Some('T'), "timeout", REQ),
-    ];
-    let spec = all.iter().chain(extra.iter()).find(|s| s.id == id);
-    match spec.map(|s| (s.short, s.long)) {
-        Some((Some(short), Some(long))) => format!("-{short}/--{long}"),
-        Some((None, Some(long))) => format!("--{long}"),
-        _ => format!("{id:?}"),
-    }
-}
-
-fn invalid(id: Opt, value: &str, expected: impl Display) -> UsageError {
-    UsageError(format!(
-        "{}: invalid value '{value}': {expected}",
-        names(id)
-    ))
-}
-
-fn int<I: std::str::FromStr>(raw: &str) -> Option<I> {
-    raw.trim().parse().ok()
-}
-
-fn int_in(
-    id: Opt,
-    raw: &str,
-    range: std::ops::RangeInclusive<i64>,
-    what: &str,
-) -> Result<i64, UsageError> {
-    match int::<i64>(raw) {
-        Some(v) if range.contains(&v) => Ok(v),
-        _ => Err(invalid(
-            id,
-            raw,
-            format_args!("expected {what}, {} to {}", range.start(), range.end()),
-        )),
+impl OptionName for Opt {
+    /// From every table entry any of the four tools has.
+    fn spelling(self) -> String {
+        let all = [COMMON, &[SMP, FORK]].concat();
+        let extra = [
+            c_opt(Opt::ForceTimeout, Some('f'), "forcetimeout", REQ),
+            c_opt(Opt::Timeout, Some('T'), "timeout", REQ),
+        ];
+        spelling(self, all.iter().chain(extra.iter()))
     }
 }
 
@@ -286,13 +249,8 @@ pub fn parse(
         e => UsageError(e.to_string()),
     })?;
     let mut raw = Raw::default();
-    for item in items {
-        let (id, value) = match item {
-            Parsed::Positional(word) => {
-                return Err(UsageError(format!("unexpected argument '{word}'")));
-            }
-            Parsed::Opt { id, value, .. } => (id, value),
-        };
+    for item in opt_values(items) {
+        let (id, value) = item?;
         let val = || value.clone().unwrap_or_default();
         match id {
             Opt::Help => return Ok(Invocation::Help),
@@ -508,17 +466,7 @@ fn build(
 
     // Stopping.
     let loops = match &raw.loops {
-        Some(text) => match int::<u64>(text) {
-            Some(0) => None,
-            Some(n) => Some(n),
-            None => {
-                return Err(invalid(
-                    Opt::Loops,
-                    text,
-                    "expected a number of hand-offs per pair, 0 (no limit) or more",
-                ));
-            }
-        },
+        Some(text) => loop_limit(Opt::Loops, text, "a number of hand-offs per pair")?,
         None => None,
     };
     let duration = match &raw.duration {
@@ -559,8 +507,8 @@ fn build(
         (None, Some(_)) => {
             return Err(UsageError(format!(
                 "{} needs {}",
-                names(Opt::ForceTimeout),
-                names(Opt::Timeout)
+                Opt::ForceTimeout.spelling(),
+                Opt::Timeout.spelling()
             )));
         }
         (Some(t), force) => Some(MqTimeouts {
@@ -615,9 +563,9 @@ fn build(
     if matches!(source, TimeSourceKind::Synthetic { .. }) && loops.is_none() && duration.is_none() {
         return Err(UsageError(format!(
             "{} needs {} or {} to end",
-            names(Opt::Synthetic),
-            names(Opt::Loops),
-            names(Opt::Duration)
+            Opt::Synthetic.spelling(),
+            Opt::Loops.spelling(),
+            Opt::Duration.spelling()
         )));
     }
 
@@ -664,61 +612,18 @@ fn cpu_list(cpus: &[usize]) -> String {
 
 /// `-D`: whole seconds with an optional single suffix s, m, h or d.
 fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
-    let bad = || {
-        invalid(
-            Opt::Duration,
-            text,
-            "expected a whole number of seconds, optionally followed by s, m, h or d \
-             (90, 10m, 2h); 0 for no limit",
-        )
-    };
-    let t = text.trim();
-    let (digits, unit) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_lowercase()),
-        _ => (t, 's'),
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let scale: i64 = match unit {
-        's' => 1,
-        'm' => 60,
-        'h' => 3600,
-        'd' => 86_400,
-        _ => return Err(bad()),
-    };
-    let secs: i64 = digits.parse().map_err(|_| bad())?;
-    let nanos = secs
-        .checked_mul(scale)
-        .and_then(|s| s.checked_mul(1_000_000_000))
-        .ok_or_else(|| invalid(Opt::Duration, text, "too long: at most 292 years"))?;
-    Ok((nanos != 0).then_some(Nanos(nanos)))
+    super::values::duration(text).map_err(|e| match e {
+        DurationError::Malformed | DurationError::SecondsOverflow => {
+            invalid(Opt::Duration, text, super::values::DURATION_EXPECTED)
+        }
+        DurationError::TooLong => invalid(Opt::Duration, text, "too long: at most 292 years"),
+    })
 }
 
 /// An output file: its directory must exist now; the file is written when
 /// the run ends.
 fn output_path(id: Opt, text: &str) -> Result<PathBuf, UsageError> {
-    let name = names(id);
-    if text.is_empty() {
-        return Err(invalid(id, text, "expected a file name"));
-    }
-    let path = Path::new(text);
-    if path.is_dir() {
-        return Err(UsageError(format!(
-            "{name}: cannot write '{text}': it is a directory"
-        )));
-    }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !dir.is_dir() {
-        return Err(UsageError(format!(
-            "{name}: cannot write '{text}': directory '{}' does not exist",
-            dir.display()
-        )));
-    }
-    Ok(path.to_path_buf())
+    super::values::new_file_path(id, text, "write", DirReport::Missing)
 }
 
 /// The text of `rtlat <tool> --help`.

@@ -4,5 +4,6 @@ pub mod dispatch;
 pub mod getopt;
 pub mod ipc;
 pub mod signaltest;
+pub mod values;
 
-pub use cyclictest::UsageError;
+pub use values::UsageError;

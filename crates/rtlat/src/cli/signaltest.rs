@@ -7,17 +7,18 @@
 //! [`UsageError`] naming the option, the value and what is accepted.
 
 use std::ffi::OsString;
-use std::fmt::Display;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rtlat_core::config::{SchedPolicy, TimeSourceKind};
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::ring::{C_PACING, RingConfig, RingThreadPlan};
 use rtlat_core::units::{Nanos, Resolution};
 
-use super::UsageError;
-use super::cyclictest::SystemView;
-use super::getopt::{OptSpec, Parsed, Peek, ValueKind, getopt_long};
+use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
+use super::values::{
+    DirReport, DurationError, OptionName, SystemView, UsageError, int, int_in, invalid, loop_limit,
+    opt_values, spelling,
+};
 use crate::output::OutputTarget;
 use crate::signaltest::settings::Settings;
 
@@ -105,44 +106,9 @@ const OPTIONS: &[OptSpec<Opt>] = &[
 const MAX_THREADS: i64 = 65_536;
 const MAX_BUCKETS: i64 = 1_000_000;
 
-/// How an option is named in messages: `-t/--threads`, `--json`.
-fn names(id: Opt) -> String {
-    match OPTIONS
-        .iter()
-        .find(|s| s.id == id)
-        .map(|s| (s.short, s.long))
-    {
-        Some((Some(short), Some(long))) => format!("-{short}/--{long}"),
-        Some((None, Some(long))) => format!("--{long}"),
-        _ => format!("{id:?}"),
-    }
-}
-
-fn invalid(id: Opt, value: &str, expected: impl Display) -> UsageError {
-    UsageError(format!(
-        "{}: invalid value '{value}': {expected}",
-        names(id)
-    ))
-}
-
-/// Strict integer (surrounding blanks ignored).
-fn int<I: std::str::FromStr>(raw: &str) -> Option<I> {
-    raw.trim().parse().ok()
-}
-
-fn int_in(
-    id: Opt,
-    raw: &str,
-    range: std::ops::RangeInclusive<i64>,
-    what: &str,
-) -> Result<i64, UsageError> {
-    match int::<i64>(raw) {
-        Some(v) if range.contains(&v) => Ok(v),
-        _ => Err(invalid(
-            id,
-            raw,
-            format_args!("expected {what}, {} to {}", range.start(), range.end()),
-        )),
+impl OptionName for Opt {
+    fn spelling(self) -> String {
+        spelling(self, OPTIONS)
     }
 }
 
@@ -175,13 +141,8 @@ pub fn parse(
 ) -> Result<Invocation, UsageError> {
     let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
     let mut raw = Raw::default();
-    for item in items {
-        let (id, value) = match item {
-            Parsed::Positional(word) => {
-                return Err(UsageError(format!("unexpected argument '{word}'")));
-            }
-            Parsed::Opt { id, value, .. } => (id, value),
-        };
+    for item in opt_values(items) {
+        let (id, value) = item?;
         let val = || value.clone().unwrap_or_default();
         match id {
             Opt::Help => return Ok(Invocation::Help),
@@ -238,7 +199,7 @@ fn build(
             return Err(UsageError(format!(
                 "{}: one thread per CPU makes a ring of {}; a ring needs at least two threads \
                  (use -t 2 instead)",
-                names(Opt::Smp),
+                Opt::Smp.spelling(),
                 allowed.len()
             )));
         }
@@ -273,17 +234,7 @@ fn build(
     };
 
     let loops = match &raw.loops {
-        Some(text) => match int::<u64>(text) {
-            Some(0) => None,
-            Some(n) => Some(n),
-            None => {
-                return Err(invalid(
-                    Opt::Loops,
-                    text,
-                    "expected a number of round trips for thread 0, 0 (no limit) or more",
-                ));
-            }
-        },
+        Some(text) => loop_limit(Opt::Loops, text, "a number of round trips for thread 0")?,
         None => None,
     };
     let duration = match &raw.duration {
@@ -382,68 +333,19 @@ fn build(
 
 /// `-D`: whole seconds with an optional single suffix s, m, h or d.
 fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
-    let bad = || {
-        invalid(
+    super::values::duration(text).map_err(|e| match e {
+        DurationError::Malformed => invalid(Opt::Duration, text, super::values::DURATION_EXPECTED),
+        DurationError::SecondsOverflow | DurationError::TooLong => invalid(
             Opt::Duration,
             text,
-            "expected a whole number of seconds, optionally followed by s, m, h or d \
-             (90, 10m, 2h); 0 for no limit",
-        )
-    };
-    let t = text.trim();
-    let (digits, unit) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_lowercase()),
-        _ => (t, 's'),
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let scale: i64 = match unit {
-        's' => 1,
-        'm' => 60,
-        'h' => 3600,
-        'd' => 86_400,
-        _ => return Err(bad()),
-    };
-    let nanos = digits
-        .parse::<i64>()
-        .ok()
-        .and_then(|s| s.checked_mul(scale))
-        .and_then(|s| s.checked_mul(1_000_000_000))
-        .ok_or_else(|| {
-            invalid(
-                Opt::Duration,
-                text,
-                "too long: at most 292 years (9223372036 seconds)",
-            )
-        })?;
-    Ok((nanos != 0).then_some(Nanos(nanos)))
+            "too long: at most 292 years (9223372036 seconds)",
+        ),
+    })
 }
 
 /// A file the run will write at its end: its directory must exist now.
 fn new_file_path(id: Opt, text: &str) -> Result<PathBuf, UsageError> {
-    let name = names(id);
-    if text.is_empty() {
-        return Err(invalid(id, text, "expected a file name"));
-    }
-    let path = Path::new(text);
-    if path.is_dir() {
-        return Err(UsageError(format!(
-            "{name}: cannot write '{text}': it is a directory"
-        )));
-    }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if dir.is_dir() {
-        Ok(path.to_path_buf())
-    } else {
-        Err(UsageError(format!(
-            "{name}: cannot write '{text}': directory '{}' does not exist",
-            dir.display()
-        )))
-    }
+    super::values::new_file_path(id, text, "write", DirReport::Missing)
 }
 
 /// The text of `rtlat signaltest --help`.

@@ -5,7 +5,7 @@
 
 use rtlat_sys::system;
 
-use crate::report::SysInfo;
+use crate::report::{RunMeta, SysInfo};
 
 /// Where the host facts come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +41,18 @@ impl Host {
         match self {
             Host::Real => (system::configured_cpus(), system::online_cpus()),
             Host::Pinned => (2, 2),
+        }
+    }
+
+    /// The facts of a run ending now with exit status `status`, for the
+    /// JSON envelope.
+    pub fn run_meta(self, cmdline: String, start_time: String, status: u8) -> RunMeta {
+        RunMeta {
+            cmdline,
+            start_time,
+            end_time: self.timestamp(),
+            return_code: i32::from(status),
+            sysinfo: self.sysinfo(),
         }
     }
 

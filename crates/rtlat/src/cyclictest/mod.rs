@@ -9,23 +9,19 @@ pub mod settings;
 
 use std::ffi::OsString;
 
-use crate::cli::cyclictest::{Invocation, SystemView, help_text, parse};
+use crate::cli::cyclictest::{Invocation, help_text, parse};
+use crate::cli::values::{SystemView, print_warnings};
 
 /// `rtlat cyclictest ARGS...`: parse, validate, run. Returns the exit status.
 pub fn main(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
-    let system = SystemView {
-        allowed_cpus: rtlat_sys::affinity::allowed_cpus().unwrap_or_else(|_| vec![0]),
-        configured_cpus: rtlat_sys::system::configured_cpus(),
-    };
+    let system = SystemView::of_this_process();
     match parse(args, cmdline, &system)? {
         Invocation::Help => {
             print!("{}", help_text());
             Ok(0)
         }
         Invocation::Run { settings, warnings } => {
-            for w in &warnings {
-                eprintln!("{w}");
-            }
+            print_warnings(&warnings);
             run::run(&settings)
         }
     }

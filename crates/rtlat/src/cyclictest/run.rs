@@ -23,14 +23,16 @@ use super::settings::{DmaLatency, Settings};
 use crate::live::fifo::FifoServer;
 use crate::live::snapshot::StatusSnapshotFile;
 use crate::live::text::{LiveMode, LiveText, write_status_block};
-use crate::output::{Stdout, write_to};
+use crate::output::{Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::breaktrace::write_break_info;
 use crate::report::histogram::write_histogram;
 use crate::report::json::write_json;
 use crate::report::spikes::write_spikes;
 use crate::report::status::write_quiet_summary;
-use crate::rtsetup::{check_realtime_privilege, errno_text, io_strerror, lock_memory};
+use crate::rtsetup::{
+    check_realtime_privilege, errno_text, io_strerror, lock_memory, note_not_realtime,
+};
 use crate::signals::SignalFlags;
 use rtlat_sys::tracefs::{self, TraceControl};
 
@@ -59,11 +61,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                 "--policy other, no -p",
             )?;
         } else {
-            eprintln!(
-                "rtlat: note: the measuring threads run under SCHED_{}, not a real-time \
-                 policy: these figures are not real-time latencies (use -p PRIO for SCHED_FIFO)",
-                settings.engine.threads[0].policy.name().to_uppercase()
-            );
+            note_not_realtime("the measuring threads", settings.engine.threads[0].policy);
         }
         if settings.engine.smi
             && let Err(why) = rtlat_sys::msr::smi_support()
@@ -218,20 +216,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .find_map(|t| t.error.map(|e| (t.index, e)));
     let status: u8 = if thread_failure.is_some() { 1 } else { 0 };
 
-    let meta = RunMeta {
-        cmdline: settings.cmdline.clone(),
-        start_time,
-        end_time: host.timestamp(),
-        return_code: i32::from(status),
-        sysinfo: host.sysinfo(),
-    };
+    let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
     let written = write_final_outputs(settings, &report, &meta, &mut out);
-    out.flush()?;
-    if let Some((index, error)) = thread_failure {
-        eprintln!("rtlat: {}", describe_thread_error(index, error, settings));
-    }
-    written?;
-    Ok(status)
+    let failure =
+        thread_failure.map(|(index, error)| describe_thread_error(index, error, settings));
+    end_run(&mut out, written, failure, status)
 }
 
 /// The main thread while the measuring threads run: draws the live output,

@@ -13,7 +13,8 @@ use std::ffi::OsString;
 
 use rtlat_core::ipc::Mechanism;
 
-use crate::cli::ipc::{Invocation, SystemView, help_text, parse};
+use crate::cli::ipc::{Invocation, help_text, parse};
+use crate::cli::values::{SystemView, print_warnings};
 
 /// The four pair tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,10 +53,7 @@ impl PairTool {
 
 /// Runs one of the pair tools; returns the exit status.
 pub fn main(tool: PairTool, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
-    let system = SystemView {
-        allowed_cpus: rtlat_sys::affinity::allowed_cpus().unwrap_or_else(|_| vec![0]),
-        configured_cpus: rtlat_sys::system::configured_cpus(),
-    };
+    let system = SystemView::of_this_process();
     match parse(tool, args, cmdline, &system)? {
         Invocation::Help => {
             print!("{}", help_text(tool));
@@ -63,9 +61,7 @@ pub fn main(tool: PairTool, args: &[OsString], cmdline: String) -> anyhow::Resul
         }
         Invocation::ForkChild { side, pair } => fork::child(tool, side, pair),
         Invocation::Run { settings, warnings } => {
-            for w in &warnings {
-                eprintln!("{w}");
-            }
+            print_warnings(&warnings);
             run::run(&settings)
         }
     }

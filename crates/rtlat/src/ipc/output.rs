@@ -31,7 +31,7 @@ use serde::ser::{SerializeMap, Serializer};
 
 use super::PairTool;
 use crate::report::RunMeta;
-use crate::report::json::{Buckets, write_envelope};
+use crate::report::json::{Buckets, round_decimals, write_envelope};
 
 /// The CPU each side is shown on: (receiver, sender); -1 when unknown.
 pub type ShownCpus = (i64, i64);
@@ -216,11 +216,6 @@ struct ReceiverDto<'a> {
     tid: i32,
     interval_us: i64,
     histogram: Buckets<'a>,
-}
-
-/// The number whose shortest decimal text is printf's `%.<decimals>f`.
-fn round_decimals(x: f64, decimals: usize) -> f64 {
-    format!("{x:.decimals$}").parse().unwrap_or(x)
 }
 
 /// The report as a cyclictest [`RunReport`] whose threads are the

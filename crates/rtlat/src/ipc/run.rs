@@ -23,10 +23,9 @@ use super::output::{
 };
 use super::settings::IpcSettings;
 use crate::cyclictest::host::Host;
-use crate::output::{Stdout, write_to};
-use crate::report::RunMeta;
+use crate::output::{Stdout, end_run, write_to};
 use crate::report::histogram::write_histogram;
-use crate::rtsetup::{check_realtime_privilege, errno_text, io_strerror};
+use crate::rtsetup::{check_realtime_privilege, errno_text, io_strerror, note_not_realtime};
 use crate::signals::SignalFlags;
 
 /// How often the live display is redrawn (the C tools: 50 ms).
@@ -86,10 +85,7 @@ pub fn prepare_process(config: &PairConfig) -> anyhow::Result<()> {
     if config.needs_realtime() {
         check_realtime_privilege(SchedPolicy::Fifo, config.max_priority(), "leave out -p")?;
     } else {
-        eprintln!(
-            "rtlat: note: the pairs run under SCHED_OTHER, not a real-time policy: these \
-             figures are not real-time latencies (use -p PRIO for SCHED_FIFO)"
-        );
+        note_not_realtime("the pairs", SchedPolicy::Other);
     }
     lock_memory()
 }
@@ -288,13 +284,7 @@ pub fn finish(
     }
     let failure = report.first_error();
     let status: u8 = u8::from(failure.is_some());
-    let meta = RunMeta {
-        cmdline: settings.cmdline.clone(),
-        start_time,
-        end_time: host.timestamp(),
-        return_code: i32::from(status),
-        sysinfo: host.sysinfo(),
-    };
+    let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
     let mut written = Ok(());
     if let Some(target) = &settings.json {
         written = write_to(target, out, "--json", |w| {
@@ -307,11 +297,8 @@ pub fn finish(
             write_histogram(&mut &mut *w, &as_run, false)
         });
     }
-    out.flush()?;
-    if let Some((pair, side, error)) = failure {
-        eprintln!("rtlat: {}", describe_error(settings, pair, side, error));
-    }
-    written?;
+    let failure = failure.map(|(pair, side, error)| describe_error(settings, pair, side, error));
+    let status = end_run(out, written, failure, status)?;
     let _ = std::io::stdout().flush();
     Ok(status)
 }

@@ -26,13 +26,26 @@ const RT_TEST_VERSION: &str = "2.40";
 /// Writes the JSON document for `report`, pretty-printed with two-space
 /// indentation and ended by a newline.
 pub fn write_json(w: &mut impl Write, report: &RunReport, meta: &RunMeta) -> io::Result<()> {
+    write_thread_document(w, report, meta, ThreadDto::from)
+}
+
+/// Writes the JSON document of a tool with one object per thread
+/// (cyclictest, signaltest): the envelope, then `num_threads`, our
+/// `resolution_in_ns` and the `thread` object, each thread's value made by
+/// `dto`.
+pub fn write_thread_document<'a, D: Serialize>(
+    w: &mut impl Write,
+    report: &'a RunReport,
+    meta: &RunMeta,
+    dto: fn(&'a ThreadReport) -> D,
+) -> io::Result<()> {
     write_envelope(
         w,
         meta,
-        &CyclictestMembers {
+        &ThreadMembers {
             num_threads: report.threads.len(),
             resolution_in_ns: u8::from(report.resolution == Resolution::Nanos),
-            thread: Threads(&report.threads),
+            thread: Threads(&report.threads, dto),
         },
     )
 }
@@ -79,12 +92,12 @@ struct Document<'a, M: Serialize> {
     members: &'a M,
 }
 
-/// cyclictest's members after the envelope.
+/// cyclictest's (and signaltest's) members after the envelope.
 #[derive(Serialize)]
-struct CyclictestMembers<'a> {
+struct ThreadMembers<'a, D: Serialize> {
     num_threads: usize,
     resolution_in_ns: u8,
-    thread: Threads<'a>,
+    thread: Threads<'a, D>,
 }
 
 #[derive(Serialize)]
@@ -112,15 +125,15 @@ impl<'a> From<&'a SysInfo> for SysInfoDto<'a> {
 }
 
 /// The `thread` object: `"0": {..}, "1": {..}, ...` in thread order
-/// (numeric, not lexicographic).
-struct Threads<'a>(&'a [ThreadReport]);
+/// (numeric, not lexicographic), each thread's value made by the function.
+struct Threads<'a, D: Serialize>(&'a [ThreadReport], fn(&'a ThreadReport) -> D);
 
-impl Serialize for Threads<'_> {
+impl<'a, D: Serialize> Serialize for Threads<'a, D> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(self.0.len()))?;
         for t in self.0 {
             // serde_json writes integer map keys as strings.
-            map.serialize_entry(&t.index, &ThreadDto::from(t))?;
+            map.serialize_entry(&t.index, &(self.1)(t))?;
         }
         map.end()
     }
@@ -191,7 +204,7 @@ impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
 /// The number whose shortest decimal text is printf's `%.<decimals>f` of
 /// `x` (Rust's fixed-precision formatting rounds the exact binary value the
 /// same way glibc does).
-fn round_decimals(x: f64, decimals: usize) -> f64 {
+pub fn round_decimals(x: f64, decimals: usize) -> f64 {
     format!("{x:.decimals$}").parse().unwrap_or(x)
 }
 

@@ -7,10 +7,9 @@ use std::io::{self, Write};
 use rtlat_core::report::{CompatStats, RunReport, ThreadReport};
 use rtlat_core::units::Resolution;
 use serde::Serialize;
-use serde::ser::{SerializeMap, Serializer};
 
 use crate::report::RunMeta;
-use crate::report::json::{Buckets, write_envelope};
+use crate::report::json::{Buckets, round_decimals, write_thread_document};
 
 /// Min as signaltest shows it before the first sample.
 const MIN_BEFORE_FIRST: i64 = 1_000_000;
@@ -93,34 +92,7 @@ pub fn write_sample_line(
 /// and per thread `min_ns`, `max_ns`, `mean_ns`, `tid`, `priority` and,
 /// with `--histogram`, `histogram`.
 pub fn write_json(w: &mut impl Write, report: &RunReport, meta: &RunMeta) -> io::Result<()> {
-    write_envelope(
-        w,
-        meta,
-        &Members {
-            num_threads: report.threads.len(),
-            resolution_in_ns: u8::from(report.resolution == Resolution::Nanos),
-            thread: Threads(&report.threads),
-        },
-    )
-}
-
-#[derive(Serialize)]
-struct Members<'a> {
-    num_threads: usize,
-    resolution_in_ns: u8,
-    thread: Threads<'a>,
-}
-
-struct Threads<'a>(&'a [ThreadReport]);
-
-impl Serialize for Threads<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for t in self.0 {
-            map.serialize_entry(&t.index, &ThreadDto::from(t))?;
-        }
-        map.end()
-    }
+    write_thread_document(w, report, meta, ThreadDto::from)
 }
 
 #[derive(Serialize)]
@@ -158,11 +130,6 @@ impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
             histogram: t.histogram.as_ref().map(|h| Buckets(Some(h))),
         }
     }
-}
-
-/// The number whose shortest text is printf's `%.<decimals>f` of `x`.
-fn round_decimals(x: f64, decimals: usize) -> f64 {
-    format!("{x:.decimals$}").parse().unwrap_or(x)
 }
 
 #[cfg(test)]

@@ -18,10 +18,10 @@ use rtlat_sys::tracefs::{self, TraceControl};
 use super::output::{write_json, write_sample_line, write_status_line, write_thread_line};
 use super::settings::Settings;
 use crate::cyclictest::host::Host;
-use crate::output::{Stdout, write_to};
+use crate::output::{Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::histogram::write_histogram;
-use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory};
+use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory, note_not_realtime};
 use crate::signals::SignalFlags;
 
 /// How often the live display is redrawn (signaltest: `usleep(10000)`).
@@ -50,10 +50,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         if ring.needs_realtime() {
             check_realtime_privilege(SchedPolicy::Fifo, ring.max_priority(), "leave out -p")?;
         } else {
-            eprintln!(
-                "rtlat: note: the ring threads run under SCHED_OTHER, not a real-time policy: \
-                 these figures are not real-time latencies (use -p PRIO for SCHED_FIFO)"
-            );
+            note_not_realtime("the ring threads", SchedPolicy::Other);
         }
     }
     // Opened before mlockall, so that locking covers it.
@@ -110,20 +107,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .iter()
         .find_map(|t| t.error.map(|e| (t.index, e)));
     let status: u8 = u8::from(thread_failure.is_some());
-    let meta = RunMeta {
-        cmdline: settings.cmdline.clone(),
-        start_time,
-        end_time: host.timestamp(),
-        return_code: i32::from(status),
-        sysinfo: host.sysinfo(),
-    };
+    let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
     let written = write_final_outputs(settings, &report, &meta, &mut out);
-    out.flush()?;
-    if let Some((index, error)) = thread_failure {
-        eprintln!("rtlat: {}", describe_thread_error(index, error, settings));
-    }
-    written?;
-    Ok(status)
+    let failure =
+        thread_failure.map(|(index, error)| describe_thread_error(index, error, settings));
+    end_run(&mut out, written, failure, status)
 }
 
 /// The main thread while the ring runs.

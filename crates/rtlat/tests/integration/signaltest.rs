@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::synthetic::printable;
-use crate::util::{Run, read_json, rtlat, rtlat_path, run, run_with_timeout};
+use crate::util::{Run, int_after, read_json, rtlat, rtlat_path, run, run_with_timeout};
 
 /// One signaltest `T:` line:
 /// `T:%2d (%5d) P:%2d C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld`.
@@ -22,17 +22,6 @@ pub(crate) struct RingLine {
     pub act: i64,
     pub avg: i64,
     pub max: i64,
-}
-
-/// The integer right after `label` (spaces after the label skipped).
-fn int_after(line: &str, label: &str) -> Option<i64> {
-    let at = line.find(label)? + label.len();
-    let rest = line[at..].trim_start_matches(' ');
-    let end = rest
-        .char_indices()
-        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
-        .map_or(rest.len(), |(i, _)| i);
-    rest[..end].parse().ok()
 }
 
 pub(crate) fn parse_ring_line(line: &str) -> Option<RingLine> {

@@ -338,7 +338,7 @@ pub struct StatusLine {
 }
 
 /// The integer right after `label` (spaces after the label skipped).
-fn int_after(line: &str, label: &str) -> Option<i64> {
+pub fn int_after(line: &str, label: &str) -> Option<i64> {
     let at = line.find(label)? + label.len();
     let rest = line[at..].trim_start_matches(' ');
     let end = rest

@@ -1,0 +1,226 @@
+//! What the tools' command lines share once getopt has scanned them: the
+//! machine view they validate against, the one-line [`UsageError`], how an
+//! option is spelt in messages, and the value readers every tool uses the
+//! same way (integers within a range, `-D` durations, output file paths).
+//!
+//! Every message has the shape `-x/--long: invalid value 'V': expected ...`
+//! (or `-x/--long: cannot write 'V': ...` for files), so a tool only says
+//! which option it is and what it accepts; the wording of each tool's
+//! options stays in that tool's module.
+
+use std::fmt::{Debug, Display};
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+
+use rtlat_core::units::Nanos;
+
+use super::getopt::{OptSpec, Parsed};
+
+/// What the command line needs to know about the machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SystemView {
+    /// The CPUs this process may run on (its scheduler affinity).
+    pub allowed_cpus: Vec<usize>,
+    /// The number of CPUs the machine has (`_SC_NPROCESSORS_CONF`).
+    pub configured_cpus: usize,
+}
+
+impl SystemView {
+    /// This process's view: its scheduler affinity (CPU 0 alone if that
+    /// cannot be read) and the machine's CPU count.
+    pub fn of_this_process() -> SystemView {
+        SystemView {
+            allowed_cpus: rtlat_sys::affinity::allowed_cpus().unwrap_or_else(|_| vec![0]),
+            configured_cpus: rtlat_sys::system::configured_cpus(),
+        }
+    }
+}
+
+/// Prints a parsed command line's warnings, one complete stderr line each,
+/// before anything else happens.
+pub fn print_warnings(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("{w}");
+    }
+}
+
+/// A usage error: one line, no program prefix, no trailing newline.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// A tool's option id that can say how it is written in messages.
+pub trait OptionName: Copy {
+    /// `-t/--threads`, `--json`, `-F`.
+    fn spelling(self) -> String;
+}
+
+/// How `id` is written in messages, from the first entry of `specs` with
+/// that id: `-i/--interval`, `--json`, `-F`; the id's debug name if none.
+pub fn spelling<'a, O: PartialEq + Debug + 'a>(
+    id: O,
+    specs: impl IntoIterator<Item = &'a OptSpec<O>>,
+) -> String {
+    let spec = specs.into_iter().find(|s| s.id == id);
+    match spec.map(|s| (s.short, s.long)) {
+        Some((Some(short), Some(long))) => format!("-{short}/--{long}"),
+        Some((None, Some(long))) => format!("--{long}"),
+        Some((Some(short), None)) => format!("-{short}"),
+        _ => format!("{id:?}"),
+    }
+}
+
+/// `<option>: invalid value '<value>': <expected>`.
+pub fn invalid(id: impl OptionName, value: &str, expected: impl Display) -> UsageError {
+    UsageError(format!(
+        "{}: invalid value '{value}': {expected}",
+        id.spelling()
+    ))
+}
+
+/// The options of a scanned command line with their values, in order; a
+/// word that is not an option is an error where it stands (so an option
+/// before it, `-h`, still counts).
+pub fn opt_values<O>(
+    items: Vec<Parsed<O>>,
+) -> impl Iterator<Item = Result<(O, Option<String>), UsageError>> {
+    items.into_iter().map(|item| match item {
+        Parsed::Positional(word) => Err(UsageError(format!("unexpected argument '{word}'"))),
+        Parsed::Opt { id, value, .. } => Ok((id, value)),
+    })
+}
+
+/// Strict integer: surrounding blanks ignored (as atoi skips leading ones),
+/// nothing else around the digits.
+pub fn int<I: std::str::FromStr>(raw: &str) -> Option<I> {
+    raw.trim().parse().ok()
+}
+
+/// An integer within `range`, or an error naming the option:
+/// `expected <what>, <start> to <end>`.
+pub fn int_in(
+    id: impl OptionName,
+    raw: &str,
+    range: RangeInclusive<i64>,
+    what: &str,
+) -> Result<i64, UsageError> {
+    match int::<i64>(raw) {
+        Some(v) if range.contains(&v) => Ok(v),
+        _ => Err(invalid(
+            id,
+            raw,
+            format_args!("expected {what}, {} to {}", range.start(), range.end()),
+        )),
+    }
+}
+
+/// `-l`: a count of `what`, 0 for no limit (`None`).
+pub fn loop_limit(id: impl OptionName, text: &str, what: &str) -> Result<Option<u64>, UsageError> {
+    match int::<u64>(text) {
+        Some(0) => Ok(None),
+        Some(n) => Ok(Some(n)),
+        None => Err(invalid(
+            id,
+            text,
+            format_args!("expected {what}, 0 (no limit) or more"),
+        )),
+    }
+}
+
+/// What `-D` accepts, for the message of a malformed value.
+pub const DURATION_EXPECTED: &str = "expected a whole number of seconds, optionally followed by \
+                                     s, m, h or d (90, 10m, 2h); 0 for no limit";
+
+/// Why a `-D` value was refused by [`duration`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DurationError {
+    /// Not digits with at most one unit letter s, m, h or d.
+    Malformed,
+    /// Only digits (and a unit), but more seconds than an `i64` holds.
+    SecondsOverflow,
+    /// A whole number of seconds, but more nanoseconds than an `i64` holds.
+    TooLong,
+}
+
+/// `-D`: whole seconds with an optional single suffix s, m, h or d
+/// (surrounding blanks ignored); `None` for 0, no limit.
+pub fn duration(text: &str) -> Result<Option<Nanos>, DurationError> {
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_lowercase()),
+        _ => (t, 's'),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(DurationError::Malformed);
+    }
+    let scale: i64 = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        _ => return Err(DurationError::Malformed),
+    };
+    let secs: i64 = digits.parse().map_err(|_| DurationError::SecondsOverflow)?;
+    let nanos = secs
+        .checked_mul(scale)
+        .and_then(|s| s.checked_mul(1_000_000_000))
+        .ok_or(DurationError::TooLong)?;
+    Ok((nanos != 0).then_some(Nanos(nanos)))
+}
+
+/// How [`new_file_path`] reports a parent directory it cannot use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirReport {
+    /// Always `directory 'D' does not exist`.
+    Missing,
+    /// Tells a missing directory from a non-directory and from any other
+    /// error of looking it up.
+    Detailed,
+}
+
+/// A file the run will make when it ends (`--json`, `--histfile`, `-F`):
+/// not empty, not a directory, and its directory must exist now. `verb`
+/// says what cannot be done in messages (`cannot write 'x'`).
+pub fn new_file_path(
+    id: impl OptionName,
+    text: &str,
+    verb: &str,
+    report: DirReport,
+) -> Result<PathBuf, UsageError> {
+    let name = id.spelling();
+    if text.is_empty() {
+        return Err(invalid(id, text, "expected a file name"));
+    }
+    let path = Path::new(text);
+    if path.is_dir() {
+        return Err(UsageError(format!(
+            "{name}: cannot {verb} '{text}': it is a directory"
+        )));
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let missing = || {
+        UsageError(format!(
+            "{name}: cannot {verb} '{text}': directory '{}' does not exist",
+            dir.display()
+        ))
+    };
+    match report {
+        DirReport::Missing if dir.is_dir() => Ok(path.to_path_buf()),
+        DirReport::Missing => Err(missing()),
+        DirReport::Detailed => match std::fs::metadata(dir) {
+            Ok(meta) if meta.is_dir() => Ok(path.to_path_buf()),
+            Ok(_) => Err(UsageError(format!(
+                "{name}: cannot {verb} '{text}': '{}' is not a directory",
+                dir.display()
+            ))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(missing()),
+            Err(e) => Err(UsageError(format!(
+                "{name}: cannot {verb} '{text}': directory '{}': {e}",
+                dir.display()
+            ))),
+        },
+    }
+}
