@@ -96,7 +96,7 @@ where
     let receiver = std::thread::spawn(move || {
         let _ = signals::block_all_except(signals::wake_signal());
         p.receiver_thread.store(
-            signals::current_thread_handle() as u64,
+            signals::ThreadAddress::current().to_bits(),
             std::sync::atomic::Ordering::SeqCst,
         );
         p.ready.wait();
@@ -113,7 +113,7 @@ where
     let sender = std::thread::spawn(move || {
         let _ = signals::block_all_except(signals::wake_signal());
         p.sender_thread.store(
-            signals::current_thread_handle() as u64,
+            signals::ThreadAddress::current().to_bits(),
             std::sync::atomic::Ordering::SeqCst,
         );
         p.ready.wait();
@@ -191,11 +191,15 @@ fn signal_hand_offs_allocate_nothing() {
         &pair,
         |p| {
             let sender = p.sender_thread.load(std::sync::atomic::Ordering::SeqCst);
-            SignalReceiver::new(SignalTarget::Thread(sender as signals::ThreadHandle))
+            SignalReceiver::new(SignalTarget::Thread(signals::ThreadAddress::from_bits(
+                sender,
+            )))
         },
         |p| {
             let receiver = p.receiver_thread.load(std::sync::atomic::Ordering::SeqCst);
-            SignalSender::new(SignalTarget::Thread(receiver as signals::ThreadHandle))
+            SignalSender::new(SignalTarget::Thread(signals::ThreadAddress::from_bits(
+                receiver,
+            )))
         },
     );
     check("signal", &pair, results);

@@ -16,7 +16,7 @@ use rtlat_core::ring::port::{Baton, SignalPort, SyntheticPort};
 use rtlat_core::ring::relay::{Pacing, RelayParams, RingState, relay};
 use rtlat_core::stats::{Histogram, LoopEnd, SampleRing, ThreadChannel};
 use rtlat_core::units::Resolution;
-use rtlat_sys::signals;
+use rtlat_sys::signals::{self, ThreadAddress};
 
 const LOOPS: u64 = 3_000;
 
@@ -51,7 +51,7 @@ fn a_real_signal_ring_allocates_nothing_in_either_member() {
     let signal = signals::wake_signal() + 1;
     signals::install_wake_handler().unwrap();
     signals::block_all_except(signals::wake_signal()).unwrap();
-    let me = signals::current_thread_handle();
+    let me = ThreadAddress::current();
     let ring = Arc::new(RingState::new());
     let ready = Arc::new(Barrier::new(2));
     let (handle_tx, handle_rx) = mpsc::channel();
@@ -61,7 +61,7 @@ fn a_real_signal_ring_allocates_nothing_in_either_member() {
         let (ring, ready) = (Arc::clone(&ring), Arc::clone(&ready));
         std::thread::spawn(move || {
             signals::block_all_except(signals::wake_signal()).unwrap();
-            handle_tx.send(signals::current_thread_handle()).unwrap();
+            handle_tx.send(ThreadAddress::current()).unwrap();
             let channel = channel();
             let mut port = SignalPort::new(signal, me);
             let p = params(false);
@@ -82,7 +82,7 @@ fn a_real_signal_ring_allocates_nothing_in_either_member() {
     let p = params(true);
     ready.wait();
     // The kick: pending on this thread until its first wait.
-    signals::signal_thread(me, signal).unwrap();
+    me.signal(signal).unwrap();
     let mut end = LoopEnd::Stopped;
     let info = allocation_counter::measure(|| {
         end = relay(&mut port, &p, &channel, &ring);

@@ -14,7 +14,7 @@ use std::sync::{Arc, Barrier};
 use rtlat_sys::ipc::futex::BinarySemaphore;
 use rtlat_sys::ipc::mqueue::MessageQueue;
 use rtlat_sys::ipc::sysv::SemSet;
-use rtlat_sys::signals::{self, ThreadHandle};
+use rtlat_sys::signals::{self, ThreadAddress};
 use rtlat_sys::thread::RawThread;
 use rtlat_sys::tracefs::TraceControl;
 use rtlat_sys::{Errno, memory, sched, system};
@@ -401,7 +401,7 @@ impl SideJob {
         let slot = channel.slot(self.side);
         let tid = system::current_tid();
         slot.set_tid(tid);
-        let me = signals::current_thread_handle() as u64;
+        let me = ThreadAddress::current().to_bits();
         match self.side {
             Side::Receiver => channel.control.receiver_thread.store(me, Relaxed),
             Side::Sender => channel.control.sender_thread.store(me, Relaxed),
@@ -456,7 +456,7 @@ impl SideJob {
                 handoff::receive(&mut link, &mut sink, sent, stop, &params)
             }
             Objects::Signal => {
-                let sender = channel.control.sender_thread.load(Relaxed) as ThreadHandle;
+                let sender = ThreadAddress::from_bits(channel.control.sender_thread.load(Relaxed));
                 let mut link = SignalReceiver::new(SignalTarget::Thread(sender));
                 handoff::receive(&mut link, &mut sink, sent, stop, &params)
             }
@@ -483,7 +483,8 @@ impl SideJob {
                 handoff::send(&mut link, &mut sink, sent, stop, &params)
             }
             Objects::Signal => {
-                let receiver = channel.control.receiver_thread.load(Relaxed) as ThreadHandle;
+                let receiver =
+                    ThreadAddress::from_bits(channel.control.receiver_thread.load(Relaxed));
                 let mut link = SignalSender::new(SignalTarget::Thread(receiver));
                 handoff::send(&mut link, &mut sink, sent, stop, &params)
             }

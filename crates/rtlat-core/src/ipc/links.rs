@@ -8,7 +8,7 @@ use rtlat_sys::clock::{self, Clock, Timespec};
 use rtlat_sys::ipc::futex::BinarySemaphore;
 use rtlat_sys::ipc::mqueue::MessageQueue;
 use rtlat_sys::ipc::sysv::SemSet;
-use rtlat_sys::signals::{self, SignalWaiter, ThreadHandle};
+use rtlat_sys::signals::{self, SignalWaiter, ThreadAddress};
 
 use super::handoff::{ReceiverLink, SenderLink, Wake};
 use super::{SYNC_MESSAGE, TEST_MESSAGE};
@@ -189,8 +189,8 @@ impl SenderLink for MqSender<'_> {
 /// Where a signal goes: a thread of this process, or another process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SignalTarget {
-    /// `pthread_kill` to this thread.
-    Thread(ThreadHandle),
+    /// `tgkill` to this thread of this process.
+    Thread(ThreadAddress),
     /// `kill` to this process (fork mode).
     Process(i32),
 }
@@ -199,7 +199,12 @@ impl SignalTarget {
     #[inline(always)]
     fn send(self, signal: i32) -> Result<(), WaitError> {
         match self {
-            SignalTarget::Thread(t) => signals::signal_thread(t, signal),
+            // A partner thread that has already left its loop (the run is
+            // ending) has nothing left to receive.
+            SignalTarget::Thread(t) => match t.signal(signal) {
+                Err(e) if e == rtlat_sys::Errno::SRCH => Ok(()),
+                other => other,
+            },
             SignalTarget::Process(pid) => signals::signal_process(pid, signal),
         }
         .map_err(WaitError::from)

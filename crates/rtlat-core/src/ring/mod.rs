@@ -17,7 +17,7 @@ pub mod relay;
 use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
-use rtlat_sys::signals::{self, ThreadHandle};
+use rtlat_sys::signals::{self, ThreadAddress};
 use rtlat_sys::thread::RawThread;
 use rtlat_sys::tracefs::TraceControl;
 use rtlat_sys::{Errno, memory, sched, system};
@@ -129,7 +129,7 @@ pub struct RingShared {
     pub channels: Box<[ThreadChannel]>,
     /// Stop, finish and pause state.
     pub state: RingState,
-    handles: Box<[OnceLock<ThreadHandle>]>,
+    addresses: Box<[OnceLock<ThreadAddress>]>,
     breaks: BreakCell,
     trace: Option<TraceControl>,
     baton: Option<Arc<Baton>>,
@@ -180,7 +180,7 @@ impl RingEngine {
             shared: Arc::new(RingShared {
                 channels,
                 state: RingState::new(),
-                handles: (0..n).map(|_| OnceLock::new()).collect(),
+                addresses: (0..n).map(|_| OnceLock::new()).collect(),
                 breaks: BreakCell::default(),
                 trace,
                 baton,
@@ -249,7 +249,7 @@ impl RingJob {
         let slot = &channel.slot;
         let real = self.config.source == TimeSourceKind::Real;
         let tid = if real {
-            let _ = self.shared.handles[index].set(signals::current_thread_handle());
+            let _ = self.shared.addresses[index].set(ThreadAddress::current());
             system::current_tid()
         } else {
             SYNTHETIC_TID_BASE + index as i32
@@ -289,10 +289,10 @@ impl RingJob {
         slot.set_state(ThreadState::Running);
         let end = match &self.shared.baton {
             None => {
-                // Every member published its handle before the barrier.
-                match self.shared.handles[next].get() {
-                    Some(&handle) => {
-                        let mut port = SignalPort::new(self.config.signal, handle);
+                // Every member published its address before the barrier.
+                match self.shared.addresses[next].get() {
+                    Some(&address) => {
+                        let mut port = SignalPort::new(self.config.signal, address);
                         let end = relay::relay(&mut port, &params, channel, &self.shared.state);
                         if self.plan.policy.is_realtime() {
                             let _ = sched::set_current_thread(sched::Policy::Other, 0);

@@ -8,7 +8,7 @@
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use rtlat_sys::clock::{self, Clock, Timespec};
-use rtlat_sys::signals::{self, SignalWaiter, ThreadHandle};
+use rtlat_sys::signals::{SignalWaiter, ThreadAddress};
 
 use crate::engine::source::WaitError;
 use crate::engine::time::{self, Period};
@@ -26,19 +26,19 @@ pub trait RingPort {
 }
 
 /// The real ring: the token is a thread-directed signal, received with
-/// `sigwaitinfo` (one system call) and passed with `pthread_kill`. The
+/// `sigwaitinfo` and passed with `tgkill` (one system call each). The
 /// signal must be blocked in the member's thread.
 #[derive(Debug, Clone, Copy)]
 pub struct SignalPort {
     waiter: SignalWaiter,
     signal: i32,
-    next: ThreadHandle,
+    next: ThreadAddress,
 }
 
 impl SignalPort {
     /// A port that waits for `signal` and passes it to the thread `next`
     /// (which must not be joined while this port can still pass to it).
-    pub fn new(signal: i32, next: ThreadHandle) -> SignalPort {
+    pub fn new(signal: i32, next: ThreadAddress) -> SignalPort {
         SignalPort {
             waiter: SignalWaiter::new(&[signal]),
             signal,
@@ -60,7 +60,12 @@ impl RingPort for SignalPort {
 
     #[inline(always)]
     fn pass(&mut self) -> Result<(), i32> {
-        signals::signal_thread(self.next, self.signal).map_err(|e| e.raw_os_error())
+        match self.next.signal(self.signal) {
+            // The next member has already left the ring: the run is ending
+            // and there is no one to pass to.
+            Err(e) if e == rtlat_sys::Errno::SRCH => Ok(()),
+            other => other.map_err(|e| e.raw_os_error()),
+        }
     }
 
     fn pause(&mut self, span: Period) -> Result<(), WaitError> {
