@@ -24,6 +24,15 @@ pub mod tracefs;
 
 pub use rustix::io::Errno;
 
+/// The errno the last failing libc call left (EINVAL if none is set).
+pub(crate) fn last_errno() -> Errno {
+    Errno::from_raw_os_error(
+        std::io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EINVAL),
+    )
+}
+
 /// The C library's description of an error number (`strerror`), without
 /// the ` (os error N)` suffix Rust adds: "Permission denied".
 pub fn strerror(errno: i32) -> String {

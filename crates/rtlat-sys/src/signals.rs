@@ -76,11 +76,7 @@ pub fn install_wake_handler() -> Result<(), Errno> {
     if rc == 0 {
         Ok(())
     } else {
-        Err(Errno::from_raw_os_error(
-            std::io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EINVAL),
-        ))
+        Err(crate::last_errno())
     }
 }
 
@@ -117,11 +113,7 @@ impl SignalWaiter {
         if rc >= 0 {
             Ok(rc)
         } else {
-            Err(Errno::from_raw_os_error(
-                std::io::Error::last_os_error()
-                    .raw_os_error()
-                    .unwrap_or(libc::EINVAL),
-            ))
+            Err(crate::last_errno())
         }
     }
 }
@@ -134,11 +126,7 @@ pub fn signal_process(pid: i32, signal: i32) -> Result<(), Errno> {
     if rc == 0 {
         Ok(())
     } else {
-        Err(Errno::from_raw_os_error(
-            std::io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EINVAL),
-        ))
+        Err(crate::last_errno())
     }
 }
 
@@ -176,11 +164,7 @@ impl ThreadAddress {
         if rc == 0 {
             Ok(())
         } else {
-            Err(Errno::from_raw_os_error(
-                std::io::Error::last_os_error()
-                    .raw_os_error()
-                    .unwrap_or(libc::EINVAL),
-            ))
+            Err(crate::last_errno())
         }
     }
 

@@ -18,14 +18,6 @@ pub struct ThreadTimer {
     waiter: SignalWaiter,
 }
 
-fn errno_of_last_call() -> Errno {
-    Errno::from_raw_os_error(
-        std::io::Error::last_os_error()
-            .raw_os_error()
-            .unwrap_or(libc::EINVAL),
-    )
-}
-
 const fn clock_id(clock: Clock) -> libc::clockid_t {
     match clock {
         Clock::Monotonic => libc::CLOCK_MONOTONIC,
@@ -48,7 +40,7 @@ impl ThreadTimer {
         // kernel writes the new timer's id into `id`.
         let rc = unsafe { libc::timer_create(clock_id(clock), &mut event, &mut id) };
         if rc != 0 {
-            return Err(errno_of_last_call());
+            return Err(crate::last_errno());
         }
         Ok(ThreadTimer {
             id,
@@ -78,7 +70,7 @@ impl ThreadTimer {
         if rc == 0 {
             Ok(())
         } else {
-            Err(errno_of_last_call())
+            Err(crate::last_errno())
         }
     }
 
@@ -95,7 +87,7 @@ impl ThreadTimer {
     pub fn overruns(&self) -> Result<u32, Errno> {
         // SAFETY: `self.id` is a live timer (see `arm`).
         let n = unsafe { libc::timer_getoverrun(self.id) };
-        u32::try_from(n).map_err(|_| errno_of_last_call())
+        u32::try_from(n).map_err(|_| crate::last_errno())
     }
 }
 

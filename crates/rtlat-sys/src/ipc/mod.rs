@@ -15,16 +15,7 @@ pub mod mqueue;
 pub mod shm;
 pub mod sysv;
 
-use crate::Errno;
-
-/// The errno the last failing libc call left.
-pub(crate) fn last_errno() -> Errno {
-    Errno::from_raw_os_error(
-        std::io::Error::last_os_error()
-            .raw_os_error()
-            .unwrap_or(libc::EINVAL),
-    )
-}
+pub(crate) use crate::last_errno;
 
 /// SIGUSR1: releases sigwaittest's sender.
 pub const SIGUSR1: i32 = libc::SIGUSR1;
