@@ -20,7 +20,9 @@ pub mod signals;
 pub mod system;
 pub mod thread;
 pub mod timer;
+pub mod timerfd;
 pub mod tracefs;
+pub mod tsc;
 
 pub use rustix::io::Errno;
 
