@@ -69,6 +69,63 @@ pub enum WaitMode {
         /// First expiry armed as a relative time (`-x -r`).
         armed_relative: bool,
     },
+    /// A per-thread periodic `timerfd` armed on the absolute first
+    /// deadline, waited for with a blocking `read` (`--wait timerfd`);
+    /// expirations beyond one per read are overruns.
+    Timerfd,
+    /// `std::thread::sleep` for what is left until the absolute deadline
+    /// (`--wait std-sleep`): what a plain Rust program gets.
+    StdSleep,
+    /// Spin reading the clock until the deadline (`--wait busy`): no system
+    /// call; the latency shows preemption, not wake-up.
+    Busy,
+}
+
+impl WaitMode {
+    /// The `--wait` name of this mode.
+    pub const fn name(self) -> &'static str {
+        match self {
+            WaitMode::Absolute => "abs",
+            WaitMode::Relative => "rel",
+            WaitMode::Nanosleep => "nanosleep",
+            WaitMode::PosixTimer { .. } => "posix-timer",
+            WaitMode::Timerfd => "timerfd",
+            WaitMode::StdSleep => "std-sleep",
+            WaitMode::Busy => "busy",
+        }
+    }
+
+    /// Whether the deadlines stay one interval apart whatever the wake-up
+    /// times (absolute modes), rather than restarting from each wake-up.
+    pub const fn is_periodic(self) -> bool {
+        !matches!(self, WaitMode::Relative | WaitMode::Nanosleep)
+    }
+}
+
+/// How the wake-up time is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MeasureMode {
+    /// The run's clock, read through the vDSO (default).
+    #[default]
+    Clock,
+    /// The x86_64 time-stamp counter, converted to the run's clock with a
+    /// ratio calibrated at the start (`--measure tsc`).
+    Tsc,
+    /// The timer's own time left to its next expiry, read with
+    /// `timerfd_gettime` right after the wake-up (`--measure timer`, only
+    /// with [`WaitMode::Timerfd`]).
+    Timer,
+}
+
+impl MeasureMode {
+    /// The `--measure` name of this mode.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MeasureMode::Clock => "clock",
+            MeasureMode::Tsc => "tsc",
+            MeasureMode::Timer => "timer",
+        }
+    }
 }
 
 /// `-b`: stop the run at the first sample above a threshold.
@@ -147,8 +204,10 @@ pub struct CyclicConfig {
     pub threads: Vec<ThreadPlan>,
     /// Clock for deadlines and wake-up timestamps.
     pub clock: ClockKind,
-    /// Absolute or relative sleeping.
+    /// How the threads wait for their deadlines.
     pub wait: WaitMode,
+    /// How the wake-up time is read.
+    pub measure: MeasureMode,
     /// Unit of the C-compatible figures.
     pub resolution: Resolution,
     /// Each thread stops after this many samples; the run stops when the
@@ -186,6 +245,7 @@ impl CyclicConfig {
             threads,
             clock: ClockKind::Monotonic,
             wait: WaitMode::Absolute,
+            measure: MeasureMode::Clock,
             resolution: Resolution::Micros,
             loops: None,
             duration: None,

@@ -10,11 +10,16 @@ use std::sync::atomic::AtomicBool;
 
 use rtlat_core::config::{SAMPLE_RING_LEN, WaitMode};
 use rtlat_core::engine::cyclic::{LoopParams, measure};
-use rtlat_core::engine::source::{FakeSmiCounter, RealClock, SmiSource, SyntheticClock};
+use rtlat_core::engine::source::{
+    FakeSmiCounter, PosixTimerClock, RealClock, SmiSource, SyntheticClock, TimeSource,
+    TimerfdClock, TscTime, calibrate_tsc,
+};
 use rtlat_core::engine::time::Period;
 use rtlat_core::stats::{Histogram, LoopEnd, SampleRing, SpikeLog, ThreadChannel};
 use rtlat_core::units::Resolution;
 use rtlat_sys::clock::Clock;
+use rtlat_sys::timer::ThreadTimer;
+use rtlat_sys::timerfd::PeriodicTimerFd;
 
 fn channel() -> ThreadChannel {
     ThreadChannel {
@@ -85,6 +90,69 @@ fn real_clock_loop_allocates_nothing_in_every_sleep_mode() {
             info.count_total, 0,
             "{wait:?}: allocations in the loop: {info:?}"
         );
+    }
+}
+
+/// Runs 300 cycles of 50 us on `source` with `wait` and checks that the
+/// loop allocated nothing.
+fn assert_no_allocation<S: TimeSource>(source: &mut S, wait: WaitMode, what: &str) {
+    let channel = channel();
+    let stop = AtomicBool::new(false);
+    let p = params(wait, 300, 50_000);
+    let mut end = LoopEnd::Stopped;
+    let spikes = SpikeLog::new(16).unwrap();
+    let info = allocation_counter::measure(|| {
+        end = measure(source, &p, &channel, &stop, Some(&spikes), None);
+    });
+    assert_eq!(end, LoopEnd::Loops, "{what}");
+    assert_eq!(channel.slot.cycles(), 300, "{what}");
+    assert_eq!(
+        info.count_total, 0,
+        "{what}: allocations in the loop: {info:?}"
+    );
+}
+
+#[test]
+fn every_wait_method_allocates_nothing() {
+    for wait in [
+        WaitMode::Absolute,
+        WaitMode::Relative,
+        WaitMode::Nanosleep,
+        WaitMode::StdSleep,
+        WaitMode::Busy,
+    ] {
+        assert_no_allocation(&mut RealClock(Clock::Monotonic), wait, wait.name());
+    }
+    for by_timer in [false, true] {
+        let timer = PeriodicTimerFd::new(Clock::Monotonic).unwrap();
+        let mut source = TimerfdClock::new(Clock::Monotonic, timer, by_timer);
+        assert_no_allocation(&mut source, WaitMode::Timerfd, "timerfd");
+    }
+    // The POSIX timer signals the thread that made it, which must block
+    // the signal: a thread of its own.
+    std::thread::spawn(|| {
+        rtlat_sys::signals::block_all_except(rtlat_sys::signals::wake_signal()).unwrap();
+        let timer = ThreadTimer::for_current_thread(Clock::Monotonic).unwrap();
+        let mut source = PosixTimerClock::new(Clock::Monotonic, timer, false);
+        let wait = WaitMode::PosixTimer {
+            armed_relative: false,
+        };
+        assert_no_allocation(&mut source, wait, "posix-timer");
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn tsc_measurement_allocates_nothing() {
+    if rtlat_sys::tsc::support().is_err() {
+        eprintln!("skipped: no usable TSC");
+        return;
+    }
+    let ratio = calibrate_tsc(Clock::Monotonic, 5);
+    for wait in [WaitMode::Absolute, WaitMode::Relative, WaitMode::Busy] {
+        let mut source = TscTime::new(RealClock(Clock::Monotonic), ratio);
+        assert_no_allocation(&mut source, wait, wait.name());
     }
 }
 

@@ -3,7 +3,9 @@
 //! Rules, which every line here obeys:
 //! - no allocation, no lock, no formatting, no I/O;
 //! - no system call but the wait itself (the clock is read through the
-//!   vDSO): one per cycle in absolute mode, one in relative mode;
+//!   vDSO): one per cycle with abs, rel, nanosleep, timerfd (`read`) and
+//!   std-sleep, two with posix-timer (`sigwaitinfo`, `timer_getoverrun`)
+//!   and with `--measure timer` (+ `timerfd_gettime`), none with busy;
 //! - results go to the thread's own [`ThreadChannel`] with plain stores,
 //!   only of what changed ([`SlotWriter`]);
 //! - an error ends the loop and is reported as a value, never a panic.
@@ -76,10 +78,10 @@ pub fn measure<S: TimeSource>(
     let start = params.start.unwrap_or_else(|| source.now());
     let mut next = time::add(start, params.interval);
     let stop_at: Option<Timespec> = params.duration.map(|d| time::add(start, d));
-    let periodic = matches!(
-        params.wait,
-        WaitMode::Absolute | WaitMode::PosixTimer { .. }
-    );
+    let periodic = params.wait.is_periodic();
+    // A timerfd counts its own missed periods; skipping more here than it
+    // counted would make its next, pending expiry look early.
+    let catch_up = !matches!(params.wait, WaitMode::Timerfd);
     if let Err(WaitError::Failed(errno)) = source.arm(&next, params.interval) {
         return LoopEnd::Failed(errno);
     }
@@ -90,7 +92,11 @@ pub fn measure<S: TimeSource>(
         }
 
         let waited = match params.wait {
-            WaitMode::Absolute | WaitMode::PosixTimer { .. } => source.sleep_until(&next),
+            WaitMode::Absolute | WaitMode::PosixTimer { .. } | WaitMode::Timerfd => {
+                source.sleep_until(&next)
+            }
+            WaitMode::StdSleep => source.std_sleep_until(&next),
+            WaitMode::Busy => source.busy_until(&next, stop),
             WaitMode::Relative => {
                 let before = source.now();
                 next = time::add(before, params.interval);
@@ -149,7 +155,7 @@ pub fn measure<S: TimeSource>(
                 next = time::add(next, params.interval);
                 writer.add_overruns(1);
             }
-            while time::is_after(&now, &next) {
+            while catch_up && time::is_after(&now, &next) {
                 next = time::add(next, params.interval);
                 writer.add_overruns(1);
             }

@@ -23,12 +23,13 @@ use rtlat_sys::clock::{Clock, Timespec};
 use rtlat_sys::msr::SmiCounter;
 use rtlat_sys::thread::RawThread;
 use rtlat_sys::timer::ThreadTimer;
+use rtlat_sys::timerfd::PeriodicTimerFd;
 use rtlat_sys::tracefs::TraceControl;
 use rtlat_sys::{affinity, memory, sched, signals, system};
 
 use crate::config::{
-    Alignment, ClockKind, CyclicConfig, SAMPLE_RING_LEN, SchedPolicy, ThreadPlan, TimeSourceKind,
-    WaitMode,
+    Alignment, ClockKind, CyclicConfig, MeasureMode, SAMPLE_RING_LEN, SchedPolicy, ThreadPlan,
+    TimeSourceKind, WaitMode,
 };
 use crate::report::{EndReason, RunReport, ThreadError, ThreadReport, ThreadStep};
 use crate::stats::{
@@ -37,7 +38,7 @@ use crate::stats::{
 use cyclic::LoopParams;
 use source::{
     FakeSmiCounter, PosixTimerClock, RealClock, SYNTHETIC_START, SmiSource, SyntheticClock,
-    TimeSource,
+    TimeSource, TimerfdClock, TscTime, calibrate_tsc,
 };
 use time::Period;
 use virtual_time::Turnstile;
@@ -51,6 +52,9 @@ pub const THREAD_STACK_BYTES: usize = 32 * 1024;
 /// loop never faults a stack page in (without `-m`, where nothing is locked
 /// up front).
 const STACK_PREFAULT_BYTES: usize = 16 * 1024;
+
+/// How long `--measure tsc` compares the TSC with the clock before the run.
+const TSC_CALIBRATION_MS: u64 = 20;
 
 /// Synthetic threads report `SYNTHETIC_TID_BASE + index` as their thread
 /// id, so that synthetic runs print the same bytes every time.
@@ -210,6 +214,8 @@ impl Engine {
         memory::use_single_malloc_arena();
         let barrier = Arc::new(Barrier::new(self.config.threads.len() + 1));
         let turnstile = (!real).then(|| Arc::new(Turnstile::new(self.config.threads.len())));
+        let tsc = (real && self.config.measure == MeasureMode::Tsc)
+            .then(|| calibrate_tsc(sys_clock(self.config.clock), TSC_CALIBRATION_MS));
         let mut handles = Vec::with_capacity(self.config.threads.len());
         for plan in &self.config.threads {
             let job = ThreadJob {
@@ -218,6 +224,7 @@ impl Engine {
                 shared: Arc::clone(&self.shared),
                 barrier: Arc::clone(&barrier),
                 turnstile: turnstile.clone(),
+                tsc,
             };
             let spawned = rtlat_sys::thread::spawn(
                 &format!("rtlat-t{}", plan.index),
@@ -277,6 +284,8 @@ struct ThreadJob {
     shared: Arc<Shared>,
     barrier: Arc<Barrier>,
     turnstile: Option<Arc<Turnstile>>,
+    /// `--measure tsc`: the calibrated nanoseconds per tick, times 2^32.
+    tsc: Option<u64>,
 }
 
 /// What a real measuring thread opens during its set-up and uses in its
@@ -284,6 +293,7 @@ struct ThreadJob {
 #[derive(Default)]
 struct ThreadResources {
     timer: Option<ThreadTimer>,
+    timerfd: Option<PeriodicTimerFd>,
     smi: Option<SmiCounter>,
 }
 
@@ -328,16 +338,27 @@ impl ThreadJob {
 
         slot.set_state(ThreadState::Running);
         match (self.config.source, resources) {
-            (TimeSourceKind::Real, ThreadResources { timer, smi }) => {
+            (
+                TimeSourceKind::Real,
+                ThreadResources {
+                    timer,
+                    timerfd,
+                    smi,
+                },
+            ) => {
                 let clock = sys_clock(self.config.clock);
                 let mut smi = smi;
                 let smi = smi.as_mut().map(|s| s as &mut dyn SmiSource);
-                let end = match (timer, self.config.wait) {
-                    (Some(timer), WaitMode::PosixTimer { armed_relative }) => {
-                        let mut source = PosixTimerClock::new(clock, timer, armed_relative);
-                        self.aligned_measure(&mut source, smi)
+                let end = match (timer, timerfd, self.config.wait) {
+                    (Some(timer), _, WaitMode::PosixTimer { armed_relative }) => {
+                        let source = PosixTimerClock::new(clock, timer, armed_relative);
+                        self.measure_real(source, smi)
                     }
-                    _ => self.aligned_measure(&mut RealClock(clock), smi),
+                    (_, Some(timerfd), WaitMode::Timerfd) => {
+                        let by_timer = self.config.measure == MeasureMode::Timer;
+                        self.measure_real(TimerfdClock::new(clock, timerfd, by_timer), smi)
+                    }
+                    _ => self.measure_real(RealClock(clock), smi),
                 };
                 if self.plan.policy.is_realtime() {
                     // Leave real-time before the exit path, as cyclictest does.
@@ -375,6 +396,18 @@ impl ThreadJob {
             self.on_break(tid, value);
         }
         self.shared.channels[self.plan.index].slot.set_end(end);
+    }
+
+    /// Runs the loop on a real `source`, reading the wake-up time from the
+    /// TSC with `--measure tsc`.
+    fn measure_real<S: TimeSource>(&self, source: S, smi: Option<&mut dyn SmiSource>) -> LoopEnd {
+        match self.tsc {
+            Some(ratio) => self.aligned_measure(&mut TscTime::new(source, ratio), smi),
+            None => {
+                let mut source = source;
+                self.aligned_measure(&mut source, smi)
+            }
+        }
     }
 
     /// Waits for the common start (with `-A`/`--secaligned`), then runs the
@@ -464,6 +497,12 @@ impl ThreadJob {
         if let WaitMode::PosixTimer { .. } = self.config.wait {
             resources.timer = Some(
                 ThreadTimer::for_current_thread(sys_clock(self.config.clock))
+                    .map_err(|e| (ThreadStep::Timer, e.raw_os_error()))?,
+            );
+        }
+        if self.config.wait == WaitMode::Timerfd {
+            resources.timerfd = Some(
+                PeriodicTimerFd::new(sys_clock(self.config.clock))
                     .map_err(|e| (ThreadStep::Timer, e.raw_os_error()))?,
             );
         }

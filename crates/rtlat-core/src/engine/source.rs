@@ -8,6 +8,8 @@ use rtlat_sys::Errno;
 use rtlat_sys::clock::{self, Clock, Timespec};
 use rtlat_sys::msr::SmiCounter;
 use rtlat_sys::timer::ThreadTimer;
+use rtlat_sys::timerfd::PeriodicTimerFd;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::time::{self, Period};
 use super::virtual_time::Turnstile;
@@ -48,6 +50,20 @@ pub trait TimeSource {
         self.sleep_for(span)
     }
 
+    /// Sleeps with `std::thread::sleep` for what is left until `deadline`
+    /// (`--wait std-sleep`). Sources without a real clock just sleep until
+    /// the deadline.
+    fn std_sleep_until(&mut self, deadline: &Timespec) -> Result<(), WaitError> {
+        self.sleep_until(deadline)
+    }
+
+    /// Spins reading the clock until `deadline` (`--wait busy`), giving up
+    /// with [`WaitError::Interrupted`] once `stop` is set. Sources without
+    /// a real clock just sleep until the deadline.
+    fn busy_until(&mut self, deadline: &Timespec, _stop: &AtomicBool) -> Result<(), WaitError> {
+        self.sleep_until(deadline)
+    }
+
     /// Called once before the loop with the first deadline and the period;
     /// a timer-driven source arms its timer here.
     fn arm(&mut self, _first: &Timespec, _interval: Period) -> Result<(), WaitError> {
@@ -84,6 +100,204 @@ impl TimeSource for RealClock {
     #[inline(always)]
     fn nanosleep(&mut self, span: Period) -> Result<(), WaitError> {
         clock::nanosleep(&span.as_timespec()).map_err(WaitError::from)
+    }
+
+    #[inline(always)]
+    fn std_sleep_until(&mut self, deadline: &Timespec) -> Result<(), WaitError> {
+        let left = time::diff_nanos(deadline, &clock::now(self.0));
+        if left > 0 {
+            // One nanosleep (clock_nanosleep in glibc); a signal does not
+            // end it early: std retries until the time is up.
+            std::thread::sleep(std::time::Duration::from_nanos(left as u64));
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn busy_until(&mut self, deadline: &Timespec, stop: &AtomicBool) -> Result<(), WaitError> {
+        while time::is_after(deadline, &clock::now(self.0)) {
+            if stop.load(Relaxed) {
+                return Err(WaitError::Interrupted);
+            }
+            core::hint::spin_loop();
+        }
+        Ok(())
+    }
+}
+
+/// The real clock, woken by a per-thread periodic `timerfd`
+/// (`--wait timerfd`): the wait is one blocking `read`, whose expiration
+/// count beyond one tells the loop how many periods were missed. With
+/// `--measure timer` the wake-up time comes from the timer itself: its
+/// next expiry minus the time it has left (`timerfd_gettime`, one more
+/// system call per cycle).
+#[derive(Debug)]
+pub struct TimerfdClock {
+    clock: Clock,
+    timer: PeriodicTimerFd,
+    measure_timer: bool,
+    interval_ns: i64,
+    missed: u64,
+    woke: Option<Timespec>,
+}
+
+impl TimerfdClock {
+    /// Wraps `timer` (created on `clock`); `measure_timer` reads the
+    /// wake-up time from the timer instead of the clock.
+    pub fn new(clock: Clock, timer: PeriodicTimerFd, measure_timer: bool) -> Self {
+        TimerfdClock {
+            clock,
+            timer,
+            measure_timer,
+            interval_ns: 0,
+            missed: 0,
+            woke: None,
+        }
+    }
+}
+
+impl TimeSource for TimerfdClock {
+    #[inline(always)]
+    fn now(&mut self) -> Timespec {
+        match self.woke.take() {
+            Some(t) => t,
+            None => clock::now(self.clock),
+        }
+    }
+
+    #[inline(always)]
+    fn sleep_until(&mut self, deadline: &Timespec) -> Result<(), WaitError> {
+        let count = self.timer.wait().map_err(WaitError::from)?;
+        self.missed = count.saturating_sub(1);
+        if self.measure_timer {
+            let left = self.timer.remaining().map_err(WaitError::from)?;
+            // The read consumed `count` expiries from `deadline` on; the
+            // next one is `count` periods after it.
+            let next_ns = time::to_nanos(deadline)
+                .saturating_add(self.interval_ns.saturating_mul(count as i64));
+            let left_ns = left.tv_sec * 1_000_000_000 + left.tv_nsec;
+            self.woke = Some(time::from_nanos(next_ns - left_ns));
+        }
+        Ok(())
+    }
+
+    fn sleep_for(&mut self, span: Period) -> Result<(), WaitError> {
+        clock::sleep_for(self.clock, &span.as_timespec()).map_err(WaitError::from)
+    }
+
+    fn arm(&mut self, first: &Timespec, interval: Period) -> Result<(), WaitError> {
+        let period = interval.as_timespec();
+        self.interval_ns = period.tv_sec * 1_000_000_000 + period.tv_nsec;
+        self.timer
+            .arm_absolute(first, &period)
+            .map_err(|e| WaitError::Failed(e.raw_os_error()))
+    }
+
+    #[inline(always)]
+    fn missed_periods(&mut self) -> u64 {
+        std::mem::take(&mut self.missed)
+    }
+}
+
+/// Reads the wake-up time from the time-stamp counter (`--measure tsc`)
+/// around any waiting source. Before every wait it takes an anchor: one
+/// clock read (vDSO) and one TSC read; a time is then the anchor plus the
+/// TSC ticks since, converted with the calibrated ratio. Re-anchoring every
+/// cycle keeps a calibration error from adding up over a long run (1 ppm is
+/// 1 ns over a 1 ms period).
+#[derive(Debug)]
+pub struct TscTime<S> {
+    inner: S,
+    /// Nanoseconds per tick, times 2^32.
+    ns_per_tick_q32: u64,
+    anchor_ns: i64,
+    anchor_tsc: u64,
+}
+
+impl<S: TimeSource> TscTime<S> {
+    /// Wraps `inner`; `ns_per_tick_q32` comes from [`calibrate_tsc`].
+    pub fn new(inner: S, ns_per_tick_q32: u64) -> Self {
+        let mut t = TscTime {
+            inner,
+            ns_per_tick_q32,
+            anchor_ns: 0,
+            anchor_tsc: 0,
+        };
+        t.anchor();
+        t
+    }
+
+    #[inline(always)]
+    fn anchor(&mut self) {
+        let now = self.inner.now();
+        self.anchor_tsc = rtlat_sys::tsc::read();
+        self.anchor_ns = time::to_nanos(&now);
+    }
+}
+
+/// How many nanoseconds of `clock` one TSC tick lasts, times 2^32,
+/// measured over about `span_ms` milliseconds.
+pub fn calibrate_tsc(clock: Clock, span_ms: u64) -> u64 {
+    let pair = || {
+        let a = rtlat_sys::tsc::read();
+        let t = clock::now(clock);
+        let b = rtlat_sys::tsc::read();
+        (time::to_nanos(&t), a / 2 + b / 2)
+    };
+    let (ns0, tsc0) = pair();
+    std::thread::sleep(std::time::Duration::from_millis(span_ms));
+    let (ns1, tsc1) = pair();
+    let ticks = tsc1.saturating_sub(tsc0).max(1);
+    let ns = (ns1 - ns0).max(1) as u128;
+    ((ns << 32) / u128::from(ticks)) as u64
+}
+
+impl<S: TimeSource> TimeSource for TscTime<S> {
+    #[inline(always)]
+    fn now(&mut self) -> Timespec {
+        let ticks = rtlat_sys::tsc::read().wrapping_sub(self.anchor_tsc);
+        let ns = ((u128::from(ticks) * u128::from(self.ns_per_tick_q32)) >> 32) as i64;
+        time::from_nanos(self.anchor_ns + ns)
+    }
+
+    #[inline(always)]
+    fn sleep_until(&mut self, deadline: &Timespec) -> Result<(), WaitError> {
+        self.anchor();
+        self.inner.sleep_until(deadline)
+    }
+
+    #[inline(always)]
+    fn sleep_for(&mut self, span: Period) -> Result<(), WaitError> {
+        self.anchor();
+        self.inner.sleep_for(span)
+    }
+
+    #[inline(always)]
+    fn nanosleep(&mut self, span: Period) -> Result<(), WaitError> {
+        self.anchor();
+        self.inner.nanosleep(span)
+    }
+
+    #[inline(always)]
+    fn std_sleep_until(&mut self, deadline: &Timespec) -> Result<(), WaitError> {
+        self.anchor();
+        self.inner.std_sleep_until(deadline)
+    }
+
+    #[inline(always)]
+    fn busy_until(&mut self, deadline: &Timespec, stop: &AtomicBool) -> Result<(), WaitError> {
+        self.anchor();
+        self.inner.busy_until(deadline, stop)
+    }
+
+    fn arm(&mut self, first: &Timespec, interval: Period) -> Result<(), WaitError> {
+        self.anchor();
+        self.inner.arm(first, interval)
+    }
+
+    #[inline(always)]
+    fn missed_periods(&mut self) -> u64 {
+        self.inner.missed_periods()
     }
 }
 

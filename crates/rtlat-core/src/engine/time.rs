@@ -49,6 +49,22 @@ pub fn add(t: Timespec, p: Period) -> Timespec {
     }
 }
 
+/// `t` in nanoseconds since its clock's zero.
+#[inline(always)]
+pub fn to_nanos(t: &Timespec) -> i64 {
+    t.tv_sec * NANOS_PER_SEC + t.tv_nsec
+}
+
+/// The `timespec` of `ns` nanoseconds since the clock's zero, normalised
+/// (a negative `ns` gives a negative second count and a positive rest).
+#[inline(always)]
+pub fn from_nanos(ns: i64) -> Timespec {
+    Timespec {
+        tv_sec: ns.div_euclid(NANOS_PER_SEC),
+        tv_nsec: ns.rem_euclid(NANOS_PER_SEC),
+    }
+}
+
 /// `a > b`.
 #[inline(always)]
 pub fn is_after(a: &Timespec, b: &Timespec) -> bool {
