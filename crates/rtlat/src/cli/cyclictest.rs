@@ -11,8 +11,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use rtlat_core::config::{
-    Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, SchedPolicy, SpikePlan,
-    ThreadPlan, TimeSourceKind, WaitMode,
+    Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, MeasureMode, SchedPolicy,
+    SpikePlan, ThreadPlan, TimeSourceKind, WaitMode,
 };
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::units::{Nanos, Resolution};
@@ -90,6 +90,8 @@ enum Opt {
     SpikeNodes,
     Tracemark,
     DbgCyclictest,
+    Wait,
+    Measure,
 }
 
 const fn opt(id: Opt, short: Option<char>, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
@@ -176,6 +178,21 @@ const OPTIONS: &[OptSpec<Opt>] = &[
         value: REQ,
         in_2_4: false,
     },
+    // Newer than 2.4 too: `--m`, `--w` keep what they meant in 2.4.
+    OptSpec {
+        id: Opt::Wait,
+        short: None,
+        long: Some("wait"),
+        value: REQ,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::Measure,
+        short: None,
+        long: Some("measure"),
+        value: REQ,
+        in_2_4: false,
+    },
 ];
 
 impl OptionName for Opt {
@@ -235,6 +252,8 @@ struct Raw {
     spike_nodes: Option<String>,
     tracemark: bool,
     dbg_cyclictest: bool,
+    wait: Option<String>,
+    measure: Option<String>,
 }
 
 const MAX_INTERVAL_US: i64 = i32::MAX as i64;
@@ -308,6 +327,8 @@ pub fn parse(
             Opt::SpikeNodes => raw.spike_nodes = Some(val()),
             Opt::Tracemark => raw.tracemark = true,
             Opt::DbgCyclictest => raw.dbg_cyclictest = true,
+            Opt::Wait => raw.wait = Some(val()),
+            Opt::Measure => raw.measure = Some(val()),
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -355,6 +376,14 @@ fn build(
         WaitMode::Relative
     } else {
         WaitMode::Absolute
+    };
+    let wait = match &raw.wait {
+        Some(text) => wait_method(&raw, text)?,
+        None => wait,
+    };
+    let measure = match &raw.measure {
+        Some(text) => measure_method(&raw, text, wait)?,
+        None => MeasureMode::Clock,
     };
 
     let mut allowed = system.allowed_cpus.clone();
@@ -734,6 +763,7 @@ fn build(
             threads,
             clock,
             wait,
+            measure,
             resolution: if raw.nsecs {
                 Resolution::Nanos
             } else {
@@ -774,8 +804,86 @@ fn build(
         oscope_reduction: u32::try_from(oscope_reduction).unwrap_or(u32::MAX),
         check_resolution: raw.check_resolution,
         debug_resolution: raw.dbg_cyclictest,
+        show_methods: (raw.wait.is_some() || raw.measure.is_some())
+            && (wait != WaitMode::Absolute || measure != MeasureMode::Clock),
     };
     Ok((settings, warnings))
+}
+
+/// `--wait METHOD`, checked against `-r`/`-s`/`-x`: they may repeat what
+/// `--wait` says (`--wait rel -r`, `--wait posix-timer -x`, and `-r` with
+/// posix-timer arms the timer relatively, as `-x -r` does), never
+/// contradict it.
+fn wait_method(raw: &Raw, text: &str) -> Result<WaitMode, UsageError> {
+    let wait = match text.trim().to_ascii_lowercase().as_str() {
+        "abs" | "absolute" => WaitMode::Absolute,
+        "rel" | "relative" => WaitMode::Relative,
+        "nanosleep" => WaitMode::Nanosleep,
+        "posix-timer" | "posix_timer" => WaitMode::PosixTimer {
+            armed_relative: raw.relative,
+        },
+        "timerfd" => WaitMode::Timerfd,
+        "std-sleep" | "std_sleep" => WaitMode::StdSleep,
+        "busy" => WaitMode::Busy,
+        _ => {
+            return Err(invalid(
+                Opt::Wait,
+                text,
+                "expected one of abs, rel, nanosleep, posix-timer, timerfd, std-sleep, busy",
+            ));
+        }
+    };
+    let allowed: &[Opt] = match wait {
+        WaitMode::Relative => &[Opt::Relative],
+        WaitMode::Nanosleep => &[Opt::System],
+        WaitMode::PosixTimer { .. } => &[Opt::PosixTimers, Opt::Relative],
+        _ => &[],
+    };
+    let given = [
+        (raw.relative, Opt::Relative),
+        (raw.system, Opt::System),
+        (raw.posix_timers, Opt::PosixTimers),
+    ];
+    if let Some((_, clash)) = given.iter().find(|(set, id)| *set && !allowed.contains(id)) {
+        return Err(UsageError(format!(
+            "{} {}: cannot be combined with {}",
+            Opt::Wait.spelling(),
+            wait.name(),
+            clash.spelling(),
+        )));
+    }
+    Ok(wait)
+}
+
+/// `--measure METHOD`, checked against the wait method and `--synthetic`.
+fn measure_method(raw: &Raw, text: &str, wait: WaitMode) -> Result<MeasureMode, UsageError> {
+    let measure = match text.trim().to_ascii_lowercase().as_str() {
+        "clock" => MeasureMode::Clock,
+        "tsc" => MeasureMode::Tsc,
+        "timer" => MeasureMode::Timer,
+        _ => {
+            return Err(invalid(
+                Opt::Measure,
+                text,
+                "expected one of clock, tsc, timer",
+            ));
+        }
+    };
+    let name = || format!("{} {}", Opt::Measure.spelling(), measure.name());
+    if measure == MeasureMode::Timer && wait != WaitMode::Timerfd {
+        return Err(UsageError(format!(
+            "{}: reads the timerfd's own time, so it needs --wait timerfd (not {})",
+            name(),
+            wait.name()
+        )));
+    }
+    if measure != MeasureMode::Clock && raw.synthetic.is_some() {
+        return Err(UsageError(format!(
+            "{}: measures real time, not the --synthetic clock",
+            name()
+        )));
+    }
+    Ok(measure)
 }
 
 /// Every thread's interval (`interval + i * distance`) must stay within
@@ -878,6 +986,16 @@ Threads and timing:
   -s, --system           sleep with plain nanosleep (always relative)
   -x, --posix_timers     wake up through a per-thread POSIX timer signal;
                          -s and -x together fall back to clock_nanosleep
+      --wait=METHOD      how the threads wait: abs (clock_nanosleep to an
+                         absolute deadline), rel (-r), nanosleep (-s),
+                         posix-timer (-x), timerfd (a periodic timerfd and
+                         read), std-sleep (std::thread::sleep), busy (spin
+                         on the clock: no system call; use --policy other
+                         or few threads)                              [abs]
+      --measure=METHOD   how the wake-up time is read: clock (the -c clock),
+                         tsc (the x86_64 time-stamp counter, calibrated at
+                         the start), timer (with --wait timerfd: the
+                         timer's own time left)                       [clock]
   -A, --aligned[=US]     start the threads together: thread i's first
                          deadline is a common time + i*US microseconds [0]
       --secaligned[=US]  start all threads US microseconds after the next

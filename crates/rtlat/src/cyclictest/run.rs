@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use rtlat_core::config::{SchedPolicy, TimeSourceKind};
+use rtlat_core::config::{MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
 use rtlat_core::engine::{Engine, Running};
 use rtlat_core::report::{RunReport, ThreadError, ThreadStep};
 use rtlat_sys::affinity;
@@ -63,6 +63,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         } else {
             note_not_realtime("the measuring threads", settings.engine.threads[0].policy);
         }
+        if settings.engine.measure == MeasureMode::Tsc
+            && let Err(why) = rtlat_sys::tsc::support()
+        {
+            bail!("--measure tsc: the TSC cannot measure time on this machine: {why}");
+        }
         if settings.engine.smi
             && let Err(why) = rtlat_sys::msr::smi_support()
         {
@@ -98,6 +103,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .context("preparing the measuring threads")?;
     if settings.mlockall && !synthetic {
         lock_memory()?;
+    }
+    if settings.show_methods {
+        // Only for the new methods: the default output stays C's.
+        let (wait, measure) = (settings.engine.wait.name(), settings.engine.measure.name());
+        out.emit(|w| writeln!(w, "# wait: {wait}, measure: {measure}"))?;
     }
     let _dma_request = request_dma_latency(settings.dma_latency, synthetic, &mut out)?;
     if !synthetic
@@ -355,7 +365,7 @@ fn write_final_outputs(
     };
     if let Some(target) = &settings.json {
         keep(write_to(target, out, "--json", |mut w| {
-            write_json(&mut w, report, meta)
+            write_json(&mut w, report, meta, &settings.engine)
         }));
     }
     if settings.quiet && settings.histogram.is_none() {
@@ -469,6 +479,9 @@ fn describe_thread_error(index: usize, error: ThreadError, settings: &Settings) 
              is the msr module loaded (modprobe msr)?",
             plan.cpu.unwrap_or(0)
         ),
+        ThreadStep::Timer if settings.engine.wait == WaitMode::Timerfd => {
+            format!("measuring thread {index}: cannot set up its timerfd (--wait timerfd): {errno}")
+        }
         ThreadStep::Timer => {
             format!("measuring thread {index}: cannot set up its POSIX timer (-x): {errno}")
         }

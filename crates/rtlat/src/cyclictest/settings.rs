@@ -82,4 +82,9 @@ pub struct Settings {
     pub check_resolution: bool,
     /// `--dbg_cyclictest`: with `-R`, print every clock read.
     pub debug_resolution: bool,
+    /// `--wait`/`--measure` chose a method other than abs + clock: a
+    /// `# wait: ..., measure: ...` line goes before the
+    /// `/dev/cpu_dma_latency` line (`-r`, `-s`, `-x` alone print nothing,
+    /// as in C).
+    pub show_methods: bool,
 }

@@ -159,6 +159,7 @@ mod tests {
             threads: vec![plan(0), plan(1)],
             clock: ClockKind::Monotonic,
             wait: WaitMode::Absolute,
+            measure: Default::default(),
             resolution: Resolution::Micros,
             loops: Some(10),
             duration: None,

@@ -13,6 +13,7 @@
 
 use std::io::{self, Write};
 
+use rtlat_core::config::CyclicConfig;
 use rtlat_core::report::{HistogramData, RunReport, ThreadReport};
 use rtlat_core::units::Resolution;
 use serde::Serialize;
@@ -24,9 +25,28 @@ use super::{RunMeta, SysInfo};
 const RT_TEST_VERSION: &str = "2.40";
 
 /// Writes the JSON document for `report`, pretty-printed with two-space
-/// indentation and ended by a newline.
-pub fn write_json(w: &mut impl Write, report: &RunReport, meta: &RunMeta) -> io::Result<()> {
-    write_thread_document(w, report, meta, ThreadDto::from)
+/// indentation and ended by a newline. The run's wait and measure methods
+/// (`config`) are our keys `wait_method` and `measure_method`.
+pub fn write_json(
+    w: &mut impl Write,
+    report: &RunReport,
+    meta: &RunMeta,
+    config: &CyclicConfig,
+) -> io::Result<()> {
+    let methods = Methods {
+        wait: config.wait.name(),
+        measure: config.measure.name(),
+    };
+    write_thread_document(w, report, meta, Some(methods), ThreadDto::from)
+}
+
+/// The wait and measure methods of a cyclictest run, for the JSON.
+#[derive(Clone, Copy, Debug)]
+pub struct Methods {
+    /// `--wait` name.
+    pub wait: &'static str,
+    /// `--measure` name.
+    pub measure: &'static str,
 }
 
 /// Writes the JSON document of a tool with one object per thread
@@ -37,6 +57,7 @@ pub fn write_thread_document<'a, D: Serialize>(
     w: &mut impl Write,
     report: &'a RunReport,
     meta: &RunMeta,
+    methods: Option<Methods>,
     dto: fn(&'a ThreadReport) -> D,
 ) -> io::Result<()> {
     write_envelope(
@@ -45,6 +66,8 @@ pub fn write_thread_document<'a, D: Serialize>(
         &ThreadMembers {
             num_threads: report.threads.len(),
             resolution_in_ns: u8::from(report.resolution == Resolution::Nanos),
+            wait_method: methods.map(|m| m.wait),
+            measure_method: methods.map(|m| m.measure),
             thread: Threads(&report.threads, dto),
         },
     )
@@ -97,6 +120,10 @@ struct Document<'a, M: Serialize> {
 struct ThreadMembers<'a, D: Serialize> {
     num_threads: usize,
     resolution_in_ns: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wait_method: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    measure_method: Option<&'static str>,
     thread: Threads<'a, D>,
 }
 
@@ -218,7 +245,7 @@ mod tests {
     use serde_json::Value;
 
     /// The top-level keys, in cyclictest's order with ours inserted.
-    const TOP_KEYS: [&str; 11] = [
+    const TOP_KEYS: [&str; 13] = [
         "file_version",
         "cmdline:",
         "rt_test_version:",
@@ -229,11 +256,31 @@ mod tests {
         "sysinfo",
         "num_threads",
         "resolution_in_ns",
+        "wait_method",
+        "measure_method",
         "thread",
     ];
 
+    fn default_config() -> CyclicConfig {
+        CyclicConfig::new(Vec::new())
+    }
+
+    #[test]
+    fn methods_are_named() {
+        let mut config = default_config();
+        config.wait = rtlat_core::config::WaitMode::Timerfd;
+        config.measure = rtlat_core::config::MeasureMode::Timer;
+        let text = render(|w| write_json(w, &one_thread_histogram(), &meta("x"), &config));
+        let v = parse(&text);
+        assert_eq!(v["wait_method"], "timerfd");
+        assert_eq!(v["measure_method"], "timer");
+        let v = parse(&json(&one_thread_histogram(), "x"));
+        assert_eq!(v["wait_method"], "abs");
+        assert_eq!(v["measure_method"], "clock");
+    }
+
     fn json(report: &RunReport, cmdline: &str) -> String {
-        render(|w| write_json(w, report, &meta(cmdline)))
+        render(|w| write_json(w, report, &meta(cmdline), &default_config()))
     }
 
     fn parse(text: &str) -> Value {
@@ -377,7 +424,7 @@ mod tests {
         m.sysinfo.version = "#1 SMP \"odd\" \\ version\n".to_owned();
         m.sysinfo.realtime = true;
         m.return_code = 1;
-        let text = render(|w| write_json(w, &one_thread_histogram(), &m));
+        let text = render(|w| write_json(w, &one_thread_histogram(), &m, &default_config()));
         let v: Value = serde_json::from_slice(text.as_bytes()).expect("valid JSON");
         assert_eq!(v["cmdline:"], cmdline);
         assert_eq!(v["sysinfo"]["version"], "#1 SMP \"odd\" \\ version\n");

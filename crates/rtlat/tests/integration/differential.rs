@@ -170,6 +170,7 @@ fn quiet_without_priority_shows_p0() {
 
 /// The keys rtlat adds to C's JSON (extended output only ever adds).
 const EXTRA_KEYS: &[&str] = &[
+    "measure_method",
     "rtlat_version",
     "thread.*.interval_us",
     "thread.*.max_ns",
@@ -178,6 +179,7 @@ const EXTRA_KEYS: &[&str] = &[
     "thread.*.overruns",
     "thread.*.priority",
     "thread.*.tid",
+    "wait_method",
 ];
 
 fn json_keys_superset(args: &[&str]) {

@@ -493,6 +493,50 @@ fn cases() -> Vec<Case> {
                 assert!(w.is_empty());
             })
         },
+        case(None, "wait", "wa", Some("abs"), |s, w| {
+            assert_eq!(s.engine.wait, WaitMode::Absolute);
+            assert!(!s.show_methods);
+            assert!(w.is_empty());
+        }),
+        case(None, "wait", "wai", Some("rel"), |s, _| {
+            assert_eq!(s.engine.wait, WaitMode::Relative);
+            assert!(s.show_methods);
+        }),
+        case(None, "wait", "wa", Some("nanosleep"), |s, _| {
+            assert_eq!(s.engine.wait, WaitMode::Nanosleep)
+        }),
+        case(None, "wait", "wa", Some("posix-timer"), |s, _| {
+            assert_eq!(
+                s.engine.wait,
+                WaitMode::PosixTimer {
+                    armed_relative: false
+                }
+            )
+        }),
+        case(None, "wait", "wa", Some("timerfd"), |s, _| {
+            assert_eq!(s.engine.wait, WaitMode::Timerfd)
+        }),
+        case(None, "wait", "wa", Some("std-sleep"), |s, _| {
+            assert_eq!(s.engine.wait, WaitMode::StdSleep)
+        }),
+        case(None, "wait", "wa", Some("BUSY"), |s, _| {
+            assert_eq!(s.engine.wait, WaitMode::Busy)
+        }),
+        case(None, "measure", "mea", Some("clock"), |s, _| {
+            assert_eq!(s.engine.measure, MeasureMode::Clock);
+            assert!(!s.show_methods);
+        }),
+        case(None, "measure", "meas", Some("tsc"), |s, _| {
+            assert_eq!(s.engine.measure, MeasureMode::Tsc);
+            assert!(s.show_methods);
+        }),
+        Case {
+            extra: &["--wait", "timerfd"],
+            ..case(None, "measure", "mea", Some("timer"), |s, _| {
+                assert_eq!(s.engine.measure, MeasureMode::Timer);
+                assert_eq!(s.engine.wait, WaitMode::Timerfd);
+            })
+        },
     ]
 }
 
@@ -547,6 +591,7 @@ fn defaults() {
             oscope_reduction: 1,
             check_resolution: false,
             debug_resolution: false,
+            show_methods: false,
         }
     );
 }
@@ -1133,7 +1178,12 @@ fn every_table_entry_is_reachable() {
         if let Some(l) = spec.long {
             assert!(seen.insert(format!("--{l}")), "--{l}");
         }
-        assert_eq!(spec.in_2_4, spec.id != Opt::Synthetic);
+        assert_eq!(
+            spec.in_2_4,
+            !matches!(spec.id, Opt::Synthetic | Opt::Wait | Opt::Measure),
+            "{:?}",
+            spec.id
+        );
     }
 }
 
@@ -1531,4 +1581,76 @@ fn bounds_of_the_new_values() {
     );
     // An offset word that does not start with a digit is not -A's.
     assert_eq!(err(&["-A", "x"]), "unexpected argument 'x'");
+}
+
+#[test]
+fn wait_and_measure_methods_combine_or_are_refused() {
+    // -r/-s/-x may repeat what --wait says, never contradict it.
+    assert_eq!(
+        settings(&["--wait", "rel", "-r"]).engine.wait,
+        WaitMode::Relative
+    );
+    assert_eq!(
+        settings(&["-s", "--wait", "nanosleep"]).engine.wait,
+        WaitMode::Nanosleep
+    );
+    assert_eq!(
+        settings(&["--wait", "posix-timer", "-x", "-r"]).engine.wait,
+        WaitMode::PosixTimer {
+            armed_relative: true
+        }
+    );
+    // -r, -s, -x alone stay C's options and announce nothing.
+    assert!(!settings(&["-r"]).show_methods);
+    assert!(!settings(&["-x"]).show_methods);
+    assert_eq!(
+        err(&["--wait", "busy", "-x"]),
+        "--wait busy: cannot be combined with -x/--posix_timers"
+    );
+    assert_eq!(
+        err(&["-r", "--wait", "abs"]),
+        "--wait abs: cannot be combined with -r/--relative"
+    );
+    assert_eq!(
+        err(&["--wait", "timerfd", "-s"]),
+        "--wait timerfd: cannot be combined with -s/--system"
+    );
+    assert_eq!(
+        err(&["--wait", "rel", "-x"]),
+        "--wait rel: cannot be combined with -x/--posix_timers"
+    );
+    assert_eq!(
+        err(&["--wait", "sleep"]),
+        "--wait: invalid value 'sleep': expected one of abs, rel, nanosleep, posix-timer, \
+         timerfd, std-sleep, busy"
+    );
+    assert_eq!(
+        err(&["--measure", "rdtsc"]),
+        "--measure: invalid value 'rdtsc': expected one of clock, tsc, timer"
+    );
+    assert_eq!(
+        err(&["--measure", "timer"]),
+        "--measure timer: reads the timerfd's own time, so it needs --wait timerfd (not abs)"
+    );
+    assert_eq!(
+        err(&["--measure", "timer", "--wait", "busy"]),
+        "--measure timer: reads the timerfd's own time, so it needs --wait timerfd (not busy)"
+    );
+    assert_eq!(
+        err(&["--measure", "tsc", "--synthetic", "1"]),
+        "--measure tsc: measures real time, not the --synthetic clock"
+    );
+    assert_eq!(
+        err(&[
+            "--wait",
+            "timerfd",
+            "--measure",
+            "timer",
+            "--synthetic",
+            "1"
+        ]),
+        "--measure timer: measures real time, not the --synthetic clock"
+    );
+    // The new options do not change what a 2.4 abbreviation means.
+    assert!(settings(&["--mlock"]).mlockall);
 }
