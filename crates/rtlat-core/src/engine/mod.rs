@@ -718,7 +718,10 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         let report = running.finish(false);
-        assert_eq!(report.threads[0].compat.cycles, 50);
-        assert!(report.threads[1].compat.cycles > 0);
+        // Both threads share one interval: the first to complete its 50
+        // loops ends the run (under load that may be either).
+        let cycles: Vec<u64> = report.threads.iter().map(|t| t.compat.cycles).collect();
+        assert_eq!(cycles.iter().max(), Some(&50), "{cycles:?}");
+        assert!(cycles.iter().all(|&c| c > 0), "{cycles:?}");
     }
 }
