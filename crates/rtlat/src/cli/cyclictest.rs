@@ -15,7 +15,7 @@ use rtlat_core::config::{
     SpikePlan, ThreadPlan, TimeSourceKind, WaitMode,
 };
 use rtlat_core::cpuset::parse_cpu_list;
-use rtlat_core::units::{Nanos, Resolution};
+use rtlat_core::units::Nanos;
 
 use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use super::values::{
@@ -625,11 +625,7 @@ fn build(
     }
 
     // Break, spikes, alignment.
-    let unit = if raw.nsecs {
-        "nanoseconds (-N)"
-    } else {
-        "microseconds"
-    };
+    let (resolution, unit) = super::values::resolution(raw.nsecs, "-N");
     let breaktrace = match &raw.breaktrace {
         Some(text) => Some(BreakPlan {
             threshold: int_in(
@@ -764,11 +760,7 @@ fn build(
             clock,
             wait,
             measure,
-            resolution: if raw.nsecs {
-                Resolution::Nanos
-            } else {
-                Resolution::Micros
-            },
+            resolution,
             loops,
             duration,
             histogram: buckets.map(|b| HistogramPlan {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use rtlat_core::config::{SchedPolicy, TimeSourceKind};
 use rtlat_core::ipc::{MqTimeouts, PairConfig, PairPlan, Side};
-use rtlat_core::units::{Nanos, Resolution};
+use rtlat_core::units::Nanos;
 
 use super::getopt::{GetoptError, OptSpec, Peek, ValueKind, getopt_long};
 use super::values::{
@@ -473,16 +473,7 @@ fn build(
         Some(text) => parse_duration(text)?,
         None => None,
     };
-    let resolution = if raw.nsecs {
-        Resolution::Nanos
-    } else {
-        Resolution::Micros
-    };
-    let unit = if raw.nsecs {
-        "nanoseconds (--nsecs)"
-    } else {
-        "microseconds"
-    };
+    let (resolution, unit) = super::values::resolution(raw.nsecs, "--nsecs");
     let breaktrace = match &raw.breaktrace {
         Some(text) => Some(int_in(
             Opt::Breaktrace,

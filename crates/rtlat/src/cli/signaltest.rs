@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use rtlat_core::config::{SchedPolicy, TimeSourceKind};
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::ring::{C_PACING, RingConfig, RingThreadPlan};
-use rtlat_core::units::{Nanos, Resolution};
+use rtlat_core::units::Nanos;
 
 use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use super::values::{
@@ -241,16 +241,7 @@ fn build(
         Some(text) => parse_duration(text)?,
         None => None,
     };
-    let resolution = if raw.nsecs {
-        Resolution::Nanos
-    } else {
-        Resolution::Micros
-    };
-    let unit = if raw.nsecs {
-        "nanoseconds (--nsecs)"
-    } else {
-        "microseconds"
-    };
+    let (resolution, unit) = super::values::resolution(raw.nsecs, "--nsecs");
     let break_threshold = match &raw.breaktrace {
         Some(text) => Some(int_in(
             Opt::Breaktrace,
@@ -407,6 +398,7 @@ Example: a ring of four threads at priority 80, 10000 trips, summary only:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rtlat_core::units::Resolution;
 
     fn system() -> SystemView {
         SystemView {

@@ -8,6 +8,7 @@
 //! which option it is and what it accepts; the wording of each tool's
 //! options stays in that tool's module.
 
+use rtlat_core::units::Resolution;
 use std::fmt::{Debug, Display};
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
@@ -111,6 +112,17 @@ pub fn int_in(
             raw,
             format_args!("expected {what}, {} to {}", range.start(), range.end()),
         )),
+    }
+}
+
+/// The unit of a run's figures: whole nanoseconds when `nsecs` (chosen by
+/// the option spelled `spelled`, `-N` or `--nsecs`), else whole
+/// microseconds; with the unit's name for messages.
+pub fn resolution(nsecs: bool, spelled: &str) -> (Resolution, String) {
+    if nsecs {
+        (Resolution::Nanos, format!("nanoseconds ({spelled})"))
+    } else {
+        (Resolution::Micros, "microseconds".to_string())
     }
 }
 

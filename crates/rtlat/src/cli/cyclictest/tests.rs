@@ -1,6 +1,7 @@
 //! Table tests: every spelling of every option, every error, the warnings.
 
 use super::*;
+use rtlat_core::units::Resolution;
 
 fn sys2() -> SystemView {
     SystemView {
