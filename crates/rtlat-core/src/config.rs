@@ -197,6 +197,26 @@ pub struct HistogramPlan {
     pub buckets: usize,
 }
 
+/// Per-interval figures: each thread seals its minimum, mean, maximum and
+/// overruns every `length` into a ring of `ring` intervals for a reader
+/// (`latency`'s per-second lines, cyclictest's `--stats-interval`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntervalPlan {
+    /// Length of one interval.
+    pub length: Nanos,
+    /// How many sealed intervals are kept for a reader that falls behind.
+    pub ring: usize,
+}
+
+/// A histogram of signed nanosecond samples (`latency`'s `-H`, `-B`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignedHistogramPlan {
+    /// Bucket width.
+    pub width: Nanos,
+    /// Buckets on each side of zero.
+    pub per_side: usize,
+}
+
 /// Everything the engine needs to run the measuring threads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CyclicConfig {
@@ -231,6 +251,17 @@ pub struct CyclicConfig {
     /// `--smi`: count System Management Interrupts per thread (needs
     /// pinned threads).
     pub smi: bool,
+    /// Samples whose deadline falls within this time after the start are
+    /// taken but not recorded anywhere (`latency`'s warm-up second).
+    pub warmup: Option<Nanos>,
+    /// Per-interval figures, if requested. Intervals start after the
+    /// warm-up.
+    pub intervals: Option<IntervalPlan>,
+    /// Signed nanosecond histogram, if requested.
+    pub signed_histogram: Option<SignedHistogramPlan>,
+    /// `latency -f`: at every new maximum after the warm-up, mark and
+    /// freeze the kernel trace (needs the trace files of the engine).
+    pub freeze_on_max: bool,
 }
 
 /// Capacity of the per-thread ring of recent samples kept for `-v`.
@@ -256,6 +287,10 @@ impl CyclicConfig {
             spikes: None,
             alignment: None,
             smi: false,
+            warmup: None,
+            intervals: None,
+            signed_histogram: None,
+            freeze_on_max: false,
         }
     }
 

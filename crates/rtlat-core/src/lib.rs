@@ -13,6 +13,7 @@
 pub mod config;
 pub mod cpuset;
 pub mod engine;
+pub mod interval;
 pub mod ipc;
 pub mod report;
 pub mod ring;

@@ -80,6 +80,9 @@ pub struct PreciseStats {
     pub max: Option<Nanos>,
     /// Sum of all latencies in nanoseconds.
     pub sum_ns: i128,
+    /// Sum of all squared latencies in ns², once the thread has left its
+    /// loop; `None` where the tool does not keep it.
+    pub sum_sq_ns: Option<u128>,
     /// Periods skipped because a wake-up came later than the next deadline.
     pub overruns: u64,
 }
@@ -88,6 +91,32 @@ impl PreciseStats {
     /// Mean latency, `None` without samples.
     pub fn mean(&self, cycles: u64) -> Option<f64> {
         (cycles > 0).then(|| self.sum_ns as f64 / cycles as f64)
+    }
+
+    /// Sample standard deviation in ns (divided by n − 1), `None` without
+    /// samples or without the sum of squares.
+    pub fn stddev(&self, cycles: u64) -> Option<f64> {
+        sample_stddev(cycles, self.sum_ns, self.sum_sq_ns?)
+    }
+}
+
+/// The sample standard deviation (divided by n − 1; 0 for one sample) of
+/// `n` values whose sum is `sum` and sum of squares `sum_sq`; `None` for no
+/// value. The squared deviations are summed exactly in 128-bit integers
+/// before the one division, so a small spread around a large mean loses
+/// nothing to cancellation.
+pub fn sample_stddev(n: u64, sum: i128, sum_sq: u128) -> Option<f64> {
+    match n {
+        0 => None,
+        1 => Some(0.0),
+        _ => {
+            let n = n as i128;
+            // Σ(x − mean)² = Σx² − (Σx)²/n, with the division rounded down
+            // (an error below 1 ns² in total).
+            let correction = (sum.unsigned_abs() * sum.unsigned_abs()) / n as u128;
+            let squared_deviations = sum_sq.saturating_sub(correction);
+            Some((squared_deviations as f64 / (n - 1) as f64).sqrt())
+        }
     }
 }
 
@@ -107,6 +136,33 @@ impl HistogramData {
     /// Samples inside the bucket range.
     pub fn total(&self) -> u64 {
         self.buckets.iter().sum()
+    }
+}
+
+/// A histogram of signed nanosecond samples in buckets of a fixed width:
+/// bucket `i` holds `[ (first + i) × width, (first + i + 1) × width )`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SignedHistogramData {
+    /// Bucket width in ns.
+    pub width_ns: i64,
+    /// Bucket number (in widths from 0) of `buckets[0]`; negative when the
+    /// range reaches below zero.
+    pub first: i64,
+    /// Sample counts.
+    pub buckets: Vec<u64>,
+    /// Samples below the first bucket.
+    pub below: u64,
+    /// Samples at or above the end of the last bucket.
+    pub above: u64,
+}
+
+impl SignedHistogramData {
+    /// Bucket numbers (in widths from 0) with their counts, lowest first.
+    pub fn numbered(&self) -> impl Iterator<Item = (i64, u64)> + '_ {
+        self.buckets
+            .iter()
+            .enumerate()
+            .map(move |(i, &count)| (self.first + i as i64, count))
     }
 }
 
@@ -135,6 +191,8 @@ pub struct ThreadReport {
     pub precise: PreciseStats,
     /// Histogram, when one was requested.
     pub histogram: Option<HistogramData>,
+    /// The signed nanosecond histogram (`latency`), if one was kept.
+    pub signed_histogram: Option<SignedHistogramData>,
     /// The errno a failing wait or set-up call returned, if the thread failed.
     pub error: Option<ThreadError>,
 }

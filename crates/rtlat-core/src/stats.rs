@@ -14,8 +14,10 @@ use std::sync::atomic::{
     Ordering::{Acquire, Relaxed, Release},
 };
 
+use crate::interval::IntervalLog;
 use crate::report::{
-    CompatStats, HistogramData, PreciseStats, SpikeRecord, SpikeReport, ThreadError, ThreadStep,
+    CompatStats, HistogramData, PreciseStats, SignedHistogramData, SpikeRecord, SpikeReport,
+    ThreadError, ThreadStep,
 };
 
 /// Life cycle of a measuring thread, as seen by readers.
@@ -86,6 +88,10 @@ pub struct ThreadSlot {
     sum_ns: AtomicI64,
     overruns: AtomicU64,
     smi: AtomicU64,
+    /// Sum of the squared ns samples, high and low 64 bits; published when
+    /// the loop ends (it only serves the final standard deviation).
+    sum_sq_hi: AtomicU64,
+    sum_sq_lo: AtomicU64,
 }
 
 impl Default for ThreadSlot {
@@ -106,6 +112,8 @@ impl Default for ThreadSlot {
             sum_ns: AtomicI64::new(0),
             overruns: AtomicU64::new(0),
             smi: AtomicU64::new(0),
+            sum_sq_hi: AtomicU64::new(0),
+            sum_sq_lo: AtomicU64::new(0),
         }
     }
 }
@@ -134,6 +142,9 @@ pub struct Tally {
     pub overruns: u64,
     /// System Management Interrupts counted so far (`--smi`).
     pub smi: u64,
+    /// Sum of the squared samples in ns² (128 bits: a 1 ms sample squared
+    /// is 10^12, so 64 bits would overflow within hours).
+    pub sum_sq_ns: u128,
 }
 
 impl Default for Tally {
@@ -149,6 +160,7 @@ impl Default for Tally {
             sum_ns: 0,
             overruns: 0,
             smi: 0,
+            sum_sq_ns: 0,
         }
     }
 }
@@ -164,15 +176,24 @@ impl Tally {
         self.min_ns = self.min_ns.min(ns);
         self.max_ns = self.max_ns.max(ns);
         self.sum_ns = self.sum_ns.wrapping_add(ns);
+        self.sum_sq_ns = self.sum_sq_ns.wrapping_add(square(ns));
         self.cycles += 1;
     }
+}
+
+/// `ns` squared, exactly.
+#[inline(always)]
+fn square(ns: i64) -> u128 {
+    let magnitude = u128::from(ns.unsigned_abs());
+    magnitude * magnitude
 }
 
 /// The measuring thread's side of its [`ThreadSlot`]: keeps the running
 /// figures in [`Tally`] and publishes each field when it changes. A sample
 /// costs four plain stores (last value, the two sums, the count); minimum
 /// and maximum are stored only when they move, overruns and SMIs only when
-/// they happen.
+/// they happen. The sum of squares (one multiplication and a 128-bit add
+/// per sample, in registers) is published once, by [`SlotWriter::finish`].
 #[derive(Debug)]
 pub struct SlotWriter<'a> {
     slot: &'a ThreadSlot,
@@ -207,11 +228,30 @@ impl<'a> SlotWriter<'a> {
         t.act = units;
         t.sum = t.sum.wrapping_add(units);
         t.sum_ns = t.sum_ns.wrapping_add(ns);
+        t.sum_sq_ns = t.sum_sq_ns.wrapping_add(square(ns));
         t.cycles += 1;
         s.act.store(units, Relaxed);
         s.sum.store(t.sum, Relaxed);
         s.sum_ns.store(t.sum_ns, Relaxed);
         s.cycles.store(t.cycles, Relaxed);
+    }
+
+    /// Largest sample so far in ns (`i64::MIN` before the first).
+    #[inline(always)]
+    pub fn max_ns(&self) -> i64 {
+        self.tally.max_ns
+    }
+
+    /// Deadlines skipped so far.
+    #[inline(always)]
+    pub fn overruns(&self) -> u64 {
+        self.tally.overruns
+    }
+
+    /// Publishes what is published only at the end of the loop (the sum of
+    /// squares).
+    pub fn finish(&self) {
+        publish_sum_sq(self.slot, self.tally.sum_sq_ns);
     }
 
     /// Counts `n` skipped deadlines.
@@ -229,6 +269,11 @@ impl<'a> SlotWriter<'a> {
             self.slot.smi.store(self.tally.smi, Relaxed);
         }
     }
+}
+
+fn publish_sum_sq(slot: &ThreadSlot, sum_sq: u128) {
+    slot.sum_sq_hi.store((sum_sq >> 64) as u64, Relaxed);
+    slot.sum_sq_lo.store(sum_sq as u64, Relaxed);
 }
 
 /// Keeps and publishes `value` when `better` (a new minimum or maximum).
@@ -254,6 +299,7 @@ impl ThreadSlot {
         self.sum_ns.store(t.sum_ns, Relaxed);
         self.overruns.store(t.overruns, Relaxed);
         self.smi.store(t.smi, Relaxed);
+        publish_sum_sq(self, t.sum_sq_ns);
         self.cycles.store(t.cycles, Relaxed);
     }
 
@@ -355,6 +401,10 @@ impl ThreadSlot {
             min: any.then(|| crate::units::Nanos(self.min_ns.load(Relaxed))),
             max: any.then(|| crate::units::Nanos(self.max_ns.load(Relaxed))),
             sum_ns: i128::from(self.sum_ns.load(Relaxed)),
+            sum_sq_ns: Some(
+                (u128::from(self.sum_sq_hi.load(Relaxed)) << 64)
+                    | u128::from(self.sum_sq_lo.load(Relaxed)),
+            ),
             overruns: self.overruns.load(Relaxed),
         }
     }
@@ -423,6 +473,64 @@ impl Histogram {
                 .iter()
                 .map(|c| c.load(Relaxed))
                 .collect(),
+        }
+    }
+}
+
+/// A histogram of signed nanosecond samples in buckets of `width` ns over a
+/// range symmetric around zero (`latency`'s `-H`/`-B`): negative samples
+/// keep their sign and samples outside the range are counted below or
+/// above it, never folded or clamped into a bucket.
+#[derive(Debug)]
+pub struct SignedHistogram {
+    width_ns: i64,
+    /// Bucket number of `buckets[0]` (≤ 0).
+    first: i64,
+    buckets: Box<[AtomicU64]>,
+    below: AtomicU64,
+    above: AtomicU64,
+}
+
+impl SignedHistogram {
+    /// `per_side` buckets of `width_ns` on each side of zero; `None` when
+    /// the memory cannot be had.
+    pub fn new(width_ns: i64, per_side: usize) -> Option<SignedHistogram> {
+        assert!(width_ns > 0, "bucket width must be positive");
+        Some(SignedHistogram {
+            width_ns,
+            first: -(per_side as i64),
+            buckets: zeroed_cells(per_side.checked_mul(2)?)?,
+            below: AtomicU64::new(0),
+            above: AtomicU64::new(0),
+        })
+    }
+
+    /// Writes every bucket once so its pages are mapped before the loop.
+    pub fn prefault(&self) {
+        for cell in self.buckets.iter() {
+            cell.store(0, Relaxed);
+        }
+    }
+
+    /// Counts `ns`. Writer only.
+    #[inline(always)]
+    pub fn record(&self, ns: i64) {
+        let number = ns.div_euclid(self.width_ns);
+        let cell = match usize::try_from(number - self.first) {
+            Err(_) => &self.below,
+            Ok(i) => self.buckets.get(i).unwrap_or(&self.above),
+        };
+        cell.store(cell.load(Relaxed) + 1, Relaxed);
+    }
+
+    /// A copy as it stands.
+    pub fn snapshot(&self) -> SignedHistogramData {
+        SignedHistogramData {
+            width_ns: self.width_ns,
+            first: self.first,
+            buckets: self.buckets.iter().map(|b| b.load(Relaxed)).collect(),
+            below: self.below.load(Relaxed),
+            above: self.above.load(Relaxed),
         }
     }
 }
@@ -597,6 +705,10 @@ pub struct ThreadChannel {
     pub samples: Option<SampleRing>,
     /// The SMI count of each recent sample (`-v` with `--smi`).
     pub smi_samples: Option<SampleRing>,
+    /// Signed nanosecond histogram (`latency`), when requested.
+    pub signed_histogram: Option<SignedHistogram>,
+    /// Sealed per-interval figures, when requested.
+    pub intervals: Option<IntervalLog>,
 }
 
 #[cfg(test)]
@@ -647,6 +759,7 @@ mod tests {
         writer.add_overruns(2);
         writer.add_smis(0);
         writer.add_smis(3);
+        writer.finish();
         tally.overruns = 2;
         tally.smi = 3;
         let by_tally = ThreadSlot::default();
@@ -655,6 +768,35 @@ mod tests {
         assert_eq!(by_writer.precise(), by_tally.precise());
         assert_eq!(by_writer.smi_count(), 3);
         assert_eq!(writer.cycles(), samples.len() as u64);
+    }
+
+    #[test]
+    fn signed_histogram_keeps_signs_and_counts_what_is_outside() {
+        let h = SignedHistogram::new(1000, 3).unwrap();
+        for ns in [-3001, -3000, -1, 0, 999, 1000, 2999, 3000, 50_000] {
+            h.record(ns);
+        }
+        let s = h.snapshot();
+        assert_eq!(s.first, -3);
+        assert_eq!(s.buckets, vec![1, 0, 1, 2, 1, 1]);
+        assert_eq!((s.below, s.above), (1, 2));
+        let numbered: Vec<(i64, u64)> = s.numbered().filter(|&(_, c)| c > 0).collect();
+        assert_eq!(numbered, vec![(-3, 1), (-1, 1), (0, 2), (1, 1), (2, 1)]);
+    }
+
+    #[test]
+    fn sum_of_squares_is_published_by_finish() {
+        let slot = ThreadSlot::default();
+        let mut writer = SlotWriter::new(&slot);
+        for ns in [3_000_000_000i64, -4, 5] {
+            writer.record(ns / 1000, ns);
+        }
+        assert_eq!(slot.precise().sum_sq_ns, Some(0), "not before the end");
+        writer.finish();
+        assert_eq!(
+            slot.precise().sum_sq_ns,
+            Some(9_000_000_000_000_000_000 + 16 + 25)
+        );
     }
 
     #[test]

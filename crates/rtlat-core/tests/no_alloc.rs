@@ -3,19 +3,21 @@
 //! `allocation-counter` installs a counting global allocator for this test
 //! binary only and counts per thread, so other test threads add no noise.
 //! The loop runs inline on the test thread (SCHED_OTHER, no privilege) for
-//! thousands of cycles, with every optional buffer enabled, on the synthetic
-//! source and on the real clock.
+//! thousands of cycles, with every optional buffer enabled (histograms,
+//! sample rings, spike log, warm-up, per-interval figures), on the
+//! synthetic source and on the real clock.
 
 use std::sync::atomic::AtomicBool;
 
 use rtlat_core::config::{SAMPLE_RING_LEN, WaitMode};
-use rtlat_core::engine::cyclic::{LoopParams, measure};
+use rtlat_core::engine::cyclic::{LoopExtras, LoopParams, measure};
 use rtlat_core::engine::source::{
     FakeSmiCounter, PosixTimerClock, RealClock, SmiSource, SyntheticClock, TimeSource,
     TimerfdClock, TscTime, calibrate_tsc,
 };
 use rtlat_core::engine::time::Period;
-use rtlat_core::stats::{Histogram, LoopEnd, SampleRing, SpikeLog, ThreadChannel};
+use rtlat_core::interval::{IntervalLog, IntervalReader};
+use rtlat_core::stats::{Histogram, LoopEnd, SampleRing, SignedHistogram, SpikeLog, ThreadChannel};
 use rtlat_core::units::Resolution;
 use rtlat_sys::clock::Clock;
 use rtlat_sys::timer::ThreadTimer;
@@ -27,6 +29,8 @@ fn channel() -> ThreadChannel {
         histogram: Histogram::new(100),
         samples: SampleRing::new(SAMPLE_RING_LEN),
         smi_samples: SampleRing::new(SAMPLE_RING_LEN),
+        signed_histogram: SignedHistogram::new(1000, 300),
+        intervals: IntervalLog::new(4),
     }
 }
 
@@ -42,6 +46,17 @@ fn params(wait: WaitMode, loops: u64, interval_ns: i64) -> LoopParams {
         break_threshold: None,
         // Every sample above 5 us is a spike: the spike path runs often.
         spike_trigger: Some(5),
+        // A warm-up of two periods, then an interval sealed every ten.
+        warmup: Some(Period::from_nanos(2 * interval_ns)),
+        interval_length: Some(Period::from_nanos(10 * interval_ns)),
+    }
+}
+
+fn extras<'a, 's>(spikes: &'a SpikeLog, smi: Option<&'s mut dyn SmiSource>) -> LoopExtras<'a, 's> {
+    LoopExtras {
+        spikes: Some(spikes),
+        smi,
+        freeze: None,
     }
 }
 
@@ -60,14 +75,16 @@ fn synthetic_loop_allocates_nothing() {
             &p,
             &channel,
             &stop,
-            Some(&spikes),
-            Some(&mut smi as &mut dyn SmiSource),
+            extras(&spikes, Some(&mut smi as &mut dyn SmiSource)),
         );
     });
     assert_eq!(end, LoopEnd::Loops);
     assert!(spikes.report().total > 1024, "the spike log filled up");
     assert!(channel.slot.smi_count() > 0, "the fake SMI counter counted");
     assert_eq!(channel.slot.cycles(), 50_000);
+    let mut intervals = 0;
+    IntervalReader::new().drain(channel.intervals.as_ref().unwrap(), |_| intervals += 1);
+    assert!(intervals > 0, "intervals were sealed");
     assert_eq!(info.count_total, 0, "allocations in the loop: {info:?}");
 }
 
@@ -82,7 +99,7 @@ fn real_clock_loop_allocates_nothing_in_every_sleep_mode() {
         let mut end = LoopEnd::Stopped;
         let spikes = SpikeLog::new(16).unwrap();
         let info = allocation_counter::measure(|| {
-            end = measure(&mut source, &p, &channel, &stop, Some(&spikes), None);
+            end = measure(&mut source, &p, &channel, &stop, extras(&spikes, None));
         });
         assert_eq!(end, LoopEnd::Loops, "{wait:?}");
         assert_eq!(channel.slot.cycles(), 2_000);
@@ -102,7 +119,7 @@ fn assert_no_allocation<S: TimeSource>(source: &mut S, wait: WaitMode, what: &st
     let mut end = LoopEnd::Stopped;
     let spikes = SpikeLog::new(16).unwrap();
     let info = allocation_counter::measure(|| {
-        end = measure(source, &p, &channel, &stop, Some(&spikes), None);
+        end = measure(source, &p, &channel, &stop, extras(&spikes, None));
     });
     assert_eq!(end, LoopEnd::Loops, "{what}");
     assert_eq!(channel.slot.cycles(), 300, "{what}");

@@ -45,8 +45,7 @@ impl Pair {
             receiver: ThreadChannel {
                 slot: ThreadSlot::default(),
                 histogram: Histogram::new(100),
-                samples: None,
-                smi_samples: None,
+                ..ThreadChannel::default()
             },
             sender: ThreadSlot::default(),
             sent: AtomicU64::new(0),

@@ -26,7 +26,7 @@ fn channel() -> ThreadChannel {
         // 20 buckets: most laps overflow, so the overflow log runs too.
         histogram: Histogram::new(20),
         samples: SampleRing::new(SAMPLE_RING_LEN),
-        smi_samples: None,
+        ..ThreadChannel::default()
     }
 }
 

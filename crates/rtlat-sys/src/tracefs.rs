@@ -83,6 +83,7 @@ fn unescape_mount_field(field: &str) -> String {
 pub struct TraceControl {
     tracing_on: File,
     marker: Option<File>,
+    snapshot: Option<File>,
 }
 
 impl TraceControl {
@@ -97,7 +98,41 @@ impl TraceControl {
         } else {
             None
         };
-        Ok(TraceControl { tracing_on, marker })
+        Ok(TraceControl {
+            tracing_on,
+            marker,
+            snapshot: None,
+        })
+    }
+
+    /// Also opens `<dir>/snapshot` for [`TraceControl::freeze`], when the
+    /// kernel has one (CONFIG_TRACER_SNAPSHOT); without it a freeze stops
+    /// the trace instead.
+    pub fn with_snapshot(mut self, dir: &Path) -> io::Result<TraceControl> {
+        let path = dir.join("snapshot");
+        if path.exists() {
+            self.snapshot = Some(OpenOptions::new().write(true).open(path)?);
+        }
+        Ok(self)
+    }
+
+    /// Whether [`TraceControl::freeze`] takes a snapshot (rather than
+    /// stopping the trace).
+    pub fn has_snapshot(&self) -> bool {
+        self.snapshot.is_some()
+    }
+
+    /// Freezes the trace as it is now: writes `marker` (if the marker file
+    /// is open), then copies the live buffer into the snapshot buffer while
+    /// tracing goes on (each freeze replaces the previous copy), or, without
+    /// a snapshot buffer, stops the trace. Two `write(2)` calls, no
+    /// allocation.
+    pub fn freeze(&self, marker: &[u8]) -> io::Result<()> {
+        self.write_marker(marker)?;
+        match &self.snapshot {
+            Some(snapshot) => (&*snapshot).write_all(b"1\n"),
+            None => self.stop_tracing(),
+        }
     }
 
     /// Writes `text` to `trace_marker` in one `write(2)` (the kernel makes

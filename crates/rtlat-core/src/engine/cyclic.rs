@@ -8,7 +8,10 @@
 //!   and with `--measure timer` (+ `timerfd_gettime`), none with busy;
 //! - results go to the thread's own [`ThreadChannel`] with plain stores,
 //!   only of what changed ([`SlotWriter`]);
-//! - an error ends the loop and is reported as a value, never a panic.
+//! - an error ends the loop and is reported as a value, never a panic;
+//! - once per interval (`--stats-interval`, `latency`) the interval's
+//!   figures are sealed with a few plain stores; at a new maximum with
+//!   `latency -f`, the trace is marked and frozen (two writes).
 //!
 //! Semantics are cyclictest's: absolute deadlines one interval apart, the
 //! first one interval after the start; latency = wake-up − deadline; the
@@ -19,11 +22,18 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use rtlat_sys::clock::Timespec;
 
+use rtlat_sys::tracefs::TraceControl;
+
 use super::source::{SmiSource, TimeSource, WaitError};
 use super::time::{self, Period};
 use crate::config::WaitMode;
+use crate::interval::IntervalWriter;
 use crate::stats::{LoopEnd, SlotWriter, SpikeLog, ThreadChannel};
 use crate::units::Resolution;
+
+/// The trace marker written at each new maximum (`latency -f`); fixed
+/// text, because the loop formats nothing. The value is in the output.
+const FREEZE_MARKER: &[u8] = b"rtlat: new maximum latency";
 
 /// What one measuring loop needs to know, prepared before it starts.
 #[derive(Clone, Copy, Debug)]
@@ -46,27 +56,90 @@ pub struct LoopParams {
     pub break_threshold: Option<i64>,
     /// `--spike`: record samples above this many units.
     pub spike_trigger: Option<i64>,
+    /// Samples whose deadline is less than this after the start are not
+    /// recorded (warm-up).
+    pub warmup: Option<Period>,
+    /// Length of the intervals sealed into the channel's interval log.
+    pub interval_length: Option<Period>,
+}
+
+/// The optional companions of a loop, each used only when present.
+#[derive(Default)]
+#[allow(missing_debug_implementations)] // holds a `dyn SmiSource`
+pub struct LoopExtras<'a, 's> {
+    /// Receives `--spike` records.
+    pub spikes: Option<&'a SpikeLog>,
+    /// Read after every wake-up (`--smi`, one more system call per cycle).
+    pub smi: Option<&'s mut dyn SmiSource>,
+    /// Frozen at every new maximum (`latency -f`; two system calls, only
+    /// when the maximum grows).
+    pub freeze: Option<&'a TraceControl>,
 }
 
 /// Runs the measuring loop on `source` until the loop count, the duration,
-/// a `-b` break, the `stop` flag or an error ends it. `spikes` receives
-/// `--spike` records; `smi` is read after every wake-up (`--smi`, one more
-/// system call per cycle).
+/// a `-b` break, the `stop` flag or an error ends it, then publishes what
+/// is published only at the end (the sum of squares, the last partial
+/// interval).
 #[inline(never)]
 pub fn measure<S: TimeSource>(
     source: &mut S,
     params: &LoopParams,
     channel: &ThreadChannel,
     stop: &AtomicBool,
-    spikes: Option<&SpikeLog>,
-    mut smi: Option<&mut dyn SmiSource>,
+    extras: LoopExtras<'_, '_>,
 ) -> LoopEnd {
-    let slot = &channel.slot;
+    let mut writer = SlotWriter::new(&channel.slot);
+    let start = params.start.unwrap_or_else(|| source.now());
+    let recording_from = params.warmup.map(|w| time::add(start, w));
+    let mut intervals =
+        channel
+            .intervals
+            .as_ref()
+            .zip(params.interval_length)
+            .map(|(log, length)| {
+                let origin = recording_from.unwrap_or(start);
+                IntervalWriter::new(log, time::to_nanos(&origin), length.as_nanos())
+            });
+    let end = run_loop(
+        source,
+        params,
+        channel,
+        stop,
+        extras,
+        &mut writer,
+        intervals.as_mut(),
+        (start, recording_from),
+    );
+    writer.finish();
+    if let Some(intervals) = intervals.as_mut() {
+        intervals.finish(writer.overruns());
+    }
+    end
+}
+
+/// The loop itself; `times` is the start and the end of the warm-up.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn run_loop<S: TimeSource>(
+    source: &mut S,
+    params: &LoopParams,
+    channel: &ThreadChannel,
+    stop: &AtomicBool,
+    extras: LoopExtras<'_, '_>,
+    writer: &mut SlotWriter<'_>,
+    mut intervals: Option<&mut IntervalWriter<'_>>,
+    (start, recording_from): (Timespec, Option<Timespec>),
+) -> LoopEnd {
     let histogram = channel.histogram.as_ref();
+    let signed_histogram = channel.signed_histogram.as_ref();
     let samples = channel.samples.as_ref();
     let smi_samples = channel.smi_samples.as_ref();
+    let LoopExtras {
+        spikes,
+        mut smi,
+        freeze,
+    } = extras;
     let spikes = spikes.zip(params.spike_trigger);
-    let mut writer = SlotWriter::new(slot);
     let mut smi_last = 0;
     if let Some(counter) = smi.as_deref_mut() {
         match counter.read_count() {
@@ -75,7 +148,6 @@ pub fn measure<S: TimeSource>(
         }
     }
 
-    let start = params.start.unwrap_or_else(|| source.now());
     let mut next = time::add(start, params.interval);
     let stop_at: Option<Timespec> = params.duration.map(|d| time::add(start, d));
     let periodic = params.wait.is_periodic();
@@ -132,32 +204,53 @@ pub fn measure<S: TimeSource>(
             Resolution::Micros => time::diff_micros_c(&now, &next),
             Resolution::Nanos => ns,
         };
-        let cycle = writer.cycles();
-        writer.record(units, ns);
-        if let Some(h) = histogram {
-            h.record(units, cycle);
-        }
-        if let Some(ring) = samples {
-            ring.record(cycle, units);
-        }
-        if let Some(ring) = smi_samples {
-            ring.record(cycle, smi_delta as i64);
-        }
-        if let Some((log, trigger)) = spikes
-            && units > trigger
-        {
-            log.record(params.thread, units, time::micros_since_epoch(&now));
+        let warming_up = recording_from.is_some_and(|from| time::is_after(&from, &next));
+        if !warming_up {
+            let cycle = writer.cycles();
+            let previous_max = writer.max_ns();
+            writer.record(units, ns);
+            if let Some(h) = histogram {
+                h.record(units, cycle);
+            }
+            if let Some(h) = signed_histogram {
+                h.record(ns);
+            }
+            if let Some(ring) = samples {
+                ring.record(cycle, units);
+            }
+            if let Some(ring) = smi_samples {
+                ring.record(cycle, smi_delta as i64);
+            }
+            if let Some((log, trigger)) = spikes
+                && units > trigger
+            {
+                log.record(params.thread, units, time::micros_since_epoch(&now));
+            }
+            if let Some(iv) = intervals.as_deref_mut() {
+                iv.add(time::to_nanos(&next), ns, writer.overruns());
+            }
+            if let Some(trace) = freeze
+                && ns > previous_max
+            {
+                // A failed write cannot be reported from here; the trace
+                // simply shows no freeze.
+                let _ = trace.freeze(FREEZE_MARKER);
+            }
         }
 
         if periodic {
             next = time::add(next, params.interval);
             for _ in 0..source.missed_periods() {
                 next = time::add(next, params.interval);
-                writer.add_overruns(1);
+                if !warming_up {
+                    writer.add_overruns(1);
+                }
             }
             while catch_up && time::is_after(&now, &next) {
                 next = time::add(next, params.interval);
-                writer.add_overruns(1);
+                if !warming_up {
+                    writer.add_overruns(1);
+                }
             }
         }
 

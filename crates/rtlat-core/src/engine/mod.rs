@@ -31,9 +31,11 @@ use crate::config::{
     Alignment, ClockKind, CyclicConfig, MeasureMode, SAMPLE_RING_LEN, SchedPolicy, ThreadPlan,
     TimeSourceKind, WaitMode,
 };
+use crate::interval::IntervalLog;
 use crate::report::{EndReason, RunReport, ThreadError, ThreadReport, ThreadStep};
 use crate::stats::{
-    BreakCell, Histogram, LoopEnd, SampleRing, SpikeLog, ThreadChannel, ThreadState,
+    BreakCell, Histogram, LoopEnd, SampleRing, SignedHistogram, SpikeLog, ThreadChannel,
+    ThreadState,
 };
 use cyclic::LoopParams;
 use source::{
@@ -168,6 +170,17 @@ impl Engine {
                     },
                     samples: ring(config.sample_ring)?,
                     smi_samples: ring(config.sample_ring && config.smi)?,
+                    signed_histogram: match config.signed_histogram {
+                        Some(plan) => Some(
+                            SignedHistogram::new(plan.width.as_nanos(), plan.per_side)
+                                .ok_or_else(out_of_memory)?,
+                        ),
+                        None => None,
+                    },
+                    intervals: match config.intervals {
+                        Some(plan) => Some(IntervalLog::new(plan.ring).ok_or_else(out_of_memory)?),
+                        None => None,
+                    },
                 })
             })
             .collect::<Result<_, EngineError>>()?;
@@ -318,6 +331,12 @@ impl ThreadJob {
         if let Some(h) = &channel.histogram {
             h.prefault();
         }
+        if let Some(h) = &channel.signed_histogram {
+            h.prefault();
+        }
+        if let Some(log) = &channel.intervals {
+            log.prefault();
+        }
         for ring in [&channel.samples, &channel.smi_samples]
             .into_iter()
             .flatten()
@@ -431,16 +450,23 @@ impl ThreadJob {
             start,
             break_threshold: self.config.breaktrace.map(|b| b.threshold),
             spike_trigger: self.config.spikes.map(|s| s.trigger),
+            warmup: self.config.warmup.map(|w| Period::from_nanos(w.as_nanos())),
+            interval_length: self
+                .config
+                .intervals
+                .map(|plan| Period::from_nanos(plan.length.as_nanos())),
         };
         let channel = &self.shared.channels[self.plan.index];
-        cyclic::measure(
-            source,
-            &params,
-            channel,
-            &self.shared.stop,
-            self.shared.spikes.as_ref(),
+        let extras = cyclic::LoopExtras {
+            spikes: self.shared.spikes.as_ref(),
             smi,
-        )
+            freeze: self
+                .shared
+                .trace
+                .as_ref()
+                .filter(|_| self.config.freeze_on_max),
+        };
+        cyclic::measure(source, &params, channel, &self.shared.stop, extras)
     }
 
     /// `-A`/`--secaligned`: once every thread has reached the alignment
@@ -624,6 +650,7 @@ impl Running {
                 compat: c.slot.compat(),
                 precise: c.slot.precise(),
                 histogram: c.histogram.as_ref().map(Histogram::snapshot),
+                signed_histogram: c.signed_histogram.as_ref().map(SignedHistogram::snapshot),
                 error: c.slot.error(),
             })
             .collect();

@@ -25,6 +25,11 @@ impl Period {
         }
     }
 
+    /// The period in nanoseconds.
+    pub const fn as_nanos(self) -> i64 {
+        self.secs * NANOS_PER_SEC + self.nanos
+    }
+
     /// The period as a relative `timespec`.
     pub const fn as_timespec(self) -> Timespec {
         Timespec {

@@ -350,6 +350,7 @@ impl ForkCells {
                             min: any.then(|| Nanos(signed(S_MIN_NS))),
                             max: any.then(|| Nanos(signed(S_MAX_NS))),
                             sum_ns: i128::from(signed(S_SUM_NS)),
+                            sum_sq_ns: None,
                             overruns: 0,
                         },
                         error: slot_error(c),

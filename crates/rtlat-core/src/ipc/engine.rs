@@ -180,6 +180,8 @@ impl PairEngine {
                         },
                         samples: None,
                         smi_samples: None,
+                        signed_histogram: None,
+                        intervals: None,
                     },
                     sender: ThreadSlot::default(),
                     control: PairControl::default(),

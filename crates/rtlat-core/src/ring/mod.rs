@@ -169,6 +169,8 @@ impl RingEngine {
                         false => None,
                     },
                     smi_samples: None,
+                    signed_histogram: None,
+                    intervals: None,
                 })
             })
             .collect::<Result<_, RingError>>()?;
@@ -447,6 +449,7 @@ impl RingRunning {
                 compat: c.slot.compat(),
                 precise: c.slot.precise(),
                 histogram: c.histogram.as_ref().map(Histogram::snapshot),
+                signed_histogram: None,
                 error: c.slot.error(),
             })
             .collect();

@@ -772,6 +772,7 @@ fn build(
             spikes,
             alignment,
             smi: raw.smi,
+            ..CyclicConfig::new(Vec::new())
         },
         quiet: raw.quiet,
         verbose: raw.verbose,

@@ -241,6 +241,7 @@ pub fn receivers_as_run_report(report: &PairReport, cpus: &[ShownCpus]) -> RunRe
                 compat: p.receiver.compat,
                 precise: p.receiver.precise,
                 histogram: p.histogram.clone(),
+                signed_histogram: None,
                 error: p.receiver.error,
             })
             .collect(),
@@ -270,6 +271,7 @@ mod tests {
                 min: (compat.cycles > 0).then_some(Nanos(compat.min * 1000 + 123)),
                 max: (compat.cycles > 0).then_some(Nanos(compat.max * 1000 + 456)),
                 sum_ns: i128::from(compat.sum) * 1000,
+                sum_sq_ns: None,
                 overruns: 0,
             },
             error: None,

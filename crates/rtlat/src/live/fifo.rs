@@ -170,6 +170,7 @@ mod tests {
             spikes: None,
             alignment: None,
             smi: false,
+            ..CyclicConfig::new(Vec::new())
         }
     }
 

@@ -296,7 +296,7 @@ mod tests {
             slot: Default::default(),
             histogram: None,
             samples: Some(ring),
-            smi_samples: None,
+            ..ThreadChannel::default()
         };
         channel.slot.publish(&tally);
         // -o 2: one line per two samples, with the block's maximum (also

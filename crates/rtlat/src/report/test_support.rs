@@ -35,6 +35,7 @@ impl ThreadFixture {
                 compat: CompatStats::default(),
                 precise: PreciseStats::default(),
                 histogram: None,
+                signed_histogram: None,
                 error: None,
             },
         }
@@ -123,6 +124,8 @@ impl ThreadFixture {
             precise.min = Some(precise.min.map_or(ns, |m| m.min(ns)));
             precise.max = Some(precise.max.map_or(ns, |m| m.max(ns)));
             precise.sum_ns += i128::from(ns.as_nanos());
+            let square = u128::from(ns.as_nanos().unsigned_abs()).pow(2);
+            precise.sum_sq_ns = Some(precise.sum_sq_ns.unwrap_or(0) + square);
 
             if let Some(h) = hist.as_mut() {
                 match usize::try_from(v).ok().filter(|&b| b < h.buckets.len()) {
