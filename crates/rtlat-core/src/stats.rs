@@ -92,6 +92,8 @@ pub struct ThreadSlot {
     /// the loop ends (it only serves the final standard deviation).
     sum_sq_hi: AtomicU64,
     sum_sq_lo: AtomicU64,
+    /// Whether the sum of squares was published (by a loop that keeps it).
+    sum_sq_published: AtomicU8,
 }
 
 impl Default for ThreadSlot {
@@ -114,6 +116,7 @@ impl Default for ThreadSlot {
             smi: AtomicU64::new(0),
             sum_sq_hi: AtomicU64::new(0),
             sum_sq_lo: AtomicU64::new(0),
+            sum_sq_published: AtomicU8::new(0),
         }
     }
 }
@@ -274,6 +277,7 @@ impl<'a> SlotWriter<'a> {
 fn publish_sum_sq(slot: &ThreadSlot, sum_sq: u128) {
     slot.sum_sq_hi.store((sum_sq >> 64) as u64, Relaxed);
     slot.sum_sq_lo.store(sum_sq as u64, Relaxed);
+    slot.sum_sq_published.store(1, Relaxed);
 }
 
 /// Keeps and publishes `value` when `better` (a new minimum or maximum).
@@ -401,10 +405,10 @@ impl ThreadSlot {
             min: any.then(|| crate::units::Nanos(self.min_ns.load(Relaxed))),
             max: any.then(|| crate::units::Nanos(self.max_ns.load(Relaxed))),
             sum_ns: i128::from(self.sum_ns.load(Relaxed)),
-            sum_sq_ns: Some(
+            sum_sq_ns: (self.sum_sq_published.load(Relaxed) != 0).then(|| {
                 (u128::from(self.sum_sq_hi.load(Relaxed)) << 64)
-                    | u128::from(self.sum_sq_lo.load(Relaxed)),
-            ),
+                    | u128::from(self.sum_sq_lo.load(Relaxed))
+            }),
             overruns: self.overruns.load(Relaxed),
         }
     }
@@ -791,7 +795,7 @@ mod tests {
         for ns in [3_000_000_000i64, -4, 5] {
             writer.record(ns / 1000, ns);
         }
-        assert_eq!(slot.precise().sum_sq_ns, Some(0), "not before the end");
+        assert_eq!(slot.precise().sum_sq_ns, None, "not before the end");
         writer.finish();
         assert_eq!(
             slot.precise().sum_sq_ns,
