@@ -239,12 +239,6 @@ impl<'a> SlotWriter<'a> {
         s.cycles.store(t.cycles, Relaxed);
     }
 
-    /// Largest sample so far in ns (`i64::MIN` before the first).
-    #[inline(always)]
-    pub fn max_ns(&self) -> i64 {
-        self.tally.max_ns
-    }
-
     /// Deadlines skipped so far.
     #[inline(always)]
     pub fn overruns(&self) -> u64 {

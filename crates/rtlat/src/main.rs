@@ -9,6 +9,7 @@
 mod cli;
 mod cyclictest;
 mod ipc;
+mod latency;
 mod live;
 mod output;
 mod report;
@@ -66,6 +67,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
         } => match tool {
             Tool::Cyclictest => cyclictest::main(&args, cmdline),
             Tool::Signaltest => signaltest::main(&args, cmdline),
+            Tool::Latency => latency::main(&args),
             Tool::Svsematest => ipc::main(ipc::PairTool::Svsematest, &args, cmdline),
             Tool::Pmqtest => ipc::main(ipc::PairTool::Pmqtest, &args, cmdline),
             Tool::Ptsematest => ipc::main(ipc::PairTool::Ptsematest, &args, cmdline),

@@ -61,14 +61,22 @@ pub fn note_not_realtime(who: &str, policy: SchedPolicy) {
     );
 }
 
-/// `mlockall`, with advice when the lock limit is too small.
+/// `mlockall` for `-m/--mlockall`, with advice when the lock limit is too
+/// small.
 pub fn lock_memory() -> anyhow::Result<()> {
+    lock_memory_because("-m/--mlockall: ", ", or leave out -m")
+}
+
+/// `mlockall`; a failure is one line: `option` (the option that asked for
+/// it, with `: `, or empty), the error, the limit, the advice and `other`
+/// (more advice, starting with `, `).
+pub fn lock_memory_because(option: &str, other: &str) -> anyhow::Result<()> {
     memory::lock_all().map_err(|e| {
         let limit = memory::memlock_limit()
             .map_or("unlimited".to_string(), |b| format!("{} KiB", b / 1024));
         anyhow::anyhow!(
-            "-m/--mlockall: mlockall failed: {} (RLIMIT_MEMLOCK is {limit}): run as root, \
-             raise the limit (ulimit -l), or leave out -m",
+            "{option}mlockall failed: {} (RLIMIT_MEMLOCK is {limit}): run as root or raise the \
+             limit (ulimit -l){other}",
             errno_text(e)
         )
     })

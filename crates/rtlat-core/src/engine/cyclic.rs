@@ -150,6 +150,9 @@ fn run_loop<S: TimeSource>(
 
     let mut next = time::add(start, params.interval);
     let stop_at: Option<Timespec> = params.duration.map(|d| time::add(start, d));
+    // `latency -f` freezes the trace at each sample above every earlier
+    // one, the warm-up's included (so not at the first sample after it).
+    let mut freeze_above = i64::MIN;
     let periodic = params.wait.is_periodic();
     // A timerfd counts its own missed periods; skipping more here than it
     // counted would make its next, pending expiry look early.
@@ -205,9 +208,10 @@ fn run_loop<S: TimeSource>(
             Resolution::Nanos => ns,
         };
         let warming_up = recording_from.is_some_and(|from| time::is_after(&from, &next));
-        if !warming_up {
+        if warming_up {
+            freeze_above = freeze_above.max(ns);
+        } else {
             let cycle = writer.cycles();
-            let previous_max = writer.max_ns();
             writer.record(units, ns);
             if let Some(h) = histogram {
                 h.record(units, cycle);
@@ -230,8 +234,9 @@ fn run_loop<S: TimeSource>(
                 iv.add(time::to_nanos(&next), ns, writer.overruns());
             }
             if let Some(trace) = freeze
-                && ns > previous_max
+                && ns > freeze_above
             {
+                freeze_above = ns;
                 // A failed write cannot be reported from here; the trace
                 // simply shows no freeze.
                 let _ = trace.freeze(FREEZE_MARKER);

@@ -22,16 +22,19 @@ pub enum Tool {
     Sigwaittest,
     /// `rtlat signaltest`: signal round trip through a ring of threads.
     Signaltest,
+    /// `rtlat latency`: Xenomai's `latency` test.
+    Latency,
 }
 
 impl Tool {
-    const ALL: [Tool; 6] = [
+    const ALL: [Tool; 7] = [
         Tool::Cyclictest,
         Tool::Svsematest,
         Tool::Pmqtest,
         Tool::Ptsematest,
         Tool::Sigwaittest,
         Tool::Signaltest,
+        Tool::Latency,
     ];
 
     /// The subcommand (and C tool) name.
@@ -43,6 +46,7 @@ impl Tool {
             Tool::Ptsematest => "ptsematest",
             Tool::Sigwaittest => "sigwaittest",
             Tool::Signaltest => "signaltest",
+            Tool::Latency => "latency",
         }
     }
 
@@ -148,13 +152,16 @@ pub fn top_help() -> String {
 Usage: rtlat <TOOL> [OPTIONS]
        <TOOL> [OPTIONS]        (through a symlink named after the tool)
 
-Tools (each with the options and output of the rt-tests tool of its name):
+Tools (each with the options and output of the tool of its name, from
+rt-tests or, for latency, Xenomai):
   cyclictest   timer wake-up latency
   svsematest   hand-off latency through SysV semaphores
   pmqtest      hand-off latency through POSIX message queues
   ptsematest   hand-off latency through mutexes
   sigwaittest  hand-off latency through a signal and sigwait
   signaltest   round-trip latency of a signal through a ring of threads
+  latency      timer wake-up latency with Xenomai `latency`'s options and
+               per-second output
 
 Run 'rtlat <TOOL> --help' for the options of a tool.
 Options:

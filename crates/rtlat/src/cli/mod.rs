@@ -3,6 +3,7 @@ pub mod cyclictest;
 pub mod dispatch;
 pub mod getopt;
 pub mod ipc;
+pub mod latency;
 pub mod signaltest;
 pub mod values;
 

@@ -13,6 +13,7 @@ mod ipc_differential;
 mod ipc_real;
 mod ipc_synthetic;
 mod ipc_util;
+mod latency;
 mod methods;
 mod privilege;
 mod real_extras;

@@ -1,0 +1,665 @@
+//! The `rtlat latency` command line: Xenomai 3 `latency`'s options
+//! (`g:hp:l:T:qH:B:sD:t:fc:P:b`) where they mean something on Linux, plus
+//! `--help` and the hidden `--synthetic`, turned into validated
+//! [`Settings`].
+//!
+//! `-t 1`, `-t 2`, `-D` and `-b` drive Xenomai's in-kernel benchmark and
+//! mode switches; they are refused with a line saying so. Unlike Xenomai,
+//! every value is checked (no `atoi`, no silent clamping of `-P`) and a bad
+//! one is a one-line [`UsageError`].
+
+use std::ffi::OsString;
+
+use rtlat_core::config::{
+    CyclicConfig, IntervalPlan, SchedPolicy, SignedHistogramPlan, ThreadPlan, TimeSourceKind,
+    WaitMode,
+};
+use rtlat_core::units::{Nanos, Resolution};
+
+use super::getopt::{OptSpec, ValueKind, getopt_long};
+use super::values::{
+    DirReport, DurationError, OptionName, SystemView, UsageError, int, int_in, invalid,
+    new_file_path, opt_values, spelling,
+};
+use crate::latency::settings::Settings;
+
+/// What the command line asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Invocation {
+    /// `--help`: print [`help_text`] and exit 0.
+    Help,
+    /// Measure.
+    Run {
+        /// The validated settings.
+        settings: Box<Settings>,
+        /// Complete stderr lines to print first.
+        warnings: Vec<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opt {
+    Gnuplot,
+    Histograms,
+    Period,
+    Lines,
+    Duration,
+    Quiet,
+    HistogramSize,
+    BucketSize,
+    Stats,
+    Device,
+    TestMode,
+    Freeze,
+    Cpu,
+    Priority,
+    BreakOnSwitch,
+    Help,
+    Synthetic,
+}
+
+const NO: ValueKind = ValueKind::None;
+const REQ: ValueKind = ValueKind::Required;
+
+const fn short(id: Opt, letter: char, value: ValueKind) -> OptSpec<Opt> {
+    OptSpec {
+        id,
+        short: Some(letter),
+        long: None,
+        value,
+        in_2_4: true,
+    }
+}
+
+const fn long(id: Opt, name: &'static str, value: ValueKind) -> OptSpec<Opt> {
+    OptSpec {
+        id,
+        short: None,
+        long: Some(name),
+        value,
+        in_2_4: false,
+    }
+}
+
+/// Xenomai's short options (its `latency` has no long ones), then ours.
+const OPTIONS: &[OptSpec<Opt>] = &[
+    short(Opt::Gnuplot, 'g', REQ),
+    short(Opt::Histograms, 'h', NO),
+    short(Opt::Period, 'p', REQ),
+    short(Opt::Lines, 'l', REQ),
+    short(Opt::Duration, 'T', REQ),
+    short(Opt::Quiet, 'q', NO),
+    short(Opt::HistogramSize, 'H', REQ),
+    short(Opt::BucketSize, 'B', REQ),
+    short(Opt::Stats, 's', NO),
+    short(Opt::Device, 'D', REQ),
+    short(Opt::TestMode, 't', REQ),
+    short(Opt::Freeze, 'f', NO),
+    short(Opt::Cpu, 'c', REQ),
+    short(Opt::Priority, 'P', REQ),
+    short(Opt::BreakOnSwitch, 'b', NO),
+    long(Opt::Help, "help", NO),
+    // Hidden: the deterministic test seam.
+    long(Opt::Synthetic, "synthetic", REQ),
+];
+
+impl OptionName for Opt {
+    fn spelling(self) -> String {
+        spelling(self, OPTIONS)
+    }
+}
+
+/// Xenomai's default period on x86 (CONFIG_XENO_DEFAULT_PERIOD); 1000 µs
+/// on other architectures, as Xenomai builds them.
+pub const DEFAULT_PERIOD_US: i64 = if cfg!(target_arch = "x86_64") {
+    100
+} else {
+    1000
+};
+/// Xenomai's default priority.
+const DEFAULT_PRIORITY: u8 = 99;
+/// Xenomai's histogram size (the code's 300, not its help text's 200).
+const DEFAULT_BUCKETS: i64 = 300;
+/// Xenomai's bucket width.
+const DEFAULT_BUCKET_NS: i64 = 1000;
+/// Xenomai's lines between headers.
+const DEFAULT_LINES: u64 = 21;
+/// Xenomai's warm-up, discarded.
+pub const WARMUP: Nanos = Nanos::from_secs(1);
+/// How many sealed seconds the display may fall behind without losing one.
+const INTERVAL_RING: usize = 64;
+
+const MAX_PERIOD_US: i64 = 1_000_000;
+const MAX_BUCKETS: i64 = 1_000_000;
+const MAX_BUCKET_NS: i64 = 1_000_000_000;
+const MAX_LINES: i64 = 1_000_000;
+
+#[derive(Default)]
+struct Raw {
+    gnuplot: Option<String>,
+    histograms: bool,
+    period: Option<String>,
+    lines: Option<String>,
+    duration: Option<String>,
+    quiet: bool,
+    histogram_size: Option<String>,
+    bucket_size: Option<String>,
+    stats: bool,
+    device: Option<String>,
+    test_mode: Option<String>,
+    freeze: bool,
+    cpu: Option<String>,
+    priority: Option<String>,
+    break_on_switch: bool,
+    synthetic: Option<String>,
+}
+
+/// Reads the `rtlat latency` command line (`args` without the program
+/// name).
+pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, UsageError> {
+    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
+    let mut raw = Raw::default();
+    for item in opt_values(items) {
+        let (id, value) = item?;
+        let val = || value.clone().unwrap_or_default();
+        match id {
+            Opt::Help => return Ok(Invocation::Help),
+            Opt::Gnuplot => raw.gnuplot = Some(val()),
+            Opt::Histograms => raw.histograms = true,
+            Opt::Period => raw.period = Some(val()),
+            Opt::Lines => raw.lines = Some(val()),
+            Opt::Duration => raw.duration = Some(val()),
+            Opt::Quiet => raw.quiet = true,
+            Opt::HistogramSize => raw.histogram_size = Some(val()),
+            Opt::BucketSize => raw.bucket_size = Some(val()),
+            Opt::Stats => raw.stats = true,
+            Opt::Device => raw.device = Some(val()),
+            Opt::TestMode => raw.test_mode = Some(val()),
+            Opt::Freeze => raw.freeze = true,
+            Opt::Cpu => raw.cpu = Some(val()),
+            Opt::Priority => raw.priority = Some(val()),
+            Opt::BreakOnSwitch => raw.break_on_switch = true,
+            Opt::Synthetic => raw.synthetic = Some(val()),
+        }
+    }
+    let (settings, warnings) = build(raw, system)?;
+    Ok(Invocation::Run {
+        settings: Box::new(settings),
+        warnings,
+    })
+}
+
+fn needs_xenomai(id: Opt, value: &str, what: &str) -> UsageError {
+    UsageError(format!(
+        "{}{value}: {what}, which needs the Xenomai kernel; on Linux only the periodic \
+         user-mode task (-t 0) exists",
+        id.spelling(),
+        value = if value.is_empty() {
+            String::new()
+        } else {
+            format!(" {value}")
+        },
+    ))
+}
+
+fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), UsageError> {
+    let mut warnings = Vec::new();
+    if let Some(mode) = &raw.test_mode {
+        match int::<i64>(mode) {
+            Some(0) => {}
+            Some(1) => {
+                return Err(needs_xenomai(
+                    Opt::TestMode,
+                    mode,
+                    "the in-kernel periodic task runs in Xenomai's timerbench driver",
+                ));
+            }
+            Some(2) => {
+                return Err(needs_xenomai(
+                    Opt::TestMode,
+                    mode,
+                    "the in-kernel timer handler runs in Xenomai's timerbench driver",
+                ));
+            }
+            _ => {
+                return Err(invalid(
+                    Opt::TestMode,
+                    mode,
+                    "expected a test mode: 0 (periodic user-mode task); 1 and 2 need Xenomai",
+                ));
+            }
+        }
+    }
+    if let Some(device) = &raw.device {
+        return Err(needs_xenomai(
+            Opt::Device,
+            device,
+            "it picks a Xenomai timerbench device",
+        ));
+    }
+    if raw.break_on_switch {
+        return Err(needs_xenomai(
+            Opt::BreakOnSwitch,
+            "",
+            "it stops at a switch to Linux (secondary) mode",
+        ));
+    }
+
+    let period_us = match &raw.period {
+        Some(text) => int_in(
+            Opt::Period,
+            text,
+            1..=MAX_PERIOD_US,
+            "a sampling period in microseconds",
+        )?,
+        None => DEFAULT_PERIOD_US,
+    };
+    let period = Nanos::from_micros(period_us);
+    let priority = match &raw.priority {
+        Some(text) => int_in(Opt::Priority, text, 1..=99, "a SCHED_FIFO priority")? as u8,
+        None => DEFAULT_PRIORITY,
+    };
+    let cpu = match &raw.cpu {
+        Some(text) => {
+            let cpu = int::<usize>(text).filter(|c| system.allowed_cpus.contains(c));
+            Some(cpu.ok_or_else(|| {
+                invalid(
+                    Opt::Cpu,
+                    text,
+                    format_args!(
+                        "expected a CPU this process may run on: {}",
+                        list_cpus(&system.allowed_cpus)
+                    ),
+                )
+            })?)
+        }
+        None => None,
+    };
+    let duration_secs = match &raw.duration {
+        Some(text) => parse_duration(text)?,
+        None => None,
+    };
+    let lines_per_header = match &raw.lines {
+        Some(text) => int_in(
+            Opt::Lines,
+            text,
+            0..=MAX_LINES,
+            "a number of data lines per header, 0 for no header",
+        )? as u64,
+        None => DEFAULT_LINES,
+    };
+    let buckets = match &raw.histogram_size {
+        Some(text) => int_in(
+            Opt::HistogramSize,
+            text,
+            1..=MAX_BUCKETS,
+            "a number of histogram buckets",
+        )?,
+        None => DEFAULT_BUCKETS,
+    };
+    let bucket_ns = match &raw.bucket_size {
+        Some(text) => int_in(
+            Opt::BucketSize,
+            text,
+            1..=MAX_BUCKET_NS,
+            "a bucket width in nanoseconds",
+        )?,
+        None => DEFAULT_BUCKET_NS,
+    };
+    let gnuplot = match &raw.gnuplot {
+        Some(text) => Some(new_file_path(
+            Opt::Gnuplot,
+            text,
+            "write",
+            DirReport::Detailed,
+        )?),
+        None => None,
+    };
+    let quiet = match (raw.quiet, duration_secs) {
+        (true, None) => {
+            // Xenomai's own warning, and like Xenomai the run goes on
+            // with the live lines.
+            warnings.push("latency: -q only works if -T has been given.".to_owned());
+            false
+        }
+        (quiet, _) => quiet,
+    };
+    let source = match &raw.synthetic {
+        Some(text) => TimeSourceKind::Synthetic {
+            seed: int::<u64>(text).ok_or_else(|| {
+                invalid(
+                    Opt::Synthetic,
+                    text,
+                    format_args!("expected a seed, 0 to {}", u64::MAX),
+                )
+            })?,
+        },
+        None => TimeSourceKind::Real,
+    };
+
+    let keeps_histograms = raw.histograms || raw.stats || gnuplot.is_some();
+    let engine = CyclicConfig {
+        wait: WaitMode::Timerfd,
+        resolution: Resolution::Nanos,
+        // The thread's own clock: the warm-up, then -T seconds.
+        duration: duration_secs.map(|s| {
+            Nanos(
+                (s as i64)
+                    .saturating_mul(1_000_000_000)
+                    .saturating_add(WARMUP.as_nanos()),
+            )
+        }),
+        source,
+        warmup: Some(WARMUP),
+        intervals: Some(IntervalPlan {
+            length: Nanos::from_secs(1),
+            ring: INTERVAL_RING,
+        }),
+        signed_histogram: keeps_histograms.then_some(SignedHistogramPlan {
+            width: Nanos(bucket_ns),
+            per_side: buckets as usize,
+        }),
+        freeze_on_max: raw.freeze,
+        ..CyclicConfig::new(vec![ThreadPlan {
+            index: 0,
+            interval: period,
+            policy: SchedPolicy::Fifo,
+            priority,
+            cpu,
+        }])
+    };
+    let settings = Settings {
+        engine,
+        period,
+        priority,
+        duration_secs,
+        lines_per_header,
+        quiet,
+        histograms: raw.histograms,
+        gnuplot,
+        freeze: raw.freeze,
+    };
+    Ok((settings, warnings))
+}
+
+/// `-T`: whole seconds (Xenomai's), or with a suffix s, m, h or d; 0 for
+/// no limit.
+fn parse_duration(text: &str) -> Result<Option<u64>, UsageError> {
+    match super::values::duration(text) {
+        Ok(nanos) => Ok(nanos.map(|n| (n.as_nanos() / 1_000_000_000) as u64)),
+        Err(DurationError::Malformed) => Err(invalid(
+            Opt::Duration,
+            text,
+            super::values::DURATION_EXPECTED,
+        )),
+        Err(DurationError::SecondsOverflow | DurationError::TooLong) => {
+            Err(invalid(Opt::Duration, text, "too long: at most 292 years"))
+        }
+    }
+}
+
+fn list_cpus(cpus: &[usize]) -> String {
+    cpus.iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The text of `rtlat latency --help`.
+pub fn help_text() -> String {
+    format!(
+        "\
+rtlat latency: Xenomai's `latency` test on Linux
+
+Usage: rtlat latency [OPTIONS]
+
+One SCHED_FIFO thread wakes up every period on a periodic timerfd and
+measures how late it woke up. The first second is a warm-up and is
+discarded; then one RTD line per second gives that second's minimum,
+average and maximum, the overruns so far, the mode switches (always 0 on
+Linux) and the best and worst so far. All results in microseconds.
+The options are those of Xenomai 3 `latency` (short options only; -h is
+the histograms, not the help).
+
+  -p US     sampling period in microseconds, 1 to 1000000       [{period}]
+  -T SECS   measure for SECS seconds after the warm-up (or 10m, 2h, ...);
+            0: until Ctrl-C                                        [0]
+  -P PRIO   SCHED_FIFO priority of the thread, 1 to 99             [99]
+  -c CPU    pin the thread to CPU                          [not pinned]
+  -l LINES  RTD lines between RTT/RTH headers; 0: no headers       [21]
+  -q        with -T: no RTT, RTH or RTD lines, only the summary
+  -h        print the histograms of all samples, of the per-second
+            minima and of the per-second maxima (HSD lines)
+  -s        print the sample count, average and standard deviation of
+            each histogram's values (HSH/HSS lines, in microseconds)
+  -H N      buckets on each side of zero, 1 to 1000000              [300]
+  -B NS     bucket width in nanoseconds, 1 to 1000000000          [1000]
+  -g FILE   write the all-samples histogram to FILE as gnuplot data
+            (x: bucket centre in us, y: count + 1)
+  -f        at each new maximum, write a trace marker and freeze the
+            kernel trace (a tracefs snapshot; without snapshot support,
+            the trace is stopped)
+  -t 0      the periodic user-mode task (the only test mode on Linux)
+      --help  print this help
+
+Not on Linux: -t 1 and -t 2 (in-kernel task and timer handler), -D
+(timerbench device) and -b (break on mode switch) need the Xenomai kernel.
+
+Unlike Xenomai, negative latencies keep their sign in the histograms,
+samples beyond the last bucket are counted on HSO lines instead of being
+added to it, and the HSS average and deviation are computed from the exact
+samples, in microseconds whatever the bucket width.
+",
+        period = DEFAULT_PERIOD_US
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn system() -> SystemView {
+        SystemView {
+            allowed_cpus: vec![0, 1],
+            configured_cpus: 2,
+        }
+    }
+
+    fn parse_words(words: &[&str]) -> Result<Invocation, UsageError> {
+        let args: Vec<OsString> = words.iter().map(OsString::from).collect();
+        parse(&args, &system())
+    }
+
+    fn settings(words: &[&str]) -> Settings {
+        match parse_words(words) {
+            Ok(Invocation::Run { settings, .. }) => *settings,
+            other => panic!("{words:?}: {other:?}"),
+        }
+    }
+
+    fn error(words: &[&str]) -> String {
+        match parse_words(words) {
+            Err(e) => e.0,
+            other => panic!("{words:?} should fail: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_like_xenomai() {
+        let s = settings(&[]);
+        let plan = &s.engine.threads[0];
+        assert_eq!(s.engine.threads.len(), 1);
+        assert_eq!(plan.interval, Nanos::from_micros(DEFAULT_PERIOD_US));
+        assert_eq!((plan.policy, plan.priority), (SchedPolicy::Fifo, 99));
+        assert_eq!(plan.cpu, None);
+        assert_eq!(s.engine.wait, WaitMode::Timerfd);
+        assert_eq!(s.engine.warmup, Some(Nanos::from_secs(1)));
+        assert_eq!(
+            s.engine.intervals.map(|i| i.length),
+            Some(Nanos::from_secs(1))
+        );
+        assert_eq!(s.engine.duration, None);
+        assert_eq!(s.engine.signed_histogram, None);
+        assert!(!s.engine.freeze_on_max);
+        assert_eq!(
+            (s.lines_per_header, s.quiet, s.histograms),
+            (21, false, false)
+        );
+        assert_eq!((s.duration_secs, s.gnuplot.clone()), (None, None));
+    }
+
+    /// Every option in every spelling getopt allows: separate, attached,
+    /// grouped.
+    #[test]
+    fn spelling_table() {
+        type Check = fn(&Settings) -> bool;
+        let table: &[(&[&str], Check)] = &[
+            (&["-p", "250"], |s| s.period == Nanos::from_micros(250)),
+            (&["-p250"], |s| {
+                s.engine.threads[0].interval == Nanos::from_micros(250)
+            }),
+            (&["-T", "5"], |s| {
+                s.duration_secs == Some(5) && s.engine.duration == Some(Nanos::from_secs(6))
+            }),
+            (&["-T5"], |s| s.duration_secs == Some(5)),
+            (&["-T", "2m"], |s| s.duration_secs == Some(120)),
+            (&["-T", "0"], |s| s.duration_secs.is_none()),
+            (&["-P", "80"], |s| s.priority == 80),
+            (&["-P80"], |s| s.engine.threads[0].priority == 80),
+            (&["-c", "1"], |s| s.engine.threads[0].cpu == Some(1)),
+            (&["-c0"], |s| s.engine.threads[0].cpu == Some(0)),
+            (&["-l", "5"], |s| s.lines_per_header == 5),
+            (&["-l0"], |s| s.lines_per_header == 0),
+            (&["-q", "-T", "3"], |s| s.quiet),
+            (&["-qT3"], |s| s.quiet && s.duration_secs == Some(3)),
+            (&["-h"], |s| {
+                s.histograms && s.engine.signed_histogram.is_some()
+            }),
+            (&["-s"], |s| {
+                !s.histograms && s.engine.signed_histogram.is_some()
+            }),
+            (&["-hs"], |s| {
+                s.histograms && s.engine.signed_histogram.is_some()
+            }),
+            (&["-g", "out.dat"], |s| {
+                s.gnuplot == Some(PathBuf::from("out.dat")) && s.engine.signed_histogram.is_some()
+            }),
+            (&["-gout.dat"], |s| {
+                s.gnuplot == Some(PathBuf::from("out.dat"))
+            }),
+            (&["-h", "-H", "50"], |s| {
+                s.engine.signed_histogram.map(|h| h.per_side) == Some(50)
+            }),
+            (&["-hH50"], |s| {
+                s.engine.signed_histogram.map(|h| h.per_side) == Some(50)
+            }),
+            (&["-h", "-B", "250"], |s| {
+                s.engine.signed_histogram.map(|h| h.width) == Some(Nanos(250))
+            }),
+            (&["-sB250"], |s| {
+                s.engine.signed_histogram.map(|h| h.width) == Some(Nanos(250))
+            }),
+            (&["-H", "50"], |s| s.engine.signed_histogram.is_none()),
+            (&["-f"], |s| s.freeze && s.engine.freeze_on_max),
+            (&["-t", "0"], |s| s.engine.wait == WaitMode::Timerfd),
+            (&["-t0"], |s| s.engine.wait == WaitMode::Timerfd),
+            (&["--synthetic", "3"], |s| {
+                s.engine.source == TimeSourceKind::Synthetic { seed: 3 }
+            }),
+            (&["--synthetic=4"], |s| {
+                s.engine.source == TimeSourceKind::Synthetic { seed: 4 }
+            }),
+        ];
+        for (words, check) in table {
+            let s = settings(words);
+            assert!(check(&s), "{words:?}: {s:?}");
+        }
+    }
+
+    #[test]
+    fn help_is_the_long_option_only() {
+        assert!(matches!(parse_words(&["--help"]), Ok(Invocation::Help)));
+        assert!(matches!(parse_words(&["--he"]), Ok(Invocation::Help)));
+        assert!(matches!(parse_words(&["-h"]), Ok(Invocation::Run { .. })));
+    }
+
+    #[test]
+    fn xenomai_only_modes_are_refused() {
+        for (words, needle) in [
+            (&["-t", "1"][..], "-t 1: the in-kernel periodic task"),
+            (&["-t2"][..], "-t 2: the in-kernel timer handler"),
+            (
+                &["-D", "0"][..],
+                "-D 0: it picks a Xenomai timerbench device",
+            ),
+            (&["-b"][..], "-b: it stops at a switch"),
+        ] {
+            let e = error(words);
+            assert!(e.contains(needle), "{words:?}: {e}");
+            assert!(e.contains("needs the Xenomai kernel"), "{words:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn bad_values_name_the_option_the_value_and_what_is_accepted() {
+        for (words, needle) in [
+            (
+                &["-p", "0"][..],
+                "-p: invalid value '0': expected a sampling period in microseconds, 1 to 1000000",
+            ),
+            (&["-p", "abc"][..], "-p: invalid value 'abc'"),
+            (
+                &["-P", "0"][..],
+                "-P: invalid value '0': expected a SCHED_FIFO priority, 1 to 99",
+            ),
+            (&["-P", "100"][..], "-P: invalid value '100'"),
+            (
+                &["-c", "7"][..],
+                "-c: invalid value '7': expected a CPU this process may run on: 0, 1",
+            ),
+            (
+                &["-H", "0"][..],
+                "-H: invalid value '0': expected a number of histogram buckets",
+            ),
+            (
+                &["-B", "-5"][..],
+                "-B: invalid value '-5': expected a bucket width in nanoseconds",
+            ),
+            (&["-l", "x"][..], "-l: invalid value 'x'"),
+            (&["-T", "soon"][..], "-T: invalid value 'soon'"),
+            (
+                &["-t", "3"][..],
+                "-t: invalid value '3': expected a test mode",
+            ),
+            (
+                &["-g", ""][..],
+                "-g: invalid value '': expected a file name",
+            ),
+            (
+                &["-g", "/nonexistent/dir/x.dat"][..],
+                "directory '/nonexistent/dir' does not exist",
+            ),
+            (&["-x"][..], "-x"),
+            (&["extra"][..], "unexpected argument 'extra'"),
+        ] {
+            let e = error(words);
+            assert!(e.contains(needle), "{words:?}: {e}");
+            assert!(!e.contains('\n'), "{words:?}: one line: {e}");
+        }
+    }
+
+    #[test]
+    fn quiet_without_duration_warns_as_xenomai_and_is_ignored() {
+        match parse_words(&["-q"]) {
+            Ok(Invocation::Run { settings, warnings }) => {
+                assert!(!settings.quiet);
+                assert_eq!(
+                    warnings,
+                    vec!["latency: -q only works if -T has been given.".to_string()]
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

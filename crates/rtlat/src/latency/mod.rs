@@ -1,0 +1,32 @@
+//! `rtlat latency`: Xenomai 3's `latency` test on Linux. One SCHED_FIFO
+//! thread on a periodic timerfd, a discarded warm-up second, then per-second
+//! minimum, average and maximum (`RTD|` lines), three histograms, their
+//! statistics and a summary, in Xenomai's formats. `settings` is the
+//! validated configuration, `run` carries it out, `output` holds Xenomai's
+//! text formats and `gnuplot` the `-g` data file. The measuring loop is the
+//! cyclic engine's (`rtlat_core::engine`).
+
+pub mod gnuplot;
+pub mod output;
+pub mod run;
+pub mod settings;
+
+use std::ffi::OsString;
+
+use crate::cli::latency::{Invocation, help_text, parse};
+use crate::cli::values::{SystemView, print_warnings};
+
+/// `rtlat latency ARGS...`: parse, validate, run. Returns the exit status.
+pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
+    let system = SystemView::of_this_process();
+    match parse(args, &system)? {
+        Invocation::Help => {
+            print!("{}", help_text());
+            Ok(0)
+        }
+        Invocation::Run { settings, warnings } => {
+            print_warnings(&warnings);
+            run::run(&settings)
+        }
+    }
+}

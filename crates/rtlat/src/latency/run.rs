@@ -1,0 +1,337 @@
+//! Carries out one `rtlat latency` run: privilege check, the trace files
+//! of `-f`, `mlockall` (Xenomai always locks), the measuring thread, then
+//! one `RTD|` line per second read from the thread's sealed intervals until
+//! `-T` or a signal ends the run, and finally the histograms, the gnuplot
+//! file and the `RTS|` summary. Every way a run ends goes through the same
+//! final outputs.
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use rtlat_core::config::{SchedPolicy, TimeSourceKind};
+use rtlat_core::engine::{Engine, Running};
+use rtlat_core::interval::{IntervalReader, IntervalRecord};
+use rtlat_core::report::{RunReport, ThreadError, ThreadStep};
+use rtlat_core::stats::SignedHistogram;
+use rtlat_core::units::Nanos;
+use rtlat_sys::tracefs::{self, TraceControl};
+
+use super::gnuplot::write_gnuplot;
+use super::output::{
+    HistogramReport, Kind, Moments, SecondFigures, Summary, write_banner, write_data_line,
+    write_header, write_histograms, write_summary,
+};
+use super::settings::Settings;
+use crate::output::{OutputTarget, Stdout, end_run, write_to};
+use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory_because};
+use crate::signals::SignalFlags;
+
+/// How often the display looks for newly sealed seconds.
+const POLL_PERIOD: Duration = Duration::from_millis(20);
+
+/// Runs `rtlat latency` with `settings`; returns the exit status.
+pub fn run(settings: &Settings) -> anyhow::Result<u8> {
+    let synthetic = matches!(settings.engine.source, TimeSourceKind::Synthetic { .. });
+    // Xenomai sets stdout line-buffered: each line is out as it is made.
+    let mut out = Stdout::new(true);
+
+    if !synthetic {
+        check_realtime_privilege(
+            SchedPolicy::Fifo,
+            settings.priority,
+            "rtlat cyclictest --policy other",
+        )?;
+    }
+    // Also for a synthetic run: its spikes are a deterministic way to see
+    // -f freeze the real trace.
+    let trace = settings.freeze.then(open_freeze_trace).flatten();
+    let engine = Engine::with_trace(settings.engine.clone(), trace)
+        .context("preparing the measuring thread")?;
+    if !synthetic {
+        // Xenomai locks its memory unconditionally.
+        lock_memory_because("", "")?;
+    }
+    let signals = SignalFlags::install()?;
+    out.emit(|w| write_banner(w, settings.period))?;
+    let running = engine.start().context("starting the measuring thread")?;
+    if let Some((_, error)) = running.setup_error() {
+        running.finish(false);
+        bail!(describe_thread_error(error, settings));
+    }
+    out.emit(|w| writeln!(w, "warming up..."))?;
+    if settings.quiet {
+        eprintln!(
+            "running quietly for {} seconds",
+            settings.duration_secs.unwrap_or(0)
+        );
+    }
+
+    let shared = running.shared_handle();
+    let mut seconds = Seconds::new(settings)?;
+    let external_stop = until_end(&running, &signals, &mut seconds, &mut out)?;
+    let report = running.finish(external_stop);
+    // The seconds sealed after the last look, and the partial last one.
+    if let Some(log) = &shared.channels[0].intervals {
+        let mut lines = Vec::new();
+        seconds.take(log, &mut lines);
+        if !out.is_closed() {
+            out.emit(|w| w.write_all(&lines))?;
+        }
+    }
+    if seconds.reader.lost() > 0 {
+        eprintln!(
+            "rtlat: {} seconds were overwritten before they could be printed",
+            seconds.reader.lost()
+        );
+    }
+
+    let failure = report.threads[0]
+        .error
+        .map(|error| describe_thread_error(error, settings));
+    let status = u8::from(failure.is_some());
+    let written = write_final_outputs(settings, &report, &seconds, &mut out);
+    end_run(&mut out, written, failure, status)
+}
+
+/// Shows each second as it is sealed, until the run ends by itself or is
+/// stopped. Returns whether the stop came from outside (a signal or a
+/// closed stdout).
+fn until_end(
+    running: &Running,
+    signals: &SignalFlags,
+    seconds: &mut Seconds,
+    out: &mut Stdout,
+) -> anyhow::Result<bool> {
+    let Some(log) = &running.shared().channels[0].intervals else {
+        bail!("the measuring thread keeps no per-second figures");
+    };
+    let mut lines = Vec::new();
+    loop {
+        let ended = running.reached_end();
+        lines.clear();
+        seconds.take(log, &mut lines);
+        out.emit(|w| w.write_all(&lines))?;
+        out.flush()?;
+        if out.is_closed() {
+            return Ok(true);
+        }
+        if ended {
+            return Ok(false);
+        }
+        std::thread::sleep(POLL_PERIOD);
+        if signals.stop_requested() {
+            return Ok(true);
+        }
+    }
+}
+
+/// The display's view of the seconds: what it printed and what the
+/// per-second histograms and the summary need. Its size does not depend on
+/// the run's length.
+struct Seconds<'a> {
+    settings: &'a Settings,
+    reader: IntervalReader,
+    printed: u64,
+    overruns: u64,
+    best: Option<Nanos>,
+    worst: Option<Nanos>,
+    /// Whole seconds measured (the last complete one's number + 1).
+    complete: u64,
+    minima: Option<(SignedHistogram, Moments)>,
+    maxima: Option<(SignedHistogram, Moments)>,
+}
+
+impl<'a> Seconds<'a> {
+    fn new(settings: &'a Settings) -> anyhow::Result<Seconds<'a>> {
+        let histogram = || -> anyhow::Result<Option<(SignedHistogram, Moments)>> {
+            match settings.engine.signed_histogram {
+                Some(plan) => {
+                    let h = SignedHistogram::new(plan.width.as_nanos(), plan.per_side)
+                        .context("not enough memory for the per-second histograms")?;
+                    Ok(Some((h, Moments::default())))
+                }
+                None => Ok(None),
+            }
+        };
+        Ok(Seconds {
+            settings,
+            reader: IntervalReader::new(),
+            printed: 0,
+            overruns: 0,
+            best: None,
+            worst: None,
+            complete: 0,
+            minima: histogram()?,
+            maxima: histogram()?,
+        })
+    }
+
+    /// Takes the seconds sealed since the last call and writes their lines
+    /// (unless `-q`) to `lines`.
+    fn take(&mut self, log: &rtlat_core::interval::IntervalLog, lines: &mut Vec<u8>) {
+        let mut records = Vec::new();
+        self.reader.drain(log, |r| records.push(r));
+        for record in records {
+            // Writing to a Vec cannot fail.
+            let _ = self.add(&record, lines);
+        }
+    }
+
+    fn add(&mut self, r: &IntervalRecord, lines: &mut Vec<u8>) -> io::Result<()> {
+        if r.partial || r.cycles == 0 {
+            // A second cut short by the end of the run has no RTD line;
+            // its samples are in the summary and the all-samples histogram.
+            return Ok(());
+        }
+        self.overruns += r.overruns;
+        self.best = Some(self.best.map_or(r.min, |b| b.min(r.min)));
+        self.worst = Some(self.worst.map_or(r.max, |w| w.max(r.max)));
+        self.complete = r.index + 1;
+        for (slot, value) in [(&mut self.minima, r.min), (&mut self.maxima, r.max)] {
+            if let Some((histogram, moments)) = slot {
+                histogram.record(value.as_nanos());
+                moments.add(value.as_nanos());
+            }
+        }
+        if self.settings.quiet {
+            return Ok(());
+        }
+        let every = self.settings.lines_per_header;
+        if every > 0 && self.printed.is_multiple_of(every) {
+            write_header(
+                lines,
+                r.index + 1,
+                self.settings.period,
+                self.settings.priority,
+            )?;
+        }
+        self.printed += 1;
+        write_data_line(
+            lines,
+            &SecondFigures {
+                min: r.min,
+                avg: Nanos(r.sum_ns / r.cycles as i64),
+                max: r.max,
+                overruns: self.overruns,
+                best: self.best.unwrap_or(r.min),
+                worst: self.worst.unwrap_or(r.max),
+            },
+        )
+    }
+}
+
+/// The histograms (with `-h`, `-s` or `-g`), the gnuplot file, then the
+/// summary. Every output is attempted; the first failure is returned.
+fn write_final_outputs(
+    settings: &Settings,
+    report: &RunReport,
+    seconds: &Seconds,
+    out: &mut Stdout,
+) -> anyhow::Result<()> {
+    let thread = &report.threads[0];
+    let cycles = thread.compat.cycles;
+    let mut first_error: Option<anyhow::Error> = None;
+    let mut keep = |r: anyhow::Result<()>| {
+        if let Err(e) = r {
+            first_error.get_or_insert(e);
+        }
+    };
+    if let (Some(all), Some((minima, min_moments)), Some((maxima, max_moments))) =
+        (&thread.signed_histogram, &seconds.minima, &seconds.maxima)
+    {
+        let all_moments = Moments {
+            count: cycles,
+            sum_ns: thread.precise.sum_ns,
+            sum_sq_ns: thread.precise.sum_sq_ns.unwrap_or(0),
+        };
+        let histograms = Kind::ALL.map(|kind| {
+            let report = match kind {
+                Kind::Min => HistogramReport {
+                    data: minima.snapshot(),
+                    moments: *min_moments,
+                },
+                Kind::Avg => HistogramReport {
+                    data: all.clone(),
+                    moments: all_moments,
+                },
+                Kind::Max => HistogramReport {
+                    data: maxima.snapshot(),
+                    moments: *max_moments,
+                },
+            };
+            (kind, report)
+        });
+        keep(out.emit(|w| write_histograms(w, &histograms, settings.histograms)));
+        if let Some(path) = &settings.gnuplot {
+            keep(write_to(
+                &OutputTarget::File(path.clone()),
+                out,
+                "-g",
+                |mut w| write_gnuplot(&mut w, all),
+            ));
+        }
+    }
+    let summary = Summary {
+        min: thread.precise.min,
+        avg_ns: thread.precise.mean(cycles),
+        max: thread.precise.max,
+        overruns: thread.precise.overruns,
+        actual_secs: seconds.complete,
+        requested_secs: settings.duration_secs.unwrap_or(seconds.complete),
+    };
+    keep(out.emit(|w| write_summary(w, &summary)));
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The trace files for `-f`, opened before the run (with the snapshot
+/// buffer where the kernel has one). Without tracefs, or without access to
+/// it, the run goes on with one warning and no freeze.
+fn open_freeze_trace() -> Option<TraceControl> {
+    let Some(dir) = tracefs::tracing_dir() else {
+        eprintln!("WARN: tracefs is not mounted (/sys/kernel/tracing): -f cannot freeze the trace");
+        return None;
+    };
+    match TraceControl::open(&dir, true).and_then(|t| t.with_snapshot(&dir)) {
+        Ok(trace) => {
+            if !trace.has_snapshot() {
+                eprintln!(
+                    "rtlat: note: this kernel has no trace snapshot buffer \
+                     (CONFIG_TRACER_SNAPSHOT): -f stops the trace at the first sample above \
+                     the warm-up's maximum, instead of keeping a copy at each new maximum"
+                );
+            }
+            Some(trace)
+        }
+        Err(e) => {
+            eprintln!(
+                "WARN: cannot open the trace files in {}: {}; -f cannot freeze the trace",
+                dir.display(),
+                io_strerror(&e)
+            );
+            None
+        }
+    }
+}
+
+fn describe_thread_error(error: ThreadError, settings: &Settings) -> String {
+    let why = rtlat_sys::strerror(error.errno);
+    let plan = &settings.engine.threads[0];
+    match error.step {
+        ThreadStep::Affinity => format!(
+            "the measuring thread cannot be pinned to CPU {} (-c): {why}",
+            plan.cpu.unwrap_or(0)
+        ),
+        ThreadStep::Scheduler => format!(
+            "the measuring thread cannot get SCHED_FIFO priority {} (-P): {why}",
+            plan.priority
+        ),
+        ThreadStep::Timer => format!("the measuring thread cannot set up its timerfd: {why}"),
+        ThreadStep::Wait | ThreadStep::SmiCounter => {
+            format!("latency: wait period failed: {why}")
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! The validated settings of one `rtlat latency` run: the one measuring
+//! thread ([`CyclicConfig`]) and Xenomai `latency`'s display and output
+//! choices around it.
+
+use std::path::PathBuf;
+
+use rtlat_core::config::CyclicConfig;
+use rtlat_core::units::Nanos;
+
+/// Everything `rtlat latency` needs to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// The measuring thread: a periodic timerfd at `-p`, SCHED_FIFO `-P`,
+    /// pinned with `-c`, a one-second warm-up, one-second intervals.
+    pub engine: CyclicConfig,
+    /// `-p`: the sampling period.
+    pub period: Nanos,
+    /// `-P`: the SCHED_FIFO priority.
+    pub priority: u8,
+    /// `-T`: seconds to measure after the warm-up; `None` until stopped.
+    pub duration_secs: Option<u64>,
+    /// `-l`: RTD lines between two RTT/RTH headers; 0: no header at all.
+    pub lines_per_header: u64,
+    /// `-q` (with `-T`): no RTT/RTH/RTD lines.
+    pub quiet: bool,
+    /// `-h`: print the three histograms.
+    pub histograms: bool,
+    /// `-g`: write the all-samples histogram as gnuplot data to this file.
+    pub gnuplot: Option<PathBuf>,
+    /// `-f`: freeze the kernel trace at each new maximum.
+    pub freeze: bool,
+}
