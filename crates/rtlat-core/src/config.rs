@@ -4,6 +4,7 @@
 //! their own syntax and build these types; the engine only ever sees values
 //! that are already checked. Nothing here knows about command-line spelling.
 
+use crate::distribution::DistributionPlan;
 use crate::units::{Nanos, Resolution};
 
 /// The clock the deadlines are set on and read from.
@@ -262,6 +263,9 @@ pub struct CyclicConfig {
     /// `latency -f`: at every new maximum after the warm-up, mark and
     /// freeze the kernel trace (needs the trace files of the engine).
     pub freeze_on_max: bool,
+    /// The full distribution of every thread (percentiles, plots), if
+    /// kept.
+    pub distribution: Option<DistributionPlan>,
 }
 
 /// Capacity of the per-thread ring of recent samples kept for `-v`.
@@ -291,6 +295,7 @@ impl CyclicConfig {
             intervals: None,
             signed_histogram: None,
             freeze_on_max: false,
+            distribution: None,
         }
     }
 

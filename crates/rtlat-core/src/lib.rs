@@ -12,6 +12,7 @@
 
 pub mod config;
 pub mod cpuset;
+pub mod distribution;
 pub mod engine;
 pub mod interval;
 pub mod ipc;

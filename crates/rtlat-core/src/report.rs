@@ -193,6 +193,8 @@ pub struct ThreadReport {
     pub histogram: Option<HistogramData>,
     /// The signed nanosecond histogram (`latency`), if one was kept.
     pub signed_histogram: Option<SignedHistogramData>,
+    /// The full distribution, if one was kept.
+    pub distribution: Option<crate::distribution::Distribution>,
     /// The errno a failing wait or set-up call returned, if the thread failed.
     pub error: Option<ThreadError>,
 }

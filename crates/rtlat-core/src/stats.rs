@@ -14,6 +14,7 @@ use std::sync::atomic::{
     Ordering::{Acquire, Relaxed, Release},
 };
 
+use crate::distribution::LatencyHistogram;
 use crate::interval::IntervalLog;
 use crate::report::{
     CompatStats, HistogramData, PreciseStats, SignedHistogramData, SpikeRecord, SpikeReport,
@@ -707,6 +708,8 @@ pub struct ThreadChannel {
     pub signed_histogram: Option<SignedHistogram>,
     /// Sealed per-interval figures, when requested.
     pub intervals: Option<IntervalLog>,
+    /// The full distribution, when kept.
+    pub distribution: Option<LatencyHistogram>,
 }
 
 #[cfg(test)]

@@ -3,13 +3,15 @@
 //! `allocation-counter` installs a counting global allocator for this test
 //! binary only and counts per thread, so other test threads add no noise.
 //! The loop runs inline on the test thread (SCHED_OTHER, no privilege) for
-//! thousands of cycles, with every optional buffer enabled (histograms,
-//! sample rings, spike log, warm-up, per-interval figures), on the
+//! thousands of cycles, with every optional buffer enabled (histograms, the
+//! full distribution, sample rings, spike log, warm-up, per-interval
+//! figures), on the
 //! synthetic source and on the real clock.
 
 use std::sync::atomic::AtomicBool;
 
 use rtlat_core::config::{SAMPLE_RING_LEN, WaitMode};
+use rtlat_core::distribution::{DistributionPlan, LatencyHistogram};
 use rtlat_core::engine::cyclic::{LoopExtras, LoopParams, measure};
 use rtlat_core::engine::source::{
     FakeSmiCounter, PosixTimerClock, RealClock, SmiSource, SyntheticClock, TimeSource,
@@ -18,7 +20,7 @@ use rtlat_core::engine::source::{
 use rtlat_core::engine::time::Period;
 use rtlat_core::interval::{IntervalLog, IntervalReader};
 use rtlat_core::stats::{Histogram, LoopEnd, SampleRing, SignedHistogram, SpikeLog, ThreadChannel};
-use rtlat_core::units::Resolution;
+use rtlat_core::units::{Nanos, Resolution};
 use rtlat_sys::clock::Clock;
 use rtlat_sys::timer::ThreadTimer;
 use rtlat_sys::timerfd::PeriodicTimerFd;
@@ -31,6 +33,9 @@ fn channel() -> ThreadChannel {
         smi_samples: SampleRing::new(SAMPLE_RING_LEN),
         signed_histogram: SignedHistogram::new(1000, 300),
         intervals: IntervalLog::new(4),
+        distribution: LatencyHistogram::new(
+            DistributionPlan::new(1000, Nanos::ZERO).expect("default plan"),
+        ),
     }
 }
 

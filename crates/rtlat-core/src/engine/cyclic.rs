@@ -132,6 +132,7 @@ fn run_loop<S: TimeSource>(
 ) -> LoopEnd {
     let histogram = channel.histogram.as_ref();
     let signed_histogram = channel.signed_histogram.as_ref();
+    let distribution = channel.distribution.as_ref();
     let samples = channel.samples.as_ref();
     let smi_samples = channel.smi_samples.as_ref();
     let LoopExtras {
@@ -218,6 +219,9 @@ fn run_loop<S: TimeSource>(
             }
             if let Some(h) = signed_histogram {
                 h.record(ns);
+            }
+            if let Some(d) = distribution {
+                d.record(ns);
             }
             if let Some(ring) = samples {
                 ring.record(cycle, units);

@@ -31,6 +31,7 @@ use crate::config::{
     Alignment, ClockKind, CyclicConfig, MeasureMode, SAMPLE_RING_LEN, SchedPolicy, ThreadPlan,
     TimeSourceKind, WaitMode,
 };
+use crate::distribution::LatencyHistogram;
 use crate::interval::IntervalLog;
 use crate::report::{EndReason, RunReport, ThreadError, ThreadReport, ThreadStep};
 use crate::stats::{
@@ -179,6 +180,10 @@ impl Engine {
                     },
                     intervals: match config.intervals {
                         Some(plan) => Some(IntervalLog::new(plan.ring).ok_or_else(out_of_memory)?),
+                        None => None,
+                    },
+                    distribution: match config.distribution {
+                        Some(plan) => Some(LatencyHistogram::new(plan).ok_or_else(out_of_memory)?),
                         None => None,
                     },
                 })
@@ -336,6 +341,9 @@ impl ThreadJob {
         }
         if let Some(log) = &channel.intervals {
             log.prefault();
+        }
+        if let Some(d) = &channel.distribution {
+            d.prefault();
         }
         for ring in [&channel.samples, &channel.smi_samples]
             .into_iter()
@@ -651,6 +659,10 @@ impl Running {
                 precise: c.slot.precise(),
                 histogram: c.histogram.as_ref().map(Histogram::snapshot),
                 signed_histogram: c.signed_histogram.as_ref().map(SignedHistogram::snapshot),
+                distribution: c.distribution.as_ref().map(|d| {
+                    let precise = c.slot.precise();
+                    d.snapshot(precise.min, precise.max)
+                }),
                 error: c.slot.error(),
             })
             .collect();

@@ -180,8 +180,7 @@ impl PairEngine {
                         },
                         samples: None,
                         smi_samples: None,
-                        signed_histogram: None,
-                        intervals: None,
+                        ..ThreadChannel::default()
                     },
                     sender: ThreadSlot::default(),
                     control: PairControl::default(),

@@ -169,8 +169,7 @@ impl RingEngine {
                         false => None,
                     },
                     smi_samples: None,
-                    signed_histogram: None,
-                    intervals: None,
+                    ..ThreadChannel::default()
                 })
             })
             .collect::<Result<_, RingError>>()?;
@@ -450,6 +449,7 @@ impl RingRunning {
                 precise: c.slot.precise(),
                 histogram: c.histogram.as_ref().map(Histogram::snapshot),
                 signed_histogram: None,
+                distribution: None,
                 error: c.slot.error(),
             })
             .collect();

@@ -242,6 +242,7 @@ pub fn receivers_as_run_report(report: &PairReport, cpus: &[ShownCpus]) -> RunRe
                 precise: p.receiver.precise,
                 histogram: p.histogram.clone(),
                 signed_histogram: None,
+                distribution: None,
                 error: p.receiver.error,
             })
             .collect(),

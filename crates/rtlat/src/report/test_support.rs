@@ -36,6 +36,7 @@ impl ThreadFixture {
                 precise: PreciseStats::default(),
                 histogram: None,
                 signed_histogram: None,
+                distribution: None,
                 error: None,
             },
         }
