@@ -39,6 +39,9 @@ pub struct IntervalRecord {
     /// Whether the loop ended before the interval did (the last one of a
     /// run).
     pub partial: bool,
+    /// Where it ends, ns on the run's clock: its end, or for a partial
+    /// interval its last sample's deadline.
+    pub end_ns: i64,
 }
 
 impl IntervalRecord {
@@ -59,6 +62,7 @@ struct IntervalCell {
     sum: AtomicI64,
     overruns: AtomicU64,
     partial: AtomicU64,
+    end: AtomicI64,
 }
 
 /// The ring of the most recently sealed intervals of one thread.
@@ -67,6 +71,9 @@ pub struct IntervalLog {
     cells: Box<[IntervalCell]>,
     /// How many intervals have been sealed (published after the cell).
     sealed: AtomicU64,
+    /// Where interval 0 starts, ns on the run's clock (`i64::MIN` until
+    /// the writer starts).
+    origin: AtomicI64,
 }
 
 impl IntervalLog {
@@ -79,7 +86,14 @@ impl IntervalLog {
         Some(IntervalLog {
             cells: cells.into_boxed_slice(),
             sealed: AtomicU64::new(0),
+            origin: AtomicI64::new(i64::MIN),
         })
+    }
+
+    /// Where interval 0 starts, ns on the run's clock; known once the
+    /// first interval has been read (the writer sets it before sealing).
+    pub fn origin_ns(&self) -> Option<i64> {
+        Some(self.origin.load(Relaxed)).filter(|&o| o != i64::MIN)
     }
 
     /// Writes every cell once so its page is mapped before the loop.
@@ -104,6 +118,7 @@ impl IntervalLog {
         cell.sum.store(record.sum_ns, Relaxed);
         cell.overruns.store(record.overruns, Relaxed);
         cell.partial.store(u64::from(record.partial), Relaxed);
+        cell.end.store(record.end_ns, Relaxed);
         cell.sequence.store(ordinal + 1, Release);
         self.sealed.store(ordinal + 1, Release);
     }
@@ -123,6 +138,7 @@ impl IntervalLog {
             sum_ns: cell.sum.load(Relaxed),
             overruns: cell.overruns.load(Relaxed),
             partial: cell.partial.load(Relaxed) != 0,
+            end_ns: cell.end.load(Relaxed),
         };
         // The fields were read before the sequence is checked again.
         fence(Acquire);
@@ -139,6 +155,8 @@ pub struct IntervalWriter<'a> {
     origin_ns: i64,
     /// End of the current interval, ns on the run's clock.
     end_ns: i64,
+    /// Deadline of the latest sample.
+    last_deadline_ns: i64,
     current: IntervalRecord,
     overruns_at_start: u64,
     sealed: u64,
@@ -148,11 +166,13 @@ impl<'a> IntervalWriter<'a> {
     /// A writer whose interval 0 starts at `origin_ns` (ns on the run's
     /// clock) and lasts `length_ns`.
     pub fn new(log: &'a IntervalLog, origin_ns: i64, length_ns: i64) -> Self {
+        log.origin.store(origin_ns, Relaxed);
         IntervalWriter {
             log,
             length_ns,
             origin_ns,
             end_ns: origin_ns.saturating_add(length_ns),
+            last_deadline_ns: origin_ns,
             current: empty(0),
             overruns_at_start: 0,
             sealed: 0,
@@ -167,6 +187,7 @@ impl<'a> IntervalWriter<'a> {
         if deadline_ns >= self.end_ns {
             self.roll_over(deadline_ns, overruns);
         }
+        self.last_deadline_ns = deadline_ns;
         let c = &mut self.current;
         c.cycles += 1;
         c.min = Nanos(c.min.as_nanos().min(ns));
@@ -197,6 +218,11 @@ impl<'a> IntervalWriter<'a> {
     fn seal_current(&mut self, overruns: u64, partial: bool) {
         self.current.overruns = overruns - self.overruns_at_start;
         self.current.partial = partial;
+        self.current.end_ns = if partial {
+            self.last_deadline_ns
+        } else {
+            self.end_ns
+        };
         self.overruns_at_start = overruns;
         self.log.seal(self.sealed, &self.current);
         self.sealed += 1;
@@ -212,6 +238,7 @@ fn empty(index: u64) -> IntervalRecord {
         sum_ns: 0,
         overruns: 0,
         partial: false,
+        end_ns: 0,
     }
 }
 
@@ -283,12 +310,17 @@ mod tests {
             (first.min, first.max, first.sum_ns),
             (Nanos(-3), Nanos(9), 15)
         );
-        assert_eq!((first.overruns, first.partial), (0, false));
+        assert_eq!(
+            (first.overruns, first.partial, first.end_ns),
+            (0, false, 1_100)
+        );
+        assert_eq!(log.origin_ns(), Some(1_000));
         w.finish(1);
         let last = collect(&mut reader, &log);
         assert_eq!(last.len(), 1);
         assert_eq!((last[0].index, last[0].cycles, last[0].sum_ns), (1, 2, 15));
         assert_eq!((last[0].overruns, last[0].partial), (1, true));
+        assert_eq!(last[0].end_ns, 1_150, "the last deadline");
         assert_eq!(reader.lost(), 0);
     }
 

@@ -11,8 +11,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use rtlat_core::config::{
-    Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, MeasureMode, SchedPolicy,
-    SpikePlan, ThreadPlan, TimeSourceKind, WaitMode,
+    Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, IntervalPlan, MeasureMode,
+    SchedPolicy, SpikePlan, ThreadPlan, TimeSourceKind, WaitMode,
 };
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::units::Nanos;
@@ -92,6 +92,8 @@ enum Opt {
     DbgCyclictest,
     Wait,
     Measure,
+    StatsInterval,
+    StatsFile,
 }
 
 const fn opt(id: Opt, short: Option<char>, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
@@ -193,6 +195,21 @@ const OPTIONS: &[OptSpec<Opt>] = &[
         value: REQ,
         in_2_4: false,
     },
+    // No 2.4 name starts with `st`: every 2.4 abbreviation keeps its meaning.
+    OptSpec {
+        id: Opt::StatsInterval,
+        short: None,
+        long: Some("stats-interval"),
+        value: REQ,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::StatsFile,
+        short: None,
+        long: Some("stats-file"),
+        value: REQ,
+        in_2_4: false,
+    },
 ];
 
 impl OptionName for Opt {
@@ -254,6 +271,8 @@ struct Raw {
     dbg_cyclictest: bool,
     wait: Option<String>,
     measure: Option<String>,
+    stats_interval: Option<String>,
+    stats_file: Option<String>,
 }
 
 const MAX_INTERVAL_US: i64 = i32::MAX as i64;
@@ -261,6 +280,16 @@ const MAX_BUCKETS: i64 = 1_000_000;
 const MAX_THREADS: u64 = 65_536;
 const MAX_SPIKE_NODES: i64 = 1_000_000;
 const DEFAULT_SPIKE_NODES: usize = 1024;
+/// `--stats-interval` bounds: 10 ms to one day.
+const MIN_STATS_INTERVAL: Nanos = Nanos(10_000_000);
+const MAX_STATS_INTERVAL: Nanos = Nanos::from_secs(86_400);
+/// Sealed intervals kept per thread for the `--stats-file` writer of a real
+/// run: 64 intervals, at least 0.64 s of slack for a writer that drains
+/// every 50 ms.
+const STATS_RING: usize = 64;
+/// The most a synthetic run keeps (64 B each): its file is written after
+/// the run, so the ring holds the whole of a bounded run, up to this.
+const MAX_SYNTHETIC_STATS_RING: u64 = 16_384;
 
 /// Reads the `rtlat cyclictest` command line.
 ///
@@ -329,6 +358,8 @@ pub fn parse(
             Opt::DbgCyclictest => raw.dbg_cyclictest = true,
             Opt::Wait => raw.wait = Some(val()),
             Opt::Measure => raw.measure = Some(val()),
+            Opt::StatsInterval => raw.stats_interval = Some(val()),
+            Opt::StatsFile => raw.stats_file = Some(val()),
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -556,7 +587,7 @@ fn build(
     };
 
     // Threads.
-    let threads = (0..nthreads)
+    let threads: Vec<ThreadPlan> = (0..nthreads)
         .map(|i| {
             let prio = if raw.priospread {
                 priority - i as i64
@@ -730,6 +761,7 @@ fn build(
         Some(text) => Some(new_file_path(Opt::Fifo, text, "create")?),
         None => None,
     };
+    let (intervals, stats_file) = stats_stream(&raw, source, loops, duration, &threads)?;
 
     // Options that only act together with another one.
     if raw.tracemark && breaktrace.is_none() {
@@ -772,6 +804,7 @@ fn build(
             spikes,
             alignment,
             smi: raw.smi,
+            intervals,
             ..CyclicConfig::new(Vec::new())
         },
         quiet: raw.quiet,
@@ -799,8 +832,86 @@ fn build(
         debug_resolution: raw.dbg_cyclictest,
         show_methods: (raw.wait.is_some() || raw.measure.is_some())
             && (wait != WaitMode::Absolute || measure != MeasureMode::Clock),
+        stats_file,
     };
     Ok((settings, warnings))
+}
+
+/// `--stats-interval SECONDS` with `--stats-file FILE`: both or neither.
+/// Returns the engine's interval plan and the file.
+fn stats_stream(
+    raw: &Raw,
+    source: TimeSourceKind,
+    loops: Option<u64>,
+    duration: Option<Nanos>,
+    threads: &[ThreadPlan],
+) -> Result<(Option<IntervalPlan>, Option<PathBuf>), UsageError> {
+    let length = match &raw.stats_interval {
+        Some(text) => Some(
+            super::values::decimal_seconds(text)
+                .filter(|l| (MIN_STATS_INTERVAL..=MAX_STATS_INTERVAL).contains(l))
+                .ok_or_else(|| {
+                    invalid(
+                        Opt::StatsInterval,
+                        text,
+                        "expected a length in seconds, 0.01 to 86400 (decimals allowed: 0.5)",
+                    )
+                })?,
+        ),
+        None => None,
+    };
+    let file = match &raw.stats_file {
+        Some(text) => Some(new_file_path(Opt::StatsFile, text, "write")?),
+        None => None,
+    };
+    match (length, file) {
+        (None, None) => Ok((None, None)),
+        (Some(_), None) => Err(UsageError(format!(
+            "{} needs {} FILE: the file the per-interval lines go to",
+            Opt::StatsInterval.spelling(),
+            Opt::StatsFile.spelling()
+        ))),
+        (None, Some(_)) => Err(UsageError(format!(
+            "{} needs {} SECONDS: how long each interval is",
+            Opt::StatsFile.spelling(),
+            Opt::StatsInterval.spelling()
+        ))),
+        (Some(length), Some(file)) => {
+            let ring = match source {
+                TimeSourceKind::Real => STATS_RING,
+                TimeSourceKind::Synthetic { .. } => {
+                    synthetic_stats_ring(length, loops, duration, threads)
+                }
+            };
+            Ok((Some(IntervalPlan { length, ring }), Some(file)))
+        }
+    }
+}
+
+/// A synthetic run takes its samples as fast as it can, and its file is
+/// written after the run (so that it is the same every time): its ring
+/// holds every interval of the run, bounded by `-l` or `-D` (with room for
+/// periods skipped by late wake-ups), up to [`MAX_SYNTHETIC_STATS_RING`].
+fn synthetic_stats_ring(
+    length: Nanos,
+    loops: Option<u64>,
+    duration: Option<Nanos>,
+    threads: &[ThreadPlan],
+) -> usize {
+    let longest = threads
+        .iter()
+        .map(|t| t.interval.as_nanos())
+        .max()
+        .unwrap_or(0);
+    let by_loops = loops.map(|n| u128::from(n) * 2 * longest.unsigned_abs() as u128);
+    let by_duration = duration.map(|d| d.as_nanos().unsigned_abs() as u128);
+    let span = match (by_loops, by_duration) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => u128::MAX,
+    };
+    let intervals = span / length.as_nanos().unsigned_abs().max(1) as u128 + 2;
+    intervals.clamp(STATS_RING as u128, u128::from(MAX_SYNTHETIC_STATS_RING)) as usize
 }
 
 /// `--wait METHOD`, checked against `-r`/`-s`/`-x`: they may repeat what
@@ -1040,6 +1151,12 @@ Output:
   -H, --histofall=US     like -h, plus a column summing all threads
       --histfile=PATH    write the histogram to PATH instead of stdout
       --json=FILE        write the results as JSON to FILE (- for stdout)
+      --stats-interval=SECONDS  cut the run into intervals of SECONDS
+                         (0.01 to 86400, decimals allowed: 0.5) and write
+                         each thread's cycles, min, avg, max and overruns
+                         in each of them to --stats-file
+      --stats-file=FILE  where those go: one JSON line per interval and
+                         thread, written while the run goes on
       --spike=US         list every wake-up later than US (nanoseconds with
                          -N) at the end, 1 to 2147483647
       --spike-nodes=N    keep at most N of those spikes, 1 to 1000000 [1024]

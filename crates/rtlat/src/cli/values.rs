@@ -180,6 +180,36 @@ pub fn duration(text: &str) -> Result<Option<Nanos>, DurationError> {
     Ok((nanos != 0).then_some(Nanos(nanos)))
 }
 
+/// Decimal seconds (`2`, `0.5`, `.25`, `1.000000001`; surrounding blanks
+/// ignored) read exactly into nanoseconds: digits with at most one point
+/// and at most nine digits after it, no sign, no exponent, no unit. `None`
+/// for anything else or more than an `i64` of nanoseconds.
+pub fn decimal_seconds(text: &str) -> Option<Nanos> {
+    let t = text.trim();
+    let (whole, fraction) = t.split_once('.').unwrap_or((t, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && fraction.is_empty())
+        || !digits(whole)
+        || !digits(fraction)
+        || fraction.len() > 9
+    {
+        return None;
+    }
+    let secs: i64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    let frac: i64 = if fraction.is_empty() {
+        0
+    } else {
+        fraction.parse::<i64>().ok()? * 10_i64.pow(9 - fraction.len() as u32)
+    };
+    secs.checked_mul(1_000_000_000)?
+        .checked_add(frac)
+        .map(Nanos)
+}
+
 /// How [`new_file_path`] reports a parent directory it cannot use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DirReport {
@@ -234,5 +264,42 @@ pub fn new_file_path(
                 dir.display()
             ))),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_seconds_are_read_exactly() {
+        for (text, ns) in [
+            ("2", 2_000_000_000),
+            ("0.5", 500_000_000),
+            (".25", 250_000_000),
+            ("3.", 3_000_000_000),
+            (" 0.01 ", 10_000_000),
+            ("1.000000001", 1_000_000_001),
+            ("86400", 86_400_000_000_000),
+            ("0", 0),
+        ] {
+            assert_eq!(decimal_seconds(text), Some(Nanos(ns)), "{text:?}");
+        }
+        for text in [
+            "",
+            ".",
+            "-1",
+            "+1",
+            "1e3",
+            "1.5s",
+            "0x10",
+            "1.0000000001",
+            "1..2",
+            "1,5",
+            "abc",
+            "99999999999",
+        ] {
+            assert_eq!(decimal_seconds(text), None, "{text:?}");
+        }
     }
 }

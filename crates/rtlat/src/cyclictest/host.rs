@@ -28,6 +28,20 @@ impl Host {
         }
     }
 
+    /// Now, in nanoseconds since the Unix epoch (the epoch itself when
+    /// pinned, as [`Host::timestamp`]).
+    pub fn unix_time_ns(self) -> i128 {
+        match self {
+            Host::Real => {
+                match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+                    Ok(since) => since.as_nanos() as i128,
+                    Err(before) => -(before.duration().as_nanos() as i128),
+                }
+            }
+            Host::Pinned => 0,
+        }
+    }
+
     /// The text of `/proc/loadavg`.
     pub fn load_average(self) -> String {
         match self {

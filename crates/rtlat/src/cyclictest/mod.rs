@@ -6,6 +6,7 @@ pub mod host;
 pub mod resolution;
 pub mod run;
 pub mod settings;
+pub mod stats_file;
 
 use std::ffi::OsString;
 

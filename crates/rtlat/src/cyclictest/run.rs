@@ -2,10 +2,11 @@
 //! privilege check, `-v` CPU lines, main-thread affinity, `mlockall`,
 //! `/dev/cpu_dma_latency`, the trace files of `-b`, the `-R` probe, signal
 //! handlers and the SIGUSR2 snapshot file, the measuring threads and the
-//! `-F` FIFO, the live display until the run ends, then the final outputs
-//! (JSON, `-q` summary, spikes, histogram, `-b` lines). Every way a run ends
-//! — loops, duration, a break, a signal, a closed stdout — goes through the
-//! same final outputs, and the snapshot file and FIFO are removed.
+//! `-F` FIFO, the live display (and the `--stats-file` lines) until the run
+//! ends, then the final outputs (the last `--stats-file` lines, JSON, `-q`
+//! summary, spikes, histogram, `-b` lines). Every way a run ends — loops,
+//! duration, a break, a signal, a closed stdout — goes through the same
+//! final outputs, and the snapshot file and FIFO are removed.
 
 use std::io::{self, Write};
 use std::time::Duration;
@@ -20,6 +21,7 @@ use rtlat_sys::power::{self, DmaLatencyError};
 
 use super::host::Host;
 use super::settings::{DmaLatency, Settings};
+use super::stats_file::StatsFile;
 use crate::live::fifo::FifoServer;
 use crate::live::snapshot::StatusSnapshotFile;
 use crate::live::text::{LiveMode, LiveText, write_status_block};
@@ -74,6 +76,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             bail!("--smi: the SMI counter is not available on this CPU: {why}");
         }
     }
+
+    // Made before anything else, so that a file that cannot be written
+    // stops the run before it starts.
+    let mut stats = match &settings.stats_file {
+        Some(path) => Some(StatsFile::create(path, &settings.engine)?),
+        None => None,
+    };
 
     if settings.verbose {
         let (configured, online) = host.cpu_counts();
@@ -158,6 +167,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
 
     let running = engine.start().context("starting the measuring threads")?;
+    if let Some(stats) = stats.as_mut() {
+        stats.start(&running, host);
+    }
     if let Some((index, error)) = running.setup_error() {
         running.finish(false);
         bail!(describe_thread_error(index, error, settings));
@@ -200,6 +212,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         running: &running,
         signals: &signals,
         snapshot: snapshot.as_mut(),
+        stats: stats.as_mut(),
         host,
     };
     let external_stop = display.until_end(&mut live, &mut out)?;
@@ -207,6 +220,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         out.emit(|w| live.write_leave(w, settings.engine.threads.len()))?;
     }
     let report = running.finish(external_stop);
+    // The intervals sealed since the last batch and the last, partial ones.
+    let stats_written = stats.map_or(Ok(()), |s| s.finish(&shared));
     if let Some(fifo) = fifo {
         fifo.stop();
     }
@@ -227,7 +242,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let status: u8 = if thread_failure.is_some() { 1 } else { 0 };
 
     let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
-    let written = write_final_outputs(settings, &report, &meta, &mut out);
+    let written = write_final_outputs(settings, &report, &meta, &mut out).and(stats_written);
     let failure =
         thread_failure.map(|(index, error)| describe_thread_error(index, error, settings));
     end_run(&mut out, written, failure, status)
@@ -241,6 +256,7 @@ struct Display<'a> {
     running: &'a Running,
     signals: &'a SignalFlags,
     snapshot: Option<&'a mut StatusSnapshotFile>,
+    stats: Option<&'a mut StatsFile>,
     host: Host,
 }
 
@@ -277,7 +293,7 @@ impl Display<'_> {
                 return Ok(false);
             }
             std::thread::sleep(FRAME_PERIOD);
-            self.answer_signals();
+            self.between_frames();
             if self.signals.stop_requested() {
                 return Ok(true);
             }
@@ -297,7 +313,7 @@ impl Display<'_> {
                         break;
                     }
                     std::thread::sleep(FRAME_PERIOD);
-                    self.answer_signals();
+                    self.between_frames();
                 }
             }
         }
@@ -311,6 +327,15 @@ impl Display<'_> {
             .iter()
             .map(|c| c.slot.compat().max_shown())
             .collect()
+    }
+
+    /// What the main thread does every time it wakes up between frames:
+    /// answer signals, write the `--stats-file` lines when due.
+    fn between_frames(&mut self) {
+        self.answer_signals();
+        if let Some(stats) = self.stats.as_deref_mut() {
+            stats.drain_if_due(self.running.shared());
+        }
     }
 
     fn answer_signals(&mut self) {

@@ -87,4 +87,8 @@ pub struct Settings {
     /// `/dev/cpu_dma_latency` line (`-r`, `-s`, `-x` alone print nothing,
     /// as in C).
     pub show_methods: bool,
+    /// `--stats-file FILE` (with `--stats-interval`, whose length is in
+    /// `engine.intervals`): one JSON line per thread and interval, written
+    /// while the run goes on.
+    pub stats_file: Option<PathBuf>,
 }

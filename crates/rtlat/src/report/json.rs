@@ -5,8 +5,9 @@
 //! `"rt_test_version:"` = `"2.40"`). Unlike the C tool the document is always
 //! valid JSON: strings are escaped and an average without samples is `null`,
 //! never `-nan`. Our additions: `rtlat_version` at the top level and, per
-//! thread, `overruns`, `min_ns`, `max_ns`, `mean_ns`, `tid`, `priority`,
-//! `interval_us`, and `smi_count` with `--smi`.
+//! thread, `overruns`, `min_ns`, `max_ns`, `mean_ns`, `stddev` (µs, from
+//! the ns samples; absent where the engine keeps no sum of squares), `tid`,
+//! `priority`, `interval_us`, and `smi_count` with `--smi`.
 //!
 //! The serialisation types are private to this module; the core crate's
 //! [`RunReport`] stays plain data.
@@ -198,6 +199,10 @@ struct ThreadDto<'a> {
     min_ns: Option<i64>,
     max_ns: Option<i64>,
     mean_ns: Option<f64>,
+    /// Sample standard deviation in µs (3 decimals) of the ns samples;
+    /// `null` without samples, left out without a sum of squares.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stddev: Option<Option<f64>>,
     tid: i32,
     priority: u8,
     interval_us: i64,
@@ -220,12 +225,24 @@ impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
             min_ns: t.precise.min.map(|n| n.as_nanos()),
             max_ns: t.precise.max.map(|n| n.as_nanos()),
             mean_ns: t.precise.mean(c.cycles).map(|m| round_decimals(m, 1)),
+            stddev: stddev_us(t),
             tid: t.tid,
             priority: t.priority,
             interval_us: t.interval.as_micros_truncated(),
             smi_count: t.smi_count,
         }
     }
+}
+
+/// `Some(stddev in µs)` when the sum of squares is known (`Some(None)`
+/// without samples), `None` when it is not.
+fn stddev_us(t: &ThreadReport) -> Option<Option<f64>> {
+    t.precise.sum_sq_ns?;
+    Some(
+        t.precise
+            .stddev(t.compat.cycles)
+            .map(|ns| round_decimals(ns / 1000.0, 3)),
+    )
 }
 
 /// The number whose shortest decimal text is printf's `%.<decimals>f` of
@@ -355,6 +372,7 @@ mod tests {
             "min_ns",
             "max_ns",
             "mean_ns",
+            "stddev",
             "tid",
             "priority",
             "interval_us",
@@ -398,10 +416,11 @@ mod tests {
 
     #[test]
     fn zero_samples_give_nulls_not_nan() {
-        let r = run(
-            Resolution::Micros,
-            vec![ThreadFixture::new(0).tid(0).empty_histogram(5).build()],
-        );
+        let mut thread = ThreadFixture::new(0).tid(0).empty_histogram(5).build();
+        // A thread that left its loop without a sample published a zero sum
+        // of squares.
+        thread.precise.sum_sq_ns = Some(0);
+        let r = run(Resolution::Micros, vec![thread]);
         let text = json(&r, "cyclictest -q -i 1000000 -h 5");
         insta::assert_snapshot!(text);
         assert!(!text.contains("nan"));
@@ -411,6 +430,7 @@ mod tests {
         assert!(t["min_ns"].is_null());
         assert!(t["max_ns"].is_null());
         assert!(t["mean_ns"].is_null());
+        assert!(t["stddev"].is_null());
         assert_eq!(t["min"], 1_000_000);
         assert_eq!(t["max"], 0);
         assert_eq!(t["cycles"], 0);
@@ -468,6 +488,7 @@ mod tests {
                 "node",
                 "overruns",
                 "priority",
+                "stddev",
                 "tid"
             ]
         );
@@ -525,6 +546,60 @@ mod tests {
         assert_eq!(t["max"], 2);
         assert_eq!(t["avg"], serde_json::json!(-1.75));
         assert_eq!(t["min_ns"], -5_100);
+    }
+
+    #[test]
+    fn stddev_of_known_samples() {
+        // 2, 4, 4, 4, 5, 5, 7, 9 µs: mean 5, squared deviations 32, sample
+        // variance 32/7, stddev 2.1380899.. µs.
+        let r = run(
+            Resolution::Nanos,
+            vec![
+                ThreadFixture::new(0)
+                    .samples(
+                        &[2000, 4000, 4000, 4000, 5000, 5000, 7000, 9000],
+                        Resolution::Nanos,
+                        0,
+                        None,
+                    )
+                    .build(),
+                // The shift of every sample by 250 ns does not change it:
+                // 11.397577.. µs.
+                ThreadFixture::new(1)
+                    .samples(&[12, 13, 13, 12, 43, 20, 25], Resolution::Micros, 250, None)
+                    .build(),
+                // One sample: 0.
+                ThreadFixture::new(2)
+                    .samples(&[7], Resolution::Micros, 0, None)
+                    .build(),
+                // A large mean with a spread of 1 ns: nothing lost to
+                // cancellation (1e9 ± 0.5 ns: stddev 0.5345 ns).
+                ThreadFixture::new(3)
+                    .samples(
+                        &[1_000_000_000, 1_000_000_001, 1_000_000_000, 1_000_000_001],
+                        Resolution::Nanos,
+                        0,
+                        None,
+                    )
+                    .build(),
+            ],
+        );
+        let v = parse(&json(&r, "cyclictest -N -t 4"));
+        assert_eq!(v["thread"]["0"]["stddev"], serde_json::json!(2.138));
+        assert_eq!(v["thread"]["1"]["stddev"], serde_json::json!(11.398));
+        assert_eq!(v["thread"]["2"]["stddev"], serde_json::json!(0.0));
+        assert_eq!(v["thread"]["3"]["stddev"], serde_json::json!(0.001));
+    }
+
+    #[test]
+    fn stddev_is_left_out_without_a_sum_of_squares() {
+        let mut thread = ThreadFixture::new(0)
+            .samples(&[3, 4], Resolution::Micros, 0, None)
+            .build();
+        thread.precise.sum_sq_ns = None;
+        let text = json(&run(Resolution::Micros, vec![thread]), "cyclictest");
+        assert!(!text.contains("stddev"), "{text}");
+        assert!(parse(&text)["thread"]["0"].get("stddev").is_none());
     }
 
     #[test]

@@ -7,12 +7,14 @@
 //! - [`histogram`]: the `-h`/`-H` histogram block;
 //! - [`json`]: the `--json` document (rt-tests keys plus our additions);
 //! - [`spikes`]: the `--spike` list;
+//! - [`stats_stream`]: the `--stats-file` lines, written during the run;
 //! - [`breaktrace`]: the `-b` thread ids and break lines.
 
 pub mod breaktrace;
 pub mod histogram;
 pub mod json;
 pub mod spikes;
+pub mod stats_stream;
 pub mod status;
 #[cfg(test)]
 mod test_support;

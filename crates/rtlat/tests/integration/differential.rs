@@ -178,6 +178,7 @@ const EXTRA_KEYS: &[&str] = &[
     "thread.*.min_ns",
     "thread.*.overruns",
     "thread.*.priority",
+    "thread.*.stddev",
     "thread.*.tid",
     "wait_method",
 ];

@@ -22,5 +22,6 @@ mod signals;
 mod signaltest;
 mod signaltest_real;
 mod snapshot_file;
+mod stats_stream;
 mod synthetic;
 mod syscalls;

@@ -163,6 +163,7 @@ const fn case(
 const HISTFILE: &str = "/tmp/rtlat-cli-test.hist";
 const JSONFILE: &str = "/tmp/rtlat-cli-test.json";
 const FIFOFILE: &str = "/tmp/rtlat-cli-test.fifo";
+const STATSFILE: &str = "/tmp/rtlat-cli-test.jsonl";
 
 fn nanos_us(us: i64) -> Nanos {
     Nanos::from_micros(us)
@@ -538,6 +539,32 @@ fn cases() -> Vec<Case> {
                 assert_eq!(s.engine.wait, WaitMode::Timerfd);
             })
         },
+        Case {
+            extra: &["--stats-file", STATSFILE],
+            ..case(None, "stats-interval", "stats-i", Some("0.5"), |s, w| {
+                assert_eq!(
+                    s.engine.intervals,
+                    Some(IntervalPlan {
+                        length: Nanos(500_000_000),
+                        ring: 64
+                    })
+                );
+                assert_eq!(s.stats_file, Some(STATSFILE.into()));
+                assert!(w.is_empty());
+            })
+        },
+        Case {
+            extra: &["--stats-interval", "2"],
+            verbatim: true,
+            ..case(None, "stats-file", "stats-f", Some(STATSFILE), |s, w| {
+                assert_eq!(s.stats_file, Some(STATSFILE.into()));
+                assert_eq!(
+                    s.engine.intervals.map(|p| p.length),
+                    Some(Nanos::from_secs(2))
+                );
+                assert!(w.is_empty());
+            })
+        },
     ]
 }
 
@@ -593,6 +620,7 @@ fn defaults() {
             check_resolution: false,
             debug_resolution: false,
             show_methods: false,
+            stats_file: None,
         }
     );
 }
@@ -1004,6 +1032,17 @@ fn long_abbreviations_follow_2_4() {
         Some("option '--s' is ambiguous")
     );
     assert!(!err(&["--s"]).contains("synthetic"));
+    // No 2.4 name starts with `st`: the new --stats-* options only share
+    // prefixes among themselves.
+    assert!(!err(&["--s"]).contains("stats"));
+    assert_eq!(
+        err(&["--st", "1"]),
+        "option '--st' is ambiguous (could be --stats-interval, --stats-file)"
+    );
+    assert_eq!(
+        err(&["--stats", "1"]),
+        "option '--stats' is ambiguous (could be --stats-interval, --stats-file)"
+    );
     // Abbreviations that work.
     assert_eq!(settings(&["--j", "-"]).json, Some(OutputTarget::Stdout));
     assert_eq!(
@@ -1181,7 +1220,10 @@ fn every_table_entry_is_reachable() {
         }
         assert_eq!(
             spec.in_2_4,
-            !matches!(spec.id, Opt::Synthetic | Opt::Wait | Opt::Measure),
+            !matches!(
+                spec.id,
+                Opt::Synthetic | Opt::Wait | Opt::Measure | Opt::StatsInterval | Opt::StatsFile
+            ),
             "{:?}",
             spec.id
         );
@@ -1654,4 +1696,115 @@ fn wait_and_measure_methods_combine_or_are_refused() {
     );
     // The new options do not change what a 2.4 abbreviation means.
     assert!(settings(&["--mlock"]).mlockall);
+}
+
+#[test]
+fn stats_interval_and_file() {
+    let with_file = |interval: &str| {
+        settings(&["--stats-interval", interval, "--stats-file", STATSFILE])
+            .engine
+            .intervals
+            .map(|p| p.length)
+    };
+    assert_eq!(with_file("0.01"), Some(Nanos(10_000_000)));
+    assert_eq!(with_file(" 1.25"), Some(Nanos(1_250_000_000)));
+    assert_eq!(with_file("86400"), Some(Nanos::from_secs(86_400)));
+    assert_eq!(with_file("3"), Some(Nanos::from_secs(3)));
+    // The last of a repeated option wins.
+    assert_eq!(
+        settings(&[
+            "--stats-interval=5",
+            "--stats-file=/tmp/a",
+            "--stats-interval=0.5",
+            "--stats-file",
+            STATSFILE
+        ])
+        .engine
+        .intervals
+        .map(|p| p.length),
+        Some(Nanos(500_000_000))
+    );
+    let expected = "expected a length in seconds, 0.01 to 86400 (decimals allowed: 0.5)";
+    for bad in [
+        "0",
+        "abc",
+        "0.001",
+        "0.0099",
+        "-1",
+        "86400.5",
+        "1e3",
+        "1s",
+        "",
+        "0,5",
+        "1.0000000001",
+    ] {
+        assert_eq!(
+            err(&["--stats-interval", bad, "--stats-file", STATSFILE]),
+            format!("--stats-interval: invalid value '{bad}': {expected}"),
+        );
+    }
+    assert_eq!(
+        err(&["--stats-interval", "1"]),
+        "--stats-interval needs --stats-file FILE: the file the per-interval lines go to"
+    );
+    assert_eq!(
+        err(&["--stats-file", STATSFILE]),
+        "--stats-file needs --stats-interval SECONDS: how long each interval is"
+    );
+    assert_eq!(
+        err(&[
+            "--stats-interval",
+            "1",
+            "--stats-file",
+            "/nonexistent/dir/s.jsonl"
+        ]),
+        "--stats-file: cannot write '/nonexistent/dir/s.jsonl': directory \
+         '/nonexistent/dir' does not exist"
+    );
+    assert_eq!(
+        err(&["--stats-interval", "1", "--stats-file", "/tmp"]),
+        "--stats-file: cannot write '/tmp': it is a directory"
+    );
+    // Neither: no interval log at all.
+    let s = settings(&[]);
+    assert_eq!((s.engine.intervals, s.stats_file), (None, None));
+}
+
+#[test]
+fn a_synthetic_stats_ring_holds_the_bounded_run() {
+    let ring = |args: &[&str]| {
+        let mut all = vec!["--synthetic", "1", "--stats-file", STATSFILE];
+        all.extend_from_slice(args);
+        settings(&all).engine.intervals.map(|p| p.ring)
+    };
+    // -l 1000 at 1 ms: at most 2 s with skipped periods, 4 half-seconds.
+    assert_eq!(ring(&["--stats-interval", "0.5", "-l", "1000"]), Some(64));
+    // -l 100000 at 1 ms: 200 s / 0.5 s + 2.
+    assert_eq!(
+        ring(&["--stats-interval", "0.5", "-l", "100000"]),
+        Some(402)
+    );
+    // -D bounds it too.
+    assert_eq!(ring(&["--stats-interval", "0.01", "-D", "10"]), Some(1002));
+    // Unbounded or very long: the cap.
+    assert_eq!(ring(&["--stats-interval", "0.01"]), Some(16_384));
+    assert_eq!(
+        ring(&["--stats-interval", "0.01", "-D", "1d"]),
+        Some(16_384)
+    );
+    // A real run keeps 64.
+    assert_eq!(
+        settings(&[
+            "--stats-interval",
+            "0.01",
+            "--stats-file",
+            STATSFILE,
+            "-l",
+            "100000000"
+        ])
+        .engine
+        .intervals
+        .map(|p| p.ring),
+        Some(64)
+    );
 }
