@@ -20,6 +20,7 @@ use rtlat_core::units::Nanos;
 use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use super::values::{
     DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values, spelling,
+    time_source,
 };
 pub use super::values::{SystemView, UsageError};
 use crate::cyclictest::settings::{DmaLatency, HistogramOutput, OutputTarget, Settings};
@@ -745,18 +746,7 @@ fn build(
         Some(text) => Some(cpus(Opt::MainAffinity, text)?),
         None => None,
     };
-    let source = match &raw.synthetic {
-        Some(text) => TimeSourceKind::Synthetic {
-            seed: int::<u64>(text).ok_or_else(|| {
-                invalid(
-                    Opt::Synthetic,
-                    text,
-                    format_args!("expected a seed, 0 to {}", u64::MAX),
-                )
-            })?,
-        },
-        None => TimeSourceKind::Real,
-    };
+    let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
     let fifo = match &raw.fifo {
         Some(text) => Some(new_file_path(Opt::Fifo, text, "create")?),
         None => None,

@@ -16,6 +16,7 @@ use rtlat_core::units::Nanos;
 use super::getopt::{GetoptError, OptSpec, Peek, ValueKind, getopt_long};
 use super::values::{
     DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values, spelling,
+    time_source,
 };
 pub use super::values::{SystemView, UsageError};
 use crate::ipc::PairTool;
@@ -539,18 +540,7 @@ fn build(
         }
         None => None,
     };
-    let source = match &raw.synthetic {
-        Some(text) => TimeSourceKind::Synthetic {
-            seed: int::<u64>(text).ok_or_else(|| {
-                invalid(
-                    Opt::Synthetic,
-                    text,
-                    format_args!("expected a seed, 0 to {}", u64::MAX),
-                )
-            })?,
-        },
-        None => TimeSourceKind::Real,
-    };
+    let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
     if matches!(source, TimeSourceKind::Synthetic { .. }) && loops.is_none() && duration.is_none() {
         return Err(UsageError(format!(
             "{} needs {} or {} to end",

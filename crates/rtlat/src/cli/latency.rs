@@ -11,15 +11,14 @@
 use std::ffi::OsString;
 
 use rtlat_core::config::{
-    CyclicConfig, IntervalPlan, SchedPolicy, SignedHistogramPlan, ThreadPlan, TimeSourceKind,
-    WaitMode,
+    CyclicConfig, IntervalPlan, SchedPolicy, SignedHistogramPlan, ThreadPlan, WaitMode,
 };
 use rtlat_core::units::{Nanos, Resolution};
 
 use super::getopt::{OptSpec, ValueKind, getopt_long};
 use super::values::{
     DirReport, DurationError, OptionName, SystemView, UsageError, int, int_in, invalid,
-    new_file_path, opt_values, spelling,
+    new_file_path, opt_values, spelling, time_source,
 };
 use crate::latency::settings::Settings;
 
@@ -324,18 +323,7 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
         }
         (quiet, _) => quiet,
     };
-    let source = match &raw.synthetic {
-        Some(text) => TimeSourceKind::Synthetic {
-            seed: int::<u64>(text).ok_or_else(|| {
-                invalid(
-                    Opt::Synthetic,
-                    text,
-                    format_args!("expected a seed, 0 to {}", u64::MAX),
-                )
-            })?,
-        },
-        None => TimeSourceKind::Real,
-    };
+    let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
 
     let keeps_histograms = raw.histograms || raw.stats || gnuplot.is_some();
     let engine = CyclicConfig {
@@ -457,6 +445,7 @@ samples, in microseconds whatever the bucket width.
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rtlat_core::config::TimeSourceKind;
     use std::path::PathBuf;
 
     fn system() -> SystemView {

@@ -9,15 +9,15 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use rtlat_core::config::{SchedPolicy, TimeSourceKind};
+use rtlat_core::config::SchedPolicy;
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::ring::{C_PACING, RingConfig, RingThreadPlan};
 use rtlat_core::units::Nanos;
 
 use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use super::values::{
-    DirReport, DurationError, OptionName, SystemView, UsageError, int, int_in, invalid, loop_limit,
-    opt_values, spelling,
+    DirReport, DurationError, OptionName, SystemView, UsageError, int_in, invalid, loop_limit,
+    opt_values, spelling, time_source,
 };
 use crate::output::OutputTarget;
 use crate::signaltest::settings::Settings;
@@ -278,18 +278,7 @@ fn build(
         Some(text) => Some(OutputTarget::File(new_file_path(Opt::Json, text)?)),
         None => None,
     };
-    let source = match &raw.synthetic {
-        Some(text) => TimeSourceKind::Synthetic {
-            seed: int::<u64>(text).ok_or_else(|| {
-                invalid(
-                    Opt::Synthetic,
-                    text,
-                    format_args!("expected a seed, 0 to {}", u64::MAX),
-                )
-            })?,
-        },
-        None => TimeSourceKind::Real,
-    };
+    let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
 
     let threads = (0..nthreads)
         .map(|index| RingThreadPlan {
@@ -398,6 +387,7 @@ Example: a ring of four threads at priority 80, 10000 trips, summary only:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rtlat_core::config::TimeSourceKind;
     use rtlat_core::units::Resolution;
 
     fn system() -> SystemView {

@@ -8,6 +8,7 @@
 //! which option it is and what it accepts; the wording of each tool's
 //! options stays in that tool's module.
 
+use rtlat_core::config::TimeSourceKind;
 use rtlat_core::units::Resolution;
 use std::fmt::{Debug, Display};
 use std::ops::RangeInclusive;
@@ -112,6 +113,19 @@ pub fn int_in(
             raw,
             format_args!("expected {what}, {} to {}", range.start(), range.end()),
         )),
+    }
+}
+
+/// The hidden `--synthetic SEED` (spelled by `id`): the seeded synthetic
+/// clock, or the real one without the option.
+pub fn time_source(id: impl OptionName, seed: Option<&str>) -> Result<TimeSourceKind, UsageError> {
+    match seed {
+        Some(text) => Ok(TimeSourceKind::Synthetic {
+            seed: int::<u64>(text).ok_or_else(|| {
+                invalid(id, text, format_args!("expected a seed, 0 to {}", u64::MAX))
+            })?,
+        }),
+        None => Ok(TimeSourceKind::Real),
     }
 }
 
