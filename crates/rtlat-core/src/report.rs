@@ -296,3 +296,16 @@ pub struct RunReport {
     /// The spikes, with `--spike`.
     pub spikes: Option<SpikeReport>,
 }
+
+impl RunReport {
+    /// The distributions of all threads merged into one; `None` when a
+    /// thread kept none.
+    pub fn merged_distribution(&self) -> Option<crate::distribution::Distribution> {
+        let mut threads = self.threads.iter().map(|t| t.distribution.as_ref());
+        let mut merged = threads.next()??.clone();
+        for d in threads {
+            merged.merge(d?);
+        }
+        Some(merged)
+    }
+}

@@ -15,7 +15,8 @@ use rtlat_core::config::{
     SchedPolicy, SpikePlan, ThreadPlan, TimeSourceKind, WaitMode,
 };
 use rtlat_core::cpuset::parse_cpu_list;
-use rtlat_core::units::Nanos;
+use rtlat_core::distribution::DistributionPlan;
+use rtlat_core::units::{Nanos, Resolution};
 
 use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use super::values::{
@@ -23,7 +24,9 @@ use super::values::{
     time_source,
 };
 pub use super::values::{SystemView, UsageError};
-use crate::cyclictest::settings::{DmaLatency, HistogramOutput, OutputTarget, Settings};
+use crate::cyclictest::settings::{
+    DmaLatency, HgrmOutput, HistogramOutput, OutputTarget, Settings,
+};
 
 #[cfg(test)]
 mod tests;
@@ -95,6 +98,10 @@ enum Opt {
     Measure,
     StatsInterval,
     StatsFile,
+    BucketWidth,
+    Percentiles,
+    Hgrm,
+    HgrmPerThread,
 }
 
 const fn opt(id: Opt, short: Option<char>, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
@@ -211,6 +218,36 @@ const OPTIONS: &[OptSpec<Opt>] = &[
         value: REQ,
         in_2_4: false,
     },
+    // New names: a 2.4 prefix (`--b` for --breaktrace, `--h` ambiguous)
+    // keeps its meaning; `--bu`, `--pe`, `--hg` reach these.
+    OptSpec {
+        id: Opt::BucketWidth,
+        short: None,
+        long: Some("bucket-width"),
+        value: REQ,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::Percentiles,
+        short: None,
+        long: Some("percentiles"),
+        value: NO,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::Hgrm,
+        short: None,
+        long: Some("hgrm"),
+        value: REQ,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::HgrmPerThread,
+        short: None,
+        long: Some("hgrm-per-thread"),
+        value: NO,
+        in_2_4: false,
+    },
 ];
 
 impl OptionName for Opt {
@@ -274,10 +311,17 @@ struct Raw {
     measure: Option<String>,
     stats_interval: Option<String>,
     stats_file: Option<String>,
+    bucket_width: Option<String>,
+    percentiles: bool,
+    hgrm: Option<String>,
+    hgrm_per_thread: bool,
 }
 
 const MAX_INTERVAL_US: i64 = i32::MAX as i64;
 const MAX_BUCKETS: i64 = 1_000_000;
+/// `--bucket-width`: 1 µs by default, at most 1 ms.
+const DEFAULT_BUCKET_WIDTH_NS: i64 = 1000;
+const MAX_BUCKET_WIDTH_NS: i64 = 1_000_000;
 const MAX_THREADS: u64 = 65_536;
 const MAX_SPIKE_NODES: i64 = 1_000_000;
 const DEFAULT_SPIKE_NODES: usize = 1024;
@@ -361,6 +405,10 @@ pub fn parse(
             Opt::Measure => raw.measure = Some(val()),
             Opt::StatsInterval => raw.stats_interval = Some(val()),
             Opt::StatsFile => raw.stats_file = Some(val()),
+            Opt::BucketWidth => raw.bucket_width = Some(val()),
+            Opt::Percentiles => raw.percentiles = true,
+            Opt::Hgrm => raw.hgrm = Some(val()),
+            Opt::HgrmPerThread => raw.hgrm_per_thread = true,
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -752,6 +800,18 @@ fn build(
         None => None,
     };
     let (intervals, stats_file) = stats_stream(&raw, source, loops, duration, &threads)?;
+    let distribution = distribution_plan(&raw, buckets, resolution)?;
+    let hgrm = match &raw.hgrm {
+        Some(text) => Some(new_file_path(Opt::Hgrm, text, "write")?),
+        None => None,
+    };
+    if raw.hgrm_per_thread && hgrm.is_none() {
+        return Err(UsageError(format!(
+            "{} needs {} FILE: the per-thread files are named after it",
+            Opt::HgrmPerThread.spelling(),
+            Opt::Hgrm.spelling()
+        )));
+    }
 
     // Options that only act together with another one.
     if raw.tracemark && breaktrace.is_none() {
@@ -795,6 +855,7 @@ fn build(
             alignment,
             smi: raw.smi,
             intervals,
+            distribution: Some(distribution),
             ..CyclicConfig::new(Vec::new())
         },
         quiet: raw.quiet,
@@ -823,8 +884,41 @@ fn build(
         show_methods: (raw.wait.is_some() || raw.measure.is_some())
             && (wait != WaitMode::Absolute || measure != MeasureMode::Clock),
         stats_file,
+        percentiles: raw.percentiles,
+        hgrm: hgrm.map(|path| HgrmOutput {
+            path,
+            per_thread: raw.hgrm_per_thread,
+        }),
     };
     Ok((settings, warnings))
+}
+
+/// The full distribution every run keeps: exact buckets of
+/// `--bucket-width` ns (1 µs by default) over the larger of the `-h` range
+/// and 5 ms, then log-linear buckets.
+fn distribution_plan(
+    raw: &Raw,
+    buckets: Option<i64>,
+    resolution: Resolution,
+) -> Result<DistributionPlan, UsageError> {
+    let width = match &raw.bucket_width {
+        Some(text) => int_in(
+            Opt::BucketWidth,
+            text,
+            1..=MAX_BUCKET_WIDTH_NS,
+            "a bucket width in nanoseconds",
+        )?,
+        None => DEFAULT_BUCKET_WIDTH_NS,
+    };
+    let histogram_range = Nanos(
+        buckets
+            .unwrap_or(0)
+            .saturating_mul(resolution.nanos_per_unit()),
+    );
+    DistributionPlan::new(width as u64, histogram_range).map_err(|e| match &raw.bucket_width {
+        Some(text) => invalid(Opt::BucketWidth, text, e),
+        None => UsageError(format!("the -h range needs a wider --bucket-width: {e}")),
+    })
 }
 
 /// `--stats-interval SECONDS` with `--stats-file FILE`: both or neither.
@@ -1147,6 +1241,17 @@ Output:
                          in each of them to --stats-file
       --stats-file=FILE  where those go: one JSON line per interval and
                          thread, written while the run goes on
+
+Percentiles (every run keeps every sample's bucket, whatever -h says):
+      --percentiles      print p50 to p99.999 and max of each thread and of
+                         all threads after the summary (also in the JSON)
+      --bucket-width=NS  width of the exact buckets, 1 to 1000000 ns [1000];
+                         they cover the larger of -h and 5 ms, then buckets
+                         within 1 % go up to over an hour
+      --hgrm=FILE        write the distribution of all threads in
+                         HdrHistogram's .hgrm percentile format
+      --hgrm-per-thread  with --hgrm: also one file per thread (FILE with
+                         .N before its extension)
       --spike=US         list every wake-up later than US (nanoseconds with
                          -N) at the end, 1 to 2147483647
       --spike-nodes=N    keep at most N of those spikes, 1 to 1000000 [1024]

@@ -14,13 +14,13 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use rtlat_core::config::{MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
 use rtlat_core::engine::{Engine, Running};
-use rtlat_core::report::{RunReport, ThreadError, ThreadStep};
+use rtlat_core::report::{RunReport, ThreadError, ThreadStep, sample_stddev};
 use rtlat_sys::affinity;
 use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::power::{self, DmaLatencyError};
 
 use super::host::Host;
-use super::settings::{DmaLatency, Settings};
+use super::settings::{DmaLatency, HgrmOutput, OutputTarget, Settings};
 use super::stats_file::StatsFile;
 use crate::live::fifo::FifoServer;
 use crate::live::snapshot::StatusSnapshotFile;
@@ -28,8 +28,10 @@ use crate::live::text::{LiveMode, LiveText, write_status_block};
 use crate::output::{Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::breaktrace::write_break_info;
+use crate::report::hgrm;
 use crate::report::histogram::write_histogram;
 use crate::report::json::write_json;
+use crate::report::percentiles::write_percentiles;
 use crate::report::spikes::write_spikes;
 use crate::report::status::write_quiet_summary;
 use crate::rtsetup::{
@@ -404,6 +406,12 @@ fn write_final_outputs(
             write_histogram(&mut w, report, h.summary_column)
         }));
     }
+    if settings.percentiles {
+        keep(out.emit(|w| write_percentiles(w, report)));
+    }
+    if let Some(hgrm) = &settings.hgrm {
+        keep(write_hgrm_files(hgrm, report, out));
+    }
     if settings.engine.breaktrace.is_some() {
         keep(out.emit(|w| write_break_info(w, report)));
     }
@@ -411,6 +419,48 @@ fn write_final_outputs(
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// `--hgrm FILE`: all threads together in FILE, and with
+/// `--hgrm-per-thread` thread N in FILE with `.N` before its extension.
+fn write_hgrm_files(hgrm: &HgrmOutput, report: &RunReport, out: &mut Stdout) -> anyhow::Result<()> {
+    let Some(all) = report.merged_distribution() else {
+        return Ok(());
+    };
+    let moments = |cycles: u64, sum_ns: i128, sum_sq_ns: Option<u128>| hgrm::Moments {
+        mean_ns: if cycles > 0 {
+            sum_ns as f64 / cycles as f64
+        } else {
+            0.0
+        },
+        stddev_ns: sum_sq_ns
+            .and_then(|sq| sample_stddev(cycles, sum_ns, sq))
+            .unwrap_or(0.0),
+    };
+    let threads = &report.threads;
+    let cycles: u64 = threads.iter().map(|t| t.compat.cycles).sum();
+    let sum_ns: i128 = threads.iter().map(|t| t.precise.sum_ns).sum();
+    let sum_sq_ns: Option<u128> = threads.iter().map(|t| t.precise.sum_sq_ns).sum();
+    write_to(
+        &OutputTarget::File(hgrm.path.clone()),
+        out,
+        "--hgrm",
+        |mut w| hgrm::write_hgrm(&mut w, &all, moments(cycles, sum_ns, sum_sq_ns)),
+    )?;
+    if hgrm.per_thread {
+        for t in threads {
+            let Some(d) = &t.distribution else { continue };
+            let path = hgrm::per_thread_path(&hgrm.path, t.index);
+            let m = moments(t.compat.cycles, t.precise.sum_ns, t.precise.sum_sq_ns);
+            write_to(
+                &OutputTarget::File(path),
+                out,
+                "--hgrm-per-thread",
+                |mut w| hgrm::write_hgrm(&mut w, d, m),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// cyclictest's `/dev/cpu_dma_latency` step and its messages. The returned

@@ -91,4 +91,18 @@ pub struct Settings {
     /// `engine.intervals`): one JSON line per thread and interval, written
     /// while the run goes on.
     pub stats_file: Option<PathBuf>,
+    /// `--percentiles`: print the percentiles after the summary.
+    pub percentiles: bool,
+    /// `--hgrm FILE`, if requested.
+    pub hgrm: Option<HgrmOutput>,
+}
+
+/// `--hgrm FILE` (and `--hgrm-per-thread`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HgrmOutput {
+    /// All threads together go here.
+    pub path: PathBuf,
+    /// Also one file per thread: FILE's name with `.N` before its
+    /// extension (`run.hgrm` → `run.0.hgrm`).
+    pub per_thread: bool,
 }

@@ -15,8 +15,9 @@
 use std::io::{self, Write};
 
 use rtlat_core::config::CyclicConfig;
+use rtlat_core::distribution::Distribution;
 use rtlat_core::report::{HistogramData, RunReport, ThreadReport};
-use rtlat_core::units::Resolution;
+use rtlat_core::units::{Nanos, Resolution};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
@@ -61,6 +62,7 @@ pub fn write_thread_document<'a, D: Serialize>(
     methods: Option<Methods>,
     dto: fn(&'a ThreadReport) -> D,
 ) -> io::Result<()> {
+    let merged = report.merged_distribution();
     write_envelope(
         w,
         meta,
@@ -70,6 +72,7 @@ pub fn write_thread_document<'a, D: Serialize>(
             wait_method: methods.map(|m| m.wait),
             measure_method: methods.map(|m| m.measure),
             thread: Threads(&report.threads, dto),
+            all_threads: merged.as_ref().map(Percentiles),
         },
     )
 }
@@ -118,7 +121,7 @@ struct Document<'a, M: Serialize> {
 
 /// cyclictest's (and signaltest's) members after the envelope.
 #[derive(Serialize)]
-struct ThreadMembers<'a, D: Serialize> {
+struct ThreadMembers<'a, 'm, D: Serialize> {
     num_threads: usize,
     resolution_in_ns: u8,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -126,6 +129,9 @@ struct ThreadMembers<'a, D: Serialize> {
     #[serde(skip_serializing_if = "Option::is_none")]
     measure_method: Option<&'static str>,
     thread: Threads<'a, D>,
+    /// The percentiles of all threads' samples together.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    all_threads: Option<Percentiles<'m>>,
 }
 
 #[derive(Serialize)]
@@ -208,6 +214,10 @@ struct ThreadDto<'a> {
     interval_us: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     smi_count: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    percentiles: Option<Percentiles<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    distribution: Option<DistributionDto<'a>>,
 }
 
 impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
@@ -230,8 +240,60 @@ impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
             priority: t.priority,
             interval_us: t.interval.as_micros_truncated(),
             smi_count: t.smi_count,
+            percentiles: t.distribution.as_ref().map(Percentiles),
+            distribution: t.distribution.as_ref().map(DistributionDto),
         }
     }
+}
+
+/// `{"p50": µs, "p90": .., "p99": .., "p99.9": .., "p99.99": ..,
+/// "p99.999": .., "max": µs}`, 3 decimals, `null` without samples.
+pub struct Percentiles<'a>(pub &'a Distribution);
+
+impl Serialize for Percentiles<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let values = self.0.standard_percentiles();
+        let mut map = s.serialize_map(Some(values.len()))?;
+        for (label, value) in values {
+            map.serialize_entry(label, &value.map(micros))?;
+        }
+        map.end()
+    }
+}
+
+/// The full distribution: `{"unit": "us", "buckets": [[from, to, count],
+/// ...]}`, the non-empty buckets lowest first, each holding the samples
+/// `from <= v < to` (µs, 3 decimals). The open-ended counts below zero and
+/// above the top are closed by the exact minimum and maximum.
+pub struct DistributionDto<'a>(pub &'a Distribution);
+
+impl Serialize for DistributionDto<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let d = self.0;
+        let min = d.min().map_or(0, |m| m.as_nanos());
+        let max = d.max().map_or(0, |m| m.as_nanos());
+        let buckets: Vec<(f64, f64, u64)> = d
+            .buckets()
+            .map(|b| {
+                let lower = if b.lower == i64::MIN { min } else { b.lower };
+                let upper = if b.upper == i64::MAX {
+                    max + 1
+                } else {
+                    b.upper
+                };
+                (micros(Nanos(lower)), micros(Nanos(upper)), b.count)
+            })
+            .collect();
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry("unit", "us")?;
+        map.serialize_entry("buckets", &buckets)?;
+        map.end()
+    }
+}
+
+/// ns as µs with 3 decimals.
+fn micros(ns: Nanos) -> f64 {
+    round_decimals(ns.as_nanos() as f64 / 1000.0, 3)
 }
 
 /// `Some(stddev in µs)` when the sum of squares is known (`Some(None)`

@@ -5,14 +5,18 @@
 //! One module per format:
 //! - [`status`]: the `T:` status line, shared with the live display;
 //! - [`histogram`]: the `-h`/`-H` histogram block;
+//! - [`hgrm`]: the `--hgrm` percentile distribution (HdrHistogram's text);
 //! - [`json`]: the `--json` document (rt-tests keys plus our additions);
+//! - [`percentiles`]: the `--percentiles` table;
 //! - [`spikes`]: the `--spike` list;
 //! - [`stats_stream`]: the `--stats-file` lines, written during the run;
 //! - [`breaktrace`]: the `-b` thread ids and break lines.
 
 pub mod breaktrace;
+pub mod hgrm;
 pub mod histogram;
 pub mod json;
+pub mod percentiles;
 pub mod spikes;
 pub mod stats_stream;
 pub mod status;

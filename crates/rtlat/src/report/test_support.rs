@@ -152,6 +152,22 @@ impl ThreadFixture {
         self
     }
 
+    /// Sets the full distribution to that of `samples_ns` (1 µs exact
+    /// buckets, the default plan).
+    pub fn distribution(mut self, samples_ns: &[i64]) -> ThreadFixture {
+        use rtlat_core::distribution::{DistributionPlan, LatencyHistogram};
+        let plan = DistributionPlan::new(1000, Nanos::ZERO).expect("the default plan");
+        let histogram = LatencyHistogram::new(plan).expect("memory");
+        for &ns in samples_ns {
+            histogram.record(ns);
+        }
+        self.thread.distribution = Some(histogram.snapshot(
+            samples_ns.iter().min().map(|&v| Nanos(v)),
+            samples_ns.iter().max().map(|&v| Nanos(v)),
+        ));
+        self
+    }
+
     /// The finished thread report.
     pub fn build(self) -> ThreadReport {
         self.thread

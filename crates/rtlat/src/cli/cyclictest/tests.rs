@@ -1,7 +1,6 @@
 //! Table tests: every spelling of every option, every error, the warnings.
 
 use super::*;
-use rtlat_core::units::Resolution;
 
 fn sys2() -> SystemView {
     SystemView {
@@ -565,6 +564,38 @@ fn cases() -> Vec<Case> {
                 assert!(w.is_empty());
             })
         },
+        case(None, "bucket-width", "bu", Some("250"), |s, _| {
+            let plan = s.engine.distribution.expect("always kept");
+            assert_eq!((plan.width_ns, plan.exact_buckets), (250, 20_000));
+        }),
+        Case {
+            extra: &["-h", "8000"],
+            ..case(None, "bucket-width", "buck", Some("2000"), |s, _| {
+                // The -h range (8 ms) is larger than the default (5 ms).
+                let plan = s.engine.distribution.expect("always kept");
+                assert_eq!((plan.width_ns, plan.exact_buckets), (2000, 4000));
+            })
+        },
+        case(None, "percentiles", "pe", None, |s, _| {
+            assert!(s.percentiles)
+        }),
+        // Every prefix of --hgrm is one of --hgrm-per-thread too: only the
+        // whole name reaches it.
+        case(None, "hgrm", "hgrm", Some("run.hgrm"), |s, _| {
+            assert_eq!(
+                s.hgrm,
+                Some(HgrmOutput {
+                    path: "run.hgrm".into(),
+                    per_thread: false
+                })
+            )
+        }),
+        Case {
+            extra: &["--hgrm", "run.hgrm"],
+            ..case(None, "hgrm-per-thread", "hgrm-", None, |s, _| {
+                assert!(s.hgrm.as_ref().is_some_and(|h| h.per_thread))
+            })
+        },
     ]
 }
 
@@ -595,13 +626,16 @@ fn defaults() {
     assert_eq!(
         s,
         Settings {
-            engine: CyclicConfig::new(vec![ThreadPlan {
-                index: 0,
-                interval: Nanos::from_micros(1000),
-                policy: SchedPolicy::Other,
-                priority: 0,
-                cpu: None,
-            }]),
+            engine: CyclicConfig {
+                distribution: Some(DistributionPlan::new(1000, Nanos::ZERO).unwrap()),
+                ..CyclicConfig::new(vec![ThreadPlan {
+                    index: 0,
+                    interval: Nanos::from_micros(1000),
+                    policy: SchedPolicy::Other,
+                    priority: 0,
+                    cpu: None,
+                }])
+            },
             quiet: false,
             verbose: false,
             unbuffered: false,
@@ -621,6 +655,8 @@ fn defaults() {
             debug_resolution: false,
             show_methods: false,
             stats_file: None,
+            percentiles: false,
+            hgrm: None,
         }
     );
 }
@@ -1222,7 +1258,15 @@ fn every_table_entry_is_reachable() {
             spec.in_2_4,
             !matches!(
                 spec.id,
-                Opt::Synthetic | Opt::Wait | Opt::Measure | Opt::StatsInterval | Opt::StatsFile
+                Opt::Synthetic
+                    | Opt::Wait
+                    | Opt::Measure
+                    | Opt::StatsInterval
+                    | Opt::StatsFile
+                    | Opt::BucketWidth
+                    | Opt::Percentiles
+                    | Opt::Hgrm
+                    | Opt::HgrmPerThread
             ),
             "{:?}",
             spec.id
