@@ -11,6 +11,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Barrier};
 
 use allocation_counter::AllocationInfo;
+use rtlat_core::distribution::{DistributionPlan, LatencyHistogram};
 use rtlat_core::ipc::engine::{CountSink, SlotSink};
 use rtlat_core::ipc::handoff::{self, ReceiverLink, ReceiverParams, SenderLink, SenderParams};
 use rtlat_core::ipc::links::{
@@ -45,6 +46,9 @@ impl Pair {
             receiver: ThreadChannel {
                 slot: ThreadSlot::default(),
                 histogram: Histogram::new(100),
+                distribution: LatencyHistogram::new(
+                    DistributionPlan::new(1000, Nanos::ZERO).expect("the default plan"),
+                ),
                 ..ThreadChannel::default()
             },
             sender: ThreadSlot::default(),

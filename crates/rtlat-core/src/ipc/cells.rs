@@ -321,6 +321,7 @@ impl ForkCells {
             breaktrace: non_zero(h[H_BREAK].load(Relaxed)).map(|b| b as i64),
             mq_timeouts: None,
             source: TimeSourceKind::Real,
+            distribution: None,
         }
     }
 
@@ -368,6 +369,7 @@ impl ForkCells {
                     } else {
                         None
                     },
+                    distribution: None,
                 }
             })
             .collect()

@@ -27,6 +27,7 @@ use super::links::{
 use super::report::{PairReport, PairResult, SideResult, end_reason};
 use super::{Mechanism, PairConfig, PairPlan, Side};
 use crate::config::TimeSourceKind;
+use crate::distribution::LatencyHistogram;
 use crate::engine::time::Period;
 use crate::engine::{THREAD_STACK_BYTES, threads};
 use crate::report::{EndReason, ThreadStep};
@@ -178,8 +179,12 @@ impl PairEngine {
                             Some(n) => Some(Histogram::new(n).ok_or_else(out_of_memory)?),
                             None => None,
                         },
-                        samples: None,
-                        smi_samples: None,
+                        distribution: match config.distribution {
+                            Some(plan) => {
+                                Some(LatencyHistogram::new(plan).ok_or_else(out_of_memory)?)
+                            }
+                            None => None,
+                        },
                         ..ThreadChannel::default()
                     },
                     sender: ThreadSlot::default(),
@@ -344,6 +349,7 @@ pub(crate) fn sender_params(config: &PairConfig) -> SenderParams {
 pub struct SlotSink<'a> {
     writer: SlotWriter<'a>,
     histogram: Option<&'a Histogram>,
+    distribution: Option<&'a LatencyHistogram>,
     timeouts: &'a AtomicU64,
 }
 
@@ -354,6 +360,7 @@ impl<'a> SlotSink<'a> {
         SlotSink {
             writer: SlotWriter::new(&channel.slot),
             histogram: channel.histogram.as_ref(),
+            distribution: channel.distribution.as_ref(),
             timeouts,
         }
     }
@@ -366,6 +373,9 @@ impl ReceiverSink for SlotSink<'_> {
         self.writer.record(units, ns);
         if let Some(h) = self.histogram {
             h.record(units, cycle);
+        }
+        if let Some(d) = self.distribution {
+            d.record(ns);
         }
         cycle + 1
     }
@@ -411,6 +421,9 @@ impl SideJob {
         memory::prefault_stack::<STACK_PREFAULT_BYTES>();
         if let (Side::Receiver, Some(h)) = (self.side, &channel.receiver.histogram) {
             h.prefault();
+        }
+        if let (Side::Receiver, Some(d)) = (self.side, &channel.receiver.distribution) {
+            d.prefault();
         }
         if let Err((step, errno)) = setup {
             slot.fail(step, errno);
@@ -566,6 +579,14 @@ impl PairRunning {
                     timeouts: c.timeouts(),
                     histogram: if with_histograms {
                         c.receiver.histogram.as_ref().map(Histogram::snapshot)
+                    } else {
+                        None
+                    },
+                    distribution: if with_histograms {
+                        c.receiver.distribution.as_ref().map(|d| {
+                            let precise = c.receiver.slot.precise();
+                            d.snapshot(precise.min, precise.max)
+                        })
                     } else {
                         None
                     },

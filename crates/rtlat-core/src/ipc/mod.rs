@@ -112,6 +112,9 @@ pub struct PairConfig {
     pub mq_timeouts: Option<MqTimeouts>,
     /// Real or synthetic.
     pub source: TimeSourceKind,
+    /// The receivers' full distributions (percentiles, gates), if kept;
+    /// thread mode only (fork mode keeps its results in shared cells).
+    pub distribution: Option<crate::distribution::DistributionPlan>,
 }
 
 impl PairConfig {

@@ -46,6 +46,9 @@ pub struct PairResult {
     pub timeouts: u64,
     /// The receiver's histogram (`--histogram`; final reports only).
     pub histogram: Option<HistogramData>,
+    /// The receiver's full distribution (final reports only; not in fork
+    /// mode).
+    pub distribution: Option<crate::distribution::Distribution>,
 }
 
 /// Everything an IPC run produced.

@@ -161,6 +161,9 @@ pub(crate) fn fill(config: &PairConfig, seed: u64, shared: &PairShared) -> EndRe
             if let Some(hist) = &channel.receiver.histogram {
                 hist.record(u, cycle);
             }
+            if let Some(d) = &channel.receiver.distribution {
+                d.record(h.latency);
+            }
             if config.breaktrace.is_some_and(|b| u > b) && h.received_at == until {
                 shared
                     .breaks()

@@ -10,6 +10,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use rtlat_core::config::{SchedPolicy, TimeSourceKind};
+use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::ipc::{MqTimeouts, PairConfig, PairPlan, Side};
 use rtlat_core::units::Nanos;
 
@@ -550,6 +551,7 @@ fn build(
         )));
     }
 
+    let fork = matches!(raw.fork, Some(None));
     let settings = IpcSettings {
         tool,
         engine: PairConfig {
@@ -562,9 +564,18 @@ fn build(
             breaktrace,
             mq_timeouts,
             source,
+            // Percentiles for --fail-if; fork mode keeps its results in
+            // shared cells, without one.
+            distribution: (!fork)
+                .then(|| {
+                    let buckets = i64::try_from(buckets.unwrap_or(0)).unwrap_or(i64::MAX);
+                    let range = Nanos(buckets.saturating_mul(resolution.nanos_per_unit()));
+                    DistributionPlan::new(1000, range).ok()
+                })
+                .flatten(),
         },
         quiet: raw.quiet,
-        fork: matches!(raw.fork, Some(None)),
+        fork,
         json,
         histogram: buckets.map(|_| histfile.map_or(OutputTarget::Stdout, OutputTarget::File)),
         cmdline,

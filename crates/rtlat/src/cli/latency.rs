@@ -13,6 +13,7 @@ use std::ffi::OsString;
 use rtlat_core::config::{
     CyclicConfig, IntervalPlan, SchedPolicy, SignedHistogramPlan, ThreadPlan, WaitMode,
 };
+use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::units::{Nanos, Resolution};
 
 use super::getopt::{OptSpec, ValueKind, getopt_long};
@@ -348,6 +349,8 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
             per_side: buckets as usize,
         }),
         freeze_on_max: raw.freeze,
+        // Percentiles for --fail-if: 1 µs exact buckets over 5 ms.
+        distribution: DistributionPlan::new(1000, Nanos::ZERO).ok(),
         ..CyclicConfig::new(vec![ThreadPlan {
             index: 0,
             interval: period,

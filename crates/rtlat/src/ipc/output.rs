@@ -242,7 +242,7 @@ pub fn receivers_as_run_report(report: &PairReport, cpus: &[ShownCpus]) -> RunRe
                 precise: p.receiver.precise,
                 histogram: p.histogram.clone(),
                 signed_histogram: None,
-                distribution: None,
+                distribution: p.distribution.clone(),
                 error: p.receiver.error,
             })
             .collect(),
@@ -302,6 +302,7 @@ mod tests {
             ),
             timeouts: 2,
             histogram: None,
+            distribution: None,
         };
         PairReport {
             resolution: Resolution::Micros,
