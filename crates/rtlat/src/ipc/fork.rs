@@ -210,7 +210,7 @@ pub fn child(tool: PairTool, side: Side, pair: usize) -> anyhow::Result<u8> {
         );
     }
     let config = cells.config();
-    if let Err(e) = lock_memory() {
+    if let Err(e) = lock_memory(&config) {
         cells.mark_failed(pair, side, ThreadStep::Wait, 12);
         bail!(e);
     }

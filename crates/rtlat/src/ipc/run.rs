@@ -14,7 +14,6 @@ use rtlat_core::ipc::handoff::ETIMEDOUT;
 use rtlat_core::ipc::report::{PairReport, PairResult};
 use rtlat_core::ipc::{PairConfig, Side};
 use rtlat_core::report::{EndReason, ThreadError, ThreadStep};
-use rtlat_sys::memory;
 use rtlat_sys::tracefs::{self, TraceControl};
 
 use super::PairTool;
@@ -25,7 +24,9 @@ use super::settings::IpcSettings;
 use crate::cyclictest::host::Host;
 use crate::output::{Stdout, end_run, write_to};
 use crate::report::histogram::write_histogram;
-use crate::rtsetup::{check_realtime_privilege, errno_text, io_strerror, note_not_realtime};
+use crate::rtsetup::{
+    check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime,
+};
 use crate::signals::SignalFlags;
 
 /// How often the live display is redrawn (the C tools: 50 ms).
@@ -80,27 +81,28 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
 
 /// The C tools' process set-up, done our way: a real-time run needs the
 /// privilege (refused up front, with advice); a SCHED_OTHER run needs none.
-/// Memory is always locked, as the C tools lock it.
+/// Memory is locked, as the C tools lock it ([`lock_memory`]).
 pub fn prepare_process(config: &PairConfig) -> anyhow::Result<()> {
     if config.needs_realtime() {
         check_realtime_privilege(SchedPolicy::Fifo, config.max_priority(), "leave out -p")?;
     } else {
         note_not_realtime("the pairs", SchedPolicy::Other);
     }
-    lock_memory()
+    lock_memory(config)
 }
 
-/// `mlockall(MCL_CURRENT | MCL_FUTURE)`, with advice when it is refused.
-pub fn lock_memory() -> anyhow::Result<()> {
-    memory::lock_all().map_err(|e| {
-        let limit = memory::memlock_limit()
-            .map_or("unlimited".to_string(), |b| format!("{} KiB", b / 1024));
-        anyhow::anyhow!(
-            "cannot lock the process's memory (mlockall): {} (RLIMIT_MEMLOCK is {limit}): run \
-             as root, or raise the limit (ulimit -l)",
-            errno_text(e)
-        )
-    })
+/// `mlockall(MCL_CURRENT | MCL_FUTURE)`. A real-time run must have it; a
+/// SCHED_OTHER run (whose figures are not real-time latencies anyway) goes
+/// on without it after a note, since an unprivileged user's lock limit is
+/// often smaller than the process (C refuses to run at all).
+pub fn lock_memory(config: &PairConfig) -> anyhow::Result<()> {
+    match lock_memory_because("", "") {
+        Err(e) if !config.needs_realtime() => {
+            eprintln!("rtlat: note: {e}; the SCHED_OTHER run goes on with its memory unlocked");
+            Ok(())
+        }
+        locked => locked,
+    }
 }
 
 /// The tracefs files a `-b` break stops the trace through.
@@ -300,7 +302,15 @@ pub fn finish(
     let failure = failure.map(|(pair, side, error)| describe_error(settings, pair, side, error));
     let status = end_run(out, written, failure, status)?;
     let _ = std::io::stdout().flush();
-    Ok(status)
+    let receivers = receivers_as_run_report(report, cpus.shown());
+    crate::gate::apply(
+        settings.gates.as_ref(),
+        &receivers,
+        "pair",
+        settings.tool.name(),
+        0.0,
+        status,
+    )
 }
 
 /// One line saying what went wrong with a side.
