@@ -3,15 +3,20 @@
 //! `main` only picks the tool (from the subcommand, or from the name the
 //! binary was started under: a `cyclictest` symlink runs `rtlat cyclictest`),
 //! runs it, prints an error once and maps it to the exit status:
-//! 0 normal end, 1 the machine refused something, 2 a usage error.
+//! 0 normal end, 1 the machine refused something, 2 a usage error, 3 a
+//! `--fail-if` limit broken (or, in `rtlat compare --fail-on-regression`,
+//! a regression).
 #![forbid(unsafe_code)]
 
 mod cli;
+mod compare;
 mod cyclictest;
+mod gate;
 mod ipc;
 mod latency;
 mod live;
 mod output;
+mod plot;
 mod report;
 mod rtsetup;
 mod signals;
@@ -68,6 +73,8 @@ fn run(command: Command) -> anyhow::Result<u8> {
             Tool::Cyclictest => cyclictest::main(&args, cmdline),
             Tool::Signaltest => signaltest::main(&args, cmdline),
             Tool::Latency => latency::main(&args),
+            Tool::Plot => plot::main(&args),
+            Tool::Compare => compare::main(&args),
             Tool::Svsematest => ipc::main(ipc::PairTool::Svsematest, &args, cmdline),
             Tool::Pmqtest => ipc::main(ipc::PairTool::Pmqtest, &args, cmdline),
             Tool::Ptsematest => ipc::main(ipc::PairTool::Ptsematest, &args, cmdline),

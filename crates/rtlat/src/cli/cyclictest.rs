@@ -102,6 +102,8 @@ enum Opt {
     Percentiles,
     Hgrm,
     HgrmPerThread,
+    FailIf,
+    Junit,
 }
 
 const fn opt(id: Opt, short: Option<char>, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
@@ -248,6 +250,21 @@ const OPTIONS: &[OptSpec<Opt>] = &[
         value: NO,
         in_2_4: false,
     },
+    // `--j` stays --json (2.4), `--f` stays ambiguous: `--fa`, `--ju`.
+    OptSpec {
+        id: Opt::FailIf,
+        short: None,
+        long: Some("fail-if"),
+        value: REQ,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::Junit,
+        short: None,
+        long: Some("junit"),
+        value: REQ,
+        in_2_4: false,
+    },
 ];
 
 impl OptionName for Opt {
@@ -315,6 +332,8 @@ struct Raw {
     percentiles: bool,
     hgrm: Option<String>,
     hgrm_per_thread: bool,
+    fail_if: Option<String>,
+    junit: Option<String>,
 }
 
 const MAX_INTERVAL_US: i64 = i32::MAX as i64;
@@ -409,6 +428,8 @@ pub fn parse(
             Opt::Percentiles => raw.percentiles = true,
             Opt::Hgrm => raw.hgrm = Some(val()),
             Opt::HgrmPerThread => raw.hgrm_per_thread = true,
+            Opt::FailIf => raw.fail_if = Some(val()),
+            Opt::Junit => raw.junit = Some(val()),
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -805,6 +826,10 @@ fn build(
         Some(text) => Some(new_file_path(Opt::Hgrm, text, "write")?),
         None => None,
     };
+    let gates = super::values::gate_plan(
+        (Opt::FailIf, raw.fail_if.as_deref()),
+        (Opt::Junit, raw.junit.as_deref()),
+    )?;
     if raw.hgrm_per_thread && hgrm.is_none() {
         return Err(UsageError(format!(
             "{} needs {} FILE: the per-thread files are named after it",
@@ -889,6 +914,7 @@ fn build(
             path,
             per_thread: raw.hgrm_per_thread,
         }),
+        gates,
     };
     Ok((settings, warnings))
 }
@@ -1252,6 +1278,16 @@ Percentiles (every run keeps every sample's bucket, whatever -h says):
                          HdrHistogram's .hgrm percentile format
       --hgrm-per-thread  with --hgrm: also one file per thread (FILE with
                          .N before its extension)
+
+Gates for CI (checked after every output is written; exit status 3):
+      --fail-if=LIMITS   fail when a limit is broken by any thread or by all
+                         threads together: comma-separated METRIC OP VALUE,
+                         METRIC one of min avg max p50 p90 p99 p99.9 p99.99
+                         p99.999 overruns, OP one of > >= < <= (the
+                         failing condition), VALUE with ns, us, ms or s
+                         (us if none): 'max>100us,p99.9>40us'
+      --junit=FILE       with --fail-if: write a JUnit XML report, one test
+                         case per thread and limit
       --spike=US         list every wake-up later than US (nanoseconds with
                          -N) at the end, 1 to 2147483647
       --spike-nodes=N    keep at most N of those spikes, 1 to 1000000 [1024]

@@ -24,10 +24,14 @@ pub enum Tool {
     Signaltest,
     /// `rtlat latency`: Xenomai's `latency` test.
     Latency,
+    /// `rtlat plot`: latency plots (SVG, PNG) from cyclictest results.
+    Plot,
+    /// `rtlat compare`: two runs' JSON results side by side.
+    Compare,
 }
 
 impl Tool {
-    const ALL: [Tool; 7] = [
+    const ALL: [Tool; 9] = [
         Tool::Cyclictest,
         Tool::Svsematest,
         Tool::Pmqtest,
@@ -35,6 +39,8 @@ impl Tool {
         Tool::Sigwaittest,
         Tool::Signaltest,
         Tool::Latency,
+        Tool::Plot,
+        Tool::Compare,
     ];
 
     /// The subcommand (and C tool) name.
@@ -47,6 +53,8 @@ impl Tool {
             Tool::Sigwaittest => "sigwaittest",
             Tool::Signaltest => "signaltest",
             Tool::Latency => "latency",
+            Tool::Plot => "plot",
+            Tool::Compare => "compare",
         }
     }
 
@@ -162,6 +170,8 @@ rt-tests or, for latency, Xenomai):
   signaltest   round-trip latency of a signal through a ring of threads
   latency      timer wake-up latency with Xenomai `latency`'s options and
                per-second output
+  plot         latency plots (SVG or PNG) from cyclictest results
+  compare      compare two runs' JSON results (rtlat cyclictest --json)
 
 Run 'rtlat <TOOL> --help' for the options of a tool.
 Options:

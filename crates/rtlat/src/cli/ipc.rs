@@ -73,6 +73,8 @@ enum Opt {
     Histogram,
     Histfile,
     Nsecs,
+    FailIf,
+    Junit,
     Synthetic,
 }
 
@@ -117,6 +119,8 @@ const COMMON: &[OptSpec<Opt>] = &[
     new_opt(Opt::Histogram, "histogram", REQ),
     new_opt(Opt::Histfile, "histfile", REQ),
     new_opt(Opt::Nsecs, "nsecs", NO),
+    new_opt(Opt::FailIf, "fail-if", REQ),
+    new_opt(Opt::Junit, "junit", REQ),
     // The deterministic test seam (not in the help).
     new_opt(Opt::Synthetic, "synthetic", REQ),
 ];
@@ -179,6 +183,8 @@ struct Raw {
     histogram: Option<String>,
     histfile: Option<String>,
     nsecs: bool,
+    fail_if: Option<String>,
+    junit: Option<String>,
     synthetic: Option<String>,
 }
 
@@ -273,6 +279,8 @@ pub fn parse(
             Opt::Histogram => raw.histogram = Some(val()),
             Opt::Histfile => raw.histfile = Some(val()),
             Opt::Nsecs => raw.nsecs = true,
+            Opt::FailIf => raw.fail_if = Some(val()),
+            Opt::Junit => raw.junit = Some(val()),
             Opt::Synthetic => raw.synthetic = Some(val()),
         }
     }
@@ -552,6 +560,21 @@ fn build(
     }
 
     let fork = matches!(raw.fork, Some(None));
+    let gates = super::values::gate_plan(
+        (Opt::FailIf, raw.fail_if.as_deref()),
+        (Opt::Junit, raw.junit.as_deref()),
+    )?;
+    if let Some(limit) = gates
+        .iter()
+        .flat_map(|g| &g.limits)
+        .find(|l| fork && l.metric.is_percentile())
+    {
+        return Err(UsageError(format!(
+            "{}: '{limit}': a fork-mode run (-f) keeps no percentiles; min, avg, max and \
+             overruns can be checked",
+            Opt::FailIf.spelling()
+        )));
+    }
     let settings = IpcSettings {
         tool,
         engine: PairConfig {
@@ -579,6 +602,7 @@ fn build(
         json,
         histogram: buckets.map(|_| histfile.map_or(OutputTarget::Stdout, OutputTarget::File)),
         cmdline,
+        gates,
     };
     Ok((settings, warnings))
 }
@@ -700,6 +724,12 @@ pub fn help_text(tool: PairTool) -> String {
          \x20                        latencies with N one-microsecond buckets\n\
          \x20     --histfile=PATH    write that histogram to PATH instead of stdout\n\
          \x20     --nsecs            figures and histogram buckets in nanoseconds\n\
+         \x20     --fail-if=LIMITS   exit 3 after the outputs when a receiver (or all\n\
+         \x20                        together) breaks a limit: 'max>100us,p99>40us';\n\
+         \x20                        METRIC min avg max p50 p90 p99 p99.9 p99.99\n\
+         \x20                        p99.999 overruns, OP > >= < <= (the failing\n\
+         \x20                        condition), unit ns us ms s; no percentiles -f\n\
+         \x20     --junit=FILE       with --fail-if: a JUnit XML report of the limits\n\
          \x20 -h, --help             print this help and exit\n\
          \n\
          Output, one block per refresh:\n\

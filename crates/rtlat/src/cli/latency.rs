@@ -55,6 +55,8 @@ enum Opt {
     Priority,
     BreakOnSwitch,
     Help,
+    FailIf,
+    Junit,
     Synthetic,
 }
 
@@ -99,6 +101,8 @@ const OPTIONS: &[OptSpec<Opt>] = &[
     short(Opt::Priority, 'P', REQ),
     short(Opt::BreakOnSwitch, 'b', NO),
     long(Opt::Help, "help", NO),
+    long(Opt::FailIf, "fail-if", REQ),
+    long(Opt::Junit, "junit", REQ),
     // Hidden: the deterministic test seam.
     long(Opt::Synthetic, "synthetic", REQ),
 ];
@@ -151,6 +155,8 @@ struct Raw {
     cpu: Option<String>,
     priority: Option<String>,
     break_on_switch: bool,
+    fail_if: Option<String>,
+    junit: Option<String>,
     synthetic: Option<String>,
 }
 
@@ -179,6 +185,8 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
             Opt::Cpu => raw.cpu = Some(val()),
             Opt::Priority => raw.priority = Some(val()),
             Opt::BreakOnSwitch => raw.break_on_switch = true,
+            Opt::FailIf => raw.fail_if = Some(val()),
+            Opt::Junit => raw.junit = Some(val()),
             Opt::Synthetic => raw.synthetic = Some(val()),
         }
     }
@@ -325,6 +333,10 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
         (quiet, _) => quiet,
     };
     let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
+    let gates = super::values::gate_plan(
+        (Opt::FailIf, raw.fail_if.as_deref()),
+        (Opt::Junit, raw.junit.as_deref()),
+    )?;
 
     let keeps_histograms = raw.histograms || raw.stats || gnuplot.is_some();
     let engine = CyclicConfig {
@@ -369,6 +381,7 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
         histograms: raw.histograms,
         gnuplot,
         freeze: raw.freeze,
+        gates,
     };
     Ok((settings, warnings))
 }
@@ -431,6 +444,11 @@ the histograms, not the help).
             kernel trace (a tracefs snapshot; without snapshot support,
             the trace is stopped)
   -t 0      the periodic user-mode task (the only test mode on Linux)
+      --fail-if=LIMITS  exit 3 after the summary when the samples after the
+            warm-up break a limit: 'max>100us,p99.9>40us' (METRIC min avg
+            max p50 p90 p99 p99.9 p99.99 p99.999 overruns, OP > >= < <=,
+            the failing condition, unit ns us ms s)
+      --junit=FILE      with --fail-if: a JUnit XML report of the limits
       --help  print this help
 
 Not on Linux: -t 1 and -t 2 (in-kernel task and timer handler), -D

@@ -1,9 +1,11 @@
 //! Command lines.
+pub mod compare;
 pub mod cyclictest;
 pub mod dispatch;
 pub mod getopt;
 pub mod ipc;
 pub mod latency;
+pub mod plot;
 pub mod signaltest;
 pub mod values;
 

@@ -22,6 +22,7 @@ use rtlat_sys::power::{self, DmaLatencyError};
 use super::host::Host;
 use super::settings::{DmaLatency, HgrmOutput, OutputTarget, Settings};
 use super::stats_file::StatsFile;
+use crate::gate;
 use crate::live::fifo::FifoServer;
 use crate::live::snapshot::StatusSnapshotFile;
 use crate::live::text::{LiveMode, LiveText, write_status_block};
@@ -221,6 +222,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     if settings.refresh_on_max {
         out.emit(|w| live.write_leave(w, settings.engine.threads.len()))?;
     }
+    let run_time = running.started().elapsed();
     let report = running.finish(external_stop);
     // The intervals sealed since the last batch and the last, partial ones.
     let stats_written = stats.map_or(Ok(()), |s| s.finish(&shared));
@@ -247,7 +249,20 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let written = write_final_outputs(settings, &report, &meta, &mut out).and(stats_written);
     let failure =
         thread_failure.map(|(index, error)| describe_thread_error(index, error, settings));
-    end_run(&mut out, written, failure, status)
+    let status = end_run(&mut out, written, failure, status)?;
+    let duration_s = if synthetic {
+        0.0
+    } else {
+        run_time.as_secs_f64()
+    };
+    gate::apply(
+        settings.gates.as_ref(),
+        &report,
+        "thread",
+        "cyclictest",
+        duration_s,
+        status,
+    )
 }
 
 /// The main thread while the measuring threads run: draws the live output,

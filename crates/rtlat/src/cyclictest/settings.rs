@@ -9,6 +9,8 @@ use std::path::PathBuf;
 
 use rtlat_core::config::CyclicConfig;
 
+use crate::gate::GatePlan;
+
 /// Where an output goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OutputTarget {
@@ -95,6 +97,8 @@ pub struct Settings {
     pub percentiles: bool,
     /// `--hgrm FILE`, if requested.
     pub hgrm: Option<HgrmOutput>,
+    /// `--fail-if` and `--junit`, if given.
+    pub gates: Option<GatePlan>,
 }
 
 /// `--hgrm FILE` (and `--hgrm-per-thread`).

@@ -23,4 +23,6 @@ pub struct IpcSettings {
     pub histogram: Option<OutputTarget>,
     /// The command line as given, for the JSON `cmdline:` key.
     pub cmdline: String,
+    /// `--fail-if` and `--junit`, if given.
+    pub gates: Option<crate::gate::GatePlan>,
 }

@@ -91,7 +91,15 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .map(|error| describe_thread_error(error, settings));
     let status = u8::from(failure.is_some());
     let written = write_final_outputs(settings, &report, &seconds, &mut out);
-    end_run(&mut out, written, failure, status)
+    let status = end_run(&mut out, written, failure, status)?;
+    crate::gate::apply(
+        settings.gates.as_ref(),
+        &report,
+        "thread",
+        "latency",
+        seconds.complete as f64,
+        status,
+    )
 }
 
 /// Shows each second as it is sealed, until the run ends by itself or is

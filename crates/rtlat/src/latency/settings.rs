@@ -29,4 +29,6 @@ pub struct Settings {
     pub gnuplot: Option<PathBuf>,
     /// `-f`: freeze the kernel trace at each new maximum.
     pub freeze: bool,
+    /// `--fail-if` and `--junit`, if given.
+    pub gates: Option<crate::gate::GatePlan>,
 }

@@ -21,7 +21,7 @@ pub mod spikes;
 pub mod stats_stream;
 pub mod status;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 /// Facts about the run and the machine that are not measurements, for
 /// formats that carry them (JSON). Built by the binary, pinned in tests.

@@ -6,15 +6,18 @@
 mod util;
 
 mod bad_input;
+mod compare;
 mod cyclictest_extras;
 mod differential;
 mod differential_extras;
+mod gates;
 mod ipc_differential;
 mod ipc_real;
 mod ipc_synthetic;
 mod ipc_util;
 mod latency;
 mod methods;
+mod plot;
 mod privilege;
 mod real_extras;
 mod real_runs;

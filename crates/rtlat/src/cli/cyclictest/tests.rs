@@ -590,6 +590,25 @@ fn cases() -> Vec<Case> {
                 })
             )
         }),
+        case(
+            None,
+            "fail-if",
+            "fa",
+            Some("max>100us,p99.9>=40"),
+            |s, _| {
+                let gates = s.gates.as_ref().expect("gates");
+                let limits: Vec<String> = gates.limits.iter().map(ToString::to_string).collect();
+                assert_eq!(limits, ["max > 100us", "p99.9 >= 40us"]);
+                assert_eq!(gates.junit, None);
+            },
+        ),
+        Case {
+            extra: &["--fail-if", "max>1ms"],
+            ..case(None, "junit", "ju", Some("report.xml"), |s, _| {
+                let gates = s.gates.as_ref().expect("gates");
+                assert_eq!(gates.junit, Some("report.xml".into()));
+            })
+        },
         Case {
             extra: &["--hgrm", "run.hgrm"],
             ..case(None, "hgrm-per-thread", "hgrm-", None, |s, _| {
@@ -657,6 +676,7 @@ fn defaults() {
             stats_file: None,
             percentiles: false,
             hgrm: None,
+            gates: None,
         }
     );
 }
@@ -1267,6 +1287,8 @@ fn every_table_entry_is_reachable() {
                     | Opt::Percentiles
                     | Opt::Hgrm
                     | Opt::HgrmPerThread
+                    | Opt::FailIf
+                    | Opt::Junit
             ),
             "{:?}",
             spec.id

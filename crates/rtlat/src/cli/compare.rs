@@ -1,0 +1,297 @@
+//! The `rtlat compare` command line: `[OPTIONS] BASE NEW`, scanned with the
+//! same getopt rules as the other tools (options anywhere, `--` ends them,
+//! unambiguous prefixes of long options), turned into
+//! [`crate::compare::Settings`].
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
+use super::values::{OptionName, UsageError, invalid, spelling};
+use crate::compare::Settings;
+use crate::compare::judge::NoiseRule;
+
+/// What the command line asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Invocation {
+    /// `--help`: print [`help_text`] and exit 0.
+    Help,
+    /// Compare.
+    Run(Settings),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opt {
+    Help,
+    FailOnRegression,
+    Noise,
+}
+
+const OPTIONS: &[OptSpec<Opt>] = &[
+    OptSpec {
+        id: Opt::Help,
+        short: Some('h'),
+        long: Some("help"),
+        value: ValueKind::None,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::FailOnRegression,
+        short: None,
+        long: Some("fail-on-regression"),
+        value: ValueKind::None,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::Noise,
+        short: None,
+        long: Some("noise"),
+        value: ValueKind::Required,
+        in_2_4: false,
+    },
+];
+
+impl OptionName for Opt {
+    fn spelling(self) -> String {
+        spelling(self, OPTIONS)
+    }
+}
+
+/// The relative noise term by default, percent of BASE.
+pub const DEFAULT_NOISE_PERCENT: f64 = 10.0;
+const MAX_NOISE_PERCENT: f64 = 1000.0;
+
+/// Reads the `rtlat compare` command line (`args` without the program and
+/// tool names).
+pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
+    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
+    let mut files = Vec::new();
+    let mut fail_on_regression = false;
+    let mut noise = None;
+    for item in items {
+        match item {
+            Parsed::Positional(word) => files.push(word),
+            Parsed::Opt { id: Opt::Help, .. } => return Ok(Invocation::Help),
+            Parsed::Opt {
+                id: Opt::FailOnRegression,
+                ..
+            } => fail_on_regression = true,
+            Parsed::Opt {
+                id: Opt::Noise,
+                value,
+                ..
+            } => noise = value,
+        }
+    }
+    let percent = match noise {
+        Some(text) => noise_percent(&text)?,
+        None => DEFAULT_NOISE_PERCENT,
+    };
+    let mut files = files.into_iter();
+    let (Some(base), Some(new)) = (files.next(), files.next()) else {
+        return Err(UsageError(
+            "expected two files, BASE and NEW (the JSON of 'rtlat cyclictest --json'); try \
+             'rtlat compare --help'"
+                .into(),
+        ));
+    };
+    if let Some(extra) = files.next() {
+        return Err(UsageError(format!(
+            "unexpected argument '{extra}': compare takes two files, BASE and NEW"
+        )));
+    }
+    Ok(Invocation::Run(Settings {
+        base: PathBuf::from(base),
+        new: PathBuf::from(new),
+        rule: NoiseRule { percent },
+        fail_on_regression,
+    }))
+}
+
+/// `--noise PERCENT`: a decimal 0 to 1000, `%` allowed after it.
+fn noise_percent(text: &str) -> Result<f64, UsageError> {
+    let number = text.trim();
+    let number = number.strip_suffix('%').unwrap_or(number).trim_end();
+    let plain = !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && number.bytes().filter(|&b| b == b'.').count() <= 1
+        && number != ".";
+    match number.parse::<f64>() {
+        Ok(p) if plain && (0.0..=MAX_NOISE_PERCENT).contains(&p) => Ok(p),
+        _ => Err(invalid(
+            Opt::Noise,
+            text,
+            format_args!(
+                "expected a percentage of BASE, 0 to {MAX_NOISE_PERCENT} ({DEFAULT_NOISE_PERCENT} \
+                 by default)"
+            ),
+        )),
+    }
+}
+
+/// `rtlat compare --help`.
+pub fn help_text() -> String {
+    format!(
+        "rtlat compare: compare two runs' latencies
+
+Usage: rtlat compare [OPTIONS] BASE NEW
+
+BASE and NEW are JSON results of rtlat ('rtlat cyclictest --json FILE').
+For each thread (matched by index) and for all threads together, prints
+min, p50, p99, p99.9 and max in microseconds, for BASE and NEW, the
+change in percent of BASE and a verdict: better (lower), worse (higher)
+or within noise. Then one verdict line per row over all threads.
+Threads only one run has are named and left out; \"all threads\" takes
+every thread of each run.
+
+When is a change noise?
+  A change is within noise when
+      |NEW - BASE| <= max(NOISE % of BASE, 2 buckets)
+  NOISE is {DEFAULT_NOISE_PERCENT} by default (--noise). The buckets are those of the
+  run's distribution at that value (1 us wide by default, under 1 % of
+  the value above 5 ms): a percentile is known to one bucket in each run,
+  so at low latencies a step of a microsecond or two is resolution, not a
+  change. The percentage is the variation between runs of an unchanged
+  system.
+  A percentile is judged only when both runs have at least 10 samples at
+  or beyond it: p50 needs 20 samples, p99 1000, p99.9 10000. With fewer
+  it rests on a handful of samples and is reported as within noise (too
+  few samples). min and max are single samples and always judged; the
+  maximum grows with the length of a run, so compare runs of similar
+  length.
+
+Options:
+      --noise PERCENT        the relative part of the noise margin, 0 to
+                             {MAX_NOISE_PERCENT} (default {DEFAULT_NOISE_PERCENT})
+      --fail-on-regression   exit 3 when any verdict is worse (after the
+                             output; the worse rows go to stderr)
+  -h, --help                 print this help
+
+Exit status: 0 compared, 2 a usage error or a file that is not an rtlat
+result (named, with what is wrong), 3 a regression with
+--fail-on-regression.
+"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    fn run(args: &[&str]) -> Settings {
+        match parse(&os(args)) {
+            Ok(Invocation::Run(s)) => s,
+            other => panic!("{args:?}: {other:?}"),
+        }
+    }
+
+    fn error(args: &[&str]) -> String {
+        match parse(&os(args)) {
+            Err(e) => e.0,
+            Ok(i) => panic!("{args:?}: accepted as {i:?}"),
+        }
+    }
+
+    #[test]
+    fn two_files_and_defaults() {
+        let s = run(&["a.json", "b.json"]);
+        assert_eq!(s.base, PathBuf::from("a.json"));
+        assert_eq!(s.new, PathBuf::from("b.json"));
+        assert_eq!(s.rule.percent, 10.0);
+        assert!(!s.fail_on_regression);
+    }
+
+    #[test]
+    fn every_spelling() {
+        for args in [
+            &["--fail-on-regression", "a", "b"][..],
+            &["a", "--fail-on-regression", "b"],
+            &["a", "b", "--fail"],
+            &["--f", "a", "b"],
+        ] {
+            assert!(run(args).fail_on_regression, "{args:?}");
+        }
+        for (args, percent) in [
+            (&["--noise", "5", "a", "b"][..], 5.0),
+            (&["--noise=2.5", "a", "b"], 2.5),
+            (&["a", "b", "--noise", "20%"], 20.0),
+            (&["--no", "0", "a", "b"], 0.0),
+            (&["--noise", "1000", "a", "b"], 1000.0),
+            (&["--noise", "5", "--noise", "7", "a", "b"], 7.0),
+        ] {
+            assert_eq!(run(args).rule.percent, percent, "{args:?}");
+        }
+        // `--` ends the options: a file may start with a dash.
+        assert_eq!(run(&["--", "-a.json", "b"]).base, PathBuf::from("-a.json"));
+        for args in [
+            &["-h"][..],
+            &["--help"],
+            &["a", "--he"],
+            &["a", "b", "c", "-h"],
+        ] {
+            assert!(matches!(parse(&os(args)), Ok(Invocation::Help)), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn table_of_errors() {
+        let cases: &[(&[&str], &str)] = &[
+            (
+                &[],
+                "expected two files, BASE and NEW (the JSON of 'rtlat cyclictest --json'); try \
+                 'rtlat compare --help'",
+            ),
+            (&["a.json"], "expected two files, BASE and NEW"),
+            (
+                &["a", "b", "c"],
+                "unexpected argument 'c': compare takes two files, BASE and NEW",
+            ),
+            (
+                &["--noise", "x", "a", "b"],
+                "--noise: invalid value 'x': expected a percentage of BASE, 0 to 1000 (10 by \
+                 default)",
+            ),
+            (&["--noise", "-5", "a", "b"], "--noise: invalid value '-5'"),
+            (
+                &["--noise", "1001", "a", "b"],
+                "--noise: invalid value '1001'",
+            ),
+            (&["--noise", "", "a", "b"], "--noise: invalid value ''"),
+            (
+                &["--noise", "nan", "a", "b"],
+                "--noise: invalid value 'nan'",
+            ),
+            (
+                &["--noise", "1e2", "a", "b"],
+                "--noise: invalid value '1e2'",
+            ),
+            (&["a", "b", "--noise"], "option '--noise' requires a value"),
+            (&["-q", "a", "b"], "unrecognized option '-q'"),
+            (&["--json", "a", "b"], "unrecognized option '--json'"),
+            (
+                &["--fail-on-regression=1", "a", "b"],
+                "option '--fail-on-regression' takes no value",
+            ),
+        ];
+        for (args, expected) in cases {
+            let message = error(args);
+            assert!(
+                message.starts_with(expected),
+                "{args:?}\n got {message}\nwant {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn help_states_the_noise_rule() {
+        let help = help_text();
+        assert!(help.contains("|NEW - BASE| <= max(NOISE % of BASE, 2 buckets)"));
+        assert!(help.contains("NOISE is 10 by default"));
+        assert!(help.contains("p99.9 10000"));
+        assert!(help.lines().all(|l| l.chars().count() <= 80), "{help}");
+    }
+}

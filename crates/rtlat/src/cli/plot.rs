@@ -1,0 +1,372 @@
+//! The `rtlat plot` command line: input files (positional, `-` for
+//! standard input), `-o/--output`, `-k/--kind`, `-s/--size`, `-T/--title`
+//! and `-h/--help`, turned into validated [`Settings`]. A bad value is a
+//! one-line [`UsageError`]; the inputs themselves are read later, by
+//! [`crate::plot::input`].
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
+use super::values::{DirReport, OptionName, UsageError, invalid, new_file_path, spelling};
+use crate::plot::settings::{
+    DEFAULT_SIZE, Kind, MAX_SIDE, MIN_SIDE, OutputFormat, Settings, StdinOr,
+};
+
+/// What the command line asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Invocation {
+    /// `--help`: print [`help_text`] and exit 0.
+    Help,
+    /// Draw a plot.
+    Run(Settings),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opt {
+    Output,
+    Kind,
+    Size,
+    Title,
+    Help,
+}
+
+const fn opt(id: Opt, short: char, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
+    OptSpec {
+        id,
+        short: Some(short),
+        long: Some(long),
+        value,
+        in_2_4: false,
+    }
+}
+
+const OPTIONS: &[OptSpec<Opt>] = &[
+    opt(Opt::Output, 'o', "output", ValueKind::Required),
+    opt(Opt::Kind, 'k', "kind", ValueKind::Required),
+    opt(Opt::Size, 's', "size", ValueKind::Required),
+    opt(Opt::Title, 'T', "title", ValueKind::Required),
+    opt(Opt::Help, 'h', "help", ValueKind::None),
+];
+
+impl OptionName for Opt {
+    fn spelling(self) -> String {
+        spelling(self, OPTIONS)
+    }
+}
+
+/// Reads the `rtlat plot` command line (`args` without the program name).
+pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
+    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
+    let mut inputs = Vec::new();
+    let mut output = None;
+    let mut kind = None;
+    let mut size = None;
+    let mut title = None;
+    for item in items {
+        match item {
+            Parsed::Positional(word) => inputs.push(word),
+            Parsed::Opt { id, value, .. } => {
+                let value = value.unwrap_or_default();
+                match id {
+                    Opt::Help => return Ok(Invocation::Help),
+                    Opt::Output => output = Some(value),
+                    Opt::Kind => kind = Some(value),
+                    Opt::Size => size = Some(value),
+                    Opt::Title => title = Some(value),
+                }
+            }
+        }
+    }
+
+    let kind = match kind.as_deref() {
+        None => Kind::Latency,
+        Some(text) => match text.trim() {
+            "latency" => Kind::Latency,
+            "percentile" | "percentiles" => Kind::Percentile,
+            _ => return Err(invalid(Opt::Kind, text, "expected latency or percentile")),
+        },
+    };
+    let size = match &size {
+        None => DEFAULT_SIZE,
+        Some(text) => parse_size(text).ok_or_else(|| {
+            invalid(
+                Opt::Size,
+                text,
+                format_args!(
+                    "expected WIDTHxHEIGHT in pixels, each {MIN_SIDE} to {MAX_SIDE} \
+                     (e.g. {}x{})",
+                    DEFAULT_SIZE.0, DEFAULT_SIZE.1
+                ),
+            )
+        })?,
+    };
+    if inputs.is_empty() {
+        return Err(UsageError(
+            "no input file: give one or more cyclictest --json files or -h histogram outputs \
+             ('-' for standard input), see 'rtlat plot --help'"
+                .to_string(),
+        ));
+    }
+    if inputs.iter().filter(|i| i.as_str() == "-").count() > 1 {
+        return Err(UsageError(
+            "standard input ('-') given more than once".to_string(),
+        ));
+    }
+    let Some(output_text) = output else {
+        return Err(UsageError(
+            "no output file: give -o OUT.svg or -o OUT.png".to_string(),
+        ));
+    };
+    let format = OutputFormat::from_path(Path::new(&output_text)).ok_or_else(|| {
+        invalid(
+            Opt::Output,
+            &output_text,
+            "expected a file name ending in .svg or .png",
+        )
+    })?;
+    let output_path = new_file_path(Opt::Output, &output_text, "write", DirReport::Detailed)?;
+    for input in &inputs {
+        if input != "-" && same_file(Path::new(input), &output_path) {
+            return Err(UsageError(format!(
+                "{}: '{output_text}' is also an input; the plot would overwrite it",
+                Opt::Output.spelling()
+            )));
+        }
+    }
+    Ok(Invocation::Run(Settings {
+        inputs: inputs
+            .into_iter()
+            .map(|i| {
+                if i == "-" {
+                    StdinOr::Stdin
+                } else {
+                    StdinOr::Path(i.into())
+                }
+            })
+            .collect(),
+        output: output_path,
+        format,
+        kind,
+        size,
+        title: title.filter(|t| !t.trim().is_empty()),
+    }))
+}
+
+/// `WxH` (or `W×H`, `W,H`) within [`MIN_SIDE`]..=[`MAX_SIDE`] each.
+fn parse_size(text: &str) -> Option<(u32, u32)> {
+    let text = text.trim();
+    let (w, h) = text
+        .split_once(['x', 'X', '×', ','])
+        .map(|(w, h)| (w.trim(), h.trim()))?;
+    let side = |s: &str| {
+        s.parse::<u32>()
+            .ok()
+            .filter(|v| (MIN_SIDE..=MAX_SIDE).contains(v))
+    };
+    Some((side(w)?, side(h)?))
+}
+
+/// Whether `a` and `b` name the same existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// `rtlat plot --help`.
+pub fn help_text() -> String {
+    format!(
+        "\
+rtlat plot: draw latency plots from cyclictest results
+
+Usage: rtlat plot INPUT... -o OUT.svg|OUT.png [OPTIONS]
+
+Reads one or more results, each one of (told apart by their content):
+  - the --json file of rtlat cyclictest (its \"distribution\" of every
+    sample; the \"histogram\" when there is none),
+  - the --json file of rt-tests cyclictest run with -h/--histogram,
+  - the histogram block that cyclictest -h/-H prints (its standard output
+    or --histfile), from rt-tests or rtlat: 1 us buckets, one column per
+    thread;
+and draws them as one picture. '-' reads standard input.
+
+Kinds of plot (-k):
+  latency     the OSADL latency plot: number of samples (log scale, from
+              below 1 so that single samples show) against latency (us),
+              one step line per thread: CPU n when the thread was pinned,
+              thread n otherwise, after the file name when there are
+              several inputs; the maximum in the axis label, each thread's
+              maximum and its histogram overflows in the legend
+  percentile  latency (us, log scale) against percentile (50 %, 90 %,
+              99 %, ... on a log scale of 1 - p), one line per input with
+              all its threads together, for comparing runs; overflows are
+              drawn between the top of the histogram and the maximum
+
+Options:
+  -o, --output FILE   the picture to write; FILE ends in .svg or .png
+                      (required). It is written whole or not at all.
+  -k, --kind KIND     latency or percentile                     [latency]
+  -s, --size WxH      picture size in pixels, each {min} to {max}
+                                                               [{w}x{h}]
+  -T, --title TEXT    title (default: host, kernel and start time of the
+                      run when the input says them, else the file name)
+  -h, --help          print this help
+
+PNG text uses a bundled font (DejaVu Sans); no system font is needed.
+SVG text names the font family sans-serif, for the viewer to supply.
+A bad input file or option is one line on standard error and exit status 2.
+",
+        min = MIN_SIDE,
+        max = MAX_SIDE,
+        w = DEFAULT_SIZE.0,
+        h = DEFAULT_SIZE.1,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn args(words: &[&str]) -> Vec<OsString> {
+        words.iter().map(OsString::from).collect()
+    }
+
+    fn settings(words: &[&str]) -> Settings {
+        match parse(&args(words)) {
+            Ok(Invocation::Run(s)) => s,
+            other => panic!("{words:?}: {other:?}"),
+        }
+    }
+
+    fn error(words: &[&str]) -> String {
+        match parse(&args(words)) {
+            Err(e) => e.0,
+            other => panic!("{words:?}: expected an error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_and_every_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = dir.path().join("out.svg");
+        let svg = svg.to_str().unwrap();
+        let s = settings(&["a.json", "-o", svg]);
+        assert_eq!(s.inputs, vec![StdinOr::Path(PathBuf::from("a.json"))]);
+        assert_eq!(s.output, PathBuf::from(svg));
+        assert_eq!(s.format, OutputFormat::Svg);
+        assert_eq!(s.kind, Kind::Latency);
+        assert_eq!(s.size, (1000, 600));
+        assert_eq!(s.title, None);
+
+        let png = dir.path().join("OUT.PNG");
+        let png = png.to_str().unwrap();
+        for words in [
+            vec!["-kpercentile", "-s800x500", "a", "-", &format!("-o{png}")],
+            vec![
+                "--kind=percentile",
+                "--size",
+                "800X500",
+                "a",
+                "-",
+                "--output",
+                png,
+            ],
+            vec!["--ki", "percentiles", "--si=800,500", "-o", png, "a", "-"],
+        ] {
+            let s = settings(&words);
+            assert_eq!(s.format, OutputFormat::Png, "{words:?}");
+            assert_eq!(s.kind, Kind::Percentile, "{words:?}");
+            assert_eq!(s.size, (800, 500), "{words:?}");
+            assert_eq!(
+                s.inputs,
+                vec![StdinOr::Path(PathBuf::from("a")), StdinOr::Stdin],
+                "{words:?}"
+            );
+        }
+        let s = settings(&["a", "-o", svg, "-T", "my box", "-k", "latency"]);
+        assert_eq!(s.title.as_deref(), Some("my box"));
+        assert_eq!(parse(&args(&["-h"])).unwrap(), Invocation::Help);
+        assert_eq!(
+            parse(&args(&["x", "--help", "-o", "y.jpg"])).unwrap(),
+            Invocation::Help
+        );
+    }
+
+    #[test]
+    fn bad_command_lines_are_one_line_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = dir.path().join("out.svg");
+        let svg = svg.to_str().unwrap();
+        for (words, needle) in [
+            (vec!["-o", svg], "no input file"),
+            (
+                vec!["a.json"],
+                "no output file: give -o OUT.svg or -o OUT.png",
+            ),
+            (
+                vec!["a.json", "-o", "x.jpg"],
+                "-o/--output: invalid value 'x.jpg': expected a file name ending in .svg or .png",
+            ),
+            (vec!["a.json", "-o", "svg"], "ending in .svg or .png"),
+            (
+                vec!["a.json", "-o", "/nonexistent/dir/x.svg"],
+                "-o/--output: cannot write '/nonexistent/dir/x.svg': directory '/nonexistent/dir' does not exist",
+            ),
+            (
+                vec!["a.json", "-o", svg, "-k", "bars"],
+                "-k/--kind: invalid value 'bars': expected latency or percentile",
+            ),
+            (
+                vec!["a.json", "-o", svg, "-s", "100x100"],
+                "-s/--size: invalid value '100x100'",
+            ),
+            (vec!["a.json", "-o", svg, "-s", "1000"], "WIDTHxHEIGHT"),
+            (vec!["a.json", "-o", svg, "-s", "9000x600"], "200 to 8000"),
+            (
+                vec!["-", "-", "-o", svg],
+                "standard input ('-') given more than once",
+            ),
+            (
+                vec!["a.json", "-o", svg, "--frob"],
+                "unrecognized option '--frob'",
+            ),
+            (vec!["a.json", "-o"], "option '-o' requires a value"),
+        ] {
+            let e = error(&words);
+            assert!(e.contains(needle), "{words:?}: {e:?} lacks {needle:?}");
+            assert!(!e.contains('\n'), "{words:?}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn output_must_not_overwrite_an_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.svg");
+        std::fs::write(&file, "{}").unwrap();
+        let file = file.to_str().unwrap();
+        let e = error(&[file, "-o", file]);
+        assert!(e.contains("is also an input"), "{e}");
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1000x600"), Some((1000, 600)));
+        assert_eq!(parse_size(" 200 x 8000 "), Some((200, 8000)));
+        assert_eq!(parse_size("640×480"), Some((640, 480)));
+        for bad in [
+            "",
+            "x",
+            "100x",
+            "199x600",
+            "1000x8001",
+            "-1x600",
+            "1e3x600",
+            "1000*600",
+        ] {
+            assert_eq!(parse_size(bad), None, "{bad:?}");
+        }
+    }
+}

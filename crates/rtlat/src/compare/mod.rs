@@ -1,0 +1,67 @@
+//! `rtlat compare BASE NEW`: two runs' JSON results (`rtlat cyclictest
+//! --json`) side by side. Per thread (matched by index) and for all
+//! threads together: min, p50, p99, p99.9 and max in µs, the change in
+//! percent of BASE and a verdict (better, worse, within noise) by the
+//! noise rule of [`judge`]; then one verdict line per row.
+//! `--fail-on-regression` makes any "worse" exit 3.
+//!
+//! `input` reads and checks a file (a bad one is a one-line usage error
+//! naming it, exit 2), `judge` holds the noise rule, `render` the
+//! comparison and its text.
+
+pub mod input;
+pub mod judge;
+pub mod render;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::cli::compare::{Invocation, help_text, parse};
+use judge::NoiseRule;
+
+/// What `rtlat compare` was asked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// The reference run.
+    pub base: PathBuf,
+    /// The run judged against it.
+    pub new: PathBuf,
+    /// The noise rule.
+    pub rule: NoiseRule,
+    /// `--fail-on-regression`: exit 3 when anything is worse.
+    pub fail_on_regression: bool,
+}
+
+/// `rtlat compare ARGS...`: parse, read both files, print the comparison.
+/// Returns the exit status: 0, or 3 with `--fail-on-regression` when a
+/// verdict is "worse".
+pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
+    let settings = match parse(args)? {
+        Invocation::Help => {
+            print!("{}", help_text());
+            return Ok(0);
+        }
+        Invocation::Run(settings) => settings,
+    };
+    let base = input::load(&settings.base)?;
+    let new = input::load(&settings.new)?;
+    let comparison = render::compare(&base, &new, settings.rule);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match render::write_text(&mut out, &comparison).and_then(|()| out.flush()) {
+        // A closed pipe (`| head`) ends the output quietly; the status
+        // still tells.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            return Err(anyhow::Error::new(e).context("writing the comparison"));
+        }
+        _ => {}
+    }
+    if settings.fail_on_regression && comparison.any_worse() {
+        for line in comparison.regressions() {
+            eprintln!("rtlat compare: --fail-on-regression: {line}");
+        }
+        return Ok(3);
+    }
+    Ok(0)
+}

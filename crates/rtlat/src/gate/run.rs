@@ -1,0 +1,193 @@
+//! The gates as every tool runs them: the subjects of a finished
+//! [`RunReport`] (each thread, then all threads together) and the end of a
+//! gated run (JUnit file, stderr lines, exit status 3).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use rtlat_core::distribution::Distribution;
+use rtlat_core::report::{RunReport, ThreadReport};
+
+use super::{Limit, Metrics, Subject, any_failed, evaluate, summary_lines, write_junit};
+
+/// `--fail-if` and `--junit` of one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GatePlan {
+    /// The limits, in the order given.
+    pub limits: Vec<Limit>,
+    /// Where the JUnit report goes, if anywhere.
+    pub junit: Option<PathBuf>,
+}
+
+/// Exit status of a run whose limit was broken.
+pub const BROKEN_LIMIT_STATUS: u8 = 3;
+
+/// One subject per thread (`thread N`; `name` names the threads, e.g.
+/// `pair` for the IPC tools) and one for all of them (`all threads`).
+pub fn subjects(report: &RunReport, name: &str) -> Vec<Subject> {
+    let mut subjects: Vec<Subject> = report
+        .threads
+        .iter()
+        .map(|t| Subject {
+            name: format!("{name} {}", t.index),
+            metrics: thread_metrics(t),
+        })
+        .collect();
+    let threads = &report.threads;
+    let samples: u64 = threads.iter().map(|t| t.compat.cycles).sum();
+    let sum_ns: i128 = threads.iter().map(|t| t.precise.sum_ns).sum();
+    let merged = report.merged_distribution();
+    subjects.push(Subject {
+        name: format!("all {name}s"),
+        metrics: Metrics {
+            samples,
+            min_ns: threads
+                .iter()
+                .filter_map(|t| t.precise.min)
+                .min()
+                .map(|n| n.as_nanos()),
+            avg_ns: (samples > 0).then(|| sum_ns as f64 / samples as f64),
+            max_ns: threads
+                .iter()
+                .filter_map(|t| t.precise.max)
+                .max()
+                .map(|n| n.as_nanos()),
+            percentiles_ns: percentiles(merged.as_ref()),
+            overruns: threads.iter().map(|t| t.precise.overruns).sum(),
+        },
+    });
+    subjects
+}
+
+fn thread_metrics(t: &ThreadReport) -> Metrics {
+    Metrics {
+        samples: t.compat.cycles,
+        min_ns: t.precise.min.map(|n| n.as_nanos()),
+        avg_ns: t.precise.mean(t.compat.cycles),
+        max_ns: t.precise.max.map(|n| n.as_nanos()),
+        percentiles_ns: percentiles(t.distribution.as_ref()),
+        overruns: t.precise.overruns,
+    }
+}
+
+/// The standard percentiles in ns; all unmeasured without a distribution.
+fn percentiles(d: Option<&Distribution>) -> Vec<(&'static str, Option<i64>)> {
+    match d {
+        Some(d) => d
+            .standard_percentiles()
+            .into_iter()
+            .filter(|(label, _)| *label != "max")
+            .map(|(label, v)| (label, v.map(|n| n.as_nanos())))
+            .collect(),
+        None => rtlat_core::distribution::STANDARD_PERCENTILES
+            .iter()
+            .map(|&(label, _)| (label, None))
+            .collect(),
+    }
+}
+
+/// The end of every tool's run once its outputs are written and stdout
+/// flushed: with gates, checks them on `report`'s subjects (threads called
+/// `name`), and turns a run that ended well (`status` 0) with a broken
+/// limit into [`BROKEN_LIMIT_STATUS`]; `tool` names the JUnit suite.
+pub fn apply(
+    plan: Option<&GatePlan>,
+    report: &RunReport,
+    name: &str,
+    tool: &str,
+    duration_s: f64,
+    status: u8,
+) -> anyhow::Result<u8> {
+    let Some(plan) = plan else {
+        return Ok(status);
+    };
+    let broken = finish(plan, &subjects(report, name), tool, "rtlat", duration_s)?;
+    Ok(if broken && status == 0 {
+        BROKEN_LIMIT_STATUS
+    } else {
+        status
+    })
+}
+
+/// After a run's other outputs: evaluates `plan` on `subjects`, writes the
+/// JUnit report (suite `tool`), prints one stderr line per broken limit
+/// (prefixed `prog: `) and returns whether a limit was broken. A JUnit
+/// file that cannot be written is an error naming it.
+pub fn finish(
+    plan: &GatePlan,
+    subjects: &[Subject],
+    tool: &str,
+    prog: &str,
+    duration_s: f64,
+) -> anyhow::Result<bool> {
+    let outcomes = evaluate(&plan.limits, subjects);
+    if let Some(path) = &plan.junit {
+        write_junit_file(path, tool, &outcomes, duration_s)?;
+    }
+    for line in summary_lines(&outcomes) {
+        eprintln!("{prog}: {line}");
+    }
+    Ok(any_failed(&outcomes))
+}
+
+fn write_junit_file(
+    path: &Path,
+    tool: &str,
+    outcomes: &[super::Outcome],
+    duration_s: f64,
+) -> anyhow::Result<()> {
+    let mut text = Vec::new();
+    write_junit(&mut text, tool, outcomes, duration_s)?;
+    std::fs::write(path, text)
+        .with_context(|| format!("--junit: cannot write '{}'", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::test_support::{ThreadFixture, run};
+    use rtlat_core::units::Resolution;
+
+    #[test]
+    fn threads_then_all_threads() {
+        let report = run(
+            Resolution::Micros,
+            vec![
+                ThreadFixture::new(0)
+                    .samples(&[5, 7, 9], Resolution::Micros, 100, None)
+                    .distribution(&[5_100, 7_100, 9_100])
+                    .overruns(2)
+                    .build(),
+                ThreadFixture::new(1)
+                    .samples(&[3, 40], Resolution::Micros, 100, None)
+                    .distribution(&[3_100, 40_100])
+                    .build(),
+            ],
+        );
+        let s = subjects(&report, "thread");
+        let names: Vec<&str> = s.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["thread 0", "thread 1", "all threads"]);
+        let all = &s[2].metrics;
+        assert_eq!((all.samples, all.overruns), (5, 2));
+        assert_eq!((all.min_ns, all.max_ns), (Some(3_100), Some(40_100)));
+        assert_eq!(all.avg_ns, Some(12_900.0));
+        let p50 = all.percentiles_ns.iter().find(|(l, _)| *l == "p50");
+        assert_eq!(p50, Some(&("p50", Some(7_000))));
+        assert_eq!(s[0].metrics.percentiles_ns.len(), 6);
+    }
+
+    #[test]
+    fn no_distribution_means_percentiles_not_measured() {
+        let report = run(
+            Resolution::Micros,
+            vec![
+                ThreadFixture::new(0)
+                    .samples(&[5], Resolution::Micros, 0, None)
+                    .build(),
+            ],
+        );
+        let s = subjects(&report, "pair");
+        assert_eq!(s[1].name, "all pairs");
+        assert!(s[0].metrics.percentiles_ns.iter().all(|(_, v)| v.is_none()));
+    }
+}

@@ -1,0 +1,923 @@
+//! Drawing: the inputs become a [`Figure`] (plain data: lines, axis
+//! ranges, labels; unit-tested), which plotters draws on an SVG or bitmap
+//! backend. The PNG is encoded from the RGB buffer with the `png` crate, and
+//! its text is drawn with the bundled DejaVu Sans (no fontconfig, no
+//! freetype).
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use anyhow::anyhow;
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
+use plotters::prelude::*;
+
+use super::glyphs::GlyphBitmap;
+use super::input::{Bucket, Input, ThreadData};
+use super::settings::{Kind, OutputFormat, Settings};
+
+/// The bundled font, registered as `sans-serif` for the bitmap backend.
+const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+/// The family every text style names (SVG viewers supply their own).
+const FAMILY: &str = "sans-serif";
+/// The bottom of the sample-count axis: below 1, so single samples show.
+pub const COUNT_FLOOR: f64 = 0.5;
+/// Titles longer than this list the inputs' names instead.
+const TITLE_LIMIT: usize = 110;
+
+/// Line colours, one per series in order (then again, darker).
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+fn colour(i: usize) -> RGBColor {
+    let RGBColor(r, g, b) = PALETTE[i % PALETTE.len()];
+    if (i / PALETTE.len()).is_multiple_of(2) {
+        RGBColor(r, g, b)
+    } else {
+        RGBColor(r / 2, g / 2, b / 2)
+    }
+}
+
+/// One drawn line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// Its legend text.
+    pub label: String,
+    /// Its points, in drawing order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// The axes of a figure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Axes {
+    /// x: latency µs, linear; y: samples, log from [`COUNT_FLOOR`] to `y_top`.
+    Latency {
+        /// The latency range.
+        x: Range<f64>,
+        /// The top of the count axis.
+        y_top: f64,
+    },
+    /// x: `1 / (1 - p)`, log from 1 (p = 0) to `x_end`; y: latency µs, log.
+    Percentile {
+        /// The right end, a power of ten.
+        x_end: f64,
+        /// The latency range.
+        y: Range<f64>,
+    },
+}
+
+/// Everything a picture shows, before any drawing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    /// The title line.
+    pub title: String,
+    /// A smaller line under it (the file and command line of one input).
+    pub subtitle: Option<String>,
+    /// The x axis label.
+    pub x_desc: String,
+    /// The y axis label.
+    pub y_desc: String,
+    /// The axes.
+    pub axes: Axes,
+    /// The lines, in legend order.
+    pub lines: Vec<Line>,
+}
+
+/// Draws `inputs` as `settings` ask and returns the file's bytes.
+pub fn render(inputs: &[Input], settings: &Settings) -> anyhow::Result<Vec<u8>> {
+    let figure = figure(
+        inputs,
+        settings.kind,
+        settings.title.as_deref(),
+        settings.size.0,
+    );
+    let (w, h) = settings.size;
+    let err = |e: String| anyhow!("drawing the plot: {e}");
+    // Both backends lay text out with the font's metrics.
+    register_font()?;
+    match settings.format {
+        OutputFormat::Svg => {
+            let mut svg = String::new();
+            {
+                let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+                draw(&root, &figure).map_err(|e| err(e.to_string()))?;
+                root.present().map_err(|e| err(e.to_string()))?;
+            }
+            Ok(svg.into_bytes())
+        }
+        OutputFormat::Png => {
+            let mut rgb = vec![0u8; w as usize * h as usize * 3];
+            {
+                let backend = GlyphBitmap::new(BitMapBackend::with_buffer(&mut rgb, (w, h)), FONT)
+                    .ok_or_else(|| anyhow!("the bundled font cannot be read"))?;
+                let root = backend.into_drawing_area();
+                draw(&root, &figure).map_err(|e| err(e.to_string()))?;
+                root.present().map_err(|e| err(e.to_string()))?;
+            }
+            encode_png(&rgb, w, h)
+        }
+    }
+}
+
+/// Registers the bundled font once.
+fn register_font() -> anyhow::Result<()> {
+    static REGISTERED: OnceLock<bool> = OnceLock::new();
+    let ok = *REGISTERED
+        .get_or_init(|| plotters::style::register_font(FAMILY, FontStyle::Normal, FONT).is_ok());
+    if ok {
+        Ok(())
+    } else {
+        Err(anyhow!("the bundled font cannot be read"))
+    }
+}
+
+fn encode_png(rgb: &[u8], w: u32, h: u32) -> anyhow::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, w, h);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder
+            .write_header()
+            .map_err(|e| anyhow!("encoding the PNG: {e}"))?;
+        writer
+            .write_image_data(rgb)
+            .map_err(|e| anyhow!("encoding the PNG: {e}"))?;
+        writer
+            .finish()
+            .map_err(|e| anyhow!("encoding the PNG: {e}"))?;
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------
+// Figures
+
+/// The figure of `kind` for `inputs`, titled `title` or after the inputs.
+/// `width` is the picture's width in pixels (bucket steps are drawn at
+/// least two pixels wide).
+pub fn figure(inputs: &[Input], kind: Kind, title: Option<&str>, width: u32) -> Figure {
+    let (auto_title, subtitle) = titles(inputs);
+    let title = title.map_or(auto_title, str::to_string);
+    let max = inputs
+        .iter()
+        .filter_map(Input::max_us)
+        .max_by(f64::total_cmp);
+    let latency_desc = match max {
+        Some(m) => format!("Latency (µs), maximum {} µs", format_us(m)),
+        None => "Latency (µs)".to_string(),
+    };
+    match kind {
+        Kind::Latency => {
+            let (axes, lines) = latency_lines(inputs, width);
+            Figure {
+                title,
+                subtitle,
+                x_desc: latency_desc,
+                y_desc: "Number of samples".to_string(),
+                axes,
+                lines,
+            }
+        }
+        Kind::Percentile => {
+            let (axes, lines) = percentile_lines(inputs);
+            Figure {
+                title,
+                subtitle,
+                x_desc: "Percentile of the samples".to_string(),
+                y_desc: latency_desc,
+                axes,
+                lines,
+            }
+        }
+    }
+}
+
+/// The title (host, kernel, start time of each input; its name when none
+/// is known) and, for one input, a subtitle with its name and command line.
+fn titles(inputs: &[Input]) -> (String, Option<String>) {
+    // Host, kernel and date of each input; without the dates, then without
+    // the kernels, when that is too long; else the inputs' names.
+    let describe = |input: &Input, level: usize| {
+        let parts: Vec<String> = [
+            input.host.clone(),
+            input.kernel.as_ref().map(|k| format!("kernel {k}")),
+            input.date.clone(),
+        ]
+        .into_iter()
+        .take(3 - level)
+        .flatten()
+        .collect();
+        if parts.is_empty() {
+            input.name.clone()
+        } else {
+            parts.join(" · ")
+        }
+    };
+    let mut title = None;
+    for level in 0..3 {
+        let mut descs: Vec<String> = Vec::new();
+        for input in inputs {
+            let desc = describe(input, level);
+            if !descs.contains(&desc) {
+                descs.push(desc);
+            }
+        }
+        let joined = descs.join(" / ");
+        if joined.chars().count() <= TITLE_LIMIT {
+            title = Some(joined);
+            break;
+        }
+    }
+    let title = title.unwrap_or_else(|| {
+        let listed = format!("{} runs: {}", inputs.len(), input_labels(inputs).join(", "));
+        if listed.chars().count() <= TITLE_LIMIT {
+            listed
+        } else {
+            format!("{} runs", inputs.len())
+        }
+    });
+    let subtitle = match inputs {
+        [one] if one.host.is_some() || one.kernel.is_some() || one.date.is_some() => {
+            Some(match &one.cmdline {
+                Some(cmd) => clip(&format!("{}: {cmd}", one.name), 2 * TITLE_LIMIT),
+                None => one.name.clone(),
+            })
+        }
+        [one] => one.cmdline.as_ref().map(|cmd| clip(cmd, 2 * TITLE_LIMIT)),
+        _ => None,
+    };
+    (title, subtitle)
+}
+
+fn clip(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// How legends name each input: its file stem, or its name where two
+/// stems are the same.
+fn input_labels(inputs: &[Input]) -> Vec<String> {
+    inputs
+        .iter()
+        .map(|i| {
+            let clash = inputs.iter().filter(|o| o.stem == i.stem).count() > 1;
+            if clash {
+                i.name.clone()
+            } else {
+                i.stem.clone()
+            }
+        })
+        .collect()
+}
+
+/// A latency in µs for labels: one decimal, none when it is 0.
+pub fn format_us(us: f64) -> String {
+    let text = format!("{us:.1}");
+    match text.strip_suffix(".0") {
+        Some(whole) => whole.to_string(),
+        None => text,
+    }
+}
+
+fn thread_label(prefix: Option<&str>, t: &ThreadData) -> String {
+    let mut label = match prefix {
+        Some(p) => format!("{p} {}", t.name()),
+        None => t.name(),
+    };
+    let mut details = Vec::new();
+    if let Some(max) = t.max_us {
+        details.push(format!("max {} µs", format_us(max)));
+    }
+    if t.overflows > 0 {
+        details.push(format!("{} overflows", t.overflows));
+    }
+    if !details.is_empty() {
+        label.push_str(&format!(" ({})", details.join(", ")));
+    }
+    label
+}
+
+/// One step line per thread of every input.
+fn latency_lines(inputs: &[Input], width: u32) -> (Axes, Vec<Line>) {
+    let prefixes = input_labels(inputs);
+    let several = inputs.len() > 1;
+    let (mut lo, mut hi, mut top) = (0.0_f64, f64::MIN, 1_u64);
+    for t in inputs.iter().flat_map(|i| &i.threads) {
+        if let (Some(first), Some(last)) = (t.buckets.first(), t.buckets.last()) {
+            lo = lo.min(first.from);
+            hi = hi.max(last.to);
+            top = top.max(t.buckets.iter().map(|b| b.count).max().unwrap_or(1));
+        }
+    }
+    let hi = hi.max(lo + 10.0);
+    let x = lo..hi + (hi - lo) * 0.02;
+    // Two pixels of the plotting area (about 85 % of the picture).
+    let column = (x.end - x.start) * 2.0 / (f64::from(width) * 0.85);
+    let mut lines = Vec::new();
+    for (input, prefix) in inputs.iter().zip(&prefixes) {
+        for t in input.threads.iter().filter(|t| !t.buckets.is_empty()) {
+            lines.push(Line {
+                label: thread_label(several.then_some(prefix.as_str()), t),
+                points: step_points(&on_columns(&t.buckets, x.start, column), COUNT_FLOOR),
+            });
+        }
+    }
+    // A whole decade above the highest count leaves room for the legend.
+    let y_top = 10_f64.powf((top as f64 * 2.0).log10().ceil()).max(10.0);
+    (Axes::Latency { x, y_top }, lines)
+}
+
+/// The outline of `buckets` (sorted, not overlapping): up at each
+/// bucket's lower bound, across at its count, down to `floor` at its upper
+/// bound unless the next bucket starts there.
+pub fn step_points(buckets: &[Bucket], floor: f64) -> Vec<(f64, f64)> {
+    let mut points = Vec::with_capacity(buckets.len() * 2 + 2);
+    let mut prev_to: Option<f64> = None;
+    for b in buckets {
+        let count = b.count as f64;
+        match prev_to {
+            Some(to) if to == b.from => {}
+            Some(to) => {
+                points.push((to, floor));
+                points.push((b.from, floor));
+            }
+            None => points.push((b.from, floor)),
+        }
+        points.push((b.from, count));
+        points.push((b.to, count));
+        prev_to = Some(b.to);
+    }
+    if let Some(to) = prev_to {
+        points.push((to, floor));
+    }
+    // Drop the corner points of equal neighbouring counts.
+    points.dedup();
+    points
+}
+
+/// `buckets` as drawn on columns `column` wide from `origin`: unchanged
+/// when every bucket is at least a column wide; otherwise each column
+/// touched by a bucket takes the largest count among them. A lone 1 µs
+/// bucket on a 5000 µs axis thus stays visible, a column wide, instead of
+/// a zero-width spike that a bitmap does not show.
+pub fn on_columns(buckets: &[Bucket], origin: f64, column: f64) -> Vec<Bucket> {
+    if column <= 0.0 || buckets.iter().all(|b| b.to - b.from >= column) {
+        return buckets.to_vec();
+    }
+    let mut columns: std::collections::BTreeMap<i64, u64> = std::collections::BTreeMap::new();
+    for b in buckets {
+        let first = ((b.from - origin) / column).floor() as i64;
+        let last = (((b.to - origin) / column).ceil() as i64 - 1).max(first);
+        for k in first..=last {
+            let c = columns.entry(k).or_insert(0);
+            *c = (*c).max(b.count);
+        }
+    }
+    columns
+        .into_iter()
+        .map(|(k, count)| Bucket {
+            from: origin + k as f64 * column,
+            to: origin + (k + 1) as f64 * column,
+            count,
+        })
+        .collect()
+}
+
+/// The buckets of all `threads` together, lowest first; buckets with the
+/// same bounds are added up.
+pub fn merge_threads(threads: &[ThreadData]) -> Vec<Bucket> {
+    let mut all: Vec<Bucket> = threads.iter().flat_map(|t| t.buckets.clone()).collect();
+    all.sort_by(|a, b| a.from.total_cmp(&b.from).then(a.to.total_cmp(&b.to)));
+    let mut merged: Vec<Bucket> = Vec::with_capacity(all.len());
+    for b in all {
+        match merged.last_mut() {
+            Some(last) if last.from == b.from && last.to == b.to => last.count += b.count,
+            _ => merged.push(b),
+        }
+    }
+    merged
+}
+
+/// The latency against `1 / (1 - p)` curve of `buckets` (sorted) plus
+/// `overflows` samples above them (placed between the top bucket and
+/// `max`), interpolating linearly within each bucket. The last sample
+/// stands at `1 - p = 1 / N`. Latencies never go down along the curve and
+/// never exceed `max`.
+pub fn percentile_points(buckets: &[Bucket], overflows: u64, max: Option<f64>) -> Vec<(f64, f64)> {
+    let mut pieces = buckets.to_vec();
+    if overflows > 0
+        && let Some(top) = pieces.last().map(|b| b.to)
+    {
+        pieces.push(Bucket {
+            from: top,
+            to: max.filter(|m| *m > top).unwrap_or(top),
+            count: overflows,
+        });
+    }
+    let total: u64 = pieces.iter().map(|b| b.count).sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    let n = total as f64;
+    let mut points = Vec::with_capacity(pieces.len() * 2);
+    let mut below = 0_u64;
+    let mut level = f64::MIN;
+    for b in &pieces {
+        let x0 = n / (total - below) as f64;
+        below += b.count;
+        let x1 = n / (total - below).max(1) as f64;
+        let y0 = b.from.max(level);
+        let mut y1 = b.to;
+        if let Some(m) = max
+            && m >= y0
+        {
+            y1 = y1.min(m);
+        }
+        let y1 = y1.max(y0);
+        level = y1;
+        points.push((x0, y0));
+        points.push((x1, y1));
+    }
+    points.dedup();
+    points
+}
+
+/// One curve per input, all its threads together.
+fn percentile_lines(inputs: &[Input]) -> (Axes, Vec<Line>) {
+    let labels = input_labels(inputs);
+    let mut lines = Vec::new();
+    let mut most = 1_u64;
+    for (input, label) in inputs.iter().zip(labels) {
+        let buckets = merge_threads(&input.threads);
+        let overflows: u64 = input.threads.iter().map(|t| t.overflows).sum();
+        let samples = buckets.iter().map(|b| b.count).sum::<u64>() + overflows;
+        most = most.max(samples);
+        let mut details = vec![format!("{samples} samples")];
+        if let Some(max) = input.max_us() {
+            details.push(format!("max {} µs", format_us(max)));
+        }
+        if overflows > 0 {
+            details.push(format!("{overflows} overflows"));
+        }
+        lines.push(Line {
+            label: format!("{label} ({})", details.join(", ")),
+            points: percentile_points(&buckets, overflows, input.max_us()),
+        });
+    }
+    let positive = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .filter(|y| *y > 0.0);
+    let y_lo = positive.clone().min_by(f64::total_cmp).unwrap_or(1.0) * 0.8;
+    let y_hi = positive
+        .max_by(f64::total_cmp)
+        .unwrap_or(1.0)
+        .max(y_lo * 2.0)
+        * 1.25;
+    for line in &mut lines {
+        for p in &mut line.points {
+            p.1 = p.1.max(y_lo);
+        }
+    }
+    let x_end = 10_f64.powf((most as f64).log10().ceil()).max(100.0);
+    (
+        Axes::Percentile {
+            x_end,
+            y: y_lo..y_hi,
+        },
+        lines,
+    )
+}
+
+/// Tick values for a log axis over `range`: the decades, with 2 and 5
+/// (then every digit) in between when the range has few decades.
+pub fn log_ticks(range: &Range<f64>) -> Vec<f64> {
+    let (lo, hi) = (range.start, range.end);
+    let in_range = |v: &f64| *v >= lo * 0.999_999 && *v <= hi * 1.000_001;
+    let first = lo.log10().floor() as i32;
+    let last = hi.log10().ceil() as i32;
+    for steps in [
+        &[1.0][..],
+        &[1.0, 2.0, 5.0],
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+    ] {
+        let ticks: Vec<f64> = (first..=last)
+            .flat_map(|e| steps.iter().map(move |s| s * 10_f64.powi(e)))
+            .filter(in_range)
+            .collect();
+        if ticks.len() >= 4 {
+            return ticks;
+        }
+    }
+    (first..=last)
+        .flat_map(|e| (1..10).map(move |s| f64::from(s) * 10_f64.powi(e)))
+        .filter(in_range)
+        .collect()
+}
+
+/// The percentile `p = 1 - 1/x` as a label: `0 %`, `50 %`, `90 %`, `99.9 %`.
+pub fn percent_label(x: f64) -> String {
+    let percent = 100.0 - 100.0 / x;
+    let decimals = (x.log10().round() as i32 - 2).max(0) as usize;
+    format!("{percent:.decimals$} %")
+}
+
+/// A count on the log axis: whole numbers, powers of ten past a million.
+fn count_label(v: f64) -> String {
+    if v < 1.0 {
+        format!("{v}")
+    } else if v < 1e6 {
+        format!("{v:.0}")
+    } else {
+        format!("1e{:.0}", v.log10())
+    }
+}
+
+/// A latency on the log axis.
+fn latency_label(v: f64) -> String {
+    if v >= 1.0 || v == 0.0 {
+        format!("{v:.0}")
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').to_string()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Drawing
+
+type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> DrawResult<DB> {
+    let (w, h) = root.dim_in_pixel();
+    let scale = (f64::from(w) / 1000.0)
+        .min(f64::from(h) / 600.0)
+        .clamp(0.45, 4.0);
+    let px = |size: f64| (size * scale).round().max(8.0);
+    root.fill(&WHITE)?;
+    let top = px(6.0) as i32;
+    let mut area = root
+        .margin(top, 0, 0, 0)
+        .titled(&figure.title, (FAMILY, px(22.0)))?;
+    if let Some(sub) = &figure.subtitle {
+        area = area.titled(
+            sub,
+            (FAMILY, px(13.0)).into_font().color(&RGBColor(80, 80, 80)),
+        )?;
+    }
+    let style = Style {
+        label: px(14.0),
+        desc: px(16.0),
+        legend: px(14.0),
+        line_width: (2.0 * scale).round().max(1.0) as u32,
+        margin: px(15.0) as u32,
+        x_area: px(55.0) as u32,
+        y_area: px(80.0) as u32,
+    };
+    match &figure.axes {
+        Axes::Latency { x, y_top } => {
+            let y = COUNT_FLOOR..*y_top;
+            let y_spec = y.clone().log_scale().with_key_points(log_ticks(&y));
+            chart(
+                &area,
+                figure,
+                &style,
+                x.clone(),
+                y_spec,
+                &|v: &f64| latency_label(*v),
+                &|v: &f64| count_label(*v),
+            )
+        }
+        Axes::Percentile { x_end, y } => {
+            let mut x_ticks = vec![1.0];
+            let mut t = 2.0;
+            while t <= *x_end * 1.000_001 {
+                x_ticks.push(t);
+                t = if t == 2.0 { 10.0 } else { t * 10.0 };
+            }
+            let x_spec = (1.0..*x_end).log_scale().with_key_points(x_ticks);
+            let y_spec = y.clone().log_scale().with_key_points(log_ticks(y));
+            chart(
+                &area,
+                figure,
+                &style,
+                x_spec,
+                y_spec,
+                &|v: &f64| percent_label(*v),
+                &|v: &f64| latency_label(*v),
+            )
+        }
+    }
+}
+
+/// Text sizes and spacing, pixels.
+struct Style {
+    label: f64,
+    desc: f64,
+    legend: f64,
+    line_width: u32,
+    margin: u32,
+    x_area: u32,
+    y_area: u32,
+}
+
+fn chart<DB, X, Y>(
+    area: &DrawingArea<DB, Shift>,
+    figure: &Figure,
+    style: &Style,
+    x: X,
+    y: Y,
+    x_fmt: &dyn Fn(&f64) -> String,
+    y_fmt: &dyn Fn(&f64) -> String,
+) -> DrawResult<DB>
+where
+    DB: DrawingBackend,
+    X: AsRangedCoord<Value = f64>,
+    Y: AsRangedCoord<Value = f64>,
+    X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let mut chart = ChartBuilder::on(area)
+        .margin(style.margin)
+        .margin_right(style.margin * 2)
+        .x_label_area_size(style.x_area)
+        .y_label_area_size(style.y_area)
+        .build_cartesian_2d(x, y)?;
+    chart
+        .configure_mesh()
+        .x_desc(figure.x_desc.as_str())
+        .y_desc(figure.y_desc.as_str())
+        .label_style((FAMILY, style.label))
+        .axis_desc_style((FAMILY, style.desc))
+        // Solid greys, not black with opacity: some SVG renderers ignore
+        // the opacity attribute.
+        .bold_line_style(RGBColor(205, 205, 205))
+        .light_line_style(RGBColor(238, 238, 238))
+        .x_label_formatter(x_fmt)
+        .y_label_formatter(y_fmt)
+        .draw()?;
+    let swatch = (style.legend * 1.3) as i32;
+    let thick = (style.line_width as i32 + 1).max(3);
+    for (i, line) in figure.lines.iter().enumerate() {
+        let c = colour(i);
+        chart
+            .draw_series(LineSeries::new(
+                line.points.iter().copied(),
+                c.stroke_width(style.line_width),
+            ))?
+            .label(line.label.as_str())
+            .legend(move |(x, y)| {
+                Rectangle::new(
+                    [(x, y - thick / 2), (x + swatch, y + thick / 2)],
+                    c.filled(),
+                )
+            });
+    }
+    if !figure.lines.is_empty() {
+        chart
+            .configure_series_labels()
+            .position(match figure.axes {
+                // Above the tail, where counts are low.
+                Axes::Latency { .. } => SeriesLabelPosition::UpperRight,
+                // Below the rising curves.
+                Axes::Percentile { .. } => SeriesLabelPosition::LowerRight,
+            })
+            .label_font((FAMILY, style.legend))
+            .legend_area_size(swatch + (style.legend * 0.6) as i32)
+            .background_style(WHITE)
+            .border_style(RGBColor(150, 150, 150))
+            .margin(style.margin / 2)
+            .draw()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::input::Format;
+
+    fn b(from: f64, to: f64, count: u64) -> Bucket {
+        Bucket { from, to, count }
+    }
+
+    fn thread(
+        index: usize,
+        cpu: Option<u32>,
+        buckets: Vec<Bucket>,
+        max: f64,
+        over: u64,
+    ) -> ThreadData {
+        ThreadData {
+            index,
+            cpu,
+            buckets,
+            max_us: Some(max),
+            overflows: over,
+        }
+    }
+
+    fn input(stem: &str, threads: Vec<ThreadData>) -> Input {
+        Input {
+            name: format!("dir/{stem}.json"),
+            stem: stem.to_string(),
+            format: Format::RtlatJson,
+            host: Some("box".into()),
+            kernel: Some("6.1.0-rt".into()),
+            date: Some("Sun, 22 Nov 2026 01:44:57 +0000".into()),
+            cmdline: Some("rtlat cyclictest -q -h 100".into()),
+            threads,
+        }
+    }
+
+    #[test]
+    fn steps_follow_each_bucket_and_drop_to_the_floor_between() {
+        let buckets = [b(2.0, 3.0, 5), b(3.0, 4.0, 7), b(9.0, 13.0, 1)];
+        let points = step_points(&buckets, 0.8);
+        assert_eq!(
+            points,
+            vec![
+                (2.0, 0.8),
+                (2.0, 5.0),
+                (3.0, 5.0),
+                (3.0, 7.0),
+                (4.0, 7.0),
+                (4.0, 0.8),
+                (9.0, 0.8),
+                (9.0, 1.0),
+                (13.0, 1.0),
+                (13.0, 0.8),
+            ]
+        );
+        assert!(step_points(&[], 0.8).is_empty());
+    }
+
+    #[test]
+    fn narrow_buckets_are_drawn_on_columns() {
+        let buckets = [b(2.0, 3.0, 5), b(3.0, 4.0, 7), b(9.0, 13.0, 1)];
+        assert_eq!(on_columns(&buckets, 0.0, 1.0), buckets.to_vec());
+        // Columns 2 wide: [2,4) takes the larger count, the wide bucket
+        // covers its two columns, a lone bucket keeps one.
+        assert_eq!(
+            on_columns(&buckets, 0.0, 2.0),
+            vec![
+                b(2.0, 4.0, 7),
+                b(8.0, 10.0, 1),
+                b(10.0, 12.0, 1),
+                b(12.0, 14.0, 1)
+            ]
+        );
+        assert_eq!(
+            on_columns(&[b(1001.0, 1002.0, 1)], 0.0, 10.0),
+            vec![b(1000.0, 1010.0, 1)]
+        );
+    }
+
+    #[test]
+    fn threads_merge_by_bucket() {
+        let merged = merge_threads(&[
+            thread(0, None, vec![b(1.0, 2.0, 1), b(5.0, 6.0, 2)], 5.0, 0),
+            thread(1, None, vec![b(1.0, 2.0, 3), b(3.0, 4.0, 1)], 3.0, 0),
+        ]);
+        assert_eq!(merged, vec![b(1.0, 2.0, 4), b(3.0, 4.0, 1), b(5.0, 6.0, 2)]);
+    }
+
+    #[test]
+    fn percentile_curve_from_buckets() {
+        // 10 samples: 5 in [1,2), 4 in [2,3), 1 in [10,11) with max 10.
+        let points = percentile_points(
+            &[b(1.0, 2.0, 5), b(2.0, 3.0, 4), b(10.0, 11.0, 1)],
+            0,
+            Some(10.0),
+        );
+        assert_eq!(
+            points,
+            vec![(1.0, 1.0), (2.0, 2.0), (10.0, 3.0), (10.0, 10.0)]
+        );
+        // The median (x = 2) is at 2 µs, 90 % (x = 10) at 3 µs, the last
+        // sample at 1 - p = 1/10 and the maximum.
+    }
+
+    #[test]
+    fn percentile_curve_places_overflows_up_to_the_maximum() {
+        let points = percentile_points(&[b(0.0, 1.0, 8)], 2, Some(50.0));
+        assert_eq!(points, vec![(1.0, 0.0), (5.0, 1.0), (10.0, 50.0)]);
+        assert!(percentile_points(&[], 0, None).is_empty());
+    }
+
+    #[test]
+    fn labels() {
+        assert_eq!(percent_label(1.0), "0 %");
+        assert_eq!(percent_label(2.0), "50 %");
+        assert_eq!(percent_label(10.0), "90 %");
+        assert_eq!(percent_label(100.0), "99 %");
+        assert_eq!(percent_label(1000.0), "99.9 %");
+        assert_eq!(percent_label(1e6), "99.9999 %");
+        assert_eq!(format_us(123.0), "123");
+        assert_eq!(format_us(2908.406), "2908.4");
+        assert_eq!(format_us(1147.96), "1148");
+        assert_eq!(format_us(-3.25), "-3.2");
+        assert_eq!(count_label(0.8), "0.8");
+        assert_eq!(count_label(1000.0), "1000");
+        assert_eq!(count_label(1e7), "1e7");
+        assert_eq!(latency_label(0.5), "0.5");
+        assert_eq!(latency_label(20.0), "20");
+    }
+
+    #[test]
+    fn log_ticks_have_enough_labels() {
+        assert_eq!(
+            log_ticks(&(0.8..10000.0)),
+            vec![1.0, 10.0, 100.0, 1000.0, 10000.0]
+        );
+        assert_eq!(
+            log_ticks(&(0.8..100.0)),
+            vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
+        );
+        assert_eq!(log_ticks(&(12.0..40.0)), vec![20.0, 30.0, 40.0]);
+    }
+
+    #[test]
+    fn latency_figure_of_two_inputs() {
+        let a = input(
+            "a",
+            vec![
+                thread(
+                    0,
+                    Some(0),
+                    vec![b(2.0, 3.0, 500), b(40.0, 41.0, 1)],
+                    40.0,
+                    0,
+                ),
+                thread(1, None, vec![b(3.0, 4.0, 90)], 123.0, 7),
+            ],
+        );
+        let mut c = input("c", vec![thread(0, Some(1), vec![b(1.0, 2.0, 3)], 1.0, 0)]);
+        c.host = Some("other".into());
+        let f = figure(&[a.clone(), c], Kind::Latency, None, 1000);
+        assert_eq!(f.title, "box · kernel 6.1.0-rt / other · kernel 6.1.0-rt");
+        assert_eq!(f.subtitle, None);
+        assert_eq!(f.x_desc, "Latency (µs), maximum 123 µs");
+        let labels: Vec<&str> = f.lines.iter().map(|l| l.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            vec![
+                "a CPU 0 (max 40 µs)",
+                "a thread 1 (max 123 µs, 7 overflows)",
+                "c CPU 1 (max 1 µs)"
+            ]
+        );
+        let Axes::Latency { x, y_top } = f.axes else {
+            panic!("{:?}", f.axes)
+        };
+        assert_eq!(x.start, 0.0);
+        assert!(x.end >= 41.0, "{x:?}");
+        assert_eq!(y_top, 1000.0);
+
+        let one = figure(&[a], Kind::Latency, Some("mine"), 1000);
+        assert_eq!(one.title, "mine");
+        assert_eq!(
+            one.subtitle.as_deref(),
+            Some("dir/a.json: rtlat cyclictest -q -h 100")
+        );
+        assert_eq!(one.lines[0].label, "CPU 0 (max 40 µs)");
+    }
+
+    #[test]
+    fn percentile_figure_has_one_line_per_input() {
+        let a = input(
+            "run",
+            vec![
+                thread(0, Some(0), vec![b(2.0, 3.0, 60)], 2.0, 0),
+                thread(1, Some(1), vec![b(2.0, 3.0, 30), b(9.0, 10.0, 10)], 9.0, 0),
+            ],
+        );
+        let mut other = input("run", vec![thread(0, None, vec![b(0.0, 1.0, 5)], 0.0, 0)]);
+        other.name = "elsewhere/run.json".into();
+        let f = figure(&[a, other], Kind::Percentile, None, 1000);
+        assert_eq!(f.lines.len(), 2);
+        assert_eq!(f.lines[0].label, "dir/run.json (100 samples, max 9 µs)");
+        assert_eq!(f.lines[1].label, "elsewhere/run.json (5 samples, max 0 µs)");
+        assert_eq!(f.y_desc, "Latency (µs), maximum 9 µs");
+        let Axes::Percentile { x_end, y } = &f.axes else {
+            panic!("{:?}", f.axes)
+        };
+        assert_eq!(*x_end, 100.0);
+        assert!(y.start > 0.0 && y.start < 2.0, "{y:?}");
+        // Zero latencies sit on the bottom of the log axis.
+        assert!(f.lines[1].points.iter().all(|p| p.1 >= y.start));
+    }
+}
