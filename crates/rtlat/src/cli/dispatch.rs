@@ -160,8 +160,8 @@ pub fn top_help() -> String {
 Usage: rtlat <TOOL> [OPTIONS]
        <TOOL> [OPTIONS]        (through a symlink named after the tool)
 
-Tools (each with the options and output of the tool of its name, from
-rt-tests or, for latency, Xenomai):
+Measuring tools (each with the options and output of the tool of its name,
+from rt-tests or, for latency, Xenomai):
   cyclictest   timer wake-up latency
   svsematest   hand-off latency through SysV semaphores
   pmqtest      hand-off latency through POSIX message queues
@@ -170,6 +170,8 @@ rt-tests or, for latency, Xenomai):
   signaltest   round-trip latency of a signal through a ring of threads
   latency      timer wake-up latency with Xenomai `latency`'s options and
                per-second output
+
+Result tools:
   plot         latency plots (SVG or PNG) from cyclictest results
   compare      compare two runs' JSON results (rtlat cyclictest --json)
 
