@@ -16,7 +16,6 @@ mod ipc;
 mod latency;
 mod live;
 mod output;
-mod plot;
 mod report;
 mod rtsetup;
 mod signals;
@@ -73,7 +72,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
             Tool::Cyclictest => cyclictest::main(&args, cmdline),
             Tool::Signaltest => signaltest::main(&args, cmdline),
             Tool::Latency => latency::main(&args),
-            Tool::Plot => plot::main(&args),
+            Tool::Plot => run_plot(&args),
             Tool::Compare => compare::main(&args),
             Tool::Svsematest => ipc::main(ipc::PairTool::Svsematest, &args, cmdline),
             Tool::Pmqtest => ipc::main(ipc::PairTool::Pmqtest, &args, cmdline),
@@ -81,4 +80,19 @@ fn run(command: Command) -> anyhow::Result<u8> {
             Tool::Sigwaittest => ipc::main(ipc::PairTool::Sigwaittest, &args, cmdline),
         },
     }
+}
+
+/// `rtlat plot ARGS`: runs `rtlat-plot ARGS`, the binary built beside this
+/// one that holds the plotting code (kept out of this binary, which `-m`
+/// locks in RAM), in place of this process.
+fn run_plot(args: &[OsString]) -> anyhow::Result<u8> {
+    use std::os::unix::process::CommandExt;
+    let own = std::env::current_exe()
+        .map_err(|e| anyhow::anyhow!("cannot find rtlat's own path: {e}"))?;
+    let plotter = own.with_file_name("rtlat-plot");
+    let error = std::process::Command::new(&plotter).args(args).exec();
+    anyhow::bail!(
+        "cannot run '{}', the plotting half of rtlat plot (cargo build makes it beside rtlat): {error}",
+        plotter.display()
+    )
 }

@@ -826,7 +826,7 @@ fn build(
         Some(text) => Some(new_file_path(Opt::Hgrm, text, "write")?),
         None => None,
     };
-    let gates = super::values::gate_plan(
+    let gates = super::gates::gate_plan(
         (Opt::FailIf, raw.fail_if.as_deref()),
         (Opt::Junit, raw.junit.as_deref()),
     )?;

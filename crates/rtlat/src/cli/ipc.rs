@@ -560,7 +560,7 @@ fn build(
     }
 
     let fork = matches!(raw.fork, Some(None));
-    let gates = super::values::gate_plan(
+    let gates = super::gates::gate_plan(
         (Opt::FailIf, raw.fail_if.as_deref()),
         (Opt::Junit, raw.junit.as_deref()),
     )?;

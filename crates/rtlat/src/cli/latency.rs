@@ -333,7 +333,7 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
         (quiet, _) => quiet,
     };
     let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
-    let gates = super::values::gate_plan(
+    let gates = super::gates::gate_plan(
         (Opt::FailIf, raw.fail_if.as_deref()),
         (Opt::Junit, raw.junit.as_deref()),
     )?;

@@ -2,10 +2,10 @@
 pub mod compare;
 pub mod cyclictest;
 pub mod dispatch;
+pub mod gates;
 pub mod getopt;
 pub mod ipc;
 pub mod latency;
-pub mod plot;
 pub mod signaltest;
 pub mod values;
 

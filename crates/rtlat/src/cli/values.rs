@@ -129,31 +129,6 @@ pub fn time_source(id: impl OptionName, seed: Option<&str>) -> Result<TimeSource
     }
 }
 
-/// `--fail-if EXPR` (option `fail_if`) and `--junit FILE` (option
-/// `junit`): the gates of a run, or `None` without `--fail-if`. `--junit`
-/// alone is a usage error: a report needs limits.
-pub fn gate_plan<O: OptionName>(
-    fail_if: (O, Option<&str>),
-    junit: (O, Option<&str>),
-) -> Result<Option<crate::gate::GatePlan>, UsageError> {
-    let junit_path = match junit.1 {
-        Some(text) => Some(new_file_path(junit.0, text, "write", DirReport::Detailed)?),
-        None => None,
-    };
-    match (fail_if.1, junit_path) {
-        (None, None) => Ok(None),
-        (None, Some(_)) => Err(UsageError(format!(
-            "{} needs {} LIMITS: the report has one test case per thread and limit",
-            junit.0.spelling(),
-            fail_if.0.spelling()
-        ))),
-        (Some(text), junit) => Ok(Some(crate::gate::GatePlan {
-            limits: crate::gate::parse(text).map_err(|e| UsageError(e.to_string()))?,
-            junit,
-        })),
-    }
-}
-
 /// The unit of a run's figures: whole nanoseconds when `nsecs` (chosen by
 /// the option spelled `spelled`, `-N` or `--nsecs`), else whole
 /// microseconds; with the unit's name for messages.

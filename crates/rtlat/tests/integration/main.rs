@@ -17,6 +17,7 @@ mod ipc_synthetic;
 mod ipc_util;
 mod latency;
 mod methods;
+mod percentiles;
 mod plot;
 mod privilege;
 mod real_extras;
