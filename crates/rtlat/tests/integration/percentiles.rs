@@ -92,7 +92,7 @@ fn json_table_and_hgrm_agree() {
     let last = all
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .last()
+        .next_back()
         .unwrap();
     assert!(last.contains(" 1.000000000000 "), "the 100 % line: {last}");
 }
