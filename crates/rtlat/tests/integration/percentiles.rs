@@ -91,8 +91,7 @@ fn json_table_and_hgrm_agree() {
     assert!(all.contains(&format!("Total count    = {total_cycles:>12}]")));
     let last = all
         .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .next_back()
+        .rfind(|l| !l.starts_with('#') && !l.trim().is_empty())
         .unwrap();
     assert!(last.contains(" 1.000000000000 "), "the 100 % line: {last}");
 }
