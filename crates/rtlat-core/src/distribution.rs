@@ -8,25 +8,36 @@
 //! - then log-linear buckets: each power of two is cut into
 //!   [`SUB_BUCKETS`] equal parts, so a bucket is never wider than 1/128 of
 //!   its lower bound (0.8 % relative error), up to 2^[`TOP_EXPONENT`] ns
-//!   (more than an hour);
+//!   (68.7 s);
 //! - counts of the samples below zero and above the top.
+//!
+//! The buckets count in 32 bits, half the memory of 64-bit counters (which
+//! `mlockall` locks for every thread). A bucket that passes 2^32 samples
+//! wraps to 0 and records the wrap in a small table of carries (one entry
+//! per bucket that ever wrapped); the snapshot adds them back, so no count
+//! is lost.
 //!
 //! A reader takes a [`Distribution`] snapshot (plain data), merges those of
 //! several threads, and asks it for percentiles.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicU32, AtomicU64,
+    Ordering::{Acquire, Relaxed, Release},
+};
 
 use crate::units::Nanos;
 
-/// The exact range when `-h` asks for less: 5 ms.
-pub const DEFAULT_EXACT_RANGE: Nanos = Nanos::from_micros(5_000);
+/// The exact range when `-h` asks for less: 2 ms.
+pub const DEFAULT_EXACT_RANGE: Nanos = Nanos::from_micros(2_000);
 /// Log-linear buckets per power of two (2^7).
 pub const SUB_BUCKETS: u64 = 1 << SUB_BITS;
 const SUB_BITS: u32 = 7;
-/// Samples of 2^42 ns (73 minutes) and more are counted as above the top.
-pub const TOP_EXPONENT: u32 = 42;
-/// The most exact buckets a thread may have (32 MiB of counters).
+/// Samples of 2^36 ns (68.7 s) and more are counted as above the top.
+pub const TOP_EXPONENT: u32 = 36;
+/// The most exact buckets a thread may have (16 MiB of counters).
 pub const MAX_EXACT_BUCKETS: u64 = 4 << 20;
+/// Buckets that can wrap past 2^32 samples without losing a count.
+pub const CARRY_ENTRIES: usize = 64;
 
 /// The shape of a run's distributions: the same for all its threads, so
 /// that they merge bucket by bucket.
@@ -94,7 +105,8 @@ impl DistributionPlan {
 
     /// Exponent of the first power of two of the log-linear range.
     fn first_exponent(&self) -> u32 {
-        // The exact range is at least 5 ms, far above 2^SUB_BITS.
+        // The exact range is at least DEFAULT_EXACT_RANGE, far above
+        // 2^SUB_BITS.
         63 - self.exact_end().leading_zeros()
     }
 
@@ -104,65 +116,151 @@ impl DistributionPlan {
     }
 }
 
+/// One bucket that wrapped: which one, and how many times.
+#[derive(Debug)]
+struct Carry {
+    /// Index of the bucket + 1; 0 while the entry is free. Published with
+    /// Release once `wraps` holds its first wrap.
+    key: AtomicU64,
+    /// Times the bucket passed 2^32.
+    wraps: AtomicU64,
+}
+
 /// The writer's side: the counters of one thread.
 #[derive(Debug)]
 pub struct LatencyHistogram {
     plan: DistributionPlan,
     exact_end: u64,
     first_exponent: u32,
-    exact: Box<[AtomicU64]>,
-    log: Box<[AtomicU64]>,
+    /// The exact buckets, then the log-linear ones.
+    cells: Box<[AtomicU32]>,
     below_zero: AtomicU64,
     above_top: AtomicU64,
+    /// The buckets that wrapped, by linear probing from `index %
+    /// CARRY_ENTRIES`; entries are never freed.
+    carries: [Carry; CARRY_ENTRIES],
+    /// Wraps that found the carry table full: 2^32 samples each, missing.
+    lost_wraps: AtomicU64,
 }
 
 impl LatencyHistogram {
     /// Counters for `plan`; `None` if the memory cannot be had.
     pub fn new(plan: DistributionPlan) -> Option<LatencyHistogram> {
+        let cells = usize::try_from(plan.exact_buckets)
+            .ok()?
+            .checked_add(plan.log_buckets())?;
         Some(LatencyHistogram {
             plan,
             exact_end: plan.exact_end(),
             first_exponent: plan.first_exponent(),
-            exact: zeroed(usize::try_from(plan.exact_buckets).ok()?)?,
-            log: zeroed(plan.log_buckets())?,
+            cells: zeroed(cells)?,
             below_zero: AtomicU64::new(0),
             above_top: AtomicU64::new(0),
+            carries: [const {
+                Carry {
+                    key: AtomicU64::new(0),
+                    wraps: AtomicU64::new(0),
+                }
+            }; CARRY_ENTRIES],
+            lost_wraps: AtomicU64::new(0),
         })
     }
 
     /// Writes every counter once so that its pages are mapped before the
     /// loop.
     pub fn prefault(&self) {
-        for cell in self.exact.iter().chain(self.log.iter()) {
+        for cell in self.cells.iter() {
             cell.store(0, Relaxed);
+        }
+        for carry in &self.carries {
+            carry.wraps.store(0, Relaxed);
+            carry.key.store(0, Relaxed);
         }
     }
 
     /// Counts `ns`. Writer only: one division (exact range) or a
     /// leading-zero count and two shifts (log range), then a load and a
-    /// store.
+    /// store; a call every 2^32 samples of one bucket.
     #[inline(always)]
     pub fn record(&self, ns: i64) {
-        let cell = match u64::try_from(ns) {
-            Err(_) => &self.below_zero,
-            Ok(v) if v < self.exact_end => &self.exact[(v / self.plan.width_ns) as usize],
-            Ok(v) => {
-                let exponent = 63 - v.leading_zeros();
-                let sub = (v >> (exponent - SUB_BITS)) - SUB_BUCKETS;
-                let index =
-                    (exponent - self.first_exponent) as usize * SUB_BUCKETS as usize + sub as usize;
-                self.log.get(index).unwrap_or(&self.above_top)
-            }
+        let Ok(v) = u64::try_from(ns) else {
+            bump(&self.below_zero);
+            return;
         };
-        cell.store(cell.load(Relaxed) + 1, Relaxed);
+        let index = self.index(v);
+        match self.cells.get(index) {
+            Some(cell) => {
+                let count = cell.load(Relaxed).wrapping_add(1);
+                cell.store(count, Relaxed);
+                if count == 0 {
+                    self.carry(index);
+                }
+            }
+            None => bump(&self.above_top),
+        }
+    }
+
+    /// The bucket of `v` ns: an exact one, a log-linear one, or past the
+    /// end of `cells` (above the top).
+    #[inline(always)]
+    fn index(&self, v: u64) -> usize {
+        if v < self.exact_end {
+            (v / self.plan.width_ns) as usize
+        } else {
+            let exponent = 63 - v.leading_zeros();
+            let sub = (v >> (exponent - SUB_BITS)) - SUB_BUCKETS;
+            self.plan.exact_buckets as usize
+                + (exponent - self.first_exponent) as usize * SUB_BUCKETS as usize
+                + sub as usize
+        }
+    }
+
+    /// Records one more 2^32 samples in bucket `index`. Writer only.
+    #[cold]
+    #[inline(never)]
+    fn carry(&self, index: usize) {
+        let key = index as u64 + 1;
+        for probe in 0..CARRY_ENTRIES {
+            let entry = &self.carries[(index + probe) % CARRY_ENTRIES];
+            match entry.key.load(Relaxed) {
+                k if k == key => {
+                    bump(&entry.wraps);
+                    return;
+                }
+                0 => {
+                    entry.wraps.store(1, Relaxed);
+                    entry.key.store(key, Release);
+                    return;
+                }
+                _ => {}
+            }
+        }
+        bump(&self.lost_wraps);
+    }
+
+    /// Sets the bucket holding `ns` (at least 0, below the top) to `count`,
+    /// to reach a wrap without 2^32 samples.
+    #[cfg(test)]
+    fn preset(&self, ns: i64, count: u32) {
+        self.cells[self.index(ns as u64)].store(count, Relaxed);
     }
 
     /// A copy of the counters; `min` and `max` are the exact extremes the
     /// caller knows (the thread's slot), `None` without samples.
+    ///
+    /// Taken while the writer runs, a bucket that is wrapping at that
+    /// instant may lack its newest 2^32 (the runs take it after their
+    /// threads have ended).
     pub fn snapshot(&self, min: Option<Nanos>, max: Option<Nanos>) -> Distribution {
-        let load = |cells: &[AtomicU64]| cells.iter().map(|c| c.load(Relaxed)).collect();
-        let exact: Vec<u64> = load(&self.exact);
-        let log: Vec<u64> = load(&self.log);
+        let mut cells: Vec<u64> = self.cells.iter().map(|c| c.load(Relaxed).into()).collect();
+        for carry in &self.carries {
+            let key = carry.key.load(Acquire);
+            if let Some(cell) = key.checked_sub(1).and_then(|i| cells.get_mut(i as usize)) {
+                *cell += carry.wraps.load(Relaxed) << 32;
+            }
+        }
+        let log = cells.split_off(self.plan.exact_buckets as usize);
+        let exact = cells;
         let below_zero = self.below_zero.load(Relaxed);
         let above_top = self.above_top.load(Relaxed);
         let count = exact.iter().sum::<u64>() + log.iter().sum::<u64>() + below_zero + above_top;
@@ -173,16 +271,23 @@ impl LatencyHistogram {
             below_zero,
             above_top,
             count,
+            lost_wraps: self.lost_wraps.load(Relaxed),
             min,
             max,
         }
     }
 }
 
-fn zeroed(len: usize) -> Option<Box<[AtomicU64]>> {
+/// Adds one to a 64-bit counter of the single writer.
+#[inline(always)]
+fn bump(cell: &AtomicU64) {
+    cell.store(cell.load(Relaxed) + 1, Relaxed);
+}
+
+fn zeroed(len: usize) -> Option<Box<[AtomicU32]>> {
     let mut cells = Vec::new();
     cells.try_reserve_exact(len).ok()?;
-    cells.resize_with(len, AtomicU64::default);
+    cells.resize_with(len, AtomicU32::default);
     Some(cells.into_boxed_slice())
 }
 
@@ -206,6 +311,7 @@ pub struct Distribution {
     below_zero: u64,
     above_top: u64,
     count: u64,
+    lost_wraps: u64,
     min: Option<Nanos>,
     max: Option<Nanos>,
 }
@@ -230,6 +336,7 @@ impl Distribution {
             below_zero: 0,
             above_top: 0,
             count: 0,
+            lost_wraps: 0,
             min: None,
             max: None,
         }
@@ -243,6 +350,15 @@ impl Distribution {
     /// Samples counted.
     pub fn count(&self) -> u64 {
         self.count
+    }
+
+    /// Times a bucket passed 2^32 samples when its thread's table of
+    /// carries was full ([`CARRY_ENTRIES`] other buckets had done so
+    /// before): each is
+    /// 2^32 samples missing from [`Distribution::count`] and the buckets.
+    /// Nonzero only after some 2^38 samples.
+    pub fn lost_wraps(&self) -> u64 {
+        self.lost_wraps
     }
 
     /// The exact smallest sample.
@@ -270,6 +386,7 @@ impl Distribution {
         self.below_zero += other.below_zero;
         self.above_top += other.above_top;
         self.count += other.count;
+        self.lost_wraps += other.lost_wraps;
         self.min = match (self.min, other.min) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -363,6 +480,11 @@ mod tests {
         DistributionPlan::new(1000, Nanos::ZERO).unwrap()
     }
 
+    /// End of the default exact range, ns.
+    fn exact_end() -> i64 {
+        plan().exact_end() as i64
+    }
+
     fn record_all(values: &[i64]) -> Distribution {
         let h = LatencyHistogram::new(plan()).unwrap();
         for &v in values {
@@ -383,14 +505,19 @@ mod tests {
 
     #[test]
     fn plan_covers_the_larger_range_and_refuses_too_many_buckets() {
-        assert_eq!(plan().exact_end(), 5_000_000);
+        assert_eq!(plan().exact_end(), 2_000_000);
+        assert_eq!(plan().exact_buckets, 2_000);
+        // 2^20 <= 2 ms < 2^21: powers 20 to 35, 16 × 128 log buckets.
+        assert_eq!(plan().log_buckets(), 16 * 128);
         let wide = DistributionPlan::new(1000, Nanos::from_micros(20_000)).unwrap();
         assert_eq!(wide.exact_buckets, 20_000);
         assert_eq!(
             DistributionPlan::new(0, Nanos::ZERO),
             Err(PlanError::ZeroWidth)
         );
-        let err = DistributionPlan::new(1, Nanos::ZERO).unwrap_err();
+        // 1 ns over 2 ms fits (2 × 10^6 buckets), over 5 ms it does not.
+        assert!(DistributionPlan::new(1, Nanos::ZERO).is_ok());
+        let err = DistributionPlan::new(1, Nanos::from_micros(5_000)).unwrap_err();
         assert!(err.to_string().contains("at least 2 ns"), "{err}");
     }
 
@@ -406,7 +533,7 @@ mod tests {
             assert_eq!(pair[0].upper, pair[1].lower, "{pair:?}");
         }
         assert_eq!(buckets.last().unwrap().upper, 1 << TOP_EXPONENT);
-        for b in buckets.iter().filter(|b| b.lower >= 5_000_000) {
+        for b in buckets.iter().filter(|b| b.lower >= exact_end()) {
             let relative = (b.upper - b.lower) as f64 / b.lower as f64;
             assert!(relative <= 1.0 / 128.0 + 1e-12, "{b:?}");
         }
@@ -419,12 +546,15 @@ mod tests {
             0,
             999,
             1000,
-            4_999_999,
-            5_000_000,
+            exact_end() - 1,
+            exact_end(),
             60_000_000_000,
+            (1 << TOP_EXPONENT) - 1,
+            1 << TOP_EXPONENT,
             i64::MAX,
         ]);
-        assert_eq!(d.count(), 8);
+        assert_eq!(d.count(), 10);
+        assert_eq!(d.above_top, 2);
         let buckets: Vec<Bucket> = d.buckets().collect();
         assert_eq!(buckets.first().unwrap().lower, i64::MIN);
         assert_eq!(buckets.last().unwrap().upper, i64::MAX);
@@ -436,6 +566,62 @@ mod tests {
         assert_eq!(d.value_at(0.0001), Some(Nanos(-5)));
     }
 
+    /// (lower bound, count) of the buckets holding samples.
+    fn counts(d: &Distribution) -> Vec<(i64, u64)> {
+        d.buckets().map(|b| (b.lower, b.count)).collect()
+    }
+
+    #[test]
+    fn a_bucket_that_passes_2_pow_32_keeps_counting() {
+        let h = LatencyHistogram::new(plan()).unwrap();
+        let long = 10_000_000_000; // a log-linear bucket: 2^33 + 21 × 2^26
+        let long_lower = (1 << 33) + 21 * (1 << 26);
+        h.preset(1500, u32::MAX - 1);
+        h.preset(long, u32::MAX);
+        for v in [1500, 1500, 1500, long, 2500] {
+            h.record(v);
+        }
+        let d = h.snapshot(Some(Nanos(1500)), Some(Nanos(long)));
+        assert_eq!(
+            counts(&d),
+            [(1000, (1 << 32) + 1), (2000, 1), (long_lower, 1 << 32)]
+        );
+        assert_eq!(d.count(), (2 << 32) + 2);
+        assert_eq!(d.lost_wraps(), 0);
+
+        // A second wrap of the same bucket adds to its entry.
+        h.preset(1500, u32::MAX);
+        h.record(1500);
+        let d = h.snapshot(None, None);
+        assert_eq!(counts(&d)[0], (1000, 2 << 32));
+    }
+
+    #[test]
+    fn wraps_beyond_the_carry_table_are_reported_as_lost() {
+        let h = LatencyHistogram::new(plan()).unwrap();
+        let width = plan().width_ns as i64;
+        // CARRY_ENTRIES + 1 buckets wrap, the first of them twice.
+        for i in 0..=CARRY_ENTRIES as i64 {
+            h.preset(i * width, u32::MAX);
+            h.record(i * width);
+        }
+        h.preset(0, u32::MAX);
+        h.record(0);
+        let d = h.snapshot(None, None);
+        assert_eq!(d.lost_wraps(), 1);
+        let mut expected: Vec<(i64, u64)> = (0..CARRY_ENTRIES as i64)
+            .map(|i| (i * width, 1 << 32))
+            .collect();
+        expected[0].1 = 2 << 32;
+        assert_eq!(counts(&d), expected);
+        assert_eq!(d.count(), (CARRY_ENTRIES as u64 + 1) << 32);
+
+        let mut merged = d.clone();
+        merged.merge(&d);
+        assert_eq!(merged.lost_wraps(), 2);
+        assert_eq!(merged.count(), 2 * d.count());
+    }
+
     proptest! {
         /// Inside the exact range a percentile is exact to the bucket
         /// width; beyond it, within 1 %; never outside [min, max].
@@ -443,8 +629,8 @@ mod tests {
         fn percentiles_are_within_the_stated_error(
             values in prop::collection::vec(
                 prop_oneof![
-                    8 => 0i64..5_000_000,
-                    2 => 5_000_000i64..120_000_000_000,
+                    8 => 0i64..exact_end(),
+                    2 => exact_end()..1i64 << TOP_EXPONENT,
                     1 => -2_000i64..0,
                 ],
                 1..400,
@@ -457,7 +643,7 @@ mod tests {
             prop_assert!(got <= truth, "{got} > {truth}");
             let allowed = if truth < 0 {
                 truth - values.iter().copied().min().unwrap()
-            } else if truth < 5_000_000 {
+            } else if truth < exact_end() {
                 999
             } else {
                 truth / 128 + 1

@@ -29,14 +29,11 @@ use super::{Mechanism, PairConfig, PairPlan, Side};
 use crate::config::TimeSourceKind;
 use crate::distribution::LatencyHistogram;
 use crate::engine::time::Period;
-use crate::engine::{THREAD_STACK_BYTES, threads};
+use crate::engine::{STACK_PREFAULT_BYTES, THREAD_STACK_BYTES, threads};
 use crate::report::{EndReason, ThreadStep};
 use crate::stats::{
     BreakCell, Histogram, LoopEnd, SlotWriter, ThreadChannel, ThreadSlot, ThreadState,
 };
-
-/// How much of its stack a side touches before its loop.
-const STACK_PREFAULT_BYTES: usize = 16 * 1024;
 
 /// What can go wrong preparing or starting a run.
 #[derive(Debug, thiserror::Error)]

@@ -24,15 +24,12 @@ use rtlat_sys::{Errno, memory, sched, system};
 
 use crate::config::{ClockKind, SAMPLE_RING_LEN, SchedPolicy, TimeSourceKind};
 use crate::engine::time::Period;
-use crate::engine::{SYNTHETIC_TID_BASE, THREAD_STACK_BYTES, threads};
+use crate::engine::{STACK_PREFAULT_BYTES, SYNTHETIC_TID_BASE, THREAD_STACK_BYTES, threads};
 use crate::report::{EndReason, RunReport, ThreadError, ThreadReport, ThreadStep};
 use crate::stats::{BreakCell, Histogram, LoopEnd, SampleRing, ThreadChannel, ThreadState};
 use crate::units::{Nanos, Resolution};
 use port::{Baton, SignalPort, SyntheticPort};
 use relay::{Pacing, RelayParams, RingState};
-
-/// How much of its stack a member touches before its loop.
-const STACK_PREFAULT_BYTES: usize = 16 * 1024;
 
 /// rt-tests signaltest's pacing: member 0 sleeps 10 ms every 16 receptions.
 pub const C_PACING: Pacing = Pacing {

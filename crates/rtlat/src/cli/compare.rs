@@ -149,7 +149,7 @@ When is a change noise?
       |NEW - BASE| <= max(NOISE % of BASE, 2 buckets)
   NOISE is {DEFAULT_NOISE_PERCENT} by default (--noise). The buckets are those of the
   run's distribution at that value (1 us wide by default, under 1 % of
-  the value above 5 ms): a percentile is known to one bucket in each run,
+  the value above 2 ms): a percentile is known to one bucket in each run,
   so at low latencies a step of a microsecond or two is resolution, not a
   change. The percentage is the variation between runs of an unchanged
   system.

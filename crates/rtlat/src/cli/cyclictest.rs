@@ -921,7 +921,7 @@ fn build(
 
 /// The full distribution every run keeps: exact buckets of
 /// `--bucket-width` ns (1 µs by default) over the larger of the `-h` range
-/// and 5 ms, then log-linear buckets.
+/// and 2 ms, then log-linear buckets.
 fn distribution_plan(
     raw: &Raw,
     buckets: Option<i64>,
@@ -1272,8 +1272,8 @@ Percentiles (every run keeps every sample's bucket, whatever -h says):
       --percentiles      print p50 to p99.999 and max of each thread and of
                          all threads after the summary (also in the JSON)
       --bucket-width=NS  width of the exact buckets, 1 to 1000000 ns [1000];
-                         they cover the larger of -h and 5 ms, then buckets
-                         within 1 % go up to over an hour
+                         they cover the larger of -h and 2 ms, then buckets
+                         within 1 % go up to over a minute
       --hgrm=FILE        write the distribution of all threads in
                          HdrHistogram's .hgrm percentile format
       --hgrm-per-thread  with --hgrm: also one file per thread (FILE with

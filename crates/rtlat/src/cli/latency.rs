@@ -361,7 +361,7 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
             per_side: buckets as usize,
         }),
         freeze_on_max: raw.freeze,
-        // Percentiles for --fail-if: 1 µs exact buckets over 5 ms.
+        // Percentiles for --fail-if: 1 µs exact buckets over 2 ms.
         distribution: DistributionPlan::new(1000, Nanos::ZERO).ok(),
         ..CyclicConfig::new(vec![ThreadPlan {
             index: 0,

@@ -8,7 +8,7 @@
 //!
 //! (NOISE is 10 by default). The bucket term is the resolution of the
 //! figures: a percentile is the lower bound of the distribution bucket
-//! holding it (1 µs wide by default, under 1 % of the value above 5 ms),
+//! holding it (1 µs wide by default, under 1 % of the value above 2 ms),
 //! so each side may read up to one bucket low, and two runs of the same
 //! system routinely differ by a bucket; at low values (p50 = 2 µs) a
 //! percentage alone would call a 1 µs step a 50 % regression. The

@@ -566,12 +566,12 @@ fn cases() -> Vec<Case> {
         },
         case(None, "bucket-width", "bu", Some("250"), |s, _| {
             let plan = s.engine.distribution.expect("always kept");
-            assert_eq!((plan.width_ns, plan.exact_buckets), (250, 20_000));
+            assert_eq!((plan.width_ns, plan.exact_buckets), (250, 8_000));
         }),
         Case {
             extra: &["-h", "8000"],
             ..case(None, "bucket-width", "buck", Some("2000"), |s, _| {
-                // The -h range (8 ms) is larger than the default (5 ms).
+                // The -h range (8 ms) is larger than the default (2 ms).
                 let plan = s.engine.distribution.expect("always kept");
                 assert_eq!((plan.width_ns, plan.exact_buckets), (2000, 4000));
             })
