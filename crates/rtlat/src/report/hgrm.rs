@@ -100,9 +100,16 @@ pub fn per_thread_path(all: &Path, index: usize) -> PathBuf {
 }
 
 /// HdrHistogram's next reporting level after `level` (percent).
+///
+/// The halvings are counted by halving, not with `log2` and `powf`: those
+/// would link libm, whose whole text `-m` would then lock in RAM.
 fn next_level(level: f64) -> f64 {
-    let halvings = (100.0 / (100.0 - level)).log2().floor();
-    let ticks = TICKS_PER_HALF_DISTANCE * 2f64.powf(halvings + 1.0);
+    let mut distance = 100.0 - level;
+    let mut ticks = 2.0 * TICKS_PER_HALF_DISTANCE;
+    while distance <= 50.0 {
+        distance *= 2.0;
+        ticks *= 2.0;
+    }
     level + 100.0 / ticks
 }
 
