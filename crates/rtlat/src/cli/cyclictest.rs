@@ -20,8 +20,8 @@ use rtlat_core::units::{Nanos, Resolution};
 
 use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use super::values::{
-    DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values, spelling,
-    time_source,
+    DirReport, DurationError, OptionName, int, int_in, int_in_or, invalid, loop_limit, opt_values,
+    spelling, time_source,
 };
 pub use super::values::{SystemView, UsageError};
 use crate::cyclictest::settings::{
@@ -549,15 +549,13 @@ fn build(
     }
 
     // Intervals.
-    let interval = match &raw.interval {
-        Some(text) => int_in(
-            Opt::Interval,
-            text,
-            1..=MAX_INTERVAL_US,
-            "an interval in microseconds",
-        )?,
-        None => 1000,
-    };
+    let interval = int_in_or(
+        Opt::Interval,
+        raw.interval.as_deref(),
+        1..=MAX_INTERVAL_US,
+        "an interval in microseconds",
+        1000,
+    )?;
     let distance_given = match &raw.distance {
         Some(text) => Some(int::<i64>(text).ok_or_else(|| {
             invalid(
@@ -708,15 +706,13 @@ fn build(
     };
 
     // Verbose reduction.
-    let oscope_reduction = match &raw.oscope {
-        Some(text) => int_in(
-            Opt::Oscope,
-            text,
-            1..=i64::from(i32::MAX),
-            "a number of samples per printed line",
-        )?,
-        None => 1,
-    };
+    let oscope_reduction = int_in_or(
+        Opt::Oscope,
+        raw.oscope.as_deref(),
+        1..=i64::from(i32::MAX),
+        "a number of samples per printed line",
+        1,
+    )?;
     if oscope_reduction > 1 && !raw.verbose {
         return Err(UsageError(format!(
             "{}: only meaningful with {}",
@@ -738,15 +734,13 @@ fn build(
         }),
         None => None,
     };
-    let capacity = match &raw.spike_nodes {
-        Some(text) => int_in(
-            Opt::SpikeNodes,
-            text,
-            1..=MAX_SPIKE_NODES,
-            "a number of spikes to keep",
-        )? as usize,
-        None => DEFAULT_SPIKE_NODES,
-    };
+    let capacity = int_in_or(
+        Opt::SpikeNodes,
+        raw.spike_nodes.as_deref(),
+        1..=MAX_SPIKE_NODES,
+        "a number of spikes to keep",
+        DEFAULT_SPIKE_NODES as i64,
+    )? as usize;
     let spikes = match &raw.spike {
         Some(text) => Some(SpikePlan {
             trigger: int_in(
@@ -795,15 +789,13 @@ fn build(
         Some(text) => Some(OutputTarget::File(output_path(Opt::Json, text)?)),
         None => None,
     };
-    let latency = match &raw.latency {
-        Some(text) => int_in(
-            Opt::Latency,
-            text,
-            0..=MAX_INTERVAL_US,
-            "a /dev/cpu_dma_latency value in microseconds",
-        )?,
-        None => 0,
-    };
+    let latency = int_in_or(
+        Opt::Latency,
+        raw.latency.as_deref(),
+        0..=MAX_INTERVAL_US,
+        "a /dev/cpu_dma_latency value in microseconds",
+        0,
+    )?;
     let dma_latency = if raw.laptop {
         DmaLatency::SkipLaptop
     } else if raw.default_system {
@@ -927,15 +919,13 @@ fn distribution_plan(
     buckets: Option<i64>,
     resolution: Resolution,
 ) -> Result<DistributionPlan, UsageError> {
-    let width = match &raw.bucket_width {
-        Some(text) => int_in(
-            Opt::BucketWidth,
-            text,
-            1..=MAX_BUCKET_WIDTH_NS,
-            "a bucket width in nanoseconds",
-        )?,
-        None => DEFAULT_BUCKET_WIDTH_NS,
-    };
+    let width = int_in_or(
+        Opt::BucketWidth,
+        raw.bucket_width.as_deref(),
+        1..=MAX_BUCKET_WIDTH_NS,
+        "a bucket width in nanoseconds",
+        DEFAULT_BUCKET_WIDTH_NS,
+    )?;
     let histogram_range = Nanos(
         buckets
             .unwrap_or(0)

@@ -18,7 +18,7 @@ use rtlat_core::units::{Nanos, Resolution};
 
 use super::getopt::{OptSpec, ValueKind, getopt_long};
 use super::values::{
-    DirReport, DurationError, OptionName, SystemView, UsageError, int, int_in, invalid,
+    DirReport, DurationError, OptionName, SystemView, UsageError, int, int_in, int_in_or, invalid,
     new_file_path, opt_values, spelling, time_source,
 };
 use crate::latency::settings::Settings;
@@ -253,15 +253,13 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
         ));
     }
 
-    let period_us = match &raw.period {
-        Some(text) => int_in(
-            Opt::Period,
-            text,
-            1..=MAX_PERIOD_US,
-            "a sampling period in microseconds",
-        )?,
-        None => DEFAULT_PERIOD_US,
-    };
+    let period_us = int_in_or(
+        Opt::Period,
+        raw.period.as_deref(),
+        1..=MAX_PERIOD_US,
+        "a sampling period in microseconds",
+        DEFAULT_PERIOD_US,
+    )?;
     let period = Nanos::from_micros(period_us);
     let priority = match &raw.priority {
         Some(text) => int_in(Opt::Priority, text, 1..=99, "a SCHED_FIFO priority")? as u8,
@@ -287,33 +285,27 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
         Some(text) => parse_duration(text)?,
         None => None,
     };
-    let lines_per_header = match &raw.lines {
-        Some(text) => int_in(
-            Opt::Lines,
-            text,
-            0..=MAX_LINES,
-            "a number of data lines per header, 0 for no header",
-        )? as u64,
-        None => DEFAULT_LINES,
-    };
-    let buckets = match &raw.histogram_size {
-        Some(text) => int_in(
-            Opt::HistogramSize,
-            text,
-            1..=MAX_BUCKETS,
-            "a number of histogram buckets",
-        )?,
-        None => DEFAULT_BUCKETS,
-    };
-    let bucket_ns = match &raw.bucket_size {
-        Some(text) => int_in(
-            Opt::BucketSize,
-            text,
-            1..=MAX_BUCKET_NS,
-            "a bucket width in nanoseconds",
-        )?,
-        None => DEFAULT_BUCKET_NS,
-    };
+    let lines_per_header = int_in_or(
+        Opt::Lines,
+        raw.lines.as_deref(),
+        0..=MAX_LINES,
+        "a number of data lines per header, 0 for no header",
+        DEFAULT_LINES as i64,
+    )? as u64;
+    let buckets = int_in_or(
+        Opt::HistogramSize,
+        raw.histogram_size.as_deref(),
+        1..=MAX_BUCKETS,
+        "a number of histogram buckets",
+        DEFAULT_BUCKETS,
+    )?;
+    let bucket_ns = int_in_or(
+        Opt::BucketSize,
+        raw.bucket_size.as_deref(),
+        1..=MAX_BUCKET_NS,
+        "a bucket width in nanoseconds",
+        DEFAULT_BUCKET_NS,
+    )?;
     let gnuplot = match &raw.gnuplot {
         Some(text) => Some(new_file_path(
             Opt::Gnuplot,

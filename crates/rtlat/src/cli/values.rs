@@ -129,6 +129,21 @@ pub fn time_source(id: impl OptionName, seed: Option<&str>) -> Result<TimeSource
     }
 }
 
+/// An option's integer within `range` (see [`int_in`]), or `default`
+/// when the option was not given.
+pub fn int_in_or(
+    id: impl OptionName,
+    raw: Option<&str>,
+    range: RangeInclusive<i64>,
+    what: &str,
+    default: i64,
+) -> Result<i64, UsageError> {
+    match raw {
+        Some(text) => int_in(id, text, range, what),
+        None => Ok(default),
+    }
+}
+
 /// The unit of a run's figures: whole nanoseconds when `nsecs` (chosen by
 /// the option spelled `spelled`, `-N` or `--nsecs`), else whole
 /// microseconds; with the unit's name for messages.
