@@ -16,6 +16,7 @@ pub mod distribution;
 pub mod engine;
 pub mod interval;
 pub mod ipc;
+pub mod load;
 pub mod report;
 pub mod ring;
 pub mod stats;

@@ -12,6 +12,7 @@ pub mod affinity;
 pub mod clock;
 pub mod fifo;
 pub mod ipc;
+pub mod load;
 pub mod memory;
 pub mod msr;
 pub mod power;

@@ -15,6 +15,7 @@ mod gate;
 mod ipc;
 mod latency;
 mod live;
+mod load;
 mod output;
 mod report;
 mod rtsetup;
@@ -74,6 +75,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
             Tool::Latency => latency::main(&args),
             Tool::Plot => run_plot(&args),
             Tool::Compare => compare::main(&args),
+            Tool::Load => load::main(&args),
             Tool::Svsematest => ipc::main(ipc::PairTool::Svsematest, &args, cmdline),
             Tool::Pmqtest => ipc::main(ipc::PairTool::Pmqtest, &args, cmdline),
             Tool::Ptsematest => ipc::main(ipc::PairTool::Ptsematest, &args, cmdline),

@@ -28,10 +28,12 @@ pub enum Tool {
     Plot,
     /// `rtlat compare`: two runs' JSON results side by side.
     Compare,
+    /// `rtlat load`: background load, measured.
+    Load,
 }
 
 impl Tool {
-    const ALL: [Tool; 9] = [
+    const ALL: [Tool; 10] = [
         Tool::Cyclictest,
         Tool::Svsematest,
         Tool::Pmqtest,
@@ -41,6 +43,7 @@ impl Tool {
         Tool::Latency,
         Tool::Plot,
         Tool::Compare,
+        Tool::Load,
     ];
 
     /// The subcommand (and C tool) name.
@@ -55,6 +58,7 @@ impl Tool {
             Tool::Latency => "latency",
             Tool::Plot => "plot",
             Tool::Compare => "compare",
+            Tool::Load => "load",
         }
     }
 
@@ -174,6 +178,10 @@ from rt-tests or, for latency, Xenomai):
 Result tools:
   plot         latency plots (SVG or PNG) from cyclictest results
   compare      compare two runs' JSON results (rtlat cyclictest --json)
+
+Load:
+  load         background load (cpu, memory, cache, io, messaging, syscalls,
+               timers, fork) until stopped, with the work it did per second
 
 Run 'rtlat <TOOL> --help' for the options of a tool.
 Options:

@@ -6,6 +6,7 @@ pub mod gates;
 pub mod getopt;
 pub mod ipc;
 pub mod latency;
+pub mod load;
 pub mod signaltest;
 pub mod values;
 

@@ -16,6 +16,7 @@ mod ipc_real;
 mod ipc_synthetic;
 mod ipc_util;
 mod latency;
+mod load;
 mod methods;
 mod percentiles;
 mod plot;

@@ -1,0 +1,685 @@
+//! Background load: worker threads that keep the machine busy in a chosen
+//! way while latency is measured (or on their own, `rtlat load`).
+//!
+//! A [`LoadPlan`] says which [`LoadKind`]s run with how many workers, where
+//! and at which nice value; [`LoadSet::start`] starts them all and returns
+//! a [`Running`] set once every worker is ready (or an error, with nothing
+//! left running); [`Running::stop`] raises the stop flag every worker loop
+//! checks, joins every thread (children of `fork` are always waited for)
+//! and returns a [`LoadReport`]: how many operations each kind did, so load
+//! is measured, not assumed. One file per kind holds its loop and says what
+//! one operation is.
+//!
+//! Workers run SCHED_OTHER (set explicitly, never real-time) at the plan's
+//! nice value, pinned round-robin to the plan's CPUs when it has some.
+
+mod cache;
+mod cpu;
+mod fork;
+mod io;
+mod memory;
+mod messaging;
+mod syscalls;
+mod timers;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// One kind of load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LoadKind {
+    /// Integer and floating-point (vectorisable) arithmetic.
+    Cpu,
+    /// Streaming copies through buffers far larger than the last-level cache.
+    Memory,
+    /// Atomic writes to cache lines every `cache` worker shares.
+    Cache,
+    /// Writes, each followed by fsync, in a temporary directory.
+    Io,
+    /// hackbench-like small messages over pipes and UNIX sockets.
+    Messaging,
+    /// Cheap system calls and context switches.
+    Syscalls,
+    /// Many threads sleeping briefly: timer interrupts and wake-ups.
+    Timers,
+    /// Processes created and reaped.
+    Fork,
+}
+
+impl LoadKind {
+    /// Every kind, in the order reports list them.
+    pub const ALL: [LoadKind; 8] = [
+        LoadKind::Cpu,
+        LoadKind::Memory,
+        LoadKind::Cache,
+        LoadKind::Io,
+        LoadKind::Messaging,
+        LoadKind::Syscalls,
+        LoadKind::Timers,
+        LoadKind::Fork,
+    ];
+
+    /// The kind's name in specs and reports.
+    pub const fn name(self) -> &'static str {
+        match self {
+            LoadKind::Cpu => "cpu",
+            LoadKind::Memory => "memory",
+            LoadKind::Cache => "cache",
+            LoadKind::Io => "io",
+            LoadKind::Messaging => "messaging",
+            LoadKind::Syscalls => "syscalls",
+            LoadKind::Timers => "timers",
+            LoadKind::Fork => "fork",
+        }
+    }
+
+    /// What one operation of this kind is, for help texts.
+    pub const fn op_definition(self) -> &'static str {
+        match self {
+            LoadKind::Cpu => cpu::OP,
+            LoadKind::Memory => memory::OP,
+            LoadKind::Cache => cache::OP,
+            LoadKind::Io => io::OP,
+            LoadKind::Messaging => messaging::OP,
+            LoadKind::Syscalls => syscalls::OP,
+            LoadKind::Timers => timers::OP,
+            LoadKind::Fork => fork::OP,
+        }
+    }
+
+    /// The kind named `name` (exact, lower case).
+    pub fn from_name(name: &str) -> Option<LoadKind> {
+        LoadKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+impl fmt::Display for LoadKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One item of a load spec: a kind, with a worker count or the default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindRequest {
+    /// The kind.
+    pub kind: LoadKind,
+    /// Workers asked for; `None` for the default (one per CPU).
+    pub workers: Option<usize>,
+}
+
+/// The most workers one kind may have.
+pub const MAX_WORKERS: usize = 4096;
+
+/// Why a load spec was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// Nothing, or an empty item (`cpu,,io`).
+    #[error("expected KIND[:WORKERS][,KIND[:WORKERS]...], got an empty item")]
+    Empty,
+    /// Not one of the kinds.
+    #[error("unknown load kind '{0}' (kinds: {kinds})", kinds = kind_names())]
+    UnknownKind(String),
+    /// Not a worker count.
+    #[error("worker count '{count}' of {kind}: expected a whole number, 1 to {MAX_WORKERS}")]
+    BadWorkers {
+        /// The kind's name.
+        kind: String,
+        /// The count as given.
+        count: String,
+    },
+    /// The same kind twice.
+    #[error("load kind '{0}' is given twice")]
+    Duplicate(LoadKind),
+}
+
+/// The kinds' names, comma-separated.
+pub fn kind_names() -> String {
+    LoadKind::ALL.map(LoadKind::name).join(", ")
+}
+
+/// Parses `KIND[:WORKERS][,KIND[:WORKERS]...]` (blanks around items and
+/// counts ignored; kinds lower case; each kind at most once).
+pub fn parse_spec(text: &str) -> Result<Vec<KindRequest>, SpecError> {
+    let mut out: Vec<KindRequest> = Vec::new();
+    for item in text.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            return Err(SpecError::Empty);
+        }
+        let (name, count) = match item.split_once(':') {
+            Some((n, c)) => (n.trim(), Some(c.trim())),
+            None => (item, None),
+        };
+        let kind = LoadKind::from_name(name).ok_or_else(|| SpecError::UnknownKind(name.into()))?;
+        let workers = match count {
+            None => None,
+            Some(c) => match c.parse::<usize>() {
+                Ok(n)
+                    if (1..=MAX_WORKERS).contains(&n) && c.bytes().all(|b| b.is_ascii_digit()) =>
+                {
+                    Some(n)
+                }
+                _ => {
+                    return Err(SpecError::BadWorkers {
+                        kind: name.into(),
+                        count: c.into(),
+                    });
+                }
+            },
+        };
+        if out.iter().any(|r| r.kind == kind) {
+            return Err(SpecError::Duplicate(kind));
+        }
+        out.push(KindRequest { kind, workers });
+    }
+    Ok(out)
+}
+
+/// One kind with its worker count, in a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindPlan {
+    /// The kind.
+    pub kind: LoadKind,
+    /// How many workers (at least 1).
+    pub workers: usize,
+}
+
+/// A validated load: what runs, where, how nice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadPlan {
+    /// The kinds, in spec order, each once.
+    pub kinds: Vec<KindPlan>,
+    /// CPUs the workers are pinned to, round-robin over all workers in
+    /// plan order; empty for no pinning.
+    pub cpus: Vec<usize>,
+    /// Nice value of every worker (-20 to 19); `None` leaves it as is.
+    pub nice: Option<i32>,
+    /// Where `io` makes its temporary directory ($TMPDIR or /tmp).
+    pub temp_root: PathBuf,
+}
+
+impl LoadPlan {
+    /// A plan from parsed spec items: a kind without a count gets
+    /// `default_workers` (one per CPU the load may use).
+    pub fn from_requests(
+        requests: &[KindRequest],
+        default_workers: usize,
+        cpus: Vec<usize>,
+        nice: Option<i32>,
+        temp_root: PathBuf,
+    ) -> LoadPlan {
+        LoadPlan {
+            kinds: requests
+                .iter()
+                .map(|r| KindPlan {
+                    kind: r.kind,
+                    workers: r.workers.unwrap_or(default_workers.max(1)),
+                })
+                .collect(),
+            cpus,
+            nice,
+            temp_root,
+        }
+    }
+}
+
+/// Why a load could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The `io` directory could not be made.
+    #[error("io load: cannot create a directory in '{dir}': {cause}")]
+    TempDir {
+        /// The parent directory.
+        dir: PathBuf,
+        /// Why.
+        cause: std::io::Error,
+    },
+    /// A worker thread could not be created.
+    #[error("{kind} load: cannot start worker thread {index}: {cause}")]
+    Spawn {
+        /// Its kind.
+        kind: LoadKind,
+        /// Its index within the kind.
+        index: usize,
+        /// Why.
+        cause: std::io::Error,
+    },
+    /// A worker failed to set itself up or failed while running.
+    #[error("{kind} load, worker {index}: {message}")]
+    Worker {
+        /// Its kind.
+        kind: LoadKind,
+        /// Its index within the kind.
+        index: usize,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// A counter on its own cache line, so workers' counters never share one.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+pub(crate) struct Counter(AtomicU64);
+
+impl Counter {
+    /// Adds `n` operations.
+    pub(crate) fn add(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+
+    fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// What a worker loop gets: the stop flag, its counter, its identity and
+/// what its kind shares between workers.
+#[derive(Debug)]
+pub(crate) struct WorkerCtx {
+    stop: Arc<AtomicBool>,
+    pub(crate) counter: Arc<Counter>,
+    pub(crate) index: usize,
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl WorkerCtx {
+    /// Whether the load is to stop.
+    pub(crate) fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The stop flag, for helper threads of a worker.
+    pub(crate) fn stop_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+}
+
+/// State shared by the workers of a set.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) cache_lines: cache::Lines,
+    pub(crate) io_dir: Option<PathBuf>,
+    pub(crate) memory_bytes: usize,
+}
+
+/// A worker's result: `Err(message)` ends it.
+pub(crate) type WorkerResult = Result<(), String>;
+
+/// A set of workers, before and while running.
+#[derive(Debug)]
+pub struct LoadSet;
+
+/// The `io` kind's temporary directory: removed when dropped.
+#[derive(Debug)]
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn create(root: &Path) -> Result<TempDir, LoadError> {
+        let pid = std::process::id();
+        let mut last = None;
+        for n in 0..100u32 {
+            let path = root.join(format!("rtlat-load-{pid}-{n}"));
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(TempDir(path)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => {
+                    return Err(LoadError::TempDir {
+                        dir: root.to_path_buf(),
+                        cause: e,
+                    });
+                }
+            }
+        }
+        Err(LoadError::TempDir {
+            dir: root.to_path_buf(),
+            cause: last.unwrap_or_else(|| std::io::Error::other("no free name")),
+        })
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Worker {
+    kind: LoadKind,
+    index: usize,
+    counter: Arc<Counter>,
+    handle: Option<JoinHandle<WorkerResult>>,
+}
+
+/// A load that is running. Dropping it stops it too (without a report).
+pub struct Running {
+    stop: Arc<AtomicBool>,
+    workers: Vec<Worker>,
+    kinds: Vec<KindPlan>,
+    started: Instant,
+    // Dropped after the workers are joined (field order is not relied on:
+    // `finish` joins first).
+    temp_dir: Option<TempDir>,
+}
+
+impl fmt::Debug for Running {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Running")
+            .field("kinds", &self.kinds)
+            .field("workers", &self.workers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl LoadSet {
+    /// Starts every worker of `plan` and returns once all are set up
+    /// (policy, nice value, affinity, buffers). If any fails, the others
+    /// are stopped and joined, the temporary directory is removed, and the
+    /// first error is returned.
+    pub fn start(plan: &LoadPlan) -> Result<Running, LoadError> {
+        let temp_dir = if plan.kinds.iter().any(|k| k.kind == LoadKind::Io) {
+            Some(TempDir::create(&plan.temp_root)?)
+        } else {
+            None
+        };
+        let shared = Arc::new(Shared {
+            cache_lines: cache::Lines::new(),
+            io_dir: temp_dir.as_ref().map(|d| d.0.clone()),
+            memory_bytes: memory::buffer_bytes(),
+        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut running = Running {
+            stop: Arc::clone(&stop),
+            workers: Vec::new(),
+            kinds: plan.kinds.clone(),
+            started: Instant::now(),
+            temp_dir,
+        };
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), LoadError>>();
+        let mut slot = 0usize;
+        for kp in &plan.kinds {
+            for index in 0..kp.workers {
+                let cpu = (!plan.cpus.is_empty()).then(|| plan.cpus[slot % plan.cpus.len()]);
+                slot += 1;
+                let ctx = WorkerCtx {
+                    stop: Arc::clone(&stop),
+                    counter: Arc::new(Counter::default()),
+                    index,
+                    shared: Arc::clone(&shared),
+                };
+                let counter = Arc::clone(&ctx.counter);
+                let kind = kp.kind;
+                let nice = plan.nice;
+                let tx = ready_tx.clone();
+                let spawned = std::thread::Builder::new()
+                    .name(format!("load-{}-{index}", kind.name()))
+                    .stack_size(256 * 1024)
+                    .spawn(move || worker_main(kind, ctx, cpu, nice, tx));
+                match spawned {
+                    Ok(handle) => running.workers.push(Worker {
+                        kind,
+                        index,
+                        counter,
+                        handle: Some(handle),
+                    }),
+                    Err(cause) => {
+                        running.finish();
+                        return Err(LoadError::Spawn { kind, index, cause });
+                    }
+                }
+            }
+        }
+        drop(ready_tx);
+        let mut first_error = None;
+        for _ in 0..running.workers.len() {
+            match ready_rx.recv() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    first_error.get_or_insert(e);
+                }
+                // A worker ended without saying: it panicked; join tells.
+                Err(_) => break,
+            }
+        }
+        if first_error.is_none() {
+            // Every worker reported ready unless one panicked first.
+            if let Some(w) = running.workers.iter().find(|w| w.ended()) {
+                first_error = Some(LoadError::Worker {
+                    kind: w.kind,
+                    index: w.index,
+                    message: "ended while starting".into(),
+                });
+            }
+        }
+        if let Some(e) = first_error {
+            running.finish();
+            return Err(e);
+        }
+        running.started = Instant::now();
+        Ok(running)
+    }
+}
+
+fn worker_main(
+    kind: LoadKind,
+    ctx: WorkerCtx,
+    cpu: Option<usize>,
+    nice: Option<i32>,
+    ready: mpsc::Sender<Result<(), LoadError>>,
+) -> WorkerResult {
+    let fail = |message: String| LoadError::Worker {
+        kind,
+        index: ctx.index,
+        message,
+    };
+    let setup = (|| {
+        rtlat_sys::sched::set_current_thread(rtlat_sys::sched::Policy::Other, 0)
+            .map_err(|e| fail(format!("cannot set SCHED_OTHER: {e}")))?;
+        if let Some(n) = nice {
+            rtlat_sys::load::set_current_thread_nice(n).map_err(|e| {
+                let hint = if e == rtlat_sys::Errno::ACCESS || e == rtlat_sys::Errno::PERM {
+                    " (lowering the nice value needs CAP_SYS_NICE or RLIMIT_NICE)"
+                } else {
+                    ""
+                };
+                fail(format!("cannot set nice value {n}: {e}{hint}"))
+            })?;
+        }
+        if let Some(c) = cpu {
+            rtlat_sys::affinity::pin_current_thread(&[c])
+                .map_err(|e| fail(format!("cannot pin to CPU {c}: {e}")))?;
+        }
+        Ok(())
+    })();
+    let state = setup.and_then(|()| prepare(kind, &ctx).map_err(fail));
+    let state = match state {
+        Ok(s) => {
+            let _ = ready.send(Ok(()));
+            s
+        }
+        Err(e) => {
+            let _ = ready.send(Err(e));
+            return Ok(());
+        }
+    };
+    drop(ready);
+    state.run(&ctx)
+}
+
+/// What a worker allocated before it said it is ready.
+enum Prepared {
+    Cpu,
+    Memory(memory::Buffer),
+    Cache,
+    Io(io::File),
+    Messaging,
+    Syscalls,
+    Timers,
+    Fork,
+}
+
+fn prepare(kind: LoadKind, ctx: &WorkerCtx) -> Result<Prepared, String> {
+    Ok(match kind {
+        LoadKind::Cpu => Prepared::Cpu,
+        LoadKind::Memory => Prepared::Memory(memory::Buffer::new(ctx.shared.memory_bytes)?),
+        LoadKind::Cache => Prepared::Cache,
+        LoadKind::Io => Prepared::Io(io::File::create(ctx)?),
+        LoadKind::Messaging => Prepared::Messaging,
+        LoadKind::Syscalls => Prepared::Syscalls,
+        LoadKind::Timers => Prepared::Timers,
+        LoadKind::Fork => Prepared::Fork,
+    })
+}
+
+impl Prepared {
+    fn run(self, ctx: &WorkerCtx) -> WorkerResult {
+        match self {
+            Prepared::Cpu => cpu::run(ctx),
+            Prepared::Memory(buffer) => memory::run(ctx, buffer),
+            Prepared::Cache => cache::run(ctx),
+            Prepared::Io(file) => io::run(ctx, file),
+            Prepared::Messaging => messaging::run(ctx),
+            Prepared::Syscalls => syscalls::run(ctx),
+            Prepared::Timers => timers::run(ctx),
+            Prepared::Fork => fork::run(ctx),
+        }
+    }
+}
+
+impl Running {
+    /// Stops every worker, joins them, removes the temporary directory and
+    /// reports what each kind did.
+    pub fn stop(mut self) -> LoadReport {
+        let elapsed = self.started.elapsed();
+        let errors = self.finish();
+        let kinds = self
+            .kinds
+            .iter()
+            .map(|kp| KindReport {
+                kind: kp.kind,
+                workers: kp.workers,
+                ops: self
+                    .workers
+                    .iter()
+                    .filter(|w| w.kind == kp.kind)
+                    .map(|w| w.counter.get())
+                    .sum(),
+            })
+            .collect();
+        LoadReport {
+            elapsed,
+            kinds,
+            errors,
+        }
+    }
+
+    /// Whether a worker has ended (with an error: loops only end on stop).
+    pub fn any_worker_ended(&self) -> bool {
+        self.workers.iter().any(Worker::ended)
+    }
+
+    /// Raises the stop flag, joins every worker (keeping their counters)
+    /// and removes the temporary directory. Returns the workers' errors.
+    fn finish(&mut self) -> Vec<LoadError> {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut errors = Vec::new();
+        for w in &mut self.workers {
+            let Some(handle) = w.handle.take() else {
+                continue;
+            };
+            let message = match handle.join() {
+                Ok(Ok(())) => None,
+                Ok(Err(m)) => Some(m),
+                Err(_) => Some("panicked".to_string()),
+            };
+            if let Some(message) = message {
+                errors.push(LoadError::Worker {
+                    kind: w.kind,
+                    index: w.index,
+                    message,
+                });
+            }
+        }
+        self.temp_dir = None;
+        errors
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+impl Worker {
+    fn ended(&self) -> bool {
+        self.handle.as_ref().is_none_or(JoinHandle::is_finished)
+    }
+}
+
+/// What one kind did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindReport {
+    /// The kind.
+    pub kind: LoadKind,
+    /// Its workers.
+    pub workers: usize,
+    /// Operations done by all its workers (see [`LoadKind::op_definition`]).
+    pub ops: u64,
+}
+
+/// What a load did, from the moment all workers were ready to the stop.
+#[derive(Debug)]
+pub struct LoadReport {
+    /// How long it ran.
+    pub elapsed: Duration,
+    /// Each kind, in plan order.
+    pub kinds: Vec<KindReport>,
+    /// Workers that failed while running.
+    pub errors: Vec<LoadError>,
+}
+
+impl LoadReport {
+    /// Operations per second of `k` over the run.
+    pub fn ops_per_sec(&self, k: &KindReport) -> f64 {
+        let secs = self.elapsed.as_secs_f64();
+        if secs > 0.0 { k.ops as f64 / secs } else { 0.0 }
+    }
+
+    /// One line per kind: `cpu: 123456 ops/s (2 workers)`.
+    pub fn lines(&self) -> Vec<String> {
+        self.kinds
+            .iter()
+            .map(|k| {
+                format!(
+                    "{}: {} ops/s ({} worker{})",
+                    k.kind,
+                    format_rate(self.ops_per_sec(k)),
+                    k.workers,
+                    if k.workers == 1 { "" } else { "s" }
+                )
+            })
+            .collect()
+    }
+}
+
+/// A rate as an integer from 100 up, else with three significant digits.
+pub fn format_rate(rate: f64) -> String {
+    if rate >= 100.0 || rate == 0.0 {
+        format!("{rate:.0}")
+    } else if rate >= 10.0 {
+        format!("{rate:.1}")
+    } else if rate >= 1.0 {
+        format!("{rate:.2}")
+    } else {
+        format!("{rate:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests;

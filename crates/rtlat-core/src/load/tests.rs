@@ -1,0 +1,184 @@
+use super::*;
+
+fn plan(kind: LoadKind, workers: usize) -> LoadPlan {
+    LoadPlan {
+        kinds: vec![KindPlan { kind, workers }],
+        cpus: Vec::new(),
+        nice: None,
+        temp_root: std::env::temp_dir(),
+    }
+}
+
+fn run_briefly(p: &LoadPlan) -> LoadReport {
+    let running = LoadSet::start(p).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    running.stop()
+}
+
+#[test]
+fn every_kind_does_measurable_work() {
+    for kind in LoadKind::ALL {
+        let report = run_briefly(&plan(kind, 1));
+        assert!(report.errors.is_empty(), "{kind}: {:?}", report.errors);
+        assert_eq!(report.kinds.len(), 1);
+        assert!(report.kinds[0].ops > 0, "{kind} did nothing");
+        assert!(report.elapsed >= Duration::from_millis(300));
+        let line = &report.lines()[0];
+        assert!(line.starts_with(&format!("{kind}: ")), "{line}");
+        assert!(line.ends_with(" ops/s (1 worker)"), "{line}");
+    }
+}
+
+#[test]
+fn kinds_run_together_pinned_and_niced() {
+    let cpus = rtlat_sys::affinity::allowed_cpus().unwrap();
+    let p = LoadPlan {
+        kinds: vec![
+            KindPlan {
+                kind: LoadKind::Cache,
+                workers: 2,
+            },
+            KindPlan {
+                kind: LoadKind::Syscalls,
+                workers: 1,
+            },
+        ],
+        cpus: vec![cpus[0]],
+        nice: Some(10),
+        temp_root: std::env::temp_dir(),
+    };
+    let report = run_briefly(&p);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert_eq!(report.kinds[0].workers, 2);
+    assert!(report.kinds.iter().all(|k| k.ops > 0));
+    assert_eq!(report.lines()[0].rsplit_once('(').unwrap().1, "2 workers)");
+}
+
+#[test]
+fn io_removes_its_directory() {
+    let root = std::env::temp_dir().join(format!("rtlat-load-test-{}", std::process::id()));
+    std::fs::create_dir_all(&root).unwrap();
+    let mut p = plan(LoadKind::Io, 1);
+    p.temp_root = root.clone();
+    let running = LoadSet::start(&p).unwrap();
+    assert_eq!(std::fs::read_dir(&root).unwrap().count(), 1);
+    std::thread::sleep(Duration::from_millis(100));
+    let report = running.stop();
+    assert!(report.kinds[0].ops > 0);
+    assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0);
+    // Dropping a running set cleans up too.
+    drop(LoadSet::start(&p).unwrap());
+    assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0);
+    std::fs::remove_dir(&root).unwrap();
+}
+
+#[test]
+fn io_in_an_unwritable_directory_fails_before_starting() {
+    let mut p = plan(LoadKind::Io, 1);
+    p.temp_root = PathBuf::from("/proc");
+    let e = LoadSet::start(&p).unwrap_err();
+    assert!(matches!(e, LoadError::TempDir { .. }), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("io load: cannot create a directory in '/proc': ")
+    );
+}
+
+#[test]
+fn a_worker_that_cannot_start_stops_the_others() {
+    let mut p = plan(LoadKind::Cpu, 1);
+    p.kinds.push(KindPlan {
+        kind: LoadKind::Timers,
+        workers: 1,
+    });
+    // CPU numbers this large do not exist: pinning fails.
+    p.cpus = vec![0, 100_000];
+    let e = LoadSet::start(&p).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("timers load, worker 0: cannot pin to CPU 100000"),
+        "{e}"
+    );
+}
+
+#[test]
+fn specs_parse() {
+    let r = |kind, workers| KindRequest { kind, workers };
+    for (text, want) in [
+        ("cpu", vec![r(LoadKind::Cpu, None)]),
+        ("cpu:2", vec![r(LoadKind::Cpu, Some(2))]),
+        (
+            "cpu:1,memory,io:3",
+            vec![
+                r(LoadKind::Cpu, Some(1)),
+                r(LoadKind::Memory, None),
+                r(LoadKind::Io, Some(3)),
+            ],
+        ),
+        (
+            " fork : 4 , messaging ",
+            vec![r(LoadKind::Fork, Some(4)), r(LoadKind::Messaging, None)],
+        ),
+        (
+            "cache,syscalls,timers",
+            vec![
+                r(LoadKind::Cache, None),
+                r(LoadKind::Syscalls, None),
+                r(LoadKind::Timers, None),
+            ],
+        ),
+    ] {
+        assert_eq!(parse_spec(text).unwrap(), want, "{text:?}");
+    }
+    let bad = |kind: &str, count: &str| SpecError::BadWorkers {
+        kind: kind.into(),
+        count: count.into(),
+    };
+    for (text, want) in [
+        ("", SpecError::Empty),
+        (" ", SpecError::Empty),
+        ("cpu,", SpecError::Empty),
+        ("cpu,,io", SpecError::Empty),
+        ("bogus", SpecError::UnknownKind("bogus".into())),
+        ("CPU", SpecError::UnknownKind("CPU".into())),
+        (":2", SpecError::UnknownKind("".into())),
+        ("cpu:0", bad("cpu", "0")),
+        ("cpu:x", bad("cpu", "x")),
+        ("cpu:", bad("cpu", "")),
+        ("cpu:-1", bad("cpu", "-1")),
+        ("cpu:+1", bad("cpu", "+1")),
+        ("cpu:4097", bad("cpu", "4097")),
+        ("cpu:1:2", bad("cpu", "1:2")),
+        ("cpu,io,cpu:2", SpecError::Duplicate(LoadKind::Cpu)),
+    ] {
+        assert_eq!(parse_spec(text).unwrap_err(), want, "{text:?}");
+    }
+    assert_eq!(
+        SpecError::UnknownKind("bogus".into()).to_string(),
+        "unknown load kind 'bogus' (kinds: cpu, memory, cache, io, messaging, syscalls, timers, fork)"
+    );
+}
+
+#[test]
+fn default_workers_fill_unspecified_counts() {
+    let req = parse_spec("cpu,io:2").unwrap();
+    let p = LoadPlan::from_requests(&req, 3, vec![], None, PathBuf::from("/tmp"));
+    assert_eq!(
+        p.kinds.iter().map(|k| k.workers).collect::<Vec<_>>(),
+        vec![3, 2]
+    );
+}
+
+#[test]
+fn rates_are_formatted_with_a_few_digits() {
+    for (rate, text) in [
+        (0.0, "0"),
+        (0.5123, "0.512"),
+        (3.25159, "3.25"),
+        (42.42, "42.4"),
+        (100.4, "100"),
+        (1_234_567.8, "1234568"),
+    ] {
+        assert_eq!(format_rate(rate), text);
+    }
+}

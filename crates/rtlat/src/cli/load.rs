@@ -1,0 +1,313 @@
+//! The `rtlat load` command line: `SPEC [-D DURATION] [--cpus LIST]
+//! [--nice N]`, turned into a validated [`Settings`]. Every bad value is a
+//! one-line [`UsageError`] before any worker starts.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use rtlat_core::cpuset::parse_cpu_list;
+use rtlat_core::load::{LoadKind, LoadPlan, MAX_WORKERS, kind_names, parse_spec};
+use rtlat_core::units::Nanos;
+
+use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
+use super::values::{
+    DURATION_EXPECTED, DurationError, OptionName, SystemView, UsageError, int_in, invalid, spelling,
+};
+
+/// What the command line asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Invocation {
+    /// `--help`: print [`help_text`] and exit 0.
+    Help,
+    /// Run the load.
+    Run(Settings),
+}
+
+/// A validated `rtlat load`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// What runs, where, how nice.
+    pub plan: LoadPlan,
+    /// `-D`: how long; `None` until a stop signal.
+    pub duration: Option<Nanos>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opt {
+    Duration,
+    Cpus,
+    Nice,
+    Help,
+}
+
+const OPTIONS: &[OptSpec<Opt>] = &[
+    OptSpec {
+        id: Opt::Duration,
+        short: Some('D'),
+        long: Some("duration"),
+        value: ValueKind::Required,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::Cpus,
+        short: None,
+        long: Some("cpus"),
+        value: ValueKind::Required,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::Nice,
+        short: None,
+        long: Some("nice"),
+        value: ValueKind::Required,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::Help,
+        short: Some('h'),
+        long: Some("help"),
+        value: ValueKind::None,
+        in_2_4: false,
+    },
+];
+
+impl OptionName for Opt {
+    fn spelling(self) -> String {
+        spelling(self, OPTIONS)
+    }
+}
+
+/// Reads the `rtlat load` command line (`args` without the program name);
+/// `temp_root` is where `io` makes its directory ($TMPDIR or /tmp).
+pub fn parse(
+    args: &[OsString],
+    system: &SystemView,
+    temp_root: PathBuf,
+) -> Result<Invocation, UsageError> {
+    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
+    let (mut spec, mut duration, mut cpus, mut nice) = (None, None, None, None);
+    for item in items {
+        match item {
+            Parsed::Positional(word) if spec.is_none() => spec = Some(word),
+            Parsed::Positional(word) => {
+                return Err(UsageError(format!(
+                    "unexpected argument '{word}': the load is one SPEC, its kinds separated by commas"
+                )));
+            }
+            Parsed::Opt { id, value, .. } => {
+                let value = value.unwrap_or_default();
+                match id {
+                    Opt::Help => return Ok(Invocation::Help),
+                    Opt::Duration => duration = Some(value),
+                    Opt::Cpus => cpus = Some(value),
+                    Opt::Nice => nice = Some(value),
+                }
+            }
+        }
+    }
+    let Some(spec) = spec else {
+        return Err(UsageError(format!(
+            "no load given: expected SPEC, KIND[:WORKERS][,KIND[:WORKERS]...] (kinds: {})",
+            kind_names()
+        )));
+    };
+    let requests =
+        parse_spec(&spec).map_err(|e| UsageError(format!("invalid load spec '{spec}': {e}")))?;
+    let duration = match duration {
+        None => None,
+        Some(text) => match super::values::duration(&text) {
+            Ok(d) => d,
+            Err(DurationError::Malformed) => {
+                return Err(invalid(Opt::Duration, &text, DURATION_EXPECTED));
+            }
+            Err(DurationError::SecondsOverflow | DurationError::TooLong) => {
+                return Err(invalid(Opt::Duration, &text, "too long: at most 292 years"));
+            }
+        },
+    };
+    let cpus = match cpus {
+        None => Vec::new(),
+        Some(text) => parse_cpu_list(&text, &system.allowed_cpus, system.configured_cpus)
+            .map_err(|e| invalid(Opt::Cpus, &text, e))?,
+    };
+    let nice = match nice {
+        None => None,
+        Some(text) => Some(int_in(Opt::Nice, &text, -20..=19, "a nice value")? as i32),
+    };
+    let default_workers = if cpus.is_empty() {
+        system.allowed_cpus.len()
+    } else {
+        cpus.len()
+    };
+    let plan = LoadPlan::from_requests(&requests, default_workers, cpus, nice, temp_root);
+    Ok(Invocation::Run(Settings { plan, duration }))
+}
+
+/// `rtlat load --help`.
+pub fn help_text() -> String {
+    let mut kinds = String::new();
+    for (kind, what) in [
+        (
+            LoadKind::Cpu,
+            "integer and floating-point (SIMD) arithmetic",
+        ),
+        (
+            LoadKind::Memory,
+            "streaming copies through a buffer of 4x the largest cache",
+        ),
+        (
+            LoadKind::Cache,
+            "cache-line thrashing: all workers write the same lines",
+        ),
+        (
+            LoadKind::Io,
+            "writes with fsync in a temporary directory under $TMPDIR\n             or /tmp, removed at the end",
+        ),
+        (
+            LoadKind::Messaging,
+            "hackbench-like messages over pipes and UNIX sockets",
+        ),
+        (
+            LoadKind::Syscalls,
+            "cheap system calls and context switches",
+        ),
+        (LoadKind::Timers, "many threads with short sleeps"),
+        (LoadKind::Fork, "processes created, exiting at once, reaped"),
+    ] {
+        kinds.push_str(&format!(
+            "  {:<10} {what}\n             op: {}\n",
+            kind.name(),
+            kind.op_definition()
+        ));
+    }
+    format!(
+        "rtlat load: background load, measured
+
+Usage: rtlat load SPEC [-D DURATION] [--cpus LIST] [--nice N]
+
+Runs worker threads that load the machine in the ways SPEC names, until
+SIGINT, SIGTERM or SIGHUP or for DURATION, then prints one line per kind
+on stdout: 'KIND: N ops/s (W workers)', the operations its workers did per
+second.
+
+SPEC is KIND[:WORKERS][,KIND[:WORKERS]...], each kind at most once;
+WORKERS is 1 to {MAX_WORKERS}, by default one per CPU the load may use.
+Kinds, and what one operation (op) is:
+{kinds}
+Workers run SCHED_OTHER, never real-time.
+
+Options:
+  -D, --duration DURATION  stop after DURATION: seconds, or with a suffix
+                           s, m, h or d (90, 10m, 2h); 0 for no limit
+      --cpus LIST          pin the workers round-robin to the CPUs of LIST
+                           (as cyclictest -a: 0-3,8, !1, +0-1)
+      --nice N             nice value of every worker, -20 to 19
+  -h, --help               print this help
+
+Exit status: 0 after a normal stop, 1 if a worker could not start or
+failed, 2 for a usage error.
+"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn system() -> SystemView {
+        SystemView {
+            allowed_cpus: vec![0, 1, 2, 3],
+            configured_cpus: 4,
+        }
+    }
+
+    fn run(words: &[&str]) -> Result<Settings, String> {
+        let args: Vec<OsString> = words.iter().map(OsString::from).collect();
+        match parse(&args, &system(), PathBuf::from("/tmp")) {
+            Ok(Invocation::Run(s)) => Ok(s),
+            Ok(Invocation::Help) => Err("help".into()),
+            Err(e) => Err(e.0),
+        }
+    }
+
+    #[test]
+    fn good_command_lines() {
+        let s = run(&["cpu"]).unwrap();
+        assert_eq!(s.plan.kinds[0].workers, 4);
+        assert_eq!(s.duration, None);
+        assert_eq!(s.plan.nice, None);
+        assert!(s.plan.cpus.is_empty());
+        let s = run(&["cpu:2,io", "-D", "10m", "--cpus", "1-2", "--nice=5"]).unwrap();
+        assert_eq!(
+            s.plan.kinds.iter().map(|k| k.workers).collect::<Vec<_>>(),
+            vec![2, 2]
+        );
+        assert_eq!(s.duration, Some(Nanos(600_000_000_000)));
+        assert_eq!(s.plan.cpus, vec![1, 2]);
+        assert_eq!(s.plan.nice, Some(5));
+        assert_eq!(run(&["-D0", "fork"]).unwrap().duration, None);
+        assert_eq!(
+            run(&["--dur", "2", "fork"]).unwrap().duration,
+            Some(Nanos(2_000_000_000))
+        );
+        assert_eq!(run(&["--nice", "-20", "cpu"]).unwrap().plan.nice, Some(-20));
+        assert_eq!(run(&["-h"]).unwrap_err(), "help");
+        assert_eq!(run(&["bogus", "--help"]).unwrap_err(), "help");
+    }
+
+    #[test]
+    fn bad_command_lines_name_the_problem() {
+        for (words, want) in [
+            (&[][..], "no load given: expected SPEC"),
+            (
+                &["bogus"][..],
+                "invalid load spec 'bogus': unknown load kind 'bogus' (kinds: cpu, ",
+            ),
+            (
+                &["cpu:0"][..],
+                "invalid load spec 'cpu:0': worker count '0' of cpu: expected a whole number, 1 to 4096",
+            ),
+            (
+                &["cpu:x"][..],
+                "invalid load spec 'cpu:x': worker count 'x' of cpu",
+            ),
+            (&[""][..], "invalid load spec '': expected KIND[:WORKERS]"),
+            (
+                &["cpu,cpu"][..],
+                "invalid load spec 'cpu,cpu': load kind 'cpu' is given twice",
+            ),
+            (&["cpu", "io"][..], "unexpected argument 'io'"),
+            (
+                &["cpu", "-D", "x"][..],
+                "-D/--duration: invalid value 'x': expected a whole number of seconds",
+            ),
+            (
+                &["cpu", "-D", "-1"][..],
+                "-D/--duration: invalid value '-1'",
+            ),
+            (&["cpu", "--cpus", "9"][..], "--cpus: invalid value '9': "),
+            (&["cpu", "--cpus", "x"][..], "--cpus: invalid value 'x': "),
+            (
+                &["cpu", "--nice", "20"][..],
+                "--nice: invalid value '20': expected a nice value, -20 to 19",
+            ),
+            (&["cpu", "--nice", "x"][..], "--nice: invalid value 'x'"),
+            (&["cpu", "--bogus"][..], "--bogus"),
+        ] {
+            let e = run(words).unwrap_err();
+            assert!(
+                e.starts_with(want) || (want == "--bogus" && e.contains(want)),
+                "{words:?}: {e}"
+            );
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    #[test]
+    fn help_defines_every_op() {
+        let h = help_text();
+        for kind in LoadKind::ALL {
+            assert!(h.contains(kind.op_definition()), "{kind}");
+        }
+    }
+}
