@@ -31,7 +31,7 @@ use serde::ser::{SerializeMap, Serializer};
 
 use super::PairTool;
 use crate::report::RunMeta;
-use crate::report::json::{Buckets, round_decimals, write_envelope};
+use crate::report::json::{Buckets, DistributionDto, Percentiles, round_decimals, write_envelope};
 
 /// The CPU each side is shown on: (receiver, sender); -1 when unknown.
 pub type ShownCpus = (i64, i64);
@@ -104,7 +104,9 @@ pub fn write_leave(w: &mut impl Write, pairs: usize) -> io::Result<()> {
 
 /// The JSON document: rt-tests' envelope, then `num_threads` and `thread`
 /// with a `sender` and a `receiver` object per pair (C's keys first, ours
-/// after; pmqtest's receiver has `timeoutcount`). Without samples `min`,
+/// after; pmqtest's receiver has `timeoutcount`). In thread mode each
+/// receiver also has `percentiles` and `distribution`, and the document
+/// `all_threads`, as cyclictest's. Without samples `min`,
 /// `avg` and `max` are `null` (C: `-1`, `-nan`, `0`).
 pub fn write_json(
     w: &mut impl Write,
@@ -113,6 +115,7 @@ pub fn write_json(
     cpus: &[ShownCpus],
     meta: &RunMeta,
 ) -> io::Result<()> {
+    let merged = receivers_as_run_report(report, cpus).merged_distribution();
     write_envelope(
         w,
         meta,
@@ -124,15 +127,19 @@ pub fn write_json(
                 pairs: &report.pairs,
                 cpus,
             },
+            all_threads: merged.as_ref().map(Percentiles),
         },
     )
 }
 
 #[derive(Serialize)]
-struct Members<'a> {
+struct Members<'a, 'm> {
     num_threads: usize,
     resolution_in_ns: u8,
     thread: Pairs<'a>,
+    /// The percentiles of all receivers' samples together (thread mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    all_threads: Option<Percentiles<'m>>,
 }
 
 struct Pairs<'a> {
@@ -175,6 +182,8 @@ impl Serialize for Pairs<'_> {
                         tid: p.receiver.id,
                         interval_us: p.interval.as_micros_truncated(),
                         histogram: Buckets(p.histogram.as_ref()),
+                        percentiles: p.distribution.as_ref().map(Percentiles),
+                        distribution: p.distribution.as_ref().map(DistributionDto),
                     },
                 },
             )?;
@@ -216,6 +225,10 @@ struct ReceiverDto<'a> {
     tid: i32,
     interval_us: i64,
     histogram: Buckets<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    percentiles: Option<Percentiles<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    distribution: Option<DistributionDto<'a>>,
 }
 
 /// The report as a cyclictest [`RunReport`] whose threads are the
