@@ -298,6 +298,22 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// All threads' samples as one: their total count and their combined
+    /// full-precision figures (the sum of squares only when every thread
+    /// kept one).
+    pub fn all_threads_precise(&self) -> (u64, PreciseStats) {
+        let threads = &self.threads;
+        let cycles = threads.iter().map(|t| t.compat.cycles).sum();
+        let precise = PreciseStats {
+            min: threads.iter().filter_map(|t| t.precise.min).min(),
+            max: threads.iter().filter_map(|t| t.precise.max).max(),
+            sum_ns: threads.iter().map(|t| t.precise.sum_ns).sum(),
+            sum_sq_ns: threads.iter().map(|t| t.precise.sum_sq_ns).sum(),
+            overruns: threads.iter().map(|t| t.precise.overruns).sum(),
+        };
+        (cycles, precise)
+    }
+
     /// The distributions of all threads merged into one; `None` when a
     /// thread kept none.
     pub fn merged_distribution(&self) -> Option<crate::distribution::Distribution> {

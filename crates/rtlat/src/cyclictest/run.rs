@@ -14,7 +14,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use rtlat_core::config::{MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
 use rtlat_core::engine::{Engine, Running};
-use rtlat_core::report::{RunReport, ThreadError, ThreadStep, sample_stddev};
+use rtlat_core::report::{PreciseStats, RunReport, ThreadError, ThreadStep};
 use rtlat_sys::affinity;
 use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::power::{self, DmaLatencyError};
@@ -442,31 +442,22 @@ fn write_hgrm_files(hgrm: &HgrmOutput, report: &RunReport, out: &mut Stdout) -> 
     let Some(all) = report.merged_distribution() else {
         return Ok(());
     };
-    let moments = |cycles: u64, sum_ns: i128, sum_sq_ns: Option<u128>| hgrm::Moments {
-        mean_ns: if cycles > 0 {
-            sum_ns as f64 / cycles as f64
-        } else {
-            0.0
-        },
-        stddev_ns: sum_sq_ns
-            .and_then(|sq| sample_stddev(cycles, sum_ns, sq))
-            .unwrap_or(0.0),
+    let moments = |cycles: u64, precise: &PreciseStats| hgrm::Moments {
+        mean_ns: precise.mean(cycles).unwrap_or(0.0),
+        stddev_ns: precise.stddev(cycles).unwrap_or(0.0),
     };
-    let threads = &report.threads;
-    let cycles: u64 = threads.iter().map(|t| t.compat.cycles).sum();
-    let sum_ns: i128 = threads.iter().map(|t| t.precise.sum_ns).sum();
-    let sum_sq_ns: Option<u128> = threads.iter().map(|t| t.precise.sum_sq_ns).sum();
+    let (cycles, precise) = report.all_threads_precise();
     write_to(
         &OutputTarget::File(hgrm.path.clone()),
         out,
         "--hgrm",
-        |mut w| hgrm::write_hgrm(&mut w, &all, moments(cycles, sum_ns, sum_sq_ns)),
+        |mut w| hgrm::write_hgrm(&mut w, &all, moments(cycles, &precise)),
     )?;
     if hgrm.per_thread {
-        for t in threads {
+        for t in &report.threads {
             let Some(d) = &t.distribution else { continue };
             let path = hgrm::per_thread_path(&hgrm.path, t.index);
-            let m = moments(t.compat.cycles, t.precise.sum_ns, t.precise.sum_sq_ns);
+            let m = moments(t.compat.cycles, &t.precise);
             write_to(
                 &OutputTarget::File(path),
                 out,

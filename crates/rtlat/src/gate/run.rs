@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use rtlat_core::distribution::Distribution;
-use rtlat_core::report::{RunReport, ThreadReport};
+use rtlat_core::report::{PreciseStats, RunReport};
 
 use super::{Limit, Metrics, Subject, any_failed, evaluate, summary_lines, write_junit};
 
@@ -30,43 +30,25 @@ pub fn subjects(report: &RunReport, name: &str) -> Vec<Subject> {
         .iter()
         .map(|t| Subject {
             name: format!("{name} {}", t.index),
-            metrics: thread_metrics(t),
+            metrics: metrics(t.compat.cycles, &t.precise, t.distribution.as_ref()),
         })
         .collect();
-    let threads = &report.threads;
-    let samples: u64 = threads.iter().map(|t| t.compat.cycles).sum();
-    let sum_ns: i128 = threads.iter().map(|t| t.precise.sum_ns).sum();
-    let merged = report.merged_distribution();
+    let (cycles, precise) = report.all_threads_precise();
     subjects.push(Subject {
         name: format!("all {name}s"),
-        metrics: Metrics {
-            samples,
-            min_ns: threads
-                .iter()
-                .filter_map(|t| t.precise.min)
-                .min()
-                .map(|n| n.as_nanos()),
-            avg_ns: (samples > 0).then(|| sum_ns as f64 / samples as f64),
-            max_ns: threads
-                .iter()
-                .filter_map(|t| t.precise.max)
-                .max()
-                .map(|n| n.as_nanos()),
-            percentiles_ns: percentiles(merged.as_ref()),
-            overruns: threads.iter().map(|t| t.precise.overruns).sum(),
-        },
+        metrics: metrics(cycles, &precise, report.merged_distribution().as_ref()),
     });
     subjects
 }
 
-fn thread_metrics(t: &ThreadReport) -> Metrics {
+fn metrics(cycles: u64, precise: &PreciseStats, d: Option<&Distribution>) -> Metrics {
     Metrics {
-        samples: t.compat.cycles,
-        min_ns: t.precise.min.map(|n| n.as_nanos()),
-        avg_ns: t.precise.mean(t.compat.cycles),
-        max_ns: t.precise.max.map(|n| n.as_nanos()),
-        percentiles_ns: percentiles(t.distribution.as_ref()),
-        overruns: t.precise.overruns,
+        samples: cycles,
+        min_ns: precise.min.map(|n| n.as_nanos()),
+        avg_ns: precise.mean(cycles),
+        max_ns: precise.max.map(|n| n.as_nanos()),
+        percentiles_ns: percentiles(d),
+        overruns: precise.overruns,
     }
 }
 

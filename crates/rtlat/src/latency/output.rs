@@ -201,23 +201,13 @@ pub fn write_histograms(
             }
             let first = h.data.first;
             let end = first + h.data.buckets.len() as i64;
-            if h.data.below > 0 {
-                let range = format!("< {first}");
-                writeln!(
-                    w,
-                    "HSO|    {}| {range:<9} | {:8}",
-                    kind.name(),
-                    h.data.below
-                )?;
-            }
-            if h.data.above > 0 {
-                let range = format!(">= {end}");
-                writeln!(
-                    w,
-                    "HSO|    {}| {range:<9} | {:8}",
-                    kind.name(),
-                    h.data.above
-                )?;
+            for (range, count) in [
+                (format!("< {first}"), h.data.below),
+                (format!(">= {end}"), h.data.above),
+            ] {
+                if count > 0 {
+                    writeln!(w, "HSO|    {}| {range:<9} | {count:8}", kind.name())?;
+                }
             }
         }
     }
