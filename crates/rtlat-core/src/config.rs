@@ -5,6 +5,7 @@
 //! that are already checked. Nothing here knows about command-line spelling.
 
 use crate::distribution::DistributionPlan;
+use crate::phase::PhasePlan;
 use crate::units::{Nanos, Resolution};
 
 /// The clock the deadlines are set on and read from.
@@ -266,6 +267,9 @@ pub struct CyclicConfig {
     /// The full distribution of every thread (percentiles, plots), if
     /// kept.
     pub distribution: Option<DistributionPlan>,
+    /// Per-phase figures (`--load-schedule`), if requested. Phases start
+    /// after the warm-up.
+    pub phases: Option<PhasePlan>,
 }
 
 /// Capacity of the per-thread ring of recent samples kept for `-v`.
@@ -296,6 +300,7 @@ impl CyclicConfig {
             signed_histogram: None,
             freeze_on_max: false,
             distribution: None,
+            phases: None,
         }
     }
 

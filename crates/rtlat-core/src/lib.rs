@@ -17,6 +17,7 @@ pub mod engine;
 pub mod interval;
 pub mod ipc;
 pub mod load;
+pub mod phase;
 pub mod report;
 pub mod ring;
 pub mod stats;

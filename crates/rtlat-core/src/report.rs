@@ -195,6 +195,9 @@ pub struct ThreadReport {
     pub signed_histogram: Option<SignedHistogramData>,
     /// The full distribution, if one was kept.
     pub distribution: Option<crate::distribution::Distribution>,
+    /// Each phase's figures (`--load-schedule`), in order; empty without
+    /// phases.
+    pub phases: Vec<crate::phase::PhaseReport>,
     /// The errno a failing wait or set-up call returned, if the thread failed.
     pub error: Option<ThreadError>,
 }

@@ -16,6 +16,7 @@ use std::sync::atomic::{
 
 use crate::distribution::LatencyHistogram;
 use crate::interval::IntervalLog;
+use crate::phase::PhaseLog;
 use crate::report::{
     CompatStats, HistogramData, PreciseStats, SignedHistogramData, SpikeRecord, SpikeReport,
     ThreadError, ThreadStep,
@@ -710,6 +711,8 @@ pub struct ThreadChannel {
     pub intervals: Option<IntervalLog>,
     /// The full distribution, when kept.
     pub distribution: Option<LatencyHistogram>,
+    /// Per-phase figures, when requested.
+    pub phases: Option<PhaseLog>,
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! The loop runs inline on the test thread (SCHED_OTHER, no privilege) for
 //! thousands of cycles, with every optional buffer enabled (histograms, the
 //! full distribution, sample rings, spike log, warm-up, per-interval
-//! figures), on the
+//! and per-phase figures), on the
 //! synthetic source and on the real clock.
 
 use std::sync::atomic::AtomicBool;
@@ -19,6 +19,7 @@ use rtlat_core::engine::source::{
 };
 use rtlat_core::engine::time::Period;
 use rtlat_core::interval::{IntervalLog, IntervalReader};
+use rtlat_core::phase::{PhaseLog, PhasePlan};
 use rtlat_core::stats::{Histogram, LoopEnd, SampleRing, SignedHistogram, SpikeLog, ThreadChannel};
 use rtlat_core::units::{Nanos, Resolution};
 use rtlat_sys::clock::Clock;
@@ -33,10 +34,18 @@ fn channel() -> ThreadChannel {
         smi_samples: SampleRing::new(SAMPLE_RING_LEN),
         signed_histogram: SignedHistogram::new(1000, 300),
         intervals: IntervalLog::new(4),
-        distribution: LatencyHistogram::new(
-            DistributionPlan::new(1000, Nanos::ZERO).expect("default plan"),
+        distribution: LatencyHistogram::new(distribution_plan()),
+        // Three phases of 1000 periods of 100 us (the synthetic loop
+        // reaches all three; the real loops stay in the first).
+        phases: PhaseLog::new(
+            &PhasePlan::from_lengths(&[Nanos(100_000_000); 3]),
+            Some(distribution_plan()),
         ),
     }
+}
+
+fn distribution_plan() -> DistributionPlan {
+    DistributionPlan::new(1000, Nanos::ZERO).expect("default plan")
 }
 
 fn params(wait: WaitMode, loops: u64, interval_ns: i64) -> LoopParams {
@@ -90,6 +99,12 @@ fn synthetic_loop_allocates_nothing() {
     let mut intervals = 0;
     IntervalReader::new().drain(channel.intervals.as_ref().unwrap(), |_| intervals += 1);
     assert!(intervals > 0, "intervals were sealed");
+    let phases = channel.phases.as_ref().unwrap().reports();
+    assert!(
+        phases.iter().all(|p| p.reached && p.cycles > 0),
+        "{phases:?}"
+    );
+    assert_eq!(phases.iter().map(|p| p.cycles).sum::<u64>(), 50_000);
     assert_eq!(info.count_total, 0, "allocations in the loop: {info:?}");
 }
 

@@ -10,7 +10,8 @@
 //!   only of what changed ([`SlotWriter`]);
 //! - an error ends the loop and is reported as a value, never a panic;
 //! - once per interval (`--stats-interval`, `latency`) the interval's
-//!   figures are sealed with a few plain stores; at a new maximum with
+//!   figures are sealed with a few plain stores, and so are a phase's
+//!   (`--load-schedule`) when it ends; at a new maximum with
 //!   `latency -f`, the trace is marked and frozen (two writes).
 //!
 //! Semantics are cyclictest's: absolute deadlines one interval apart, the
@@ -28,6 +29,7 @@ use super::source::{SmiSource, TimeSource, WaitError};
 use super::time::{self, Period};
 use crate::config::WaitMode;
 use crate::interval::IntervalWriter;
+use crate::phase::PhaseWriter;
 use crate::stats::{LoopEnd, SlotWriter, SpikeLog, ThreadChannel};
 use crate::units::Resolution;
 
@@ -100,6 +102,10 @@ pub fn measure<S: TimeSource>(
                 let origin = recording_from.unwrap_or(start);
                 IntervalWriter::new(log, time::to_nanos(&origin), length.as_nanos())
             });
+    let mut phases = channel.phases.as_ref().map(|log| {
+        let origin = recording_from.unwrap_or(start);
+        PhaseWriter::new(log, time::to_nanos(&origin))
+    });
     let end = run_loop(
         source,
         params,
@@ -107,14 +113,26 @@ pub fn measure<S: TimeSource>(
         stop,
         extras,
         &mut writer,
-        intervals.as_mut(),
+        Recorders {
+            intervals: intervals.as_mut(),
+            phases: phases.as_mut(),
+        },
         (start, recording_from),
     );
     writer.finish();
     if let Some(intervals) = intervals.as_mut() {
         intervals.finish(writer.overruns());
     }
+    if let Some(phases) = phases.as_mut() {
+        phases.finish(writer.overruns());
+    }
     end
+}
+
+/// The per-interval and per-phase recorders a loop feeds, when requested.
+struct Recorders<'w, 'a> {
+    intervals: Option<&'w mut IntervalWriter<'a>>,
+    phases: Option<&'w mut PhaseWriter<'a>>,
 }
 
 /// The loop itself; `times` is the start and the end of the warm-up.
@@ -127,9 +145,13 @@ fn run_loop<S: TimeSource>(
     stop: &AtomicBool,
     extras: LoopExtras<'_, '_>,
     writer: &mut SlotWriter<'_>,
-    mut intervals: Option<&mut IntervalWriter<'_>>,
+    recorders: Recorders<'_, '_>,
     (start, recording_from): (Timespec, Option<Timespec>),
 ) -> LoopEnd {
+    let Recorders {
+        mut intervals,
+        mut phases,
+    } = recorders;
     let histogram = channel.histogram.as_ref();
     let signed_histogram = channel.signed_histogram.as_ref();
     let distribution = channel.distribution.as_ref();
@@ -236,6 +258,9 @@ fn run_loop<S: TimeSource>(
             }
             if let Some(iv) = intervals.as_deref_mut() {
                 iv.add(time::to_nanos(&next), ns, writer.overruns());
+            }
+            if let Some(phase) = phases.as_deref_mut() {
+                phase.add(time::to_nanos(&next), units, ns, writer.overruns());
             }
             if let Some(trace) = freeze
                 && ns > freeze_above

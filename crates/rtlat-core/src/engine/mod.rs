@@ -33,6 +33,7 @@ use crate::config::{
 };
 use crate::distribution::LatencyHistogram;
 use crate::interval::IntervalLog;
+use crate::phase::PhaseLog;
 use crate::report::{EndReason, RunReport, ThreadError, ThreadReport, ThreadStep};
 use crate::stats::{
     BreakCell, Histogram, LoopEnd, SampleRing, SignedHistogram, SpikeLog, ThreadChannel,
@@ -209,6 +210,12 @@ impl Engine {
                         Some(plan) => Some(LatencyHistogram::new(plan).ok_or_else(out_of_memory)?),
                         None => None,
                     },
+                    phases: match &config.phases {
+                        Some(plan) => Some(
+                            PhaseLog::new(plan, config.distribution).ok_or_else(out_of_memory)?,
+                        ),
+                        None => None,
+                    },
                 })
             })
             .collect::<Result<_, EngineError>>()?;
@@ -367,6 +374,9 @@ impl ThreadJob {
         }
         if let Some(d) = &channel.distribution {
             d.prefault();
+        }
+        if let Some(p) = &channel.phases {
+            p.prefault();
         }
         for ring in [&channel.samples, &channel.smi_samples]
             .into_iter()
@@ -686,6 +696,7 @@ impl Running {
                     let precise = c.slot.precise();
                     d.snapshot(precise.min, precise.max)
                 }),
+                phases: c.phases.as_ref().map(PhaseLog::reports).unwrap_or_default(),
                 error: c.slot.error(),
             })
             .collect();

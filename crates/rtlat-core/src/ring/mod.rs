@@ -447,6 +447,7 @@ impl RingRunning {
                 histogram: c.histogram.as_ref().map(Histogram::snapshot),
                 signed_histogram: None,
                 distribution: None,
+                phases: Vec::new(),
                 error: c.slot.error(),
             })
             .collect();

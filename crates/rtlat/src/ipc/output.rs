@@ -31,7 +31,10 @@ use serde::ser::{SerializeMap, Serializer};
 
 use super::PairTool;
 use crate::report::RunMeta;
-use crate::report::json::{Buckets, DistributionDto, Percentiles, round_decimals, write_envelope};
+use crate::report::json::{
+    Buckets, DistributionDto, LoadDto, Percentiles, round_decimals, write_envelope,
+};
+use crate::report::load::LoadResults;
 
 /// The CPU each side is shown on: (receiver, sender); -1 when unknown.
 pub type ShownCpus = (i64, i64);
@@ -114,6 +117,7 @@ pub fn write_json(
     report: &PairReport,
     cpus: &[ShownCpus],
     meta: &RunMeta,
+    load: Option<&LoadResults<'_>>,
 ) -> io::Result<()> {
     let merged = receivers_as_run_report(report, cpus).merged_distribution();
     write_envelope(
@@ -128,6 +132,7 @@ pub fn write_json(
                 cpus,
             },
             all_threads: merged.as_ref().map(Percentiles),
+            load: load.map(LoadDto::of),
         },
     )
 }
@@ -140,6 +145,9 @@ struct Members<'a, 'm> {
     /// The percentiles of all receivers' samples together (thread mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     all_threads: Option<Percentiles<'m>>,
+    /// `--load`: what the load did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    load: Option<LoadDto<'m>>,
 }
 
 struct Pairs<'a> {
@@ -256,6 +264,7 @@ pub fn receivers_as_run_report(report: &PairReport, cpus: &[ShownCpus]) -> RunRe
                 histogram: p.histogram.clone(),
                 signed_histogram: None,
                 distribution: p.distribution.clone(),
+                phases: Vec::new(),
                 error: p.receiver.error,
             })
             .collect(),
@@ -372,6 +381,7 @@ mod tests {
             &report(),
             &[(1, 0), (-1, -1)],
             &meta,
+            None,
         )
         .unwrap();
         let text = String::from_utf8(out).unwrap();

@@ -37,6 +37,7 @@ impl ThreadFixture {
                 histogram: None,
                 signed_histogram: None,
                 distribution: None,
+                phases: Vec::new(),
                 error: None,
             },
         }
