@@ -19,6 +19,8 @@ mod fork;
 mod io;
 mod memory;
 mod messaging;
+pub mod procstat;
+pub mod schedule;
 mod syscalls;
 mod timers;
 
@@ -436,18 +438,21 @@ impl LoadSet {
         }
         drop(ready_tx);
         let mut first_error = None;
+        let mut answered = 0;
         for _ in 0..running.workers.len() {
             match ready_rx.recv() {
-                Ok(Ok(())) => {}
+                Ok(Ok(())) => answered += 1,
                 Ok(Err(e)) => {
+                    answered += 1;
                     first_error.get_or_insert(e);
                 }
                 // A worker ended without saying: it panicked; join tells.
                 Err(_) => break,
             }
         }
-        if first_error.is_none() {
-            // Every worker reported ready unless one panicked first.
+        if first_error.is_none() && answered < running.workers.len() {
+            // A worker panicked before it was ready. (One that fails once
+            // running is reported by `stop`, with its own message.)
             if let Some(w) = running.workers.iter().find(|w| w.ended()) {
                 first_error = Some(LoadError::Worker {
                     kind: w.kind,
@@ -645,24 +650,15 @@ pub struct LoadReport {
 }
 
 impl LoadReport {
-    /// Operations per second of `k` over the run.
-    pub fn ops_per_sec(&self, k: &KindReport) -> f64 {
-        let secs = self.elapsed.as_secs_f64();
-        if secs > 0.0 { k.ops as f64 / secs } else { 0.0 }
-    }
-
     /// One line per kind: `cpu: 123456 ops/s (2 workers)`.
     pub fn lines(&self) -> Vec<String> {
         self.kinds
             .iter()
-            .map(|k| {
-                format!(
-                    "{}: {} ops/s ({} worker{})",
-                    k.kind,
-                    format_rate(self.ops_per_sec(k)),
-                    k.workers,
-                    if k.workers == 1 { "" } else { "s" }
-                )
+            .map(|&report| {
+                schedule::kind_line(&schedule::KindFigures {
+                    report,
+                    elapsed: self.elapsed,
+                })
             })
             .collect()
     }
