@@ -16,9 +16,11 @@ use rtlat_core::config::{
 };
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::distribution::DistributionPlan;
+use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::{Nanos, Resolution};
 
 use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
+use super::load_options::{LoadOptions, run_duration};
 use super::values::{
     DirReport, DurationError, OptionName, int, int_in, int_in_or, invalid, loop_limit, opt_values,
     spelling, time_source,
@@ -104,6 +106,9 @@ enum Opt {
     HgrmPerThread,
     FailIf,
     Junit,
+    Load,
+    LoadSchedule,
+    LoadCpus,
 }
 
 const fn opt(id: Opt, short: Option<char>, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
@@ -265,6 +270,27 @@ const OPTIONS: &[OptSpec<Opt>] = &[
         value: REQ,
         in_2_4: false,
     },
+    OptSpec {
+        id: Opt::Load,
+        short: None,
+        long: Some("load"),
+        value: REQ,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::LoadSchedule,
+        short: None,
+        long: Some("load-schedule"),
+        value: REQ,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::LoadCpus,
+        short: None,
+        long: Some("load-cpus"),
+        value: REQ,
+        in_2_4: false,
+    },
 ];
 
 impl OptionName for Opt {
@@ -334,6 +360,9 @@ struct Raw {
     hgrm_per_thread: bool,
     fail_if: Option<String>,
     junit: Option<String>,
+    load: Option<String>,
+    load_schedule: Option<String>,
+    load_cpus: Option<String>,
 }
 
 const MAX_INTERVAL_US: i64 = i32::MAX as i64;
@@ -430,6 +459,9 @@ pub fn parse(
             Opt::HgrmPerThread => raw.hgrm_per_thread = true,
             Opt::FailIf => raw.fail_if = Some(val()),
             Opt::Junit => raw.junit = Some(val()),
+            Opt::Load => raw.load = Some(val()),
+            Opt::LoadSchedule => raw.load_schedule = Some(val()),
+            Opt::LoadCpus => raw.load_cpus = Some(val()),
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -685,6 +717,17 @@ fn build(
         Some(text) => parse_duration(text)?,
         None => None,
     };
+    let load = super::load_options::load_schedule(
+        LoadOptions {
+            load: (Opt::Load, raw.load.as_deref()),
+            schedule: (Opt::LoadSchedule, raw.load_schedule.as_deref()),
+            cpus: (Opt::LoadCpus, raw.load_cpus.as_deref()),
+        },
+        system,
+        std::env::temp_dir(),
+    )?;
+    // A schedule ends the run when it ends, unless -D comes first.
+    let duration = run_duration(duration, load.as_ref());
 
     let clock = match &raw.clock {
         Some(text) => match text.trim().to_ascii_lowercase().as_str() {
@@ -873,6 +916,7 @@ fn build(
             smi: raw.smi,
             intervals,
             distribution: Some(distribution),
+            phases: load.as_ref().and_then(LoadSchedule::phase_plan),
             ..CyclicConfig::new(Vec::new())
         },
         quiet: raw.quiet,
@@ -907,6 +951,7 @@ fn build(
             per_thread: raw.hgrm_per_thread,
         }),
         gates,
+        load,
     };
     Ok((settings, warnings))
 }
@@ -1268,6 +1313,22 @@ Percentiles (every run keeps every sample's bucket, whatever -h says):
                          HdrHistogram's .hgrm percentile format
       --hgrm-per-thread  with --hgrm: also one file per thread (FILE with
                          .N before its extension)
+
+Background load (see rtlat load --help for the kinds):
+      --load=SPEC        run load beside the measurement, from before the
+                         first sample to after the last: KIND[:WORKERS],...
+                         with KIND one of cpu memory cache io messaging
+                         syscalls timers fork; one line per kind at the end
+                         and a \"load\" object in the JSON
+      --load-schedule=SCHEDULE
+                         load in phases, LOAD=DURATION,... with LOAD idle or
+                         KIND[:WORKERS]+...: 'idle=30s,cpu=60s,cpu:1+
+                         messaging:2=60s'; the run ends with the schedule
+                         (or sooner with -l or -D); results per phase, also
+                         as \"phases\" in the JSON
+      --load-cpus=LIST   run the load on these CPUs only (as -a: 0-3,8),
+                         one worker per CPU of LIST by default; without it,
+                         one per CPU, on every CPU
 
 Gates for CI (checked after every output is written; exit status 3):
       --fail-if=LIMITS   fail when a limit is broken by any thread or by all

@@ -15,6 +15,7 @@ use rtlat_core::ipc::{MqTimeouts, PairConfig, PairPlan, Side};
 use rtlat_core::units::Nanos;
 
 use super::getopt::{GetoptError, OptSpec, Peek, ValueKind, getopt_long};
+use super::load_options::{LoadOptions, load_schedule};
 use super::values::{
     DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values, spelling,
     time_source,
@@ -75,6 +76,9 @@ enum Opt {
     Nsecs,
     FailIf,
     Junit,
+    Load,
+    LoadSchedule,
+    LoadCpus,
     Synthetic,
 }
 
@@ -121,6 +125,9 @@ const COMMON: &[OptSpec<Opt>] = &[
     new_opt(Opt::Nsecs, "nsecs", NO),
     new_opt(Opt::FailIf, "fail-if", REQ),
     new_opt(Opt::Junit, "junit", REQ),
+    new_opt(Opt::Load, "load", REQ),
+    new_opt(Opt::LoadSchedule, "load-schedule", REQ),
+    new_opt(Opt::LoadCpus, "load-cpus", REQ),
     // The deterministic test seam (not in the help).
     new_opt(Opt::Synthetic, "synthetic", REQ),
 ];
@@ -185,6 +192,9 @@ struct Raw {
     nsecs: bool,
     fail_if: Option<String>,
     junit: Option<String>,
+    load: Option<String>,
+    load_schedule: Option<String>,
+    load_cpus: Option<String>,
     synthetic: Option<String>,
 }
 
@@ -281,6 +291,9 @@ pub fn parse(
             Opt::Nsecs => raw.nsecs = true,
             Opt::FailIf => raw.fail_if = Some(val()),
             Opt::Junit => raw.junit = Some(val()),
+            Opt::Load => raw.load = Some(val()),
+            Opt::LoadSchedule => raw.load_schedule = Some(val()),
+            Opt::LoadCpus => raw.load_cpus = Some(val()),
             Opt::Synthetic => raw.synthetic = Some(val()),
         }
     }
@@ -575,6 +588,24 @@ fn build(
             Opt::FailIf.spelling()
         )));
     }
+    if raw.load_schedule.is_some() {
+        return Err(UsageError(format!(
+            "{} is not supported by {} yet: its receivers keep no per-phase figures; \
+             use {} SPEC for a constant load, or rtlat cyclictest for phases",
+            Opt::LoadSchedule.spelling(),
+            tool.name(),
+            Opt::Load.spelling()
+        )));
+    }
+    let load = load_schedule(
+        LoadOptions {
+            load: (Opt::Load, raw.load.as_deref()),
+            schedule: (Opt::LoadSchedule, None),
+            cpus: (Opt::LoadCpus, raw.load_cpus.as_deref()),
+        },
+        system,
+        std::env::temp_dir(),
+    )?;
     let settings = IpcSettings {
         tool,
         engine: PairConfig {
@@ -603,6 +634,7 @@ fn build(
         histogram: buckets.map(|_| histfile.map_or(OutputTarget::Stdout, OutputTarget::File)),
         cmdline,
         gates,
+        load,
     };
     Ok((settings, warnings))
 }
@@ -730,6 +762,11 @@ pub fn help_text(tool: PairTool) -> String {
          \x20                        p99.999 overruns, OP > >= < <= (the failing\n\
          \x20                        condition), unit ns us ms s; no percentiles -f\n\
          \x20     --junit=FILE       with --fail-if: a JUnit XML report of the limits\n\
+         \x20     --load=SPEC        background load from before the first hand-off to\n\
+         \x20                        after the last: KIND[:WORKERS],... (see rtlat load\n\
+         \x20                        --help); '# load' lines at the end, \"load\" in JSON\n\
+         \x20     --load-cpus=LIST   run the load on these CPUs only (0-3,8), one\n\
+         \x20                        worker per CPU of LIST by default\n\
          \x20 -h, --help             print this help and exit\n\
          \n\
          Output, one block per refresh:\n\

@@ -14,9 +14,11 @@ use rtlat_core::config::{
     CyclicConfig, IntervalPlan, SchedPolicy, SignedHistogramPlan, ThreadPlan, WaitMode,
 };
 use rtlat_core::distribution::DistributionPlan;
+use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::{Nanos, Resolution};
 
 use super::getopt::{OptSpec, ValueKind, getopt_long};
+use super::load_options::{LoadOptions, load_schedule, run_duration};
 use super::values::{
     DirReport, DurationError, OptionName, SystemView, UsageError, int, int_in, int_in_or, invalid,
     new_file_path, opt_values, spelling, time_source,
@@ -57,6 +59,9 @@ enum Opt {
     Help,
     FailIf,
     Junit,
+    Load,
+    LoadSchedule,
+    LoadCpus,
     Synthetic,
 }
 
@@ -103,6 +108,9 @@ const OPTIONS: &[OptSpec<Opt>] = &[
     long(Opt::Help, "help", NO),
     long(Opt::FailIf, "fail-if", REQ),
     long(Opt::Junit, "junit", REQ),
+    long(Opt::Load, "load", REQ),
+    long(Opt::LoadSchedule, "load-schedule", REQ),
+    long(Opt::LoadCpus, "load-cpus", REQ),
     // Hidden: the deterministic test seam.
     long(Opt::Synthetic, "synthetic", REQ),
 ];
@@ -157,6 +165,9 @@ struct Raw {
     break_on_switch: bool,
     fail_if: Option<String>,
     junit: Option<String>,
+    load: Option<String>,
+    load_schedule: Option<String>,
+    load_cpus: Option<String>,
     synthetic: Option<String>,
 }
 
@@ -187,6 +198,9 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
             Opt::BreakOnSwitch => raw.break_on_switch = true,
             Opt::FailIf => raw.fail_if = Some(val()),
             Opt::Junit => raw.junit = Some(val()),
+            Opt::Load => raw.load = Some(val()),
+            Opt::LoadSchedule => raw.load_schedule = Some(val()),
+            Opt::LoadCpus => raw.load_cpus = Some(val()),
             Opt::Synthetic => raw.synthetic = Some(val()),
         }
     }
@@ -285,6 +299,22 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
         Some(text) => parse_duration(text)?,
         None => None,
     };
+    let load = load_schedule(
+        LoadOptions {
+            load: (Opt::Load, raw.load.as_deref()),
+            schedule: (Opt::LoadSchedule, raw.load_schedule.as_deref()),
+            cpus: (Opt::LoadCpus, raw.load_cpus.as_deref()),
+        },
+        system,
+        std::env::temp_dir(),
+    )?;
+    // A schedule (whole seconds) ends the run when it ends, unless -T
+    // comes first.
+    let duration_secs = run_duration(
+        duration_secs.map(|s| Nanos((s as i64).saturating_mul(1_000_000_000))),
+        load.as_ref(),
+    )
+    .map(|d| (d.as_nanos() / 1_000_000_000) as u64);
     let lines_per_header = int_in_or(
         Opt::Lines,
         raw.lines.as_deref(),
@@ -355,6 +385,7 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
         freeze_on_max: raw.freeze,
         // Percentiles for --fail-if: 1 µs exact buckets over 2 ms.
         distribution: DistributionPlan::new(1000, Nanos::ZERO).ok(),
+        phases: load.as_ref().and_then(LoadSchedule::phase_plan),
         ..CyclicConfig::new(vec![ThreadPlan {
             index: 0,
             interval: period,
@@ -374,6 +405,7 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
         gnuplot,
         freeze: raw.freeze,
         gates,
+        load,
     };
     Ok((settings, warnings))
 }
@@ -441,6 +473,14 @@ the histograms, not the help).
             max p50 p90 p99 p99.9 p99.99 p99.999 overruns, OP > >= < <=,
             the failing condition, unit ns us ms s)
       --junit=FILE      with --fail-if: a JUnit XML report of the limits
+      --load=SPEC       background load from before the warm-up to the end
+            (KIND[:WORKERS],...; see rtlat load --help): '# load' lines
+            after the summary
+      --load-schedule=SCHEDULE  load in phases after the warm-up,
+            LOAD=DURATION,... with LOAD idle or KIND[:WORKERS]+...; ends
+            the run when it ends (or -T sooner); '# phase' lines per phase
+      --load-cpus=LIST  run the load on these CPUs only (0-3,8), one worker
+            per CPU of LIST by default
       --help  print this help
 
 Not on Linux: -t 1 and -t 2 (in-kernel task and timer handler), -D

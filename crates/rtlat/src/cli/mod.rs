@@ -7,6 +7,7 @@ pub mod getopt;
 pub mod ipc;
 pub mod latency;
 pub mod load;
+pub mod load_options;
 pub mod signaltest;
 pub mod values;
 

@@ -2,11 +2,14 @@
 //! privilege check, `-v` CPU lines, main-thread affinity, `mlockall`,
 //! `/dev/cpu_dma_latency`, the trace files of `-b`, the `-R` probe, signal
 //! handlers and the SIGUSR2 snapshot file, the measuring threads and the
-//! `-F` FIFO, the live display (and the `--stats-file` lines) until the run
-//! ends, then the final outputs (the last `--stats-file` lines, JSON, `-q`
-//! summary, spikes, histogram, `-b` lines). Every way a run ends — loops,
-//! duration, a break, a signal, a closed stdout — goes through the same
-//! final outputs, and the snapshot file and FIFO are removed.
+//! `-F` FIFO, the live display (and the `--stats-file` lines, and the
+//! `--load-schedule` phase changes) until the run ends, then the final
+//! outputs (the last `--stats-file` lines, JSON, `-q` summary, spikes,
+//! histogram, `-b` lines, load lines). Every way a run ends — loops,
+//! duration, a break, a signal, a closed stdout, an error — goes through the
+//! same final outputs, and the snapshot file and FIFO are removed. The
+//! `--load` workers start before the measuring threads and are stopped and
+//! joined right after them (or, on an early error, when dropped).
 
 use std::io::{self, Write};
 use std::time::Duration;
@@ -26,12 +29,14 @@ use crate::gate;
 use crate::live::fifo::FifoServer;
 use crate::live::snapshot::StatusSnapshotFile;
 use crate::live::text::{LiveMode, LiveText, write_status_block};
+use crate::load::beside::LoadBeside;
 use crate::output::{Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::breaktrace::write_break_info;
 use crate::report::hgrm;
 use crate::report::histogram::write_histogram;
 use crate::report::json::write_json;
+use crate::report::load::{LoadResults, write_load};
 use crate::report::percentiles::write_percentiles;
 use crate::report::spikes::write_spikes;
 use crate::report::status::write_quiet_summary;
@@ -169,7 +174,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         })?;
     }
 
+    // Started before the measuring threads, so that it runs before the
+    // first sample; a load that cannot start stops the run here.
+    let mut load = LoadBeside::start(settings.load.as_ref())?;
     let running = engine.start().context("starting the measuring threads")?;
+    load.set_origin(running.started());
     if let Some(stats) = stats.as_mut() {
         stats.start(&running, host);
     }
@@ -217,6 +226,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         snapshot: snapshot.as_mut(),
         stats: stats.as_mut(),
         host,
+        load: &mut load,
     };
     let external_stop = display.until_end(&mut live, &mut out)?;
     if settings.refresh_on_max {
@@ -224,6 +234,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     let run_time = running.started().elapsed();
     let report = running.finish(external_stop);
+    let load = load.stop();
     // The intervals sealed since the last batch and the last, partial ones.
     let stats_written = stats.map_or(Ok(()), |s| s.finish(&shared));
     if let Some(fifo) = fifo {
@@ -243,12 +254,28 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .threads
         .iter()
         .find_map(|t| t.error.map(|e| (t.index, e)));
-    let status: u8 = if thread_failure.is_some() { 1 } else { 0 };
+    let status: u8 = if thread_failure.is_some() || load.failure.is_some() {
+        1
+    } else {
+        0
+    };
 
     let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
-    let written = write_final_outputs(settings, &report, &meta, &mut out).and(stats_written);
-    let failure =
-        thread_failure.map(|(index, error)| describe_thread_error(index, error, settings));
+    let load_results =
+        settings
+            .load
+            .as_ref()
+            .zip(load.summary.as_ref())
+            .map(|(schedule, summary)| LoadResults {
+                schedule,
+                summary,
+                run_time: (!synthetic).then_some(run_time),
+            });
+    let written = write_final_outputs(settings, &report, &meta, load_results.as_ref(), &mut out)
+        .and(stats_written);
+    let failure = thread_failure
+        .map(|(index, error)| describe_thread_error(index, error, settings))
+        .or(load.failure);
     let status = end_run(&mut out, written, failure, status)?;
     let duration_s = if synthetic {
         0.0
@@ -268,16 +295,18 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
 /// The main thread while the measuring threads run: draws the live output,
 /// answers SIGUSR1 (status block on stderr) and SIGUSR2 (status block in the
 /// snapshot file), and notices the end of the run.
-struct Display<'a> {
+struct Display<'a, 's> {
     settings: &'a Settings,
     running: &'a Running,
     signals: &'a SignalFlags,
     snapshot: Option<&'a mut StatusSnapshotFile>,
     stats: Option<&'a mut StatsFile>,
     host: Host,
+    /// `--load`, `--load-schedule`: moved to the next phase when due.
+    load: &'a mut LoadBeside<'s>,
 }
 
-impl Display<'_> {
+impl Display<'_, '_> {
     /// Shows the live output until the run ends by itself or is stopped.
     /// Returns whether the stop came from outside (signal or closed stdout).
     fn until_end(&mut self, live: &mut LiveText, out: &mut Stdout) -> anyhow::Result<bool> {
@@ -286,8 +315,9 @@ impl Display<'_> {
         if self.host == Host::Pinned {
             // Synthetic threads finish in an instant: show their final state
             // only, so that the output is the same every time.
-            while !self.running.reached_end() && !self.signals.stop_requested() {
+            while !self.running.reached_end() && !self.must_stop() {
                 self.answer_signals();
+                self.load.drive();
                 std::thread::sleep(Duration::from_millis(1));
             }
         }
@@ -311,14 +341,14 @@ impl Display<'_> {
             }
             std::thread::sleep(FRAME_PERIOD);
             self.between_frames();
-            if self.signals.stop_requested() {
+            if self.must_stop() {
                 return Ok(true);
             }
             out.emit(|w| live.write_rewind(w, plans.len()))?;
             if self.settings.refresh_on_max {
                 // -M: the next frame only once some thread's maximum grew.
                 loop {
-                    if self.signals.stop_requested() {
+                    if self.must_stop() {
                         return Ok(true);
                     }
                     if self.running.reached_end() {
@@ -347,12 +377,20 @@ impl Display<'_> {
     }
 
     /// What the main thread does every time it wakes up between frames:
-    /// answer signals, write the `--stats-file` lines when due.
+    /// answer signals, write the `--stats-file` lines when due, move the
+    /// load to its next phase when due.
     fn between_frames(&mut self) {
         self.answer_signals();
         if let Some(stats) = self.stats.as_deref_mut() {
             stats.drain_if_due(self.running.shared());
         }
+        self.load.drive();
+    }
+
+    /// Whether the run is to stop early: a stop signal, or a load that
+    /// failed.
+    fn must_stop(&self) -> bool {
+        self.signals.stop_requested() || self.load.failed()
     }
 
     fn answer_signals(&mut self) {
@@ -397,6 +435,7 @@ fn write_final_outputs(
     settings: &Settings,
     report: &RunReport,
     meta: &RunMeta,
+    load: Option<&LoadResults<'_>>,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
     let mut first_error: Option<anyhow::Error> = None;
@@ -407,7 +446,7 @@ fn write_final_outputs(
     };
     if let Some(target) = &settings.json {
         keep(write_to(target, out, "--json", |mut w| {
-            write_json(&mut w, report, meta, &settings.engine)
+            write_json(&mut w, report, meta, &settings.engine, load)
         }));
     }
     if settings.quiet && settings.histogram.is_none() {
@@ -429,6 +468,9 @@ fn write_final_outputs(
     }
     if settings.engine.breaktrace.is_some() {
         keep(out.emit(|w| write_break_info(w, report)));
+    }
+    if let Some(load) = load {
+        keep(out.emit(|w| write_load(w, load, &report.threads)));
     }
     match first_error {
         Some(e) => Err(e),

@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 
 use rtlat_core::config::CyclicConfig;
+use rtlat_core::load::schedule::LoadSchedule;
 
 use crate::gate::GatePlan;
 
@@ -99,6 +100,8 @@ pub struct Settings {
     pub hgrm: Option<HgrmOutput>,
     /// `--fail-if` and `--junit`, if given.
     pub gates: Option<GatePlan>,
+    /// `--load` or `--load-schedule`, if given.
+    pub load: Option<LoadSchedule>,
 }
 
 /// `--hgrm FILE` (and `--hgrm-per-thread`).

@@ -30,6 +30,7 @@ use super::run::{
 use super::settings::IpcSettings;
 use crate::cli::UsageError;
 use crate::cyclictest::host::Host;
+use crate::load::beside::LoadBeside;
 use crate::output::Stdout;
 use crate::signals::SignalFlags;
 
@@ -176,14 +177,20 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
         children.stop(&cells);
         bail!("the fork-mode processes did not start within {START_LIMIT:?}");
     }
+    // Started before the sides are let go; on an error the children are
+    // stopped (dropped) too.
+    let mut load = LoadBeside::start(settings.load.as_ref())?;
     cells.go();
     let mut cpus = CpuTracker::new(&settings.engine, ProcView::Processes, false);
     let view = ForkRun { cells: &cells };
-    let external = display(settings, &view, &signals, &mut cpus, &mut out)?;
+    let external = display(settings, &view, &signals, &mut cpus, &mut out, &mut load)?;
     children.stop(&cells);
+    let load = load.stop();
     let report = cells.report(external);
     drop(semaphores);
-    finish(settings, &report, &mut cpus, host, start_time, &mut out)
+    finish(
+        settings, &report, &mut cpus, host, start_time, &mut out, load,
+    )
 }
 
 /// Side `side` of pair `pair` of a fork-mode run (`-fr<N>` / `-fs<N>`).

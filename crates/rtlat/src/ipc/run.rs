@@ -22,8 +22,10 @@ use super::output::{
 };
 use super::settings::IpcSettings;
 use crate::cyclictest::host::Host;
+use crate::load::beside::{LoadBeside, LoadOutcome};
 use crate::output::{Stdout, end_run, write_to};
 use crate::report::histogram::write_histogram;
+use crate::report::load::{LoadResults, write_load};
 use crate::rtsetup::{
     check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime,
 };
@@ -68,15 +70,19 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     };
     let signals = SignalFlags::install()?;
     let engine = PairEngine::new(settings.engine.clone(), trace).context("preparing the pairs")?;
+    let mut load = LoadBeside::start(settings.load.as_ref())?;
     let running = engine.start().context("starting the pairs")?;
     if let Some((pair, side, error)) = running.setup_error() {
         running.finish(None);
         bail!(describe_error(settings, pair, side, error));
     }
     let mut cpus = CpuTracker::new(&settings.engine, ProcView::Threads, synthetic);
-    let external = display(settings, &running, &signals, &mut cpus, &mut out)?;
+    let external = display(settings, &running, &signals, &mut cpus, &mut out, &mut load)?;
     let report = running.finish(external);
-    finish(settings, &report, &mut cpus, host, start_time, &mut out)
+    let load = load.stop();
+    finish(
+        settings, &report, &mut cpus, host, start_time, &mut out, load,
+    )
 }
 
 /// The C tools' process set-up, done our way: a real-time run needs the
@@ -207,14 +213,15 @@ fn last_cpu(view: ProcView, id: i32) -> Option<i64> {
 }
 
 /// Shows the live frames until the run ends by itself or is stopped.
-/// Returns why the caller stopped it (signal, closed stdout: `Stopped`;
-/// `-D`: `Duration`), or `None` when a side ended it.
+/// Returns why the caller stopped it (signal, closed stdout, a failed
+/// `--load`: `Stopped`; `-D`: `Duration`), or `None` when a side ended it.
 pub fn display(
     settings: &IpcSettings,
     run: &dyn LiveRun,
     signals: &SignalFlags,
     cpus: &mut CpuTracker,
     out: &mut Stdout,
+    load: &mut LoadBeside<'_>,
 ) -> anyhow::Result<Option<EndReason>> {
     let synthetic = matches!(settings.engine.source, TimeSourceKind::Synthetic { .. });
     let npairs = settings.engine.pairs.len();
@@ -224,7 +231,8 @@ pub fn display(
     };
     let mut shown_counts: Option<Vec<u64>> = None;
     loop {
-        let external = if signals.stop_requested() {
+        load.drive();
+        let external = if signals.stop_requested() || load.failed() {
             Some(EndReason::Stopped)
         } else if deadline.is_some_and(|d| Instant::now() >= d) {
             Some(EndReason::Duration)
@@ -277,6 +285,7 @@ pub fn finish(
     host: Host,
     start_time: String,
     out: &mut Stdout,
+    load: LoadOutcome,
 ) -> anyhow::Result<u8> {
     let npairs = report.pairs.len();
     if settings.quiet {
@@ -284,13 +293,33 @@ pub fn finish(
     } else {
         out.emit(|w| write_leave(w, npairs))?;
     }
-    let failure = report.first_error();
+    let failure = report
+        .first_error()
+        .map(|(pair, side, error)| describe_error(settings, pair, side, error))
+        .or(load.failure);
     let status: u8 = u8::from(failure.is_some());
     let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
+    let load_results =
+        settings
+            .load
+            .as_ref()
+            .zip(load.summary.as_ref())
+            .map(|(schedule, summary)| LoadResults {
+                schedule,
+                summary,
+                run_time: None,
+            });
     let mut written = Ok(());
     if let Some(target) = &settings.json {
         written = write_to(target, out, "--json", |w| {
-            write_json(&mut &mut *w, settings.tool, report, cpus.shown(), &meta)
+            write_json(
+                &mut &mut *w,
+                settings.tool,
+                report,
+                cpus.shown(),
+                &meta,
+                load_results.as_ref(),
+            )
         });
     }
     if let (Some(target), Ok(())) = (&settings.histogram, &written) {
@@ -299,7 +328,9 @@ pub fn finish(
             write_histogram(&mut &mut *w, &as_run, false)
         });
     }
-    let failure = failure.map(|(pair, side, error)| describe_error(settings, pair, side, error));
+    if let (Some(l), Ok(())) = (&load_results, &written) {
+        written = out.emit(|w| write_load(w, l, &[]));
+    }
     let status = end_run(out, written, failure, status)?;
     let _ = std::io::stdout().flush();
     let receivers = receivers_as_run_report(report, cpus.shown());

@@ -25,4 +25,6 @@ pub struct IpcSettings {
     pub cmdline: String,
     /// `--fail-if` and `--junit`, if given.
     pub gates: Option<crate::gate::GatePlan>,
+    /// `--load`, if given (a constant load: one phase).
+    pub load: Option<rtlat_core::load::schedule::LoadSchedule>,
 }

@@ -23,9 +23,15 @@ use super::output::{
     write_header, write_histograms, write_summary,
 };
 use super::settings::Settings;
+use crate::cli::latency::WARMUP;
+use crate::load::beside::LoadBeside;
 use crate::output::{OutputTarget, Stdout, end_run, write_to};
+use crate::report::load::{LoadResults, write_load};
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory_because};
 use crate::signals::SignalFlags;
+
+/// The warm-up, as the main thread counts it.
+const WARMUP_DURATION: Duration = Duration::from_nanos(WARMUP.as_nanos() as u64);
 
 /// How often the display looks for newly sealed seconds.
 const POLL_PERIOD: Duration = Duration::from_millis(20);
@@ -54,7 +60,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     let signals = SignalFlags::install()?;
     out.emit(|w| write_banner(w, settings.period))?;
+    // Before the thread, so that the warm-up already runs under load; the
+    // phases count from the end of the warm-up, as the thread's do.
+    let mut load = LoadBeside::start(settings.load.as_ref())?;
     let running = engine.start().context("starting the measuring thread")?;
+    load.set_origin(running.started() + WARMUP_DURATION);
     if let Some((_, error)) = running.setup_error() {
         running.finish(false);
         bail!(describe_thread_error(error, settings));
@@ -69,8 +79,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
 
     let shared = running.shared_handle();
     let mut seconds = Seconds::new(settings)?;
-    let external_stop = until_end(&running, &signals, &mut seconds, &mut out)?;
+    let external_stop = until_end(&running, &signals, &mut load, &mut seconds, &mut out)?;
     let report = running.finish(external_stop);
+    let load = load.stop();
     // The seconds sealed after the last look, and the partial last one.
     if let Some(log) = &shared.channels[0].intervals {
         let mut lines = Vec::new();
@@ -88,9 +99,25 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
 
     let failure = report.threads[0]
         .error
-        .map(|error| describe_thread_error(error, settings));
+        .map(|error| describe_thread_error(error, settings))
+        .or(load.failure);
     let status = u8::from(failure.is_some());
+    let load_results =
+        settings
+            .load
+            .as_ref()
+            .zip(load.summary.as_ref())
+            .map(|(schedule, summary)| LoadResults {
+                schedule,
+                summary,
+                run_time: (!synthetic).then(|| Duration::from_secs(seconds.complete)),
+            });
     let written = write_final_outputs(settings, &report, &seconds, &mut out);
+    let load_written = match &load_results {
+        Some(l) => out.emit(|w| write_load(w, l, &report.threads)),
+        None => Ok(()),
+    };
+    let written = written.and(load_written);
     let status = end_run(&mut out, written, failure, status)?;
     crate::gate::apply(
         settings.gates.as_ref(),
@@ -108,6 +135,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
 fn until_end(
     running: &Running,
     signals: &SignalFlags,
+    load: &mut LoadBeside<'_>,
     seconds: &mut Seconds,
     out: &mut Stdout,
 ) -> anyhow::Result<bool> {
@@ -128,7 +156,8 @@ fn until_end(
             return Ok(false);
         }
         std::thread::sleep(POLL_PERIOD);
-        if signals.stop_requested() {
+        load.drive();
+        if signals.stop_requested() || load.failed() {
             return Ok(true);
         }
     }

@@ -31,4 +31,7 @@ pub struct Settings {
     pub freeze: bool,
     /// `--fail-if` and `--junit`, if given.
     pub gates: Option<crate::gate::GatePlan>,
+    /// `--load` or `--load-schedule`, if given (phases start after the
+    /// warm-up).
+    pub load: Option<rtlat_core::load::schedule::LoadSchedule>,
 }

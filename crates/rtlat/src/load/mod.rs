@@ -2,6 +2,8 @@
 //! `rtlat_core::load`'s; this module runs them until a stop signal or the
 //! `-D` duration and prints one `KIND: N ops/s (W workers)` line per kind.
 
+pub mod beside;
+
 use std::ffi::OsString;
 use std::io::Write;
 use std::time::{Duration, Instant};

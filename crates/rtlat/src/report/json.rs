@@ -16,11 +16,15 @@ use std::io::{self, Write};
 
 use rtlat_core::config::CyclicConfig;
 use rtlat_core::distribution::Distribution;
+use rtlat_core::load::procstat::Activity;
+use rtlat_core::load::schedule::KindFigures;
+use rtlat_core::phase::PhaseReport;
 use rtlat_core::report::{HistogramData, RunReport, ThreadReport};
 use rtlat_core::units::{Nanos, Resolution};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
+use super::load::LoadResults;
 use super::{RunMeta, SysInfo};
 
 /// The rt-tests version the document claims to be, as C 2.4 writes it.
@@ -34,12 +38,13 @@ pub fn write_json(
     report: &RunReport,
     meta: &RunMeta,
     config: &CyclicConfig,
+    load: Option<&LoadResults<'_>>,
 ) -> io::Result<()> {
     let methods = Methods {
         wait: config.wait.name(),
         measure: config.measure.name(),
     };
-    write_thread_document(w, report, meta, Some(methods), ThreadDto::from)
+    write_thread_document(w, report, meta, Some(methods), load, ThreadDto::from)
 }
 
 /// The wait and measure methods of a cyclictest run, for the JSON.
@@ -60,6 +65,7 @@ pub fn write_thread_document<'a, D: Serialize>(
     report: &'a RunReport,
     meta: &RunMeta,
     methods: Option<Methods>,
+    load: Option<&LoadResults<'_>>,
     dto: fn(&'a ThreadReport) -> D,
 ) -> io::Result<()> {
     let merged = report.merged_distribution();
@@ -73,8 +79,159 @@ pub fn write_thread_document<'a, D: Serialize>(
             measure_method: methods.map(|m| m.measure),
             thread: Threads(&report.threads, dto),
             all_threads: merged.as_ref().map(Percentiles),
+            load: load.map(LoadDto::of),
+            phases: load.map(|l| phases_dto(l, &report.threads)),
         },
     )
+}
+
+/// The top-level `"load"` object: the load as given, how long it ran, the
+/// machine's activity over that time (`/proc/stat`; `null` where it could
+/// not be read) and each kind's work.
+#[derive(Serialize)]
+pub struct LoadDto<'a> {
+    spec: &'a str,
+    seconds: f64,
+    #[serde(flatten)]
+    activity: ActivityDto,
+    kinds: Vec<KindDto>,
+}
+
+impl<'a> LoadDto<'a> {
+    /// The object of `load`.
+    pub fn of(load: &LoadResults<'a>) -> LoadDto<'a> {
+        LoadDto {
+            spec: &load.schedule.text,
+            seconds: round_decimals(load.summary.elapsed.as_secs_f64(), 3),
+            activity: ActivityDto::from(load.summary.activity.as_ref()),
+            kinds: load.summary.kinds.iter().map(KindDto::from).collect(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ActivityDto {
+    cpu_busy_percent: Option<f64>,
+    context_switches_per_sec: Option<f64>,
+    interrupts_per_sec: Option<f64>,
+}
+
+impl From<Option<&Activity>> for ActivityDto {
+    fn from(a: Option<&Activity>) -> Self {
+        ActivityDto {
+            cpu_busy_percent: a.map(|a| round_decimals(a.cpu_busy_percent, 1)),
+            context_switches_per_sec: a.map(|a| a.context_switches_per_sec.round()),
+            interrupts_per_sec: a.map(|a| a.interrupts_per_sec.round()),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct KindDto {
+    kind: &'static str,
+    workers: usize,
+    ops: u64,
+    seconds: f64,
+    ops_per_sec: f64,
+}
+
+impl From<&KindFigures> for KindDto {
+    fn from(k: &KindFigures) -> Self {
+        KindDto {
+            kind: k.report.kind.name(),
+            workers: k.report.workers,
+            ops: k.report.ops,
+            seconds: round_decimals(k.elapsed.as_secs_f64(), 3),
+            ops_per_sec: k.ops_per_sec().round(),
+        }
+    }
+}
+
+/// The `"phases"` array: one object per phase the run reached, in order,
+/// with its name, start and duration (s), its load (`null` if its load did
+/// not run) and a `"thread"` object of each thread's figures in it.
+fn phases_dto<'a>(load: &LoadResults<'a>, threads: &'a [ThreadReport]) -> Vec<PhaseDto<'a>> {
+    load.phases(threads)
+        .into_iter()
+        .map(|phase| PhaseDto {
+            name: phase.name,
+            start: round_decimals(phase.start.as_secs_f64(), 3),
+            duration: round_decimals(phase.duration.as_secs_f64(), 3),
+            planned_duration: round_decimals(phase.planned.as_secs_f64(), 3),
+            load: phase.load.map(|l| PhaseLoadDto {
+                seconds: round_decimals(l.elapsed.as_secs_f64(), 3),
+                activity: ActivityDto::from(l.activity.as_ref()),
+                kinds: l.kinds.iter().map(KindDto::from).collect(),
+            }),
+            thread: PhaseThreads(threads, phase.index),
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct PhaseDto<'a> {
+    name: &'a str,
+    start: f64,
+    duration: f64,
+    planned_duration: f64,
+    load: Option<PhaseLoadDto>,
+    thread: PhaseThreads<'a>,
+}
+
+#[derive(Serialize)]
+struct PhaseLoadDto {
+    seconds: f64,
+    #[serde(flatten)]
+    activity: ActivityDto,
+    kinds: Vec<KindDto>,
+}
+
+/// A phase's `thread` object: `"0": {..}, ...` like the top-level one.
+struct PhaseThreads<'a>(&'a [ThreadReport], usize);
+
+impl Serialize for PhaseThreads<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        for t in self.0 {
+            if let Some(p) = t.phases.get(self.1) {
+                map.serialize_entry(&t.index, &PhaseThreadDto::from(p))?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// A thread's figures in a phase: the top-level thread's keys that apply
+/// to a part of the run (`min`, `max`, `avg` in the run's unit; `null`
+/// without samples).
+#[derive(Serialize)]
+struct PhaseThreadDto<'a> {
+    cycles: u64,
+    min: Option<i64>,
+    max: Option<i64>,
+    avg: Option<f64>,
+    overruns: u64,
+    min_ns: Option<i64>,
+    max_ns: Option<i64>,
+    mean_ns: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    percentiles: Option<Percentiles<'a>>,
+}
+
+impl<'a> From<&'a PhaseReport> for PhaseThreadDto<'a> {
+    fn from(p: &'a PhaseReport) -> Self {
+        PhaseThreadDto {
+            cycles: p.cycles,
+            min: p.min_units,
+            max: p.max_units,
+            avg: p.avg_units().map(|a| round_decimals(a, 2)),
+            overruns: p.overruns,
+            min_ns: p.min.map(|n| n.as_nanos()),
+            max_ns: p.max.map(|n| n.as_nanos()),
+            mean_ns: p.mean_ns().map(|m| round_decimals(m, 1)),
+            percentiles: p.distribution.as_ref().map(Percentiles),
+        }
+    }
 }
 
 /// Writes rt-tests' JSON envelope (`file_version`, `cmdline:`,
@@ -132,6 +289,12 @@ struct ThreadMembers<'a, 'm, D: Serialize> {
     /// The percentiles of all threads' samples together.
     #[serde(skip_serializing_if = "Option::is_none")]
     all_threads: Option<Percentiles<'m>>,
+    /// `--load`, `--load-schedule`: what the load did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    load: Option<LoadDto<'m>>,
+    /// `--load-schedule`: each phase's figures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    phases: Option<Vec<PhaseDto<'m>>>,
 }
 
 #[derive(Serialize)]
@@ -349,7 +512,7 @@ mod tests {
         let mut config = default_config();
         config.wait = rtlat_core::config::WaitMode::Timerfd;
         config.measure = rtlat_core::config::MeasureMode::Timer;
-        let text = render(|w| write_json(w, &one_thread_histogram(), &meta("x"), &config));
+        let text = render(|w| write_json(w, &one_thread_histogram(), &meta("x"), &config, None));
         let v = parse(&text);
         assert_eq!(v["wait_method"], "timerfd");
         assert_eq!(v["measure_method"], "timer");
@@ -359,7 +522,7 @@ mod tests {
     }
 
     fn json(report: &RunReport, cmdline: &str) -> String {
-        render(|w| write_json(w, report, &meta(cmdline), &default_config()))
+        render(|w| write_json(w, report, &meta(cmdline), &default_config(), None))
     }
 
     fn parse(text: &str) -> Value {
@@ -506,7 +669,7 @@ mod tests {
         m.sysinfo.version = "#1 SMP \"odd\" \\ version\n".to_owned();
         m.sysinfo.realtime = true;
         m.return_code = 1;
-        let text = render(|w| write_json(w, &one_thread_histogram(), &m, &default_config()));
+        let text = render(|w| write_json(w, &one_thread_histogram(), &m, &default_config(), None));
         let v: Value = serde_json::from_slice(text.as_bytes()).expect("valid JSON");
         assert_eq!(v["cmdline:"], cmdline);
         assert_eq!(v["sysinfo"]["version"], "#1 SMP \"odd\" \\ version\n");

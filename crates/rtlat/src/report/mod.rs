@@ -7,6 +7,7 @@
 //! - [`histogram`]: the `-h`/`-H` histogram block;
 //! - [`hgrm`]: the `--hgrm` percentile distribution (HdrHistogram's text);
 //! - [`json`]: the `--json` document (rt-tests keys plus our additions);
+//! - [`load`]: the `--load` and `--load-schedule` lines;
 //! - [`percentiles`]: the `--percentiles` table;
 //! - [`spikes`]: the `--spike` list;
 //! - [`stats_stream`]: the `--stats-file` lines, written during the run;
@@ -16,6 +17,7 @@ pub mod breaktrace;
 pub mod hgrm;
 pub mod histogram;
 pub mod json;
+pub mod load;
 pub mod percentiles;
 pub mod spikes;
 pub mod stats_stream;

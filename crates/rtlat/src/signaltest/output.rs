@@ -92,7 +92,7 @@ pub fn write_sample_line(
 /// and per thread `min_ns`, `max_ns`, `mean_ns`, `tid`, `priority` and,
 /// with `--histogram`, `histogram`.
 pub fn write_json(w: &mut impl Write, report: &RunReport, meta: &RunMeta) -> io::Result<()> {
-    write_thread_document(w, report, meta, None, ThreadDto::from)
+    write_thread_document(w, report, meta, None, None, ThreadDto::from)
 }
 
 #[derive(Serialize)]

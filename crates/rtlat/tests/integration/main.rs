@@ -17,6 +17,7 @@ mod ipc_synthetic;
 mod ipc_util;
 mod latency;
 mod load;
+mod load_beside;
 mod methods;
 mod percentiles;
 mod plot;

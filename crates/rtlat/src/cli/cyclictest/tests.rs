@@ -615,6 +615,36 @@ fn cases() -> Vec<Case> {
                 assert!(s.hgrm.as_ref().is_some_and(|h| h.per_thread))
             })
         },
+        // --load is a prefix of the other two: only the whole name.
+        case(None, "load", "load", Some("cpu:1"), |s, _| {
+            let load = s.load.as_ref().expect("load");
+            assert_eq!(load.phases.len(), 1);
+            assert_eq!(load.phases[0].name, "cpu:1");
+            assert_eq!((s.engine.phases.clone(), s.engine.duration), (None, None));
+        }),
+        case(
+            None,
+            "load-schedule",
+            "load-s",
+            Some("idle=5,cpu:1=1m"),
+            |s, _| {
+                let load = s.load.as_ref().expect("load");
+                let names: Vec<&str> = load.phases.iter().map(|p| p.name.as_str()).collect();
+                assert_eq!(names, ["idle", "cpu:1"]);
+                let ends = &s.engine.phases.as_ref().expect("phases").ends;
+                assert_eq!(ends, &[Nanos::from_secs(5), Nanos::from_secs(65)]);
+                // The run ends with the schedule.
+                assert_eq!(s.engine.duration, Some(Nanos::from_secs(65)));
+            },
+        ),
+        Case {
+            extra: &["--load", "cpu"],
+            ..case(None, "load-cpus", "load-c", Some("0"), |s, _| {
+                let load = s.load.as_ref().expect("load");
+                let plan = load.phases[0].plan.as_ref().expect("a plan");
+                assert_eq!((plan.cpus.clone(), plan.kinds[0].workers), (vec![0], 1));
+            })
+        },
     ]
 }
 
@@ -677,6 +707,7 @@ fn defaults() {
             percentiles: false,
             hgrm: None,
             gates: None,
+            load: None,
         }
     );
 }
@@ -1289,6 +1320,9 @@ fn every_table_entry_is_reachable() {
                     | Opt::HgrmPerThread
                     | Opt::FailIf
                     | Opt::Junit
+                    | Opt::Load
+                    | Opt::LoadSchedule
+                    | Opt::LoadCpus
             ),
             "{:?}",
             spec.id
