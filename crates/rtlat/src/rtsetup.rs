@@ -69,17 +69,68 @@ pub fn lock_memory() -> anyhow::Result<()> {
 
 /// `mlockall`; a failure is one line: `option` (the option that asked for
 /// it, with `: `, or empty), the error, the limit, the advice and `other`
-/// (more advice, starting with `, `).
+/// (more advice, starting with `, `). A lock that leaves less than
+/// [`LOCK_HEADROOM`] under the limit is undone and refused the same way.
 pub fn lock_memory_because(option: &str, other: &str) -> anyhow::Result<()> {
+    let limit_text =
+        |limit: Option<u64>| limit.map_or("unlimited".to_string(), |b| format!("{} KiB", b / 1024));
     memory::lock_all().map_err(|e| {
-        let limit = memory::memlock_limit()
-            .map_or("unlimited".to_string(), |b| format!("{} KiB", b / 1024));
         anyhow::anyhow!(
-            "{option}mlockall failed: {} (RLIMIT_MEMLOCK is {limit}): run as root or raise the \
+            "{option}mlockall failed: {} (RLIMIT_MEMLOCK is {}): run as root or raise the \
              limit (ulimit -l){other}",
-            errno_text(e)
+            errno_text(e),
+            limit_text(memory::memlock_limit())
         )
-    })
+    })?;
+    // Bound by the limit, a process whose memory only just fits cannot
+    // map anything later (thread stacks, outputs): say so now rather than
+    // fail an allocation in the middle of the run.
+    if let (Some(limit), Some(locked), false) = (
+        memory::memlock_limit(),
+        locked_bytes(),
+        has_ipc_lock_capability(),
+    ) && limit.saturating_sub(locked) < LOCK_HEADROOM
+    {
+        let _ = memory::unlock_all();
+        bail!(
+            "{option}mlockall locked {} KiB of the RLIMIT_MEMLOCK of {}, leaving too little \
+             for the run: run as root or raise the limit (ulimit -l){other}",
+            locked / 1024,
+            limit_text(Some(limit))
+        );
+    }
+    Ok(())
+}
+
+/// What a run may still lock after `mlockall`: its threads' stacks, the
+/// load's workers and the outputs' buffers.
+const LOCK_HEADROOM: u64 = 4 << 20;
+
+/// The process's locked memory (`VmLck`), in bytes.
+fn locked_bytes() -> Option<u64> {
+    let kib: u64 = status_field("VmLck:")?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
+}
+
+/// Whether the process may lock memory beyond RLIMIT_MEMLOCK
+/// (CAP_IPC_LOCK, bit 14 of `CapEff`).
+fn has_ipc_lock_capability() -> bool {
+    status_field("CapEff:")
+        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+        .is_some_and(|caps| caps & (1 << 14) != 0)
+}
+
+/// A field of `/proc/self/status`, after its name.
+fn status_field(name: &str) -> Option<String> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(name))
+        .map(|v| v.trim().to_string())
 }
 
 /// An errno as C's `strerror` words it.
