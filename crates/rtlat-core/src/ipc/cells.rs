@@ -322,6 +322,7 @@ impl ForkCells {
             mq_timeouts: None,
             source: TimeSourceKind::Real,
             distribution: None,
+            phases: None,
         }
     }
 
@@ -370,6 +371,7 @@ impl ForkCells {
                         None
                     },
                     distribution: None,
+                    phases: Vec::new(),
                 }
             })
             .collect()
@@ -477,7 +479,7 @@ struct CellSink<'a> {
 
 impl ReceiverSink for CellSink<'_> {
     #[inline(always)]
-    fn record(&mut self, units: i64, ns: i64) -> u64 {
+    fn record(&mut self, units: i64, ns: i64, _now_ns: i64) -> u64 {
         let s = self.slot;
         if units < self.min {
             self.min = units;

@@ -30,6 +30,7 @@ use crate::config::TimeSourceKind;
 use crate::distribution::LatencyHistogram;
 use crate::engine::time::Period;
 use crate::engine::{STACK_PREFAULT_BYTES, THREAD_STACK_BYTES, threads};
+use crate::phase::{PhaseLog, PhaseWriter};
 use crate::report::{EndReason, ThreadStep};
 use crate::stats::{
     BreakCell, Histogram, LoopEnd, SlotWriter, ThreadChannel, ThreadSlot, ThreadState,
@@ -180,6 +181,13 @@ impl PairEngine {
                             Some(plan) => {
                                 Some(LatencyHistogram::new(plan).ok_or_else(out_of_memory)?)
                             }
+                            None => None,
+                        },
+                        phases: match &config.phases {
+                            Some(plan) => Some(
+                                PhaseLog::new(plan, config.distribution)
+                                    .ok_or_else(out_of_memory)?,
+                            ),
                             None => None,
                         },
                         ..ThreadChannel::default()
@@ -347,25 +355,38 @@ pub struct SlotSink<'a> {
     writer: SlotWriter<'a>,
     histogram: Option<&'a Histogram>,
     distribution: Option<&'a LatencyHistogram>,
+    phases: Option<PhaseWriter<'a>>,
     timeouts: &'a AtomicU64,
 }
 
 impl<'a> SlotSink<'a> {
-    /// Records into `channel` (its slot and histogram); time-outs are
-    /// counted in `timeouts`.
+    /// Records into `channel` (its slot, histogram, distribution and
+    /// phases, the first phase starting now); time-outs are counted in
+    /// `timeouts`.
     pub fn new(channel: &'a ThreadChannel, timeouts: &'a AtomicU64) -> Self {
         SlotSink {
             writer: SlotWriter::new(&channel.slot),
             histogram: channel.histogram.as_ref(),
             distribution: channel.distribution.as_ref(),
+            phases: channel
+                .phases
+                .as_ref()
+                .map(|log| PhaseWriter::new(log, handoff::now_ns())),
             timeouts,
+        }
+    }
+
+    /// Seals the phase the loop ended in (`--load-schedule`).
+    pub fn finish_phases(&mut self) {
+        if let Some(phases) = self.phases.as_mut() {
+            phases.finish(0);
         }
     }
 }
 
 impl ReceiverSink for SlotSink<'_> {
     #[inline(always)]
-    fn record(&mut self, units: i64, ns: i64) -> u64 {
+    fn record(&mut self, units: i64, ns: i64, now_ns: i64) -> u64 {
         let cycle = self.writer.cycles();
         self.writer.record(units, ns);
         if let Some(h) = self.histogram {
@@ -373,6 +394,9 @@ impl ReceiverSink for SlotSink<'_> {
         }
         if let Some(d) = self.distribution {
             d.record(ns);
+        }
+        if let Some(p) = self.phases.as_mut() {
+            p.add(now_ns, units, ns, 0);
         }
         cycle + 1
     }
@@ -422,6 +446,9 @@ impl SideJob {
         if let (Side::Receiver, Some(d)) = (self.side, &channel.receiver.distribution) {
             d.prefault();
         }
+        if let (Side::Receiver, Some(p)) = (self.side, &channel.receiver.phases) {
+            p.prefault();
+        }
         if let Err((step, errno)) = setup {
             slot.fail(step, errno);
         }
@@ -453,7 +480,7 @@ impl SideJob {
         let params = receiver_params(&self.config, &self.plan);
         let mut sink = SlotSink::new(&channel.receiver, &channel.control.timeouts);
         let (sent, stop) = (&channel.control.sent_ns, &self.shared.stop);
-        match &self.objects[self.plan.index] {
+        let end = match &self.objects[self.plan.index] {
             Objects::SysV(set) => {
                 handoff::receive(&mut SemReceiver(set), &mut sink, sent, stop, &params)
             }
@@ -471,7 +498,9 @@ impl SideJob {
                 let mut link = SignalReceiver::new(SignalTarget::Thread(sender));
                 handoff::receive(&mut link, &mut sink, sent, stop, &params)
             }
-        }
+        };
+        sink.finish_phases();
+        end
     }
 
     fn send(&self, channel: &PairChannel) -> LoopEnd {
@@ -586,6 +615,10 @@ impl PairRunning {
                         })
                     } else {
                         None
+                    },
+                    phases: match (&c.receiver.phases, with_histograms) {
+                        (Some(log), true) => log.reports(),
+                        _ => Vec::new(),
                     },
                 }
             })

@@ -48,8 +48,9 @@ pub trait SenderLink {
 /// Where a receiver's results go.
 pub trait ReceiverSink {
     /// Records one latency (`units` in C-compatible units, `ns` in
-    /// nanoseconds); returns the number of samples so far.
-    fn record(&mut self, units: i64, ns: i64) -> u64;
+    /// nanoseconds) received at `now_ns` (CLOCK_MONOTONIC); returns the
+    /// number of samples so far.
+    fn record(&mut self, units: i64, ns: i64, now_ns: i64) -> u64;
     /// Counts one time-out (pmqtest `-f`).
     fn timed_out(&mut self);
 }
@@ -127,7 +128,7 @@ pub fn receive<L: ReceiverLink, S: ReceiverSink>(
             Resolution::Micros => ns / 1_000,
             Resolution::Nanos => ns,
         };
-        let cycles = sink.record(units, ns);
+        let cycles = sink.record(units, ns, now);
         if p.break_threshold.is_some_and(|limit| units > limit) {
             return LoopEnd::Break(units);
         }

@@ -115,6 +115,9 @@ pub struct PairConfig {
     /// The receivers' full distributions (percentiles, gates), if kept;
     /// thread mode only (fork mode keeps its results in shared cells).
     pub distribution: Option<crate::distribution::DistributionPlan>,
+    /// Per-phase figures of the receivers (`--load-schedule`, thread
+    /// mode), if requested.
+    pub phases: Option<crate::phase::PhasePlan>,
 }
 
 impl PairConfig {

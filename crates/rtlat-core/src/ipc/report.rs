@@ -49,6 +49,9 @@ pub struct PairResult {
     /// The receiver's full distribution (final reports only; not in fork
     /// mode).
     pub distribution: Option<crate::distribution::Distribution>,
+    /// The receiver's figures per phase (`--load-schedule`; final reports
+    /// only, thread mode).
+    pub phases: Vec<crate::phase::PhaseReport>,
 }
 
 /// Everything an IPC run produced.

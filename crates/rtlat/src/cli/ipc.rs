@@ -15,7 +15,7 @@ use rtlat_core::ipc::{MqTimeouts, PairConfig, PairPlan, Side};
 use rtlat_core::units::Nanos;
 
 use super::getopt::{GetoptError, OptSpec, Peek, ValueKind, getopt_long};
-use super::load_options::{LoadOptions, load_schedule};
+use super::load_options::{LoadOptions, load_schedule, run_duration};
 use super::values::{
     DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values, spelling,
     time_source,
@@ -24,6 +24,7 @@ pub use super::values::{SystemView, UsageError};
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
 use crate::output::OutputTarget;
+use rtlat_core::load::schedule::LoadSchedule;
 
 #[cfg(test)]
 mod tests;
@@ -588,24 +589,29 @@ fn build(
             Opt::FailIf.spelling()
         )));
     }
-    if raw.load_schedule.is_some() {
+    if raw.load_schedule.is_some() && (fork || raw.synthetic.is_some()) {
+        let mode = if fork {
+            format!("a fork-mode run ({})", Opt::Fork.spelling())
+        } else {
+            format!("a {} run", Opt::Synthetic.spelling())
+        };
         return Err(UsageError(format!(
-            "{} is not supported by {} yet: its receivers keep no per-phase figures; \
-             use {} SPEC for a constant load, or rtlat cyclictest for phases",
+            "{}: {mode} keeps no per-phase figures; use {} SPEC for a constant load",
             Opt::LoadSchedule.spelling(),
-            tool.name(),
             Opt::Load.spelling()
         )));
     }
     let load = load_schedule(
         LoadOptions {
             load: (Opt::Load, raw.load.as_deref()),
-            schedule: (Opt::LoadSchedule, None),
+            schedule: (Opt::LoadSchedule, raw.load_schedule.as_deref()),
             cpus: (Opt::LoadCpus, raw.load_cpus.as_deref()),
         },
         system,
         std::env::temp_dir(),
     )?;
+    // A schedule ends the run when it ends, unless -D comes first.
+    let duration = run_duration(duration, load.as_ref());
     let settings = IpcSettings {
         tool,
         engine: PairConfig {
@@ -627,6 +633,7 @@ fn build(
                     DistributionPlan::new(1000, range).ok()
                 })
                 .flatten(),
+            phases: load.as_ref().and_then(LoadSchedule::phase_plan),
         },
         quiet: raw.quiet,
         fork,
@@ -765,6 +772,11 @@ pub fn help_text(tool: PairTool) -> String {
          \x20     --load=SPEC        background load from before the first hand-off to\n\
          \x20                        after the last: KIND[:WORKERS],... (see rtlat load\n\
          \x20                        --help); '# load' lines at the end, \"load\" in JSON\n\
+         \x20     --load-schedule=SCHEDULE\n\
+         \x20                        load in phases, LOAD=DURATION,... with LOAD idle or\n\
+         \x20                        KIND[:WORKERS]+...; ends the run when it ends (or -l,\n\
+         \x20                        -D sooner); '# phase' lines and \"phases\" in JSON;\n\
+         \x20                        not with -f\n\
          \x20     --load-cpus=LIST   run the load on these CPUs only (0-3,8), one\n\
          \x20                        worker per CPU of LIST by default\n\
          \x20 -h, --help             print this help and exit\n\

@@ -32,7 +32,8 @@ use serde::ser::{SerializeMap, Serializer};
 use super::PairTool;
 use crate::report::RunMeta;
 use crate::report::json::{
-    Buckets, DistributionDto, LoadDto, Percentiles, round_decimals, write_envelope,
+    Buckets, DistributionDto, LoadDto, Percentiles, PhaseDto, phases_dto, round_decimals,
+    write_envelope,
 };
 use crate::report::load::LoadResults;
 
@@ -119,7 +120,8 @@ pub fn write_json(
     meta: &RunMeta,
     load: Option<&LoadResults<'_>>,
 ) -> io::Result<()> {
-    let merged = receivers_as_run_report(report, cpus).merged_distribution();
+    let receivers = receivers_as_run_report(report, cpus);
+    let merged = receivers.merged_distribution();
     write_envelope(
         w,
         meta,
@@ -133,6 +135,7 @@ pub fn write_json(
             },
             all_threads: merged.as_ref().map(Percentiles),
             load: load.map(LoadDto::of),
+            phases: load.map(|l| phases_dto(l, &receivers.threads)),
         },
     )
 }
@@ -148,6 +151,9 @@ struct Members<'a, 'm> {
     /// `--load`: what the load did.
     #[serde(skip_serializing_if = "Option::is_none")]
     load: Option<LoadDto<'m>>,
+    /// `--load-schedule`: each phase's figures, receivers as threads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    phases: Option<Vec<PhaseDto<'m>>>,
 }
 
 struct Pairs<'a> {
@@ -264,7 +270,7 @@ pub fn receivers_as_run_report(report: &PairReport, cpus: &[ShownCpus]) -> RunRe
                 histogram: p.histogram.clone(),
                 signed_histogram: None,
                 distribution: p.distribution.clone(),
-                phases: Vec::new(),
+                phases: p.phases.clone(),
                 error: p.receiver.error,
             })
             .collect(),
@@ -325,6 +331,7 @@ mod tests {
             timeouts: 2,
             histogram: None,
             distribution: None,
+            phases: Vec::new(),
         };
         PairReport {
             resolution: Resolution::Micros,

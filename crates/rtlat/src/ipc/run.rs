@@ -72,6 +72,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let engine = PairEngine::new(settings.engine.clone(), trace).context("preparing the pairs")?;
     let mut load = LoadBeside::start(settings.load.as_ref())?;
     let running = engine.start().context("starting the pairs")?;
+    load.set_origin(Instant::now());
     if let Some((pair, side, error)) = running.setup_error() {
         running.finish(None);
         bail!(describe_error(settings, pair, side, error));
@@ -307,7 +308,7 @@ pub fn finish(
             .map(|(schedule, summary)| LoadResults {
                 schedule,
                 summary,
-                run_time: None,
+                run_time: Some(load.run_time),
             });
     let mut written = Ok(());
     if let Some(target) = &settings.json {
@@ -329,7 +330,8 @@ pub fn finish(
         });
     }
     if let (Some(l), Ok(())) = (&load_results, &written) {
-        written = out.emit(|w| write_load(w, l, &[]));
+        let receivers = receivers_as_run_report(report, cpus.shown());
+        written = out.emit(|w| write_load(w, l, &receivers.threads));
     }
     let status = end_run(out, written, failure, status)?;
     let _ = std::io::stdout().flush();

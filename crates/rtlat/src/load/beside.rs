@@ -4,7 +4,7 @@
 //! last sample. A load that fails ends the run with exit status 1; dropped
 //! on an early error, it still stops and joins every worker.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rtlat_core::load::LoadError;
 use rtlat_core::load::schedule::{LoadSchedule, LoadSummary, ScheduleRun};
@@ -14,6 +14,7 @@ use rtlat_core::load::schedule::{LoadSchedule, LoadSummary, ScheduleRun};
 pub struct LoadBeside<'s> {
     run: Option<ScheduleRun<'s>>,
     error: Option<LoadError>,
+    origin: Instant,
 }
 
 /// What the load did, once stopped.
@@ -23,6 +24,8 @@ pub struct LoadOutcome {
     pub summary: Option<LoadSummary>,
     /// Why it failed, if it did: the run's error message.
     pub failure: Option<String>,
+    /// From the start of the measurement to the stop.
+    pub run_time: Duration,
 }
 
 impl<'s> LoadBeside<'s> {
@@ -32,11 +35,13 @@ impl<'s> LoadBeside<'s> {
         Ok(LoadBeside {
             run: schedule.map(ScheduleRun::start).transpose()?,
             error: None,
+            origin: Instant::now(),
         })
     }
 
     /// Counts the phases from `origin`, the start of the measurement.
     pub fn set_origin(&mut self, origin: Instant) {
+        self.origin = origin;
         if let Some(run) = self.run.as_mut() {
             run.set_origin(origin);
         }
@@ -59,11 +64,16 @@ impl<'s> LoadBeside<'s> {
 
     /// Stops the load and joins every worker.
     pub fn stop(self) -> LoadOutcome {
+        let run_time = self.origin.elapsed();
         let summary = self.run.map(ScheduleRun::stop);
         let failure = self.error.map(|e| e.to_string()).or_else(|| {
             let first = summary.as_ref()?.errors.first()?;
             Some(first.to_string())
         });
-        LoadOutcome { summary, failure }
+        LoadOutcome {
+            summary,
+            failure,
+            run_time,
+        }
     }
 }

@@ -150,7 +150,7 @@ impl From<&KindFigures> for KindDto {
 /// The `"phases"` array: one object per phase the run reached, in order,
 /// with its name, start and duration (s), its load (`null` if its load did
 /// not run) and a `"thread"` object of each thread's figures in it.
-fn phases_dto<'a>(load: &LoadResults<'a>, threads: &'a [ThreadReport]) -> Vec<PhaseDto<'a>> {
+pub fn phases_dto<'a>(load: &LoadResults<'a>, threads: &'a [ThreadReport]) -> Vec<PhaseDto<'a>> {
     load.phases(threads)
         .into_iter()
         .map(|phase| PhaseDto {
@@ -168,8 +168,9 @@ fn phases_dto<'a>(load: &LoadResults<'a>, threads: &'a [ThreadReport]) -> Vec<Ph
         .collect()
 }
 
+/// One phase of the `"phases"` array.
 #[derive(Serialize)]
-struct PhaseDto<'a> {
+pub struct PhaseDto<'a> {
     name: &'a str,
     start: f64,
     duration: f64,

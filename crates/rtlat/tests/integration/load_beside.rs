@@ -367,9 +367,9 @@ fn bad_load_options_are_one_line_and_status_2() {
             "--load: invalid value 'cpu:x'",
         ),
         (
-            "pmqtest",
-            &["--load-schedule", "idle=1"][..],
-            "--load-schedule is not supported by pmqtest yet",
+            "sigwaittest",
+            &["-f", "--load-schedule", "idle=1"][..],
+            "--load-schedule: a fork-mode run (-f/--fork) keeps no per-phase figures",
         ),
         (
             "latency",
@@ -414,6 +414,48 @@ fn ipc_tools_report_their_load() {
     let json = read_json(&path);
     assert_eq!(json["load"]["spec"], "cpu:1");
     assert!(json["load"]["kinds"][0]["ops"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn ipc_receivers_are_reported_per_phase() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.json");
+    let mut cmd = rtlat();
+    cmd.args([
+        "pmqtest",
+        "-q",
+        "-i",
+        "1000",
+        "-t",
+        "2",
+        "--load-schedule",
+        "idle=1,cpu:1=1",
+    ])
+    .arg(format!("--json={}", path.display()));
+    // No -l or -D: the schedule ends the run.
+    let r = run_with_timeout(&mut cmd, Duration::from_secs(15));
+    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    let json = read_json(&path);
+    assert_eq!(names(&json), ["idle", "cpu:1"]);
+    for pair in 0..2 {
+        let total = json["thread"][pair.to_string()]["receiver"]["samples"]
+            .as_u64()
+            .unwrap();
+        let per_phase: Vec<u64> = json["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["thread"][pair.to_string()]["cycles"].as_u64().unwrap())
+            .collect();
+        assert!(per_phase.iter().all(|&c| c > 0), "{per_phase:?}");
+        assert_eq!(per_phase.iter().sum::<u64>(), total, "pair {pair}");
+    }
+    assert_eq!(
+        r.stdout.matches("\n# phase ").count(),
+        2,
+        "{}",
+        r.describe()
+    );
 }
 
 #[test]
