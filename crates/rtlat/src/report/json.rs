@@ -7,7 +7,9 @@
 //! never `-nan`. Our additions: `rtlat_version` at the top level and, per
 //! thread, `overruns`, `min_ns`, `max_ns`, `mean_ns`, `stddev` (µs, from
 //! the ns samples; absent where the engine keeps no sum of squares), `tid`,
-//! `priority`, `interval_us`, and `smi_count` with `--smi`.
+//! `priority`, `interval_us`, and `smi_count` with `--smi`; with `--load`
+//! or `--load-schedule`, the top-level `load` object and `phases` array
+//! (see [`super::load`]).
 //!
 //! The serialisation types are private to this module; the core crate's
 //! [`RunReport`] stays plain data.
@@ -159,6 +161,7 @@ pub fn phases_dto<'a>(load: &LoadResults<'a>, threads: &'a [ThreadReport]) -> Ve
             duration: round_decimals(phase.duration.as_secs_f64(), 3),
             planned_duration: round_decimals(phase.planned.as_secs_f64(), 3),
             load: phase.load.map(|l| PhaseLoadDto {
+                start: round_decimals(l.started.as_secs_f64(), 3),
                 seconds: round_decimals(l.elapsed.as_secs_f64(), 3),
                 activity: ActivityDto::from(l.activity.as_ref()),
                 kinds: l.kinds.iter().map(KindDto::from).collect(),
@@ -179,8 +182,12 @@ pub struct PhaseDto<'a> {
     thread: PhaseThreads<'a>,
 }
 
+/// A phase's load: when it really started (after the start of the
+/// measurement; the first phase's load starts before it, at 0) and how
+/// long it ran, then as the top-level `"load"`.
 #[derive(Serialize)]
 struct PhaseLoadDto {
+    start: f64,
     seconds: f64,
     #[serde(flatten)]
     activity: ActivityDto,
@@ -844,5 +851,100 @@ mod tests {
             sum: 4,
         };
         assert_eq!(c.avg().map(|a| round_decimals(a, 2)), Some(1.33));
+    }
+
+    #[test]
+    fn load_and_phases_follow_the_threads() {
+        use rtlat_core::load::procstat::Activity;
+        use rtlat_core::load::schedule::{
+            KindFigures, LoadPhase, LoadSchedule, LoadSummary, PhaseLoad,
+        };
+        use rtlat_core::load::{KindReport, LoadKind};
+        use rtlat_core::phase::PhaseReport;
+        use std::time::Duration;
+
+        let phase = |cycles: u64, min: i64, max: i64, sum: i64| PhaseReport {
+            reached: true,
+            cycles,
+            min_units: Some(min),
+            max_units: Some(max),
+            sum_units: sum,
+            min: Some(Nanos::from_micros(min)),
+            max: Some(Nanos::from_micros(max)),
+            sum_ns: sum * 1000,
+            overruns: 0,
+            distribution: None,
+        };
+        let mut thread = ThreadFixture::new(0)
+            .samples(&[3, 4, 9], Resolution::Micros, 0, None)
+            .build();
+        thread.phases = vec![phase(2, 3, 4, 7), phase(1, 9, 9, 9)];
+        let report = run(Resolution::Micros, vec![thread]);
+        let schedule = LoadSchedule {
+            text: "idle=1,cpu:1=1".into(),
+            phases: vec![
+                LoadPhase {
+                    name: "idle".into(),
+                    plan: None,
+                    length: Some(Nanos::from_secs(1)),
+                },
+                LoadPhase {
+                    name: "cpu:1".into(),
+                    plan: None,
+                    length: Some(Nanos::from_secs(1)),
+                },
+            ],
+        };
+        let activity = Activity {
+            cpu_busy_percent: 50.04,
+            context_switches_per_sec: 1000.4,
+            interrupts_per_sec: 500.6,
+        };
+        let cpu = KindFigures {
+            report: KindReport {
+                kind: LoadKind::Cpu,
+                workers: 1,
+                ops: 2000,
+            },
+            elapsed: Duration::from_millis(1000),
+        };
+        let summary = LoadSummary {
+            phases: vec![
+                PhaseLoad {
+                    index: 0,
+                    started: Duration::ZERO,
+                    elapsed: Duration::from_millis(1002),
+                    kinds: Vec::new(),
+                    activity: Some(activity),
+                },
+                PhaseLoad {
+                    index: 1,
+                    started: Duration::from_millis(1003),
+                    elapsed: Duration::from_millis(1000),
+                    kinds: vec![cpu],
+                    activity: None,
+                },
+            ],
+            kinds: vec![cpu],
+            elapsed: Duration::from_millis(2003),
+            activity: Some(activity),
+            errors: Vec::new(),
+        };
+        let load = LoadResults {
+            schedule: &schedule,
+            summary: &summary,
+            run_time: Some(Duration::from_millis(1500)),
+        };
+        let text = render(|w| write_json(w, &report, &meta("x"), &default_config(), Some(&load)));
+        insta::assert_snapshot!(text);
+        let v = parse(&text);
+        let tail = key_order_in_text(&text, &["thread", "load", "phases"]);
+        assert!(tail.windows(2).all(|w| w[0] < w[1]), "{tail:?}");
+        assert_eq!(v["load"]["kinds"][0]["ops_per_sec"], 2000.0);
+        // The run ended half-way through the second phase.
+        assert_eq!(v["phases"][1]["duration"], 0.5);
+        assert_eq!(v["phases"][1]["planned_duration"], 1.0);
+        assert_eq!(v["phases"][1]["load"]["cpu_busy_percent"], Value::Null);
+        assert_eq!(v["phases"][0]["thread"]["0"]["avg"], 3.5);
     }
 }
