@@ -12,6 +12,10 @@
 //!
 //! Workers run SCHED_OTHER (set explicitly, never real-time) at the plan's
 //! nice value, pinned round-robin to the plan's CPUs when it has some.
+//!
+//! Beside a measurement, a [`schedule`] runs loads in phases (one phase
+//! for a constant load) and [`procstat`] measures what the whole machine
+//! did meanwhile.
 
 mod cache;
 mod cpu;

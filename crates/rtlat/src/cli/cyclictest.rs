@@ -20,7 +20,7 @@ use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::{Nanos, Resolution};
 
 use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
-use super::load_options::{LoadOptions, run_duration};
+use super::load_options::{LoadArgs, run_duration};
 use super::values::{
     DirReport, DurationError, OptionName, int, int_in, int_in_or, invalid, loop_limit, opt_values,
     spelling, time_source,
@@ -360,9 +360,7 @@ struct Raw {
     hgrm_per_thread: bool,
     fail_if: Option<String>,
     junit: Option<String>,
-    load: Option<String>,
-    load_schedule: Option<String>,
-    load_cpus: Option<String>,
+    load: LoadArgs,
 }
 
 const MAX_INTERVAL_US: i64 = i32::MAX as i64;
@@ -459,9 +457,9 @@ pub fn parse(
             Opt::HgrmPerThread => raw.hgrm_per_thread = true,
             Opt::FailIf => raw.fail_if = Some(val()),
             Opt::Junit => raw.junit = Some(val()),
-            Opt::Load => raw.load = Some(val()),
-            Opt::LoadSchedule => raw.load_schedule = Some(val()),
-            Opt::LoadCpus => raw.load_cpus = Some(val()),
+            Opt::Load => raw.load.load = Some(val()),
+            Opt::LoadSchedule => raw.load.schedule = Some(val()),
+            Opt::LoadCpus => raw.load.cpus = Some(val()),
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -717,15 +715,9 @@ fn build(
         Some(text) => parse_duration(text)?,
         None => None,
     };
-    let load = super::load_options::load_schedule(
-        LoadOptions {
-            load: (Opt::Load, raw.load.as_deref()),
-            schedule: (Opt::LoadSchedule, raw.load_schedule.as_deref()),
-            cpus: (Opt::LoadCpus, raw.load_cpus.as_deref()),
-        },
-        system,
-        std::env::temp_dir(),
-    )?;
+    let load = raw
+        .load
+        .validate([Opt::Load, Opt::LoadSchedule, Opt::LoadCpus], system)?;
     // A schedule ends the run when it ends, unless -D comes first.
     let duration = run_duration(duration, load.as_ref());
 

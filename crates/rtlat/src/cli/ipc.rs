@@ -15,7 +15,7 @@ use rtlat_core::ipc::{MqTimeouts, PairConfig, PairPlan, Side};
 use rtlat_core::units::Nanos;
 
 use super::getopt::{GetoptError, OptSpec, Peek, ValueKind, getopt_long};
-use super::load_options::{LoadOptions, load_schedule, run_duration};
+use super::load_options::{LoadArgs, run_duration};
 use super::values::{
     DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values, spelling,
     time_source,
@@ -193,9 +193,7 @@ struct Raw {
     nsecs: bool,
     fail_if: Option<String>,
     junit: Option<String>,
-    load: Option<String>,
-    load_schedule: Option<String>,
-    load_cpus: Option<String>,
+    load: LoadArgs,
     synthetic: Option<String>,
 }
 
@@ -292,9 +290,9 @@ pub fn parse(
             Opt::Nsecs => raw.nsecs = true,
             Opt::FailIf => raw.fail_if = Some(val()),
             Opt::Junit => raw.junit = Some(val()),
-            Opt::Load => raw.load = Some(val()),
-            Opt::LoadSchedule => raw.load_schedule = Some(val()),
-            Opt::LoadCpus => raw.load_cpus = Some(val()),
+            Opt::Load => raw.load.load = Some(val()),
+            Opt::LoadSchedule => raw.load.schedule = Some(val()),
+            Opt::LoadCpus => raw.load.cpus = Some(val()),
             Opt::Synthetic => raw.synthetic = Some(val()),
         }
     }
@@ -589,7 +587,7 @@ fn build(
             Opt::FailIf.spelling()
         )));
     }
-    if raw.load_schedule.is_some() && (fork || raw.synthetic.is_some()) {
+    if raw.load.schedule.is_some() && (fork || raw.synthetic.is_some()) {
         let mode = if fork {
             format!("a fork-mode run ({})", Opt::Fork.spelling())
         } else {
@@ -601,15 +599,9 @@ fn build(
             Opt::Load.spelling()
         )));
     }
-    let load = load_schedule(
-        LoadOptions {
-            load: (Opt::Load, raw.load.as_deref()),
-            schedule: (Opt::LoadSchedule, raw.load_schedule.as_deref()),
-            cpus: (Opt::LoadCpus, raw.load_cpus.as_deref()),
-        },
-        system,
-        std::env::temp_dir(),
-    )?;
+    let load = raw
+        .load
+        .validate([Opt::Load, Opt::LoadSchedule, Opt::LoadCpus], system)?;
     // A schedule ends the run when it ends, unless -D comes first.
     let duration = run_duration(duration, load.as_ref());
     let settings = IpcSettings {

@@ -18,7 +18,7 @@ use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::{Nanos, Resolution};
 
 use super::getopt::{OptSpec, ValueKind, getopt_long};
-use super::load_options::{LoadOptions, load_schedule, run_duration};
+use super::load_options::{LoadArgs, run_duration};
 use super::values::{
     DirReport, DurationError, OptionName, SystemView, UsageError, int, int_in, int_in_or, invalid,
     new_file_path, opt_values, spelling, time_source,
@@ -165,9 +165,7 @@ struct Raw {
     break_on_switch: bool,
     fail_if: Option<String>,
     junit: Option<String>,
-    load: Option<String>,
-    load_schedule: Option<String>,
-    load_cpus: Option<String>,
+    load: LoadArgs,
     synthetic: Option<String>,
 }
 
@@ -198,9 +196,9 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
             Opt::BreakOnSwitch => raw.break_on_switch = true,
             Opt::FailIf => raw.fail_if = Some(val()),
             Opt::Junit => raw.junit = Some(val()),
-            Opt::Load => raw.load = Some(val()),
-            Opt::LoadSchedule => raw.load_schedule = Some(val()),
-            Opt::LoadCpus => raw.load_cpus = Some(val()),
+            Opt::Load => raw.load.load = Some(val()),
+            Opt::LoadSchedule => raw.load.schedule = Some(val()),
+            Opt::LoadCpus => raw.load.cpus = Some(val()),
             Opt::Synthetic => raw.synthetic = Some(val()),
         }
     }
@@ -299,15 +297,9 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
         Some(text) => parse_duration(text)?,
         None => None,
     };
-    let load = load_schedule(
-        LoadOptions {
-            load: (Opt::Load, raw.load.as_deref()),
-            schedule: (Opt::LoadSchedule, raw.load_schedule.as_deref()),
-            cpus: (Opt::LoadCpus, raw.load_cpus.as_deref()),
-        },
-        system,
-        std::env::temp_dir(),
-    )?;
+    let load = raw
+        .load
+        .validate([Opt::Load, Opt::LoadSchedule, Opt::LoadCpus], system)?;
     // A schedule (whole seconds) ends the run when it ends, unless -T
     // comes first.
     let duration_secs = run_duration(

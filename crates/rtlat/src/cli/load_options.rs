@@ -11,6 +11,39 @@ use rtlat_core::units::Nanos;
 
 use super::values::{DurationError, OptionName, SystemView, UsageError, duration, invalid};
 
+/// The raw values of the three options as a command line's parser
+/// collects them (the last one wins).
+#[derive(Clone, Debug, Default)]
+pub struct LoadArgs {
+    /// `--load SPEC`.
+    pub load: Option<String>,
+    /// `--load-schedule SCHEDULE`.
+    pub schedule: Option<String>,
+    /// `--load-cpus LIST`.
+    pub cpus: Option<String>,
+}
+
+impl LoadArgs {
+    /// The validated load ([`load_schedule`]); `ids` spell `--load`,
+    /// `--load-schedule` and `--load-cpus` in messages. `io` makes its
+    /// directory under $TMPDIR or /tmp.
+    pub fn validate<O: OptionName>(
+        &self,
+        [load, schedule, cpus]: [O; 3],
+        system: &SystemView,
+    ) -> Result<Option<LoadSchedule>, UsageError> {
+        load_schedule(
+            LoadOptions {
+                load: (load, self.load.as_deref()),
+                schedule: (schedule, self.schedule.as_deref()),
+                cpus: (cpus, self.cpus.as_deref()),
+            },
+            system,
+            std::env::temp_dir(),
+        )
+    }
+}
+
 /// The raw values of the three options, with the ids that spell them.
 #[derive(Clone, Copy, Debug)]
 pub struct LoadOptions<'a, O> {

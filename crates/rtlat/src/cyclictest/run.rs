@@ -261,21 +261,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     };
 
     let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
-    let load_results =
-        settings
-            .load
-            .as_ref()
-            .zip(load.summary.as_ref())
-            .map(|(schedule, summary)| LoadResults {
-                schedule,
-                summary,
-                run_time: (!synthetic).then_some(run_time),
-            });
+    let load_results = load.results(settings.load.as_ref(), (!synthetic).then_some(run_time));
     let written = write_final_outputs(settings, &report, &meta, load_results.as_ref(), &mut out)
         .and(stats_written);
     let failure = thread_failure
         .map(|(index, error)| describe_thread_error(index, error, settings))
-        .or(load.failure);
+        .or_else(|| load.failure.clone());
     let status = end_run(&mut out, written, failure, status)?;
     let duration_s = if synthetic {
         0.0

@@ -25,7 +25,7 @@ use crate::cyclictest::host::Host;
 use crate::load::beside::{LoadBeside, LoadOutcome};
 use crate::output::{Stdout, end_run, write_to};
 use crate::report::histogram::write_histogram;
-use crate::report::load::{LoadResults, write_load};
+use crate::report::load::write_load;
 use crate::rtsetup::{
     check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime,
 };
@@ -297,19 +297,10 @@ pub fn finish(
     let failure = report
         .first_error()
         .map(|(pair, side, error)| describe_error(settings, pair, side, error))
-        .or(load.failure);
+        .or_else(|| load.failure.clone());
     let status: u8 = u8::from(failure.is_some());
     let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
-    let load_results =
-        settings
-            .load
-            .as_ref()
-            .zip(load.summary.as_ref())
-            .map(|(schedule, summary)| LoadResults {
-                schedule,
-                summary,
-                run_time: Some(load.run_time),
-            });
+    let load_results = load.results(settings.load.as_ref(), Some(load.run_time));
     let mut written = Ok(());
     if let Some(target) = &settings.json {
         written = write_to(target, out, "--json", |w| {

@@ -26,7 +26,7 @@ use super::settings::Settings;
 use crate::cli::latency::WARMUP;
 use crate::load::beside::LoadBeside;
 use crate::output::{OutputTarget, Stdout, end_run, write_to};
-use crate::report::load::{LoadResults, write_load};
+use crate::report::load::write_load;
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory_because};
 use crate::signals::SignalFlags;
 
@@ -100,18 +100,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let failure = report.threads[0]
         .error
         .map(|error| describe_thread_error(error, settings))
-        .or(load.failure);
+        .or_else(|| load.failure.clone());
     let status = u8::from(failure.is_some());
-    let load_results =
-        settings
-            .load
-            .as_ref()
-            .zip(load.summary.as_ref())
-            .map(|(schedule, summary)| LoadResults {
-                schedule,
-                summary,
-                run_time: (!synthetic).then(|| Duration::from_secs(seconds.complete)),
-            });
+    let load_results = load.results(
+        settings.load.as_ref(),
+        (!synthetic).then(|| Duration::from_secs(seconds.complete)),
+    );
     let written = write_final_outputs(settings, &report, &seconds, &mut out);
     let load_written = match &load_results {
         Some(l) => out.emit(|w| write_load(w, l, &report.threads)),

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use rtlat_core::load::LoadError;
 use rtlat_core::load::schedule::{LoadSchedule, LoadSummary, ScheduleRun};
 
+use crate::report::load::LoadResults;
+
 /// A run's load, or nothing without `--load` and `--load-schedule`.
 #[derive(Debug)]
 pub struct LoadBeside<'s> {
@@ -75,5 +77,22 @@ impl<'s> LoadBeside<'s> {
             failure,
             run_time,
         }
+    }
+}
+
+impl LoadOutcome {
+    /// What the outputs show of the load of `schedule` (the run's
+    /// `--load` or `--load-schedule`); `run_time` is how long the
+    /// measurement ran, `None` for a synthetic run.
+    pub fn results<'a>(
+        &'a self,
+        schedule: Option<&'a LoadSchedule>,
+        run_time: Option<Duration>,
+    ) -> Option<LoadResults<'a>> {
+        Some(LoadResults {
+            schedule: schedule?,
+            summary: self.summary.as_ref()?,
+            run_time,
+        })
     }
 }
