@@ -11,7 +11,9 @@
 //! one operation is.
 //!
 //! Workers run SCHED_OTHER (set explicitly, never real-time) at the plan's
-//! nice value, pinned round-robin to the plan's CPUs when it has some.
+//! nice value, pinned round-robin to the plan's CPUs when it has some
+//! (a `syscalls` worker pins itself and its partner to one CPU in any
+//! case: their yields must hand that CPU to each other).
 //!
 //! Beside a measurement, a [`schedule`] runs loads in phases (one phase
 //! for a constant load) and [`procstat`] measures what the whole machine
@@ -43,7 +45,8 @@ pub enum LoadKind {
     Cpu,
     /// Streaming copies through buffers far larger than the last-level cache.
     Memory,
-    /// Atomic writes to cache lines every `cache` worker shares.
+    /// Atomic writes to cache lines every `cache` worker shares, and a
+    /// sweep through a buffer the size of the last-level cache.
     Cache,
     /// Writes, each followed by fsync, in a temporary directory.
     Io,

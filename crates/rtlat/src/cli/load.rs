@@ -157,7 +157,7 @@ pub fn help_text() -> String {
         ),
         (
             LoadKind::Cache,
-            "cache-line thrashing: all workers write the same lines",
+            "cache-line thrashing (all workers write the same lines) and\n             a sweep through a buffer the size of the largest cache",
         ),
         (
             LoadKind::Io,
@@ -169,7 +169,7 @@ pub fn help_text() -> String {
         ),
         (
             LoadKind::Syscalls,
-            "cheap system calls and context switches",
+            "cheap system calls and context switches (each worker and\n             its partner thread share one CPU)",
         ),
         (LoadKind::Timers, "many threads with short sleeps"),
         (LoadKind::Fork, "processes created, exiting at once, reaped"),
