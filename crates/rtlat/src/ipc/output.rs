@@ -135,7 +135,7 @@ pub fn write_json(
             },
             all_threads: merged.as_ref().map(Percentiles),
             load: load.map(LoadDto::of),
-            phases: load.map(|l| phases_dto(l, &receivers.threads)),
+            phases: load.and_then(|l| phases_dto(l, &receivers.threads)),
         },
     )
 }

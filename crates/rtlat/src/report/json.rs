@@ -82,7 +82,7 @@ pub fn write_thread_document<'a, D: Serialize>(
             thread: Threads(&report.threads, dto),
             all_threads: merged.as_ref().map(Percentiles),
             load: load.map(LoadDto::of),
-            phases: load.map(|l| phases_dto(l, &report.threads)),
+            phases: load.and_then(|l| phases_dto(l, &report.threads)),
         },
     )
 }
@@ -151,9 +151,17 @@ impl From<&KindFigures> for KindDto {
 
 /// The `"phases"` array: one object per phase the run reached, in order,
 /// with its name, start and duration (s), its load (`null` if its load did
-/// not run) and a `"thread"` object of each thread's figures in it.
-pub fn phases_dto<'a>(load: &LoadResults<'a>, threads: &'a [ThreadReport]) -> Vec<PhaseDto<'a>> {
-    load.phases(threads)
+/// not run) and a `"thread"` object of each thread's figures in it. `None`
+/// for a constant load (`--load`), which has no phases.
+pub fn phases_dto<'a>(
+    load: &LoadResults<'a>,
+    threads: &'a [ThreadReport],
+) -> Option<Vec<PhaseDto<'a>>> {
+    if !load.schedule.is_staged() {
+        return None;
+    }
+    let phases = load
+        .phases(threads)
         .into_iter()
         .map(|phase| PhaseDto {
             name: phase.name,
@@ -168,7 +176,8 @@ pub fn phases_dto<'a>(load: &LoadResults<'a>, threads: &'a [ThreadReport]) -> Ve
             }),
             thread: PhaseThreads(threads, phase.index),
         })
-        .collect()
+        .collect();
+    Some(phases)
 }
 
 /// One phase of the `"phases"` array.

@@ -222,6 +222,7 @@ fn sigint_stops_the_load_with_nothing_left_behind() {
         .map(|k| k["ops"].as_u64().unwrap())
         .collect();
     assert!(ops.len() == 3 && ops.iter().all(|&n| n > 0), "{ops:?}");
+    assert!(doc.get("phases").is_none(), "{}", doc["phases"]);
     assert_eq!(std::fs::read_dir(io_root.path()).unwrap().count(), 0);
     let left = processes_in_group(pid);
     assert!(left.is_empty(), "left behind: {left:?}");
@@ -414,6 +415,8 @@ fn ipc_tools_report_their_load() {
     let json = read_json(&path);
     assert_eq!(json["load"]["spec"], "cpu:1");
     assert!(json["load"]["kinds"][0]["ops"].as_u64().unwrap() > 0);
+    // A constant load has no phases.
+    assert!(json.get("phases").is_none(), "{}", json["phases"]);
 }
 
 #[test]
