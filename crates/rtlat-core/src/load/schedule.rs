@@ -147,11 +147,6 @@ impl<'s> ScheduleRun<'s> {
         self.origin = origin;
     }
 
-    /// The phase running now.
-    pub fn current_phase(&self) -> usize {
-        self.current
-    }
-
     /// Moves to the next phase(s) whose time has come. A load that cannot
     /// start, or a worker that failed, is an error: the run should end.
     pub fn poll(&mut self) -> Result<(), LoadError> {
@@ -171,7 +166,6 @@ impl<'s> ScheduleRun<'s> {
             self.close_phase();
             self.current += 1;
             self.phase_started = Instant::now();
-            self.phase_reading = ProcStat::read().ok();
             self.running = start_phase(&self.schedule.phases[self.current])?;
             if let Some(e) = self.errors.pop() {
                 return Err(e);
@@ -189,17 +183,17 @@ impl<'s> ScheduleRun<'s> {
         Duration::from_nanos(end.max(0) as u64)
     }
 
-    /// Stops the current load and records the phase (once).
+    /// Stops the current load and records the phase (once). Its closing
+    /// `/proc/stat` reading opens the next phase.
     fn close_phase(&mut self) {
         if self.done.iter().any(|p| p.index == self.current) {
             return;
         }
         let report = self.running.take().map(Running::stop);
         let elapsed = self.phase_started.elapsed();
-        let activity = match (self.phase_reading, ProcStat::read().ok()) {
-            (Some(before), Some(after)) => Some(after.since(&before, elapsed)),
-            _ => None,
-        };
+        let reading = ProcStat::read().ok();
+        let activity = since(self.phase_reading, reading, elapsed);
+        self.phase_reading = reading;
         let kinds = match report {
             Some(report) => {
                 self.errors.extend(report.errors);
@@ -233,10 +227,7 @@ impl<'s> ScheduleRun<'s> {
     pub fn stop(mut self) -> LoadSummary {
         self.close_phase();
         let elapsed = self.started.elapsed();
-        let activity = match (self.first_reading, ProcStat::read().ok()) {
-            (Some(before), Some(after)) => Some(after.since(&before, elapsed)),
-            _ => None,
-        };
+        let activity = since(self.first_reading, self.phase_reading, elapsed);
         let mut kinds: Vec<KindFigures> = Vec::new();
         for k in self.done.iter().flat_map(|p| &p.kinds) {
             match kinds.iter_mut().find(|t| t.report.kind == k.report.kind) {
@@ -256,6 +247,11 @@ impl<'s> ScheduleRun<'s> {
             errors: std::mem::take(&mut self.errors),
         }
     }
+}
+
+/// The activity between two readings, when both were taken.
+fn since(before: Option<ProcStat>, after: Option<ProcStat>, elapsed: Duration) -> Option<Activity> {
+    Some(after?.since(&before?, elapsed))
 }
 
 fn start_phase(phase: &LoadPhase) -> Result<Option<Running>, LoadError> {
