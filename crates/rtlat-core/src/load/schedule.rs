@@ -109,6 +109,8 @@ pub struct LoadSummary {
 #[derive(Debug)]
 pub struct ScheduleRun<'s> {
     schedule: &'s LoadSchedule,
+    /// Where each phase ends after the origin (none for a constant load).
+    phase_ends: Vec<Duration>,
     current: usize,
     running: Option<Running>,
     /// Where phase ends are counted from (the measurement's start); until
@@ -128,8 +130,15 @@ impl<'s> ScheduleRun<'s> {
         let reading = ProcStat::read().ok();
         let running = start_phase(&schedule.phases[0])?;
         let now = Instant::now();
+        let phase_ends = schedule.phase_plan().map_or_else(Vec::new, |plan| {
+            plan.ends
+                .iter()
+                .map(|e| e.to_duration().unwrap_or_default())
+                .collect()
+        });
         Ok(ScheduleRun {
             schedule,
+            phase_ends,
             current: 0,
             running,
             origin: now,
@@ -161,7 +170,10 @@ impl<'s> ScheduleRun<'s> {
         }
         let since_origin = self.origin.elapsed();
         while self.current + 1 < self.schedule.phases.len()
-            && since_origin >= self.phase_end(self.current)
+            && self
+                .phase_ends
+                .get(self.current)
+                .is_some_and(|&end| since_origin >= end)
         {
             self.close_phase();
             self.current += 1;
@@ -172,15 +184,6 @@ impl<'s> ScheduleRun<'s> {
             }
         }
         Ok(())
-    }
-
-    /// Where phase `index` ends after the origin.
-    fn phase_end(&self, index: usize) -> Duration {
-        let end: i64 = self.schedule.phases[..=index]
-            .iter()
-            .map(|p| p.length.map_or(i64::MAX, |l| l.as_nanos()))
-            .fold(0i64, i64::saturating_add);
-        Duration::from_nanos(end.max(0) as u64)
     }
 
     /// Stops the current load and records the phase (once). Its closing

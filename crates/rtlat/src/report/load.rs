@@ -14,7 +14,6 @@ use std::time::Duration;
 use rtlat_core::load::procstat::Activity;
 use rtlat_core::load::schedule::{LoadSchedule, LoadSummary, PhaseLoad, kind_line};
 use rtlat_core::report::ThreadReport;
-use rtlat_core::units::Nanos;
 
 /// A run's load and what it did.
 #[derive(Clone, Copy, Debug)]
@@ -56,7 +55,7 @@ impl<'a> LoadResults<'a> {
         let mut start = Duration::ZERO;
         let mut out = Vec::new();
         for (index, (phase, end)) in self.schedule.phases.iter().zip(&plan.ends).enumerate() {
-            let end = duration_of(*end);
+            let end = end.to_duration().unwrap_or_default();
             let planned = end.saturating_sub(start);
             let load = self.summary.phases.iter().find(|p| p.index == index);
             let measured = threads
@@ -81,10 +80,6 @@ impl<'a> LoadResults<'a> {
         }
         out
     }
-}
-
-fn duration_of(n: Nanos) -> Duration {
-    Duration::from_nanos(u64::try_from(n.as_nanos()).unwrap_or(0))
 }
 
 /// Writes the load lines of a run.
