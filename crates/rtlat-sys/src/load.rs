@@ -61,3 +61,38 @@ mod tests {
             .unwrap();
     }
 }
+
+/// Asks the kernel to kill the calling process (SIGKILL) when the thread
+/// that created it ends: a helper process never outlives its load.
+pub fn die_with_parent() -> Result<(), Errno> {
+    rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
+}
+
+/// The end of an input the caller polls without blocking: after
+/// [`InputEnd::watch`], [`InputEnd::reached`] tells whether the writer has
+/// closed it (data that arrives is read and dropped).
+#[derive(Debug)]
+pub struct InputEnd<F: std::os::fd::AsFd>(F);
+
+impl<F: std::os::fd::AsFd> InputEnd<F> {
+    /// Makes `input` non-blocking, to be polled.
+    pub fn watch(input: F) -> Result<InputEnd<F>, Errno> {
+        let flags = rustix::fs::fcntl_getfl(&input)?;
+        rustix::fs::fcntl_setfl(&input, flags | rustix::fs::OFlags::NONBLOCK)?;
+        Ok(InputEnd(input))
+    }
+
+    /// Whether the writer has closed the input (or it failed).
+    pub fn reached(&self) -> bool {
+        let mut buf = [0u8; 64];
+        loop {
+            match rustix::io::read(&self.0, &mut buf) {
+                Ok(0) => return true,
+                Ok(_) => continue,
+                Err(Errno::AGAIN) => return false,
+                Err(Errno::INTR) => continue,
+                Err(_) => return true,
+            }
+        }
+    }
+}

@@ -5,7 +5,8 @@
 //! runs it, prints an error once and maps it to the exit status:
 //! 0 normal end, 1 the machine refused something, 2 a usage error, 3 a
 //! `--fail-if` limit broken (or, in `rtlat compare --fail-on-regression`,
-//! a regression).
+//! a regression). Started by a `fork` load worker (with the helper's
+//! environment variable), it is that worker's fork helper instead.
 #![forbid(unsafe_code)]
 
 mod cli;
@@ -30,6 +31,10 @@ use cli::UsageError;
 use cli::dispatch::{Command, Tool};
 
 fn main() -> ExitCode {
+    // A `fork` load worker's helper process (see rtlat_core::load).
+    if std::env::var_os(rtlat_core::load::FORK_HELPER_ENV).is_some() {
+        return ExitCode::from(rtlat_core::load::fork_helper_main());
+    }
     let argv: Vec<OsString> = std::env::args_os().collect();
     let command = match cli::dispatch::select(&argv) {
         Ok(c) => c,

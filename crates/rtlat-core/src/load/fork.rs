@@ -1,15 +1,128 @@
 //! `fork`: process creation and exit. Each operation forks a child that
 //! exits at once (no exec) and waits for it, so no child outlives its
 //! operation.
+//!
+//! A fork write-protects every page of the forking process until it is
+//! written again: done in the measuring process, each fork would make the
+//! measuring threads take page faults that a separate load process never
+//! causes them. So when the plan names a helper program (the rtlat binary
+//! itself, [`LoadPlan::fork_helper`](super::LoadPlan::fork_helper)), each
+//! worker starts it as a small process of its own which does the forking
+//! ([`helper_main`]) and reports its count over a pipe; it ends when the
+//! worker closes its input, or with the worker's thread (parent death
+//! signal). Without a helper the worker forks itself (`rtlat-core`'s own
+//! tests).
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use super::{WorkerCtx, WorkerResult};
 
 pub(super) const OP: &str = "one child process forked, exited at once and reaped";
 
+/// The environment variable that makes the rtlat binary a fork helper.
+pub const HELPER_ENV: &str = "RTLAT_LOAD_FORK_HELPER";
+
+/// How often the helper reports its count and looks at its input.
+const REPORT_EVERY: Duration = Duration::from_millis(10);
+
 pub(super) fn run(ctx: &WorkerCtx) -> WorkerResult {
-    while !ctx.stopping() {
-        rtlat_sys::load::fork_exit_wait().map_err(|e| format!("fork: {e}"))?;
-        ctx.counter.add(1);
+    match &ctx.shared.fork_helper {
+        Some(program) => run_helper(ctx, program),
+        None => {
+            while !ctx.stopping() {
+                rtlat_sys::load::fork_exit_wait().map_err(|e| format!("fork: {e}"))?;
+                ctx.counter.add(1);
+            }
+            Ok(())
+        }
     }
-    Ok(())
+}
+
+/// Starts the helper and adds up what it reports until the load stops.
+fn run_helper(ctx: &WorkerCtx, program: &Path) -> WorkerResult {
+    let mut child = Command::new(program)
+        .env(HELPER_ENV, "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot start the fork helper {}: {e}", program.display()))?;
+    let mut counts = child.stdout.take().ok_or("the fork helper has no output")?;
+    let mut read_count = || -> Result<Option<u64>, String> {
+        let mut bytes = [0u8; 8];
+        match counts.read_exact(&mut bytes) {
+            Ok(()) => Ok(Some(u64::from_le_bytes(bytes))),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+            Err(e) => Err(format!("reading the fork helper's count: {e}")),
+        }
+    };
+    let mut result = Ok(());
+    while !ctx.stopping() {
+        match read_count() {
+            Ok(Some(n)) => ctx.counter.add(n),
+            Ok(None) => {
+                result = Err("the fork helper ended on its own".to_string());
+                break;
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    // End of its input tells the helper to stop; its last counts follow.
+    drop(child.stdin.take());
+    while let Ok(Some(n)) = read_count() {
+        ctx.counter.add(n);
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for the fork helper: {e}"))?;
+    if result.is_ok() && !status.success() {
+        result = Err(format!("the fork helper failed: {status}"));
+    }
+    result
+}
+
+/// The fork helper process: forks, lets the child exit, reaps it, over and
+/// over; every 10 ms writes the forks since the last report to stdout (8
+/// bytes, little-endian) and ends once stdin is closed. Returns the exit
+/// status.
+pub fn helper_main() -> u8 {
+    // Started by a live worker; if that worker went before the death
+    // signal was set, the parent is already another process.
+    if rtlat_sys::load::die_with_parent().is_err() || std::os::unix::process::parent_id() == 1 {
+        return 1;
+    }
+    let stdin = std::io::stdin();
+    let Ok(input) = rtlat_sys::load::InputEnd::watch(stdin.lock()) else {
+        return 1;
+    };
+    let mut out = std::io::stdout().lock();
+    let mut forks = 0u64;
+    let mut last = Instant::now();
+    loop {
+        if rtlat_sys::load::fork_exit_wait().is_err() {
+            return 1;
+        }
+        forks += 1;
+        if last.elapsed() >= REPORT_EVERY {
+            last = Instant::now();
+            let ended = input.reached();
+            if out
+                .write_all(&forks.to_le_bytes())
+                .and_then(|()| out.flush())
+                .is_err()
+            {
+                return 1;
+            }
+            forks = 0;
+            if ended {
+                return 0;
+            }
+        }
+    }
 }

@@ -25,6 +25,7 @@ mod fork;
 mod io;
 mod memory;
 mod messaging;
+pub use fork::{HELPER_ENV as FORK_HELPER_ENV, helper_main as fork_helper_main};
 pub mod procstat;
 pub mod schedule;
 mod syscalls;
@@ -211,6 +212,10 @@ pub struct LoadPlan {
     pub nice: Option<i32>,
     /// Where `io` makes its temporary directory ($TMPDIR or /tmp).
     pub temp_root: PathBuf,
+    /// The program `fork` workers start to fork in a process of its own
+    /// (the rtlat binary, which runs [`fork_helper_main`] when
+    /// [`FORK_HELPER_ENV`] is set); `None`: they fork themselves.
+    pub fork_helper: Option<PathBuf>,
 }
 
 impl LoadPlan {
@@ -234,6 +239,7 @@ impl LoadPlan {
             cpus,
             nice,
             temp_root,
+            fork_helper: None,
         }
     }
 }
@@ -315,6 +321,7 @@ pub(crate) struct Shared {
     pub(crate) cache_lines: cache::Lines,
     pub(crate) io_dir: Option<PathBuf>,
     pub(crate) memory_bytes: usize,
+    pub(crate) fork_helper: Option<PathBuf>,
 }
 
 /// A worker's result: `Err(message)` ends it.
@@ -400,6 +407,7 @@ impl LoadSet {
             cache_lines: cache::Lines::new(),
             io_dir: temp_dir.as_ref().map(|d| d.0.clone()),
             memory_bytes: memory::buffer_bytes(),
+            fork_helper: plan.fork_helper.clone(),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let mut running = Running {

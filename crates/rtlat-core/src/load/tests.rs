@@ -6,6 +6,8 @@ fn plan(kind: LoadKind, workers: usize) -> LoadPlan {
         cpus: Vec::new(),
         nice: None,
         temp_root: std::env::temp_dir(),
+        // The test binary is no fork helper: workers fork themselves.
+        fork_helper: None,
     }
 }
 
@@ -46,6 +48,7 @@ fn kinds_run_together_pinned_and_niced() {
         cpus: vec![cpus[0]],
         nice: Some(10),
         temp_root: std::env::temp_dir(),
+        fork_helper: None,
     };
     let report = run_briefly(&p);
     assert!(report.errors.is_empty(), "{:?}", report.errors);

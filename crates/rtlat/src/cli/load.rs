@@ -139,7 +139,10 @@ pub fn parse(
     } else {
         cpus.len()
     };
-    let plan = LoadPlan::from_requests(&requests, default_workers, cpus, nice, temp_root);
+    let plan = LoadPlan {
+        fork_helper: Some(PathBuf::from(super::load_options::FORK_HELPER)),
+        ..LoadPlan::from_requests(&requests, default_workers, cpus, nice, temp_root)
+    };
     Ok(Invocation::Run(Settings { plan, duration }))
 }
 

@@ -55,6 +55,10 @@ pub struct LoadOptions<'a, O> {
     pub cpus: (O, Option<&'a str>),
 }
 
+/// The program `fork` workers start to fork in a process of their own:
+/// this binary (see `rtlat_core::load::FORK_HELPER_ENV`).
+pub const FORK_HELPER: &str = "/proc/self/exe";
+
 /// What a schedule's phase lengths accept.
 const PHASE_LENGTH_EXPECTED: &str = "a phase length is a whole number of seconds above 0, \
                                      optionally followed by s, m, h or d (30s, 10m)";
@@ -85,13 +89,16 @@ pub fn load_schedule<O: OptionName>(
     let cpus_for_load = load_cpus.unwrap_or_else(|| system.allowed_cpus.clone());
     let plan = |kinds: &str| -> Result<LoadPlan, String> {
         let requests = parse_spec(kinds).map_err(|e| e.to_string())?;
-        Ok(LoadPlan::from_requests(
-            &requests,
-            cpus_for_load.len(),
-            cpus_for_load.clone(),
-            None,
-            temp_root.clone(),
-        ))
+        Ok(LoadPlan {
+            fork_helper: Some(PathBuf::from(FORK_HELPER)),
+            ..LoadPlan::from_requests(
+                &requests,
+                cpus_for_load.len(),
+                cpus_for_load.clone(),
+                None,
+                temp_root.clone(),
+            )
+        })
     };
     match (load.1, schedule.1) {
         (Some(_), Some(_)) => Err(UsageError(format!(

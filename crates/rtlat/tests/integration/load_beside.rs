@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::util::{is_root, read_json, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn};
 
-/// The processes of process group `pgrp` still alive (zombies included).
+/// The processes of process group `pgrp` still there, zombies included.
 fn processes_in_group(pgrp: u32) -> Vec<String> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -226,6 +226,41 @@ fn sigint_stops_the_load_with_nothing_left_behind() {
     assert_eq!(std::fs::read_dir(io_root.path()).unwrap().count(), 0);
     let left = processes_in_group(pid);
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn fork_helpers_die_with_a_killed_run() {
+    // The fork kind forks in helper processes of its own; SIGKILL gives
+    // rtlat no chance to stop them: the kernel's parent death signal does.
+    let mut cmd = rtlat();
+    cmd.args(["load", "fork:2"]).process_group(0);
+    let child = spawn(&mut cmd);
+    let pid = child.pid();
+    std::thread::sleep(Duration::from_millis(500));
+    let helpers = processes_in_group(pid).len();
+    assert!(helpers >= 3, "rtlat and two helpers: {helpers}");
+    child.signal("KILL");
+    let _ = child.wait(Duration::from_secs(5));
+    // Dead helpers are reparented to init, which reaps them when it does:
+    // what matters is that none still runs (state Z is a dead process).
+    let running = || {
+        processes_in_group(pid)
+            .into_iter()
+            .filter(|stat| {
+                stat.rsplit_once(')')
+                    .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut left = running();
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        left = running();
+    }
+    assert!(left.is_empty(), "still running: {left:?}");
 }
 
 #[test]
