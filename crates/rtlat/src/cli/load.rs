@@ -175,7 +175,10 @@ pub fn help_text() -> String {
             "cheap system calls and context switches (each worker and\n             its partner thread share one CPU)",
         ),
         (LoadKind::Timers, "many threads with short sleeps"),
-        (LoadKind::Fork, "processes created, exiting at once, reaped"),
+        (
+            LoadKind::Fork,
+            "processes created, exiting at once, reaped (by a helper\n             process per worker, which ends with it)",
+        ),
     ] {
         kinds.push_str(&format!(
             "  {:<10} {what}\n             op: {}\n",
