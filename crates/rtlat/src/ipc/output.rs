@@ -32,8 +32,7 @@ use serde::ser::{SerializeMap, Serializer};
 use super::PairTool;
 use crate::report::RunMeta;
 use crate::report::json::{
-    Buckets, DistributionDto, LoadDto, Percentiles, PhaseDto, phases_dto, round_decimals,
-    write_envelope,
+    Buckets, DistributionDto, Percentiles, TrailingMembers, round_decimals, write_envelope,
 };
 use crate::report::load::LoadResults;
 
@@ -133,9 +132,7 @@ pub fn write_json(
                 pairs: &report.pairs,
                 cpus,
             },
-            all_threads: merged.as_ref().map(Percentiles),
-            load: load.map(LoadDto::of),
-            phases: load.and_then(|l| phases_dto(l, &receivers.threads)),
+            trailing: TrailingMembers::new(merged.as_ref(), load, &receivers.threads),
         },
     )
 }
@@ -145,15 +142,10 @@ struct Members<'a, 'm> {
     num_threads: usize,
     resolution_in_ns: u8,
     thread: Pairs<'a>,
-    /// The percentiles of all receivers' samples together (thread mode).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    all_threads: Option<Percentiles<'m>>,
-    /// `--load`: what the load did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    load: Option<LoadDto<'m>>,
-    /// `--load-schedule`: each phase's figures, receivers as threads.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    phases: Option<Vec<PhaseDto<'m>>>,
+    /// All receivers' percentiles (thread mode), the load and its phases
+    /// (receivers as threads).
+    #[serde(flatten)]
+    trailing: TrailingMembers<'m>,
 }
 
 struct Pairs<'a> {

@@ -80,9 +80,7 @@ pub fn write_thread_document<'a, D: Serialize>(
             wait_method: methods.map(|m| m.wait),
             measure_method: methods.map(|m| m.measure),
             thread: Threads(&report.threads, dto),
-            all_threads: merged.as_ref().map(Percentiles),
-            load: load.map(LoadDto::of),
-            phases: load.and_then(|l| phases_dto(l, &report.threads)),
+            trailing: TrailingMembers::new(merged.as_ref(), load, &report.threads),
         },
     )
 }
@@ -153,7 +151,7 @@ impl From<&KindFigures> for KindDto {
 /// with its name, start and duration (s), its load (`null` if its load did
 /// not run) and a `"thread"` object of each thread's figures in it. `None`
 /// for a constant load (`--load`), which has no phases.
-pub fn phases_dto<'a>(
+fn phases_dto<'a>(
     load: &LoadResults<'a>,
     threads: &'a [ThreadReport],
 ) -> Option<Vec<PhaseDto<'a>>> {
@@ -182,7 +180,7 @@ pub fn phases_dto<'a>(
 
 /// One phase of the `"phases"` array.
 #[derive(Serialize)]
-pub struct PhaseDto<'a> {
+struct PhaseDto<'a> {
     name: &'a str,
     start: f64,
     duration: f64,
@@ -303,15 +301,37 @@ struct ThreadMembers<'a, 'm, D: Serialize> {
     #[serde(skip_serializing_if = "Option::is_none")]
     measure_method: Option<&'static str>,
     thread: Threads<'a, D>,
-    /// The percentiles of all threads' samples together.
+    #[serde(flatten)]
+    trailing: TrailingMembers<'m>,
+}
+
+/// The members every tool's document ends with, after its `thread`
+/// object, each left out when it does not apply: `all_threads` (all
+/// threads' percentiles together), `load` and `phases`.
+#[derive(Serialize)]
+pub struct TrailingMembers<'m> {
     #[serde(skip_serializing_if = "Option::is_none")]
     all_threads: Option<Percentiles<'m>>,
-    /// `--load`, `--load-schedule`: what the load did.
     #[serde(skip_serializing_if = "Option::is_none")]
     load: Option<LoadDto<'m>>,
-    /// `--load-schedule`: each phase's figures.
     #[serde(skip_serializing_if = "Option::is_none")]
     phases: Option<Vec<PhaseDto<'m>>>,
+}
+
+impl<'m> TrailingMembers<'m> {
+    /// From all threads' distribution merged, the run's load (if any) and
+    /// the threads (for their phases).
+    pub fn new(
+        merged: Option<&'m Distribution>,
+        load: Option<&LoadResults<'m>>,
+        threads: &'m [ThreadReport],
+    ) -> TrailingMembers<'m> {
+        TrailingMembers {
+            all_threads: merged.map(Percentiles),
+            load: load.map(LoadDto::of),
+            phases: load.and_then(|l| phases_dto(l, threads)),
+        }
+    }
 }
 
 #[derive(Serialize)]
