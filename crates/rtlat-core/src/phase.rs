@@ -3,8 +3,8 @@
 //! the phase its deadline falls in, so that the phases' sample counts add
 //! up to the run's.
 //!
-//! The measuring thread keeps the current phase's figures in registers
-//! ([`PhaseWriter`]) and counts each sample in the phase's own distribution.
+//! The measuring thread keeps the current phase's figures in a [`Tally`],
+//! as it does the run's ([`PhaseWriter`]) and counts each sample in the phase's own distribution.
 //! When a deadline reaches the end of the phase, the figures are stored
 //! into the phase's cell with a few plain stores and the next phase
 //! begins; the last phase takes every later sample. The cells are read
@@ -16,6 +16,8 @@ use std::sync::atomic::{
 };
 
 use crate::distribution::{Distribution, DistributionPlan, LatencyHistogram};
+use crate::report::sample_stddev;
+use crate::stats::Tally;
 use crate::units::Nanos;
 
 /// The phases of a run: where each one ends, counted from the start of
@@ -68,6 +70,8 @@ pub struct PhaseReport {
     pub max: Option<Nanos>,
     /// Sum of the samples in ns.
     pub sum_ns: i64,
+    /// Sum of the squared samples in ns².
+    pub sum_sq_ns: u128,
     /// Deadlines skipped in it.
     pub overruns: u64,
     /// Its samples' distribution, when the run keeps distributions.
@@ -84,6 +88,11 @@ impl PhaseReport {
     pub fn mean_ns(&self) -> Option<f64> {
         (self.cycles > 0).then(|| self.sum_ns as f64 / self.cycles as f64)
     }
+
+    /// The sample standard deviation in ns, `None` without samples.
+    pub fn stddev_ns(&self) -> Option<f64> {
+        sample_stddev(self.cycles, i128::from(self.sum_ns), self.sum_sq_ns)
+    }
 }
 
 #[derive(Debug)]
@@ -97,6 +106,9 @@ struct PhaseCell {
     min_ns: AtomicI64,
     max_ns: AtomicI64,
     sum_ns: AtomicI64,
+    /// The sum of squares in ns², in two halves.
+    sum_sq_lo: AtomicU64,
+    sum_sq_hi: AtomicU64,
     overruns: AtomicU64,
     distribution: Option<LatencyHistogram>,
 }
@@ -125,6 +137,8 @@ impl PhaseLog {
                 min_ns: AtomicI64::new(0),
                 max_ns: AtomicI64::new(0),
                 sum_ns: AtomicI64::new(0),
+                sum_sq_lo: AtomicU64::new(0),
+                sum_sq_hi: AtomicU64::new(0),
                 overruns: AtomicU64::new(0),
                 distribution: match distribution {
                     Some(d) => Some(LatencyHistogram::new(d)?),
@@ -171,6 +185,12 @@ impl PhaseLog {
                     min,
                     max,
                     sum_ns: some(&cell.sum_ns).unwrap_or(0),
+                    sum_sq_ns: if cycles > 0 {
+                        u128::from(cell.sum_sq_hi.load(Relaxed)) << 64
+                            | u128::from(cell.sum_sq_lo.load(Relaxed))
+                    } else {
+                        0
+                    },
                     overruns: if reached {
                         cell.overruns.load(Relaxed)
                     } else {
@@ -183,34 +203,6 @@ impl PhaseLog {
     }
 }
 
-/// The current phase's figures, one sample at a time.
-#[derive(Clone, Copy, Debug)]
-struct PhaseTally {
-    cycles: u64,
-    min_units: i64,
-    max_units: i64,
-    sum_units: i64,
-    min_ns: i64,
-    max_ns: i64,
-    sum_ns: i64,
-    overruns_before: u64,
-}
-
-impl PhaseTally {
-    fn starting(overruns_before: u64) -> PhaseTally {
-        PhaseTally {
-            cycles: 0,
-            min_units: i64::MAX,
-            max_units: i64::MIN,
-            sum_units: 0,
-            min_ns: i64::MAX,
-            max_ns: i64::MIN,
-            sum_ns: 0,
-            overruns_before,
-        }
-    }
-}
-
 /// The measuring thread's side of a [`PhaseLog`].
 #[derive(Debug)]
 pub struct PhaseWriter<'a> {
@@ -220,7 +212,10 @@ pub struct PhaseWriter<'a> {
     /// Where the current phase ends on the run's clock; `i64::MAX` for the
     /// last phase, which takes every later sample.
     current_end: i64,
-    tally: PhaseTally,
+    /// The current phase's figures.
+    tally: Tally,
+    /// The thread's overruns when the current phase began.
+    overruns_before: u64,
 }
 
 impl<'a> PhaseWriter<'a> {
@@ -231,7 +226,8 @@ impl<'a> PhaseWriter<'a> {
             origin_ns,
             current: 0,
             current_end: i64::MAX,
-            tally: PhaseTally::starting(0),
+            tally: Tally::default(),
+            overruns_before: 0,
         };
         writer.current_end = writer.end_of(0);
         writer
@@ -254,14 +250,7 @@ impl<'a> PhaseWriter<'a> {
         if deadline_ns >= self.current_end {
             self.advance(deadline_ns, overruns);
         }
-        let t = &mut self.tally;
-        t.cycles += 1;
-        t.min_units = t.min_units.min(units);
-        t.max_units = t.max_units.max(units);
-        t.sum_units = t.sum_units.wrapping_add(units);
-        t.min_ns = t.min_ns.min(ns);
-        t.max_ns = t.max_ns.max(ns);
-        t.sum_ns = t.sum_ns.wrapping_add(ns);
+        self.tally.record(units, ns);
         if let Some(d) = &self.log.cells[self.current].distribution {
             d.record(ns);
         }
@@ -276,7 +265,8 @@ impl<'a> PhaseWriter<'a> {
             self.seal(overruns);
             self.current += 1;
             self.current_end = self.end_of(self.current);
-            self.tally = PhaseTally::starting(overruns);
+            self.tally = Tally::default();
+            self.overruns_before = overruns;
         }
     }
 
@@ -284,14 +274,16 @@ impl<'a> PhaseWriter<'a> {
         let cell = &self.log.cells[self.current];
         let t = &self.tally;
         cell.cycles.store(t.cycles, Relaxed);
-        cell.min_units.store(t.min_units, Relaxed);
-        cell.max_units.store(t.max_units, Relaxed);
-        cell.sum_units.store(t.sum_units, Relaxed);
+        cell.min_units.store(t.min, Relaxed);
+        cell.max_units.store(t.max, Relaxed);
+        cell.sum_units.store(t.sum, Relaxed);
         cell.min_ns.store(t.min_ns, Relaxed);
         cell.max_ns.store(t.max_ns, Relaxed);
         cell.sum_ns.store(t.sum_ns, Relaxed);
+        cell.sum_sq_lo.store(t.sum_sq_ns as u64, Relaxed);
+        cell.sum_sq_hi.store((t.sum_sq_ns >> 64) as u64, Relaxed);
         cell.overruns
-            .store(overruns.saturating_sub(t.overruns_before), Relaxed);
+            .store(overruns.saturating_sub(self.overruns_before), Relaxed);
         cell.sealed.store(true, Release);
     }
 
@@ -342,6 +334,8 @@ mod tests {
             (Some(Nanos(3_000)), Some(Nanos(7_000)))
         );
         assert_eq!(r[0].avg_units(), Some(5.0));
+        // 3, 5, 7 µs: mean 5, sample stddev 2 µs.
+        assert_eq!(r[0].stddev_ns(), Some(2_000.0));
         assert_eq!(r[0].overruns, 3);
         assert_eq!((r[1].min, r[1].avg_units()), (None, None));
         assert_eq!(r[2].overruns, 1);

@@ -229,6 +229,8 @@ struct PhaseThreadDto<'a> {
     min_ns: Option<i64>,
     max_ns: Option<i64>,
     mean_ns: Option<f64>,
+    /// Sample standard deviation in µs, `null` without samples.
+    stddev: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     percentiles: Option<Percentiles<'a>>,
 }
@@ -244,6 +246,7 @@ impl<'a> From<&'a PhaseReport> for PhaseThreadDto<'a> {
             min_ns: p.min.map(|n| n.as_nanos()),
             max_ns: p.max.map(|n| n.as_nanos()),
             mean_ns: p.mean_ns().map(|m| round_decimals(m, 1)),
+            stddev: p.stddev_ns().map(|ns| round_decimals(ns / 1000.0, 3)),
             percentiles: p.distribution.as_ref().map(Percentiles),
         }
     }
@@ -892,7 +895,7 @@ mod tests {
         use rtlat_core::phase::PhaseReport;
         use std::time::Duration;
 
-        let phase = |cycles: u64, min: i64, max: i64, sum: i64| PhaseReport {
+        let phase = |cycles: u64, min: i64, max: i64, sum: i64, sum_sq: i64| PhaseReport {
             reached: true,
             cycles,
             min_units: Some(min),
@@ -901,13 +904,14 @@ mod tests {
             min: Some(Nanos::from_micros(min)),
             max: Some(Nanos::from_micros(max)),
             sum_ns: sum * 1000,
+            sum_sq_ns: u128::from((sum_sq * 1_000_000) as u64),
             overruns: 0,
             distribution: None,
         };
         let mut thread = ThreadFixture::new(0)
             .samples(&[3, 4, 9], Resolution::Micros, 0, None)
             .build();
-        thread.phases = vec![phase(2, 3, 4, 7), phase(1, 9, 9, 9)];
+        thread.phases = vec![phase(2, 3, 4, 7, 25), phase(1, 9, 9, 9, 81)];
         let report = run(Resolution::Micros, vec![thread]);
         let schedule = LoadSchedule {
             text: "idle=1,cpu:1=1".into(),
@@ -975,5 +979,7 @@ mod tests {
         assert_eq!(v["phases"][1]["planned_duration"], 1.0);
         assert_eq!(v["phases"][1]["load"]["cpu_busy_percent"], Value::Null);
         assert_eq!(v["phases"][0]["thread"]["0"]["avg"], 3.5);
+        // 3 and 4 µs: sample stddev 0.707 µs.
+        assert_eq!(v["phases"][0]["thread"]["0"]["stddev"], 0.707);
     }
 }
