@@ -4,20 +4,21 @@
 //! up to the run's.
 //!
 //! The measuring thread keeps the current phase's figures in a [`Tally`],
-//! as it does the run's ([`PhaseWriter`]) and counts each sample in the phase's own distribution.
-//! When a deadline reaches the end of the phase, the figures are stored
-//! into the phase's cell with a few plain stores and the next phase
-//! begins; the last phase takes every later sample. The cells are read
-//! once the thread has ended ([`PhaseLog::reports`]).
+//! as it does the run's ([`PhaseWriter`]), and counts each sample in the
+//! phase's own distribution. When a deadline reaches the end of the phase,
+//! the figures are published into the phase's cell, a [`ThreadSlot`] like
+//! the thread's own, and the next phase begins; the last phase takes every
+//! later sample. The cells are read once the thread has ended
+//! ([`PhaseLog::reports`]), in the thread report's types.
 
 use std::sync::atomic::{
-    AtomicBool, AtomicI64, AtomicU64,
+    AtomicBool,
     Ordering::{Acquire, Relaxed, Release},
 };
 
 use crate::distribution::{Distribution, DistributionPlan, LatencyHistogram};
-use crate::report::sample_stddev;
-use crate::stats::Tally;
+use crate::report::{CompatStats, PreciseStats};
+use crate::stats::{Tally, ThreadSlot};
 use crate::units::Nanos;
 
 /// The phases of a run: where each one ends, counted from the start of
@@ -50,66 +51,27 @@ impl PhasePlan {
     }
 }
 
-/// The figures of one phase of one thread.
+/// The figures of one phase of one thread, in the thread report's own
+/// types.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PhaseReport {
     /// Whether the thread took part in the phase (it reached the phase
     /// before it ended).
     pub reached: bool,
-    /// Samples counted in it.
-    pub cycles: u64,
-    /// Smallest sample in the run's unit, `None` without samples.
-    pub min_units: Option<i64>,
-    /// Largest sample in the run's unit, `None` without samples.
-    pub max_units: Option<i64>,
-    /// Sum of the samples in the run's unit.
-    pub sum_units: i64,
-    /// Smallest sample in ns, `None` without samples.
-    pub min: Option<Nanos>,
-    /// Largest sample in ns, `None` without samples.
-    pub max: Option<Nanos>,
-    /// Sum of the samples in ns.
-    pub sum_ns: i64,
-    /// Sum of the squared samples in ns².
-    pub sum_sq_ns: u128,
-    /// Deadlines skipped in it.
-    pub overruns: u64,
+    /// Its samples in the run's unit (`cycles` is the phase's count).
+    pub compat: CompatStats,
+    /// Its samples in ns, with the sum of squares and its overruns.
+    pub precise: PreciseStats,
     /// Its samples' distribution, when the run keeps distributions.
     pub distribution: Option<Distribution>,
 }
 
-impl PhaseReport {
-    /// The mean sample in the run's unit, `None` without samples.
-    pub fn avg_units(&self) -> Option<f64> {
-        (self.cycles > 0).then(|| self.sum_units as f64 / self.cycles as f64)
-    }
-
-    /// The mean sample in ns, `None` without samples.
-    pub fn mean_ns(&self) -> Option<f64> {
-        (self.cycles > 0).then(|| self.sum_ns as f64 / self.cycles as f64)
-    }
-
-    /// The sample standard deviation in ns, `None` without samples.
-    pub fn stddev_ns(&self) -> Option<f64> {
-        sample_stddev(self.cycles, i128::from(self.sum_ns), self.sum_sq_ns)
-    }
-}
-
-#[derive(Debug)]
+/// A phase's figures, stored as a thread's running figures are.
+#[derive(Debug, Default)]
 struct PhaseCell {
-    /// Set (Release) after the figures were stored.
+    /// Set (Release) after the figures were published.
     sealed: AtomicBool,
-    cycles: AtomicU64,
-    min_units: AtomicI64,
-    max_units: AtomicI64,
-    sum_units: AtomicI64,
-    min_ns: AtomicI64,
-    max_ns: AtomicI64,
-    sum_ns: AtomicI64,
-    /// The sum of squares in ns², in two halves.
-    sum_sq_lo: AtomicU64,
-    sum_sq_hi: AtomicU64,
-    overruns: AtomicU64,
+    slot: ThreadSlot,
     distribution: Option<LatencyHistogram>,
 }
 
@@ -129,21 +91,11 @@ impl PhaseLog {
         cells.try_reserve_exact(plan.ends.len()).ok()?;
         for _ in &plan.ends {
             cells.push(PhaseCell {
-                sealed: AtomicBool::new(false),
-                cycles: AtomicU64::new(0),
-                min_units: AtomicI64::new(0),
-                max_units: AtomicI64::new(0),
-                sum_units: AtomicI64::new(0),
-                min_ns: AtomicI64::new(0),
-                max_ns: AtomicI64::new(0),
-                sum_ns: AtomicI64::new(0),
-                sum_sq_lo: AtomicU64::new(0),
-                sum_sq_hi: AtomicU64::new(0),
-                overruns: AtomicU64::new(0),
                 distribution: match distribution {
                     Some(d) => Some(LatencyHistogram::new(d)?),
                     None => None,
                 },
+                ..PhaseCell::default()
             });
         }
         Some(PhaseLog {
@@ -169,34 +121,15 @@ impl PhaseLog {
             .iter()
             .map(|cell| {
                 let reached = cell.sealed.load(Acquire);
-                let cycles = if reached {
-                    cell.cycles.load(Relaxed)
-                } else {
-                    0
-                };
-                let some = |v: &AtomicI64| (cycles > 0).then(|| v.load(Relaxed));
-                let (min, max) = (some(&cell.min_ns).map(Nanos), some(&cell.max_ns).map(Nanos));
+                let precise = cell.slot.precise();
                 PhaseReport {
                     reached,
-                    cycles,
-                    min_units: some(&cell.min_units),
-                    max_units: some(&cell.max_units),
-                    sum_units: some(&cell.sum_units).unwrap_or(0),
-                    min,
-                    max,
-                    sum_ns: some(&cell.sum_ns).unwrap_or(0),
-                    sum_sq_ns: if cycles > 0 {
-                        u128::from(cell.sum_sq_hi.load(Relaxed)) << 64
-                            | u128::from(cell.sum_sq_lo.load(Relaxed))
-                    } else {
-                        0
-                    },
-                    overruns: if reached {
-                        cell.overruns.load(Relaxed)
-                    } else {
-                        0
-                    },
-                    distribution: cell.distribution.as_ref().map(|d| d.snapshot(min, max)),
+                    compat: cell.slot.compat(),
+                    distribution: cell
+                        .distribution
+                        .as_ref()
+                        .map(|d| d.snapshot(precise.min, precise.max)),
+                    precise,
                 }
             })
             .collect()
@@ -272,18 +205,10 @@ impl<'a> PhaseWriter<'a> {
 
     fn seal(&self, overruns: u64) {
         let cell = &self.log.cells[self.current];
-        let t = &self.tally;
-        cell.cycles.store(t.cycles, Relaxed);
-        cell.min_units.store(t.min, Relaxed);
-        cell.max_units.store(t.max, Relaxed);
-        cell.sum_units.store(t.sum, Relaxed);
-        cell.min_ns.store(t.min_ns, Relaxed);
-        cell.max_ns.store(t.max_ns, Relaxed);
-        cell.sum_ns.store(t.sum_ns, Relaxed);
-        cell.sum_sq_lo.store(t.sum_sq_ns as u64, Relaxed);
-        cell.sum_sq_hi.store((t.sum_sq_ns >> 64) as u64, Relaxed);
-        cell.overruns
-            .store(overruns.saturating_sub(self.overruns_before), Relaxed);
+        cell.slot.publish(&Tally {
+            overruns: overruns.saturating_sub(self.overruns_before),
+            ..self.tally
+        });
         cell.sealed.store(true, Release);
     }
 
@@ -323,23 +248,24 @@ mod tests {
         w.add(5_000, 1, 1_000, 3);
         w.finish(4);
         let r = log.reports();
-        assert_eq!(r.iter().map(|p| p.cycles).collect::<Vec<_>>(), [3, 0, 2]);
+        let cycles = |p: &PhaseReport| p.compat.cycles;
+        assert_eq!(r.iter().map(cycles).collect::<Vec<_>>(), [3, 0, 2]);
         assert!(r.iter().all(|p| p.reached));
         assert_eq!(
-            (r[0].min_units, r[0].max_units, r[0].sum_units),
-            (Some(3), Some(7), 15)
+            (r[0].compat.min, r[0].compat.max, r[0].compat.sum),
+            (3, 7, 15)
         );
         assert_eq!(
-            (r[0].min, r[0].max),
+            (r[0].precise.min, r[0].precise.max),
             (Some(Nanos(3_000)), Some(Nanos(7_000)))
         );
-        assert_eq!(r[0].avg_units(), Some(5.0));
+        assert_eq!(r[0].compat.avg(), Some(5.0));
         // 3, 5, 7 µs: mean 5, sample stddev 2 µs.
-        assert_eq!(r[0].stddev_ns(), Some(2_000.0));
-        assert_eq!(r[0].overruns, 3);
-        assert_eq!((r[1].min, r[1].avg_units()), (None, None));
-        assert_eq!(r[2].overruns, 1);
-        assert_eq!(r[2].mean_ns(), Some(5_000.0));
+        assert_eq!(r[0].precise.stddev(3), Some(2_000.0));
+        assert_eq!(r[0].precise.overruns, 3);
+        assert_eq!((r[1].precise.min, r[1].compat.avg()), (None, None));
+        assert_eq!(r[2].precise.overruns, 1);
+        assert_eq!(r[2].precise.mean(2), Some(5_000.0));
         let counts: Vec<u64> = r
             .iter()
             .map(|p| p.distribution.as_ref().unwrap().count())
@@ -356,7 +282,7 @@ mod tests {
         w.finish(0);
         let r = log.reports();
         assert!(r[0].reached && !r[1].reached);
-        assert_eq!((r[0].cycles, r[1].cycles), (1, 0));
+        assert_eq!((r[0].compat.cycles, r[1].compat.cycles), (1, 0));
         assert!(r[0].distribution.is_none());
     }
 }

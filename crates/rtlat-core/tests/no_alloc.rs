@@ -101,10 +101,10 @@ fn synthetic_loop_allocates_nothing() {
     assert!(intervals > 0, "intervals were sealed");
     let phases = channel.phases.as_ref().unwrap().reports();
     assert!(
-        phases.iter().all(|p| p.reached && p.cycles > 0),
+        phases.iter().all(|p| p.reached && p.compat.cycles > 0),
         "{phases:?}"
     );
-    assert_eq!(phases.iter().map(|p| p.cycles).sum::<u64>(), 50_000);
+    assert_eq!(phases.iter().map(|p| p.compat.cycles).sum::<u64>(), 50_000);
     assert_eq!(info.count_total, 0, "allocations in the loop: {info:?}");
 }
 

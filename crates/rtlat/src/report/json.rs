@@ -237,16 +237,20 @@ struct PhaseThreadDto<'a> {
 
 impl<'a> From<&'a PhaseReport> for PhaseThreadDto<'a> {
     fn from(p: &'a PhaseReport) -> Self {
+        let (c, precise) = (&p.compat, &p.precise);
+        let any = c.cycles > 0;
         PhaseThreadDto {
-            cycles: p.cycles,
-            min: p.min_units,
-            max: p.max_units,
-            avg: p.avg_units().map(|a| round_decimals(a, 2)),
-            overruns: p.overruns,
-            min_ns: p.min.map(|n| n.as_nanos()),
-            max_ns: p.max.map(|n| n.as_nanos()),
-            mean_ns: p.mean_ns().map(|m| round_decimals(m, 1)),
-            stddev: p.stddev_ns().map(|ns| round_decimals(ns / 1000.0, 3)),
+            cycles: c.cycles,
+            min: any.then_some(c.min),
+            max: any.then_some(c.max),
+            avg: c.avg().map(|a| round_decimals(a, 2)),
+            overruns: precise.overruns,
+            min_ns: precise.min.map(|n| n.as_nanos()),
+            max_ns: precise.max.map(|n| n.as_nanos()),
+            mean_ns: precise.mean(c.cycles).map(|m| round_decimals(m, 1)),
+            stddev: precise
+                .stddev(c.cycles)
+                .map(|ns| round_decimals(ns / 1000.0, 3)),
             percentiles: p.distribution.as_ref().map(Percentiles),
         }
     }
@@ -897,15 +901,20 @@ mod tests {
 
         let phase = |cycles: u64, min: i64, max: i64, sum: i64, sum_sq: i64| PhaseReport {
             reached: true,
-            cycles,
-            min_units: Some(min),
-            max_units: Some(max),
-            sum_units: sum,
-            min: Some(Nanos::from_micros(min)),
-            max: Some(Nanos::from_micros(max)),
-            sum_ns: sum * 1000,
-            sum_sq_ns: u128::from((sum_sq * 1_000_000) as u64),
-            overruns: 0,
+            compat: CompatStats {
+                cycles,
+                min,
+                max,
+                act: max,
+                sum,
+            },
+            precise: rtlat_core::report::PreciseStats {
+                min: Some(Nanos::from_micros(min)),
+                max: Some(Nanos::from_micros(max)),
+                sum_ns: i128::from(sum) * 1000,
+                sum_sq_ns: Some(u128::from((sum_sq * 1_000_000) as u64)),
+                overruns: 0,
+            },
             distribution: None,
         };
         let mut thread = ThreadFixture::new(0)

@@ -116,10 +116,10 @@ pub fn write_load(
                 w,
                 "#   T:{:2} Cycles: {} Min: {} Avg: {} Max: {} p99: {} (us)",
                 t.index,
-                p.cycles,
-                micros(p.min.map(|n| n.as_nanos() as f64)),
-                micros(p.mean_ns()),
-                micros(p.max.map(|n| n.as_nanos() as f64)),
+                p.compat.cycles,
+                micros(p.precise.min.map(|n| n.as_nanos() as f64)),
+                micros(p.precise.mean(p.compat.cycles)),
+                micros(p.precise.max.map(|n| n.as_nanos() as f64)),
                 micros(p99.map(|n| n.as_nanos() as f64)),
             )?;
         }
