@@ -25,7 +25,7 @@ use std::sync::atomic::{
     Ordering::{Acquire, Relaxed, Release},
 };
 
-use crate::units::Nanos;
+use crate::units::{Bytes, Nanos};
 
 /// The exact range when `-h` asks for less: 2 ms.
 pub const DEFAULT_EXACT_RANGE: Nanos = Nanos::from_micros(2_000);
@@ -202,6 +202,15 @@ impl LatencyHistogram {
         }
     }
 
+    /// The heap that [`LatencyHistogram::new`] takes for `plan`, and that
+    /// of a [`LatencyHistogram::snapshot`] of it (64-bit counts).
+    pub fn heap_bytes(plan: DistributionPlan) -> (Bytes, Bytes) {
+        let cells = usize::try_from(plan.exact_buckets)
+            .unwrap_or(usize::MAX)
+            .saturating_add(plan.log_buckets());
+        (Bytes::of::<AtomicU32>(cells), Bytes::of::<u64>(cells))
+    }
+
     /// Counts `ns`. Writer only: one multiplication (exact range) or a
     /// leading-zero count and two shifts (log range), then a load and a
     /// store; a call every 2^32 samples of one bucket.
@@ -280,15 +289,26 @@ impl LatencyHistogram {
     /// instant may lack its newest 2^32 (the runs take it after their
     /// threads have ended).
     pub fn snapshot(&self, min: Option<Nanos>, max: Option<Nanos>) -> Distribution {
-        let mut cells: Vec<u64> = self.cells.iter().map(|c| c.load(Relaxed).into()).collect();
+        // Copied into two vectors of their own size (splitting one copy
+        // would keep the log part's memory twice, in the first one's
+        // capacity).
+        let (exact_cells, log_cells) = self.cells.split_at(self.plan.exact_buckets as usize);
+        let read = |c: &AtomicU32| u64::from(c.load(Relaxed));
+        let mut exact: Vec<u64> = exact_cells.iter().map(read).collect();
+        let mut log: Vec<u64> = log_cells.iter().map(read).collect();
         for carry in &self.carries {
             let key = carry.key.load(Acquire);
-            if let Some(cell) = key.checked_sub(1).and_then(|i| cells.get_mut(i as usize)) {
+            let Some(index) = key.checked_sub(1).map(|i| i as usize) else {
+                continue;
+            };
+            let cell = match index.checked_sub(exact.len()) {
+                None => exact.get_mut(index),
+                Some(in_log) => log.get_mut(in_log),
+            };
+            if let Some(cell) = cell {
                 *cell += carry.wraps.load(Relaxed) << 32;
             }
         }
-        let log = cells.split_off(self.plan.exact_buckets as usize);
-        let exact = cells;
         let below_zero = self.below_zero.load(Relaxed);
         let above_top = self.above_top.load(Relaxed);
         let count = exact.iter().sum::<u64>() + log.iter().sum::<u64>() + below_zero + above_top;

@@ -18,7 +18,7 @@ use std::sync::atomic::{
     fence,
 };
 
-use crate::units::Nanos;
+use crate::units::{Bytes, Nanos};
 
 /// One sealed interval, as a reader gets it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,6 +88,11 @@ impl IntervalLog {
             sealed: AtomicU64::new(0),
             origin: AtomicI64::new(i64::MIN),
         })
+    }
+
+    /// The heap that [`IntervalLog::new`] takes for `len` intervals.
+    pub fn heap_bytes(len: usize) -> Bytes {
+        Bytes::of::<IntervalCell>(len.max(1))
     }
 
     /// Where interval 0 starts, ns on the run's clock; known once the

@@ -19,7 +19,7 @@ use std::sync::atomic::{
 use crate::distribution::{Distribution, DistributionPlan, LatencyHistogram};
 use crate::report::{CompatStats, PreciseStats};
 use crate::stats::{Tally, ThreadSlot};
-use crate::units::Nanos;
+use crate::units::{Bytes, Nanos};
 
 /// The phases of a run: where each one ends, counted from the start of
 /// the measurement (after any warm-up).
@@ -102,6 +102,21 @@ impl PhaseLog {
             ends_ns: plan.ends.iter().map(|e| e.as_nanos()).collect(),
             cells: cells.into_boxed_slice(),
         })
+    }
+
+    /// The heap that [`PhaseLog::new`] takes for `phases` phases, and that
+    /// of its [`PhaseLog::reports`].
+    pub fn heap_bytes(phases: usize, distribution: Option<DistributionPlan>) -> (Bytes, Bytes) {
+        let (counters, snapshot) =
+            distribution.map_or((Bytes(0), Bytes(0)), LatencyHistogram::heap_bytes);
+        let per_phase = Bytes::of::<i64>(1)
+            .plus(Bytes::of::<PhaseCell>(1))
+            .plus(counters);
+        let per_report = Bytes::of::<PhaseReport>(1).plus(snapshot);
+        (
+            per_phase.times(phases as u64),
+            per_report.times(phases as u64),
+        )
     }
 
     /// Writes every counter once so that its pages are mapped before the

@@ -21,6 +21,7 @@ use crate::report::{
     CompatStats, HistogramData, PreciseStats, SignedHistogramData, SpikeRecord, SpikeReport,
     ThreadError, ThreadStep,
 };
+use crate::units::Bytes;
 
 /// Life cycle of a measuring thread, as seen by readers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -431,6 +432,14 @@ impl Histogram {
         })
     }
 
+    /// The heap that [`Histogram::new`] takes for `buckets`, and at most as
+    /// much again for its [`Histogram::snapshot`] (buckets and logged
+    /// overflows).
+    pub fn heap_bytes(buckets: usize) -> (Bytes, Bytes) {
+        let cells = Bytes::of::<AtomicU64>(buckets).times(2);
+        (cells, cells)
+    }
+
     /// Writes every bucket once, so that its pages are mapped before the
     /// measuring loop runs (first touch from the measuring thread).
     pub fn prefault(&self) {
@@ -505,6 +514,13 @@ impl SignedHistogram {
         })
     }
 
+    /// The heap that [`SignedHistogram::new`] takes for `per_side`, and as
+    /// much again for its snapshot.
+    pub fn heap_bytes(per_side: usize) -> (Bytes, Bytes) {
+        let cells = Bytes::of::<AtomicU64>(per_side).times(2);
+        (cells, cells)
+    }
+
     /// Writes every bucket once so its pages are mapped before the loop.
     pub fn prefault(&self) {
         for cell in self.buckets.iter() {
@@ -554,6 +570,11 @@ impl SampleRing {
         Some(SampleRing {
             values: zeroed_cells(len)?,
         })
+    }
+
+    /// The heap that [`SampleRing::new`] takes for `len` samples.
+    pub fn heap_bytes(len: usize) -> Bytes {
+        Bytes::of::<AtomicI64>(len)
     }
 
     /// Number of samples the ring holds.
@@ -615,6 +636,15 @@ impl SpikeLog {
             entries: zeroed_cells(capacity)?,
             count: AtomicU64::new(0),
         })
+    }
+
+    /// The heap that [`SpikeLog::new`] takes for `capacity` spikes, and at
+    /// most that of its [`SpikeLog::report`].
+    pub fn heap_bytes(capacity: usize) -> (Bytes, Bytes) {
+        (
+            Bytes::of::<SpikeCell>(capacity),
+            Bytes::of::<SpikeRecord>(capacity),
+        )
     }
 
     /// Records a spike. Called by measuring threads.
@@ -684,6 +714,23 @@ impl BreakCell {
             value: self.value.load(Relaxed),
         })
     }
+}
+
+/// Collects `items` into a slice whose memory is reserved first, so that
+/// an allocation that cannot succeed (thousands of threads' channels) is
+/// `out_of_memory()` rather than an abort.
+pub fn try_collect_slice<T, E>(
+    items: impl ExactSizeIterator<Item = Result<T, E>>,
+    out_of_memory: impl FnOnce() -> E,
+) -> Result<Box<[T]>, E> {
+    let mut collected = Vec::new();
+    if collected.try_reserve_exact(items.len()).is_err() {
+        return Err(out_of_memory());
+    }
+    for item in items {
+        collected.push(item?);
+    }
+    Ok(collected.into_boxed_slice())
 }
 
 /// `len` zeroed atomic cells, or `None` if the allocation fails.

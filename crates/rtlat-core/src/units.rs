@@ -49,6 +49,56 @@ impl fmt::Display for Nanos {
     }
 }
 
+/// An amount of memory in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bytes(pub u64);
+
+impl Bytes {
+    /// `n` items of `T` (saturating).
+    pub fn of<T>(n: usize) -> Bytes {
+        Bytes((n as u64).saturating_mul(std::mem::size_of::<T>() as u64))
+    }
+
+    /// The sum (saturating).
+    pub const fn plus(self, other: Bytes) -> Bytes {
+        Bytes(self.0.saturating_add(other.0))
+    }
+
+    /// `n` times this (saturating).
+    pub const fn times(self, n: u64) -> Bytes {
+        Bytes(self.0.saturating_mul(n))
+    }
+
+    /// Whole KiB, rounded up.
+    pub const fn kib(self) -> u64 {
+        self.0.div_ceil(1024)
+    }
+}
+
+impl std::iter::Sum for Bytes {
+    fn sum<I: Iterator<Item = Bytes>>(iter: I) -> Bytes {
+        iter.fold(Bytes(0), Bytes::plus)
+    }
+}
+
+impl fmt::Display for Bytes {
+    /// In the largest binary unit that keeps at least one whole unit:
+    /// `512 B`, `24.0 KiB`, `1.9 GiB`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+        if self.0 < 1024 {
+            return write!(f, "{} B", self.0);
+        }
+        let mut value = self.0 as f64 / 1024.0;
+        let mut unit = 0;
+        while value >= 1024.0 && unit + 1 < UNITS.len() {
+            value /= 1024.0;
+            unit += 1;
+        }
+        write!(f, "{value:.1} {}", UNITS[unit])
+    }
+}
+
 /// The unit of the C-compatible figures (min, act, avg, max, histogram
 /// buckets): whole microseconds by default, whole nanoseconds with `-N`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -75,5 +125,21 @@ impl Resolution {
             Resolution::Micros => 1_000,
             Resolution::Nanos => 1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_show_in_the_largest_whole_binary_unit() {
+        assert_eq!(Bytes(512).to_string(), "512 B");
+        assert_eq!(Bytes(24 * 1024).to_string(), "24.0 KiB");
+        assert_eq!(Bytes(1536 * 1024).to_string(), "1.5 MiB");
+        assert_eq!(Bytes(2 << 40).to_string(), "2.0 TiB");
+        assert_eq!(Bytes(u64::MAX).to_string(), "16777216.0 TiB");
+        assert_eq!(Bytes::of::<u64>(3).plus(Bytes(1)).times(2), Bytes(50));
+        assert_eq!(Bytes(1025).kib(), 2);
     }
 }

@@ -50,3 +50,19 @@ pub fn use_single_malloc_arena() -> bool {
         false
     }
 }
+
+/// The size of a memory page (the unit of stacks' guard pages).
+pub fn page_size() -> usize {
+    rustix::param::page_size()
+}
+
+/// The soft RLIMIT_AS (address space) in bytes (`None`: unlimited).
+pub fn address_space_limit() -> Option<u64> {
+    rustix::process::getrlimit(rustix::process::Resource::As).current
+}
+
+/// The soft RLIMIT_NPROC (processes and threads of the user) (`None`:
+/// unlimited).
+pub fn task_limit() -> Option<u64> {
+    rustix::process::getrlimit(rustix::process::Resource::Nproc).current
+}

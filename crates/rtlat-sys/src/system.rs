@@ -77,6 +77,11 @@ pub fn current_tid() -> i32 {
     rustix::thread::gettid().as_raw_nonzero().get()
 }
 
+/// The effective user id (0 for root).
+pub fn effective_uid() -> u32 {
+    rustix::process::geteuid().as_raw()
+}
+
 /// The process id.
 pub fn current_pid() -> i32 {
     rustix::process::getpid().as_raw_nonzero().get()

@@ -15,6 +15,7 @@ mod cyclictest;
 mod gate;
 mod ipc;
 mod latency;
+mod limits;
 mod live;
 mod load;
 mod output;

@@ -88,7 +88,7 @@ pub fn lock_memory_because(option: &str, other: &str) -> anyhow::Result<()> {
     if let (Some(limit), Some(locked), false) = (
         memory::memlock_limit(),
         locked_bytes(),
-        has_ipc_lock_capability(),
+        has_capability(CAP_IPC_LOCK),
     ) && limit.saturating_sub(locked) < LOCK_HEADROOM
     {
         let _ = memory::unlock_all();
@@ -116,16 +116,18 @@ fn locked_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// Whether the process may lock memory beyond RLIMIT_MEMLOCK
-/// (CAP_IPC_LOCK, bit 14 of `CapEff`).
-fn has_ipc_lock_capability() -> bool {
+/// CAP_IPC_LOCK: may lock memory beyond RLIMIT_MEMLOCK.
+const CAP_IPC_LOCK: u32 = 14;
+
+/// Whether the process has capability number `bit` in effect (`CapEff`).
+pub fn has_capability(bit: u32) -> bool {
     status_field("CapEff:")
         .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
-        .is_some_and(|caps| caps & (1 << 14) != 0)
+        .is_some_and(|caps| caps & (1 << bit) != 0)
 }
 
 /// A field of `/proc/self/status`, after its name.
-fn status_field(name: &str) -> Option<String> {
+pub fn status_field(name: &str) -> Option<String> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     status
         .lines()

@@ -37,7 +37,7 @@ use crate::phase::PhaseLog;
 use crate::report::{EndReason, RunReport, ThreadError, ThreadReport, ThreadStep};
 use crate::stats::{
     BreakCell, Histogram, LoopEnd, SampleRing, SignedHistogram, SpikeLog, ThreadChannel,
-    ThreadState,
+    ThreadState, try_collect_slice,
 };
 use cyclic::LoopParams;
 use source::{
@@ -183,10 +183,8 @@ impl Engine {
                 false => Ok(None),
             }
         };
-        let channels = config
-            .threads
-            .iter()
-            .map(|_| {
+        let channels = try_collect_slice(
+            config.threads.iter().map(|_| {
                 Ok(ThreadChannel {
                     slot: Default::default(),
                     histogram: match config.histogram {
@@ -217,8 +215,9 @@ impl Engine {
                         None => None,
                     },
                 })
-            })
-            .collect::<Result<_, EngineError>>()?;
+            }),
+            out_of_memory,
+        )?;
         let spikes = match config.spikes {
             Some(plan) => Some(SpikeLog::new(plan.capacity).ok_or_else(out_of_memory)?),
             None => None,
@@ -264,11 +263,15 @@ impl Engine {
         let turnstile = (!real).then(|| Arc::new(Turnstile::new(self.config.threads.len())));
         let tsc = (real && self.config.measure == MeasureMode::Tsc)
             .then(|| calibrate_tsc(sys_clock(self.config.clock), TSC_CALIBRATION_MS));
+        // One copy of the configuration for all threads: a copy each would
+        // hold every thread's plan in every thread (memory growing with the
+        // square of -t).
+        let config = Arc::new(self.config.clone());
         let mut handles = Vec::with_capacity(self.config.threads.len());
         for plan in &self.config.threads {
             let job = ThreadJob {
                 plan: plan.clone(),
-                config: self.config.clone(),
+                config: Arc::clone(&config),
                 shared: Arc::clone(&self.shared),
                 barrier: Arc::clone(&barrier),
                 turnstile: turnstile.clone(),
@@ -328,7 +331,7 @@ fn aligned_start(alignment: Alignment, read: Timespec, index: usize) -> Timespec
 
 struct ThreadJob {
     plan: ThreadPlan,
-    config: CyclicConfig,
+    config: Arc<CyclicConfig>,
     shared: Arc<Shared>,
     barrier: Arc<Barrier>,
     turnstile: Option<Arc<Turnstile>>,

@@ -34,6 +34,7 @@ use crate::phase::{PhaseLog, PhaseWriter};
 use crate::report::{EndReason, ThreadStep};
 use crate::stats::{
     BreakCell, Histogram, LoopEnd, SlotWriter, ThreadChannel, ThreadSlot, ThreadState,
+    try_collect_slice,
 };
 
 /// What can go wrong preparing or starting a run.
@@ -166,10 +167,8 @@ impl PairEngine {
             pairs: config.pairs.len(),
             buckets,
         };
-        let pairs = config
-            .pairs
-            .iter()
-            .map(|_| {
+        let pairs = try_collect_slice(
+            config.pairs.iter().map(|_| {
                 Ok(PairChannel {
                     receiver: ThreadChannel {
                         slot: ThreadSlot::default(),
@@ -195,8 +194,9 @@ impl PairEngine {
                     sender: ThreadSlot::default(),
                     control: PairControl::default(),
                 })
-            })
-            .collect::<Result<_, IpcError>>()?;
+            }),
+            out_of_memory,
+        )?;
         let real = config.source == TimeSourceKind::Real;
         let objects = config
             .pairs

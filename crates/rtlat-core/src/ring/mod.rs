@@ -26,7 +26,9 @@ use crate::config::{ClockKind, SAMPLE_RING_LEN, SchedPolicy, TimeSourceKind};
 use crate::engine::time::Period;
 use crate::engine::{STACK_PREFAULT_BYTES, SYNTHETIC_TID_BASE, THREAD_STACK_BYTES, threads};
 use crate::report::{EndReason, RunReport, ThreadError, ThreadReport, ThreadStep};
-use crate::stats::{BreakCell, Histogram, LoopEnd, SampleRing, ThreadChannel, ThreadState};
+use crate::stats::{
+    BreakCell, Histogram, LoopEnd, SampleRing, ThreadChannel, ThreadState, try_collect_slice,
+};
 use crate::units::{Nanos, Resolution};
 use port::{Baton, SignalPort, SyntheticPort};
 use relay::{Pacing, RelayParams, RingState};
@@ -151,10 +153,8 @@ impl RingEngine {
             threads: n,
             buckets: config.histogram_buckets.unwrap_or(0),
         };
-        let channels = config
-            .threads
-            .iter()
-            .map(|plan| {
+        let channels = try_collect_slice(
+            config.threads.iter().map(|plan| {
                 Ok(ThreadChannel {
                     slot: Default::default(),
                     histogram: match config.histogram_buckets {
@@ -168,8 +168,9 @@ impl RingEngine {
                     smi_samples: None,
                     ..ThreadChannel::default()
                 })
-            })
-            .collect::<Result<_, RingError>>()?;
+            }),
+            out_of_memory,
+        )?;
         let baton = match config.source {
             TimeSourceKind::Synthetic { seed } => Some(Arc::new(Baton::new(seed))),
             TimeSourceKind::Real => None,
@@ -197,11 +198,14 @@ impl RingEngine {
         }
         memory::use_single_malloc_arena();
         let barrier = Arc::new(Barrier::new(self.config.threads.len() + 1));
+        // One copy of the configuration for all threads (a copy each would
+        // grow with the square of -t).
+        let config = Arc::new(self.config.clone());
         let mut handles = Vec::with_capacity(self.config.threads.len());
         for plan in &self.config.threads {
             let job = RingJob {
                 plan: plan.clone(),
-                config: self.config.clone(),
+                config: Arc::clone(&config),
                 shared: Arc::clone(&self.shared),
                 barrier: Arc::clone(&barrier),
             };
@@ -235,7 +239,7 @@ impl RingEngine {
 
 struct RingJob {
     plan: RingThreadPlan,
-    config: RingConfig,
+    config: Arc<RingConfig>,
     shared: Arc<RingShared>,
     barrier: Arc<Barrier>,
 }

@@ -17,6 +17,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use rtlat_core::config::{MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
 use rtlat_core::engine::{Engine, Running};
+use rtlat_core::footprint::Footprint;
 use rtlat_core::report::{PreciseStats, RunReport, ThreadError, ThreadStep};
 use rtlat_sys::affinity;
 use rtlat_sys::clock::{self, Clock};
@@ -26,6 +27,7 @@ use super::host::Host;
 use super::settings::{DmaLatency, HgrmOutput, OutputTarget, Settings};
 use super::stats_file::StatsFile;
 use crate::gate;
+use crate::limits;
 use crate::live::fifo::FifoServer;
 use crate::live::snapshot::StatusSnapshotFile;
 use crate::live::text::{LiveMode, LiveText, write_status_block};
@@ -55,6 +57,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
     let mut out = Stdout::new(settings.unbuffered);
+    limits::check_room(
+        &format!("-t {}", settings.engine.threads.len()),
+        &Footprint::of_cyclic(&settings.engine),
+        settings.mlockall && !synthetic,
+    )?;
 
     if !synthetic {
         if settings.engine.needs_realtime() {

@@ -56,9 +56,20 @@ impl LiveRun for PairRunning {
 /// exit status.
 pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let synthetic = matches!(settings.engine.source, TimeSourceKind::Synthetic { .. });
+    let footprint = rtlat_core::footprint::Footprint::of_pairs(&settings.engine);
+    let pairs = format!("-t {}", settings.engine.pairs.len());
     if settings.fork && !synthetic {
+        // Each side is a process of its own: the tasks count, the memory
+        // is the children's.
+        let processes = rtlat_core::footprint::Footprint {
+            heap: rtlat_core::units::Bytes(0),
+            stack_per_thread: rtlat_core::units::Bytes(0),
+            ..footprint
+        };
+        crate::limits::check_room(&pairs, &processes, false)?;
         return super::fork::run(settings);
     }
+    crate::limits::check_room(&pairs, &footprint, !synthetic)?;
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
     let mut out = Stdout::new(false);

@@ -45,6 +45,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
     let mut out = Stdout::new(false);
+    crate::limits::check_room(
+        &format!("-t {}", ring.threads.len()),
+        &rtlat_core::footprint::Footprint::of_ring(ring),
+        settings.mlockall && !synthetic,
+    )?;
 
     if !synthetic {
         if ring.needs_realtime() {
