@@ -128,8 +128,9 @@ fn refusal(
         let left = left?;
         (need > left).then(|| {
             format!(
-                "{threads}: the run needs about {need} of memory for {count} threads ({} heap, \
+                "{threads}: the run needs about {need} of memory for {count} thread{} ({} heap, \
                  {} of stacks, {SLACK} spare) and {what} leaves {left}: {fix}, or {advice}",
+                if count == 1 { "" } else { "s" },
                 footprint.heap,
                 footprint.stacks(),
             )
