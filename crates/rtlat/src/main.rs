@@ -3,10 +3,12 @@
 //! `main` only picks the tool (from the subcommand, or from the name the
 //! binary was started under: a `cyclictest` symlink runs `rtlat cyclictest`),
 //! runs it, prints an error once and maps it to the exit status:
-//! 0 normal end, 1 the machine refused something, 2 a usage error, 3 a
-//! `--fail-if` limit broken (or, in `rtlat compare --fail-on-regression`,
-//! a regression). Started by a `fork` load worker (with the helper's
-//! environment variable), it is that worker's fork helper instead.
+//! 0 normal end, 1 the machine refused something (standard output failing
+//! included, or a normal end whose stderr lost a line: see [`stdio`]), 2 a
+//! usage error, 3 a `--fail-if` limit broken (or, in `rtlat compare
+//! --fail-on-regression`, a regression). Started by a `fork` load worker
+//! (with the helper's environment variable), it is that worker's fork
+//! helper instead.
 #![forbid(unsafe_code)]
 
 mod cli;
@@ -23,6 +25,7 @@ mod report;
 mod rtsetup;
 mod signals;
 mod signaltest;
+mod stdio;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -30,6 +33,7 @@ use std::process::ExitCode;
 
 use cli::UsageError;
 use cli::dispatch::{Command, Tool};
+use stdio::note;
 
 fn main() -> ExitCode {
     // A `fork` load worker's helper process (see rtlat_core::load).
@@ -40,34 +44,34 @@ fn main() -> ExitCode {
     let command = match cli::dispatch::select(&argv) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("rtlat: {e}");
+            note!("rtlat: {e}");
             return ExitCode::from(2);
         }
     };
     let prog = command.program_name();
-    match run(command) {
-        Ok(status) => ExitCode::from(status),
+    let status = match run(command) {
+        Ok(status) => status,
         Err(e) => {
-            let status = if e.downcast_ref::<UsageError>().is_some() {
+            let _ = std::io::stdout().flush();
+            note!("{prog}: {e:#}");
+            if e.downcast_ref::<UsageError>().is_some() {
                 2
             } else {
                 1
-            };
-            let _ = std::io::stdout().flush();
-            eprintln!("{prog}: {e:#}");
-            ExitCode::from(status)
+            }
         }
-    }
+    };
+    ExitCode::from(stdio::exit_status(status))
 }
 
 fn run(command: Command) -> anyhow::Result<u8> {
     match command {
         Command::TopHelp => {
-            print!("{}", cli::dispatch::top_help());
+            stdio::print(&cli::dispatch::top_help())?;
             Ok(0)
         }
         Command::Version => {
-            println!("rtlat {}", env!("CARGO_PKG_VERSION"));
+            stdio::print(&format!("rtlat {}\n", env!("CARGO_PKG_VERSION")))?;
             Ok(0)
         }
         Command::Tool {

@@ -1,7 +1,7 @@
-//! Writing a run's output: standard output that treats a closed pipe as
-//! the end of the reader's interest (not an error), and the choice between
-//! stdout and a file for the final outputs (`--json`, `--histfile`).
-//! Shared by every tool.
+//! Writing a run's output: the choice between stdout ([`Stdout`], whose
+//! failures `crate::stdio` explains) and a file for the final outputs
+//! (`--json`, `--histfile`), and the end of every tool's run. Shared by
+//! every tool.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -9,6 +9,8 @@ use std::io::{self, BufWriter, Write};
 use anyhow::Context;
 
 pub use crate::cyclictest::settings::OutputTarget;
+pub use crate::stdio::Stdout;
+use crate::stdio::note;
 
 /// Runs `write` on stdout or on a new file; `option` names the option in
 /// error messages.
@@ -19,7 +21,10 @@ pub fn write_to(
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> anyhow::Result<()> {
     match target {
-        OutputTarget::Stdout => out.emit(|w| write(w)),
+        OutputTarget::Stdout => {
+            out.emit(|w| write(w));
+            Ok(())
+        }
         OutputTarget::File(path) => {
             let file = File::create(path)
                 .with_context(|| format!("{option}: cannot create '{}'", path.display()))?;
@@ -33,78 +38,25 @@ pub fn write_to(
 
 /// How every tool's run ends once its final outputs are `written`: stdout
 /// is flushed, then the line saying what failed (if anything) goes to
-/// stderr, then the first error of the final outputs is returned, or
-/// `status`.
+/// stderr, then the first error of the final outputs is returned, else
+/// the error that stopped stdout, else `status`. When both a file and
+/// stdout failed, stdout's error gets its own line.
 pub fn end_run(
     out: &mut Stdout,
     written: anyhow::Result<()>,
     failure: Option<String>,
     status: u8,
 ) -> anyhow::Result<u8> {
-    out.flush()?;
+    let shown = out.finish();
     if let Some(line) = failure {
-        eprintln!("rtlat: {line}");
+        note!("rtlat: {line}");
     }
-    written?;
-    Ok(status)
-}
-
-/// Standard output for a run: buffered and flushed once per frame (per line
-/// with `-u`). A closed pipe (EPIPE) is not an error: the run ends quietly
-/// and nothing more is written to stdout.
-pub struct Stdout {
-    inner: BufWriter<io::Stdout>,
-    unbuffered: bool,
-    closed: bool,
-}
-
-impl Stdout {
-    /// Buffered stdout; with `unbuffered` every write is flushed at once.
-    pub fn new(unbuffered: bool) -> Stdout {
-        Stdout {
-            inner: BufWriter::with_capacity(64 * 1024, io::stdout()),
-            unbuffered,
-            closed: false,
+    match (written, shown) {
+        (Err(e), Err(stdout_error)) => {
+            note!("rtlat: {stdout_error:#}");
+            Err(e)
         }
-    }
-
-    /// Runs `write` on stdout unless the reader has gone.
-    pub fn emit(
-        &mut self,
-        write: impl FnOnce(&mut BufWriter<io::Stdout>) -> io::Result<()>,
-    ) -> anyhow::Result<()> {
-        if self.closed {
-            return Ok(());
-        }
-        let mut result = write(&mut self.inner);
-        if result.is_ok() && self.unbuffered {
-            result = self.inner.flush();
-        }
-        self.check(result)
-    }
-
-    /// Flushes stdout unless the reader has gone.
-    pub fn flush(&mut self) -> anyhow::Result<()> {
-        if self.closed {
-            return Ok(());
-        }
-        let result = self.inner.flush();
-        self.check(result)
-    }
-
-    /// Whether the reader closed the pipe.
-    pub fn is_closed(&self) -> bool {
-        self.closed
-    }
-
-    fn check(&mut self, result: io::Result<()>) -> anyhow::Result<()> {
-        match result {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(())
-            }
-            Err(e) => Err(e).context("writing to standard output"),
-        }
+        (Err(e), Ok(())) | (Ok(()), Err(e)) => Err(e),
+        (Ok(()), Ok(())) => Ok(status),
     }
 }

@@ -9,6 +9,8 @@ use rtlat_core::config::SchedPolicy;
 use rtlat_core::engine::sys_policy;
 use rtlat_sys::{Errno, memory, sched};
 
+use crate::stdio::note;
+
 /// Refuses a real-time run up front, with advice, when the process may not
 /// use the real-time policy and priority the threads need. Probes with the
 /// main thread and puts it back. `policy` is the real-time policy the
@@ -54,7 +56,7 @@ pub fn check_realtime_privilege(
 /// `who` (`the pairs`) run under `policy`, so the figures are not
 /// real-time latencies.
 pub fn note_not_realtime(who: &str, policy: SchedPolicy) {
-    eprintln!(
+    note!(
         "rtlat: note: {who} run under SCHED_{}, not a real-time policy: these figures are not \
          real-time latencies (use -p PRIO for SCHED_FIFO)",
         policy.name().to_uppercase()

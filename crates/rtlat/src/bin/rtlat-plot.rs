@@ -18,19 +18,28 @@ mod cli;
 #[path = "../plot/mod.rs"]
 mod plot;
 
+#[path = "../stdio.rs"]
+#[allow(
+    dead_code,
+    reason = "shared with rtlat; the plot command uses part of it"
+)]
+mod stdio;
+
+use stdio::note;
+
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    match plot::main(&args) {
-        Ok(status) => ExitCode::from(status),
+    let status = match plot::main(&args) {
+        Ok(status) => status,
         Err(e) => {
-            let status = if e.downcast_ref::<cli::UsageError>().is_some() {
+            let _ = std::io::stdout().flush();
+            note!("rtlat plot: {e:#}");
+            if e.downcast_ref::<cli::UsageError>().is_some() {
                 2
             } else {
                 1
-            };
-            let _ = std::io::stdout().flush();
-            eprintln!("rtlat plot: {e:#}");
-            ExitCode::from(status)
+            }
         }
-    }
+    };
+    ExitCode::from(stdio::exit_status(status))
 }

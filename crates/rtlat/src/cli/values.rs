@@ -18,6 +18,8 @@ use rtlat_core::units::Nanos;
 
 use super::getopt::{OptSpec, Parsed};
 
+use crate::stdio::note;
+
 /// What the command line needs to know about the machine.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SystemView {
@@ -42,7 +44,7 @@ impl SystemView {
 /// before anything else happens.
 pub fn print_warnings(warnings: &[String]) {
     for w in warnings {
-        eprintln!("{w}");
+        note!("{w}");
     }
 }
 

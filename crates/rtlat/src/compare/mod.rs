@@ -14,10 +14,10 @@ pub mod judge;
 pub mod render;
 
 use std::ffi::OsString;
-use std::io::Write;
 use std::path::PathBuf;
 
 use crate::cli::compare::{Invocation, help_text, parse};
+use crate::stdio::{Stdout, note};
 use judge::NoiseRule;
 
 /// What `rtlat compare` was asked.
@@ -39,7 +39,7 @@ pub struct Settings {
 pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
     let settings = match parse(args)? {
         Invocation::Help => {
-            print!("{}", help_text());
+            crate::stdio::print(&help_text())?;
             return Ok(0);
         }
         Invocation::Run(settings) => settings,
@@ -47,19 +47,14 @@ pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
     let base = input::load(&settings.base)?;
     let new = input::load(&settings.new)?;
     let comparison = render::compare(&base, &new, settings.rule);
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    match render::write_text(&mut out, &comparison).and_then(|()| out.flush()) {
-        // A closed pipe (`| head`) ends the output quietly; the status
-        // still tells.
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            return Err(anyhow::Error::new(e).context("writing the comparison"));
-        }
-        _ => {}
-    }
+    // A closed pipe (`| head`) ends the output quietly; the status still
+    // tells.
+    let mut out = Stdout::new(false);
+    out.emit(|w| render::write_text(w, &comparison));
+    out.finish()?;
     if settings.fail_on_regression && comparison.any_worse() {
         for line in comparison.regressions() {
-            eprintln!("rtlat compare: --fail-on-regression: {line}");
+            note!("rtlat compare: --fail-on-regression: {line}");
         }
         return Ok(3);
     }

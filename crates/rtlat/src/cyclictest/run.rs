@@ -11,7 +11,7 @@
 //! `--load` workers start before the measuring threads and are stopped and
 //! joined right after them (or, on an early error, when dropped).
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -46,6 +46,7 @@ use crate::rtsetup::{
     check_realtime_privilege, errno_text, io_strerror, lock_memory, note_not_realtime,
 };
 use crate::signals::SignalFlags;
+use crate::stdio::{self, note};
 use rtlat_sys::tracefs::{self, TraceControl};
 
 /// How often the live display is redrawn (cyclictest: `usleep(10000)`).
@@ -101,7 +102,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
 
     if settings.verbose {
         let (configured, online) = host.cpu_counts();
-        out.emit(|w| writeln!(w, "Max CPUs = {configured}\nOnline CPUs = {online}"))?;
+        out.emit(|w| writeln!(w, "Max CPUs = {configured}\nOnline CPUs = {online}"));
     }
     if let Some(cpus) = &settings.main_cpus_before_start {
         if !synthetic {
@@ -113,7 +114,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             })?;
         }
         if settings.verbose {
-            out.emit(|w| writeln!(w, "Using {} cpus.", cpus.len()))?;
+            out.emit(|w| writeln!(w, "Using {} cpus.", cpus.len()));
         }
     }
     // Allocated before mlockall, so that locking maps and pre-faults it, and
@@ -131,7 +132,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     if settings.show_methods {
         // Only for the new methods: the default output stays C's.
         let (wait, measure) = (settings.engine.wait.name(), settings.engine.measure.name());
-        out.emit(|w| writeln!(w, "# wait: {wait}, measure: {measure}"))?;
+        out.emit(|w| writeln!(w, "# wait: {wait}, measure: {measure}"));
     }
     let _dma_request = request_dma_latency(settings.dma_latency, synthetic, &mut out)?;
     if !synthetic
@@ -141,21 +142,23 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                 tv_nsec: 1,
             })
     {
-        eprintln!("WARN: High resolution timers not available");
+        note!("WARN: High resolution timers not available");
     }
     if settings.check_resolution {
-        let _ = super::resolution::probe(
-            &mut io::stderr().lock(),
-            rtlat_core::engine::sys_clock(settings.engine.clock),
-            settings.verbose,
-            settings.debug_resolution,
-        );
+        stdio::to_stderr(|w| {
+            super::resolution::probe(
+                w,
+                rtlat_core::engine::sys_clock(settings.engine.clock),
+                settings.verbose,
+                settings.debug_resolution,
+            )
+        });
     }
     let signals = SignalFlags::install()?;
     let mut snapshot = match StatusSnapshotFile::create(rtlat_sys::system::current_pid()) {
         Ok(file) => Some(file),
         Err(e) => {
-            eprintln!(
+            note!(
                 "WARN: cannot create the SIGUSR2 snapshot file in /dev/shm: {}",
                 io_strerror(&e)
             );
@@ -178,7 +181,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                 )?;
             }
             Ok(())
-        })?;
+        });
     }
 
     // Started before the measuring threads, so that it runs before the
@@ -196,7 +199,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     if let (Some(cpus), false) = (&settings.main_affinity, synthetic)
         && let Err(e) = affinity::pin_current_thread(cpus)
     {
-        eprintln!(
+        note!(
             "WARN: Couldn't setaffinity in main thread: {}",
             errno_text(e)
         );
@@ -211,7 +214,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             settings.engine.resolution,
         )
         .map_err(|e| {
-            eprintln!(
+            note!(
                 "Error creating fifo {}: {}",
                 path.display(),
                 io_strerror(&e)
@@ -237,7 +240,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     };
     let external_stop = display.until_end(&mut live, &mut out)?;
     if settings.refresh_on_max {
-        out.emit(|w| live.write_leave(w, settings.engine.threads.len()))?;
+        out.emit(|w| live.write_leave(w, settings.engine.threads.len()));
     }
     let run_time = running.started().elapsed();
     let report = running.finish(external_stop);
@@ -249,9 +252,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     if live.mode() == LiveMode::Verbose {
         // The samples taken after the last batch: nothing is lost.
-        out.emit(|w| live.write_frame(w, &shared, &settings.engine.threads, ""))?;
+        out.emit(|w| live.write_frame(w, &shared, &settings.engine.threads, ""));
         if live.lost_samples() > 0 {
-            eprintln!(
+            note!(
                 "rtlat: -v: {} samples were overwritten before they could be printed",
                 live.lost_samples()
             );
@@ -329,8 +332,8 @@ impl Display<'_, '_> {
             } else {
                 String::new()
             };
-            out.emit(|w| live.write_frame(w, self.running.shared(), plans, &loadavg))?;
-            out.flush()?;
+            out.emit(|w| live.write_frame(w, self.running.shared(), plans, &loadavg));
+            out.flush();
             if out.is_closed() {
                 return Ok(true);
             }
@@ -342,7 +345,7 @@ impl Display<'_, '_> {
             if self.must_stop() {
                 return Ok(true);
             }
-            out.emit(|w| live.write_rewind(w, plans.len()))?;
+            out.emit(|w| live.write_rewind(w, plans.len()));
             if self.settings.refresh_on_max {
                 // -M: the next frame only once some thread's maximum grew.
                 loop {
@@ -395,7 +398,7 @@ impl Display<'_, '_> {
         let (shared, plans) = (self.running.shared(), &self.settings.engine.threads);
         let resolution = self.settings.engine.resolution;
         if self.signals.take_status_request() {
-            let _ = write_status_block(&mut io::stderr().lock(), shared, plans, resolution);
+            stdio::to_stderr(|w| write_status_block(w, shared, plans, resolution));
         }
         if self.signals.take_snapshot_request() {
             match self.snapshot.as_deref_mut() {
@@ -403,14 +406,14 @@ impl Display<'_, '_> {
                     let mut text = Vec::new();
                     let _ = write_status_block(&mut text, shared, plans, resolution);
                     if let Err(e) = file.replace_contents(&text) {
-                        eprintln!(
+                        note!(
                             "WARN: cannot write {}: {}",
                             file.path().display(),
                             io_strerror(&e)
                         );
                     }
                 }
-                None => eprintln!("ERROR: rstat_fd not valid"),
+                None => note!("ERROR: rstat_fd not valid"),
             }
         }
     }
@@ -448,10 +451,10 @@ fn write_final_outputs(
         }));
     }
     if settings.quiet && settings.histogram.is_none() {
-        keep(out.emit(|w| write_quiet_summary(w, report)));
+        out.emit(|w| write_quiet_summary(w, report));
     }
     if let Some(spikes) = &report.spikes {
-        keep(out.emit(|w| write_spikes(w, spikes)));
+        out.emit(|w| write_spikes(w, spikes));
     }
     if let Some(h) = &settings.histogram {
         keep(write_to(&h.target, out, "--histfile", |mut w| {
@@ -459,16 +462,16 @@ fn write_final_outputs(
         }));
     }
     if settings.percentiles {
-        keep(out.emit(|w| write_percentiles(w, report)));
+        out.emit(|w| write_percentiles(w, report));
     }
     if let Some(hgrm) = &settings.hgrm {
         keep(write_hgrm_files(hgrm, report, out));
     }
     if settings.engine.breaktrace.is_some() {
-        keep(out.emit(|w| write_break_info(w, report)));
+        out.emit(|w| write_break_info(w, report));
     }
     if let Some(load) = load {
-        keep(out.emit(|w| write_load(w, load, &report.threads)));
+        out.emit(|w| write_load(w, load, &report.threads));
     }
     match first_error {
         Some(e) => Err(e),
@@ -518,24 +521,24 @@ fn request_dma_latency(
 ) -> anyhow::Result<Option<power::DmaLatencyRequest>> {
     match setting {
         DmaLatency::SkipLaptop => {
-            eprintln!("WARN: not setting cpu_dma_latency to save battery power");
+            note!("WARN: not setting cpu_dma_latency to save battery power");
             Ok(None)
         }
         DmaLatency::SkipDefaultSystem => {
-            eprintln!("WARN: not setting cpu_dma_latency from cyclictest");
+            note!("WARN: not setting cpu_dma_latency from cyclictest");
             Ok(None)
         }
         DmaLatency::Set(value) if synthetic => {
-            out.emit(|w| writeln!(w, "# /dev/cpu_dma_latency set to {value}us"))?;
+            out.emit(|w| writeln!(w, "# /dev/cpu_dma_latency set to {value}us"));
             Ok(None)
         }
         DmaLatency::Set(value) => match power::request_dma_latency(value) {
             Ok(request) => {
-                out.emit(|w| writeln!(w, "# /dev/cpu_dma_latency set to {value}us"))?;
+                out.emit(|w| writeln!(w, "# /dev/cpu_dma_latency set to {value}us"));
                 Ok(Some(request))
             }
             Err(DmaLatencyError::Open(e)) => {
-                eprintln!(
+                note!(
                     "WARN: open {}: {}",
                     power::DMA_LATENCY_PATH,
                     io_strerror(&e)
@@ -543,7 +546,7 @@ fn request_dma_latency(
                 Ok(None)
             }
             Err(DmaLatencyError::Write { source, .. }) => {
-                eprintln!(
+                note!(
                     "# error setting cpu_dma_latency to {value}!: {}",
                     io_strerror(&source)
                 );
@@ -559,7 +562,7 @@ fn request_dma_latency(
 fn open_trace_files(settings: &Settings) -> Option<TraceControl> {
     settings.engine.breaktrace?;
     let Some(dir) = tracefs::tracing_dir() else {
-        eprintln!(
+        note!(
             "WARN: tracefs is not mounted (/sys/kernel/tracing): -b will stop the run but \
              cannot stop the trace"
         );
@@ -568,7 +571,7 @@ fn open_trace_files(settings: &Settings) -> Option<TraceControl> {
     match TraceControl::open(&dir, settings.tracemark) {
         Ok(trace) => Some(trace),
         Err(e) => {
-            eprintln!(
+            note!(
                 "WARN: cannot open the trace files in {}: {}; -b will stop the run but \
                  cannot stop the trace",
                 dir.display(),

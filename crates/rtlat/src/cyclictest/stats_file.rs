@@ -38,6 +38,7 @@ use rtlat_core::units::Nanos;
 use super::host::Host;
 use crate::report::stats_stream::{IntervalEnd, write_empty_interval, write_interval};
 use crate::rtsetup::io_strerror;
+use crate::stdio::note;
 
 /// How often a real run's intervals are written (the main thread wakes
 /// every 10 ms for the live display and writes every fifth time).
@@ -157,7 +158,7 @@ impl StatsFile {
         self.drain(shared);
         let lost: u64 = self.threads.iter().map(|c| c.reader.lost()).sum();
         if lost > 0 {
-            eprintln!(
+            note!(
                 "rtlat: --stats-file: {lost} intervals were overwritten before they could be \
                  written to '{}'",
                 self.path.display()

@@ -10,6 +10,8 @@ use rtlat_core::report::{PreciseStats, RunReport};
 
 use super::{Limit, Metrics, Subject, any_failed, evaluate, summary_lines, write_junit};
 
+use crate::stdio::note;
+
 /// `--fail-if` and `--junit` of one run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GatePlan {
@@ -107,7 +109,7 @@ pub fn finish(
         write_junit_file(path, tool, &outcomes, duration_s)?;
     }
     for line in summary_lines(&outcomes) {
-        eprintln!("{prog}: {line}");
+        note!("{prog}: {line}");
     }
     Ok(any_failed(&outcomes))
 }

@@ -56,7 +56,7 @@ pub fn main(tool: PairTool, args: &[OsString], cmdline: String) -> anyhow::Resul
     let system = SystemView::of_this_process();
     match parse(tool, args, cmdline, &system)? {
         Invocation::Help => {
-            print!("{}", help_text(tool));
+            crate::stdio::print(&help_text(tool))?;
             Ok(0)
         }
         Invocation::ForkChild { side, pair } => fork::child(tool, side, pair),

@@ -30,6 +30,7 @@ use crate::rtsetup::{
     check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime,
 };
 use crate::signals::SignalFlags;
+use crate::stdio::note;
 
 /// How often the live display is redrawn (the C tools: 50 ms).
 const FRAME_PERIOD: Duration = Duration::from_millis(50);
@@ -116,7 +117,7 @@ pub fn prepare_process(config: &PairConfig) -> anyhow::Result<()> {
 pub fn lock_memory(config: &PairConfig) -> anyhow::Result<()> {
     match lock_memory_because("", "") {
         Err(e) if !config.needs_realtime() => {
-            eprintln!("rtlat: note: {e}; the SCHED_OTHER run goes on with its memory unlocked");
+            note!("rtlat: note: {e}; the SCHED_OTHER run goes on with its memory unlocked");
             Ok(())
         }
         locked => locked,
@@ -127,7 +128,7 @@ pub fn lock_memory(config: &PairConfig) -> anyhow::Result<()> {
 pub fn open_trace_files(config: &PairConfig) -> Option<TraceControl> {
     config.breaktrace?;
     let Some(dir) = tracefs::tracing_dir() else {
-        eprintln!(
+        note!(
             "WARN: tracefs is not mounted (/sys/kernel/tracing): -b will stop the run but \
              cannot stop the trace"
         );
@@ -136,7 +137,7 @@ pub fn open_trace_files(config: &PairConfig) -> Option<TraceControl> {
     match TraceControl::open(&dir, false) {
         Ok(trace) => Some(trace),
         Err(e) => {
-            eprintln!(
+            note!(
                 "WARN: cannot open {}/tracing_on: {}; -b will stop the run but cannot stop \
                  the trace",
                 dir.display(),
@@ -271,8 +272,8 @@ pub fn display(
                 out.emit(|w| {
                     write_frame(w, settings.tool, &pairs, cpus.shown())?;
                     write_rewind(w, npairs)
-                })?;
-                out.flush()?;
+                });
+                out.flush();
                 shown_counts = Some(counts);
             }
             if out.is_closed() {
@@ -301,9 +302,9 @@ pub fn finish(
 ) -> anyhow::Result<u8> {
     let npairs = report.pairs.len();
     if settings.quiet {
-        out.emit(|w| write_frame(w, settings.tool, &report.pairs, cpus.shown()))?;
+        out.emit(|w| write_frame(w, settings.tool, &report.pairs, cpus.shown()));
     } else {
-        out.emit(|w| write_leave(w, npairs))?;
+        out.emit(|w| write_leave(w, npairs));
     }
     let failure = report
         .first_error()
@@ -333,7 +334,7 @@ pub fn finish(
     }
     if let (Some(l), Ok(())) = (&load_results, &written) {
         let receivers = receivers_as_run_report(report, cpus.shown());
-        written = out.emit(|w| write_load(w, l, &receivers.threads));
+        out.emit(|w| write_load(w, l, &receivers.threads));
     }
     let status = end_run(out, written, failure, status)?;
     let _ = std::io::stdout().flush();

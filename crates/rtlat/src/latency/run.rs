@@ -29,6 +29,7 @@ use crate::output::{OutputTarget, Stdout, end_run, write_to};
 use crate::report::load::write_load;
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory_because};
 use crate::signals::SignalFlags;
+use crate::stdio::note;
 
 /// The warm-up, as the main thread counts it.
 const WARMUP_DURATION: Duration = Duration::from_nanos(WARMUP.as_nanos() as u64);
@@ -59,7 +60,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         lock_memory_because("", "")?;
     }
     let signals = SignalFlags::install()?;
-    out.emit(|w| write_banner(w, settings.period))?;
+    out.emit(|w| write_banner(w, settings.period));
     // Before the thread, so that the warm-up already runs under load; the
     // phases count from the end of the warm-up, as the thread's do.
     let mut load = LoadBeside::start(settings.load.as_ref())?;
@@ -69,9 +70,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         running.finish(false);
         bail!(describe_thread_error(error, settings));
     }
-    out.emit(|w| writeln!(w, "warming up..."))?;
+    out.emit(|w| writeln!(w, "warming up..."));
     if settings.quiet {
-        eprintln!(
+        note!(
             "running quietly for {} seconds",
             settings.duration_secs.unwrap_or(0)
         );
@@ -87,11 +88,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         let mut lines = Vec::new();
         seconds.take(log, &mut lines);
         if !out.is_closed() {
-            out.emit(|w| w.write_all(&lines))?;
+            out.emit(|w| w.write_all(&lines));
         }
     }
     if seconds.reader.lost() > 0 {
-        eprintln!(
+        note!(
             "rtlat: {} seconds were overwritten before they could be printed",
             seconds.reader.lost()
         );
@@ -107,11 +108,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         (!synthetic).then(|| Duration::from_secs(seconds.complete)),
     );
     let written = write_final_outputs(settings, &report, &seconds, &mut out);
-    let load_written = match &load_results {
-        Some(l) => out.emit(|w| write_load(w, l, &report.threads)),
-        None => Ok(()),
-    };
-    let written = written.and(load_written);
+    if let Some(l) = &load_results {
+        out.emit(|w| write_load(w, l, &report.threads));
+    }
     let status = end_run(&mut out, written, failure, status)?;
     crate::gate::apply(
         settings.gates.as_ref(),
@@ -141,8 +140,8 @@ fn until_end(
         let ended = running.reached_end();
         lines.clear();
         seconds.take(log, &mut lines);
-        out.emit(|w| w.write_all(&lines))?;
-        out.flush()?;
+        out.emit(|w| w.write_all(&lines));
+        out.flush();
         if out.is_closed() {
             return Ok(true);
         }
@@ -293,7 +292,7 @@ fn write_final_outputs(
             };
             (kind, report)
         });
-        keep(out.emit(|w| write_histograms(w, &histograms, settings.histograms)));
+        out.emit(|w| write_histograms(w, &histograms, settings.histograms));
         if let Some(path) = &settings.gnuplot {
             keep(write_to(
                 &OutputTarget::File(path.clone()),
@@ -311,7 +310,7 @@ fn write_final_outputs(
         actual_secs: seconds.complete,
         requested_secs: settings.duration_secs.unwrap_or(seconds.complete),
     };
-    keep(out.emit(|w| write_summary(w, &summary)));
+    out.emit(|w| write_summary(w, &summary));
     match first_error {
         Some(e) => Err(e),
         None => Ok(()),
@@ -323,13 +322,13 @@ fn write_final_outputs(
 /// it, the run goes on with one warning and no freeze.
 fn open_freeze_trace() -> Option<TraceControl> {
     let Some(dir) = tracefs::tracing_dir() else {
-        eprintln!("WARN: tracefs is not mounted (/sys/kernel/tracing): -f cannot freeze the trace");
+        note!("WARN: tracefs is not mounted (/sys/kernel/tracing): -f cannot freeze the trace");
         return None;
     };
     match TraceControl::open(&dir, true).and_then(|t| t.with_snapshot(&dir)) {
         Ok(trace) => {
             if !trace.has_snapshot() {
-                eprintln!(
+                note!(
                     "rtlat: note: this kernel has no trace snapshot buffer \
                      (CONFIG_TRACER_SNAPSHOT): -f stops the trace at the first sample above \
                      the warm-up's maximum, instead of keeping a copy at each new maximum"
@@ -338,7 +337,7 @@ fn open_freeze_trace() -> Option<TraceControl> {
             Some(trace)
         }
         Err(e) => {
-            eprintln!(
+            note!(
                 "WARN: cannot open the trace files in {}: {}; -f cannot freeze the trace",
                 dir.display(),
                 io_strerror(&e)

@@ -13,6 +13,7 @@ use rtlat_core::load::LoadSet;
 use crate::cli::load::{Invocation, Settings, help_text, parse};
 use crate::cli::values::SystemView;
 use crate::signals::SignalFlags;
+use crate::stdio::{Stdout, note};
 
 /// How often the main thread looks at the signal flags and the clock.
 const TICK: Duration = Duration::from_millis(20);
@@ -22,7 +23,7 @@ pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
     let system = SystemView::of_this_process();
     match parse(args, &system, std::env::temp_dir())? {
         Invocation::Help => {
-            print!("{}", help_text());
+            crate::stdio::print(&help_text())?;
             Ok(0)
         }
         Invocation::Run(settings) => run(&settings),
@@ -50,16 +51,17 @@ fn run(settings: &Settings) -> anyhow::Result<u8> {
         std::thread::sleep(left.min(TICK));
     }
     let report = running.stop();
-    let mut out = std::io::stdout().lock();
-    for line in report.lines() {
-        // A closed stdout ends the run quietly.
-        if writeln!(out, "{line}").is_err() {
-            break;
-        }
-    }
-    let _ = out.flush();
+    let mut out = Stdout::new(false);
+    out.emit(|w| {
+        report
+            .lines()
+            .iter()
+            .try_for_each(|line| writeln!(w, "{line}"))
+    });
+    let shown = out.finish();
     for e in &report.errors {
-        eprintln!("rtlat load: {e}");
+        note!("rtlat load: {e}");
     }
+    shown?;
     Ok(if report.errors.is_empty() { 0 } else { 1 })
 }

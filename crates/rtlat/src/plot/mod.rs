@@ -24,7 +24,7 @@ use settings::Settings;
 pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
     match parse(args)? {
         Invocation::Help => {
-            print!("{}", help_text());
+            crate::stdio::print(&help_text())?;
             Ok(0)
         }
         Invocation::Run(settings) => {

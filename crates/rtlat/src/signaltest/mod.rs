@@ -17,7 +17,7 @@ pub fn main(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
     let system = SystemView::of_this_process();
     match parse(args, cmdline, &system)? {
         Invocation::Help => {
-            print!("{}", help_text());
+            crate::stdio::print(help_text())?;
             Ok(0)
         }
         Invocation::Run { settings, warnings } => {

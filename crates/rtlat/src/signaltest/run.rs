@@ -23,6 +23,7 @@ use crate::report::RunMeta;
 use crate::report::histogram::write_histogram;
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory, note_not_realtime};
 use crate::signals::SignalFlags;
+use crate::stdio::{self, note};
 
 /// How often the live display is redrawn (signaltest: `usleep(10000)`).
 const FRAME_PERIOD: Duration = Duration::from_millis(10);
@@ -98,9 +99,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let report = running.finish(external_stop);
     if mode == Mode::Verbose {
         // The samples taken after the last batch: nothing is lost.
-        out.emit(|w| verbose.drain(w, &shared.channels[0]))?;
+        out.emit(|w| verbose.drain(w, &shared.channels[0]));
         if verbose.lost > 0 {
-            eprintln!(
+            note!(
                 "rtlat: -v: {} samples were overwritten before they could be printed",
                 verbose.lost
             );
@@ -146,8 +147,8 @@ impl Display<'_> {
             // Looked at before the frame is drawn, so that the last frame
             // shows thread 0 with its final count.
             let ended = self.running.reached_end();
-            self.draw(verbose, out)?;
-            out.flush()?;
+            self.draw(verbose, out);
+            out.flush();
             if out.is_closed() {
                 return Ok(true);
             }
@@ -156,21 +157,21 @@ impl Display<'_> {
             }
             std::thread::sleep(FRAME_PERIOD);
             if self.signals.take_status_request() {
-                let _ = self.write_status_block(&mut io::stderr().lock());
+                stdio::to_stderr(|w| self.write_status_block(w));
             }
             if self.signals.stop_requested() {
                 return Ok(true);
             }
             if self.mode == Mode::Frames {
-                out.emit(|w| w.write_all(b"\x1b[3A"))?;
+                out.emit(|w| w.write_all(b"\x1b[3A"));
             }
         }
     }
 
-    fn draw(&self, verbose: &mut VerbosePrinter, out: &mut Stdout) -> anyhow::Result<()> {
+    fn draw(&self, verbose: &mut VerbosePrinter, out: &mut Stdout) {
         let shared = self.running.shared();
         match self.mode {
-            Mode::Quiet => Ok(()),
+            Mode::Quiet => {}
             Mode::Verbose => out.emit(|w| verbose.drain(w, &shared.channels[0])),
             Mode::Frames => {
                 let loadavg = self.host.load_average();
@@ -186,7 +187,7 @@ impl Display<'_> {
                         &slot.compat(),
                         self.settings.ring.resolution,
                     )
-                })
+                });
             }
         }
     }
@@ -255,7 +256,7 @@ fn write_final_outputs(
             first_error.get_or_insert(e);
         }
     };
-    keep(out.emit(|w| {
+    out.emit(|w| {
         for t in &report.threads {
             if report.break_info.is_some_and(|b| b.thread == t.index) {
                 writeln!(w, "Thread {} exceeded trace limit.", t.index)?;
@@ -263,7 +264,7 @@ fn write_final_outputs(
             write_thread_line(w, t, report.resolution)?;
         }
         Ok(())
-    }));
+    });
     if let Some(target) = &settings.json {
         keep(write_to(target, out, "--json", |mut w| {
             write_json(&mut w, report, meta)
@@ -288,7 +289,7 @@ fn open_tracing_on() -> Option<TraceControl> {
     match TraceControl::open(&dir, false) {
         Ok(control) => Some(control),
         Err(e) => {
-            eprintln!(
+            note!(
                 "WARN: -b: cannot open {}: {}; the kernel trace will not be stopped",
                 dir.join("tracing_on").display(),
                 io_strerror(&e)

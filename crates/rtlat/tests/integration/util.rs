@@ -212,23 +212,31 @@ pub struct Running {
     err: Option<JoinHandle<Vec<u8>>>,
 }
 
-fn drain(mut r: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+fn drain(r: Option<impl Read + Send + 'static>) -> JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
         let mut buf = Vec::new();
-        let _ = r.read_to_end(&mut buf);
+        if let Some(mut r) = r {
+            let _ = r.read_to_end(&mut buf);
+        }
         buf
     })
 }
 
 /// Spawns `cmd` with stdout and stderr captured.
 pub fn spawn(cmd: &mut Command) -> Running {
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    spawn_with(cmd, Stdio::piped(), Stdio::piped())
+}
+
+/// Spawns `cmd` with the given stdout and stderr; those that are
+/// `Stdio::piped()` are captured, the others read as empty.
+pub fn spawn_with(cmd: &mut Command, stdout: Stdio, stderr: Stdio) -> Running {
+    cmd.stdout(stdout).stderr(stderr);
     let start = Instant::now();
     let mut child = cmd
         .spawn()
         .unwrap_or_else(|e| panic!("spawning {cmd:?}: {e}"));
-    let out = Some(drain(child.stdout.take().unwrap()));
-    let err = Some(drain(child.stderr.take().unwrap()));
+    let out = Some(drain(child.stdout.take()));
+    let err = Some(drain(child.stderr.take()));
     Running {
         child,
         start,

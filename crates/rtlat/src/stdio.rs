@@ -1,0 +1,152 @@
+//! Standard output and standard error that may fail, for both binaries
+//! (`rtlat`, `rtlat-plot`). The policy, in one place:
+//!
+//! - stdout closed by its reader (EPIPE, `| head`): nothing more is written
+//!   to it and the run ends quietly;
+//! - stdout failing otherwise (ENOSPC on `/dev/full`, EIO): nothing more is
+//!   written to it, the run goes on and writes its files, and
+//!   [`Stdout::finish`] returns the error, so the tool exits 1 with one
+//!   line naming standard output;
+//! - stderr failing: the line ([`note!`]) is lost and the run goes on, but
+//!   [`exit_status`] turns a 0 into 1, as GNU tools do; 2 (usage) and 3
+//!   (a gate) stay. A stderr closed by its reader is not a failure.
+//!
+//! Nothing here panics: the print macros of std do on a failed write, so
+//! the tools use [`Stdout`] and [`note!`] instead.
+
+use std::fmt;
+use std::io::{self, BufWriter, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+
+/// Set once a line could not be written to stderr.
+static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// `eprintln!` that never panics: one line on stderr (a note, a warning, the
+/// error that ends a run), written at once; a failure is remembered for
+/// [`exit_status`].
+macro_rules! note {
+    ($($arg:tt)*) => {
+        $crate::stdio::write_note(format_args!($($arg)*))
+    };
+}
+pub(crate) use note;
+
+/// Writes `line` and a newline to stderr in one write (see [`note!`]).
+pub fn write_note(line: fmt::Arguments<'_>) {
+    let text = format!("{line}\n");
+    to_stderr(|w| w.write_all(text.as_bytes()));
+}
+
+/// Runs `write` on stderr (a block such as the SIGUSR1 status); a failure
+/// is remembered for [`exit_status`], a reader that has gone is not.
+pub fn to_stderr(write: impl FnOnce(&mut io::StderrLock<'static>) -> io::Result<()>) {
+    let result = write(&mut io::stderr().lock());
+    if let Err(e) = result
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        STDERR_FAILED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The exit status of a tool that ended with `status`: a normal end (0)
+/// whose stderr lost a line is 1; any other status stays.
+pub fn exit_status(status: u8) -> u8 {
+    if status == 0 && STDERR_FAILED.load(Ordering::Relaxed) {
+        1
+    } else {
+        status
+    }
+}
+
+/// Writes `text` (a help text, the version) to stdout: `Ok` also when the
+/// reader has gone, an error naming standard output when it failed.
+pub fn print(text: &str) -> anyhow::Result<()> {
+    let mut out = Stdout::new(false);
+    out.emit(|w| w.write_all(text.as_bytes()));
+    out.finish()
+}
+
+/// Standard output for a run: buffered and flushed once per frame (per line
+/// with `-u`). A write that fails ends the writing, never the run: a closed
+/// pipe quietly, any other error is kept for [`Stdout::finish`].
+#[derive(Debug)]
+pub struct Stdout {
+    inner: BufWriter<io::Stdout>,
+    unbuffered: bool,
+    state: State,
+}
+
+/// Whether stdout still takes what is written.
+#[derive(Debug)]
+enum State {
+    Open,
+    /// The reader closed the pipe (EPIPE).
+    ReaderGone,
+    /// Any other error; taken by `finish`.
+    Failed(Option<io::Error>),
+}
+
+impl Stdout {
+    /// Buffered stdout; with `unbuffered` every write is flushed at once.
+    pub fn new(unbuffered: bool) -> Stdout {
+        Stdout {
+            inner: BufWriter::with_capacity(64 * 1024, io::stdout()),
+            unbuffered,
+            state: State::Open,
+        }
+    }
+
+    /// Runs `write` on stdout while it takes output.
+    pub fn emit(&mut self, write: impl FnOnce(&mut BufWriter<io::Stdout>) -> io::Result<()>) {
+        if !matches!(self.state, State::Open) {
+            return;
+        }
+        let mut result = write(&mut self.inner);
+        if result.is_ok() && self.unbuffered {
+            result = self.inner.flush();
+        }
+        self.check(result);
+    }
+
+    /// Flushes stdout while it takes output.
+    pub fn flush(&mut self) {
+        if matches!(self.state, State::Open) {
+            let result = self.inner.flush();
+            self.check(result);
+        }
+    }
+
+    /// Whether the reader closed the pipe: the run has no one to show
+    /// its output to.
+    pub fn is_closed(&self) -> bool {
+        matches!(self.state, State::ReaderGone)
+    }
+
+    /// Flushes, then returns the error that stopped the output, if any
+    /// (once; a closed pipe is none).
+    pub fn finish(&mut self) -> anyhow::Result<()> {
+        self.flush();
+        match &mut self.state {
+            State::Failed(error) => match error.take() {
+                Some(e) => Err(e).context("writing to standard output"),
+                None => Ok(()),
+            },
+            State::Open | State::ReaderGone => Ok(()),
+        }
+    }
+
+    fn check(&mut self, result: io::Result<()>) {
+        let Err(e) = result else { return };
+        self.state = if e.kind() == io::ErrorKind::BrokenPipe {
+            State::ReaderGone
+        } else {
+            State::Failed(Some(e))
+        };
+        // What is still buffered is dropped here, not tried again when
+        // the buffer is dropped.
+        let unbuffered = BufWriter::with_capacity(0, io::stdout());
+        let _ = std::mem::replace(&mut self.inner, unbuffered).into_parts();
+    }
+}
