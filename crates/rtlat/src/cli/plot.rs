@@ -9,9 +9,8 @@ use std::path::Path;
 
 use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
 use super::values::{DirReport, OptionName, UsageError, invalid, new_file_path, spelling};
-use crate::plot::settings::{
-    DEFAULT_SIZE, Kind, MAX_SIDE, MIN_SIDE, OutputFormat, Settings, StdinOr,
-};
+use crate::plot::settings::{DEFAULT_SIZE, Kind, MAX_SIDE, MIN_SIDE, OutputFormat, Settings};
+use crate::results_file::StdinOr;
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -135,16 +134,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
         }
     }
     Ok(Invocation::Run(Settings {
-        inputs: inputs
-            .into_iter()
-            .map(|i| {
-                if i == "-" {
-                    StdinOr::Stdin
-                } else {
-                    StdinOr::Path(i.into())
-                }
-            })
-            .collect(),
+        inputs: inputs.into_iter().map(StdinOr::from_arg).collect(),
         output: output_path,
         format,
         kind,

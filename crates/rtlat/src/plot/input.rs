@@ -18,11 +18,10 @@
 //! Every problem is one line naming what is wrong ([`InputError`]).
 
 use std::collections::BTreeMap;
-use std::io::Read;
 
 use serde_json::{Map, Value};
 
-use super::settings::StdinOr;
+use crate::results_file::{InputError, StdinOr, json_problem, read_text};
 
 /// Samples from `from` (inclusive) to `to` (exclusive), µs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -102,64 +101,30 @@ impl Input {
     }
 }
 
-/// A problem with an input: `<file>: <problem>`, one line.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{file}: {problem}")]
-pub struct InputError {
-    /// The input's name.
-    pub file: String,
-    /// What is wrong with it.
-    pub problem: String,
-}
+/// What plot reads, for the messages of an input that is not text.
+const EXPECTED: &str = "expected JSON or cyclictest -h output";
 
-/// Reads and parses one input.
-pub fn read(input: &StdinOr) -> Result<Input, InputError> {
-    let (name, stem, bytes) = match input {
-        StdinOr::Stdin => {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(|e| InputError {
-                    file: "stdin".into(),
-                    problem: format!("cannot read: {e}"),
-                })?;
-            ("stdin".to_string(), "stdin".to_string(), bytes)
-        }
-        StdinOr::Path(path) => {
-            let name = path.display().to_string();
-            let bytes = std::fs::read(path).map_err(|e| InputError {
-                file: name.clone(),
-                problem: format!("cannot read: {}", io_reason(&e)),
-            })?;
-            let stem = path
-                .file_stem()
-                .map_or_else(|| name.clone(), |s| s.to_string_lossy().into_owned());
-            (name, stem, bytes)
-        }
+/// Reads and parses one input (bounded, a byte-order mark skipped: see
+/// [`crate::results_file`]).
+pub fn read(source: &StdinOr) -> Result<Input, InputError> {
+    let text = read_text(source, EXPECTED)?;
+    let name = source.name();
+    let stem = match source {
+        StdinOr::Stdin => name.clone(),
+        StdinOr::Path(path) => path
+            .file_stem()
+            .map_or_else(|| name.clone(), |s| s.to_string_lossy().into_owned()),
     };
-    let fail = |problem: String| InputError {
-        file: name.clone(),
+    parse(&name, &stem, &text).map_err(|problem| InputError {
+        file: name,
         problem,
-    };
-    let text = String::from_utf8(bytes).map_err(|_| {
-        fail("not a text file (not UTF-8); expected JSON or cyclictest -h output".into())
-    })?;
-    parse(&name, &stem, &text).map_err(fail)
-}
-
-/// The reason of an I/O error without Rust's `(os error N)` suffix.
-fn io_reason(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.find(" (os error") {
-        Some(at) => text[..at].to_string(),
-        None => text,
-    }
+    })
 }
 
 /// Parses `text`, the content of the input `name`.
 pub fn parse(name: &str, stem: &str, text: &str) -> Result<Input, String> {
     if text.trim().is_empty() {
-        return Err("empty file; expected JSON or cyclictest -h output".into());
+        return Err(format!("empty file; {EXPECTED}"));
     }
     let mut input = if text.trim_start().starts_with(['{', '[']) {
         parse_json(text)?
@@ -188,7 +153,7 @@ fn empty_input(format: Format) -> Input {
 // JSON
 
 fn parse_json(text: &str) -> Result<Input, String> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    let doc: Value = serde_json::from_str(text).map_err(|e| json_problem(&e))?;
     let Some(obj) = doc.as_object() else {
         return Err("JSON, but not an object: not a cyclictest --json file".into());
     };
@@ -620,7 +585,11 @@ mod tests {
     #[test]
     fn bad_json_is_one_line() {
         for (text, needle) in [
-            ("{\"thread\": ", "not valid JSON: EOF while parsing"),
+            (
+                "{\"thread\": ",
+                "cut short: the JSON ends before it is complete (EOF while parsing",
+            ),
+            ("{\"thread\" 1}", "not valid JSON (expected `:`"),
             ("{}", "JSON without a \"thread\" object"),
             ("{\"thread\": {}}", "no threads"),
             (
@@ -710,6 +679,17 @@ mod tests {
         let i = ok("# Histogram\n000000 000004\n000001 000001\n");
         assert_eq!(i.threads[0].buckets, vec![b(0.0, 1.0, 4), b(1.0, 2.0, 1)]);
         assert_eq!(i.threads[0].max_us, None);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_text() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in [("bom.json", RTLAT_JSON), ("bom.txt", C_TEXT)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+            let read = read(&StdinOr::Path(path)).unwrap();
+            assert_eq!(read.threads, ok(text).threads, "{name}");
+        }
     }
 
     #[test]

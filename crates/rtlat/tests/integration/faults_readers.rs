@@ -1,13 +1,25 @@
-//! `rtlat plot` under inputs it must show safely: an SVG whose texts
-//! (host, title, command line, file names) hold control characters and
-//! `<&>"'` is well-formed XML showing them.
+//! `rtlat plot` and `rtlat compare` under bad inputs: `/dev/zero`, a file
+//! larger than the 256 MiB limit and an endless standard input are refused
+//! at once, in one line, with exit status 2 (each run under a 1 GiB
+//! address-space limit, so that a regression cannot take the machine's
+//! memory); JSON cut short is refused; a UTF-8 byte-order mark is
+//! skipped; `-` reads standard input for either side of compare;
+//! an SVG whose texts (host, title, command line, file names) hold control
+//! characters and `<&>"'` is well-formed XML showing them.
 
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::util::{rtlat, run_with_timeout};
+use crate::util::{Run, rtlat, rtlat_path, run_with_timeout, spawn, synthetic};
 
+/// The readers' limit, as the messages state it.
+const LIMIT_BYTES: u64 = 256 << 20;
+/// The address-space limit of the runs here, KiB: four times the largest
+/// input the readers accept.
+const ADDRESS_SPACE_KIB: u64 = 1 << 20;
 /// Any of these runs ends well within this, or it hangs.
 const TIME_LIMIT: Duration = Duration::from_secs(60);
 
@@ -15,6 +27,25 @@ const TIME_LIMIT: Duration = Duration::from_secs(60);
 /// distribution, which plot reads too).
 fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src/compare/testdata")
+}
+
+/// `rtlat TOOL ARGS...` under the address-space limit, standard input
+/// empty.
+fn limited<I, S>(tool: &str, args: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!(
+            "ulimit -v {ADDRESS_SPACE_KIB} && exec \"$0\" \"$@\""
+        ))
+        .arg(rtlat_path())
+        .arg(tool)
+        .args(args)
+        .stdin(Stdio::null());
+    cmd
 }
 
 /// `rtlat TOOL ARGS...`.
@@ -26,6 +57,256 @@ where
     let mut cmd = rtlat();
     cmd.arg(tool).args(args);
     cmd
+}
+
+/// Expects exit 2 and one stderr line, `rtlat TOOL: ` and then `message`,
+/// nothing on stdout.
+fn expect_refusal(r: &Run, tool: &str, message: &str) {
+    r.expect_code(2);
+    assert_eq!(r.stdout, "", "{}", r.describe());
+    let lines = r.stderr_lines();
+    assert_eq!(lines.len(), 1, "{}", r.describe());
+    assert_eq!(
+        lines[0],
+        format!("rtlat {tool}: {message}"),
+        "{}",
+        r.describe()
+    );
+}
+
+/// Runs `cmd` with its standard input fed `line` over and over until it
+/// closes it.
+fn run_with_endless_stdin(cmd: &mut Command, line: &'static [u8]) -> Run {
+    cmd.stdin(Stdio::piped());
+    let mut running = spawn(cmd);
+    let mut stdin = running.take_stdin().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let block = line.repeat((64 << 10) / line.len());
+        let mut fed = 0_u64;
+        // Ends when the reader closes the pipe (EPIPE).
+        while stdin.write_all(&block).is_ok() {
+            fed += block.len() as u64;
+        }
+        fed
+    });
+    let r = running.wait(TIME_LIMIT);
+    let fed = feeder.join().unwrap();
+    assert!(
+        fed >= LIMIT_BYTES,
+        "only {fed} bytes were read before the end"
+    );
+    r
+}
+
+/// `rtlat cyclictest --synthetic` with `-h 30` on two threads: the C
+/// histogram block, whole.
+fn histogram_text() -> String {
+    let r = run_with_timeout(
+        &mut synthetic(1, ["-q", "-l", "1000", "-t", "2", "-h", "30"]),
+        TIME_LIMIT,
+    );
+    r.expect_code(0);
+    assert!(
+        r.stdout.contains("# Histogram Overflows:"),
+        "{}",
+        r.describe()
+    );
+    r.stdout.clone()
+}
+
+#[test]
+fn dev_zero_is_refused_at_its_first_byte() {
+    let new = testdata().join("new.json");
+    for (name, args) in [
+        (
+            "plot",
+            vec!["/dev/zero".as_ref(), "-o".as_ref(), "z.svg".as_ref()],
+        ),
+        ("compare", vec!["/dev/zero".as_ref(), new.as_os_str()]),
+        ("compare", vec![new.as_os_str(), "/dev/zero".as_ref()]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = limited(name, &args);
+        cmd.current_dir(dir.path());
+        let r = run_with_timeout(&mut cmd, TIME_LIMIT);
+        let expected = if name == "plot" {
+            "expected JSON or cyclictest -h output"
+        } else {
+            "compare takes the JSON files of 'rtlat cyclictest --json'"
+        };
+        expect_refusal(
+            &r,
+            name,
+            &format!("/dev/zero: not a text file (a NUL byte at offset 0); {expected}"),
+        );
+        assert!(r.elapsed < Duration::from_secs(10), "{}", r.describe());
+        assert!(!dir.path().join("z.svg").exists());
+    }
+}
+
+#[test]
+fn a_file_over_the_limit_is_refused_by_its_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.json");
+    // Sparse: it takes no disk, and is never read.
+    File::create(&huge)
+        .unwrap()
+        .set_len(LIMIT_BYTES + 1)
+        .unwrap();
+    let message = format!(
+        "{}: too large: 268435457 bytes; a results file has at most 256 MiB",
+        huge.display()
+    );
+    let base = testdata().join("base.json");
+    let svg = dir.path().join("out.svg");
+    for (name, args) in [
+        (
+            "plot",
+            vec![huge.as_os_str(), "-o".as_ref(), svg.as_os_str()],
+        ),
+        ("compare", vec![base.as_os_str(), huge.as_os_str()]),
+    ] {
+        let r = run_with_timeout(&mut limited(name, &args), TIME_LIMIT);
+        expect_refusal(&r, name, &message);
+        assert!(r.elapsed < Duration::from_secs(10), "{}", r.describe());
+    }
+    assert!(!svg.exists());
+}
+
+#[test]
+fn an_endless_standard_input_stops_at_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("out.svg");
+    let new = testdata().join("new.json");
+    let message = "stdin: too large: read 256 MiB without reaching its end; a results file has \
+                   at most 256 MiB";
+    for (name, args) in [
+        ("plot", vec!["-".as_ref(), "-o".as_ref(), svg.as_os_str()]),
+        ("compare", vec!["-".as_ref(), new.as_os_str()]),
+    ] {
+        // Histogram rows, text to the end.
+        let r = run_with_endless_stdin(&mut limited(name, &args), b"000000 000001\n");
+        expect_refusal(&r, name, message);
+    }
+    assert!(!svg.exists());
+}
+
+#[test]
+fn json_cut_short_is_refused_by_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(testdata().join("base.json")).unwrap();
+    let cut = dir.path().join("cut.json");
+    std::fs::write(&cut, &base[..base.len() / 2]).unwrap();
+    let new = testdata().join("new.json");
+    let svg = dir.path().join("out.svg");
+    for (name, args, wanted) in [
+        (
+            "plot",
+            vec![cut.as_os_str(), "-o".as_ref(), svg.as_os_str()],
+            "",
+        ),
+        (
+            "compare",
+            vec![cut.as_os_str(), new.as_os_str()],
+            "; compare takes the JSON files of 'rtlat cyclictest --json'",
+        ),
+    ] {
+        let r = run_with_timeout(&mut tool(name, &args), TIME_LIMIT);
+        r.expect_code(2);
+        let lines = r.stderr_lines();
+        assert_eq!(lines.len(), 1, "{}", r.describe());
+        let start = format!(
+            "rtlat {name}: {}: cut short: the JSON ends before it is complete (EOF while parsing",
+            cut.display()
+        );
+        assert!(lines[0].starts_with(&start), "{}", r.describe());
+        assert!(
+            lines[0].ends_with(&format!("){wanted}")),
+            "{}",
+            r.describe()
+        );
+    }
+    assert!(!svg.exists());
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped_by_both() {
+    let plain = tempfile::tempdir().unwrap();
+    let marked = tempfile::tempdir().unwrap();
+    let histogram = histogram_text();
+    let mut files = vec![("h.txt", histogram.into_bytes())];
+    for name in ["base.json", "new.json"] {
+        files.push((name, std::fs::read(testdata().join(name)).unwrap()));
+    }
+    for (name, bytes) in &files {
+        std::fs::write(plain.path().join(name), bytes).unwrap();
+        let mut with_mark = "\u{feff}".as_bytes().to_vec();
+        with_mark.extend_from_slice(bytes);
+        std::fs::write(marked.path().join(name), with_mark).unwrap();
+    }
+    // The same output from the same names, with and without the mark.
+    let output = |dir: &Path, name: &str, args: &[&str]| {
+        let mut cmd = tool(name, args);
+        cmd.current_dir(dir);
+        let r = run_with_timeout(&mut cmd, TIME_LIMIT);
+        r.expect_code(0);
+        assert_eq!(r.stderr, "", "{}", r.describe());
+        r.stdout.clone()
+    };
+    let compared = output(marked.path(), "compare", &["base.json", "new.json"]);
+    assert!(
+        compared.starts_with("BASE  base.json: 2 threads"),
+        "{compared}"
+    );
+    assert_eq!(
+        compared,
+        output(plain.path(), "compare", &["base.json", "new.json"])
+    );
+    for input in ["h.txt", "base.json"] {
+        let args = [input, "-o", "out.svg"];
+        output(marked.path(), "plot", &args);
+        output(plain.path(), "plot", &args);
+        assert_eq!(
+            std::fs::read(marked.path().join("out.svg")).unwrap(),
+            std::fs::read(plain.path().join("out.svg")).unwrap(),
+            "{input}"
+        );
+    }
+}
+
+#[test]
+fn compare_reads_either_side_from_standard_input() {
+    let data = testdata();
+    let compare_in = |args: &[&str], stdin: Option<&str>| {
+        let mut cmd = tool("compare", args);
+        cmd.current_dir(&data);
+        if let Some(name) = stdin {
+            cmd.stdin(File::open(data.join(name)).unwrap());
+        }
+        run_with_timeout(&mut cmd, TIME_LIMIT)
+    };
+    let files = compare_in(&["base.json", "new.json"], None);
+    files.expect_code(0);
+    for (args, stdin, replaced) in [
+        (["-", "new.json"], "base.json", "BASE  base.json"),
+        (["base.json", "-"], "new.json", "NEW   new.json"),
+    ] {
+        let r = compare_in(&args, Some(stdin));
+        r.expect_code(0);
+        assert_eq!(r.stderr, "", "{}", r.describe());
+        let expected = files
+            .stdout
+            .replacen(replaced, &replaced.replace(stdin, "stdin"), 1);
+        assert_ne!(expected, files.stdout);
+        assert_eq!(r.stdout, expected, "{args:?}");
+    }
+    let r = compare_in(&["-", "-"], Some("base.json"));
+    expect_refusal(
+        &r,
+        "compare",
+        "standard input ('-') given for both BASE and NEW; at most one of them can be read from \
+         it",
+    );
 }
 
 /// Strings with every kind of character an SVG must not hold raw, and
