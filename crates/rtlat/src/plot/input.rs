@@ -13,7 +13,9 @@
 //!   bucket with a count column per thread (and a sum column with `-H`),
 //!   then `# Min Latencies:`, `# Max Latencies:`, `# Histogram Overflows:`
 //!   and the rest. Both the 2.4 layout (every bucket, `# Total:`) and the
-//!   later one (empty buckets left out) are read.
+//!   later one (empty buckets left out) are read. A block cut short (its
+//!   last line without a newline, the summary lines after the rows
+//!   missing or short of a value per thread) is refused.
 //!
 //! Every problem is one line naming what is wrong ([`InputError`]).
 
@@ -330,6 +332,15 @@ fn parse_histogram_text(text: &str) -> Result<Input, String> {
                 .into(),
         );
     };
+    // cyclictest ends every line with a newline (the block with an empty
+    // line): without one the file was cut short, perhaps inside a number.
+    if !text.ends_with('\n') {
+        return Err(format!(
+            "line {} is cut short: the file ends inside it, with no newline ('{}')",
+            lines.len(),
+            clip(lines.last().copied().unwrap_or_default())
+        ));
+    }
     let mut rows: Vec<(usize, i64, Vec<u64>)> = Vec::new();
     let mut summary: BTreeMap<String, &str> = BTreeMap::new();
     for (n, line) in lines.iter().enumerate().skip(start + 1) {
@@ -407,6 +418,31 @@ fn parse_histogram_text(text: &str) -> Result<Input, String> {
                     count,
                 });
             }
+        }
+    }
+    // Every layout writes these after the rows (with `# Avg Latencies:`,
+    // not read), one value per thread (and a maximum or sum with -H):
+    // fewer, or none, is a block cut short.
+    for (label, values) in [
+        ("Min Latencies", &min),
+        ("Max Latencies", &max),
+        ("Histogram Overflows", &overflows),
+    ] {
+        match values {
+            None => {
+                return Err(format!(
+                    "no '# {label}:' line after the histogram rows: the block is cut short"
+                ));
+            }
+            Some(values) if values.len() < threads => {
+                return Err(format!(
+                    "'# {label}:' has {} value{} for {threads} thread{}: the block is cut short",
+                    values.len(),
+                    if values.len() == 1 { "" } else { "s" },
+                    if threads == 1 { "" } else { "s" },
+                ));
+            }
+            Some(_) => {}
         }
     }
     let mut input = empty_input(Format::HistogramText);
@@ -675,10 +711,41 @@ mod tests {
     }
 
     #[test]
-    fn histogram_text_single_thread_without_summary() {
-        let i = ok("# Histogram\n000000 000004\n000001 000001\n");
-        assert_eq!(i.threads[0].buckets, vec![b(0.0, 1.0, 4), b(1.0, 2.0, 1)]);
-        assert_eq!(i.threads[0].max_us, None);
+    fn histogram_text_cut_anywhere_is_refused() {
+        // Up to the end of its `# Histogram Overflows:` line, every cut of
+        // the block is refused, at a line's end or inside one.
+        let needed = C_TEXT.find("# Histogram Overflow at").unwrap();
+        let start = C_TEXT.find("# Histogram\n").unwrap() + "# Histogram\n".len();
+        for cut in start..needed {
+            let e = err(&C_TEXT[..cut]);
+            assert!(!e.contains('\n'), "{e:?}");
+            assert!(
+                e.contains("cut short") || e.contains("without bucket rows"),
+                "cut at {cut}: {e}"
+            );
+        }
+        ok(&C_TEXT[..needed]);
+        for (text, message) in [
+            (
+                "# Histogram\n000000 000004\n000001 00",
+                "line 3 is cut short: the file ends inside it, with no newline ('000001 00')",
+            ),
+            (
+                "# Histogram\n000000 000004\n000001 000001\n",
+                "no '# Min Latencies:' line after the histogram rows: the block is cut short",
+            ),
+            (
+                "# Histogram\n000000 000004\n# Min Latencies: 00000\n# Avg Latencies: 00000\n",
+                "no '# Max Latencies:' line after the histogram rows: the block is cut short",
+            ),
+            (
+                "# Histogram\n000000 000004\t000001\n# Min Latencies: 00000 00000\n\
+                 # Max Latencies: 00000\n# Histogram Overflows: 00000 00000\n",
+                "'# Max Latencies:' has 1 value for 2 threads: the block is cut short",
+            ),
+        ] {
+            assert_eq!(err(text), message);
+        }
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! larger than the 256 MiB limit and an endless standard input are refused
 //! at once, in one line, with exit status 2 (each run under a 1 GiB
 //! address-space limit, so that a regression cannot take the machine's
-//! memory); JSON cut short is refused; a UTF-8 byte-order mark is
-//! skipped; `-` reads standard input for either side of compare;
+//! memory); a `-h` block or JSON cut short is refused; a UTF-8 byte-order
+//! mark is skipped; `-` reads standard input for either side of compare;
 //! an SVG whose texts (host, title, command line, file names) hold control
 //! characters and `<&>"'` is well-formed XML showing them.
 
@@ -189,6 +189,60 @@ fn an_endless_standard_input_stops_at_the_limit() {
         expect_refusal(&r, name, message);
     }
     assert!(!svg.exists());
+}
+
+#[test]
+fn a_histogram_block_cut_short_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = histogram_text();
+    let row_end = whole.find("\n000012 ").unwrap();
+    let max_line = whole.find("# Max Latencies:").unwrap();
+    let cases = [
+        // Inside a row: its last count cut.
+        (
+            &whole[..row_end - 3],
+            format!(
+                "line {} is cut short: the file ends inside it, with no newline ('{}')",
+                whole[..row_end].lines().count(),
+                &whole[whole[..row_end].rfind('\n').unwrap() + 1..row_end - 3]
+            ),
+        ),
+        // After a whole row: no summary.
+        (
+            &whole[..row_end + 1],
+            "no '# Min Latencies:' line after the histogram rows: the block is cut short"
+                .to_string(),
+        ),
+        // Inside the maximum of the first thread.
+        (
+            &whole[..max_line + "# Max Latencies: 0".len()],
+            format!(
+                "line {} is cut short: the file ends inside it, with no newline \
+                 ('# Max Latencies: 0')",
+                whole[..max_line].lines().count() + 1
+            ),
+        ),
+        // Before the maxima.
+        (
+            &whole[..max_line],
+            "no '# Max Latencies:' line after the histogram rows: the block is cut short"
+                .to_string(),
+        ),
+    ];
+    let svg = dir.path().join("out.svg");
+    for (text, message) in cases {
+        let path = dir.path().join("cut.txt");
+        std::fs::write(&path, text).unwrap();
+        let mut cmd = tool("plot", [path.as_os_str(), "-o".as_ref(), svg.as_os_str()]);
+        let r = run_with_timeout(&mut cmd, TIME_LIMIT);
+        expect_refusal(&r, "plot", &format!("{}: {message}", path.display()));
+        assert!(!svg.exists());
+    }
+    // The whole block is drawn.
+    let path = dir.path().join("whole.txt");
+    std::fs::write(&path, &whole).unwrap();
+    let mut cmd = tool("plot", [path.as_os_str(), "-o".as_ref(), svg.as_os_str()]);
+    run_with_timeout(&mut cmd, TIME_LIMIT).expect_code(0);
 }
 
 #[test]
