@@ -22,6 +22,7 @@ mod live;
 mod load;
 mod output;
 mod report;
+mod results_file;
 mod rtsetup;
 mod signals;
 mod signaltest;

@@ -4,8 +4,8 @@
 //! arguments. The plotting libraries and the built-in font live here, not
 //! in `rtlat`, because `rtlat cyclictest -m` locks the whole `rtlat`
 //! binary in RAM (`mlockall`): what a measuring run never runs should not
-//! be locked with it. It shares the plot code and the command-line helpers
-//! with `rtlat` by path.
+//! be locked with it. It shares the plot code, the command-line helpers and
+//! the results-file reader with `rtlat` by path.
 #![forbid(unsafe_code)]
 
 use std::ffi::OsString;
@@ -17,6 +17,9 @@ mod cli;
 
 #[path = "../plot/mod.rs"]
 mod plot;
+
+#[path = "../results_file.rs"]
+mod results_file;
 
 #[path = "../stdio.rs"]
 #[allow(

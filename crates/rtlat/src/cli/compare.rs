@@ -4,12 +4,12 @@
 //! [`crate::compare::Settings`].
 
 use std::ffi::OsString;
-use std::path::PathBuf;
 
 use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
 use super::values::{OptionName, UsageError, invalid, spelling};
 use crate::compare::Settings;
 use crate::compare::judge::NoiseRule;
+use crate::results_file::StdinOr;
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,9 +100,17 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
             "unexpected argument '{extra}': compare takes two files, BASE and NEW"
         )));
     }
+    let (base, new) = (StdinOr::from_arg(base), StdinOr::from_arg(new));
+    if base == StdinOr::Stdin && new == StdinOr::Stdin {
+        return Err(UsageError(
+            "standard input ('-') given for both BASE and NEW; at most one of them can be read \
+             from it"
+                .into(),
+        ));
+    }
     Ok(Invocation::Run(Settings {
-        base: PathBuf::from(base),
-        new: PathBuf::from(new),
+        base,
+        new,
         rule: NoiseRule { percent },
         fail_on_regression,
     }))
@@ -136,7 +144,8 @@ pub fn help_text() -> String {
 
 Usage: rtlat compare [OPTIONS] BASE NEW
 
-BASE and NEW are JSON results of rtlat ('rtlat cyclictest --json FILE').
+BASE and NEW are JSON results of rtlat ('rtlat cyclictest --json FILE');
+'-' reads one of them from standard input.
 For each thread (matched by index) and for all threads together, prints
 min, p50, p99, p99.9 and max in microseconds, for BASE and NEW, the
 change in percent of BASE and a verdict: better (lower), worse (higher)
@@ -199,8 +208,18 @@ mod tests {
     #[test]
     fn two_files_and_defaults() {
         let s = run(&["a.json", "b.json"]);
-        assert_eq!(s.base, PathBuf::from("a.json"));
-        assert_eq!(s.new, PathBuf::from("b.json"));
+        assert_eq!(s.base, StdinOr::Path("a.json".into()));
+        assert_eq!(s.new, StdinOr::Path("b.json".into()));
+        let s = run(&["-", "b.json"]);
+        assert_eq!(
+            (s.base, s.new),
+            (StdinOr::Stdin, StdinOr::Path("b.json".into()))
+        );
+        let s = run(&["a.json", "-"]);
+        assert_eq!(
+            (s.base, s.new),
+            (StdinOr::Path("a.json".into()), StdinOr::Stdin)
+        );
         assert_eq!(s.rule.percent, 10.0);
         assert!(!s.fail_on_regression);
     }
@@ -226,7 +245,10 @@ mod tests {
             assert_eq!(run(args).rule.percent, percent, "{args:?}");
         }
         // `--` ends the options: a file may start with a dash.
-        assert_eq!(run(&["--", "-a.json", "b"]).base, PathBuf::from("-a.json"));
+        assert_eq!(
+            run(&["--", "-a.json", "b"]).base,
+            StdinOr::Path("-a.json".into())
+        );
         for args in [
             &["-h"][..],
             &["--help"],
@@ -246,6 +268,11 @@ mod tests {
                  'rtlat compare --help'",
             ),
             (&["a.json"], "expected two files, BASE and NEW"),
+            (
+                &["-", "-"],
+                "standard input ('-') given for both BASE and NEW; at most one of them can be \
+                 read from it",
+            ),
             (
                 &["a", "b", "c"],
                 "unexpected argument 'c': compare takes two files, BASE and NEW",

@@ -9,9 +9,8 @@ use std::path::Path;
 
 use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
 use super::values::{DirReport, OptionName, UsageError, invalid, new_file_path, spelling};
-use crate::plot::settings::{
-    DEFAULT_SIZE, Kind, MAX_SIDE, MIN_SIDE, OutputFormat, Settings, StdinOr,
-};
+use crate::plot::settings::{DEFAULT_SIZE, Kind, MAX_SIDE, MIN_SIDE, OutputFormat, Settings};
+use crate::results_file::StdinOr;
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -135,16 +134,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
         }
     }
     Ok(Invocation::Run(Settings {
-        inputs: inputs
-            .into_iter()
-            .map(|i| {
-                if i == "-" {
-                    StdinOr::Stdin
-                } else {
-                    StdinOr::Path(i.into())
-                }
-            })
-            .collect(),
+        inputs: inputs.into_iter().map(StdinOr::from_arg).collect(),
         output: output_path,
         format,
         kind,
@@ -190,7 +180,9 @@ Reads one or more results, each one of (told apart by their content):
   - the histogram block that cyclictest -h/-H prints (its standard output
     or --histfile), from rt-tests or rtlat: 1 us buckets, one column per
     thread;
-and draws them as one picture. '-' reads standard input.
+and draws them as one picture. '-' reads standard input. An input is at
+most {max_input} MiB; one cut short (a -h block without its summary, JSON that
+ends early) is refused.
 
 Kinds of plot (-k):
   latency     the OSADL latency plot: number of samples (log scale, from
@@ -218,6 +210,7 @@ PNG text uses a bundled font (DejaVu Sans); no system font is needed.
 SVG text names the font family sans-serif, for the viewer to supply.
 A bad input file or option is one line on standard error and exit status 2.
 ",
+        max_input = crate::results_file::MAX_INPUT_BYTES >> 20,
         min = MIN_SIDE,
         max = MAX_SIDE,
         w = DEFAULT_SIZE.0,

@@ -4,12 +4,12 @@
 //! the file and what is wrong.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::judge::{ROWS, Row};
 use crate::cli::UsageError;
+use crate::results_file::{StdinOr, json_problem, read_text};
 
 /// What is compared of one thread, or of all threads together.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,12 +42,11 @@ pub struct RunFile {
     pub all: Figures,
 }
 
-/// Reads and checks `path`.
-pub fn load(path: &Path) -> Result<RunFile, UsageError> {
-    let label = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("{label}: cannot read: {e}")))?;
-    parse(&label, &text)
+/// Reads and checks `source` (bounded, a byte-order mark skipped: see
+/// [`crate::results_file`]).
+pub fn load(source: &StdinOr) -> Result<RunFile, UsageError> {
+    let text = read_text(source, WANTED).map_err(|e| UsageError(e.to_string()))?;
+    parse(&source.name(), &text)
 }
 
 const WANTED: &str = "compare takes the JSON files of 'rtlat cyclictest --json'";
@@ -62,8 +61,11 @@ pub fn parse(label: &str, text: &str) -> Result<RunFile, UsageError> {
             "written by the C rt-tests tools (no \"rtlat_version\"): it has no percentiles; {WANTED}"
         )));
     }
+    if text.trim().is_empty() {
+        return Err(fail(format!("empty file; {WANTED}")));
+    }
     let doc: Value =
-        serde_json::from_str(text).map_err(|e| fail(format!("not JSON ({e}); {WANTED}")))?;
+        serde_json::from_str(text).map_err(|e| fail(format!("{}; {WANTED}", json_problem(&e))))?;
     let Some(doc) = doc.as_object() else {
         return Err(fail(format!(
             "not an rtlat result (not a JSON object); {WANTED}"
@@ -283,11 +285,15 @@ mod tests {
             ),
             (
                 "T: 0 ( 1000) P: 0",
-                "x.json: not JSON (expected value at line 1 column 1); compare takes",
+                "x.json: not valid JSON (expected value at line 1 column 1); compare takes",
             ),
             (
                 "",
-                "x.json: not JSON (EOF while parsing a value at line 1 column 0)",
+                "x.json: empty file; compare takes the JSON files of 'rtlat cyclictest --json'",
+            ),
+            (
+                &BASE[..BASE.len() / 2],
+                "x.json: cut short: the JSON ends before it is complete (EOF while parsing",
             ),
             ("[1, 2]", "x.json: not an rtlat result (not a JSON object)"),
             (
@@ -343,10 +349,12 @@ mod tests {
 
     #[test]
     fn missing_file_names_it() {
-        let e = load(Path::new("/nonexistent/base.json")).unwrap_err().0;
-        assert!(
-            e.starts_with("/nonexistent/base.json: cannot read: No such file or directory"),
-            "{e}"
+        let e = load(&StdinOr::from_arg("/nonexistent/base.json"))
+            .unwrap_err()
+            .0;
+        assert_eq!(
+            e,
+            "/nonexistent/base.json: cannot read: No such file or directory"
         );
     }
 

@@ -14,19 +14,19 @@ pub mod judge;
 pub mod render;
 
 use std::ffi::OsString;
-use std::path::PathBuf;
 
 use crate::cli::compare::{Invocation, help_text, parse};
+use crate::results_file::StdinOr;
 use crate::stdio::{Stdout, note};
 use judge::NoiseRule;
 
 /// What `rtlat compare` was asked.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
-    /// The reference run.
-    pub base: PathBuf,
-    /// The run judged against it.
-    pub new: PathBuf,
+    /// The reference run (a file, or standard input).
+    pub base: StdinOr,
+    /// The run judged against it (a file, or standard input; not both).
+    pub new: StdinOr,
     /// The noise rule.
     pub rule: NoiseRule,
     /// `--fail-on-regression`: exit 3 when anything is worse.

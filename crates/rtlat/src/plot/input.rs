@@ -13,16 +13,17 @@
 //!   bucket with a count column per thread (and a sum column with `-H`),
 //!   then `# Min Latencies:`, `# Max Latencies:`, `# Histogram Overflows:`
 //!   and the rest. Both the 2.4 layout (every bucket, `# Total:`) and the
-//!   later one (empty buckets left out) are read.
+//!   later one (empty buckets left out) are read. A block cut short (its
+//!   last line without a newline, the summary lines after the rows
+//!   missing or short of a value per thread) is refused.
 //!
 //! Every problem is one line naming what is wrong ([`InputError`]).
 
 use std::collections::BTreeMap;
-use std::io::Read;
 
 use serde_json::{Map, Value};
 
-use super::settings::StdinOr;
+use crate::results_file::{InputError, StdinOr, json_problem, read_text};
 
 /// Samples from `from` (inclusive) to `to` (exclusive), µs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -102,64 +103,30 @@ impl Input {
     }
 }
 
-/// A problem with an input: `<file>: <problem>`, one line.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{file}: {problem}")]
-pub struct InputError {
-    /// The input's name.
-    pub file: String,
-    /// What is wrong with it.
-    pub problem: String,
-}
+/// What plot reads, for the messages of an input that is not text.
+const EXPECTED: &str = "expected JSON or cyclictest -h output";
 
-/// Reads and parses one input.
-pub fn read(input: &StdinOr) -> Result<Input, InputError> {
-    let (name, stem, bytes) = match input {
-        StdinOr::Stdin => {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(|e| InputError {
-                    file: "stdin".into(),
-                    problem: format!("cannot read: {e}"),
-                })?;
-            ("stdin".to_string(), "stdin".to_string(), bytes)
-        }
-        StdinOr::Path(path) => {
-            let name = path.display().to_string();
-            let bytes = std::fs::read(path).map_err(|e| InputError {
-                file: name.clone(),
-                problem: format!("cannot read: {}", io_reason(&e)),
-            })?;
-            let stem = path
-                .file_stem()
-                .map_or_else(|| name.clone(), |s| s.to_string_lossy().into_owned());
-            (name, stem, bytes)
-        }
+/// Reads and parses one input (bounded, a byte-order mark skipped: see
+/// [`crate::results_file`]).
+pub fn read(source: &StdinOr) -> Result<Input, InputError> {
+    let text = read_text(source, EXPECTED)?;
+    let name = source.name();
+    let stem = match source {
+        StdinOr::Stdin => name.clone(),
+        StdinOr::Path(path) => path
+            .file_stem()
+            .map_or_else(|| name.clone(), |s| s.to_string_lossy().into_owned()),
     };
-    let fail = |problem: String| InputError {
-        file: name.clone(),
+    parse(&name, &stem, &text).map_err(|problem| InputError {
+        file: name,
         problem,
-    };
-    let text = String::from_utf8(bytes).map_err(|_| {
-        fail("not a text file (not UTF-8); expected JSON or cyclictest -h output".into())
-    })?;
-    parse(&name, &stem, &text).map_err(fail)
-}
-
-/// The reason of an I/O error without Rust's `(os error N)` suffix.
-fn io_reason(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.find(" (os error") {
-        Some(at) => text[..at].to_string(),
-        None => text,
-    }
+    })
 }
 
 /// Parses `text`, the content of the input `name`.
 pub fn parse(name: &str, stem: &str, text: &str) -> Result<Input, String> {
     if text.trim().is_empty() {
-        return Err("empty file; expected JSON or cyclictest -h output".into());
+        return Err(format!("empty file; {EXPECTED}"));
     }
     let mut input = if text.trim_start().starts_with(['{', '[']) {
         parse_json(text)?
@@ -188,7 +155,7 @@ fn empty_input(format: Format) -> Input {
 // JSON
 
 fn parse_json(text: &str) -> Result<Input, String> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    let doc: Value = serde_json::from_str(text).map_err(|e| json_problem(&e))?;
     let Some(obj) = doc.as_object() else {
         return Err("JSON, but not an object: not a cyclictest --json file".into());
     };
@@ -365,7 +332,16 @@ fn parse_histogram_text(text: &str) -> Result<Input, String> {
                 .into(),
         );
     };
-    let mut rows: Vec<(usize, i64, Vec<u64>)> = Vec::new();
+    // cyclictest ends every line with a newline (the block with an empty
+    // line): without one the file was cut short, perhaps inside a number.
+    if !text.ends_with('\n') {
+        return Err(format!(
+            "line {} is cut short: the file ends inside it, with no newline ('{}')",
+            lines.len(),
+            clip(lines.last().copied().unwrap_or_default())
+        ));
+    }
+    let mut rows: Vec<HistogramRow> = Vec::new();
     let mut summary: BTreeMap<String, &str> = BTreeMap::new();
     for (n, line) in lines.iter().enumerate().skip(start + 1) {
         let line_no = n + 1;
@@ -385,14 +361,9 @@ fn parse_histogram_text(text: &str) -> Result<Input, String> {
             // Whatever follows the block (another tool's output).
             break;
         }
-        let mut words = line.split_whitespace();
-        let bucket = words.next().and_then(|w| w.parse::<i64>().ok());
-        let counts: Option<Vec<u64>> = words.map(|w| w.parse().ok()).collect();
-        match (bucket, counts) {
-            (Some(bucket), Some(counts)) if !counts.is_empty() => {
-                rows.push((line_no, bucket, counts));
-            }
-            _ => {
+        match HistogramRow::parse(line_no, line) {
+            Some(row) => rows.push(row),
+            None => {
                 return Err(format!(
                     "line {line_no}: not a histogram row (bucket, then one count per thread): \
                      '{}'",
@@ -421,27 +392,51 @@ fn parse_histogram_text(text: &str) -> Result<Input, String> {
 
     let threads = match (&min, rows.first()) {
         (Some(min), _) if !min.is_empty() => min.len(),
-        (_, Some((_, _, counts))) => counts.len(),
+        (_, Some(row)) => row.columns,
         _ => return Err("'# Histogram' without bucket rows or '# Min Latencies:'".into()),
     };
     let mut per_thread: Vec<Vec<Bucket>> = vec![Vec::new(); threads];
-    for (line_no, bucket, counts) in &rows {
+    for row in &rows {
         // With -H, a sum column follows the threads' columns.
-        if counts.len() != threads && counts.len() != threads + 1 {
+        if row.columns != threads && row.columns != threads + 1 {
             return Err(format!(
-                "line {line_no}: {} counts for {threads} thread{}",
-                counts.len(),
+                "line {}: {} counts for {threads} thread{}",
+                row.line_no,
+                row.columns,
                 if threads == 1 { "" } else { "s" }
             ));
         }
-        for (t, &count) in counts.iter().take(threads).enumerate() {
-            if count > 0 {
-                per_thread[t].push(Bucket {
-                    from: *bucket as f64,
-                    to: (*bucket + 1) as f64,
-                    count,
-                });
+        for &(t, count) in row.nonzero.iter().filter(|(t, _)| *t < threads) {
+            per_thread[t].push(Bucket {
+                from: row.bucket as f64,
+                to: (row.bucket + 1) as f64,
+                count,
+            });
+        }
+    }
+    // Every layout writes these after the rows (with `# Avg Latencies:`,
+    // not read), one value per thread (and a maximum or sum with -H):
+    // fewer, or none, is a block cut short.
+    for (label, values) in [
+        ("Min Latencies", &min),
+        ("Max Latencies", &max),
+        ("Histogram Overflows", &overflows),
+    ] {
+        match values {
+            None => {
+                return Err(format!(
+                    "no '# {label}:' line after the histogram rows: the block is cut short"
+                ));
             }
+            Some(values) if values.len() < threads => {
+                return Err(format!(
+                    "'# {label}:' has {} value{} for {threads} thread{}: the block is cut short",
+                    values.len(),
+                    if values.len() == 1 { "" } else { "s" },
+                    if threads == 1 { "" } else { "s" },
+                ));
+            }
+            Some(_) => {}
         }
     }
     let mut input = empty_input(Format::HistogramText);
@@ -480,6 +475,42 @@ fn parse_histogram_text(text: &str) -> Result<Input, String> {
         });
     }
     Ok(input)
+}
+
+/// A bucket row of the `-h` block. Only its non-zero counts are kept:
+/// most rows of a large `-h` in the 2.4 layout are all zeros, and a
+/// `-h 1000000` block of 32 threads (232 MB of text) is read with a peak
+/// of 293 MB instead of 551 MB.
+struct HistogramRow {
+    line_no: usize,
+    /// The bucket, µs (ns with `-N`).
+    bucket: i64,
+    /// Count columns on the line.
+    columns: usize,
+    /// `(column, count)` of the non-zero counts.
+    nonzero: Vec<(usize, u64)>,
+}
+
+impl HistogramRow {
+    /// The row on `line`: a bucket, then one or more counts.
+    fn parse(line_no: usize, line: &str) -> Option<HistogramRow> {
+        let mut words = line.split_whitespace();
+        let bucket = words.next()?.parse::<i64>().ok()?;
+        let mut row = HistogramRow {
+            line_no,
+            bucket,
+            columns: 0,
+            nonzero: Vec::new(),
+        };
+        for word in words {
+            let count: u64 = word.parse().ok()?;
+            if count > 0 {
+                row.nonzero.push((row.columns, count));
+            }
+            row.columns += 1;
+        }
+        (row.columns > 0).then_some(row)
+    }
 }
 
 /// `line`, shortened for a message.
@@ -620,7 +651,11 @@ mod tests {
     #[test]
     fn bad_json_is_one_line() {
         for (text, needle) in [
-            ("{\"thread\": ", "not valid JSON: EOF while parsing"),
+            (
+                "{\"thread\": ",
+                "cut short: the JSON ends before it is complete (EOF while parsing",
+            ),
+            ("{\"thread\" 1}", "not valid JSON (expected `:`"),
             ("{}", "JSON without a \"thread\" object"),
             ("{\"thread\": {}}", "no threads"),
             (
@@ -706,10 +741,52 @@ mod tests {
     }
 
     #[test]
-    fn histogram_text_single_thread_without_summary() {
-        let i = ok("# Histogram\n000000 000004\n000001 000001\n");
-        assert_eq!(i.threads[0].buckets, vec![b(0.0, 1.0, 4), b(1.0, 2.0, 1)]);
-        assert_eq!(i.threads[0].max_us, None);
+    fn histogram_text_cut_anywhere_is_refused() {
+        // Up to the end of its `# Histogram Overflows:` line, every cut of
+        // the block is refused, at a line's end or inside one.
+        let needed = C_TEXT.find("# Histogram Overflow at").unwrap();
+        let start = C_TEXT.find("# Histogram\n").unwrap() + "# Histogram\n".len();
+        for cut in start..needed {
+            let e = err(&C_TEXT[..cut]);
+            assert!(!e.contains('\n'), "{e:?}");
+            assert!(
+                e.contains("cut short") || e.contains("without bucket rows"),
+                "cut at {cut}: {e}"
+            );
+        }
+        ok(&C_TEXT[..needed]);
+        for (text, message) in [
+            (
+                "# Histogram\n000000 000004\n000001 00",
+                "line 3 is cut short: the file ends inside it, with no newline ('000001 00')",
+            ),
+            (
+                "# Histogram\n000000 000004\n000001 000001\n",
+                "no '# Min Latencies:' line after the histogram rows: the block is cut short",
+            ),
+            (
+                "# Histogram\n000000 000004\n# Min Latencies: 00000\n# Avg Latencies: 00000\n",
+                "no '# Max Latencies:' line after the histogram rows: the block is cut short",
+            ),
+            (
+                "# Histogram\n000000 000004\t000001\n# Min Latencies: 00000 00000\n\
+                 # Max Latencies: 00000\n# Histogram Overflows: 00000 00000\n",
+                "'# Max Latencies:' has 1 value for 2 threads: the block is cut short",
+            ),
+        ] {
+            assert_eq!(err(text), message);
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_text() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in [("bom.json", RTLAT_JSON), ("bom.txt", C_TEXT)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+            let read = read(&StdinOr::Path(path)).unwrap();
+            assert_eq!(read.threads, ok(text).threads, "{name}");
+        }
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! ranges, labels; unit-tested), which plotters draws on an SVG or bitmap
 //! backend. The PNG is encoded from the RGB buffer with the `png` crate, and
 //! its text is drawn with the bundled DejaVu Sans (no fontconfig, no
-//! freetype).
+//! freetype). Every text of a figure, whatever input or option it comes
+//! from, passes through [`displayable`], so that the SVG is well-formed
+//! XML and the PNG draws no missing-glyph boxes for control characters.
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -177,7 +179,7 @@ pub fn figure(inputs: &[Input], kind: Kind, title: Option<&str>, width: u32) -> 
         Some(m) => format!("Latency (µs), maximum {} µs", format_us(m)),
         None => "Latency (µs)".to_string(),
     };
-    match kind {
+    let figure = match kind {
         Kind::Latency => {
             let (axes, lines) = latency_lines(inputs, width);
             Figure {
@@ -200,7 +202,48 @@ pub fn figure(inputs: &[Input], kind: Kind, title: Option<&str>, width: u32) -> 
                 lines,
             }
         }
+    };
+    figure.displayable()
+}
+
+impl Figure {
+    /// The figure with every text [`displayable`].
+    fn displayable(self) -> Figure {
+        Figure {
+            title: displayable(&self.title),
+            subtitle: self.subtitle.as_deref().map(displayable),
+            x_desc: displayable(&self.x_desc),
+            y_desc: displayable(&self.y_desc),
+            axes: self.axes,
+            lines: self
+                .lines
+                .into_iter()
+                .map(|line| Line {
+                    label: displayable(&line.label),
+                    points: line.points,
+                })
+                .collect(),
+        }
     }
+}
+
+/// `text` as a picture can show it. plotters' SVG backend escapes `<`,
+/// `>`, `&`, `"` and `'` but writes every other character as it is, and
+/// XML 1.0 forbids the C0 control characters but tab, line feed and
+/// carriage return, even written as character references, and U+FFFE and
+/// U+FFFF: one of them in a host name or title made the file unreadable.
+/// Tab, line feed and carriage return become spaces (a title or label is
+/// one line); every other control character (C0, DEL, C1) and U+FFFE and
+/// U+FFFF become U+FFFD, the replacement character, which the bundled
+/// font draws.
+pub fn displayable(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\t' | '\n' | '\r' => ' ',
+            c if c.is_control() || c == '\u{fffe}' || c == '\u{ffff}' => '\u{fffd}',
+            c => c,
+        })
+        .collect()
 }
 
 /// The title (host, kernel, start time of each input; its name when none
@@ -741,6 +784,45 @@ mod tests {
             cmdline: Some("rtlat cyclictest -q -h 100".into()),
             threads,
         }
+    }
+
+    #[test]
+    fn every_text_of_a_figure_is_displayable() {
+        assert_eq!(
+            displayable("a\tb\nc\rd\u{0}e\u{1b}[2Af\u{7f}g\u{85}h\u{fffe}<&>\"'é"),
+            "a b c d\u{fffd}e\u{fffd}[2Af\u{fffd}g\u{fffd}h\u{fffd}<&>\"'é"
+        );
+        let mut one = input(
+            "ru\u{1}n",
+            vec![thread(0, Some(0), vec![b(2.0, 3.0, 5)], 2.0, 0)],
+        );
+        one.host = Some("bo\u{7}x".into());
+        one.cmdline = Some("rtlat\u{0} -q".into());
+        one.name = "dir/ru\u{1}n.json".into();
+        let two = input(
+            "b\u{2}",
+            vec![thread(0, None, vec![b(1.0, 2.0, 3)], 1.0, 0)],
+        );
+        for kind in [Kind::Latency, Kind::Percentile] {
+            for (inputs, title) in [
+                (vec![one.clone()], Some("t\u{3}itle")),
+                (vec![one.clone()], None),
+                (vec![one.clone(), two.clone()], None),
+            ] {
+                let f = figure(&inputs, kind, title, 1000);
+                let texts = [&f.title, &f.x_desc, &f.y_desc]
+                    .into_iter()
+                    .chain(&f.subtitle)
+                    .chain(f.lines.iter().map(|l| &l.label));
+                for text in texts {
+                    assert!(!text.chars().any(char::is_control), "{text:?}");
+                }
+            }
+        }
+        // The replacement character is in the bundled font.
+        use ab_glyph::Font;
+        let font = ab_glyph::FontRef::try_from_slice(FONT).unwrap();
+        assert_ne!(font.glyph_id('\u{fffd}').0, 0);
     }
 
     #[test]

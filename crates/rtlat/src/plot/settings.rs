@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::results_file::StdinOr;
+
 /// The default picture size, pixels.
 pub const DEFAULT_SIZE: (u32, u32) = (1000, 600);
 /// The smallest side, pixels: room for the axes and a legend.
@@ -37,15 +39,6 @@ impl OutputFormat {
             _ => None,
         }
     }
-}
-
-/// An input: a file, or standard input (`-`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StdinOr {
-    /// `-`.
-    Stdin,
-    /// A file.
-    Path(PathBuf),
 }
 
 /// The validated `rtlat plot` command line.

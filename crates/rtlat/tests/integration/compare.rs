@@ -297,7 +297,7 @@ fn bad_input_is_one_line_naming_the_file() {
         (
             vec![good.as_os_str(), text.as_os_str()],
             format!(
-                "{}: not JSON (expected value at line 1 column 1)",
+                "{}: not valid JSON (expected value at line 1 column 1)",
                 text.display()
             ),
         ),

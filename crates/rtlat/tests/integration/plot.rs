@@ -508,7 +508,7 @@ fn bad_input_is_one_line_and_leaves_no_picture() {
         ),
         (
             vec!["broken.json", "-o", "x.svg"],
-            "broken.json: not valid JSON: EOF while parsing",
+            "broken.json: cut short: the JSON ends before it is complete (EOF while parsing",
         ),
         (
             vec!["array.json", "-o", "x.svg"],
@@ -531,7 +531,7 @@ fn bad_input_is_one_line_and_leaves_no_picture() {
         // A good input does not rescue a bad one, nor is the old picture touched.
         (
             vec![good, "broken.json", "-o", "old.png"],
-            "broken.json: not valid JSON",
+            "broken.json: cut short",
         ),
         (
             vec![good, "-o", "x.jpg"],

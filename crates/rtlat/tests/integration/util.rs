@@ -250,6 +250,12 @@ impl Running {
         self.child.id()
     }
 
+    /// The child's standard input, when `cmd` had `Stdio::piped()` for it
+    /// (to feed it from the test; dropping it closes it).
+    pub fn take_stdin(&mut self) -> Option<std::process::ChildStdin> {
+        self.child.stdin.take()
+    }
+
     /// Sends a signal by name (`INT`, `TERM`, `HUP`, `USR1`) with kill(1).
     pub fn signal(&self, name: &str) {
         send_signal(self.pid(), name);
