@@ -18,6 +18,7 @@ mod latency;
 mod live;
 mod load;
 mod output;
+mod output_file;
 mod report;
 mod rtsetup;
 mod signals;

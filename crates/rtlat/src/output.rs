@@ -1,17 +1,22 @@
 //! Writing a run's output: standard output that treats a closed pipe as
 //! the end of the reader's interest (not an error), and the choice between
-//! stdout and a file for the final outputs (`--json`, `--histfile`).
-//! Shared by every tool.
+//! stdout and a file for the final outputs (`--json`, `--histfile`,
+//! `--hgrm`, ...), a file being written whole or not at all
+//! ([`crate::output_file`]). Shared by every tool.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 
-use anyhow::Context;
+use anyhow::{Context, anyhow};
 
 pub use crate::cyclictest::settings::OutputTarget;
+use crate::output_file::write_whole;
+use crate::rtsetup::io_strerror;
+use rtlat_sys::fs::is_open_as;
 
-/// Runs `write` on stdout or on a new file; `option` names the option in
-/// error messages.
+/// Runs `write` on stdout or on a file, replaced whole; `option` names the
+/// option in error messages. A file that is this process's standard output
+/// or error (`--json=/dev/stdout`) is written through it, in its place
+/// among the other lines.
 pub fn write_to(
     target: &OutputTarget,
     out: &mut Stdout,
@@ -20,14 +25,21 @@ pub fn write_to(
 ) -> anyhow::Result<()> {
     match target {
         OutputTarget::Stdout => out.emit(|w| write(w)),
-        OutputTarget::File(path) => {
-            let file = File::create(path)
-                .with_context(|| format!("{option}: cannot create '{}'", path.display()))?;
-            let mut w = BufWriter::new(file);
-            write(&mut w)
-                .and_then(|()| w.flush())
-                .with_context(|| format!("{option}: cannot write '{}'", path.display()))
+        OutputTarget::File(path) if is_open_as(path, io::stdout()) => out.emit(|w| write(w)),
+        OutputTarget::File(path) if is_open_as(path, io::stderr()) => {
+            out.flush()?;
+            let mut err = io::stderr().lock();
+            write(&mut err)
+                .and_then(|()| err.flush())
+                .context("writing to standard error")
         }
+        OutputTarget::File(path) => write_whole(path, write).map_err(|e| {
+            anyhow!(
+                "{option}: cannot write '{}': {}",
+                path.display(),
+                io_strerror(&e)
+            )
+        }),
     }
 }
 

@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
-use super::values::{OptionName, UsageError, invalid, spelling};
+use super::values::{OptionName, UsageError, invalid, spelling, text};
 use crate::compare::Settings;
 use crate::compare::judge::NoiseRule;
 
@@ -80,7 +80,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
                 id: Opt::Noise,
                 value,
                 ..
-            } => noise = value,
+            } => noise = Some(text(Opt::Noise, value.as_deref())?),
         }
     }
     let percent = match noise {
@@ -97,7 +97,8 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
     };
     if let Some(extra) = files.next() {
         return Err(UsageError(format!(
-            "unexpected argument '{extra}': compare takes two files, BASE and NEW"
+            "unexpected argument '{}': compare takes two files, BASE and NEW",
+            extra.to_string_lossy()
         )));
     }
     Ok(Invocation::Run(Settings {
