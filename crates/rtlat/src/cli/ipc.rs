@@ -209,7 +209,10 @@ fn affinity_attached(args: &[OsString], specs: &[OptSpec<Opt>]) -> bool {
         })
     };
     let mut attached = false;
-    let mut words = args.iter().filter_map(|a| a.to_str());
+    // Every word counts, UTF-8 or not (a file name), so that a value is
+    // never taken for an option.
+    let words: Vec<_> = args.iter().map(|a| a.to_string_lossy()).collect();
+    let mut words = words.iter().map(|w| w.as_ref());
     while let Some(word) = words.next() {
         if word == "--" {
             break;
