@@ -11,6 +11,7 @@
 pub mod affinity;
 pub mod clock;
 pub mod fifo;
+pub mod fs;
 pub mod ipc;
 pub mod load;
 pub mod memory;

@@ -20,7 +20,7 @@ use crate::rtsetup::{has_capability, status_field};
 
 /// Room kept beyond the footprint for what it does not count: the
 /// outputs' text, the live display, the load workers, malloc's own
-/// overhead.
+/// overhead (not for the lock limit, see `refusal`).
 const SLACK: Bytes = Bytes(16 << 20);
 
 /// Tasks left free beyond the run's threads, so that the machine can still
@@ -123,13 +123,13 @@ fn refusal(
             )
         })
     };
-    let need = footprint.total().plus(SLACK);
-    let memory = |left: Option<Bytes>, what: &str, fix: &str| -> Option<String> {
+    let memory = |left: Option<Bytes>, slack: Bytes, what: &str, fix: &str| -> Option<String> {
         let left = left?;
+        let need = footprint.total().plus(slack);
         (need > left).then(|| {
             format!(
                 "{threads}: the run needs about {need} of memory for {count} thread{} ({} heap, \
-                 {} of stacks, {SLACK} spare) and {what} leaves {left}: {fix}, or {advice}",
+                 {} of stacks, {slack} spare) and {what} leaves {left}: {fix}, or {advice}",
                 if count == 1 { "" } else { "s" },
                 footprint.heap,
                 footprint.stacks(),
@@ -141,12 +141,14 @@ fn refusal(
     };
     memory(
         after(machine.mapped, machine.address_space_limit),
+        SLACK,
         "RLIMIT_AS",
         "raise it (ulimit -v)",
     )
     .or_else(|| {
         memory(
             machine.cgroup_memory_left,
+            SLACK,
             "the cgroup's memory.max",
             "raise it",
         )
@@ -154,6 +156,7 @@ fn refusal(
     .or_else(|| {
         memory(
             machine.available_memory,
+            SLACK,
             "the available memory (MemAvailable)",
             "free some memory",
         )
@@ -162,6 +165,9 @@ fn refusal(
         memory(
             after(machine.resident, machine.memlock_limit)
                 .filter(|_| locked && !machine.may_lock_beyond_limit),
+            // What is locked beyond the threads' memory is the process's
+            // own, which mlockall's own check (rtsetup) holds to a margin.
+            Bytes(0),
             "RLIMIT_MEMLOCK (-m locks it all)",
             "raise it (ulimit -l), run as root",
         )

@@ -21,6 +21,7 @@ mod limits;
 mod live;
 mod load;
 mod output;
+mod output_file;
 mod report;
 mod results_file;
 mod rtsetup;

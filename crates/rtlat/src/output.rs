@@ -1,19 +1,24 @@
 //! Writing a run's output: the choice between stdout ([`Stdout`], whose
 //! failures `crate::stdio` explains) and a file for the final outputs
-//! (`--json`, `--histfile`), and the end of every tool's run. Shared by
-//! every tool.
+//! (`--json`, `--histfile`, `--hgrm`, ...), a file being written whole or
+//! not at all ([`crate::output_file`]), and the end of every tool's run.
+//! Shared by every tool.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 
-use anyhow::Context;
+use anyhow::{Context, anyhow};
 
 pub use crate::cyclictest::settings::OutputTarget;
+use crate::output_file::write_whole;
+use crate::rtsetup::io_strerror;
 pub use crate::stdio::Stdout;
 use crate::stdio::note;
+use rtlat_sys::fs::is_open_as;
 
-/// Runs `write` on stdout or on a new file; `option` names the option in
-/// error messages.
+/// Runs `write` on stdout or on a file, replaced whole; `option` names the
+/// option in error messages. A file that is this process's standard output
+/// or error (`--json=/dev/stdout`) is written through it, in its place
+/// among the other lines.
 pub fn write_to(
     target: &OutputTarget,
     out: &mut Stdout,
@@ -25,14 +30,24 @@ pub fn write_to(
             out.emit(|w| write(w));
             Ok(())
         }
-        OutputTarget::File(path) => {
-            let file = File::create(path)
-                .with_context(|| format!("{option}: cannot create '{}'", path.display()))?;
-            let mut w = BufWriter::new(file);
-            write(&mut w)
-                .and_then(|()| w.flush())
-                .with_context(|| format!("{option}: cannot write '{}'", path.display()))
+        OutputTarget::File(path) if is_open_as(path, io::stdout()) => {
+            out.emit(|w| write(w));
+            Ok(())
         }
+        OutputTarget::File(path) if is_open_as(path, io::stderr()) => {
+            out.flush();
+            let mut err = io::stderr().lock();
+            write(&mut err)
+                .and_then(|()| err.flush())
+                .context("writing to standard error")
+        }
+        OutputTarget::File(path) => write_whole(path, write).map_err(|e| {
+            anyhow!(
+                "{option}: cannot write '{}': {}",
+                path.display(),
+                io_strerror(&e)
+            )
+        }),
     }
 }
 

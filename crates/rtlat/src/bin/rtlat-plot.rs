@@ -15,6 +15,13 @@ use std::process::ExitCode;
 #[path = "../cli/for_plot.rs"]
 mod cli;
 
+#[path = "../output_file.rs"]
+#[allow(
+    dead_code,
+    reason = "shared with rtlat; the plot writes one whole file and streams none"
+)]
+mod output_file;
+
 #[path = "../plot/mod.rs"]
 mod plot;
 

@@ -6,7 +6,7 @@
 use std::ffi::OsString;
 
 use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
-use super::values::{OptionName, UsageError, invalid, spelling};
+use super::values::{OptionName, UsageError, invalid, spelling, text};
 use crate::compare::Settings;
 use crate::compare::judge::NoiseRule;
 use crate::results_file::StdinOr;
@@ -80,7 +80,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
                 id: Opt::Noise,
                 value,
                 ..
-            } => noise = value,
+            } => noise = Some(text(Opt::Noise, value.as_deref())?),
         }
     }
     let percent = match noise {
@@ -97,7 +97,8 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
     };
     if let Some(extra) = files.next() {
         return Err(UsageError(format!(
-            "unexpected argument '{extra}': compare takes two files, BASE and NEW"
+            "unexpected argument '{}': compare takes two files, BASE and NEW",
+            extra.to_string_lossy()
         )));
     }
     let (base, new) = (StdinOr::from_arg(base), StdinOr::from_arg(new));

@@ -7,7 +7,7 @@
 //! out as C prints them. Unlike C, every value is checked and a bad one is a
 //! one-line [`UsageError`] naming the option, the value and what is accepted.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
 use rtlat_core::config::{
@@ -23,7 +23,7 @@ use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use super::load_options::{LoadArgs, run_duration};
 use super::values::{
     DirReport, DurationError, OptionName, int, int_in, int_in_or, invalid, loop_limit, opt_values,
-    spelling, time_source,
+    optional_text, spelling, text, time_source,
 };
 pub use super::values::{SystemView, UsageError};
 use crate::cyclictest::settings::{
@@ -310,9 +310,9 @@ struct Raw {
     /// The value and whether it came from `-H`.
     histogram: Option<(Opt, String)>,
     histofall: bool,
-    histfile: Option<String>,
+    histfile: Option<OsString>,
     interval: Option<String>,
-    json: Option<String>,
+    json: Option<OsString>,
     loops: Option<String>,
     mlockall: bool,
     main_affinity: Option<String>,
@@ -339,7 +339,7 @@ struct Raw {
     /// `Some(None)`: `--secaligned` without an offset.
     secaligned: Option<Option<String>>,
     breaktrace: Option<String>,
-    fifo: Option<String>,
+    fifo: Option<OsString>,
     refresh_on_max: bool,
     oscope: Option<String>,
     check_resolution: bool,
@@ -353,13 +353,13 @@ struct Raw {
     wait: Option<String>,
     measure: Option<String>,
     stats_interval: Option<String>,
-    stats_file: Option<String>,
+    stats_file: Option<OsString>,
     bucket_width: Option<String>,
     percentiles: bool,
-    hgrm: Option<String>,
+    hgrm: Option<OsString>,
     hgrm_per_thread: bool,
     fail_if: Option<String>,
-    junit: Option<String>,
+    junit: Option<OsString>,
     load: LoadArgs,
 }
 
@@ -374,6 +374,9 @@ const DEFAULT_SPIKE_NODES: usize = 1024;
 /// `--stats-interval` bounds: 10 ms to one day.
 const MIN_STATS_INTERVAL: Nanos = Nanos(10_000_000);
 const MAX_STATS_INTERVAL: Nanos = Nanos::from_secs(86_400);
+/// What `--stats-interval` accepts, for the message of a bad value.
+const STATS_INTERVAL_EXPECTED: &str = "expected a length of 0.01 to 86400 seconds: seconds, \
+     decimals allowed (0.5), or a number with a unit ms, s, m, h or d (100ms, 2s, 1.5m)";
 /// Sealed intervals kept per thread for the `--stats-file` writer of a real
 /// run: 64 intervals, at least 0.64 s of slack for a writer that drains
 /// every 50 ms.
@@ -395,71 +398,73 @@ pub fn parse(
     let mut raw = Raw::default();
     for item in opt_values(items) {
         let (id, value) = item?;
-        let val = || value.clone().unwrap_or_default();
+        let val = || text(id, value.as_deref());
+        let optional = || optional_text(id, value.as_deref());
+        let path = || value.clone().unwrap_or_default();
         match id {
             Opt::Help => return Ok(Invocation::Help),
-            Opt::Affinity => raw.affinity = Some(value.clone()),
-            Opt::Clock => raw.clock = Some(val()),
-            Opt::Distance => raw.distance = Some(val()),
-            Opt::Duration => raw.duration = Some(val()),
-            Opt::Histogram => raw.histogram = Some((id, val())),
+            Opt::Affinity => raw.affinity = Some(optional()?),
+            Opt::Clock => raw.clock = Some(val()?),
+            Opt::Distance => raw.distance = Some(val()?),
+            Opt::Duration => raw.duration = Some(val()?),
+            Opt::Histogram => raw.histogram = Some((id, val()?)),
             Opt::Histofall => {
-                raw.histogram = Some((id, val()));
+                raw.histogram = Some((id, val()?));
                 raw.histofall = true;
             }
-            Opt::Histfile => raw.histfile = Some(val()),
-            Opt::Interval => raw.interval = Some(val()),
-            Opt::Json => raw.json = Some(val()),
-            Opt::Loops => raw.loops = Some(val()),
+            Opt::Histfile => raw.histfile = Some(path()),
+            Opt::Interval => raw.interval = Some(val()?),
+            Opt::Json => raw.json = Some(path()),
+            Opt::Loops => raw.loops = Some(val()?),
             Opt::Mlockall => raw.mlockall = true,
-            Opt::MainAffinity => raw.main_affinity = Some(val()),
+            Opt::MainAffinity => raw.main_affinity = Some(val()?),
             Opt::Nsecs => raw.nsecs = true,
             Opt::Priority => {
-                raw.priority = Some(val());
+                raw.priority = Some(val()?);
                 raw.priority_sets_fifo = true;
             }
             Opt::Policy => {
-                raw.policy = Some(val());
+                raw.policy = Some(val()?);
                 raw.priority_sets_fifo = false;
             }
             Opt::Priospread => raw.priospread = true,
             Opt::Quiet => raw.quiet = true,
             Opt::Relative => raw.relative = true,
             Opt::Smp => raw.smp = true,
-            Opt::Threads => raw.threads = Some(value.clone()),
+            Opt::Threads => raw.threads = Some(optional()?),
             Opt::Unbuffered => raw.unbuffered = true,
             Opt::Verbose => raw.verbose = true,
             Opt::Laptop => raw.laptop = true,
-            Opt::Latency => raw.latency = Some(val()),
+            Opt::Latency => raw.latency = Some(val()?),
             Opt::DefaultSystem => raw.default_system = true,
-            Opt::Synthetic => raw.synthetic = Some(val()),
-            Opt::Aligned => raw.aligned = Some(value.clone()),
-            Opt::Secaligned => raw.secaligned = Some(value.clone()),
-            Opt::Breaktrace => raw.breaktrace = Some(val()),
-            Opt::Fifo => raw.fifo = Some(val()),
+            Opt::Synthetic => raw.synthetic = Some(val()?),
+            Opt::Aligned => raw.aligned = Some(optional()?),
+            Opt::Secaligned => raw.secaligned = Some(optional()?),
+            Opt::Breaktrace => raw.breaktrace = Some(val()?),
+            Opt::Fifo => raw.fifo = Some(path()),
             Opt::RefreshOnMax => raw.refresh_on_max = true,
-            Opt::Oscope => raw.oscope = Some(val()),
+            Opt::Oscope => raw.oscope = Some(val()?),
             Opt::ResolutionCheck => raw.check_resolution = true,
             Opt::System => raw.system = true,
             Opt::PosixTimers => raw.posix_timers = true,
             Opt::Smi => raw.smi = true,
-            Opt::Spike => raw.spike = Some(val()),
-            Opt::SpikeNodes => raw.spike_nodes = Some(val()),
+            Opt::Spike => raw.spike = Some(val()?),
+            Opt::SpikeNodes => raw.spike_nodes = Some(val()?),
             Opt::Tracemark => raw.tracemark = true,
             Opt::DbgCyclictest => raw.dbg_cyclictest = true,
-            Opt::Wait => raw.wait = Some(val()),
-            Opt::Measure => raw.measure = Some(val()),
-            Opt::StatsInterval => raw.stats_interval = Some(val()),
-            Opt::StatsFile => raw.stats_file = Some(val()),
-            Opt::BucketWidth => raw.bucket_width = Some(val()),
+            Opt::Wait => raw.wait = Some(val()?),
+            Opt::Measure => raw.measure = Some(val()?),
+            Opt::StatsInterval => raw.stats_interval = Some(val()?),
+            Opt::StatsFile => raw.stats_file = Some(path()),
+            Opt::BucketWidth => raw.bucket_width = Some(val()?),
             Opt::Percentiles => raw.percentiles = true,
-            Opt::Hgrm => raw.hgrm = Some(val()),
+            Opt::Hgrm => raw.hgrm = Some(path()),
             Opt::HgrmPerThread => raw.hgrm_per_thread = true,
-            Opt::FailIf => raw.fail_if = Some(val()),
-            Opt::Junit => raw.junit = Some(val()),
-            Opt::Load => raw.load.load = Some(val()),
-            Opt::LoadSchedule => raw.load.schedule = Some(val()),
-            Opt::LoadCpus => raw.load.cpus = Some(val()),
+            Opt::FailIf => raw.fail_if = Some(val()?),
+            Opt::Junit => raw.junit = Some(path()),
+            Opt::Load => raw.load.load = Some(val()?),
+            Opt::LoadSchedule => raw.load.schedule = Some(val()?),
+            Opt::LoadCpus => raw.load.cpus = Some(val()?),
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -844,24 +849,46 @@ fn build(
     };
     let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
     let fifo = match &raw.fifo {
-        Some(text) => Some(new_file_path(Opt::Fifo, text, "create")?),
+        Some(text) => Some(super::values::new_node_path(
+            Opt::Fifo,
+            text,
+            "create",
+            DirReport::Detailed,
+        )?),
         None => None,
     };
     let (intervals, stats_file) = stats_stream(&raw, source, loops, duration, &threads)?;
     let distribution = distribution_plan(&raw, buckets, resolution)?;
     let hgrm = match &raw.hgrm {
-        Some(text) => Some(new_file_path(Opt::Hgrm, text, "write")?),
+        Some(text) if text == "-" => Some(OutputTarget::Stdout),
+        Some(text) => Some(OutputTarget::File(output_path(Opt::Hgrm, text)?)),
         None => None,
     };
     let gates = super::gates::gate_plan(
         (Opt::FailIf, raw.fail_if.as_deref()),
         (Opt::Junit, raw.junit.as_deref()),
     )?;
-    if raw.hgrm_per_thread && hgrm.is_none() {
+    if let (true, Some(OutputTarget::File(all))) = (raw.hgrm_per_thread, &hgrm) {
+        // The longest of the per-thread names must fit too.
+        let last = crate::report::hgrm::per_thread_path(all, nthreads - 1);
+        crate::output_file::check_name(&last).map_err(|why| {
+            UsageError(format!(
+                "{}: cannot write '{}': {why}",
+                Opt::HgrmPerThread.spelling(),
+                last.display()
+            ))
+        })?;
+    }
+    if raw.hgrm_per_thread && !matches!(hgrm, Some(OutputTarget::File(_))) {
         return Err(UsageError(format!(
-            "{} needs {} FILE: the per-thread files are named after it",
+            "{} needs {} FILE{}: the per-thread files are named after it",
             Opt::HgrmPerThread.spelling(),
-            Opt::Hgrm.spelling()
+            Opt::Hgrm.spelling(),
+            if hgrm.is_some() {
+                ", not - (standard output)"
+            } else {
+                ""
+            }
         )));
     }
 
@@ -938,8 +965,8 @@ fn build(
             && (wait != WaitMode::Absolute || measure != MeasureMode::Clock),
         stats_file,
         percentiles: raw.percentiles,
-        hgrm: hgrm.map(|path| HgrmOutput {
-            path,
+        hgrm: hgrm.map(|target| HgrmOutput {
+            target,
             per_thread: raw.hgrm_per_thread,
         }),
         gates,
@@ -985,20 +1012,14 @@ fn stats_stream(
 ) -> Result<(Option<IntervalPlan>, Option<PathBuf>), UsageError> {
     let length = match &raw.stats_interval {
         Some(text) => Some(
-            super::values::decimal_seconds(text)
+            super::values::decimal_duration(text)
                 .filter(|l| (MIN_STATS_INTERVAL..=MAX_STATS_INTERVAL).contains(l))
-                .ok_or_else(|| {
-                    invalid(
-                        Opt::StatsInterval,
-                        text,
-                        "expected a length in seconds, 0.01 to 86400 (decimals allowed: 0.5)",
-                    )
-                })?,
+                .ok_or_else(|| invalid(Opt::StatsInterval, text, STATS_INTERVAL_EXPECTED))?,
         ),
         None => None,
     };
     let file = match &raw.stats_file {
-        Some(text) => Some(new_file_path(Opt::StatsFile, text, "write")?),
+        Some(text) => Some(output_path(Opt::StatsFile, text)?),
         None => None,
     };
     match (length, file) {
@@ -1184,16 +1205,10 @@ fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
     })
 }
 
-/// An output file: its directory must exist now; the file itself is
-/// created when the run ends.
-fn output_path(id: Opt, text: &str) -> Result<PathBuf, UsageError> {
-    new_file_path(id, text, "write")
-}
-
-/// A file the run will make: its directory must exist now. `verb` says
-/// what cannot be done in messages (`cannot write 'x'`).
-fn new_file_path(id: Opt, text: &str, verb: &str) -> Result<PathBuf, UsageError> {
-    super::values::new_file_path(id, text, verb, DirReport::Detailed)
+/// An output file, checked writable now (its directory exists, the name
+/// fits, a file can be made there); it is written when the run ends.
+fn output_path(id: Opt, raw: &OsStr) -> Result<PathBuf, UsageError> {
+    super::values::new_file_path(id, raw, "write", DirReport::Detailed)
 }
 
 /// The text of `rtlat cyclictest --help`.
@@ -1288,10 +1303,11 @@ Output:
   -H, --histofall=US     like -h, plus a column summing all threads
       --histfile=PATH    write the histogram to PATH instead of stdout
       --json=FILE        write the results as JSON to FILE (- for stdout)
-      --stats-interval=SECONDS  cut the run into intervals of SECONDS
-                         (0.01 to 86400, decimals allowed: 0.5) and write
-                         each thread's cycles, min, avg, max and overruns
-                         in each of them to --stats-file
+      --stats-interval=TIME  cut the run into intervals of TIME (seconds,
+                         decimals allowed, or with a unit ms, s, m, h or d:
+                         0.5, 100ms, 2s; 10ms to 1d) and write each
+                         thread's cycles, min, avg, max and overruns in
+                         each of them to --stats-file
       --stats-file=FILE  where those go: one JSON line per interval and
                          thread, written while the run goes on
 
@@ -1302,7 +1318,8 @@ Percentiles (every run keeps every sample's bucket, whatever -h says):
                          they cover the larger of -h and 2 ms, then buckets
                          within 1 % go up to over a minute
       --hgrm=FILE        write the distribution of all threads in
-                         HdrHistogram's .hgrm percentile format
+                         HdrHistogram's .hgrm percentile format (- for
+                         stdout)
       --hgrm-per-thread  with --hgrm: also one file per thread (FILE with
                          .N before its extension)
 

@@ -1,6 +1,8 @@
 //! `--fail-if` and `--junit`, the same in every measuring tool's command
 //! line.
 
+use std::ffi::OsStr;
+
 use super::values::{DirReport, OptionName, UsageError, new_file_path};
 use crate::gate::{GatePlan, parse};
 
@@ -9,7 +11,7 @@ use crate::gate::{GatePlan, parse};
 /// alone is a usage error: a report needs limits.
 pub fn gate_plan<O: OptionName>(
     fail_if: (O, Option<&str>),
-    junit: (O, Option<&str>),
+    junit: (O, Option<&OsStr>),
 ) -> Result<Option<GatePlan>, UsageError> {
     let junit_path = match junit.1 {
         Some(text) => Some(new_file_path(junit.0, text, "write", DirReport::Detailed)?),

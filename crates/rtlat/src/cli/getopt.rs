@@ -21,8 +21,15 @@
 //! The scanner only splits words into options and values; it does not
 //! interpret values. Callers validate them after the whole command line is
 //! read, so that a repeated option takes its last value as with getopt.
+//!
+//! Words are scanned as bytes, not text: option names are ASCII, and a
+//! value or positional word is handed over as the [`OsString`] it was, so
+//! that a file name which is not UTF-8 reaches the file system intact (as
+//! with C's getopt). Callers turn a value into text only where it must be
+//! text (numbers, lists).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 /// When an optional value may be taken from the *next* argv word.
 ///
@@ -50,13 +57,14 @@ pub enum Peek {
 
 impl Peek {
     /// Whether `word` is taken as the value under this rule.
-    fn takes(self, word: &str) -> bool {
+    fn takes(self, word: &[u8]) -> bool {
         match self {
             Peek::Never => false,
-            Peek::Number => word.starts_with(|c: char| c.is_ascii_digit()),
+            Peek::Number => word.first().is_some_and(u8::is_ascii_digit),
             Peek::CpuList => {
-                word.starts_with(|c: char| c.is_ascii_digit() || c == '!' || c == '+')
-                    || word == "all"
+                word.first()
+                    .is_some_and(|c| c.is_ascii_digit() || *c == b'!' || *c == b'+')
+                    || word == b"all"
             }
         }
     }
@@ -79,9 +87,9 @@ pub enum ValueKind {
 pub struct OptSpec<T> {
     /// What the caller gets back in [`Parsed::Opt`].
     pub id: T,
-    /// The short spelling (`-p`), if any.
+    /// The short spelling (`-p`), if any; ASCII.
     pub short: Option<char>,
-    /// The long spelling without dashes (`priority`), if any.
+    /// The long spelling without dashes (`priority`), if any; ASCII.
     pub long: Option<&'static str>,
     /// Whether and how it takes a value.
     pub value: ValueKind,
@@ -99,24 +107,17 @@ pub enum Parsed<T> {
         id: T,
         /// The option as the user wrote it (`-p`, `--prio`), for messages.
         spelled: String,
-        /// Its value exactly as given (`-h 3500` in one word gives `" 3500"`).
-        value: Option<String>,
+        /// Its value exactly as given (`-h 3500` in one word gives `" 3500"`),
+        /// bytes and all.
+        value: Option<OsString>,
     },
     /// A word that is not an option (or anything after `--`).
-    Positional(String),
+    Positional(OsString),
 }
 
 /// Why the scan failed. Display is one line without a program prefix.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GetoptError {
-    /// An argument is not valid UTF-8.
-    #[error("argument {position} is not valid UTF-8: '{lossy}'")]
-    NotUtf8 {
-        /// 1-based position among the arguments given.
-        position: usize,
-        /// The argument with invalid bytes replaced.
-        lossy: String,
-    },
     /// No option has this spelling.
     #[error("unrecognized option '{0}'")]
     Unrecognized(String),
@@ -141,55 +142,53 @@ pub fn getopt_long<T: Clone>(
     args: &[OsString],
     specs: &[OptSpec<T>],
 ) -> Result<Vec<Parsed<T>>, GetoptError> {
-    let words = args
-        .iter()
-        .enumerate()
-        .map(|(i, arg)| {
-            arg.to_str().ok_or_else(|| GetoptError::NotUtf8 {
-                position: i + 1,
-                lossy: arg.to_string_lossy().into_owned(),
-            })
-        })
-        .collect::<Result<Vec<&str>, _>>()?;
-
+    let words: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
     let mut out = Vec::new();
     let mut next = 0;
     while next < words.len() {
         let word = words[next];
         next += 1;
-        if word == "--" {
-            out.extend(
-                words[next..]
-                    .iter()
-                    .map(|w| Parsed::Positional((*w).to_owned())),
-            );
+        if word == b"--" {
+            out.extend(words[next..].iter().map(|w| Parsed::Positional(owned(w))));
             break;
         }
-        if let Some(body) = word.strip_prefix("--") {
+        if let Some(body) = word.strip_prefix(b"--") {
             out.push(scan_long(body, specs, &words, &mut next)?);
-        } else if let Some(cluster) = word.strip_prefix('-').filter(|c| !c.is_empty()) {
+        } else if let Some(cluster) = word.strip_prefix(b"-").filter(|c| !c.is_empty()) {
             scan_cluster(cluster, specs, &words, &mut next, &mut out)?;
         } else {
-            out.push(Parsed::Positional(word.to_owned()));
+            out.push(Parsed::Positional(owned(word)));
         }
     }
     Ok(out)
 }
 
+/// A word's bytes as an owned argument.
+fn owned(bytes: &[u8]) -> OsString {
+    OsString::from_vec(bytes.to_vec())
+}
+
+/// Bytes shown in a message: invalid UTF-8 replaced.
+fn lossy(bytes: &[u8]) -> String {
+    OsStr::from_bytes(bytes).to_string_lossy().into_owned()
+}
+
 /// `--name`, `--name=value`, `--name value`.
 fn scan_long<T: Clone>(
-    body: &str,
+    body: &[u8],
     specs: &[OptSpec<T>],
-    words: &[&str],
+    words: &[&[u8]],
     next: &mut usize,
 ) -> Result<Parsed<T>, GetoptError> {
-    let (name, attached) = match body.split_once('=') {
-        Some((name, value)) => (name, Some(value)),
+    let (name, attached) = match body.iter().position(|&b| b == b'=') {
+        Some(at) => (&body[..at], Some(&body[at + 1..])),
         None => (body, None),
     };
     if name.is_empty() {
-        return Err(GetoptError::Unrecognized(format!("--{body}")));
+        return Err(GetoptError::Unrecognized(format!("--{}", lossy(body))));
     }
+    let name = std::str::from_utf8(name)
+        .map_err(|_| GetoptError::Unrecognized(format!("--{}", lossy(name))))?;
     let spec = find_long(specs, name)?;
     let full = format!("--{}", spec.long.unwrap_or(name));
     let value = match spec.value {
@@ -200,11 +199,11 @@ fn scan_long<T: Clone>(
             None
         }
         ValueKind::Required => match attached {
-            Some(value) => Some(value.to_owned()),
+            Some(value) => Some(owned(value)),
             None => Some(take_next(words, next).ok_or(GetoptError::MissingValue(full))?),
         },
         ValueKind::Optional(peek) => match attached {
-            Some(value) => Some(value.to_owned()),
+            Some(value) => Some(owned(value)),
             None => peek_next(words, next, peek),
         },
     };
@@ -218,26 +217,32 @@ fn scan_long<T: Clone>(
 /// `-abc`: flags until one takes a value, which then gets the rest of the
 /// word (or the next word).
 fn scan_cluster<T: Clone>(
-    cluster: &str,
+    cluster: &[u8],
     specs: &[OptSpec<T>],
-    words: &[&str],
+    words: &[&[u8]],
     next: &mut usize,
     out: &mut Vec<Parsed<T>>,
 ) -> Result<(), GetoptError> {
-    for (pos, c) in cluster.char_indices() {
-        let spec = specs
-            .iter()
-            .find(|s| s.short == Some(c))
-            .ok_or_else(|| GetoptError::Unrecognized(format!("-{c}")))?;
-        let spelled = format!("-{c}");
-        let rest = &cluster[pos + c.len_utf8()..];
+    for (pos, &byte) in cluster.iter().enumerate() {
+        // Short options are ASCII: a byte beyond is no option's (shown as
+        // the character it starts).
+        let spec = byte
+            .is_ascii()
+            .then(|| specs.iter().find(|s| s.short == Some(char::from(byte))))
+            .flatten()
+            .ok_or_else(|| {
+                let shown = lossy(&cluster[pos..]).chars().next().unwrap_or('?');
+                GetoptError::Unrecognized(format!("-{shown}"))
+            })?;
+        let spelled = format!("-{}", char::from(byte));
+        let rest = &cluster[pos + 1..];
         let value = match spec.value {
             ValueKind::None => None,
-            ValueKind::Required if !rest.is_empty() => Some(rest.to_owned()),
+            ValueKind::Required if !rest.is_empty() => Some(owned(rest)),
             ValueKind::Required => Some(
                 take_next(words, next).ok_or_else(|| GetoptError::MissingValue(spelled.clone()))?,
             ),
-            ValueKind::Optional(_) if !rest.is_empty() => Some(rest.to_owned()),
+            ValueKind::Optional(_) if !rest.is_empty() => Some(owned(rest)),
             ValueKind::Optional(peek) => peek_next(words, next, peek),
         };
         let ends_cluster = value.is_some() || spec.value != ValueKind::None;
@@ -253,13 +258,13 @@ fn scan_cluster<T: Clone>(
     Ok(())
 }
 
-fn take_next(words: &[&str], next: &mut usize) -> Option<String> {
+fn take_next(words: &[&[u8]], next: &mut usize) -> Option<OsString> {
     let word = words.get(*next)?;
     *next += 1;
-    Some((*word).to_owned())
+    Some(owned(word))
 }
 
-fn peek_next(words: &[&str], next: &mut usize, peek: Peek) -> Option<String> {
+fn peek_next(words: &[&[u8]], next: &mut usize, peek: Peek) -> Option<OsString> {
     match words.get(*next) {
         Some(word) if peek.takes(word) => take_next(words, next),
         _ => None,
@@ -374,12 +379,12 @@ mod tests {
         Parsed::Opt {
             id,
             spelled: spelled.to_owned(),
-            value: value.map(str::to_owned),
+            value: value.map(OsString::from),
         }
     }
 
     fn pos(word: &str) -> Parsed<Id> {
-        Parsed::Positional(word.to_owned())
+        Parsed::Positional(word.into())
     }
 
     fn err(args: &[&str]) -> String {
@@ -683,15 +688,54 @@ mod tests {
     }
 
     #[test]
-    fn non_utf8_is_an_error() {
-        use std::os::unix::ffi::OsStringExt;
-        let args = vec![OsString::from("-q"), OsString::from_vec(vec![b'a', 0xff])];
-        let e = getopt_long(&args, SPECS).unwrap_err();
-        assert!(
-            matches!(e, GetoptError::NotUtf8 { position: 2, .. }),
-            "{e:?}"
+    fn values_and_positionals_need_not_be_utf8() {
+        let bytes = |b: &[u8]| OsString::from_vec(b.to_vec());
+        let name = bytes(b"r\xffn.json");
+        let args = vec![
+            OsString::from("-q"),
+            bytes(b"--dunew=r\xffn.json"),
+            bytes(b"-pr\xffn.json"),
+            OsString::from("-h"),
+            name.clone(),
+            name.clone(),
+        ];
+        assert_eq!(
+            getopt_long(&args, SPECS).unwrap(),
+            vec![
+                opt(Id::Quiet, "-q", None),
+                Parsed::Opt {
+                    id: Id::New,
+                    spelled: "--dunew".into(),
+                    value: Some(name.clone())
+                },
+                Parsed::Opt {
+                    id: Id::Prio,
+                    spelled: "-p".into(),
+                    value: Some(name.clone())
+                },
+                Parsed::Opt {
+                    id: Id::Hist,
+                    spelled: "-h".into(),
+                    value: Some(name.clone())
+                },
+                Parsed::Positional(name),
+            ]
         );
-        assert!(!e.to_string().contains('\n'));
+    }
+
+    #[test]
+    fn option_names_beyond_ascii_are_unrecognized() {
+        let bytes = |b: &[u8]| OsString::from_vec(b.to_vec());
+        for (arg, shown) in [
+            (bytes(b"-\xff"), "-\u{fffd}"),
+            (bytes(b"-q\xc3\xa9"), "-\u{e9}"),
+            (bytes(b"--qu\xffiet"), "--qu\u{fffd}iet"),
+            (bytes(b"--\xff=1"), "--\u{fffd}"),
+        ] {
+            let e = getopt_long(std::slice::from_ref(&arg), SPECS).unwrap_err();
+            assert_eq!(e, GetoptError::Unrecognized(shown.into()), "{arg:?}");
+            assert!(!e.to_string().contains('\n'));
+        }
     }
 
     #[test]

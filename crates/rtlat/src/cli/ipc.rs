@@ -6,7 +6,7 @@
 //! and a bad one is a one-line [`UsageError`] naming the option, the value
 //! and what is accepted (exit status 2).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
 use rtlat_core::config::{SchedPolicy, TimeSourceKind};
@@ -17,8 +17,8 @@ use rtlat_core::units::Nanos;
 use super::getopt::{GetoptError, OptSpec, Peek, ValueKind, getopt_long};
 use super::load_options::{LoadArgs, run_duration};
 use super::values::{
-    DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values, spelling,
-    time_source,
+    DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values,
+    optional_text, spelling, text, time_source,
 };
 pub use super::values::{SystemView, UsageError};
 use crate::ipc::PairTool;
@@ -181,7 +181,7 @@ struct Raw {
     fork: Option<Option<String>>,
     force_timeout: Option<String>,
     interval: Option<String>,
-    json: Option<String>,
+    json: Option<OsString>,
     loops: Option<String>,
     priority: Option<String>,
     quiet: bool,
@@ -189,10 +189,10 @@ struct Raw {
     threads: Option<Option<String>>,
     timeout: Option<String>,
     histogram: Option<String>,
-    histfile: Option<String>,
+    histfile: Option<OsString>,
     nsecs: bool,
     fail_if: Option<String>,
-    junit: Option<String>,
+    junit: Option<OsString>,
     load: LoadArgs,
     synthetic: Option<String>,
 }
@@ -209,7 +209,10 @@ fn affinity_attached(args: &[OsString], specs: &[OptSpec<Opt>]) -> bool {
         })
     };
     let mut attached = false;
-    let mut words = args.iter().filter_map(|a| a.to_str());
+    // Every word counts, UTF-8 or not (a file name), so that a value is
+    // never taken for an option.
+    let words: Vec<_> = args.iter().map(|a| a.to_string_lossy()).collect();
+    let mut words = words.iter().map(|w| w.as_ref());
     while let Some(word) = words.next() {
         if word == "--" {
             break;
@@ -268,32 +271,33 @@ pub fn parse(
     let mut raw = Raw::default();
     for item in opt_values(items) {
         let (id, value) = item?;
-        let val = || value.clone().unwrap_or_default();
+        let val = || text(id, value.as_deref());
+        let path = || value.clone().unwrap_or_default();
         match id {
             Opt::Help => return Ok(Invocation::Help),
-            Opt::Affinity => raw.affinity = Some(value.clone()),
-            Opt::Breaktrace => raw.breaktrace = Some(val()),
-            Opt::Distance => raw.distance = Some(val()),
-            Opt::Duration => raw.duration = Some(val()),
-            Opt::Fork => raw.fork = Some(value.clone()),
-            Opt::ForceTimeout => raw.force_timeout = Some(val()),
-            Opt::Interval => raw.interval = Some(val()),
-            Opt::Json => raw.json = Some(val()),
-            Opt::Loops => raw.loops = Some(val()),
-            Opt::Priority => raw.priority = Some(val()),
+            Opt::Affinity => raw.affinity = Some(optional_text(id, value.as_deref())?),
+            Opt::Breaktrace => raw.breaktrace = Some(val()?),
+            Opt::Distance => raw.distance = Some(val()?),
+            Opt::Duration => raw.duration = Some(val()?),
+            Opt::Fork => raw.fork = Some(optional_text(id, value.as_deref())?),
+            Opt::ForceTimeout => raw.force_timeout = Some(val()?),
+            Opt::Interval => raw.interval = Some(val()?),
+            Opt::Json => raw.json = Some(path()),
+            Opt::Loops => raw.loops = Some(val()?),
+            Opt::Priority => raw.priority = Some(val()?),
             Opt::Quiet => raw.quiet = true,
             Opt::Smp => raw.smp = true,
-            Opt::Threads => raw.threads = Some(value.clone()),
-            Opt::Timeout => raw.timeout = Some(val()),
-            Opt::Histogram => raw.histogram = Some(val()),
-            Opt::Histfile => raw.histfile = Some(val()),
+            Opt::Threads => raw.threads = Some(optional_text(id, value.as_deref())?),
+            Opt::Timeout => raw.timeout = Some(val()?),
+            Opt::Histogram => raw.histogram = Some(val()?),
+            Opt::Histfile => raw.histfile = Some(path()),
             Opt::Nsecs => raw.nsecs = true,
-            Opt::FailIf => raw.fail_if = Some(val()),
-            Opt::Junit => raw.junit = Some(val()),
-            Opt::Load => raw.load.load = Some(val()),
-            Opt::LoadSchedule => raw.load.schedule = Some(val()),
-            Opt::LoadCpus => raw.load.cpus = Some(val()),
-            Opt::Synthetic => raw.synthetic = Some(val()),
+            Opt::FailIf => raw.fail_if = Some(val()?),
+            Opt::Junit => raw.junit = Some(path()),
+            Opt::Load => raw.load.load = Some(val()?),
+            Opt::LoadSchedule => raw.load.schedule = Some(val()?),
+            Opt::LoadCpus => raw.load.cpus = Some(val()?),
+            Opt::Synthetic => raw.synthetic = Some(val()?),
         }
     }
     if let Some(Some(role)) = &raw.fork {
@@ -667,10 +671,10 @@ fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
     })
 }
 
-/// An output file: its directory must exist now; the file is written when
-/// the run ends.
-fn output_path(id: Opt, text: &str) -> Result<PathBuf, UsageError> {
-    super::values::new_file_path(id, text, "write", DirReport::Missing)
+/// An output file, checked writable now (its directory exists, the name
+/// fits, a file can be made there); it is written when the run ends.
+fn output_path(id: Opt, raw: &OsStr) -> Result<PathBuf, UsageError> {
+    super::values::new_file_path(id, raw, "write", DirReport::Missing)
 }
 
 /// The text of `rtlat <tool> --help`.

@@ -21,7 +21,7 @@ use super::getopt::{OptSpec, ValueKind, getopt_long};
 use super::load_options::{LoadArgs, run_duration};
 use super::values::{
     DirReport, DurationError, OptionName, SystemView, UsageError, int, int_in, int_in_or, invalid,
-    new_file_path, opt_values, spelling, time_source,
+    new_file_path, opt_values, spelling, text, time_source,
 };
 use crate::latency::settings::Settings;
 
@@ -148,7 +148,7 @@ const MAX_LINES: i64 = 1_000_000;
 
 #[derive(Default)]
 struct Raw {
-    gnuplot: Option<String>,
+    gnuplot: Option<OsString>,
     histograms: bool,
     period: Option<String>,
     lines: Option<String>,
@@ -164,7 +164,7 @@ struct Raw {
     priority: Option<String>,
     break_on_switch: bool,
     fail_if: Option<String>,
-    junit: Option<String>,
+    junit: Option<OsString>,
     load: LoadArgs,
     synthetic: Option<String>,
 }
@@ -176,30 +176,31 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
     let mut raw = Raw::default();
     for item in opt_values(items) {
         let (id, value) = item?;
-        let val = || value.clone().unwrap_or_default();
+        let val = || text(id, value.as_deref());
+        let path = || value.clone().unwrap_or_default();
         match id {
             Opt::Help => return Ok(Invocation::Help),
-            Opt::Gnuplot => raw.gnuplot = Some(val()),
+            Opt::Gnuplot => raw.gnuplot = Some(path()),
             Opt::Histograms => raw.histograms = true,
-            Opt::Period => raw.period = Some(val()),
-            Opt::Lines => raw.lines = Some(val()),
-            Opt::Duration => raw.duration = Some(val()),
+            Opt::Period => raw.period = Some(val()?),
+            Opt::Lines => raw.lines = Some(val()?),
+            Opt::Duration => raw.duration = Some(val()?),
             Opt::Quiet => raw.quiet = true,
-            Opt::HistogramSize => raw.histogram_size = Some(val()),
-            Opt::BucketSize => raw.bucket_size = Some(val()),
+            Opt::HistogramSize => raw.histogram_size = Some(val()?),
+            Opt::BucketSize => raw.bucket_size = Some(val()?),
             Opt::Stats => raw.stats = true,
-            Opt::Device => raw.device = Some(val()),
-            Opt::TestMode => raw.test_mode = Some(val()),
+            Opt::Device => raw.device = Some(val()?),
+            Opt::TestMode => raw.test_mode = Some(val()?),
             Opt::Freeze => raw.freeze = true,
-            Opt::Cpu => raw.cpu = Some(val()),
-            Opt::Priority => raw.priority = Some(val()),
+            Opt::Cpu => raw.cpu = Some(val()?),
+            Opt::Priority => raw.priority = Some(val()?),
             Opt::BreakOnSwitch => raw.break_on_switch = true,
-            Opt::FailIf => raw.fail_if = Some(val()),
-            Opt::Junit => raw.junit = Some(val()),
-            Opt::Load => raw.load.load = Some(val()),
-            Opt::LoadSchedule => raw.load.schedule = Some(val()),
-            Opt::LoadCpus => raw.load.cpus = Some(val()),
-            Opt::Synthetic => raw.synthetic = Some(val()),
+            Opt::FailIf => raw.fail_if = Some(val()?),
+            Opt::Junit => raw.junit = Some(path()),
+            Opt::Load => raw.load.load = Some(val()?),
+            Opt::LoadSchedule => raw.load.schedule = Some(val()?),
+            Opt::LoadCpus => raw.load.cpus = Some(val()?),
+            Opt::Synthetic => raw.synthetic = Some(val()?),
         }
     }
     let (settings, warnings) = build(raw, system)?;

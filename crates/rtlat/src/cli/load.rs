@@ -11,7 +11,8 @@ use rtlat_core::units::Nanos;
 
 use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
 use super::values::{
-    DURATION_EXPECTED, DurationError, OptionName, SystemView, UsageError, int_in, invalid, spelling,
+    DURATION_EXPECTED, DurationError, OptionName, SystemView, UsageError, int_in, invalid,
+    spelling, text,
 };
 
 /// What the command line asks for.
@@ -88,14 +89,22 @@ pub fn parse(
     let (mut spec, mut duration, mut cpus, mut nice) = (None, None, None, None);
     for item in items {
         match item {
-            Parsed::Positional(word) if spec.is_none() => spec = Some(word),
+            Parsed::Positional(word) if spec.is_none() => {
+                spec = Some(word.into_string().map_err(|word| {
+                    UsageError(format!(
+                        "invalid load spec '{}': not valid UTF-8",
+                        word.to_string_lossy()
+                    ))
+                })?);
+            }
             Parsed::Positional(word) => {
                 return Err(UsageError(format!(
-                    "unexpected argument '{word}': the load is one SPEC, its kinds separated by commas"
+                    "unexpected argument '{}': the load is one SPEC, its kinds separated by commas",
+                    word.to_string_lossy()
                 )));
             }
             Parsed::Opt { id, value, .. } => {
-                let value = value.unwrap_or_default();
+                let value = text(id, value.as_deref())?;
                 match id {
                     Opt::Help => return Ok(Invocation::Help),
                     Opt::Duration => duration = Some(value),

@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
-use super::values::{DirReport, OptionName, UsageError, invalid, new_file_path, spelling};
+use super::values::{DirReport, OptionName, UsageError, invalid, new_file_path, spelling, text};
 use crate::plot::settings::{DEFAULT_SIZE, Kind, MAX_SIDE, MIN_SIDE, OutputFormat, Settings};
 use crate::results_file::StdinOr;
 
@@ -65,16 +65,13 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
     for item in items {
         match item {
             Parsed::Positional(word) => inputs.push(word),
-            Parsed::Opt { id, value, .. } => {
-                let value = value.unwrap_or_default();
-                match id {
-                    Opt::Help => return Ok(Invocation::Help),
-                    Opt::Output => output = Some(value),
-                    Opt::Kind => kind = Some(value),
-                    Opt::Size => size = Some(value),
-                    Opt::Title => title = Some(value),
-                }
-            }
+            Parsed::Opt { id, value, .. } => match id {
+                Opt::Help => return Ok(Invocation::Help),
+                Opt::Output => output = Some(value.unwrap_or_default()),
+                Opt::Kind => kind = Some(text(id, value.as_deref())?),
+                Opt::Size => size = Some(text(id, value.as_deref())?),
+                Opt::Title => title = Some(text(id, value.as_deref())?),
+            },
         }
     }
 
@@ -107,7 +104,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
                 .to_string(),
         ));
     }
-    if inputs.iter().filter(|i| i.as_str() == "-").count() > 1 {
+    if inputs.iter().filter(|i| *i == "-").count() > 1 {
         return Err(UsageError(
             "standard input ('-') given more than once".to_string(),
         ));
@@ -120,7 +117,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
     let format = OutputFormat::from_path(Path::new(&output_text)).ok_or_else(|| {
         invalid(
             Opt::Output,
-            &output_text,
+            &output_text.to_string_lossy(),
             "expected a file name ending in .svg or .png",
         )
     })?;
@@ -128,8 +125,9 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
     for input in &inputs {
         if input != "-" && same_file(Path::new(input), &output_path) {
             return Err(UsageError(format!(
-                "{}: '{output_text}' is also an input; the plot would overwrite it",
-                Opt::Output.spelling()
+                "{}: '{}' is also an input; the plot would overwrite it",
+                Opt::Output.spelling(),
+                output_text.to_string_lossy()
             )));
         }
     }

@@ -6,7 +6,7 @@
 //! Unlike C, every value is checked and a bad one is a one-line
 //! [`UsageError`] naming the option, the value and what is accepted.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
 use rtlat_core::config::SchedPolicy;
@@ -17,7 +17,7 @@ use rtlat_core::units::Nanos;
 use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use super::values::{
     DirReport, DurationError, OptionName, SystemView, UsageError, int_in, invalid, loop_limit,
-    opt_values, spelling, time_source,
+    opt_values, optional_text, spelling, text, time_source,
 };
 use crate::output::OutputTarget;
 use crate::signaltest::settings::Settings;
@@ -118,7 +118,7 @@ struct Raw {
     affinity: Option<Option<String>>,
     breaktrace: Option<String>,
     duration: Option<String>,
-    json: Option<String>,
+    json: Option<OsString>,
     loops: Option<String>,
     mlockall: bool,
     priority: Option<String>,
@@ -127,7 +127,7 @@ struct Raw {
     threads: Option<String>,
     verbose: bool,
     histogram: Option<String>,
-    histfile: Option<String>,
+    histfile: Option<OsString>,
     nsecs: bool,
     synthetic: Option<String>,
 }
@@ -143,24 +143,25 @@ pub fn parse(
     let mut raw = Raw::default();
     for item in opt_values(items) {
         let (id, value) = item?;
-        let val = || value.clone().unwrap_or_default();
+        let val = || text(id, value.as_deref());
+        let path = || value.clone().unwrap_or_default();
         match id {
             Opt::Help => return Ok(Invocation::Help),
-            Opt::Affinity => raw.affinity = Some(value.clone()),
-            Opt::Breaktrace => raw.breaktrace = Some(val()),
-            Opt::Duration => raw.duration = Some(val()),
-            Opt::Json => raw.json = Some(val()),
-            Opt::Loops => raw.loops = Some(val()),
+            Opt::Affinity => raw.affinity = Some(optional_text(id, value.as_deref())?),
+            Opt::Breaktrace => raw.breaktrace = Some(val()?),
+            Opt::Duration => raw.duration = Some(val()?),
+            Opt::Json => raw.json = Some(path()),
+            Opt::Loops => raw.loops = Some(val()?),
             Opt::Mlockall => raw.mlockall = true,
-            Opt::Priority => raw.priority = Some(val()),
+            Opt::Priority => raw.priority = Some(val()?),
             Opt::Quiet => raw.quiet = true,
             Opt::Smp => raw.smp = true,
-            Opt::Threads => raw.threads = Some(val()),
+            Opt::Threads => raw.threads = Some(val()?),
             Opt::Verbose => raw.verbose = true,
-            Opt::Histogram => raw.histogram = Some(val()),
-            Opt::Histfile => raw.histfile = Some(val()),
+            Opt::Histogram => raw.histogram = Some(val()?),
+            Opt::Histfile => raw.histfile = Some(path()),
             Opt::Nsecs => raw.nsecs = true,
-            Opt::Synthetic => raw.synthetic = Some(val()),
+            Opt::Synthetic => raw.synthetic = Some(val()?),
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -323,9 +324,10 @@ fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
     })
 }
 
-/// A file the run will write at its end: its directory must exist now.
-fn new_file_path(id: Opt, text: &str) -> Result<PathBuf, UsageError> {
-    super::values::new_file_path(id, text, "write", DirReport::Missing)
+/// A file the run writes at its end, checked writable now (its directory
+/// exists, the name fits, a file can be made there).
+fn new_file_path(id: Opt, raw: &OsStr) -> Result<PathBuf, UsageError> {
+    super::values::new_file_path(id, raw, "write", DirReport::Missing)
 }
 
 /// The text of `rtlat signaltest --help`.

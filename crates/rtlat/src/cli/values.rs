@@ -7,9 +7,14 @@
 //! (or `-x/--long: cannot write 'V': ...` for files), so a tool only says
 //! which option it is and what it accepts; the wording of each tool's
 //! options stays in that tool's module.
+//!
+//! Values come from getopt as the bytes given ([`OsString`]): a file name
+//! stays a path whatever its bytes ([`new_file_path`]); every other value
+//! must be text ([`text`]).
 
 use rtlat_core::config::TimeSourceKind;
 use rtlat_core::units::Resolution;
+use std::ffi::{OsStr, OsString};
 use std::fmt::{Debug, Display};
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
@@ -87,11 +92,36 @@ pub fn invalid(id: impl OptionName, value: &str, expected: impl Display) -> Usag
 /// before it, `-h`, still counts).
 pub fn opt_values<O>(
     items: Vec<Parsed<O>>,
-) -> impl Iterator<Item = Result<(O, Option<String>), UsageError>> {
+) -> impl Iterator<Item = Result<(O, Option<OsString>), UsageError>> {
     items.into_iter().map(|item| match item {
-        Parsed::Positional(word) => Err(UsageError(format!("unexpected argument '{word}'"))),
+        Parsed::Positional(word) => Err(UsageError(format!(
+            "unexpected argument '{}'",
+            word.to_string_lossy()
+        ))),
         Parsed::Opt { id, value, .. } => Ok((id, value)),
     })
+}
+
+/// An option's value as text (empty when it has none): anything but a file
+/// name must be UTF-8, or it is refused in one line naming the option.
+pub fn text(id: impl OptionName, value: Option<&OsStr>) -> Result<String, UsageError> {
+    let value = value.unwrap_or_default();
+    value.to_str().map(str::to_owned).ok_or_else(|| {
+        UsageError(format!(
+            "{}: invalid value '{}': not valid UTF-8 (only file names may be any bytes)",
+            id.spelling(),
+            value.to_string_lossy()
+        ))
+    })
+}
+
+/// An optional value (`-t`, `-a` alone or with a value) as text; see
+/// [`text`].
+pub fn optional_text(
+    id: impl OptionName,
+    value: Option<&OsStr>,
+) -> Result<Option<String>, UsageError> {
+    value.map(|v| text(id, Some(v))).transpose()
 }
 
 /// Strict integer: surrounding blanks ignored (as atoi skips leading ones),
@@ -211,34 +241,40 @@ pub fn duration(text: &str) -> Result<Option<Nanos>, DurationError> {
     Ok((nanos != 0).then_some(Nanos(nanos)))
 }
 
-/// Decimal seconds (`2`, `0.5`, `.25`, `1.000000001`; surrounding blanks
-/// ignored) read exactly into nanoseconds: digits with at most one point
-/// and at most nine digits after it, no sign, no exponent, no unit. `None`
-/// for anything else or more than an `i64` of nanoseconds.
-pub fn decimal_seconds(text: &str) -> Option<Nanos> {
+/// A decimal length with an optional unit, read exactly into nanoseconds
+/// (surrounding blanks ignored): digits with at most one point (`2`, `0.5`,
+/// `.25`), then nothing (seconds) or one of the units `-D` takes, `s`, `m`,
+/// `h`, `d`, or `ms` (`100ms`, `1.5m`, `2s`; any case). No sign, no
+/// exponent. `None` for anything else, for a length finer than a
+/// nanosecond, or for more than an `i64` of nanoseconds.
+pub fn decimal_duration(text: &str) -> Option<Nanos> {
     let t = text.trim();
-    let (whole, fraction) = t.split_once('.').unwrap_or((t, ""));
+    let (number, unit) = t.split_at(t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len()));
+    let unit_ns: i128 = match unit.to_ascii_lowercase().as_str() {
+        "" | "s" => 1_000_000_000,
+        "ms" => 1_000_000,
+        "m" => 60_000_000_000,
+        "h" => 3_600_000_000_000,
+        "d" => 86_400_000_000_000,
+        _ => return None,
+    };
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     if (whole.is_empty() && fraction.is_empty())
         || !digits(whole)
         || !digits(fraction)
-        || fraction.len() > 9
+        || whole.len() + fraction.len() > 30
     {
         return None;
     }
-    let secs: i64 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse().ok()?
-    };
-    let frac: i64 = if fraction.is_empty() {
-        0
-    } else {
-        fraction.parse::<i64>().ok()? * 10_i64.pow(9 - fraction.len() as u32)
-    };
-    secs.checked_mul(1_000_000_000)?
-        .checked_add(frac)
-        .map(Nanos)
+    // `whole.fraction` as an integer over 10^(fraction digits).
+    let mantissa: i128 = format!("0{whole}{fraction}").parse().ok()?;
+    let scale = 10_i128.checked_pow(u32::try_from(fraction.len()).ok()?)?;
+    let scaled_ns = mantissa.checked_mul(unit_ns)?;
+    if scaled_ns % scale != 0 {
+        return None;
+    }
+    i64::try_from(scaled_ns / scale).ok().map(Nanos)
 }
 
 /// How [`new_file_path`] reports a parent directory it cannot use.
@@ -251,49 +287,94 @@ pub enum DirReport {
     Detailed,
 }
 
-/// A file the run will make when it ends (`--json`, `--histfile`, `-F`):
-/// not empty, not a directory, and its directory must exist now. `verb`
-/// says what cannot be done in messages (`cannot write 'x'`).
+/// A file the run writes (`--json`, `--histfile`, `--junit`, ...), checked
+/// now, before anything is measured: a name, not a directory, in a
+/// directory that exists, and writable there (name length, free space, a
+/// probe file: see [`crate::output_file::check`]). `raw` is the option's
+/// value, any bytes; `verb` says what cannot be done in messages (`cannot
+/// write 'x'`).
 pub fn new_file_path(
     id: impl OptionName,
-    text: &str,
+    raw: &OsStr,
     verb: &str,
     report: DirReport,
 ) -> Result<PathBuf, UsageError> {
-    let name = id.spelling();
-    if text.is_empty() {
-        return Err(invalid(id, text, "expected a file name"));
+    checked_path((id, raw, verb), report, crate::output_file::check)
+}
+
+/// A file the run makes itself at its start (`-F`'s FIFO): its name and
+/// directory are checked now, as for [`new_file_path`], the rest when it
+/// is made.
+pub fn new_node_path(
+    id: impl OptionName,
+    raw: &OsStr,
+    verb: &str,
+    report: DirReport,
+) -> Result<PathBuf, UsageError> {
+    checked_path((id, raw, verb), report, crate::output_file::check_name)
+}
+
+/// [`path_in_a_directory`], then `check` on the path.
+fn checked_path(
+    (id, raw, verb): (impl OptionName, &OsStr, &str),
+    report: DirReport,
+    check: fn(&Path) -> Result<(), crate::output_file::Refusal>,
+) -> Result<PathBuf, UsageError> {
+    let path = path_in_a_directory(id, raw, verb, report)?;
+    check(&path).map_err(|why| cannot(id, raw, verb, why))?;
+    Ok(path)
+}
+
+/// `<option>: cannot <verb> '<path>': <why>`.
+fn cannot(id: impl OptionName, raw: &OsStr, verb: &str, why: impl Display) -> UsageError {
+    UsageError(format!(
+        "{}: cannot {verb} '{}': {why}",
+        id.spelling(),
+        raw.to_string_lossy()
+    ))
+}
+
+/// Not empty, not a directory, and its directory exists now.
+fn path_in_a_directory(
+    id: impl OptionName,
+    raw: &OsStr,
+    verb: &str,
+    report: DirReport,
+) -> Result<PathBuf, UsageError> {
+    if raw.is_empty() {
+        return Err(invalid(id, "", "expected a file name"));
     }
-    let path = Path::new(text);
+    let path = Path::new(raw);
     if path.is_dir() {
-        return Err(UsageError(format!(
-            "{name}: cannot {verb} '{text}': it is a directory"
-        )));
+        return Err(cannot(id, raw, verb, "it is a directory"));
     }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let dir = crate::output_file::directory_of(path);
     let missing = || {
-        UsageError(format!(
-            "{name}: cannot {verb} '{text}': directory '{}' does not exist",
-            dir.display()
-        ))
+        cannot(
+            id,
+            raw,
+            verb,
+            format_args!("directory '{}' does not exist", dir.display()),
+        )
     };
     match report {
         DirReport::Missing if dir.is_dir() => Ok(path.to_path_buf()),
         DirReport::Missing => Err(missing()),
         DirReport::Detailed => match std::fs::metadata(dir) {
             Ok(meta) if meta.is_dir() => Ok(path.to_path_buf()),
-            Ok(_) => Err(UsageError(format!(
-                "{name}: cannot {verb} '{text}': '{}' is not a directory",
-                dir.display()
-            ))),
+            Ok(_) => Err(cannot(
+                id,
+                raw,
+                verb,
+                format_args!("'{}' is not a directory", dir.display()),
+            )),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(missing()),
-            Err(e) => Err(UsageError(format!(
-                "{name}: cannot {verb} '{text}': directory '{}': {e}",
-                dir.display()
-            ))),
+            Err(e) => Err(cannot(
+                id,
+                raw,
+                verb,
+                format_args!("directory '{}': {e}", dir.display()),
+            )),
         },
     }
 }
@@ -303,7 +384,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn decimal_seconds_are_read_exactly() {
+    fn decimal_durations_are_read_exactly() {
         for (text, ns) in [
             ("2", 2_000_000_000),
             ("0.5", 500_000_000),
@@ -313,24 +394,38 @@ mod tests {
             ("1.000000001", 1_000_000_001),
             ("86400", 86_400_000_000_000),
             ("0", 0),
+            ("100ms", 100_000_000),
+            ("100MS", 100_000_000),
+            ("0.5ms", 500_000),
+            ("2s", 2_000_000_000),
+            ("1.5m", 90_000_000_000),
+            ("1h", 3_600_000_000_000),
+            ("1d", 86_400_000_000_000),
+            ("0.000001ms", 1),
+            (" 10ms ", 10_000_000),
         ] {
-            assert_eq!(decimal_seconds(text), Some(Nanos(ns)), "{text:?}");
+            assert_eq!(decimal_duration(text), Some(Nanos(ns)), "{text:?}");
         }
         for text in [
             "",
             ".",
+            "ms",
             "-1",
             "+1",
             "1e3",
-            "1.5s",
             "0x10",
             "1.0000000001",
+            "0.0000001ms",
             "1..2",
             "1,5",
             "abc",
+            "1 s",
+            "1us",
+            "1sm",
             "99999999999",
+            "1000000000000000000000000000000",
         ] {
-            assert_eq!(decimal_seconds(text), None, "{text:?}");
+            assert_eq!(decimal_duration(text), None, "{text:?}");
         }
     }
 }

@@ -1,17 +1,18 @@
 //! Carries out one `rtlat cyclictest` run, in cyclictest's order:
 //! privilege check, `-v` CPU lines, main-thread affinity, `mlockall`,
 //! `/dev/cpu_dma_latency`, the trace files of `-b`, the `-R` probe, signal
-//! handlers and the SIGUSR2 snapshot file, the measuring threads and the
-//! `-F` FIFO, the live display (and the `--stats-file` lines, and the
-//! `--load-schedule` phase changes) until the run ends, then the final
-//! outputs (the last `--stats-file` lines, JSON, `-q` summary, spikes,
-//! histogram, `-b` lines, load lines). Every way a run ends — loops,
-//! duration, a break, a signal, a closed stdout, an error — goes through the
-//! same final outputs, and the snapshot file and FIFO are removed. The
+//! handlers and the SIGUSR2 snapshot file, the check of the `-F` FIFO's
+//! path, the measuring threads and the FIFO, the live display (and the
+//! `--stats-file` lines, and the `--load-schedule` phase changes) until the
+//! run ends, then the final outputs (the last `--stats-file` lines, JSON,
+//! `-q` summary, spikes, histogram, `-b` lines, load lines). Every way a
+//! run ends — loops, duration, a break, a signal, a closed stdout, an
+//! error — goes through the same final outputs, and the snapshot file and
+//! FIFO are removed. The
 //! `--load` workers start before the measuring threads and are stopped and
 //! joined right after them (or, on an early error, when dropped).
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -184,6 +185,20 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         });
     }
 
+    // Checked before the first sample: a FIFO that cannot be made (a
+    // read-only file system, no permission, another kind of file in the
+    // way) stops the run here, exit 1. It is made once the threads run, so
+    // that no reader gets a snapshot from before.
+    if let Some(path) = &settings.fifo {
+        crate::live::fifo::check(path).map_err(|e| {
+            let why = if e.kind() == io::ErrorKind::AlreadyExists {
+                "a file that is not a FIFO is in the way (only a FIFO is replaced)".to_owned()
+            } else {
+                io_strerror(&e)
+            };
+            anyhow::anyhow!("-F/--fifo: cannot create '{}': {why}", path.display())
+        })?;
+    }
     // Started before the measuring threads, so that it runs before the
     // first sample; a load that cannot start stops the run here.
     let mut load = LoadBeside::start(settings.load.as_ref())?;
@@ -206,6 +221,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
 
     let shared = running.shared_handle();
+    // The run is on by then: a FIFO that cannot be made now (the file
+    // system changed since the check) only loses the FIFO, with a line.
     let fifo = settings.fifo.as_ref().and_then(|path| {
         FifoServer::start(
             path.clone(),
@@ -490,16 +507,13 @@ fn write_hgrm_files(hgrm: &HgrmOutput, report: &RunReport, out: &mut Stdout) -> 
         stddev_ns: precise.stddev(cycles).unwrap_or(0.0),
     };
     let (cycles, precise) = report.all_threads_precise();
-    write_to(
-        &OutputTarget::File(hgrm.path.clone()),
-        out,
-        "--hgrm",
-        |mut w| hgrm::write_hgrm(&mut w, &all, moments(cycles, &precise)),
-    )?;
-    if hgrm.per_thread {
+    write_to(&hgrm.target, out, "--hgrm", |mut w| {
+        hgrm::write_hgrm(&mut w, &all, moments(cycles, &precise))
+    })?;
+    if let (true, OutputTarget::File(all_path)) = (hgrm.per_thread, &hgrm.target) {
         for t in &report.threads {
             let Some(d) = &t.distribution else { continue };
-            let path = hgrm::per_thread_path(&hgrm.path, t.index);
+            let path = hgrm::per_thread_path(all_path, t.index);
             let m = moments(t.compat.cycles, &t.precise);
             write_to(
                 &OutputTarget::File(path),

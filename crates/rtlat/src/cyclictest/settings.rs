@@ -17,7 +17,8 @@ use crate::gate::GatePlan;
 pub enum OutputTarget {
     /// Standard output (`-` on the command line, or no file given).
     Stdout,
-    /// A file, created (or truncated) when the run ends.
+    /// A file, checked writable before the run and replaced whole when it
+    /// ends (see [`crate::output_file`]).
     File(PathBuf),
 }
 
@@ -107,9 +108,9 @@ pub struct Settings {
 /// `--hgrm FILE` (and `--hgrm-per-thread`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HgrmOutput {
-    /// All threads together go here.
-    pub path: PathBuf,
-    /// Also one file per thread: FILE's name with `.N` before its
-    /// extension (`run.hgrm` → `run.0.hgrm`).
+    /// All threads together go here: a file, or stdout for `--hgrm=-`.
+    pub target: OutputTarget,
+    /// Also one file per thread (only with a file): FILE's name with `.N`
+    /// before its extension (`run.hgrm` → `run.0.hgrm`).
     pub per_thread: bool,
 }

@@ -22,9 +22,8 @@
 //! stopped, thread after thread, with times counted from the Unix epoch, so
 //! that the file is the same every time; its ring holds the whole run.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -83,22 +82,18 @@ struct Timeline {
 }
 
 impl StatsFile {
-    /// Creates (or truncates) `path`, mode 0644, before the run starts. A
-    /// file that cannot be made is an error naming it and the cause.
+    /// Makes `path` anew and empty before the run starts (a regular file
+    /// replaces what was there, a symbolic link included, see
+    /// [`crate::output_file::create_stream`]). A file that cannot be made is
+    /// an error naming it and the cause.
     pub fn create(path: &Path, config: &CyclicConfig) -> anyhow::Result<StatsFile> {
-        let file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o644)
-            .open(path)
-            .map_err(|e| {
-                anyhow!(
-                    "--stats-file: cannot create '{}': {}",
-                    path.display(),
-                    io_strerror(&e)
-                )
-            })?;
+        let file = crate::output_file::create_stream(path).map_err(|e| {
+            anyhow!(
+                "--stats-file: cannot create '{}': {}",
+                path.display(),
+                io_strerror(&e)
+            )
+        })?;
         let plan = config.intervals.ok_or_else(|| {
             anyhow!("--stats-file: the run was prepared without --stats-interval")
         })?;

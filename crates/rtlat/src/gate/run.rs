@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use crate::output::{OutputTarget, Stdout, write_to};
 use rtlat_core::distribution::Distribution;
 use rtlat_core::report::{PreciseStats, RunReport};
 
@@ -114,16 +114,22 @@ pub fn finish(
     Ok(any_failed(&outcomes))
 }
 
+/// The report, written whole or not at all like every output file (see
+/// [`crate::output::write_to`]).
 fn write_junit_file(
     path: &Path,
     tool: &str,
     outcomes: &[super::Outcome],
     duration_s: f64,
 ) -> anyhow::Result<()> {
-    let mut text = Vec::new();
-    write_junit(&mut text, tool, outcomes, duration_s)?;
-    std::fs::write(path, text)
-        .with_context(|| format!("--junit: cannot write '{}'", path.display()))
+    let mut out = Stdout::new(false);
+    write_to(
+        &OutputTarget::File(path.to_path_buf()),
+        &mut out,
+        "--junit",
+        |w| write_junit(w, tool, outcomes, duration_s),
+    )?;
+    out.finish()
 }
 
 #[cfg(test)]

@@ -70,7 +70,10 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
         crate::limits::check_room(&pairs, &processes, false)?;
         return super::fork::run(settings);
     }
-    crate::limits::check_room(&pairs, &footprint, !synthetic)?;
+    // Locked for real-time runs; a SCHED_OTHER run goes on unlocked when
+    // the lock limit is too small (lock_memory).
+    let locked = !synthetic && settings.engine.needs_realtime();
+    crate::limits::check_room(&pairs, &footprint, locked)?;
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
     let mut out = Stdout::new(false);

@@ -93,6 +93,24 @@ impl Drop for FifoServer {
     }
 }
 
+/// Whether [`FifoServer::start`] can make its FIFO at `path`, found out
+/// before the run without making it there (a reader must never open a FIFO
+/// that goes away again): nothing but a FIFO is in the way
+/// (`AlreadyExists`), and a file can be made in its directory (a probe
+/// file, made and removed: `EROFS`, `EACCES`, ...).
+pub fn check(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.file_type().is_fifo() => {
+            return Err(io::ErrorKind::AlreadyExists.into());
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    crate::output_file::probe(crate::output_file::directory_of(path))
+}
+
 /// Removes the FIFO at `path`, but never a file of another kind that
 /// someone put there since.
 fn remove_fifo(path: &Path) {
@@ -232,6 +250,27 @@ mod tests {
         drop(server);
         assert!(started.elapsed() < Duration::from_secs(1));
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn check_finds_what_start_would_refuse_and_makes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("status");
+        check(&path).expect("a new FIFO");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        make_fifo(&path).unwrap();
+        check(&path).expect("an old FIFO is replaced");
+        let taken = dir.path().join("taken");
+        std::fs::write(&taken, "keep").unwrap();
+        assert_eq!(
+            check(&taken).unwrap_err().kind(),
+            io::ErrorKind::AlreadyExists
+        );
+        assert_eq!(std::fs::read_to_string(&taken).unwrap(), "keep");
+        assert_eq!(
+            check(&dir.path().join("no/such/dir/f")).unwrap_err().kind(),
+            io::ErrorKind::NotFound
+        );
     }
 
     #[test]

@@ -90,12 +90,14 @@ pub fn write_hgrm(
 
 /// Thread `index`'s file next to `all`: `.N` before the extension
 /// (`run.hgrm` → `run.0.hgrm`; `run` → `run.0`).
+/// The name keeps the bytes of `all`'s, UTF-8 or not.
 pub fn per_thread_path(all: &Path, index: usize) -> PathBuf {
-    let stem = all.file_stem().unwrap_or_default().to_string_lossy();
-    let name = match all.extension() {
-        Some(ext) => format!("{stem}.{index}.{}", ext.to_string_lossy()),
-        None => format!("{stem}.{index}"),
-    };
+    let mut name = all.file_stem().unwrap_or_default().to_os_string();
+    name.push(format!(".{index}"));
+    if let Some(ext) = all.extension() {
+        name.push(".");
+        name.push(ext);
+    }
     all.with_file_name(name)
 }
 
@@ -139,6 +141,13 @@ mod tests {
         let name = |p: &str, i| per_thread_path(Path::new(p), i);
         assert_eq!(name("out/run.hgrm", 0), PathBuf::from("out/run.0.hgrm"));
         assert_eq!(name("run", 3), PathBuf::from("run.3"));
+        // Bytes that are not UTF-8 stay as they are.
+        use std::os::unix::ffi::OsStrExt;
+        let odd = |b: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(b));
+        assert_eq!(
+            per_thread_path(&odd(b"d/r\xff.h\xfe"), 12),
+            odd(b"d/r\xff.12.h\xfe")
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod cyclictest_extras;
 mod differential;
 mod differential_extras;
 mod faults_limits;
+mod faults_outputs;
 mod faults_readers;
 mod faults_stdio;
 mod gates;

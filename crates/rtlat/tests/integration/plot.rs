@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::util::{
-    Run, cyclictest_c, parse_histogram, read_json, rtlat, run, run_with_timeout, synthetic,
+    Run, cyclictest_c, listing, parse_histogram, read_json, rtlat, run, run_with_timeout, synthetic,
 };
 
 /// `rtlat plot ARGS...`.
@@ -137,16 +137,6 @@ fn check_png(path: &Path, (w, h): (u32, u32), series: usize) {
     {
         assert!(colours.contains(colour), "no pixel of colour {colour:?}");
     }
-}
-
-/// The files in `dir`, sorted.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 /// A latency as the plot labels it: one decimal, none when it is 0.
@@ -585,8 +575,8 @@ fn output_that_cannot_be_written() {
     assert_eq!(r.code(), Some(2), "{}", r.describe());
     assert!(r.stderr.contains("it is a directory"), "{}", r.describe());
     assert_eq!(listing(dir.path()), vec!["good.json", "taken.svg"]);
-    // A directory where no file can be made (even by root): the machine
-    // refuses at run time, exit 1, one line.
+    // A directory where no file can be made (even by root): refused up
+    // front too, before any input is read, exit 2, one line.
     let r = run_with_timeout(
         &mut plot([
             good.as_os_str(),
@@ -595,11 +585,11 @@ fn output_that_cannot_be_written() {
         ]),
         Duration::from_secs(30),
     );
-    assert_eq!(r.code(), Some(1), "{}", r.describe());
+    assert_eq!(r.code(), Some(2), "{}", r.describe());
     assert_eq!(r.stderr_lines().len(), 1, "{}", r.describe());
     assert!(
         r.stderr
-            .starts_with("rtlat plot: cannot write '/proc/self/plot.svg': "),
+            .starts_with("rtlat plot: -o/--output: cannot write '/proc/self/plot.svg': "),
         "{}",
         r.describe()
     );

@@ -383,8 +383,12 @@ fn fifo_serves_status_lines_while_running() {
         .recv_timeout(Duration::from_millis(1500))
         .expect("a snapshot from the FIFO within 1.5 s")
         .expect("reading the FIFO");
+    // One snapshot of one thread: one line. A reader slower than the
+    // server's pause between snapshots (250 us, as C) may find the next
+    // snapshot written before it saw the end of the first: each whole.
     let lines = parse_status_lines(&text);
-    assert_eq!(lines.len(), 1, "{text:?}");
+    assert!(!lines.is_empty(), "{text:?}");
+    assert!(lines.iter().all(|l| l.index == 0), "{text:?}");
     assert!(
         text.lines().all(|l| l.starts_with("T:")),
         "only T: lines: {text:?}"

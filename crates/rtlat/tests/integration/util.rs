@@ -321,6 +321,16 @@ pub fn run(cmd: &mut Command) -> Run {
     run_with_timeout(cmd, Duration::from_secs(10))
 }
 
+/// The names of the files in `dir`, sorted, shown lossily.
+pub fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// Runs `rtlat cyclictest ARGS --json=<temp file>`, expects exit 0 and
 /// returns the run with the JSON document it wrote.
 pub fn run_with_json(args: &[&str]) -> (Run, serde_json::Value) {

@@ -585,7 +585,7 @@ fn cases() -> Vec<Case> {
             assert_eq!(
                 s.hgrm,
                 Some(HgrmOutput {
-                    path: "run.hgrm".into(),
+                    target: OutputTarget::File("run.hgrm".into()),
                     per_thread: false
                 })
             )
@@ -1065,6 +1065,67 @@ fn output_paths() {
         Some(OutputTarget::File(path.clone()))
     );
     assert!(!path.exists());
+    // A name longer than the file system takes.
+    let long = format!("{}/{}.json", dir.display(), "n".repeat(300));
+    assert_eq!(
+        err(&["--json", &long]),
+        format!(
+            "--json: cannot write '{long}': its name is 305 bytes long; this file system takes \
+             at most 255"
+        )
+    );
+}
+
+#[test]
+fn hgrm_to_standard_output() {
+    assert_eq!(
+        settings(&["--hgrm=-"]).hgrm,
+        Some(HgrmOutput {
+            target: OutputTarget::Stdout,
+            per_thread: false
+        })
+    );
+    assert_eq!(
+        err(&["--hgrm", "-", "--hgrm-per-thread"]),
+        "--hgrm-per-thread needs --hgrm FILE, not - (standard output): the per-thread files \
+         are named after it"
+    );
+    assert_eq!(
+        err(&["--hgrm-per-thread"]),
+        "--hgrm-per-thread needs --hgrm FILE: the per-thread files are named after it"
+    );
+}
+
+#[test]
+fn file_names_are_bytes_other_values_text() {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let name = std::env::temp_dir().join(std::ffi::OsStr::from_bytes(b"rtlat-\xff.json"));
+    let mut json = OsString::from("--json=");
+    json.push(&name);
+    let parsed = parse(&[json], String::new(), &sys2()).unwrap();
+    let Invocation::Run { settings, .. } = parsed else {
+        panic!("{parsed:?}")
+    };
+    assert_eq!(settings.json, Some(OutputTarget::File(name)));
+    for (option, spelled) in [
+        ("-p", "-p/--priority"),
+        ("--load", "--load"),
+        ("-t", "-t/--threads"),
+    ] {
+        let args = [
+            OsString::from(option),
+            OsString::from_vec(b"1\xff".to_vec()),
+        ];
+        assert_eq!(
+            parse(&args, String::new(), &sys2())
+                .unwrap_err()
+                .to_string(),
+            format!(
+                "{spelled}: invalid value '1\u{fffd}': not valid UTF-8 (only file names may be \
+                 any bytes)"
+            )
+        );
+    }
 }
 
 #[test]
@@ -1810,6 +1871,12 @@ fn stats_interval_and_file() {
     assert_eq!(with_file(" 1.25"), Some(Nanos(1_250_000_000)));
     assert_eq!(with_file("86400"), Some(Nanos::from_secs(86_400)));
     assert_eq!(with_file("3"), Some(Nanos::from_secs(3)));
+    // The units of -D, and ms.
+    assert_eq!(with_file("100ms"), Some(Nanos(100_000_000)));
+    assert_eq!(with_file("10ms"), Some(Nanos(10_000_000)));
+    assert_eq!(with_file("2s"), Some(Nanos::from_secs(2)));
+    assert_eq!(with_file("1.5m"), Some(Nanos::from_secs(90)));
+    assert_eq!(with_file("1d"), Some(Nanos::from_secs(86_400)));
     // The last of a repeated option wins.
     assert_eq!(
         settings(&[
@@ -1824,16 +1891,21 @@ fn stats_interval_and_file() {
         .map(|p| p.length),
         Some(Nanos(500_000_000))
     );
-    let expected = "expected a length in seconds, 0.01 to 86400 (decimals allowed: 0.5)";
+    let expected = "expected a length of 0.01 to 86400 seconds: seconds, decimals allowed \
+                    (0.5), or a number with a unit ms, s, m, h or d (100ms, 2s, 1.5m)";
     for bad in [
         "0",
         "abc",
         "0.001",
         "0.0099",
+        "9ms",
         "-1",
         "86400.5",
+        "1441m",
+        "2d",
         "1e3",
-        "1s",
+        "1us",
+        "1 s",
         "",
         "0,5",
         "1.0000000001",

@@ -372,6 +372,17 @@ fn threads_and_affinity_edge_values() {
         let s = settings(tool, &["--json", "-a0", "-t", "2", "-a", "0"]);
         assert_eq!(cpus(&s), [Some(0), Some(1)]);
         assert_eq!(s.json, Some(OutputTarget::File("-a0".into())));
+        // Also when that value is a file name that is not UTF-8.
+        use std::os::unix::ffi::OsStrExt;
+        let name = std::env::temp_dir().join(std::ffi::OsStr::from_bytes(b"rtlat-\xff.json"));
+        let mut args = vec![OsString::from("--json"), name.clone().into_os_string()];
+        args.extend(["-a0", "-t", "3"].map(OsString::from));
+        let Ok(Invocation::Run { settings: s, .. }) = parse(tool, &args, String::new(), &sys2())
+        else {
+            panic!("{args:?}")
+        };
+        assert_eq!(cpus(&s), [Some(0), Some(0), Some(0)]);
+        assert_eq!(s.json, Some(OutputTarget::File(name)));
     }
 }
 
