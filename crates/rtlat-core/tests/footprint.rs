@@ -76,7 +76,7 @@ fn cyclic(threads: usize) -> CyclicConfig {
         })
         .collect();
     CyclicConfig {
-        loops: Some(300),
+        loops: Some(100),
         source: SYNTHETIC,
         distribution: Some(DistributionPlan::new(1000, Nanos::ZERO).unwrap()),
         ..CyclicConfig::new(plans)
@@ -116,7 +116,7 @@ fn cyclic_runs_stay_within_their_footprint() {
     for (what, config) in [
         ("cyclic -t 1", cyclic(1)),
         ("cyclic -t 16", cyclic(16)),
-        ("cyclic -t 64", cyclic(64)),
+        ("cyclic -t 40", cyclic(40)),
         ("cyclic -t 4, every buffer", with_everything(4)),
         ("cyclic -t 16, every buffer", with_everything(16)),
     ] {
