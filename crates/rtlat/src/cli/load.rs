@@ -78,7 +78,7 @@ impl OptionName for Opt {
 }
 
 /// Reads the `rtlat load` command line (`args` without the program name);
-/// `temp_root` is where `io` makes its directory ($TMPDIR or /tmp).
+/// `temp_root` is where `io` makes its files ($TMPDIR or /tmp).
 pub fn parse(
     args: &[OsString],
     system: &SystemView,
@@ -164,7 +164,7 @@ pub fn help_text() -> String {
         ),
         (
             LoadKind::Io,
-            "writes with fsync in a temporary directory under $TMPDIR\n             or /tmp, removed at the end",
+            "writes with fsync to files without a name in $TMPDIR or\n             /tmp (nothing is left, however the run ends)",
         ),
         (
             LoadKind::Messaging,
