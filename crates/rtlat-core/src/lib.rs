@@ -14,6 +14,7 @@ pub mod config;
 pub mod cpuset;
 pub mod distribution;
 pub mod engine;
+pub mod helper;
 pub mod interval;
 pub mod ipc;
 pub mod load;

@@ -5,8 +5,9 @@
 //! runs it, prints an error once and maps it to the exit status:
 //! 0 normal end, 1 the machine refused something, 2 a usage error, 3 a
 //! `--fail-if` limit broken (or, in `rtlat compare --fail-on-regression`,
-//! a regression). Started by a `fork` load worker (with the helper's
-//! environment variable), it is that worker's fork helper instead.
+//! a regression). Started as one of rtlat's helper processes (the `fork`
+//! load's helper: `argv[0]` names the role AND the helper variable names
+//! the parent, see `rtlat_core::helper`), it does that job instead.
 #![forbid(unsafe_code)]
 
 mod cli;
@@ -29,14 +30,22 @@ use std::process::ExitCode;
 
 use cli::UsageError;
 use cli::dispatch::{Command, Tool};
+use rtlat_core::helper::HelperRole;
 
 fn main() -> ExitCode {
-    // A `fork` load worker's helper process (see rtlat_core::load).
-    if std::env::var_os(rtlat_core::load::FORK_HELPER_ENV).is_some() {
-        return ExitCode::from(rtlat_core::load::fork_helper_main());
-    }
     let argv: Vec<OsString> = std::env::args_os().collect();
-    let command = match cli::dispatch::select(&argv) {
+    let parent = std::env::var_os(rtlat_core::helper::PARENT_ENV);
+    if let Some((role, parent)) = argv
+        .first()
+        .and_then(|argv0| HelperRole::of_invocation(argv0, parent.as_deref()))
+    {
+        return ExitCode::from(role.run(parent));
+    }
+    run_command(&argv)
+}
+
+fn run_command(argv: &[OsString]) -> ExitCode {
+    let command = match cli::dispatch::select(argv) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("rtlat: {e}");

@@ -177,7 +177,7 @@ pub fn help_text() -> String {
         (LoadKind::Timers, "many threads with short sleeps"),
         (
             LoadKind::Fork,
-            "processes created, exiting at once, reaped (by a helper\n             process per worker, which ends with it)",
+            "processes created, exiting at once, reaped (by a helper\n             process per worker, which never outlives it)",
         ),
     ] {
         kinds.push_str(&format!(

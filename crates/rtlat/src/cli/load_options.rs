@@ -56,7 +56,7 @@ pub struct LoadOptions<'a, O> {
 }
 
 /// The program `fork` workers start to fork in a process of their own:
-/// this binary (see `rtlat_core::load::FORK_HELPER_ENV`).
+/// this binary (see `rtlat_core::helper`).
 pub const FORK_HELPER: &str = "/proc/self/exe";
 
 /// What a schedule's phase lengths accept.
