@@ -1,8 +1,9 @@
 //! rtlat's helper processes: the binary re-executed to do one job for the
-//! process that started it, the `fork` load's helper ([`crate::load`]).
+//! process that started it, the `fork` load's helper
+//! ([`crate::load`]) and the [`janitor`](crate::janitor).
 //!
 //! A helper is reached only on purpose: its `argv[0]` is the role's own
-//! name (`rtlat-fork-helper`) AND the environment variable
+//! name (`rtlat-fork-helper`, `rtlat-janitor`) AND the environment variable
 //! [`PARENT_ENV`] holds the pid of the process that started it. Either
 //! alone, a variable left in a shell's environment or a binary renamed, is
 //! ignored: the command runs as usual. The pid is the one the helper
@@ -24,6 +25,8 @@ pub const PARENT_ENV: &str = "RTLAT_HELPER_PARENT";
 pub enum HelperRole {
     /// Forks and reaps children for one `fork` load worker.
     ForkLoad,
+    /// Removes a run's named objects if the run dies first.
+    Janitor,
 }
 
 impl HelperRole {
@@ -31,6 +34,7 @@ impl HelperRole {
     pub const fn argv0(self) -> &'static str {
         match self {
             HelperRole::ForkLoad => "rtlat-fork-helper",
+            HelperRole::Janitor => "rtlat-janitor",
         }
     }
 
@@ -38,7 +42,7 @@ impl HelperRole {
     /// down, when `argv0` is a role's name and `parent` (the value of
     /// [`PARENT_ENV`]) a pid; `None` for any other invocation.
     pub fn of_invocation(argv0: &OsStr, parent: Option<&OsStr>) -> Option<(HelperRole, i32)> {
-        let role = [HelperRole::ForkLoad]
+        let role = [HelperRole::ForkLoad, HelperRole::Janitor]
             .into_iter()
             .find(|r| argv0 == r.argv0())?;
         let parent = parent?.to_str()?.parse::<i32>().ok().filter(|&p| p > 0)?;
@@ -50,6 +54,7 @@ impl HelperRole {
         let _ = rtlat_sys::process::set_process_name(self.argv0());
         match self {
             HelperRole::ForkLoad => crate::load::fork_helper_main(parent),
+            HelperRole::Janitor => crate::janitor::janitor_main(),
         }
     }
 
@@ -75,16 +80,24 @@ mod tests {
             HelperRole::of_invocation(OsStr::new(argv0), parent.map(OsStr::new))
         };
         assert_eq!(
+            role("rtlat-janitor", Some("42")),
+            Some((HelperRole::Janitor, 42))
+        );
+        assert_eq!(
             role("rtlat-fork-helper", Some("7")),
             Some((HelperRole::ForkLoad, 7))
         );
         // A stray variable, a renamed binary, a bad value: no helper.
         assert_eq!(role("rtlat", Some("42")), None);
         assert_eq!(role("cyclictest", Some("42")), None);
-        assert_eq!(role("/usr/bin/rtlat-fork-helper", Some("42")), None);
-        assert_eq!(role("rtlat-fork-helper", None), None);
-        assert_eq!(role("rtlat-fork-helper", Some("0")), None);
-        assert_eq!(role("rtlat-fork-helper", Some("-5")), None);
+        assert_eq!(role("/usr/bin/rtlat-janitor", Some("42")), None);
+        assert_eq!(role("rtlat-janitor", None), None);
+        assert_eq!(
+            role("rtlat-janitor", Some("1")),
+            Some((HelperRole::Janitor, 1))
+        );
+        assert_eq!(role("rtlat-janitor", Some("0")), None);
+        assert_eq!(role("rtlat-janitor", Some("-5")), None);
         assert_eq!(role("rtlat-fork-helper", Some("yes")), None);
     }
 }

@@ -17,6 +17,7 @@ pub mod engine;
 pub mod helper;
 pub mod interval;
 pub mod ipc;
+pub mod janitor;
 pub mod load;
 pub mod phase;
 pub mod report;

@@ -6,8 +6,9 @@
 //! 0 normal end, 1 the machine refused something, 2 a usage error, 3 a
 //! `--fail-if` limit broken (or, in `rtlat compare --fail-on-regression`,
 //! a regression). Started as one of rtlat's helper processes (the `fork`
-//! load's helper: `argv[0]` names the role AND the helper variable names
-//! the parent, see `rtlat_core::helper`), it does that job instead.
+//! load's helper, the janitor: `argv[0]` names the role AND the helper
+//! variable names the parent, see `rtlat_core::helper`), it does that job
+//! instead. At the end, the janitor of the run, if any, is waited for.
 #![forbid(unsafe_code)]
 
 mod cli;
@@ -41,7 +42,10 @@ fn main() -> ExitCode {
     {
         return ExitCode::from(role.run(parent));
     }
-    run_command(&argv)
+    let status = run_command(&argv);
+    // Every object it was told about is removed by now.
+    rtlat_core::janitor::finish();
+    status
 }
 
 fn run_command(argv: &[OsString]) -> ExitCode {
