@@ -17,6 +17,7 @@ pub mod load;
 pub mod memory;
 pub mod msr;
 pub mod power;
+pub mod process;
 pub mod sched;
 pub mod signals;
 pub mod system;

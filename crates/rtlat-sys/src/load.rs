@@ -62,12 +62,6 @@ mod tests {
     }
 }
 
-/// Asks the kernel to kill the calling process (SIGKILL) when the thread
-/// that created it ends: a helper process never outlives its load.
-pub fn die_with_parent() -> Result<(), Errno> {
-    rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
-}
-
 /// The end of an input the caller polls without blocking: after
 /// [`InputEnd::watch`], [`InputEnd::reached`] tells whether the writer has
 /// closed it (data that arrives is read and dropped).

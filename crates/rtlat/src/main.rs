@@ -6,9 +6,11 @@
 //! 0 normal end, 1 the machine refused something (standard output failing
 //! included, or a normal end whose stderr lost a line: see [`stdio`]), 2 a
 //! usage error, 3 a `--fail-if` limit broken (or, in `rtlat compare
-//! --fail-on-regression`, a regression). Started by a `fork` load worker
-//! (with the helper's environment variable), it is that worker's fork
-//! helper instead.
+//! --fail-on-regression`, a regression). Started as one of rtlat's helper
+//! processes (the `fork` load's helper, the janitor: `argv[0]` names the
+//! role AND the helper variable names the parent, see
+//! `rtlat_core::helper`), it does that job instead. At the end, the
+//! janitor of the run, if any, is waited for.
 #![forbid(unsafe_code)]
 
 mod cli;
@@ -35,15 +37,26 @@ use std::process::ExitCode;
 
 use cli::UsageError;
 use cli::dispatch::{Command, Tool};
+use rtlat_core::helper::HelperRole;
 use stdio::note;
 
 fn main() -> ExitCode {
-    // A `fork` load worker's helper process (see rtlat_core::load).
-    if std::env::var_os(rtlat_core::load::FORK_HELPER_ENV).is_some() {
-        return ExitCode::from(rtlat_core::load::fork_helper_main());
-    }
     let argv: Vec<OsString> = std::env::args_os().collect();
-    let command = match cli::dispatch::select(&argv) {
+    let parent = std::env::var_os(rtlat_core::helper::PARENT_ENV);
+    if let Some((role, parent)) = argv
+        .first()
+        .and_then(|argv0| HelperRole::of_invocation(argv0, parent.as_deref()))
+    {
+        return ExitCode::from(role.run(parent));
+    }
+    let status = run_command(&argv);
+    // Every object it was told about is removed by now.
+    rtlat_core::janitor::finish();
+    status
+}
+
+fn run_command(argv: &[OsString]) -> ExitCode {
+    let command = match cli::dispatch::select(argv) {
         Ok(c) => c,
         Err(e) => {
             note!("rtlat: {e}");

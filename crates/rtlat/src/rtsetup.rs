@@ -1,8 +1,10 @@
 //! Process set-up shared by every tool: the real-time privilege check with
 //! its advice (or the note that a run is not real-time), `mlockall` with
-//! its advice, and error texts in C's words.
+//! its advice, the janitor for runs that create named objects, and error
+//! texts in C's words.
 
 use std::io;
+use std::path::Path;
 
 use anyhow::bail;
 use rtlat_core::config::SchedPolicy;
@@ -49,6 +51,21 @@ pub fn check_realtime_privilege(
             policy.name().to_uppercase(),
             errno_text(e)
         ),
+    }
+}
+
+/// This very binary, as the program of rtlat's helper processes.
+pub const OWN_BINARY: &str = "/proc/self/exe";
+
+/// Starts the janitor that removes the run's named objects (`what`) if the
+/// run is killed (`rtlat_core::janitor`). A run goes on without it, after a
+/// warning, if it cannot start.
+pub fn start_janitor(what: &str) {
+    if let Err(e) = rtlat_core::janitor::start(Path::new(OWN_BINARY)) {
+        note!(
+            "WARN: cannot start rtlat's janitor process ({e}): if this run is killed, {what} \
+             will be left behind"
+        );
     }
 }
 

@@ -1,9 +1,13 @@
 //! Signals a run reacts to. Handlers only set flags (signal-hook's `flag`
 //! module); the main thread looks at the flags between display frames.
 //!
-//! - SIGINT, SIGTERM, SIGHUP: stop the run cleanly (summary and files are
-//!   still written). cyclictest has no SIGHUP handler and dies without its
-//!   summary; we treat it like SIGTERM.
+//! - SIGINT, SIGQUIT, SIGHUP, SIGTERM (`rtlat_sys::process::STOP_SIGNALS`):
+//!   stop the run cleanly (summary and files are still written).
+//!   cyclictest has no SIGHUP or SIGQUIT handler and dies without its
+//!   summary; we treat them like SIGTERM. rtlat's helper processes start
+//!   with these signals blocked, so that one sent to the whole process
+//!   group (Ctrl-C, `Ctrl-\`, a closed terminal) stops the run, which then
+//!   ends its helpers, instead of killing them under it.
 //! - SIGUSR1: print the status block to stderr.
 //! - SIGUSR2: write the status block to `/dev/shm/cyclictest<pid>`, for
 //!   rt-tests' `get_cyclictest_snapshot`.
@@ -12,7 +16,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2};
+use rtlat_sys::process::STOP_SIGNALS;
+use signal_hook::consts::{SIGUSR1, SIGUSR2};
 
 /// Flags raised by the signal handlers.
 #[derive(Debug)]
@@ -30,7 +35,7 @@ impl SignalFlags {
             status: Arc::new(AtomicBool::new(false)),
             snapshot: Arc::new(AtomicBool::new(false)),
         };
-        for sig in [SIGINT, SIGTERM, SIGHUP] {
+        for sig in STOP_SIGNALS {
             signal_hook::flag::register(sig, Arc::clone(&flags.stop))
                 .with_context(|| format!("installing the handler of signal {sig}"))?;
         }

@@ -1,8 +1,9 @@
 //! Threads mode: both sides of every pair are threads of this process.
 //!
 //! [`PairEngine::new`] allocates the per-side slots and histograms and
-//! creates the kernel objects of every pair (semaphore sets, message
-//! queues); [`PairEngine::start`] spawns the threads on small stacks. Each
+//! creates the kernel objects of every pair (semaphore sets, announced to
+//! the [`janitor`](crate::janitor) if one runs; message queues, which
+//! have no name); [`PairEngine::start`] spawns the threads on small stacks. Each
 //! blocks every signal but the wake-up one, pins itself, takes its policy,
 //! pre-faults its stack and buffers and waits at a start barrier with the
 //! others; then it runs its side's loop ([`super::handoff`]). The caller
@@ -13,7 +14,6 @@ use std::sync::{Arc, Barrier};
 
 use rtlat_sys::ipc::futex::BinarySemaphore;
 use rtlat_sys::ipc::mqueue::MessageQueue;
-use rtlat_sys::ipc::sysv::SemSet;
 use rtlat_sys::signals::{self, ThreadAddress};
 use rtlat_sys::thread::RawThread;
 use rtlat_sys::tracefs::TraceControl;
@@ -30,6 +30,7 @@ use crate::config::TimeSourceKind;
 use crate::distribution::LatencyHistogram;
 use crate::engine::time::Period;
 use crate::engine::{STACK_PREFAULT_BYTES, THREAD_STACK_BYTES, threads};
+use crate::janitor::KeptSemSet;
 use crate::phase::{PhaseLog, PhaseWriter};
 use crate::report::{EndReason, ThreadStep};
 use crate::stats::{
@@ -139,7 +140,7 @@ impl PairShared {
 /// The kernel objects of one pair.
 #[derive(Debug)]
 enum Objects {
-    SysV(SemSet),
+    SysV(KeptSemSet),
     Mq {
         test: MessageQueue,
         sync: MessageQueue,
@@ -207,7 +208,7 @@ impl PairEngine {
                     test: BinarySemaphore::new(),
                     sync: BinarySemaphore::new(),
                 }),
-                (true, Mechanism::SysvSemaphore) => SemSet::create_private(2)
+                (true, Mechanism::SysvSemaphore) => KeptSemSet::create_private(2)
                     .map(Objects::SysV)
                     .map_err(|errno| IpcError::Object {
                         what: "SysV semaphore set",

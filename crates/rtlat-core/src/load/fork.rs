@@ -7,23 +7,26 @@
 //! measuring threads take page faults that a separate load process never
 //! causes them. So when the plan names a helper program (the rtlat binary
 //! itself, [`LoadPlan::fork_helper`](super::LoadPlan::fork_helper)), each
-//! worker starts it as a small process of its own which does the forking
-//! ([`helper_main`]) and reports its count over a pipe; it ends when the
-//! worker closes its input, or with the worker's thread (parent death
-//! signal). Without a helper the worker forks itself (`rtlat-core`'s own
+//! worker starts it as a small process of its own, `rtlat-fork-helper`
+//! ([`HelperRole::ForkLoad`]), which does the forking ([`helper_main`]) and
+//! reports its count over a pipe. It ends when the worker closes its
+//! input, or with the worker's thread (parent death signal, set before
+//! anything else, then the parent checked). It starts with the stop
+//! signals blocked: a Ctrl-C to the process group stops the run, whose
+//! worker then ends the helper, instead of killing the helper under the
+//! worker. Without a helper the worker forks itself (`rtlat-core`'s own
 //! tests).
 
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use rtlat_sys::process::Stdio;
+
 use super::{WorkerCtx, WorkerResult};
+use crate::helper::HelperRole;
 
 pub(super) const OP: &str = "one child process forked, exited at once and reaped";
-
-/// The environment variable that makes the rtlat binary a fork helper.
-pub const HELPER_ENV: &str = "RTLAT_LOAD_FORK_HELPER";
 
 /// How often the helper reports its count and looks at its input.
 const REPORT_EVERY: Duration = Duration::from_millis(10);
@@ -43,11 +46,9 @@ pub(super) fn run(ctx: &WorkerCtx) -> WorkerResult {
 
 /// Starts the helper and adds up what it reports until the load stops.
 fn run_helper(ctx: &WorkerCtx, program: &Path) -> WorkerResult {
-    let mut child = Command::new(program)
-        .env(HELPER_ENV, "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+    let mut child = HelperRole::ForkLoad
+        .spawn(program)
+        .stdout(Stdio::Piped)
         .spawn()
         .map_err(|e| format!("cannot start the fork helper {}: {e}", program.display()))?;
     let mut counts = child.stdout.take().ok_or("the fork helper has no output")?;
@@ -89,12 +90,11 @@ fn run_helper(ctx: &WorkerCtx, program: &Path) -> WorkerResult {
 
 /// The fork helper process: forks, lets the child exit, reaps it, over and
 /// over; every 10 ms writes the forks since the last report to stdout (8
-/// bytes, little-endian) and ends once stdin is closed. Returns the exit
-/// status.
-pub fn helper_main() -> u8 {
-    // Started by a live worker; if that worker went before the death
-    // signal was set, the parent is already another process.
-    if rtlat_sys::load::die_with_parent().is_err() || std::os::unix::process::parent_id() == 1 {
+/// bytes, little-endian) and ends once stdin is closed. `parent` is the
+/// pid of the process that started it: if that is no longer the parent,
+/// it exits at once. Returns the exit status.
+pub fn helper_main(parent: i32) -> u8 {
+    if rtlat_sys::process::die_with_parent(parent).is_err() {
         return 1;
     }
     let stdin = std::io::stdin();

@@ -25,7 +25,7 @@ mod fork;
 mod io;
 mod memory;
 mod messaging;
-pub use fork::{HELPER_ENV as FORK_HELPER_ENV, helper_main as fork_helper_main};
+pub use fork::helper_main as fork_helper_main;
 pub mod procstat;
 pub mod schedule;
 mod syscalls;
@@ -49,7 +49,7 @@ pub enum LoadKind {
     /// Atomic writes to cache lines every `cache` worker shares, and a
     /// sweep through a buffer the size of the last-level cache.
     Cache,
-    /// Writes, each followed by fsync, in a temporary directory.
+    /// Writes, each followed by fsync, to unnamed files in a directory.
     Io,
     /// hackbench-like small messages over pipes and UNIX sockets.
     Messaging,
@@ -210,11 +210,12 @@ pub struct LoadPlan {
     pub cpus: Vec<usize>,
     /// Nice value of every worker (-20 to 19); `None` leaves it as is.
     pub nice: Option<i32>,
-    /// Where `io` makes its temporary directory ($TMPDIR or /tmp).
+    /// Where `io` makes its (unnamed) files: $TMPDIR or /tmp.
     pub temp_root: PathBuf,
     /// The program `fork` workers start to fork in a process of its own
-    /// (the rtlat binary, which runs [`fork_helper_main`] when
-    /// [`FORK_HELPER_ENV`] is set); `None`: they fork themselves.
+    /// (the rtlat binary, which runs [`fork_helper_main`] when started as
+    /// [`HelperRole::ForkLoad`](crate::helper::HelperRole::ForkLoad));
+    /// `None`: they fork themselves.
     pub fork_helper: Option<PathBuf>,
 }
 
@@ -247,10 +248,10 @@ impl LoadPlan {
 /// Why a load could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    /// The `io` directory could not be made.
-    #[error("io load: cannot create a directory in '{dir}': {cause}")]
+    /// No file can be made in the `io` directory.
+    #[error("io load: cannot create a file in '{dir}': {cause}")]
     TempDir {
-        /// The parent directory.
+        /// The directory.
         dir: PathBuf,
         /// Why.
         cause: std::io::Error,
@@ -331,38 +332,14 @@ pub(crate) type WorkerResult = Result<(), String>;
 #[derive(Debug)]
 pub struct LoadSet;
 
-/// The `io` kind's temporary directory: removed when dropped.
-#[derive(Debug)]
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn create(root: &Path) -> Result<TempDir, LoadError> {
-        let pid = std::process::id();
-        let mut last = None;
-        for n in 0..100u32 {
-            let path = root.join(format!("rtlat-load-{pid}-{n}"));
-            match std::fs::create_dir(&path) {
-                Ok(()) => return Ok(TempDir(path)),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-                Err(e) => {
-                    return Err(LoadError::TempDir {
-                        dir: root.to_path_buf(),
-                        cause: e,
-                    });
-                }
-            }
-        }
-        Err(LoadError::TempDir {
+/// Checks that `io` can make its files in `root`, before any worker starts.
+fn check_temp_root(root: &Path) -> Result<(), LoadError> {
+    io::unnamed_file(root)
+        .map(drop)
+        .map_err(|cause| LoadError::TempDir {
             dir: root.to_path_buf(),
-            cause: last.unwrap_or_else(|| std::io::Error::other("no free name")),
+            cause,
         })
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 struct Worker {
@@ -378,9 +355,6 @@ pub struct Running {
     workers: Vec<Worker>,
     kinds: Vec<KindPlan>,
     started: Instant,
-    // Dropped after the workers are joined (field order is not relied on:
-    // `finish` joins first).
-    temp_dir: Option<TempDir>,
 }
 
 impl fmt::Debug for Running {
@@ -395,17 +369,15 @@ impl fmt::Debug for Running {
 impl LoadSet {
     /// Starts every worker of `plan` and returns once all are set up
     /// (policy, nice value, affinity, buffers). If any fails, the others
-    /// are stopped and joined, the temporary directory is removed, and the
-    /// first error is returned.
+    /// are stopped and joined, and the first error is returned.
     pub fn start(plan: &LoadPlan) -> Result<Running, LoadError> {
-        let temp_dir = if plan.kinds.iter().any(|k| k.kind == LoadKind::Io) {
-            Some(TempDir::create(&plan.temp_root)?)
-        } else {
-            None
-        };
+        let io = plan.kinds.iter().any(|k| k.kind == LoadKind::Io);
+        if io {
+            check_temp_root(&plan.temp_root)?;
+        }
         let shared = Arc::new(Shared {
             cache_lines: cache::Lines::new(),
-            io_dir: temp_dir.as_ref().map(|d| d.0.clone()),
+            io_dir: io.then(|| plan.temp_root.clone()),
             memory_bytes: memory::buffer_bytes(),
             fork_helper: plan.fork_helper.clone(),
         });
@@ -415,7 +387,6 @@ impl LoadSet {
             workers: Vec::new(),
             kinds: plan.kinds.clone(),
             started: Instant::now(),
-            temp_dir,
         };
         let (ready_tx, ready_rx) = mpsc::channel::<Result<(), LoadError>>();
         let mut slot = 0usize;
@@ -572,8 +543,7 @@ impl Prepared {
 }
 
 impl Running {
-    /// Stops every worker, joins them, removes the temporary directory and
-    /// reports what each kind did.
+    /// Stops every worker, joins them and reports what each kind did.
     pub fn stop(mut self) -> LoadReport {
         let elapsed = self.started.elapsed();
         let errors = self.finish();
@@ -603,8 +573,8 @@ impl Running {
         self.workers.iter().any(Worker::ended)
     }
 
-    /// Raises the stop flag, joins every worker (keeping their counters)
-    /// and removes the temporary directory. Returns the workers' errors.
+    /// Raises the stop flag and joins every worker (keeping their
+    /// counters). Returns the workers' errors.
     fn finish(&mut self) -> Vec<LoadError> {
         self.stop.store(true, Ordering::Relaxed);
         let mut errors = Vec::new();
@@ -625,7 +595,6 @@ impl Running {
                 });
             }
         }
-        self.temp_dir = None;
         errors
     }
 }

@@ -87,10 +87,26 @@ impl SemSet {
 impl Drop for SemSet {
     fn drop(&mut self) {
         if self.owner {
-            // SAFETY: IPC_RMID reads no argument beyond the fixed ones.
-            unsafe { libc::semctl(self.id, 0, libc::IPC_RMID) };
+            let _ = remove_set(self.id);
         }
     }
+}
+
+/// Removes the semaphore set `id` (`IPC_RMID`), whoever created it: for a
+/// process that cleans up after another (rtlat's janitor).
+pub fn remove_set(id: i32) -> Result<(), Errno> {
+    // SAFETY: IPC_RMID reads no argument beyond the fixed ones.
+    let rc = unsafe { libc::semctl(id, 0, libc::IPC_RMID) };
+    if rc < 0 { Err(last_errno()) } else { Ok(()) }
+}
+
+/// The process id of the last process that changed semaphore `sem` of set
+/// `id` (`GETPID`: its last `semop`, or the `SETVAL` that created it):
+/// tells which run a set belongs to.
+pub fn last_operator(id: i32, sem: u16) -> Result<i32, Errno> {
+    // SAFETY: GETPID reads no argument beyond the fixed ones.
+    let rc = unsafe { libc::semctl(id, i32::from(sem), libc::GETPID) };
+    if rc < 0 { Err(last_errno()) } else { Ok(rc) }
 }
 
 #[cfg(test)]
@@ -108,7 +124,14 @@ mod tests {
         let other = SemSet::create_private(2).unwrap();
         assert_ne!(other.id(), set.id(), "private sets never collide");
         let id = set.id();
+        let own = crate::system::current_pid();
+        assert_eq!(last_operator(id, 0), Ok(own), "SETVAL at creation");
         drop(set);
         assert!(SemSet::attach(id).value(0).is_err(), "removed on drop");
+        assert_eq!(remove_set(id), Err(Errno::INVAL), "removed once");
+        let third = SemSet::create_private(1).unwrap();
+        let third_id = third.id();
+        std::mem::forget(third);
+        assert_eq!(remove_set(third_id), Ok(()), "removed by id");
     }
 }

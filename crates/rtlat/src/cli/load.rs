@@ -79,7 +79,7 @@ impl OptionName for Opt {
 }
 
 /// Reads the `rtlat load` command line (`args` without the program name);
-/// `temp_root` is where `io` makes its directory ($TMPDIR or /tmp).
+/// `temp_root` is where `io` makes its files ($TMPDIR or /tmp).
 pub fn parse(
     args: &[OsString],
     system: &SystemView,
@@ -173,7 +173,7 @@ pub fn help_text() -> String {
         ),
         (
             LoadKind::Io,
-            "writes with fsync in a temporary directory under $TMPDIR\n             or /tmp, removed at the end",
+            "writes with fsync to files without a name in $TMPDIR or\n             /tmp (nothing is left, however the run ends)",
         ),
         (
             LoadKind::Messaging,
@@ -186,7 +186,7 @@ pub fn help_text() -> String {
         (LoadKind::Timers, "many threads with short sleeps"),
         (
             LoadKind::Fork,
-            "processes created, exiting at once, reaped (by a helper\n             process per worker, which ends with it)",
+            "processes created, exiting at once, reaped (by a helper\n             process per worker, which never outlives it)",
         ),
     ] {
         kinds.push_str(&format!(

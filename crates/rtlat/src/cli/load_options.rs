@@ -26,7 +26,7 @@ pub struct LoadArgs {
 impl LoadArgs {
     /// The validated load ([`load_schedule`]); `ids` spell `--load`,
     /// `--load-schedule` and `--load-cpus` in messages. `io` makes its
-    /// directory under $TMPDIR or /tmp.
+    /// files in $TMPDIR or /tmp.
     pub fn validate<O: OptionName>(
         &self,
         [load, schedule, cpus]: [O; 3],
@@ -56,7 +56,7 @@ pub struct LoadOptions<'a, O> {
 }
 
 /// The program `fork` workers start to fork in a process of their own:
-/// this binary (see `rtlat_core::load::FORK_HELPER_ENV`).
+/// this binary (see `rtlat_core::helper`).
 pub const FORK_HELPER: &str = "/proc/self/exe";
 
 /// What a schedule's phase lengths accept.
@@ -67,7 +67,7 @@ const PHASE_LENGTH_EXPECTED: &str = "a phase length is a whole number of seconds
 /// Workers go one per CPU of `--load-cpus` (pinned to them round-robin),
 /// by default one per CPU the process may use (pinned the same way, so that
 /// the measurement's `-a` never moves them); `temp_root` is where `io`
-/// makes its directory.
+/// makes its files.
 pub fn load_schedule<O: OptionName>(
     options: LoadOptions<'_, O>,
     system: &SystemView,

@@ -45,6 +45,7 @@ use crate::report::spikes::write_spikes;
 use crate::report::status::write_quiet_summary;
 use crate::rtsetup::{
     check_realtime_privilege, errno_text, io_strerror, lock_memory, note_not_realtime,
+    start_janitor,
 };
 use crate::signals::SignalFlags;
 use crate::stdio::{self, note};
@@ -156,6 +157,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         });
     }
     let signals = SignalFlags::install()?;
+    start_janitor("its status file in /dev/shm (and the -F FIFO)");
     let mut snapshot = match StatusSnapshotFile::create(rtlat_sys::system::current_pid()) {
         Ok(file) => Some(file),
         Err(e) => {

@@ -8,18 +8,30 @@
 //! shares a POSIX shared-memory object with a fixed name (`/sigwaittest`,
 //! for both tools), the state lives in an anonymous memfd the children
 //! inherit; the variable `RTLAT_IPC_SHM_FD` tells them its descriptor.
-//! Nothing is named, so any number of runs can go on at once.
+//! Nothing is named, so any number of runs can go on at once. The
+//! semaphore sets of svsematest are announced to the janitor
+//! (`rtlat_core::janitor`), which removes them if this process is killed.
+//!
+//! The sides never outlive the run: they start with the stop signals
+//! blocked (a Ctrl-C to the process group reaches this process, which
+//! stops them), and their first act is to ask for SIGKILL when this
+//! process dies and to check that it is still their parent (its pid comes
+//! in `RTLAT_HELPER_PARENT`; see `rtlat_sys::process`). Without both
+//! variables, `-fr<N>` / `-fs<N>` are refused.
 
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, Stdio};
+use std::cell::RefCell;
+use std::ffi::OsStr;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use rtlat_core::helper::PARENT_ENV;
 use rtlat_core::ipc::cells::{ForkCells, run_side};
 use rtlat_core::ipc::report::PairResult;
 use rtlat_core::ipc::{Mechanism, Side};
+use rtlat_core::janitor::KeptSemSet;
 use rtlat_core::report::ThreadStep;
-use rtlat_sys::ipc::sysv::SemSet;
+use rtlat_sys::process::{ChildProcess, Spawn, Stdio};
 use rtlat_sys::signals;
 
 use super::PairTool;
@@ -32,6 +44,7 @@ use crate::cli::UsageError;
 use crate::cyclictest::host::Host;
 use crate::load::beside::LoadBeside;
 use crate::output::Stdout;
+use crate::rtsetup::{OWN_BINARY, start_janitor};
 use crate::signals::SignalFlags;
 
 /// The environment variable that hands the shared memory down.
@@ -42,6 +55,7 @@ const START_LIMIT: Duration = Duration::from_secs(10);
 
 struct ForkRun<'a> {
     cells: &'a ForkCells,
+    children: RefCell<&'a mut Children>,
 }
 
 impl LiveRun for ForkRun<'_> {
@@ -49,14 +63,16 @@ impl LiveRun for ForkRun<'_> {
         self.cells.results(false)
     }
 
+    /// Also when a side's process has died (killed, say): its partner
+    /// would wait for it for ever.
     fn reached_end(&self) -> bool {
-        self.cells.reached_end()
+        self.children.borrow_mut().note_deaths(self.cells) || self.cells.reached_end()
     }
 }
 
 /// The children of a run; killed and reaped when dropped, whatever
 /// happened.
-struct Children(Vec<(Child, usize, Side)>);
+struct Children(Vec<(ChildProcess, usize, Side)>);
 
 impl Children {
     /// Marks sides whose process has died without saying why as failed.
@@ -90,7 +106,7 @@ impl Children {
                 if matches!(child.try_wait(), Ok(None)) {
                     waiting = true;
                     if cells.side_active(*pair, *side) || Instant::now() > deadline {
-                        let _ = signals::signal_process(child.id() as i32, signals::wake_signal());
+                        let _ = child.signal(signals::wake_signal());
                     }
                 }
             }
@@ -128,11 +144,16 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let mut out = Stdout::new(false);
     prepare_process(&settings.engine)?;
     let signals = SignalFlags::install()?;
+    let sysv = settings.engine.mechanism == Mechanism::SysvSemaphore;
+    if sysv {
+        // Before the shared memory exists: the janitor needs no copy of it.
+        start_janitor("its SysV semaphore sets");
+    }
     let cells = ForkCells::create(&settings.engine).context("preparing fork mode")?;
     let mut semaphores = Vec::new();
-    if settings.engine.mechanism == Mechanism::SysvSemaphore {
+    if sysv {
         for plan in &settings.engine.pairs {
-            let set = SemSet::create_private(2).map_err(|e| {
+            let set = KeptSemSet::create_private(2).map_err(|e| {
                 anyhow::anyhow!(
                     "cannot create the SysV semaphore set of pair {}: {e}",
                     plan.index
@@ -145,11 +166,12 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let mut children = Children(Vec::new());
     for plan in &settings.engine.pairs {
         for (side, letter) in [(Side::Receiver, 'r'), (Side::Sender, 's')] {
-            let child = Command::new("/proc/self/exe")
-                .arg0(settings.tool.name())
+            let child = Spawn::new(Path::new(OWN_BINARY), OsStr::new(settings.tool.name()))
                 .arg(format!("-f{letter}{}", plan.index))
                 .env(SHM_FD_VAR, cells.raw_fd().to_string())
-                .stdin(Stdio::null())
+                .env(PARENT_ENV, rtlat_sys::system::current_pid().to_string())
+                .stdin(Stdio::Null)
+                .block_stop_signals()
                 .spawn()
                 .with_context(|| {
                     format!(
@@ -182,7 +204,10 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let mut load = LoadBeside::start(settings.load.as_ref())?;
     cells.go();
     let mut cpus = CpuTracker::new(&settings.engine, ProcView::Processes, false);
-    let view = ForkRun { cells: &cells };
+    let view = ForkRun {
+        cells: &cells,
+        children: RefCell::new(&mut children),
+    };
     let external = display(settings, &view, &signals, &mut cpus, &mut out, &mut load)?;
     children.stop(&cells);
     let load = load.stop();
@@ -196,16 +221,22 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
 /// Side `side` of pair `pair` of a fork-mode run (`-fr<N>` / `-fs<N>`).
 pub fn child(tool: PairTool, side: Side, pair: usize) -> anyhow::Result<u8> {
     let letter = if side == Side::Receiver { 'r' } else { 's' };
-    let fd = std::env::var(SHM_FD_VAR)
-        .ok()
-        .and_then(|v| v.parse::<i32>().ok())
-        .ok_or_else(|| {
-            UsageError(format!(
-                "-f/--fork: '{letter}{pair}' is for the processes of a fork-mode run, which get \
-                 their settings from the rtlat that starts them; run '{} -f' instead",
-                tool.name()
-            ))
-        })?;
+    let refused = || {
+        UsageError(format!(
+            "-f/--fork: '{letter}{pair}' is for the processes of a fork-mode run, which get \
+             their settings from the rtlat that starts them; run '{} -f' instead",
+            tool.name()
+        ))
+    };
+    let number = |var: &str| std::env::var(var).ok().and_then(|v| v.parse::<i32>().ok());
+    let (Some(fd), Some(parent)) = (number(SHM_FD_VAR), number(PARENT_ENV)) else {
+        return Err(refused().into());
+    };
+    // Before anything else: die with the run, which must be our parent (if
+    // it died already, we have another one by now).
+    rtlat_sys::process::die_with_parent(parent).map_err(|_| refused())?;
+    // Shown as the C tool's sides are (not as `exe`, the name it was run by).
+    let _ = rtlat_sys::process::set_process_name(tool.name());
     let cells = ForkCells::open_inherited(fd).context("fork-mode child")?;
     if cells.mechanism() != tool.mechanism() {
         bail!("fork-mode child: the shared memory belongs to another tool's run");

@@ -12,7 +12,7 @@ use rtlat_core::config::{SchedPolicy, TimeSourceKind};
 use rtlat_core::ipc::engine::{PairEngine, PairRunning};
 use rtlat_core::ipc::handoff::ETIMEDOUT;
 use rtlat_core::ipc::report::{PairReport, PairResult};
-use rtlat_core::ipc::{PairConfig, Side};
+use rtlat_core::ipc::{Mechanism, PairConfig, Side};
 use rtlat_core::report::{EndReason, ThreadError, ThreadStep};
 use rtlat_sys::tracefs::{self, TraceControl};
 
@@ -27,7 +27,7 @@ use crate::output::{Stdout, end_run, write_to};
 use crate::report::histogram::write_histogram;
 use crate::report::load::write_load;
 use crate::rtsetup::{
-    check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime,
+    check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime, start_janitor,
 };
 use crate::signals::SignalFlags;
 use crate::stdio::note;
@@ -84,6 +84,9 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
         open_trace_files(&settings.engine)
     };
     let signals = SignalFlags::install()?;
+    if !synthetic && settings.engine.mechanism == Mechanism::SysvSemaphore {
+        start_janitor("its SysV semaphore sets");
+    }
     let engine = PairEngine::new(settings.engine.clone(), trace).context("preparing the pairs")?;
     let mut load = LoadBeside::start(settings.load.as_ref())?;
     let running = engine.start().context("starting the pairs")?;

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use rtlat_core::config::ThreadPlan;
 use rtlat_core::engine::Shared;
+use rtlat_core::janitor::{Kept, keep_file};
 use rtlat_core::units::Resolution;
 use rtlat_sys::fifo::{make_fifo, open_fifo_writer_nonblocking};
 
@@ -26,12 +27,14 @@ const NO_READER_RETRY: Duration = Duration::from_millis(100);
 const BETWEEN_SNAPSHOTS: Duration = Duration::from_micros(250);
 
 /// The running FIFO server. Stopping it (or dropping it) ends the thread
-/// and removes the FIFO.
+/// and removes the FIFO; if the process is killed, the janitor removes it
+/// (`rtlat_core::janitor`, when the run has started one).
 #[derive(Debug)]
 pub struct FifoServer {
     path: PathBuf,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
+    kept: Option<Kept>,
 }
 
 impl FifoServer {
@@ -46,6 +49,7 @@ impl FifoServer {
         resolution: Resolution,
     ) -> io::Result<FifoServer> {
         make_fifo(&path).map_err(io::Error::from)?;
+        let kept = keep_file(&path).ok();
         let stop = Arc::new(AtomicBool::new(false));
         let served = Served {
             path: path.clone(),
@@ -62,8 +66,10 @@ impl FifoServer {
                 path,
                 stop,
                 thread: Some(thread),
+                kept,
             }),
             Err(e) => {
+                drop(kept);
                 remove_fifo(&path);
                 Err(e)
             }
@@ -82,6 +88,9 @@ impl FifoServer {
             thread.thread().unpark();
             // A panic in the server thread only loses the FIFO output.
             let _ = thread.join();
+            if let Some(kept) = &mut self.kept {
+                kept.release();
+            }
             remove_fifo(&self.path);
         }
     }

@@ -4,12 +4,16 @@
 //!
 //! Unlike the C tool, the file starts empty (not 30 NUL bytes), holds
 //! exactly the last block written (no NUL padding in front of it) and is
-//! removed whenever the value is dropped, not only at a normal exit.
+//! removed whenever the value is dropped, not only at a normal exit; if
+//! the process is killed, the janitor removes it (`rtlat_core::janitor`,
+//! when the run has started one).
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{FileExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+use rtlat_core::janitor::{Kept, keep_file};
 
 /// Where the status files live.
 const SHM_DIR: &str = "/dev/shm";
@@ -19,6 +23,7 @@ const SHM_DIR: &str = "/dev/shm";
 pub struct StatusSnapshotFile {
     path: PathBuf,
     file: File,
+    kept: Option<Kept>,
 }
 
 impl StatusSnapshotFile {
@@ -37,8 +42,9 @@ impl StatusSnapshotFile {
             .create_new(true)
             .mode(0o644)
             .open(&path)?;
+        let kept = keep_file(&path).ok();
         // The umask may have taken bits away: set the mode exactly.
-        let created = StatusSnapshotFile { path, file };
+        let created = StatusSnapshotFile { path, file, kept };
         created
             .file
             .set_permissions(fs::Permissions::from_mode(0o644))?;
@@ -60,6 +66,9 @@ impl StatusSnapshotFile {
 
 impl Drop for StatusSnapshotFile {
     fn drop(&mut self) {
+        if let Some(kept) = &mut self.kept {
+            kept.release();
+        }
         let _ = fs::remove_file(&self.path);
     }
 }

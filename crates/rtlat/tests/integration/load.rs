@@ -83,12 +83,28 @@ fn sigint_stops_fork_and_messaging_with_nothing_left() {
     );
 }
 
+/// Descriptors of process `pid` open on files in `dir`.
+fn open_files_in(pid: u32, dir: &std::path::Path) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|fds| {
+            fds.flatten()
+                .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+                .filter(|target| target.starts_with(dir))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
 #[test]
-fn sigterm_removes_the_io_directory() {
+fn io_writes_in_tmpdir_to_files_without_a_name() {
     let dir = tempfile::tempdir().unwrap();
-    let child = spawn(load(&["io:1"]).env("TMPDIR", dir.path()));
+    let root = dir.path().canonicalize().unwrap();
+    let child = spawn(load(&["io:1"]).env("TMPDIR", &root));
     std::thread::sleep(Duration::from_millis(400));
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    // Its file is in TMPDIR, and nothing there has a name (a SIGKILL
+    // could not leave it behind).
+    assert_eq!(open_files_in(child.pid(), &root), 1);
+    assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0);
     child.signal("TERM");
     let r = child.wait(Duration::from_secs(5));
     assert_eq!(r.code(), Some(0), "{}", r.describe());
@@ -107,7 +123,7 @@ fn io_in_an_unwritable_directory_exits_1() {
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.describe());
     assert!(
         r.stderr
-            .starts_with("rtlat load: io load: cannot create a directory in '/proc': "),
+            .starts_with("rtlat load: io load: cannot create a file in '/proc': "),
         "{}",
         r.describe()
     );
