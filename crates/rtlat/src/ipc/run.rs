@@ -4,7 +4,6 @@
 //! the final outputs: the `-q` frame or the cursor move below the last live
 //! frame, the JSON document, the histogram.
 
-use std::io::Write;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -332,18 +331,20 @@ pub fn finish(
             )
         });
     }
-    if let (Some(target), Ok(())) = (&settings.histogram, &written) {
+    // Every output is tried, whichever failed before: nothing is lost to
+    // another output's error (the first one is reported).
+    if let Some(target) = &settings.histogram {
         let as_run = receivers_as_run_report(report, cpus.shown());
-        written = write_to(target, out, "--histfile", |w| {
+        let histogram = write_to(target, out, "--histfile", |w| {
             write_histogram(&mut &mut *w, &as_run, false)
         });
+        written = written.and(histogram);
     }
-    if let (Some(l), Ok(())) = (&load_results, &written) {
+    if let Some(l) = &load_results {
         let receivers = receivers_as_run_report(report, cpus.shown());
         out.emit(|w| write_load(w, l, &receivers.threads));
     }
     let status = end_run(out, written, failure, status)?;
-    let _ = std::io::stdout().flush();
     let receivers = receivers_as_run_report(report, cpus.shown());
     crate::gate::apply(
         settings.gates.as_ref(),

@@ -335,6 +335,47 @@ fn space_running_out_at_the_end_leaves_the_old_file_whole() {
     }
 }
 
+/// An output that fails at the end (`--json=/dev/full`: a device, written
+/// in place, which takes the check before the run) costs no other output:
+/// the histogram file is still written whole, exit 1 with the JSON's line.
+/// The IPC tools used to skip `--histfile` once `--json` had failed.
+#[test]
+fn an_output_failing_at_the_end_costs_no_other_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let histfile = dir.path().join("h.txt");
+    let histogram: [(&str, &[&str]); 3] = [
+        ("cyclictest", &["-h", "20"]),
+        ("svsematest", &["--histogram=20"]),
+        ("signaltest", &["--histogram=20"]),
+    ];
+    for (tool, histogram) in histogram {
+        let _ = std::fs::remove_file(&histfile);
+        let mut cmd = rtlat();
+        cmd.args([
+            tool,
+            "--synthetic",
+            "1",
+            "-q",
+            "-l",
+            "100",
+            "--json=/dev/full",
+        ])
+        .args(histogram)
+        .arg(attached("--histfile", &histfile));
+        let r = run(&mut cmd);
+        r.expect_code(1);
+        assert!(
+            r.stderr
+                .contains("--json: cannot write '/dev/full': No space left on device"),
+            "{tool}: {}",
+            r.describe()
+        );
+        let text = std::fs::read_to_string(&histfile)
+            .unwrap_or_else(|e| panic!("{tool}: no histogram file ({e})\n{}", r.describe()));
+        assert!(text.contains("# Total:"), "{tool}: {text}");
+    }
+}
+
 /// A synthetic run that writes every file cyclictest can: `--json`,
 /// `--hgrm`, `--stats-file` (the path attached: `--json=PATH`), then
 /// `--histfile` and `--junit` (the path as the next word).
