@@ -51,7 +51,7 @@ impl HelperRole {
 
     /// Does the role's job; returns the exit status.
     pub fn run(self, parent: i32) -> u8 {
-        let _ = rtlat_sys::process::set_process_name(self.argv0());
+        rtlat_sys::system::set_thread_name(self.argv0());
         match self {
             HelperRole::ForkLoad => crate::load::fork_helper_main(parent),
             HelperRole::Janitor => crate::janitor::janitor_main(),
@@ -59,15 +59,25 @@ impl HelperRole {
     }
 
     /// A spawn of `program` (the rtlat binary) in this role: its `argv[0]`,
-    /// this process as the parent, the stop signals blocked from the start.
+    /// a child of this run ([`spawn_child`]), its input a pipe from us.
     pub(crate) fn spawn(self, program: &Path) -> Spawn {
-        let mut spawn = Spawn::new(program, OsStr::new(self.argv0()));
-        spawn
-            .env(PARENT_ENV, rtlat_sys::system::current_pid().to_string())
-            .block_stop_signals()
-            .stdin(Stdio::Piped);
+        let mut spawn = spawn_child(program, OsStr::new(self.argv0()));
+        spawn.stdin(Stdio::Piped);
         spawn
     }
+}
+
+/// A spawn of `program` as `argv0`, a process of this run: told its parent
+/// ([`PARENT_ENV`], which it checks with
+/// [`rtlat_sys::process::die_with_parent`]) and started with the stop
+/// signals blocked, so that only its parent ends it. The helper roles and
+/// the IPC tools' fork-mode sides start this way.
+pub fn spawn_child(program: &Path, argv0: &OsStr) -> Spawn {
+    let mut spawn = Spawn::new(program, argv0);
+    spawn
+        .env(PARENT_ENV, rtlat_sys::system::current_pid().to_string())
+        .block_stop_signals();
+    spawn
 }
 
 #[cfg(test)]

@@ -454,15 +454,6 @@ pub fn parent_pid() -> i32 {
     rustix::process::getppid().map_or(0, |p| p.as_raw_nonzero().get())
 }
 
-/// Names the calling thread (the main thread: the process) as `ps` and
-/// `/proc/PID/comm` show it; at most 15 bytes are kept.
-pub fn set_process_name(name: &str) -> Result<(), Errno> {
-    let mut bytes: Vec<u8> = name.bytes().filter(|&b| b != 0).take(15).collect();
-    bytes.push(0);
-    let name = std::ffi::CStr::from_bytes_with_nul(&bytes).map_err(|_| Errno::INVAL)?;
-    rustix::thread::set_name(name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,7 +87,9 @@ pub fn current_pid() -> i32 {
     rustix::process::getpid().as_raw_nonzero().get()
 }
 
-/// Names the calling thread (the kernel keeps the first 15 bytes).
+/// Names the calling thread (the kernel keeps the first 15 bytes); named
+/// on the main thread, that is the process's name (`ps`,
+/// `/proc/PID/comm`).
 pub fn set_thread_name(name: &str) {
     let kept: Vec<u8> = name.bytes().take(15).collect();
     if let Ok(c) = CString::new(kept) {

@@ -25,13 +25,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use rtlat_core::helper::PARENT_ENV;
+use rtlat_core::helper::{PARENT_ENV, spawn_child};
 use rtlat_core::ipc::cells::{ForkCells, run_side};
 use rtlat_core::ipc::report::PairResult;
 use rtlat_core::ipc::{Mechanism, Side};
 use rtlat_core::janitor::KeptSemSet;
 use rtlat_core::report::ThreadStep;
-use rtlat_sys::process::{ChildProcess, Spawn, Stdio};
+use rtlat_sys::process::{ChildProcess, Stdio};
 use rtlat_sys::signals;
 
 use super::PairTool;
@@ -166,12 +166,10 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let mut children = Children(Vec::new());
     for plan in &settings.engine.pairs {
         for (side, letter) in [(Side::Receiver, 'r'), (Side::Sender, 's')] {
-            let child = Spawn::new(Path::new(OWN_BINARY), OsStr::new(settings.tool.name()))
+            let child = spawn_child(Path::new(OWN_BINARY), OsStr::new(settings.tool.name()))
                 .arg(format!("-f{letter}{}", plan.index))
                 .env(SHM_FD_VAR, cells.raw_fd().to_string())
-                .env(PARENT_ENV, rtlat_sys::system::current_pid().to_string())
                 .stdin(Stdio::Null)
-                .block_stop_signals()
                 .spawn()
                 .with_context(|| {
                     format!(
@@ -236,7 +234,7 @@ pub fn child(tool: PairTool, side: Side, pair: usize) -> anyhow::Result<u8> {
     // it died already, we have another one by now).
     rtlat_sys::process::die_with_parent(parent).map_err(|_| refused())?;
     // Shown as the C tool's sides are (not as `exe`, the name it was run by).
-    let _ = rtlat_sys::process::set_process_name(tool.name());
+    rtlat_sys::system::set_thread_name(tool.name());
     let cells = ForkCells::open_inherited(fd).context("fork-mode child")?;
     if cells.mechanism() != tool.mechanism() {
         bail!("fork-mode child: the shared memory belongs to another tool's run");
