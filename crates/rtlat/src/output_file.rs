@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use rtlat_sys::Errno;
+use rtlat_sys::fs::Room;
 
 /// How an output reaches its path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,9 +108,9 @@ pub enum Refusal {
 /// module documentation). Its directory must exist; a directory at `path`
 /// is the caller's to refuse.
 pub fn check(path: &Path) -> Result<(), Refusal> {
-    check_name(path)?;
     let dir = directory_of(path);
     let room = rtlat_sys::fs::room(dir).ok();
+    name_fits(path, room)?;
     match way(path) {
         Way::InPlace => rtlat_sys::fs::may_write(path).map_err(|e| match e {
             Errno::NOENT if in_system_tree(dir) => Refusal::NotInSystemTree,
@@ -131,12 +132,19 @@ pub fn check(path: &Path) -> Result<(), Refusal> {
 
 /// Whether the file system of `path`'s directory takes its name (NAME_MAX).
 pub fn check_name(path: &Path) -> Result<(), Refusal> {
-    let room = rtlat_sys::fs::room(directory_of(path));
+    name_fits(path, rtlat_sys::fs::room(directory_of(path)).ok())
+}
+
+/// Whether `path`'s name fits the NAME_MAX of `room` (its directory's file
+/// system, when known).
+fn name_fits(path: &Path, room: Option<Room>) -> Result<(), Refusal> {
     match (path.file_name(), room) {
-        (Some(name), Ok(room)) if name.len() as u64 > room.name_max => Err(Refusal::NameTooLong {
-            length: name.len(),
-            max: room.name_max,
-        }),
+        (Some(name), Some(room)) if name.len() as u64 > room.name_max => {
+            Err(Refusal::NameTooLong {
+                length: name.len(),
+                max: room.name_max,
+            })
+        }
         _ => Ok(()),
     }
 }
