@@ -226,19 +226,24 @@ pub fn duration(text: &str) -> Result<Option<Nanos>, DurationError> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(DurationError::Malformed);
     }
-    let scale: i64 = match unit {
-        's' => 1,
-        'm' => 60,
-        'h' => 3600,
-        'd' => 86_400,
-        _ => return Err(DurationError::Malformed),
-    };
+    let scale = unit_seconds(unit).ok_or(DurationError::Malformed)?;
     let secs: i64 = digits.parse().map_err(|_| DurationError::SecondsOverflow)?;
     let nanos = secs
         .checked_mul(scale)
         .and_then(|s| s.checked_mul(1_000_000_000))
         .ok_or(DurationError::TooLong)?;
     Ok((nanos != 0).then_some(Nanos(nanos)))
+}
+
+/// The seconds in one of `-D`'s units: `s`, `m`, `h`, `d` (any case).
+fn unit_seconds(unit: char) -> Option<i64> {
+    match unit.to_ascii_lowercase() {
+        's' => Some(1),
+        'm' => Some(60),
+        'h' => Some(3600),
+        'd' => Some(86_400),
+        _ => None,
+    }
 }
 
 /// A decimal length with an optional unit, read exactly into nanoseconds
@@ -250,12 +255,11 @@ pub fn duration(text: &str) -> Result<Option<Nanos>, DurationError> {
 pub fn decimal_duration(text: &str) -> Option<Nanos> {
     let t = text.trim();
     let (number, unit) = t.split_at(t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len()));
-    let unit_ns: i128 = match unit.to_ascii_lowercase().as_str() {
-        "" | "s" => 1_000_000_000,
-        "ms" => 1_000_000,
-        "m" => 60_000_000_000,
-        "h" => 3_600_000_000_000,
-        "d" => 86_400_000_000_000,
+    let mut letters = unit.chars();
+    let unit_ns: i128 = match (letters.next(), letters.next(), letters.next()) {
+        (None, _, _) => 1_000_000_000,
+        (Some('m' | 'M'), Some('s' | 'S'), None) => 1_000_000,
+        (Some(one), None, _) => i128::from(unit_seconds(one)?) * 1_000_000_000,
         _ => return None,
     };
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
