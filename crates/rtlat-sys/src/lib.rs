@@ -47,3 +47,9 @@ pub fn strerror(errno: i32) -> String {
         None => text,
     }
 }
+
+/// An I/O error as [`strerror`] words it ("No space left on device"); an
+/// error without an errno as Rust shows it.
+pub fn io_strerror(e: &std::io::Error) -> String {
+    e.raw_os_error().map_or_else(|| e.to_string(), strerror)
+}

@@ -9,14 +9,14 @@
 //! and how to change it (exit 1), instead of an allocation failing (and the
 //! process aborting) in the middle of the run.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 use rtlat_core::footprint::Footprint;
 use rtlat_core::units::Bytes;
 use rtlat_sys::memory;
 
-use crate::rtsetup::{has_capability, status_field};
+use crate::rtsetup::{CAP_IPC_LOCK, CAP_SYS_ADMIN, CAP_SYS_RESOURCE, ProcessStatus};
 
 /// Room kept beyond the footprint for what it does not count: the
 /// outputs' text, the live display, the load workers, malloc's own
@@ -26,12 +26,6 @@ const SLACK: Bytes = Bytes(16 << 20);
 /// Tasks left free beyond the run's threads, so that the machine can still
 /// start a shell.
 const SPARE_TASKS: u64 = 64;
-
-/// Capability bits: CAP_IPC_LOCK may lock beyond RLIMIT_MEMLOCK,
-/// CAP_SYS_ADMIN and CAP_SYS_RESOURCE are not held to RLIMIT_NPROC.
-const CAP_IPC_LOCK: u32 = 14;
-const CAP_SYS_ADMIN: u32 = 21;
-const CAP_SYS_RESOURCE: u32 = 24;
 
 /// Refuses the run when `footprint` does not fit the machine. `threads`
 /// is the option that sets the number of threads as given (`-t 64`),
@@ -69,30 +63,23 @@ struct Machine {
 
 impl Machine {
     fn read() -> Machine {
-        let kib_field = |name: &str| -> Option<Bytes> {
-            let kib: u64 = status_field(name)?
-                .split_whitespace()
-                .next()?
-                .parse()
-                .ok()?;
-            Some(Bytes(kib * 1024))
-        };
+        let status = ProcessStatus::read();
         let exempt_from_nproc = rtlat_sys::system::effective_uid() == 0
-            || has_capability(CAP_SYS_RESOURCE)
-            || has_capability(CAP_SYS_ADMIN);
+            || status.has_capability(CAP_SYS_RESOURCE)
+            || status.has_capability(CAP_SYS_ADMIN);
         let cgroup = own_cgroup();
         let cgroup_left = |max: &str, current: &str| -> Option<u64> {
             let dir = cgroup.as_ref()?;
-            let max: u64 = read_trimmed(&dir.join(max))?.parse().ok()?;
-            let current: u64 = read_trimmed(&dir.join(current))?.parse().ok()?;
+            let max: u64 = read_trimmed(dir.join(max))?.parse().ok()?;
+            let current: u64 = read_trimmed(dir.join(current))?.parse().ok()?;
             Some(max.saturating_sub(current))
         };
         Machine {
-            mapped: kib_field("VmSize:"),
-            resident: kib_field("VmRSS:"),
+            mapped: status.bytes("VmSize:").map(Bytes),
+            resident: status.bytes("VmRSS:").map(Bytes),
             address_space_limit: memory::address_space_limit().map(Bytes),
             memlock_limit: memory::memlock_limit().map(Bytes),
-            may_lock_beyond_limit: has_capability(CAP_IPC_LOCK),
+            may_lock_beyond_limit: status.has_capability(CAP_IPC_LOCK),
             available_memory: meminfo_field("MemAvailable:"),
             cgroup_memory_left: cgroup_left("memory.max", "memory.current").map(Bytes),
             kernel_tasks_left: kernel_tasks_left(),
@@ -210,10 +197,10 @@ fn meminfo_field(name: &str) -> Option<Bytes> {
 
 /// How many more tasks (processes and threads) the kernel may create.
 fn kernel_tasks_left() -> Option<u64> {
-    let limit = |name: &str| -> Option<u64> { read_trimmed(&PathBuf::from(name))?.parse().ok() };
+    let limit = |name: &str| -> Option<u64> { read_trimmed(name)?.parse().ok() };
     let max = limit("/proc/sys/kernel/pid_max")?.min(limit("/proc/sys/kernel/threads-max")?);
     // The fourth field of /proc/loadavg: running/existing tasks.
-    let loadavg = read_trimmed(&PathBuf::from("/proc/loadavg"))?;
+    let loadavg = read_trimmed("/proc/loadavg")?;
     let existing: u64 = loadavg
         .split_whitespace()
         .nth(3)?
@@ -231,7 +218,7 @@ fn own_cgroup() -> Option<PathBuf> {
     Some(PathBuf::from("/sys/fs/cgroup").join(path.trim_start_matches('/')))
 }
 
-fn read_trimmed(path: &PathBuf) -> Option<String> {
+fn read_trimmed(path: impl AsRef<Path>) -> Option<String> {
     Some(std::fs::read_to_string(path).ok()?.trim().to_string())
 }
 

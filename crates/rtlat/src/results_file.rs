@@ -127,7 +127,7 @@ enum Refusal {
 impl Refusal {
     fn describe(&self, expected: &str) -> String {
         match self {
-            Refusal::Io(e) => format!("cannot read: {}", io_reason(e)),
+            Refusal::Io(e) => format!("cannot read: {}", rtlat_sys::io_strerror(e)),
             Refusal::TooLarge {
                 size: Some(size),
                 limit,
@@ -204,15 +204,6 @@ fn size_text(bytes: u64) -> String {
         format!("{bytes} bytes")
     } else {
         text
-    }
-}
-
-/// The reason of an I/O error without Rust's `(os error N)` suffix.
-fn io_reason(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.find(" (os error") {
-        Some(at) => text[..at].to_string(),
-        None => text,
     }
 }
 

@@ -3,7 +3,6 @@
 //! its advice, the janitor for runs that create named objects, and error
 //! texts in C's words.
 
-use std::io;
 use std::path::Path;
 
 use anyhow::bail;
@@ -104,10 +103,11 @@ pub fn lock_memory_because(option: &str, other: &str) -> anyhow::Result<()> {
     // Bound by the limit, a process whose memory only just fits cannot
     // map anything later (thread stacks, outputs): say so now rather than
     // fail an allocation in the middle of the run.
+    let status = ProcessStatus::read();
     if let (Some(limit), Some(locked), false) = (
         memory::memlock_limit(),
-        locked_bytes(),
-        has_capability(CAP_IPC_LOCK),
+        status.bytes("VmLck:"),
+        status.has_capability(CAP_IPC_LOCK),
     ) && limit.saturating_sub(locked) < LOCK_HEADROOM
     {
         let _ = memory::unlock_all();
@@ -125,33 +125,43 @@ pub fn lock_memory_because(option: &str, other: &str) -> anyhow::Result<()> {
 /// load's workers and the outputs' buffers.
 const LOCK_HEADROOM: u64 = 4 << 20;
 
-/// The process's locked memory (`VmLck`), in bytes.
-fn locked_bytes() -> Option<u64> {
-    let kib: u64 = status_field("VmLck:")?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()?;
-    Some(kib * 1024)
-}
+/// Capability bits: CAP_IPC_LOCK may lock memory beyond RLIMIT_MEMLOCK;
+/// CAP_SYS_ADMIN and CAP_SYS_RESOURCE are not held to RLIMIT_NPROC.
+pub const CAP_IPC_LOCK: u32 = 14;
+pub const CAP_SYS_ADMIN: u32 = 21;
+pub const CAP_SYS_RESOURCE: u32 = 24;
 
-/// CAP_IPC_LOCK: may lock memory beyond RLIMIT_MEMLOCK.
-const CAP_IPC_LOCK: u32 = 14;
+/// `/proc/self/status`, read once for the fields asked of it (empty when
+/// it cannot be read: every field is then unknown).
+#[derive(Debug)]
+pub struct ProcessStatus(String);
 
-/// Whether the process has capability number `bit` in effect (`CapEff`).
-pub fn has_capability(bit: u32) -> bool {
-    status_field("CapEff:")
-        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
-        .is_some_and(|caps| caps & (1 << bit) != 0)
-}
+impl ProcessStatus {
+    /// Reads `/proc/self/status` now.
+    pub fn read() -> ProcessStatus {
+        ProcessStatus(std::fs::read_to_string("/proc/self/status").unwrap_or_default())
+    }
 
-/// A field of `/proc/self/status`, after its name.
-pub fn status_field(name: &str) -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(name))
-        .map(|v| v.trim().to_string())
+    /// A field, after its name (`VmLck:`), trimmed.
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.0
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(str::trim)
+    }
+
+    /// A memory field (`VmLck:`, `VmRSS:`, given in kB) in bytes.
+    pub fn bytes(&self, name: &str) -> Option<u64> {
+        let kib: u64 = self.field(name)?.split_whitespace().next()?.parse().ok()?;
+        Some(kib * 1024)
+    }
+
+    /// Whether capability number `bit` is in effect (`CapEff`).
+    pub fn has_capability(&self, bit: u32) -> bool {
+        self.field("CapEff:")
+            .and_then(|v| u64::from_str_radix(v, 16).ok())
+            .is_some_and(|caps| caps & (1 << bit) != 0)
+    }
 }
 
 /// An errno as C's `strerror` words it.
@@ -160,7 +170,4 @@ pub fn errno_text(e: Errno) -> String {
 }
 
 /// An I/O error as C's `strerror` words it.
-pub fn io_strerror(e: &io::Error) -> String {
-    e.raw_os_error()
-        .map_or_else(|| e.to_string(), rtlat_sys::strerror)
-}
+pub use rtlat_sys::io_strerror;

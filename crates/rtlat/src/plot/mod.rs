@@ -44,8 +44,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
         anyhow::anyhow!(
             "cannot write '{}': {}",
             settings.output.display(),
-            e.raw_os_error()
-                .map_or_else(|| e.to_string(), rtlat_sys::strerror)
+            rtlat_sys::io_strerror(&e)
         )
     })
 }
