@@ -331,21 +331,21 @@ pub fn finish(
             )
         });
     }
+    // The receivers as a cyclictest report: for the histogram, the load
+    // lines and the gates.
+    let receivers = receivers_as_run_report(report, cpus.shown());
     // Every output is tried, whichever failed before: nothing is lost to
     // another output's error (the first one is reported).
     if let Some(target) = &settings.histogram {
-        let as_run = receivers_as_run_report(report, cpus.shown());
         let histogram = write_to(target, out, "--histfile", |w| {
-            write_histogram(&mut &mut *w, &as_run, false)
+            write_histogram(&mut &mut *w, &receivers, false)
         });
         written = written.and(histogram);
     }
     if let Some(l) = &load_results {
-        let receivers = receivers_as_run_report(report, cpus.shown());
         out.emit(|w| write_load(w, l, &receivers.threads));
     }
     let status = end_run(out, written, failure, status)?;
-    let receivers = receivers_as_run_report(report, cpus.shown());
     crate::gate::apply(
         settings.gates.as_ref(),
         &receivers,
