@@ -17,7 +17,9 @@
 //! Semantics are cyclictest's: absolute deadlines one interval apart, the
 //! first one interval after the start; latency = wake-up − deadline; the
 //! first sample counts; a wake-up later than following deadlines skips them
-//! (and, unlike C, counts them as overruns).
+//! (and, unlike C, counts them as overruns). A periodic timer's wake-ups
+//! skip only the periods the timer itself reports missed (unlike C `-x`,
+//! whose catch-up can put its deadlines one period ahead of the timer).
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
@@ -177,9 +179,13 @@ fn run_loop<S: TimeSource>(
     // one, the warm-up's included (so not at the first sample after it).
     let mut freeze_above = i64::MIN;
     let periodic = params.wait.is_periodic();
-    // A timerfd counts its own missed periods; skipping more here than it
-    // counted would make its next, pending expiry look early.
-    let catch_up = !matches!(params.wait, WaitMode::Timerfd);
+    // A periodic timer (timerfd, POSIX timer) keeps its own schedule and
+    // counts the periods it missed. Skipping more here than it counted
+    // would make its next, already pending expiry look early: a wake-up
+    // collected on time but read late (preempted between `sigwaitinfo` and
+    // the clock read) would shift every later sample one period negative,
+    // as it does in C cyclictest `-x`.
+    let catch_up = !matches!(params.wait, WaitMode::Timerfd | WaitMode::PosixTimer { .. });
     if let Err(WaitError::Failed(errno)) = source.arm(&next, params.interval) {
         return LoopEnd::Failed(errno);
     }
@@ -297,5 +303,143 @@ fn run_loop<S: TimeSource>(
         if params.loops == Some(writer.cycles()) {
             return LoopEnd::Loops;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::SampleRing;
+
+    const PERIOD_NS: i64 = 1_000_000;
+
+    /// A periodic timer that signals each expiry, as the kernel does for a
+    /// POSIX timer: expiries at `first + k·period`; an expiry while the
+    /// previous signal is still pending only raises the overrun count,
+    /// latched when that signal is collected. Each wake-up follows a script
+    /// of (delay before the signal is collected, delay before the clock is
+    /// read).
+    struct SignallingTimer {
+        first_ns: i64,
+        /// Index of the last expiry whose signal was collected.
+        collected: i64,
+        now_ns: i64,
+        overrun: u64,
+        script: Vec<(i64, i64)>,
+        wakes: usize,
+    }
+
+    impl SignallingTimer {
+        fn new(script: Vec<(i64, i64)>) -> Self {
+            SignallingTimer {
+                first_ns: 0,
+                collected: -1,
+                now_ns: 0,
+                overrun: 0,
+                script,
+                wakes: 0,
+            }
+        }
+    }
+
+    impl TimeSource for SignallingTimer {
+        fn now(&mut self) -> Timespec {
+            time::from_nanos(self.now_ns)
+        }
+
+        fn arm(&mut self, first: &Timespec, _interval: Period) -> Result<(), WaitError> {
+            self.first_ns = time::to_nanos(first);
+            Ok(())
+        }
+
+        fn sleep_until(&mut self, _deadline: &Timespec) -> Result<(), WaitError> {
+            let Some(&(collect_after, read_after)) = self.script.get(self.wakes) else {
+                return Err(WaitError::Exhausted);
+            };
+            self.wakes += 1;
+            let expiry = self.collected + 1;
+            let expiry_ns = self.first_ns + expiry * PERIOD_NS;
+            let collected_at = expiry_ns.max(self.now_ns) + collect_after;
+            let last_expired = (collected_at - self.first_ns) / PERIOD_NS;
+            self.overrun = (last_expired - expiry) as u64;
+            self.collected = last_expired;
+            self.now_ns = collected_at + read_after;
+            Ok(())
+        }
+
+        fn sleep_for(&mut self, _span: Period) -> Result<(), WaitError> {
+            unreachable!("a periodic timer does not sleep for a span")
+        }
+
+        fn missed_periods(&mut self) -> u64 {
+            std::mem::take(&mut self.overrun)
+        }
+    }
+
+    fn samples_of(script: Vec<(i64, i64)>) -> (Vec<i64>, u64) {
+        let loops = script.len() as u64;
+        let mut source = SignallingTimer::new(script);
+        let channel = ThreadChannel {
+            samples: SampleRing::new(64),
+            ..ThreadChannel::default()
+        };
+        let params = LoopParams {
+            thread: 0,
+            interval: Period::from_nanos(PERIOD_NS),
+            wait: WaitMode::PosixTimer {
+                armed_relative: false,
+            },
+            resolution: Resolution::Nanos,
+            loops: Some(loops),
+            duration: None,
+            start: Some(time::from_nanos(-PERIOD_NS)),
+            break_threshold: None,
+            spike_trigger: None,
+            warmup: None,
+            interval_length: None,
+        };
+        let end = measure(
+            &mut source,
+            &params,
+            &channel,
+            &AtomicBool::new(false),
+            LoopExtras::default(),
+        );
+        assert_eq!(end, LoopEnd::Loops);
+        let ring = channel.samples.as_ref().unwrap();
+        let cycles = channel.slot.cycles();
+        let samples = (0..cycles).map(|c| ring.get(c, cycles).unwrap()).collect();
+        (samples, channel.slot.precise().overruns)
+    }
+
+    #[test]
+    fn a_timer_signal_read_late_does_not_shift_later_deadlines() {
+        // The second signal is collected on time, but the clock is read
+        // 1.5 periods later (the thread was preempted in between). That
+        // sample is 1.5 periods late; the next signal is already pending,
+        // so the next sample is half a period late; then all is on time.
+        let (samples, overruns) = samples_of(vec![
+            (10_000, 0),
+            (0, 1_500_000),
+            (10_000, 0),
+            (10_000, 0),
+            (10_000, 0),
+        ]);
+        assert_eq!(
+            samples,
+            vec![10_000, 1_500_000, 510_000, 10_000, 10_000],
+            "no sample may look early"
+        );
+        assert_eq!(overruns, 0, "the timer missed no period");
+    }
+
+    #[test]
+    fn periods_the_timer_missed_are_skipped_and_counted() {
+        // The second signal is collected 2.3 periods late: two expiries
+        // passed while it was pending (overrun 2).
+        let (samples, overruns) =
+            samples_of(vec![(10_000, 0), (2_300_000, 0), (10_000, 0), (10_000, 0)]);
+        assert_eq!(samples, vec![10_000, 2_300_000, 10_000, 10_000]);
+        assert_eq!(overruns, 2);
     }
 }

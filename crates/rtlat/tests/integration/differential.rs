@@ -19,11 +19,16 @@ pub(crate) fn both(args: &[&str]) -> (Run, Run) {
 
 /// The shape used for comparison. The overflow-at lines list a
 /// data-dependent number of cycles: only their `# Thread N:` head counts.
+/// In a `T:` line a latency's sign is data, not shape (C `-x` can show
+/// negative latencies after a preemption; see the README).
 pub(crate) fn compare_shape(line: &str) -> String {
     if line.starts_with("# Thread ")
         && let Some((head, _)) = line.split_once(':')
     {
         return format!("{}:", shape(head));
+    }
+    if line.starts_with("T:") {
+        return shape(line).replace(":-N", ":N");
     }
     shape(line)
 }
