@@ -89,8 +89,10 @@ fn sigusr2_round_trip_with_get_cyclictest_snapshot() {
         return;
     };
     let mut cleanup = LeftoverCleanup(None);
+    // Ended by SIGINT below; -D only bounds it. Three runs of the Python
+    // tool can take seconds on a loaded machine: the run must outlast them.
     let child = spawn(&mut rtlat_cyclictest([
-        "-q", "-p", "80", "-i", "1000", "-D", "3", "-t", "2",
+        "-q", "-p", "80", "-i", "1000", "-D", "20", "-t", "2",
     ]));
     let pid = child.pid();
     cleanup.0 = Some(pid);
@@ -143,7 +145,8 @@ fn sigusr2_round_trip_with_get_cyclictest_snapshot() {
 fn status_file_removed_after_sigterm() {
     require_root!();
     let mut cleanup = LeftoverCleanup(None);
-    let child = spawn(&mut rtlat_cyclictest(["-q", "-p", "80", "-D", "3"]));
+    // Ended by SIGTERM below; -D only bounds it.
+    let child = spawn(&mut rtlat_cyclictest(["-q", "-p", "80", "-D", "20"]));
     let pid = child.pid();
     cleanup.0 = Some(pid);
     std::thread::sleep(Duration::from_millis(300));
