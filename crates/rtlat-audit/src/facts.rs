@@ -469,6 +469,10 @@ pub fn preemption_model(facts: &Facts) -> Option<String> {
     }
 }
 
+/// Above any kernel's NR_CPUS (8192 at most): a list naming such a CPU is
+/// malformed, not a range to walk through.
+const CPU_NUMBER_LIMIT: usize = 1 << 16;
+
 /// Parses a kernel CPU list (`0-3,8`, `all`, `N` for the last CPU,
 /// `0-7:2/4` groups, `""` for none). `None` when malformed.
 pub fn parse_kernel_cpu_list(text: &str, last_cpu: usize) -> Option<Vec<usize>> {
@@ -506,7 +510,7 @@ pub fn parse_kernel_cpu_list(text: &str, last_cpu: usize) -> Option<Vec<usize>> 
                 (cpu, cpu)
             }
         };
-        if end < start {
+        if end < start || end >= CPU_NUMBER_LIMIT {
             return None;
         }
         for cpu in start..=end {
@@ -1148,6 +1152,9 @@ mod tests {
         assert_eq!(parse_kernel_cpu_list("0-7:1/4", 7), Some(vec![0, 4]));
         assert_eq!(parse_kernel_cpu_list("3-1", 7), None);
         assert_eq!(parse_kernel_cpu_list("x", 7), None);
+        // A huge range in a kernel parameter is refused, not walked.
+        assert_eq!(parse_kernel_cpu_list("0-18446744073709551615", 7), None);
+        assert_eq!(parse_kernel_cpu_list("65536", 7), None);
     }
 
     #[test]
