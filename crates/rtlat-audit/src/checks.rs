@@ -70,6 +70,10 @@ pub fn run(facts: &Facts, request: &Request, suggestion: &Suggestion) -> Vec<Fin
 pub const NOT_PREEMPT_RT: &str =
     "not a PREEMPT_RT kernel, so wake-up latencies of milliseconds are expected under load";
 
+/// What to do about a kernel that is not PREEMPT_RT.
+const PREEMPT_RT_FIX: &str =
+    "boot a PREEMPT_RT kernel (CONFIG_PREEMPT_RT=y; Debian: linux-image-rt-amd64)";
+
 fn finding(id: &'static str, status: Status, fact: String) -> Finding {
     Finding {
         id,
@@ -186,17 +190,23 @@ impl Judge<'_> {
                 Status::Bad,
                 model,
                 NOT_PREEMPT_RT,
-                "boot a PREEMPT_RT kernel (CONFIG_PREEMPT_RT=y; Debian: linux-image-rt-amd64)",
+                PREEMPT_RT_FIX,
                 Vec::new(),
             ),
             None => match &self.facts.version {
                 Err(unread) => unknown(ID, unread),
-                Ok(version) => finding(
+                // The version string names PREEMPT_RT, PREEMPT_DYNAMIC and
+                // PREEMPT; without any, the kernel is built without
+                // preemption or with voluntary preemption.
+                Ok(version) => flag(
                     ID,
-                    Status::Unknown,
+                    Status::Bad,
                     format!(
-                        "version '{version}' names no preemption model and no kernel config was readable"
+                        "PREEMPT_NONE or PREEMPT_VOLUNTARY (version '{version}' names no preemption model)"
                     ),
+                    NOT_PREEMPT_RT,
+                    PREEMPT_RT_FIX,
+                    Vec::new(),
                 ),
             },
         }

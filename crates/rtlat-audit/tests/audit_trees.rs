@@ -91,7 +91,7 @@ fn tuned_rt_machine_passes_every_check() {
         };
         assert_eq!(finding.status, expected, "{}: {}", finding.id, finding.fact);
     }
-    assert_eq!(audit.worst(), Status::Ok.max(Status::Info));
+    assert_eq!(audit.worst(), Status::Info);
     assert_eq!(audit.counts(), vec![(Status::Ok, 35), (Status::Info, 4)]);
     assert_eq!(audit.summary(), "audit: 35 ok, 4 info");
     assert_eq!(audit.measured_cpus, vec![2, 3]);
@@ -431,6 +431,27 @@ fn idle_states_are_judged_against_the_interval() {
     let audit = audit(&fixture("desktop"), &long).expect("audit");
     assert_eq!(find(&audit, "idle.states").status, Status::Ok);
     assert!(audit.suggested_command.contains(" -i 10000"));
+}
+
+#[test]
+fn a_version_naming_no_preemption_model_is_not_preempt_rt() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let kernel = root.path().join("proc/sys/kernel");
+    std::fs::create_dir_all(&kernel).expect("mkdir");
+    std::fs::write(
+        kernel.join("version"),
+        "#1 SMP Tue Jan 7 10:00:00 UTC 2025\n",
+    )
+    .expect("write");
+    let audit = audit(root.path(), &request(None, 95)).expect("audit");
+    let preemption = find(&audit, "kernel.preemption");
+    assert_eq!(preemption.status, Status::Bad, "{}", preemption.fact);
+    assert!(
+        preemption
+            .fact
+            .starts_with("PREEMPT_NONE or PREEMPT_VOLUNTARY")
+    );
+    assert_eq!(audit.environment.kernel.preemption, None);
 }
 
 #[test]
