@@ -200,6 +200,25 @@ pub struct ThreadReport {
     pub phases: Vec<crate::phase::PhaseReport>,
     /// The errno a failing wait or set-up call returned, if the thread failed.
     pub error: Option<ThreadError>,
+    /// What disturbed the thread between its first and last sample, where
+    /// it was counted.
+    pub disturbances: Option<Disturbances>,
+}
+
+/// What disturbed one measuring thread between its first and last sample,
+/// read by the thread itself just before its first wait and just after
+/// its last sample (never inside the loop).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Disturbances {
+    /// Involuntary context switches (`getrusage(RUSAGE_THREAD)` `ru_nivcsw`).
+    pub involuntary_switches: u64,
+    /// Moves to another CPU (`se.nr_migrations` of
+    /// `/proc/thread-self/sched`); `None` where that file is absent.
+    pub migrations: Option<u64>,
+    /// Minor page faults (`ru_minflt`).
+    pub minor_faults: u64,
+    /// Major page faults (`ru_majflt`).
+    pub major_faults: u64,
 }
 
 /// What stopped a measuring thread with an error.

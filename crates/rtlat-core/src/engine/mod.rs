@@ -701,6 +701,7 @@ impl Running {
                 }),
                 phases: c.phases.as_ref().map(PhaseLog::reports).unwrap_or_default(),
                 error: c.slot.error(),
+                disturbances: None,
             })
             .collect();
         RunReport {

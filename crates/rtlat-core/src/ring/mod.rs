@@ -453,6 +453,7 @@ impl RingRunning {
                 distribution: None,
                 phases: Vec::new(),
                 error: c.slot.error(),
+                disturbances: None,
             })
             .collect();
         RunReport {

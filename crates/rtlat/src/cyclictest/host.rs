@@ -67,6 +67,7 @@ impl Host {
             end_time: self.timestamp(),
             return_code: i32::from(status),
             sysinfo: self.sysinfo(),
+            audit: None,
         }
     }
 

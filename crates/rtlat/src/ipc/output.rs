@@ -264,6 +264,7 @@ pub fn receivers_as_run_report(report: &PairReport, cpus: &[ShownCpus]) -> RunRe
                 distribution: p.distribution.clone(),
                 phases: p.phases.clone(),
                 error: p.receiver.error,
+                disturbances: None,
             })
             .collect(),
         break_info: None,
@@ -372,6 +373,7 @@ mod tests {
                 machine: "m".into(),
                 realtime: false,
             },
+            audit: None,
         };
         let mut out = Vec::new();
         write_json(

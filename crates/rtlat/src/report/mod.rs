@@ -27,7 +27,7 @@ pub(crate) mod test_support;
 
 /// Facts about the run and the machine that are not measurements, for
 /// formats that carry them (JSON). Built by the binary, pinned in tests.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunMeta {
     /// The command line as given, arguments joined by single spaces.
     pub cmdline: String,
@@ -39,6 +39,9 @@ pub struct RunMeta {
     pub return_code: i32,
     /// `uname` and real-time kernel facts.
     pub sysinfo: SysInfo,
+    /// The audit of the run's CPUs, made before the first sample (the
+    /// `"environment"` and `"audit"` keys); `None` where none was made.
+    pub audit: Option<rtlat_audit::Audit>,
 }
 
 /// The `sysinfo` object of the JSON envelope.

@@ -39,6 +39,7 @@ impl ThreadFixture {
                 distribution: None,
                 phases: Vec::new(),
                 error: None,
+                disturbances: None,
             },
         }
     }
@@ -202,6 +203,7 @@ pub fn meta(cmdline: &str) -> RunMeta {
             machine: "x86_64".to_owned(),
             realtime: false,
         },
+        audit: None,
     }
 }
 
