@@ -10,6 +10,7 @@
 
 pub mod affinity;
 pub mod clock;
+pub mod cpuidle;
 pub mod fifo;
 pub mod fs;
 pub mod ipc;

@@ -17,6 +17,7 @@ mod faults_outputs;
 mod faults_readers;
 mod faults_stdio;
 mod gates;
+mod idle_states;
 mod ipc_differential;
 mod ipc_real;
 mod ipc_synthetic;
