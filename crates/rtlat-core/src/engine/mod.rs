@@ -802,5 +802,26 @@ mod tests {
         let cycles: Vec<u64> = report.threads.iter().map(|t| t.compat.cycles).collect();
         assert_eq!(cycles.iter().max(), Some(&50), "{cycles:?}");
         assert!(cycles.iter().all(|&c| c > 0), "{cycles:?}");
+        // Each real thread counted what disturbed it.
+        assert!(
+            report.threads.iter().all(|t| t.disturbances.is_some()),
+            "{:?}",
+            report.threads
+        );
+    }
+
+    #[test]
+    fn synthetic_threads_count_no_disturbances() {
+        let cfg = CyclicConfig {
+            source: TimeSourceKind::Synthetic { seed: 1 },
+            ..config(vec![plan(0, None)], None)
+        };
+        let running = Engine::new(cfg).unwrap().start().unwrap();
+        while !running.reached_end() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let report = running.finish(false);
+        assert_eq!(report.threads[0].compat.cycles, 50);
+        assert_eq!(report.threads[0].disturbances, None);
     }
 }
