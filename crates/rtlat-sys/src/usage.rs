@@ -112,8 +112,9 @@ mod tests {
     #[test]
     fn the_current_thread_reads_its_counters() {
         let before = ThreadCounters::of_current_thread().expect("getrusage");
-        // Touch fresh memory: at least one minor fault on this thread.
-        let pages = vec![1u8; 1 << 20];
+        // Touch fresh memory: at least one minor fault on this thread (40
+        // MiB: above glibc's largest mmap threshold, so new pages).
+        let pages = vec![1u8; 40 << 20];
         std::hint::black_box(&pages);
         let after = ThreadCounters::of_current_thread().expect("getrusage");
         assert!(

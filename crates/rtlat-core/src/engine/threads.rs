@@ -126,8 +126,10 @@ mod tests {
     fn the_disturbance_mark_counts_what_happened_since() {
         let slot = ThreadSlot::default();
         let mark = DisturbanceMark::now();
-        // Fresh memory touched between the readings: minor faults.
-        let pages = vec![1u8; 1 << 20];
+        // Fresh memory touched between the readings: minor faults. (40
+        // MiB: above glibc's largest mmap threshold, so new pages, never
+        // a reused heap block whose pages are in already.)
+        let pages = vec![1u8; 40 << 20];
         std::hint::black_box(&pages);
         mark.publish_since(&slot);
         let d = slot.disturbances().expect("published");
