@@ -1,7 +1,9 @@
 //! The janitor: a small process that removes what a run created in a
 //! namespace of the machine (SysV semaphore sets, files such as
-//! `/dev/shm/cyclictest<pid>` and a `-F` FIFO) when the run dies without
-//! removing it itself: after SIGKILL, the OOM killer, a crash.
+//! `/dev/shm/cyclictest<pid>` and a `-F` FIFO), and puts back the machine
+//! settings it changed (the cpuidle `disable` files of
+//! `--deepest-idle-state`), when the run dies without doing it itself:
+//! after SIGKILL, the OOM killer, a crash.
 //!
 //! Most of a run's kernel objects cannot outlive it by construction: its
 //! helper processes die with it (parent death signal), the fork-mode
@@ -189,6 +191,30 @@ pub fn keep_file(path: &Path) -> io::Result<Kept> {
     })))
 }
 
+/// The longest setting value a record carries.
+const MAX_VALUE: usize = 64;
+
+/// Announces a setting this process changed: the file at `path` (a sysfs
+/// or procfs setting) held `previous` before. Should the process die
+/// before it releases the returned [`Kept`], the janitor writes `previous`
+/// back. Release it right AFTER restoring the setting yourself (a second
+/// write of the same value is harmless; a kill in between must not leave
+/// the setting changed).
+pub fn keep_setting(path: &Path, previous: &[u8]) -> io::Result<Kept> {
+    if !is_running() {
+        return Ok(Kept(None));
+    }
+    let path = std::path::absolute(path)?;
+    if path.as_os_str().len() > MAX_PATH || previous.len() > MAX_VALUE {
+        return Err(Errno::NAMETOOLONG.into());
+    }
+    Ok(Kept(announce(|token| Record::Setting {
+        token,
+        path,
+        previous: previous.to_vec(),
+    })))
+}
+
 /// A private SysV semaphore set the janitor removes if this process dies
 /// first; dereferences to the set.
 #[derive(Debug)]
@@ -235,13 +261,20 @@ enum Record {
         inode: u64,
         path: PathBuf,
     },
-    /// The object is about to be removed by its owner.
+    /// A setting was changed: `path` held `previous`.
+    Setting {
+        token: u32,
+        path: PathBuf,
+        previous: Vec<u8>,
+    },
+    /// The object is about to be removed by its owner (or the setting
+    /// has been restored).
     Forget { token: u32 },
 }
 
 impl Record {
-    /// `S token id`, `F token dev ino len path`, `X token`; integers
-    /// little-endian.
+    /// `S token id`, `F token dev ino len path`, `W token len path len
+    /// value`, `X token`; integers little-endian.
     fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
         match self {
@@ -264,6 +297,19 @@ impl Record {
                 out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
                 out.extend_from_slice(bytes);
             }
+            Record::Setting {
+                token,
+                path,
+                previous,
+            } => {
+                let bytes = path.as_os_str().as_bytes();
+                out.push(b'W');
+                out.extend_from_slice(&token.to_le_bytes());
+                out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+                out.extend_from_slice(bytes);
+                out.extend_from_slice(&(previous.len() as u32).to_le_bytes());
+                out.extend_from_slice(previous);
+            }
             Record::Forget { token } => {
                 out.push(b'X');
                 out.extend_from_slice(&token.to_le_bytes());
@@ -281,6 +327,15 @@ impl Record {
             input.read_exact(&mut b).ok()?;
             Some(b)
         }
+        fn counted(input: &mut impl Read, limit: usize) -> Option<Vec<u8>> {
+            let len = u32::from_le_bytes(bytes(input)?) as usize;
+            if len > limit {
+                return None;
+            }
+            let mut data = vec![0u8; len];
+            input.read_exact(&mut data).ok()?;
+            Some(data)
+        }
         let u32_of = |b: [u8; 4]| u32::from_le_bytes(b);
         let [tag] = bytes::<1>(input)?;
         let token = u32_of(bytes(input)?);
@@ -292,12 +347,7 @@ impl Record {
             b'F' => {
                 let device = u64::from_le_bytes(bytes(input)?);
                 let inode = u64::from_le_bytes(bytes(input)?);
-                let len = u32_of(bytes(input)?) as usize;
-                if len > MAX_PATH {
-                    return None;
-                }
-                let mut path = vec![0u8; len];
-                input.read_exact(&mut path).ok()?;
+                let path = counted(input, MAX_PATH)?;
                 Record::File {
                     token,
                     device,
@@ -305,6 +355,11 @@ impl Record {
                     path: PathBuf::from(OsString::from_vec(path)),
                 }
             }
+            b'W' => Record::Setting {
+                token,
+                path: PathBuf::from(OsString::from_vec(counted(input, MAX_PATH)?)),
+                previous: counted(input, MAX_VALUE)?,
+            },
             b'X' => Record::Forget { token },
             _ => return None,
         })
@@ -314,6 +369,7 @@ impl Record {
         match self {
             Record::SemaphoreSet { token, .. }
             | Record::File { token, .. }
+            | Record::Setting { token, .. }
             | Record::Forget { token } => *token,
         }
     }
@@ -338,6 +394,8 @@ impl Record {
                 // Gone, or another file by now: not ours to remove.
                 _ => Ok(()),
             },
+            Record::Setting { path, previous, .. } => std::fs::write(path, previous)
+                .map_err(|e| format!("cannot restore '{}': {e}", path.display())),
             Record::Forget { .. } => Ok(()),
         }
     }
@@ -387,6 +445,11 @@ mod tests {
                 device: 1 << 40,
                 inode: 99,
                 path: PathBuf::from("/dev/shm/cyclictest1"),
+            },
+            Record::Setting {
+                token: 2,
+                path: PathBuf::from("/sys/devices/system/cpu/cpu1/cpuidle/state1/disable"),
+                previous: b"0".to_vec(),
             },
             Record::Forget { token: 0 },
         ];
@@ -443,6 +506,17 @@ mod tests {
         assert!(!ours.exists());
         assert_eq!(std::fs::read(&replaced).unwrap(), b"theirs");
         assert_eq!(sysv::remove_set(id), Err(Errno::INVAL), "removed");
+        // A setting is written back.
+        let setting = dir.path().join("disable");
+        std::fs::write(&setting, b"1").unwrap();
+        Record::Setting {
+            token: 3,
+            path: setting.clone(),
+            previous: b"0".to_vec(),
+        }
+        .remove()
+        .unwrap();
+        assert_eq!(std::fs::read(&setting).unwrap(), b"0");
         // Removing what is gone already is no error.
         set_record.remove().unwrap();
         records[0].remove().unwrap();

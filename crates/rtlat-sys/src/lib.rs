@@ -10,6 +10,7 @@
 
 pub mod affinity;
 pub mod clock;
+pub mod cpuidle;
 pub mod fifo;
 pub mod fs;
 pub mod ipc;
@@ -26,6 +27,7 @@ pub mod timer;
 pub mod timerfd;
 pub mod tracefs;
 pub mod tsc;
+pub mod usage;
 
 pub use rustix::io::Errno;
 

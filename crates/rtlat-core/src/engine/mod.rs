@@ -412,6 +412,7 @@ impl ThreadJob {
                 let clock = sys_clock(self.config.clock);
                 let mut smi = smi;
                 let smi = smi.as_mut().map(|s| s as &mut dyn SmiSource);
+                let mark = threads::DisturbanceMark::now();
                 let end = match (timer, timerfd, self.config.wait) {
                     (Some(timer), _, WaitMode::PosixTimer { armed_relative }) => {
                         let source = PosixTimerClock::new(clock, timer, armed_relative);
@@ -423,6 +424,7 @@ impl ThreadJob {
                     }
                     _ => self.measure_real(RealClock(clock), smi),
                 };
+                mark.publish_since(slot);
                 if self.plan.policy.is_realtime() {
                     // Leave real-time before the exit path, as cyclictest does.
                     let _ = sched::set_current_thread(sched::Policy::Other, 0);
@@ -701,7 +703,7 @@ impl Running {
                 }),
                 phases: c.phases.as_ref().map(PhaseLog::reports).unwrap_or_default(),
                 error: c.slot.error(),
-                disturbances: None,
+                disturbances: c.slot.disturbances(),
             })
             .collect();
         RunReport {
@@ -800,5 +802,26 @@ mod tests {
         let cycles: Vec<u64> = report.threads.iter().map(|t| t.compat.cycles).collect();
         assert_eq!(cycles.iter().max(), Some(&50), "{cycles:?}");
         assert!(cycles.iter().all(|&c| c > 0), "{cycles:?}");
+        // Each real thread counted what disturbed it.
+        assert!(
+            report.threads.iter().all(|t| t.disturbances.is_some()),
+            "{:?}",
+            report.threads
+        );
+    }
+
+    #[test]
+    fn synthetic_threads_count_no_disturbances() {
+        let cfg = CyclicConfig {
+            source: TimeSourceKind::Synthetic { seed: 1 },
+            ..config(vec![plan(0, None)], None)
+        };
+        let running = Engine::new(cfg).unwrap().start().unwrap();
+        while !running.reached_end() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let report = running.finish(false);
+        assert_eq!(report.threads[0].compat.cycles, 50);
+        assert_eq!(report.threads[0].disturbances, None);
     }
 }

@@ -27,7 +27,7 @@ use super::values::{
 };
 pub use super::values::{SystemView, UsageError};
 use crate::cyclictest::settings::{
-    DmaLatency, HgrmOutput, HistogramOutput, OutputTarget, Settings,
+    DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit, OutputTarget, Settings,
 };
 
 #[cfg(test)]
@@ -109,6 +109,7 @@ enum Opt {
     Load,
     LoadSchedule,
     LoadCpus,
+    DeepestIdleState,
 }
 
 const fn opt(id: Opt, short: Option<char>, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
@@ -291,6 +292,14 @@ const OPTIONS: &[OptSpec<Opt>] = &[
         value: REQ,
         in_2_4: false,
     },
+    // rt-tests 2.8: `--de` stays --default-system (2.4), `--dee` is this.
+    OptSpec {
+        id: Opt::DeepestIdleState,
+        short: None,
+        long: Some("deepest-idle-state"),
+        value: REQ,
+        in_2_4: false,
+    },
 ];
 
 impl OptionName for Opt {
@@ -333,6 +342,7 @@ struct Raw {
     laptop: bool,
     latency: Option<String>,
     default_system: bool,
+    deepest_idle_state: Option<String>,
     synthetic: Option<String>,
     /// `Some(None)`: `-A` without an offset.
     aligned: Option<Option<String>>,
@@ -437,6 +447,7 @@ pub fn parse(
             Opt::Laptop => raw.laptop = true,
             Opt::Latency => raw.latency = Some(val()?),
             Opt::DefaultSystem => raw.default_system = true,
+            Opt::DeepestIdleState => raw.deepest_idle_state = Some(val()?),
             Opt::Synthetic => raw.synthetic = Some(val()?),
             Opt::Aligned => raw.aligned = Some(optional()?),
             Opt::Secaligned => raw.secaligned = Some(optional()?),
@@ -542,6 +553,11 @@ fn build(
     let per_cpu = match &pinning {
         Pinning::Set(set) => set.len(),
         _ => allowed.len(),
+    };
+    // The CPUs whose idle states --deepest-idle-state limits.
+    let measured_cpus = match &pinning {
+        Pinning::Set(set) => set.clone(),
+        _ => allowed.clone(),
     };
     let nthreads = if raw.smp {
         if raw.threads.is_some() {
@@ -836,10 +852,25 @@ fn build(
         "a /dev/cpu_dma_latency value in microseconds",
         0,
     )?;
+    let deepest_idle_state = match &raw.deepest_idle_state {
+        Some(text) => Some(IdleStateLimit {
+            deepest: i32::try_from(int_in(
+                Opt::DeepestIdleState,
+                text,
+                -1..=i64::from(i32::MAX),
+                "the deepest idle state left enabled (-1: none)",
+            )?)
+            .unwrap_or(i32::MAX),
+            cpus: measured_cpus,
+        }),
+        None => None,
+    };
     let dma_latency = if raw.laptop {
         DmaLatency::SkipLaptop
     } else if raw.default_system {
         DmaLatency::SkipDefaultSystem
+    } else if deepest_idle_state.is_some() {
+        DmaLatency::SkipDeepestIdleState
     } else {
         DmaLatency::Set(i32::try_from(latency).unwrap_or(i32::MAX))
     };
@@ -948,6 +979,7 @@ fn build(
         json,
         mlockall: raw.mlockall,
         dma_latency,
+        deepest_idle_state,
         main_cpus_before_start: match pinning {
             Pinning::Set(set) => Some(set),
             _ => None,
@@ -1361,6 +1393,10 @@ Power management (/dev/cpu_dma_latency):
                          0 to 2147483647                              [0]
       --laptop           leave /dev/cpu_dma_latency alone (saves battery)
       --default-system   leave /dev/cpu_dma_latency alone
+      --deepest-idle-state=N
+                         disable the idle states deeper than N (-1: all) on
+                         the measured CPUs (the -a set, else all) for the
+                         run, instead of setting /dev/cpu_dma_latency
 
   -?, --help             print this help and exit
 

@@ -3,6 +3,7 @@
 //! machine facts that appear in the output.
 
 pub mod host;
+pub mod idle_states;
 pub mod resolution;
 pub mod run;
 pub mod settings;

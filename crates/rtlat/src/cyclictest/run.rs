@@ -25,6 +25,7 @@ use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::power::{self, DmaLatencyError};
 
 use super::host::Host;
+use super::idle_states::LimitedIdleStates;
 use super::settings::{DmaLatency, HgrmOutput, OutputTarget, Settings};
 use super::stats_file::StatsFile;
 use crate::gate;
@@ -136,6 +137,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         let (wait, measure) = (settings.engine.wait.name(), settings.engine.measure.name());
         out.emit(|w| writeln!(w, "# wait: {wait}, measure: {measure}"));
     }
+    // Before the cpu_dma_latency step, as in rt-tests 2.8; restored when
+    // dropped, on every way out of this function.
+    let mut idle_states = match (&settings.deepest_idle_state, synthetic) {
+        (Some(setting), false) => Some(LimitedIdleStates::apply(setting)?),
+        _ => None,
+    };
     let _dma_request = request_dma_latency(settings.dma_latency, synthetic, &mut out)?;
     if !synthetic
         && clock::resolution(Clock::Monotonic)
@@ -157,7 +164,14 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         });
     }
     let signals = SignalFlags::install()?;
-    start_janitor("its status file in /dev/shm (and the -F FIFO)");
+    start_janitor(if idle_states.is_some() {
+        "its status file in /dev/shm (and the -F FIFO) and the disabled idle states"
+    } else {
+        "its status file in /dev/shm (and the -F FIFO)"
+    });
+    if let Some(states) = idle_states.as_mut() {
+        states.announce_to_janitor();
+    }
     let mut snapshot = match StatusSnapshotFile::create(rtlat_sys::system::current_pid()) {
         Ok(file) => Some(file),
         Err(e) => {
@@ -542,6 +556,10 @@ fn request_dma_latency(
         }
         DmaLatency::SkipDefaultSystem => {
             note!("WARN: not setting cpu_dma_latency from cyclictest");
+            Ok(None)
+        }
+        DmaLatency::SkipDeepestIdleState => {
+            note!("WARN: not setting cpu_dma_latency, --deepest-idle-state is set instead");
             Ok(None)
         }
         DmaLatency::Set(value) if synthetic => {

@@ -40,6 +40,19 @@ pub enum DmaLatency {
     SkipLaptop,
     /// `--default-system`: leave it alone, with C's warning.
     SkipDefaultSystem,
+    /// `--deepest-idle-state`: leave it alone, the idle states are limited
+    /// instead (rt-tests 2.8's warning).
+    SkipDeepestIdleState,
+}
+
+/// `--deepest-idle-state`: the idle states deeper than `deepest` are
+/// disabled on `cpus` for the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdleStateLimit {
+    /// The deepest state left enabled; -1: none.
+    pub deepest: i32,
+    /// The measured CPUs: the `-a` set, or every allowed CPU.
+    pub cpus: Vec<usize>,
 }
 
 /// Everything `rtlat cyclictest` needs to run.
@@ -61,6 +74,8 @@ pub struct Settings {
     pub mlockall: bool,
     /// `--latency`, `--laptop`, `--default-system`.
     pub dma_latency: DmaLatency,
+    /// `--deepest-idle-state`, if given.
+    pub deepest_idle_state: Option<IdleStateLimit>,
     /// `-a CPUSET` given with an explicit set: the main thread is restricted
     /// to these CPUs before the measuring threads are created.
     pub main_cpus_before_start: Option<Vec<usize>>,

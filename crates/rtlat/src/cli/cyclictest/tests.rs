@@ -692,6 +692,7 @@ fn defaults() {
             json: None,
             mlockall: false,
             dma_latency: DmaLatency::Set(0),
+            deepest_idle_state: None,
             main_cpus_before_start: None,
             main_affinity: None,
             header_policy: "other/other".into(),
@@ -1384,6 +1385,7 @@ fn every_table_entry_is_reachable() {
                     | Opt::Load
                     | Opt::LoadSchedule
                     | Opt::LoadCpus
+                    | Opt::DeepestIdleState
             ),
             "{:?}",
             spec.id
@@ -1979,4 +1981,41 @@ fn a_synthetic_stats_ring_holds_the_bounded_run() {
         .map(|p| p.ring),
         Some(64)
     );
+}
+
+#[test]
+fn deepest_idle_state_limits_the_measured_cpus_instead_of_cpu_dma_latency() {
+    let s = settings(&["--deepest-idle-state", "1"]);
+    let all = vec![0, 1, 2, 3];
+    let on = |sys: &SystemView, args: &[&str]| run_on(sys, args).0.deepest_idle_state;
+    assert_eq!(s.dma_latency, DmaLatency::SkipDeepestIdleState);
+    assert_eq!(
+        on(&sys4(), &["--deepest-idle-state=-1"]),
+        Some(IdleStateLimit {
+            deepest: -1,
+            cpus: all.clone()
+        })
+    );
+    assert_eq!(
+        on(&sys4(), &["-a", "1,3", "--dee", "0"]).map(|l| l.cpus),
+        Some(vec![1, 3])
+    );
+    assert_eq!(
+        on(&sys4(), &["-S", "--dee", "0"]).map(|l| l.cpus),
+        Some(all)
+    );
+    // --laptop and --default-system keep their own warnings.
+    let laptop = settings(&["--laptop", "--deepest-idle-state", "0"]);
+    assert_eq!(laptop.dma_latency, DmaLatency::SkipLaptop);
+    // `--de` is --default-system, as in 2.4.
+    let s = settings(&["--de"]);
+    assert_eq!(s.dma_latency, DmaLatency::SkipDefaultSystem);
+    assert_eq!(s.deepest_idle_state, None);
+    for bad in ["x", "-2", "1.5", ""] {
+        let e = err(&["--deepest-idle-state", bad]);
+        assert!(
+            e.contains("--deepest-idle-state") && e.contains("-1 to"),
+            "{e}"
+        );
+    }
 }
