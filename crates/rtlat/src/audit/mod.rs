@@ -13,7 +13,7 @@ pub mod text;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use rtlat_audit::{Request, Status};
+use rtlat_audit::{AuditError, Request, Status};
 
 use crate::cli::UsageError;
 use crate::cli::audit::{Invocation, help_text, parse};
@@ -46,8 +46,10 @@ pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
     };
     // A CPU the tree does not have, or a root it cannot read, is the
     // command line's fault: one line, exit 2.
-    let audit = rtlat_audit::audit(&settings.root, &settings.request)
-        .map_err(|e| UsageError(e.to_string()))?;
+    let audit = rtlat_audit::audit(&settings.root, &settings.request).map_err(|e| match e {
+        AuditError::CpuNotPresent { .. } => UsageError(format!("--cpus: {e}")),
+        AuditError::Root { .. } => UsageError(format!("--root: {e}")),
+    })?;
 
     let mut out = Stdout::new(false);
     if settings.json != Some(OutputTarget::Stdout) {

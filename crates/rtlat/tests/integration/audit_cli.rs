@@ -535,3 +535,34 @@ fn cpus_are_read_against_the_tree_given() {
          0-3\n"
     );
 }
+
+#[test]
+fn a_bare_tree_audits_and_a_cpu_it_lacks_is_refused_by_name() {
+    let tree = tempfile::tempdir().unwrap();
+    let cpu_dir = tree.path().join("sys/devices/system/cpu");
+    std::fs::create_dir_all(&cpu_dir).unwrap();
+    std::fs::write(cpu_dir.join("present"), "0-1,3\n").unwrap();
+    let root = ["--root".as_ref(), tree.path().as_os_str()];
+
+    // Nothing else to read: every check still has its line.
+    let mut cmd = audit(root);
+    cmd.args(["--cpus", "3"]);
+    let r = run(&mut cmd);
+    r.expect_code(0);
+    let ids: Vec<String> = check_lines(&r.stdout)
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
+    assert_eq!(ids, CHECK_IDS, "{}", r.describe());
+
+    // CPU 2 is within the tree's range but not present.
+    let mut cmd = audit(root);
+    cmd.args(["--cpus", "2"]);
+    let r = run(&mut cmd);
+    assert_eq!(r.code(), Some(2), "{}", r.describe());
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr,
+        "rtlat audit: --cpus: CPU 2 is not present (present: 0-1,3)\n"
+    );
+}
