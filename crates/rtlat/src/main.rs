@@ -13,6 +13,7 @@
 //! janitor of the run, if any, is waited for.
 #![forbid(unsafe_code)]
 
+mod audit;
 mod cli;
 mod compare;
 mod cyclictest;
@@ -101,6 +102,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
             Tool::Plot => run_plot(&args),
             Tool::Compare => compare::main(&args),
             Tool::Load => load::main(&args),
+            Tool::Audit => audit::main(&args),
             Tool::Svsematest => ipc::main(ipc::PairTool::Svsematest, &args, cmdline),
             Tool::Pmqtest => ipc::main(ipc::PairTool::Pmqtest, &args, cmdline),
             Tool::Ptsematest => ipc::main(ipc::PairTool::Ptsematest, &args, cmdline),

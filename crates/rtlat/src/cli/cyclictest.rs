@@ -373,7 +373,7 @@ struct Raw {
     load: LoadArgs,
 }
 
-const MAX_INTERVAL_US: i64 = i32::MAX as i64;
+pub(crate) const MAX_INTERVAL_US: i64 = i32::MAX as i64;
 const MAX_BUCKETS: i64 = 1_000_000;
 /// `--bucket-width`: 1 µs by default, at most 1 ms.
 const DEFAULT_BUCKET_WIDTH_NS: i64 = 1000;

@@ -30,10 +30,12 @@ pub enum Tool {
     Compare,
     /// `rtlat load`: background load, measured.
     Load,
+    /// `rtlat audit`: the machine's fitness for real-time work.
+    Audit,
 }
 
 impl Tool {
-    const ALL: [Tool; 10] = [
+    const ALL: [Tool; 11] = [
         Tool::Cyclictest,
         Tool::Svsematest,
         Tool::Pmqtest,
@@ -44,6 +46,7 @@ impl Tool {
         Tool::Plot,
         Tool::Compare,
         Tool::Load,
+        Tool::Audit,
     ];
 
     /// The subcommand (and C tool) name.
@@ -59,6 +62,7 @@ impl Tool {
             Tool::Plot => "plot",
             Tool::Compare => "compare",
             Tool::Load => "load",
+            Tool::Audit => "audit",
         }
     }
 
@@ -183,6 +187,11 @@ Load:
   load         background load (cpu, memory, cache, io, messaging, syscalls,
                timers, fork) until stopped, with the work it did per second
 
+The machine:
+  audit        how fit this machine is for real-time work (kernel, isolation,
+               frequency, idle states, interrupts, ...), and the cyclictest
+               command line to use on it
+
 Run 'rtlat <TOOL> --help' for the options of a tool.
 Options:
   -h, --help      print this help
@@ -217,6 +226,16 @@ mod tests {
             if args == &argv(&["-l", "5"]) && cmdline == "rtlat cyclictest -l 5")
         );
         assert_eq!(c.program_name(), "rtlat cyclictest");
+    }
+
+    #[test]
+    fn the_top_help_lists_every_tool() {
+        let help = top_help();
+        for tool in Tool::ALL {
+            let listed = format!("\n  {:<13}", tool.name());
+            assert!(help.contains(&listed), "{} missing\n{help}", tool.name());
+        }
+        assert!(help.lines().all(|l| l.chars().count() <= 80), "{help}");
     }
 
     #[test]

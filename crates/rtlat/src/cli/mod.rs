@@ -1,4 +1,5 @@
 //! Command lines.
+pub mod audit;
 pub mod compare;
 pub mod cyclictest;
 pub mod dispatch;

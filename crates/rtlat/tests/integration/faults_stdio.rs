@@ -6,16 +6,15 @@
 //! went elsewhere (the files, stdout when only stderr is full) is checked
 //! whole, against the same run with nothing full.
 
-use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::ipc_util::{FORK_TOOLS, TOOLS, last_frame};
-use crate::util::{Run, int_after, rtlat, run, spawn_with};
+use crate::util::{Run, dev_full, int_after, rtlat, run, spawn_with};
 
 /// Every subcommand.
-const SUBCOMMANDS: [&str; 10] = [
+const SUBCOMMANDS: [&str; 11] = [
     "cyclictest",
     "svsematest",
     "pmqtest",
@@ -26,6 +25,7 @@ const SUBCOMMANDS: [&str; 10] = [
     "load",
     "plot",
     "compare",
+    "audit",
 ];
 
 /// A standard stream of the program under test: the one that goes to
@@ -34,14 +34,6 @@ const SUBCOMMANDS: [&str; 10] = [
 enum Stream {
     Stdout,
     Stderr,
-}
-
-fn dev_full() -> Stdio {
-    OpenOptions::new()
-        .write(true)
-        .open("/dev/full")
-        .expect("open /dev/full")
-        .into()
 }
 
 /// Runs `cmd` with `full` on `/dev/full` (10 s at most).

@@ -5,6 +5,7 @@
 #[macro_use]
 mod util;
 
+mod audit_cli;
 mod bad_input;
 mod compare;
 mod cyclictest_extras;

@@ -222,6 +222,16 @@ fn drain(r: Option<impl Read + Send + 'static>) -> JoinHandle<Vec<u8>> {
     })
 }
 
+/// `/dev/full` opened for writing, as a child's stdout or stderr: every
+/// write to it fails with ENOSPC.
+pub fn dev_full() -> Stdio {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("open /dev/full")
+        .into()
+}
+
 /// Spawns `cmd` with stdout and stderr captured.
 pub fn spawn(cmd: &mut Command) -> Running {
     spawn_with(cmd, Stdio::piped(), Stdio::piped())

@@ -1,0 +1,152 @@
+//! `rtlat audit`'s text: one line per check (status word, id, the fact
+//! seen), for `warn` and `bad` an indented line saying why and one saying
+//! what to change, then the summary line and the suggested command.
+//! The status word alone is coloured, and only when asked ([`Colour`]).
+
+use std::io::{self, IsTerminal, Write};
+
+use rtlat_audit::{Audit, Finding, Status};
+
+/// Whether the status words are coloured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Colour {
+    /// ANSI colours on the status words.
+    On,
+    /// Plain text.
+    Off,
+}
+
+impl Colour {
+    /// On when standard output is a terminal and `NO_COLOR` is unset or
+    /// empty (<https://no-color.org>).
+    pub fn for_stdout() -> Colour {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        if io::stdout().is_terminal() && !no_color {
+            Colour::On
+        } else {
+            Colour::Off
+        }
+    }
+}
+
+/// The widest status word, `unknown`.
+const STATUS_WIDTH: usize = 7;
+
+/// The ANSI select-graphic-rendition code of a status word.
+fn sgr(status: Status) -> &'static str {
+    match status {
+        Status::Ok => "32",
+        Status::Info => "36",
+        Status::Unknown => "35",
+        Status::Warn => "33",
+        Status::Bad => "1;31",
+    }
+}
+
+/// Writes the audit's text (see the module documentation).
+pub fn write_text(w: &mut dyn Write, audit: &Audit, colour: Colour) -> io::Result<()> {
+    let id_width = audit.checks.iter().map(|f| f.id.len()).max().unwrap_or(0);
+    for finding in &audit.checks {
+        write_finding(w, finding, id_width, colour)?;
+    }
+    writeln!(w, "{}", audit.summary())?;
+    writeln!(w, "suggested: {}", audit.suggested_command)
+}
+
+fn write_finding(
+    w: &mut dyn Write,
+    finding: &Finding,
+    id_width: usize,
+    colour: Colour,
+) -> io::Result<()> {
+    let word = finding.status.name();
+    let pad = " ".repeat(STATUS_WIDTH - word.len());
+    match colour {
+        Colour::On => write!(w, "\x1b[{}m{word}\x1b[0m{pad}", sgr(finding.status))?,
+        Colour::Off => write!(w, "{word}{pad}")?,
+    }
+    writeln!(w, "  {:<id_width$}  {}", finding.id, finding.fact)?;
+    let indent = " ".repeat(STATUS_WIDTH + 2);
+    for (label, text) in [("why", &finding.why), ("fix", &finding.fix)] {
+        if let Some(text) = text.as_deref().filter(|_| finding.status >= Status::Warn) {
+            writeln!(w, "{indent}{label}: {text}")?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::test_support;
+
+    fn text(colour: Colour) -> String {
+        let mut out = Vec::new();
+        write_text(&mut out, &test_support::audit(), colour).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn one_line_per_check_advice_under_warn_and_bad_then_summary_and_command() {
+        assert_eq!(
+            text(Colour::Off),
+            "\
+ok       kernel.preemption    PREEMPT_RT
+info     kernel.hz            HZ=250
+unknown  cpufreq.governor     no governor
+warn     memory.thp           transparent huge pages: always
+         why: huge-page faults stall
+         fix: echo madvise > enabled
+bad      clocksource.current  hpet \"slow\"
+         why: every timestamp costs µs
+         fix: clocksource=tsc
+audit: 1 ok, 1 info, 1 unknown, 1 warn, 1 bad: every timestamp costs µs
+suggested: rtlat cyclictest -m -a 2-3 -t 2 -p 95 -i 1000
+"
+        );
+    }
+
+    #[test]
+    fn colour_marks_the_status_words_only() {
+        let coloured = text(Colour::On);
+        for (word, code) in [
+            ("ok", "32"),
+            ("info", "36"),
+            ("unknown", "35"),
+            ("warn", "33"),
+            ("bad", "1;31"),
+        ] {
+            let line = coloured
+                .lines()
+                .find(|l| l.contains(&format!("m{word}\x1b")))
+                .unwrap_or_else(|| panic!("{word}\n{coloured}"));
+            assert!(
+                line.starts_with(&format!("\x1b[{code}m{word}\x1b[0m ")),
+                "{line:?}"
+            );
+        }
+        assert_eq!(coloured.matches('\x1b').count(), 10, "{coloured}");
+        // Without the codes, the plain text, columns and all.
+        let mut stripped = coloured.clone();
+        for code in [
+            "\x1b[32m",
+            "\x1b[36m",
+            "\x1b[35m",
+            "\x1b[33m",
+            "\x1b[1;31m",
+            "\x1b[0m",
+        ] {
+            stripped = stripped.replace(code, "");
+        }
+        assert_eq!(stripped, text(Colour::Off));
+    }
+
+    #[test]
+    fn advice_on_a_harmless_status_is_not_printed() {
+        let mut audit = test_support::audit();
+        audit.checks[0].why = Some("stray".into());
+        let mut out = Vec::new();
+        write_text(&mut out, &audit, Colour::Off).unwrap();
+        assert!(!String::from_utf8(out).unwrap().contains("stray"));
+    }
+}
