@@ -8,10 +8,12 @@
 //! findings of the run's CPUs.
 //!
 //! Modules: [`facts`] reads the tree, [`checks`] judges the facts,
+//! [`counters`] reads the system-wide counters a run compares at its end,
 //! [`suggest`] builds the cyclictest command line for this machine,
 //! [`environment`] is the plain record of the facts that results carry.
 
 pub mod checks;
+pub mod counters;
 pub mod environment;
 pub mod facts;
 pub mod suggest;
