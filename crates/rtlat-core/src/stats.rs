@@ -18,8 +18,8 @@ use crate::distribution::LatencyHistogram;
 use crate::interval::IntervalLog;
 use crate::phase::PhaseLog;
 use crate::report::{
-    CompatStats, HistogramData, PreciseStats, SignedHistogramData, SpikeRecord, SpikeReport,
-    ThreadError, ThreadStep,
+    CompatStats, Disturbances, HistogramData, PreciseStats, SignedHistogramData, SpikeRecord,
+    SpikeReport, ThreadError, ThreadStep,
 };
 use crate::units::Bytes;
 
@@ -97,6 +97,21 @@ pub struct ThreadSlot {
     sum_sq_lo: AtomicU64,
     /// Whether the sum of squares was published (by a loop that keeps it).
     sum_sq_published: AtomicU8,
+    /// What disturbed the thread, published once after its loop
+    /// ([`ThreadSlot::publish_disturbances`]).
+    disturbances: DisturbanceCells,
+}
+
+/// A thread's [`Disturbances`] as atomics; `published` is stored last
+/// (Release), so a reader that sees it set sees the counts.
+#[derive(Debug, Default)]
+struct DisturbanceCells {
+    published: AtomicU8,
+    involuntary_switches: AtomicU64,
+    minor_faults: AtomicU64,
+    major_faults: AtomicU64,
+    /// `u64::MAX` when migrations were not counted.
+    migrations: AtomicU64,
 }
 
 impl Default for ThreadSlot {
@@ -120,6 +135,7 @@ impl Default for ThreadSlot {
             sum_sq_hi: AtomicU64::new(0),
             sum_sq_lo: AtomicU64::new(0),
             sum_sq_published: AtomicU8::new(0),
+            disturbances: DisturbanceCells::default(),
         }
     }
 }
@@ -393,6 +409,34 @@ impl ThreadSlot {
     /// System Management Interrupts counted so far (`--smi`).
     pub fn smi_count(&self) -> u64 {
         self.smi.load(Relaxed)
+    }
+
+    /// Publishes what disturbed the thread between its first and last
+    /// sample (once, after its loop).
+    pub fn publish_disturbances(&self, d: Disturbances) {
+        let cells = &self.disturbances;
+        cells
+            .involuntary_switches
+            .store(d.involuntary_switches, Relaxed);
+        cells.minor_faults.store(d.minor_faults, Relaxed);
+        cells.major_faults.store(d.major_faults, Relaxed);
+        cells
+            .migrations
+            .store(d.migrations.unwrap_or(u64::MAX), Relaxed);
+        cells.published.store(1, Release);
+    }
+
+    /// What disturbed the thread, once it has published it; `None` before,
+    /// or when it counted nothing (synthetic runs, a thread that never
+    /// measured).
+    pub fn disturbances(&self) -> Option<Disturbances> {
+        let cells = &self.disturbances;
+        (cells.published.load(Acquire) != 0).then(|| Disturbances {
+            involuntary_switches: cells.involuntary_switches.load(Relaxed),
+            minor_faults: cells.minor_faults.load(Relaxed),
+            major_faults: cells.major_faults.load(Relaxed),
+            migrations: Some(cells.migrations.load(Relaxed)).filter(|&m| m != u64::MAX),
+        })
     }
 
     /// The full-precision figures as they stand.

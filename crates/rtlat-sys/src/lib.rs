@@ -26,6 +26,7 @@ pub mod timer;
 pub mod timerfd;
 pub mod tracefs;
 pub mod tsc;
+pub mod usage;
 
 pub use rustix::io::Errno;
 

@@ -412,6 +412,7 @@ impl ThreadJob {
                 let clock = sys_clock(self.config.clock);
                 let mut smi = smi;
                 let smi = smi.as_mut().map(|s| s as &mut dyn SmiSource);
+                let mark = threads::DisturbanceMark::now();
                 let end = match (timer, timerfd, self.config.wait) {
                     (Some(timer), _, WaitMode::PosixTimer { armed_relative }) => {
                         let source = PosixTimerClock::new(clock, timer, armed_relative);
@@ -423,6 +424,7 @@ impl ThreadJob {
                     }
                     _ => self.measure_real(RealClock(clock), smi),
                 };
+                mark.publish_since(slot);
                 if self.plan.policy.is_realtime() {
                     // Leave real-time before the exit path, as cyclictest does.
                     let _ = sched::set_current_thread(sched::Policy::Other, 0);
@@ -701,7 +703,7 @@ impl Running {
                 }),
                 phases: c.phases.as_ref().map(PhaseLog::reports).unwrap_or_default(),
                 error: c.slot.error(),
-                disturbances: None,
+                disturbances: c.slot.disturbances(),
             })
             .collect();
         RunReport {

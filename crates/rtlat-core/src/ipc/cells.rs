@@ -9,7 +9,8 @@
 //! cells, with plain stores, as in threads mode.
 //!
 //! Layout: a 16-cell header, then per pair a block of 16 cells of plan and
-//! control, 16 cells of receiver slot, 16 of sender slot and, with a
+//! control, 16 cells of receiver slot, 16 of sender slot, 16 of the two
+//! sides' disturbance counts (receiver first, 8 each) and, with a
 //! histogram, `2 * buckets + 1` cells, rounded up to 16 cells (128 bytes).
 
 use std::sync::atomic::{AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
@@ -26,8 +27,10 @@ use super::links::{SemReceiver, SemSender, SignalReceiver, SignalSender, SignalT
 use super::report::{PairReport, PairResult, SideResult, end_reason};
 use super::{Mechanism, PairConfig, PairPlan, Side};
 use crate::config::{SchedPolicy, TimeSourceKind};
+use crate::engine::threads::DisturbanceMark;
 use crate::report::{
-    BreakReport, CompatStats, EndReason, HistogramData, PreciseStats, ThreadError, ThreadStep,
+    BreakReport, CompatStats, Disturbances, EndReason, HistogramData, PreciseStats, ThreadError,
+    ThreadStep,
 };
 use crate::stats::LoopEnd;
 use crate::units::{Nanos, Resolution};
@@ -73,6 +76,16 @@ const S_SUM: usize = 9;
 const S_MIN_NS: usize = 10;
 const S_MAX_NS: usize = 11;
 const S_SUM_NS: usize = 12;
+
+// Disturbance cells (half a line per side): `D_PUBLISHED` is stored last;
+// `D_MIGRATIONS` is `u64::MAX` when migrations were not counted.
+const D_PUBLISHED: usize = 0;
+const D_INVOLUNTARY: usize = 1;
+const D_MINOR: usize = 2;
+const D_MAJOR: usize = 3;
+const D_MIGRATIONS: usize = 4;
+/// Lines of a pair block before its histogram.
+const BLOCK_LINES: usize = 4;
 
 const STARTING: u64 = 0;
 const RUNNING: u64 = 1;
@@ -129,7 +142,7 @@ fn policy_from(code: u64) -> SchedPolicy {
 
 fn stride_for(buckets: usize) -> usize {
     let hist = if buckets > 0 { 2 * buckets + 1 } else { 0 };
-    (3 * LINE + hist).div_ceil(LINE) * LINE
+    (BLOCK_LINES * LINE + hist).div_ceil(LINE) * LINE
 }
 
 impl ForkCells {
@@ -214,8 +227,18 @@ impl ForkCells {
         }
     }
 
+    fn disturbance_cells(&self, pair: usize, side: Side) -> &[AtomicU64] {
+        let b = self.block(pair);
+        let half = LINE / 2;
+        match side {
+            Side::Receiver => &b[3 * LINE..3 * LINE + half],
+            Side::Sender => &b[3 * LINE + half..4 * LINE],
+        }
+    }
+
     fn histogram(&self, pair: usize) -> Option<&[AtomicU64]> {
-        (self.buckets > 0).then(|| &self.block(pair)[3 * LINE..3 * LINE + 2 * self.buckets + 1])
+        let start = BLOCK_LINES * LINE;
+        (self.buckets > 0).then(|| &self.block(pair)[start..start + 2 * self.buckets + 1])
     }
 
     /// The mechanism the run uses.
@@ -356,6 +379,7 @@ impl ForkCells {
                             overruns: 0,
                         },
                         error: slot_error(c),
+                        disturbances: disturbances_of(self.disturbance_cells(i, s)),
                         ended: matches!(c[S_STATE].load(Acquire), ENDED | FAILED),
                     }
                 };
@@ -423,6 +447,23 @@ fn fail(slot: &[AtomicU64], step: ThreadStep, errno: i32) {
     slot[S_STEP].store(u64::from(step.code()), Relaxed);
     slot[S_ERRNO].store(errno as u64, Relaxed);
     slot[S_STATE].store(FAILED, Release);
+}
+
+fn publish_disturbances(cells: &[AtomicU64], d: Disturbances) {
+    cells[D_INVOLUNTARY].store(d.involuntary_switches, Relaxed);
+    cells[D_MINOR].store(d.minor_faults, Relaxed);
+    cells[D_MAJOR].store(d.major_faults, Relaxed);
+    cells[D_MIGRATIONS].store(d.migrations.unwrap_or(u64::MAX), Relaxed);
+    cells[D_PUBLISHED].store(1, Release);
+}
+
+fn disturbances_of(cells: &[AtomicU64]) -> Option<Disturbances> {
+    (cells[D_PUBLISHED].load(Acquire) != 0).then(|| Disturbances {
+        involuntary_switches: cells[D_INVOLUNTARY].load(Relaxed),
+        minor_faults: cells[D_MINOR].load(Relaxed),
+        major_faults: cells[D_MAJOR].load(Relaxed),
+        migrations: Some(cells[D_MIGRATIONS].load(Relaxed)).filter(|&m| m != u64::MAX),
+    })
 }
 
 fn slot_error(slot: &[AtomicU64]) -> Option<ThreadError> {
@@ -594,6 +635,7 @@ pub fn run_side(
         Side::Sender => cells.side_id(pair, Side::Receiver),
     };
     let semaphores = SemSet::attach(block[P_SEMID].load(Relaxed) as i32);
+    let mark = DisturbanceMark::now();
     let end = match side {
         Side::Receiver => {
             let params = receiver_params(&config, &plan);
@@ -635,6 +677,9 @@ pub fn run_side(
             }
         }
     };
+    if let Some(d) = mark.since() {
+        publish_disturbances(cells.disturbance_cells(pair, side), d);
+    }
     if let LoopEnd::Break(value) = end {
         if cells.claim_break(pair, id, value)
             && let Some(trace) = trace

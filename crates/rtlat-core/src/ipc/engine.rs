@@ -458,10 +458,12 @@ impl SideJob {
             return;
         }
         slot.set_state(ThreadState::Running);
+        let mark = threads::DisturbanceMark::now();
         let end = match self.side {
             Side::Receiver => self.receive(channel),
             Side::Sender => self.send(channel),
         };
+        mark.publish_since(slot);
         if self.plan.policy.is_realtime() {
             let _ = sched::set_current_thread(sched::Policy::Other, 0);
         }
@@ -595,6 +597,7 @@ impl PairRunning {
                     compat: slot.compat(),
                     precise: slot.precise(),
                     error: slot.error(),
+                    disturbances: slot.disturbances(),
                     ended: synthetic
                         || matches!(slot.state(), ThreadState::Ended | ThreadState::Failed),
                 };

@@ -4,7 +4,7 @@
 
 use crate::config::SchedPolicy;
 use crate::report::{
-    BreakReport, CompatStats, EndReason, HistogramData, PreciseStats, ThreadError,
+    BreakReport, CompatStats, Disturbances, EndReason, HistogramData, PreciseStats, ThreadError,
 };
 use crate::units::{Nanos, Resolution};
 
@@ -27,6 +27,9 @@ pub struct SideResult {
     pub precise: PreciseStats,
     /// Why the side stopped with an error, if it did.
     pub error: Option<ThreadError>,
+    /// What disturbed the side between its first and last hand-off, once
+    /// it has left its loop (real runs only).
+    pub disturbances: Option<Disturbances>,
     /// The side has left its loop (normally or not).
     pub ended: bool,
 }

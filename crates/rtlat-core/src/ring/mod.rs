@@ -295,7 +295,9 @@ impl RingJob {
                 match self.shared.addresses[next].get() {
                     Some(&address) => {
                         let mut port = SignalPort::new(self.config.signal, address);
+                        let mark = threads::DisturbanceMark::now();
                         let end = relay::relay(&mut port, &params, channel, &self.shared.state);
+                        mark.publish_since(slot);
                         if self.plan.policy.is_realtime() {
                             let _ = sched::set_current_thread(sched::Policy::Other, 0);
                         }
@@ -453,7 +455,7 @@ impl RingRunning {
                 distribution: None,
                 phases: Vec::new(),
                 error: c.slot.error(),
-                disturbances: None,
+                disturbances: c.slot.disturbances(),
             })
             .collect();
         RunReport {

@@ -32,7 +32,8 @@ use serde::ser::{SerializeMap, Serializer};
 use super::PairTool;
 use crate::report::RunMeta;
 use crate::report::json::{
-    Buckets, DistributionDto, Extras, Percentiles, TrailingMembers, round_decimals, write_envelope,
+    Buckets, DistributionDto, DisturbancesDto, Extras, Percentiles, TrailingMembers,
+    round_decimals, write_envelope,
 };
 
 /// The CPU each side is shown on: (receiver, sender); -1 when unknown.
@@ -188,6 +189,7 @@ impl Serialize for Pairs<'_> {
                         tid: p.receiver.id,
                         interval_us: p.interval.as_micros_truncated(),
                         histogram: Buckets(p.histogram.as_ref()),
+                        disturbances: p.receiver.disturbances.map(DisturbancesDto::from),
                         percentiles: p.distribution.as_ref().map(Percentiles),
                         distribution: p.distribution.as_ref().map(DistributionDto),
                     },
@@ -232,6 +234,8 @@ struct ReceiverDto<'a> {
     interval_us: i64,
     histogram: Buckets<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    disturbances: Option<DisturbancesDto>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     percentiles: Option<Percentiles<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     distribution: Option<DistributionDto<'a>>,
@@ -264,7 +268,7 @@ pub fn receivers_as_run_report(report: &PairReport, cpus: &[ShownCpus]) -> RunRe
                 distribution: p.distribution.clone(),
                 phases: p.phases.clone(),
                 error: p.receiver.error,
-                disturbances: None,
+                disturbances: p.receiver.disturbances,
             })
             .collect(),
         break_info: None,
@@ -297,6 +301,7 @@ mod tests {
                 overruns: 0,
             },
             error: None,
+            disturbances: None,
             ended: true,
         }
     }

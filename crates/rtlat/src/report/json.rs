@@ -7,7 +7,9 @@
 //! never `-nan`. Our additions: `rtlat_version` at the top level and, per
 //! thread, `overruns`, `min_ns`, `max_ns`, `mean_ns`, `stddev` (µs, from
 //! the ns samples; absent where the engine keeps no sum of squares), `tid`,
-//! `priority`, `interval_us`, and `smi_count` with `--smi`; with `--load`
+//! `priority`, `interval_us`, `smi_count` with `--smi`, and `disturbances`
+//! (what disturbed the thread between its first and last sample, real runs
+//! only: [`DisturbancesDto`]); with `--load`
 //! or `--load-schedule`, the top-level `load` object and `phases` array
 //! (see [`super::load`]); last, always, the run's `verdict` (see
 //! [`super::verdict`]).
@@ -22,7 +24,7 @@ use rtlat_core::distribution::Distribution;
 use rtlat_core::load::procstat::Activity;
 use rtlat_core::load::schedule::KindFigures;
 use rtlat_core::phase::PhaseReport;
-use rtlat_core::report::{HistogramData, RunReport, ThreadReport};
+use rtlat_core::report::{Disturbances, HistogramData, RunReport, ThreadReport};
 use rtlat_core::units::{Nanos, Resolution};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -438,6 +440,8 @@ struct ThreadDto<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     smi_count: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    disturbances: Option<DisturbancesDto>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     percentiles: Option<Percentiles<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     distribution: Option<DistributionDto<'a>>,
@@ -463,8 +467,32 @@ impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
             priority: t.priority,
             interval_us: t.interval.as_micros_truncated(),
             smi_count: t.smi_count,
+            disturbances: t.disturbances.map(DisturbancesDto::from),
             percentiles: t.distribution.as_ref().map(Percentiles),
             distribution: t.distribution.as_ref().map(DistributionDto),
+        }
+    }
+}
+
+/// A measuring thread's `"disturbances"` object: `{"involuntary_switches",
+/// "migrations" (`null` where the kernel does not count them),
+/// "minor_faults", "major_faults"}`, counted between its first and last
+/// sample.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct DisturbancesDto {
+    involuntary_switches: u64,
+    migrations: Option<u64>,
+    minor_faults: u64,
+    major_faults: u64,
+}
+
+impl From<Disturbances> for DisturbancesDto {
+    fn from(d: Disturbances) -> Self {
+        DisturbancesDto {
+            involuntary_switches: d.involuntary_switches,
+            migrations: d.migrations,
+            minor_faults: d.minor_faults,
+            major_faults: d.major_faults,
         }
     }
 }

@@ -9,7 +9,9 @@ use rtlat_core::units::Resolution;
 use serde::Serialize;
 
 use crate::report::RunMeta;
-use crate::report::json::{Buckets, Extras, round_decimals, write_thread_document};
+use crate::report::json::{
+    Buckets, DisturbancesDto, Extras, round_decimals, write_thread_document,
+};
 use crate::report::verdict::Verdict;
 
 /// Min as signaltest shows it before the first sample.
@@ -121,6 +123,8 @@ struct ThreadDto<'a> {
     priority: u8,
     #[serde(skip_serializing_if = "Option::is_none")]
     histogram: Option<Buckets<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    disturbances: Option<DisturbancesDto>,
 }
 
 impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
@@ -138,6 +142,7 @@ impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
             tid: t.tid,
             priority: t.priority,
             histogram: t.histogram.as_ref().map(|h| Buckets(Some(h))),
+            disturbances: t.disturbances.map(DisturbancesDto::from),
         }
     }
 }
