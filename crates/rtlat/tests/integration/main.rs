@@ -37,3 +37,4 @@ mod snapshot_file;
 mod stats_stream;
 mod synthetic;
 mod syscalls;
+mod verdict;
