@@ -188,6 +188,11 @@ const EXTRA_KEYS: &[&str] = &[
     "thread.*.distribution",
     "thread.*.distribution.buckets",
     "thread.*.distribution.unit",
+    "thread.*.disturbances",
+    "thread.*.disturbances.involuntary_switches",
+    "thread.*.disturbances.major_faults",
+    "thread.*.disturbances.migrations",
+    "thread.*.disturbances.minor_faults",
     "thread.*.interval_us",
     "thread.*.max_ns",
     "thread.*.mean_ns",
@@ -204,6 +209,10 @@ const EXTRA_KEYS: &[&str] = &[
     "thread.*.priority",
     "thread.*.stddev",
     "thread.*.tid",
+    "verdict",
+    "verdict.level",
+    "verdict.reasons",
+    "verdict.suggested_duration_s",
     "wait_method",
 ];
 
