@@ -8,6 +8,7 @@
 //! findings of the run's CPUs.
 //!
 //! Modules: [`facts`] reads the tree, [`checks`] judges the facts,
+//! [`counters`] reads the system-wide counters a run compares at its end,
 //! [`suggest`] builds the cyclictest command line for this machine,
 //! [`environment`] is the plain record of the facts that results carry.
 //!
@@ -76,6 +77,7 @@
 //! | `limits.cap_ipc_lock` | bit 14 of `CapEff` | absent and RLIMIT_MEMLOCK limited: `warn` |
 
 pub mod checks;
+pub mod counters;
 pub mod environment;
 pub mod facts;
 pub mod suggest;

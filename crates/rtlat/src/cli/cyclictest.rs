@@ -102,6 +102,7 @@ enum Opt {
     StatsFile,
     BucketWidth,
     Percentiles,
+    Verdict,
     Hgrm,
     HgrmPerThread,
     FailIf,
@@ -243,6 +244,13 @@ const OPTIONS: &[OptSpec<Opt>] = &[
         in_2_4: false,
     },
     OptSpec {
+        id: Opt::Verdict,
+        short: None,
+        long: Some("verdict"),
+        value: NO,
+        in_2_4: false,
+    },
+    OptSpec {
         id: Opt::Hgrm,
         short: None,
         long: Some("hgrm"),
@@ -366,6 +374,7 @@ struct Raw {
     stats_file: Option<OsString>,
     bucket_width: Option<String>,
     percentiles: bool,
+    verdict: bool,
     hgrm: Option<OsString>,
     hgrm_per_thread: bool,
     fail_if: Option<String>,
@@ -469,6 +478,7 @@ pub fn parse(
             Opt::StatsFile => raw.stats_file = Some(path()),
             Opt::BucketWidth => raw.bucket_width = Some(val()?),
             Opt::Percentiles => raw.percentiles = true,
+            Opt::Verdict => raw.verdict = true,
             Opt::Hgrm => raw.hgrm = Some(path()),
             Opt::HgrmPerThread => raw.hgrm_per_thread = true,
             Opt::FailIf => raw.fail_if = Some(val()?),
@@ -997,6 +1007,7 @@ fn build(
             && (wait != WaitMode::Absolute || measure != MeasureMode::Clock),
         stats_file,
         percentiles: raw.percentiles,
+        verdict: raw.verdict,
         hgrm: hgrm.map(|target| HgrmOutput {
             target,
             per_thread: raw.hgrm_per_thread,
@@ -1345,10 +1356,16 @@ Output:
 
 Percentiles (every run keeps every sample's bucket, whatever -h says):
       --percentiles      print p50 to p99.999 and max of each thread and of
-                         all threads after the summary (also in the JSON)
+                         all threads after the summary (also in the JSON);
+                         a value with fewer than 10 samples beyond it is
+                         marked *
       --bucket-width=NS  width of the exact buckets, 1 to 1000000 ns [1000];
                          they cover the larger of -h and 2 ms, then buckets
                          within 1 % go up to over a minute
+      --verdict          print each thread's missed periods and the verdict
+                         (trustworthy, caveats or untrustworthy, with the
+                         reasons) after everything else (the verdict is
+                         always in the JSON)
       --hgrm=FILE        write the distribution of all threads in
                          HdrHistogram's .hgrm percentile format (- for
                          stdout)
@@ -1377,7 +1394,10 @@ Gates for CI (checked after every output is written; exit status 3):
                          METRIC one of min avg max p50 p90 p99 p99.9 p99.99
                          p99.999 overruns, OP one of > >= < <= (the
                          failing condition), VALUE with ns, us, ms or s
-                         (us if none): 'max>100us,p99.9>40us'
+                         (us if none): 'max>100us,p99.9>40us'; and
+                         verdict=LEVEL (required) or verdict!=LEVEL
+                         (refused), LEVEL trustworthy, caveats or
+                         untrustworthy (see --verdict)
       --junit=FILE       with --fail-if: write a JUnit XML report, one test
                          case per thread and limit
       --spike=US         list every wake-up later than US (nanoseconds with

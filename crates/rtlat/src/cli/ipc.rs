@@ -75,6 +75,7 @@ enum Opt {
     Histogram,
     Histfile,
     Nsecs,
+    Verdict,
     FailIf,
     Junit,
     Load,
@@ -124,6 +125,7 @@ const COMMON: &[OptSpec<Opt>] = &[
     new_opt(Opt::Histogram, "histogram", REQ),
     new_opt(Opt::Histfile, "histfile", REQ),
     new_opt(Opt::Nsecs, "nsecs", NO),
+    new_opt(Opt::Verdict, "verdict", NO),
     new_opt(Opt::FailIf, "fail-if", REQ),
     new_opt(Opt::Junit, "junit", REQ),
     new_opt(Opt::Load, "load", REQ),
@@ -191,6 +193,7 @@ struct Raw {
     histogram: Option<String>,
     histfile: Option<OsString>,
     nsecs: bool,
+    verdict: bool,
     fail_if: Option<String>,
     junit: Option<OsString>,
     load: LoadArgs,
@@ -292,6 +295,7 @@ pub fn parse(
             Opt::Histogram => raw.histogram = Some(val()?),
             Opt::Histfile => raw.histfile = Some(path()),
             Opt::Nsecs => raw.nsecs = true,
+            Opt::Verdict => raw.verdict = true,
             Opt::FailIf => raw.fail_if = Some(val()?),
             Opt::Junit => raw.junit = Some(path()),
             Opt::Load => raw.load.load = Some(val()?),
@@ -634,6 +638,7 @@ fn build(
         quiet: raw.quiet,
         fork,
         json,
+        verdict: raw.verdict,
         histogram: buckets.map(|_| histfile.map_or(OutputTarget::Stdout, OutputTarget::File)),
         cmdline,
         gates,
@@ -759,11 +764,16 @@ pub fn help_text(tool: PairTool) -> String {
          \x20                        latencies with N one-microsecond buckets\n\
          \x20     --histfile=PATH    write that histogram to PATH instead of stdout\n\
          \x20     --nsecs            figures and histogram buckets in nanoseconds\n\
+         \x20     --verdict          at the end, print each pair's missed periods and\n\
+         \x20                        the verdict on the run (trustworthy, caveats or\n\
+         \x20                        untrustworthy, with the reasons; always in JSON)\n\
          \x20     --fail-if=LIMITS   exit 3 after the outputs when a receiver (or all\n\
          \x20                        together) breaks a limit: 'max>100us,p99>40us';\n\
          \x20                        METRIC min avg max p50 p90 p99 p99.9 p99.99\n\
          \x20                        p99.999 overruns, OP > >= < <= (the failing\n\
-         \x20                        condition), unit ns us ms s; no percentiles -f\n\
+         \x20                        condition), unit ns us ms s; no percentiles -f;\n\
+         \x20                        verdict=trustworthy or verdict!=untrustworthy\n\
+         \x20                        (the level required or refused; see --verdict)\n\
          \x20     --junit=FILE       with --fail-if: a JUnit XML report of the limits\n\
          \x20     --load=SPEC        background load from before the first hand-off to\n\
          \x20                        after the last: KIND[:WORKERS],... (see rtlat load\n\

@@ -464,7 +464,10 @@ the histograms, not the help).
       --fail-if=LIMITS  exit 3 after the summary when the samples after the
             warm-up break a limit: 'max>100us,p99.9>40us' (METRIC min avg
             max p50 p90 p99 p99.9 p99.99 p99.999 overruns, OP > >= < <=,
-            the failing condition, unit ns us ms s)
+            the failing condition, unit ns us ms s); verdict=trustworthy
+            or verdict!=untrustworthy: the level of the run's verdict
+            required or refused (missed periods, disturbances, steal,
+            throttling, samples too few for the percentiles)
       --junit=FILE      with --fail-if: a JUnit XML report of the limits
       --load=SPEC       background load from before the warm-up to the end
             (KIND[:WORKERS],...; see rtlat load --help): '# load' lines

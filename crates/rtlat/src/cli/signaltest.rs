@@ -53,6 +53,7 @@ enum Opt {
     Histogram,
     Histfile,
     Nsecs,
+    Verdict,
     Synthetic,
 }
 
@@ -99,6 +100,7 @@ const OPTIONS: &[OptSpec<Opt>] = &[
     opt(Opt::Histogram, None, "histogram", REQ, false),
     opt(Opt::Histfile, None, "histfile", REQ, false),
     opt(Opt::Nsecs, None, "nsecs", NO, false),
+    opt(Opt::Verdict, None, "verdict", NO, false),
     // Hidden: the deterministic test seam.
     opt(Opt::Synthetic, None, "synthetic", REQ, false),
 ];
@@ -129,6 +131,7 @@ struct Raw {
     histogram: Option<String>,
     histfile: Option<OsString>,
     nsecs: bool,
+    verdict: bool,
     synthetic: Option<String>,
 }
 
@@ -161,6 +164,7 @@ pub fn parse(
             Opt::Histogram => raw.histogram = Some(val()?),
             Opt::Histfile => raw.histfile = Some(path()),
             Opt::Nsecs => raw.nsecs = true,
+            Opt::Verdict => raw.verdict = true,
             Opt::Synthetic => raw.synthetic = Some(val()?),
         }
     }
@@ -306,6 +310,7 @@ fn build(
         verbose: raw.verbose,
         histogram: buckets.map(|_| histfile.map_or(OutputTarget::Stdout, OutputTarget::File)),
         json,
+        verdict: raw.verdict,
         mlockall: raw.mlockall,
         cmdline,
     };
@@ -379,6 +384,9 @@ Output:
       --histfile=PATH    write that histogram to PATH instead of stdout
       --nsecs            report nanoseconds instead of microseconds (-b
                          too)
+      --verdict          at the end, print each thread's missed periods and
+                         the verdict on the run (trustworthy, caveats or
+                         untrustworthy, with the reasons; always in the JSON)
 
   -h, --help             print this help and exit
 

@@ -39,11 +39,12 @@ use crate::report::RunMeta;
 use crate::report::breaktrace::write_break_info;
 use crate::report::hgrm;
 use crate::report::histogram::write_histogram;
-use crate::report::json::write_json;
-use crate::report::load::{LoadResults, write_load};
+use crate::report::json::{Extras, write_json};
+use crate::report::load::write_load;
 use crate::report::percentiles::write_percentiles;
 use crate::report::spikes::write_spikes;
 use crate::report::status::write_quiet_summary;
+use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{
     check_realtime_privilege, errno_text, io_strerror, lock_memory, note_not_realtime,
     start_janitor,
@@ -218,6 +219,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     // Started before the measuring threads, so that it runs before the
     // first sample; a load that cannot start stops the run here.
     let mut load = LoadBeside::start(settings.load.as_ref())?;
+    let system = SystemWatch::start(!synthetic, settings.engine.threads.iter().map(|t| t.cpu));
     let running = engine.start().context("starting the measuring threads")?;
     load.set_origin(running.started());
     if let Some(stats) = stats.as_mut() {
@@ -277,6 +279,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     let run_time = running.started().elapsed();
     let report = running.finish(external_stop);
+    let system = system.finish();
     let load = load.stop();
     // The intervals sealed since the last batch and the last, partial ones.
     let stats_written = stats.map_or(Ok(()), |s| s.finish(&shared));
@@ -304,9 +307,14 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     };
 
     let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
+    let verdict = verdict::judge(&report, &meta, system.as_ref());
     let load_results = load.results(settings.load.as_ref(), (!synthetic).then_some(run_time));
-    let written = write_final_outputs(settings, &report, &meta, load_results.as_ref(), &mut out)
-        .and(stats_written);
+    let extras = Extras {
+        load: load_results.as_ref(),
+        verdict: &verdict,
+    };
+    let written =
+        write_final_outputs(settings, &report, &meta, extras, &mut out).and(stats_written);
     let failure = thread_failure
         .map(|(index, error)| describe_thread_error(index, error, settings))
         .or_else(|| load.failure.clone());
@@ -319,6 +327,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     gate::apply(
         settings.gates.as_ref(),
         &report,
+        &verdict,
         "thread",
         "cyclictest",
         duration_s,
@@ -463,15 +472,17 @@ fn live_mode(settings: &Settings) -> LiveMode {
 }
 
 /// JSON first (so `--json=-` comes before the summary, as in C), then the
-/// `-q` summary, then the histogram. Every output is attempted even if an
-/// earlier one failed; the first failure is returned.
+/// `-q` summary, then the histogram, ..., the `--verdict` lines last.
+/// Every output is attempted even if an earlier one failed; the first
+/// failure is returned.
 fn write_final_outputs(
     settings: &Settings,
     report: &RunReport,
     meta: &RunMeta,
-    load: Option<&LoadResults<'_>>,
+    extras: Extras<'_, '_>,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
+    let load = extras.load;
     let mut first_error: Option<anyhow::Error> = None;
     let mut keep = |r: anyhow::Result<()>| {
         if let Err(e) = r {
@@ -480,7 +491,7 @@ fn write_final_outputs(
     };
     if let Some(target) = &settings.json {
         keep(write_to(target, out, "--json", |mut w| {
-            write_json(&mut w, report, meta, &settings.engine, load)
+            write_json(&mut w, report, meta, &settings.engine, load, extras.verdict)
         }));
     }
     if settings.quiet && settings.histogram.is_none() {
@@ -505,6 +516,9 @@ fn write_final_outputs(
     }
     if let Some(load) = load {
         out.emit(|w| write_load(w, load, &report.threads));
+    }
+    if settings.verdict {
+        out.emit(|w| extras.verdict.write_text(w, report, "Thread"));
     }
     match first_error {
         Some(e) => Err(e),

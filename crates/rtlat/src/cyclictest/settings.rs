@@ -112,6 +112,8 @@ pub struct Settings {
     pub stats_file: Option<PathBuf>,
     /// `--percentiles`: print the percentiles after the summary.
     pub percentiles: bool,
+    /// `--verdict`: print the missed periods and the verdict at the end.
+    pub verdict: bool,
     /// `--hgrm FILE`, if requested.
     pub hgrm: Option<HgrmOutput>,
     /// `--fail-if` and `--junit`, if given.

@@ -1,6 +1,7 @@
 //! [`Limit`]s against a finished run's figures.
 
-use super::grammar::{Limit, Metric};
+use super::grammar::{Limit, Metric, level_rank};
+use crate::report::verdict::Level;
 
 /// What a tool measured for one thread, or for all threads together.
 /// Plain data, in nanoseconds at full precision (not the C-compatible
@@ -21,6 +22,9 @@ pub struct Metrics {
     pub percentiles_ns: Vec<(&'static str, Option<i64>)>,
     /// Missed periods.
     pub overruns: u64,
+    /// The run's verdict: only the subject that stands for the whole run
+    /// has one, and only `verdict` limits apply to it.
+    pub verdict: Option<Level>,
 }
 
 impl Metrics {
@@ -31,6 +35,7 @@ impl Metrics {
             Metric::Avg => self.avg_ns,
             Metric::Max => self.max_ns.map(|v| v as f64),
             Metric::Overruns => Some(self.overruns as f64),
+            Metric::Verdict => self.verdict.map(level_rank),
             _ => {
                 let label = metric.percentile_label()?;
                 self.percentiles_ns
@@ -101,6 +106,20 @@ impl Outcome {
     /// `max = 45.1 us`, `max > 100 us: no samples`.
     pub fn finding(&self) -> String {
         let metric = self.limit.metric;
+        if metric == Metric::Verdict
+            && let Verdict::Failed { measured } = &self.verdict
+        {
+            let what = if self.limit.op == super::grammar::Op::Is {
+                "required"
+            } else {
+                "refused"
+            };
+            return format!(
+                "verdict = {} ({} {what})",
+                self.limit.measured_display(*measured),
+                self.limit.value_display()
+            );
+        }
         match &self.verdict {
             Verdict::Failed { measured } => format!(
                 "{metric} = {} {} {}",
@@ -120,13 +139,17 @@ impl Outcome {
     }
 }
 
-/// Every limit on every subject: for each subject in order, each limit in
-/// order.
+/// Every limit on every subject it applies to: for each subject in order,
+/// each limit in order. A `verdict` limit applies to the subjects with a
+/// verdict (the whole run), every other limit to those without (threads).
 pub fn evaluate(limits: &[Limit], subjects: &[Subject]) -> Vec<Outcome> {
     subjects
         .iter()
         .flat_map(|subject| {
-            limits.iter().map(move |limit| Outcome {
+            let applies = move |limit: &&Limit| {
+                (limit.metric == Metric::Verdict) == subject.metrics.verdict.is_some()
+            };
+            limits.iter().filter(applies).map(move |limit| Outcome {
                 subject: subject.name.clone(),
                 limit: limit.clone(),
                 verdict: judge(limit, &subject.metrics),
@@ -136,7 +159,7 @@ pub fn evaluate(limits: &[Limit], subjects: &[Subject]) -> Vec<Outcome> {
 }
 
 fn judge(limit: &Limit, metrics: &Metrics) -> Verdict {
-    if !limit.metric.is_count() && metrics.samples == 0 {
+    if limit.metric.is_latency() && metrics.samples == 0 {
         return Verdict::NoData {
             reason: "no samples",
         };
@@ -180,6 +203,7 @@ pub(super) mod tests {
                 ("max", max),
             ],
             overruns,
+            verdict: None,
         };
         vec![
             Subject {
@@ -319,6 +343,43 @@ pub(super) mod tests {
         );
         assert!(any_failed(&outcomes));
         assert!(!any_failed(&outcomes[2..]));
+    }
+
+    #[test]
+    fn verdict_limits_apply_to_the_run_only() {
+        let mut with_run = subjects();
+        with_run.push(Subject {
+            name: "run".into(),
+            metrics: Metrics {
+                verdict: Some(Level::Caveats),
+                ..Metrics::default()
+            },
+        });
+        let limits = parse("verdict=trustworthy,verdict!=untrustworthy,max>1s").unwrap();
+        let outcomes = evaluate(&limits, &with_run);
+        let run: Vec<&Outcome> = outcomes.iter().filter(|o| o.subject == "run").collect();
+        assert_eq!(run.len(), 2, "only the verdict limits: {run:?}");
+        assert!(run[0].failed());
+        assert_eq!(run[0].finding(), "verdict = caveats (trustworthy required)");
+        assert!(!run[1].failed());
+        assert_eq!(run[1].finding(), "verdict = caveats");
+        // No thread is judged on the verdict, and thread 2's missing
+        // samples fail only its latency limit.
+        assert!(
+            outcomes
+                .iter()
+                .filter(|o| o.subject != "run")
+                .all(|o| o.limit.metric != Metric::Verdict)
+        );
+        assert_eq!(outcomes.len(), 4 + 2);
+
+        with_run.last_mut().unwrap().metrics.verdict = Some(Level::Untrustworthy);
+        let outcomes = evaluate(&parse("verdict!=untrustworthy").unwrap(), &with_run);
+        assert_eq!(outcomes.len(), 1);
+        assert_eq!(
+            outcomes[0].finding(),
+            "verdict = untrustworthy (untrustworthy refused)"
+        );
     }
 
     #[test]

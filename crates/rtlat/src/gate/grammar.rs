@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::report::verdict::Level;
+
 /// What a limit measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Metric {
@@ -26,6 +28,8 @@ pub enum Metric {
     P99_999,
     /// Missed periods: a count, not a latency.
     Overruns,
+    /// The run's verdict: a level, not a number.
+    Verdict,
 }
 
 impl Metric {
@@ -44,7 +48,7 @@ impl Metric {
     }
 
     /// Every metric, in the order messages list them.
-    pub const ALL: [Metric; 10] = [
+    pub const ALL: [Metric; 11] = [
         Metric::Min,
         Metric::Avg,
         Metric::Max,
@@ -55,6 +59,7 @@ impl Metric {
         Metric::P99_99,
         Metric::P99_999,
         Metric::Overruns,
+        Metric::Verdict,
     ];
 
     /// How it is written: `max`, `p99.9`, `overruns`.
@@ -70,6 +75,7 @@ impl Metric {
             Metric::P99_99 => "p99.99",
             Metric::P99_999 => "p99.999",
             Metric::Overruns => "overruns",
+            Metric::Verdict => "verdict",
         }
     }
 
@@ -91,6 +97,11 @@ impl Metric {
     /// Whether it is a count (no unit) rather than a latency.
     pub const fn is_count(self) -> bool {
         matches!(self, Metric::Overruns)
+    }
+
+    /// Whether it is a latency (which needs samples to be measured).
+    pub const fn is_latency(self) -> bool {
+        !matches!(self, Metric::Overruns | Metric::Verdict)
     }
 
     fn from_name(name: &str) -> Option<Metric> {
@@ -116,11 +127,17 @@ pub enum Op {
     Lt,
     /// `<=`
     Le,
+    /// `=`, for the verdict only: the level REQUIRED (the gate fails
+    /// when the verdict is another).
+    Is,
+    /// `!=`, for the verdict only: the level refused (the gate fails when
+    /// the verdict is that one).
+    IsNot,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 4] = [Op::Gt, Op::Ge, Op::Lt, Op::Le];
+    pub const ALL: [Op; 6] = [Op::Gt, Op::Ge, Op::Lt, Op::Le, Op::Is, Op::IsNot];
 
     /// `>`, `>=`, `<`, `<=`.
     pub const fn symbol(self) -> &'static str {
@@ -129,17 +146,27 @@ impl Op {
             Op::Ge => ">=",
             Op::Lt => "<",
             Op::Le => "<=",
+            Op::Is => "=",
+            Op::IsNot => "!=",
         }
     }
 
-    /// Whether `measured OP limit` holds, i.e. the limit is broken.
+    /// Whether the limit is broken: `measured OP limit` holds for the
+    /// comparisons; for `=` the values differ, for `!=` they are equal.
     pub fn fails(self, measured: f64, limit: f64) -> bool {
         match self {
             Op::Gt => measured > limit,
             Op::Ge => measured >= limit,
             Op::Lt => measured < limit,
             Op::Le => measured <= limit,
+            Op::Is => measured != limit,
+            Op::IsNot => measured == limit,
         }
+    }
+
+    /// Whether it compares levels (`=`, `!=`) rather than numbers.
+    const fn is_level_test(self) -> bool {
+        matches!(self, Op::Is | Op::IsNot)
     }
 
     fn from_symbol(symbol: &str) -> Option<Op> {
@@ -224,16 +251,31 @@ pub enum Threshold {
     },
     /// A count (`overruns`).
     Count(u64),
+    /// A verdict level (`verdict`).
+    Level(Level),
 }
 
 impl Threshold {
-    /// The value compared with a measurement: ns or a count.
+    /// The value compared with a measurement: ns, a count, or a level's
+    /// rank ([`level_rank`]).
     pub fn as_f64(self) -> f64 {
         match self {
             Threshold::Time { ns, .. } => ns as f64,
             Threshold::Count(n) => n as f64,
+            Threshold::Level(level) => level_rank(level),
         }
     }
+}
+
+/// A level as the number gates compare: 0 trustworthy, 1 caveats, 2
+/// untrustworthy.
+pub fn level_rank(level: Level) -> f64 {
+    Level::ALL.iter().position(|&l| l == level).unwrap_or(0) as f64
+}
+
+/// The level of a [`level_rank`].
+pub fn rank_level(rank: f64) -> Option<Level> {
+    Level::ALL.into_iter().find(|&l| level_rank(l) == rank)
 }
 
 /// One `METRIC OP VALUE[UNIT]`.
@@ -266,6 +308,7 @@ impl Limit {
         match self.threshold {
             Threshold::Time { unit, .. } => format!("{} {}", unit.format(measured), self.unit_text),
             Threshold::Count(_) => format!("{measured}"),
+            Threshold::Level(_) => rank_level(measured).map_or("?", Level::name).to_string(),
         }
     }
 }
@@ -292,12 +335,23 @@ pub struct GateError {
     pub problem: String,
 }
 
-const SHAPE: &str = "METRIC OP VALUE[UNIT], e.g. 'max>100us,p99.9>40us'";
+const SHAPE: &str = "METRIC OP VALUE[UNIT], e.g. 'max>100us,p99.9>40us', or \
+                     verdict=LEVEL, verdict!=LEVEL";
 const OPERATORS: &str = ">, >=, < or <= (the condition that fails)";
+const LEVEL_OPERATORS: &str = "= (the level required) or != (the level refused)";
 const UNITS: &str = "ns, us, µs, ms or s (us by default)";
 
 fn metric_list() -> String {
     Metric::ALL.map(Metric::name).join(", ")
+}
+
+fn level_list() -> String {
+    let names = Level::ALL.map(Level::name);
+    format!(
+        "{} or {}",
+        names[..names.len() - 1].join(", "),
+        names[names.len() - 1]
+    )
 }
 
 /// Reads a `--fail-if` text: comma-separated `METRIC OP VALUE[UNIT]` (see
@@ -348,14 +402,34 @@ fn parse_limit(part: &str) -> Result<Limit, String> {
             ));
         }
     };
+    let operators = if metric == Metric::Verdict {
+        LEVEL_OPERATORS
+    } else {
+        OPERATORS
+    };
     let op = match Op::from_symbol(symbol) {
-        Some(op) => op,
+        Some(op) if op.is_level_test() == (metric == Metric::Verdict) => op,
         None if symbol.is_empty() => {
-            return Err(format!("expected an operator {OPERATORS} after '{name}'"));
+            return Err(format!("expected an operator {operators} after '{name}'"));
         }
-        None => return Err(format!("unknown operator '{symbol}'; expected {OPERATORS}")),
+        _ => return Err(format!("unknown operator '{symbol}'; expected {operators}")),
     };
     let rest = rest.trim_start();
+    if metric == Metric::Verdict {
+        let Some(level) = Level::from_name(rest) else {
+            return Err(format!(
+                "invalid value '{rest}'; verdict expects {}",
+                level_list()
+            ));
+        };
+        return Ok(Limit {
+            metric,
+            op,
+            threshold: Threshold::Level(level),
+            value_text: rest.to_string(),
+            unit_text: String::new(),
+        });
+    }
     let (number, unit) = take_while(rest, |c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+'));
     let unit = unit.trim();
     if number.is_empty() {
@@ -718,6 +792,68 @@ mod tests {
     }
 
     #[test]
+    fn verdict_limits() {
+        let required = one("verdict=trustworthy");
+        assert_eq!(
+            (required.metric, required.op, required.threshold),
+            (
+                Metric::Verdict,
+                Op::Is,
+                Threshold::Level(Level::Trustworthy)
+            )
+        );
+        assert_eq!(required.to_string(), "verdict = trustworthy");
+        let refused = one(" verdict != untrustworthy ");
+        assert_eq!(
+            (refused.op, refused.threshold),
+            (Op::IsNot, Threshold::Level(Level::Untrustworthy))
+        );
+        assert_eq!(parse("max>100us,verdict=caveats").unwrap().len(), 2);
+        // `=` fails when the level differs, `!=` when it is the same.
+        assert!(Op::Is.fails(level_rank(Level::Caveats), level_rank(Level::Trustworthy)));
+        assert!(!Op::Is.fails(level_rank(Level::Caveats), level_rank(Level::Caveats)));
+        assert!(Op::IsNot.fails(level_rank(Level::Caveats), level_rank(Level::Caveats)));
+        for level in Level::ALL {
+            assert_eq!(rank_level(level_rank(level)), Some(level));
+        }
+
+        let errors = [
+            (
+                "verdict=maybe",
+                "--fail-if: 'verdict=maybe': invalid value 'maybe'; verdict expects \
+                 trustworthy, caveats or untrustworthy",
+            ),
+            (
+                "verdict>caveats",
+                "--fail-if: 'verdict>caveats': unknown operator '>'; expected = (the level \
+                 required) or != (the level refused)",
+            ),
+            (
+                "verdict trustworthy",
+                "--fail-if: 'verdict trustworthy': expected an operator = (the level \
+                 required) or != (the level refused) after 'verdict'",
+            ),
+            (
+                "verdict=",
+                "--fail-if: 'verdict=': invalid value ''; verdict expects",
+            ),
+            (
+                "max=100us",
+                "--fail-if: 'max=100us': unknown operator '='; expected >, >=, < or <=",
+            ),
+            (
+                "overruns!=0",
+                "--fail-if: 'overruns!=0': unknown operator '!='; expected >, >=, < or <=",
+            ),
+        ];
+        for (text, want) in errors {
+            let message = error(text);
+            assert!(message.starts_with(want), "{text}: {message}");
+            assert!(!message.contains('\n'));
+        }
+    }
+
+    #[test]
     fn percentile_labels_are_the_engines() {
         let ours: Vec<&str> = Metric::ALL
             .iter()
@@ -741,6 +877,14 @@ mod tests {
         assert_eq!(Unit::Us.format(-1_500.0), "-1.5");
     }
 
+    /// The metrics compared with numbers (all but `verdict`).
+    fn numeric_metrics() -> Vec<Metric> {
+        Metric::ALL
+            .into_iter()
+            .filter(|&m| m != Metric::Verdict)
+            .collect()
+    }
+
     fn spaces() -> impl Strategy<Value = String> {
         "[ \t]{0,2}"
     }
@@ -757,11 +901,12 @@ mod tests {
     }
 
     proptest! {
-        /// Any well-formed limit, spaced any way, reads back exactly.
+        /// Any well-formed numeric limit, spaced any way, reads back
+        /// exactly (`verdict_limits` has the levels).
         #[test]
         fn well_formed_limits_read_back(
-            metric in prop::sample::select(Metric::ALL.to_vec()),
-            op in prop::sample::select(Op::ALL.to_vec()),
+            metric in prop::sample::select(numeric_metrics()),
+            op in prop::sample::select(Op::ALL.into_iter().filter(|o| !o.is_level_test()).collect::<Vec<_>>()),
             int in 0u64..100_000,
             frac in prop::option::of(0u32..1000),
             negative: bool,
@@ -796,15 +941,16 @@ mod tests {
 
         /// Lists of limits keep their order and count.
         #[test]
-        fn lists_keep_order(picks in prop::collection::vec(0usize..Metric::ALL.len(), 1..8)) {
+        fn lists_keep_order(picks in prop::collection::vec(0usize..numeric_metrics().len(), 1..8)) {
+            let all = numeric_metrics();
             let text = picks
                 .iter()
-                .map(|&i| format!("{}>1", Metric::ALL[i]))
+                .map(|&i| format!("{}>1", all[i]))
                 .collect::<Vec<_>>()
                 .join(" , ");
             let limits = parse(&text).unwrap();
             let metrics: Vec<Metric> = limits.iter().map(|l| l.metric).collect();
-            let expected: Vec<Metric> = picks.iter().map(|&i| Metric::ALL[i]).collect();
+            let expected: Vec<Metric> = picks.iter().map(|&i| all[i]).collect();
             prop_assert_eq!(metrics, expected);
         }
 

@@ -41,7 +41,16 @@
 //!   A latency limit must be a whole number of nanoseconds (`0.5ns` is
 //!   refused).
 //!
-//! Every limit applies to every subject. Errors ([`GateError`]) are one
+//! - `verdict=LEVEL` and `verdict!=LEVEL`, LEVEL one of `trustworthy`,
+//!   `caveats`, `untrustworthy` (see [`crate::report::verdict`]): unlike
+//!   the other limits these say what is REQUIRED (`verdict=trustworthy`
+//!   fails every run that is not trustworthy) or refused
+//!   (`verdict!=untrustworthy` fails the untrustworthy ones), the way CI
+//!   reads "require a run it can trust".
+//!
+//! Every latency and `overruns` limit applies to every thread subject and
+//! to all threads together; a `verdict` limit applies to one subject, `run`.
+//! Errors ([`GateError`]) are one
 //! line naming the option, the offending limit and what is accepted:
 //! `--fail-if: 'p95>3us': unknown metric 'p95'; expected one of min, avg,
 //! max, p50, ...`; the tool maps them to its usage error (exit 2).
@@ -103,6 +112,7 @@ mod tests {
                 max_ns: Some(max_us * 1000),
                 percentiles_ns: vec![("p99", Some(9_000))],
                 overruns: 0,
+                verdict: None,
             },
         };
         let subjects = [

@@ -8,6 +8,8 @@ use crate::output::{OutputTarget, Stdout, write_to};
 use rtlat_core::distribution::Distribution;
 use rtlat_core::report::{PreciseStats, RunReport};
 
+use crate::report::verdict::Verdict;
+
 use super::{Limit, Metrics, Subject, any_failed, evaluate, summary_lines, write_junit};
 
 use crate::stdio::note;
@@ -25,8 +27,9 @@ pub struct GatePlan {
 pub const BROKEN_LIMIT_STATUS: u8 = 3;
 
 /// One subject per thread (`thread N`; `name` names the threads, e.g.
-/// `pair` for the IPC tools) and one for all of them (`all threads`).
-pub fn subjects(report: &RunReport, name: &str) -> Vec<Subject> {
+/// `pair` for the IPC tools), one for all of them (`all threads`) and one
+/// for the run's `verdict` (`run`).
+pub fn subjects(report: &RunReport, name: &str, verdict: &Verdict) -> Vec<Subject> {
     let mut subjects: Vec<Subject> = report
         .threads
         .iter()
@@ -40,6 +43,13 @@ pub fn subjects(report: &RunReport, name: &str) -> Vec<Subject> {
         name: format!("all {name}s"),
         metrics: metrics(cycles, &precise, report.merged_distribution().as_ref()),
     });
+    subjects.push(Subject {
+        name: "run".to_string(),
+        metrics: Metrics {
+            verdict: Some(verdict.level),
+            ..Metrics::default()
+        },
+    });
     subjects
 }
 
@@ -51,6 +61,7 @@ fn metrics(cycles: u64, precise: &PreciseStats, d: Option<&Distribution>) -> Met
         max_ns: precise.max.map(|n| n.as_nanos()),
         percentiles_ns: percentiles(d),
         overruns: precise.overruns,
+        verdict: None,
     }
 }
 
@@ -72,11 +83,13 @@ fn percentiles(d: Option<&Distribution>) -> Vec<(&'static str, Option<i64>)> {
 
 /// The end of every tool's run once its outputs are written and stdout
 /// flushed: with gates, checks them on `report`'s subjects (threads called
-/// `name`), and turns a run that ended well (`status` 0) with a broken
-/// limit into [`BROKEN_LIMIT_STATUS`]; `tool` names the JUnit suite.
+/// `name`) and its `verdict`, and turns a run that ended well (`status` 0)
+/// with a broken limit into [`BROKEN_LIMIT_STATUS`]; `tool` names the
+/// JUnit suite.
 pub fn apply(
     plan: Option<&GatePlan>,
     report: &RunReport,
+    verdict: &Verdict,
     name: &str,
     tool: &str,
     duration_s: f64,
@@ -85,7 +98,13 @@ pub fn apply(
     let Some(plan) = plan else {
         return Ok(status);
     };
-    let broken = finish(plan, &subjects(report, name), tool, "rtlat", duration_s)?;
+    let broken = finish(
+        plan,
+        &subjects(report, name, verdict),
+        tool,
+        "rtlat",
+        duration_s,
+    )?;
     Ok(if broken && status == 0 {
         BROKEN_LIMIT_STATUS
     } else {
@@ -135,7 +154,7 @@ fn write_junit_file(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::test_support::{ThreadFixture, run};
+    use crate::report::test_support::{ThreadFixture, meta, run};
     use rtlat_core::units::Resolution;
 
     #[test]
@@ -154,9 +173,12 @@ mod tests {
                     .build(),
             ],
         );
-        let s = subjects(&report, "thread");
+        let verdict = crate::report::verdict::judge(&report, &meta("x"), None);
+        let s = subjects(&report, "thread", &verdict);
         let names: Vec<&str> = s.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["thread 0", "thread 1", "all threads"]);
+        assert_eq!(names, ["thread 0", "thread 1", "all threads", "run"]);
+        assert_eq!(s[3].metrics.verdict, Some(verdict.level));
+        assert!(s[..3].iter().all(|s| s.metrics.verdict.is_none()));
         let all = &s[2].metrics;
         assert_eq!((all.samples, all.overruns), (5, 2));
         assert_eq!((all.min_ns, all.max_ns), (Some(3_100), Some(40_100)));
@@ -176,7 +198,8 @@ mod tests {
                     .build(),
             ],
         );
-        let s = subjects(&report, "pair");
+        let verdict = crate::report::verdict::judge(&report, &meta("x"), None);
+        let s = subjects(&report, "pair", &verdict);
         assert_eq!(s[1].name, "all pairs");
         assert!(s[0].metrics.percentiles_ns.iter().all(|(_, v)| v.is_none()));
     }

@@ -36,14 +36,15 @@ use rtlat_sys::signals;
 
 use super::PairTool;
 use super::run::{
-    CpuTracker, LiveRun, ProcView, describe_error, display, finish, lock_memory, open_trace_files,
-    prepare_process,
+    Beside, CpuTracker, LiveRun, ProcView, describe_error, display, finish, lock_memory,
+    open_trace_files, prepare_process,
 };
 use super::settings::IpcSettings;
 use crate::cli::UsageError;
 use crate::cyclictest::host::Host;
 use crate::load::beside::LoadBeside;
 use crate::output::Stdout;
+use crate::report::verdict::SystemWatch;
 use crate::rtsetup::{OWN_BINARY, start_janitor};
 use crate::signals::SignalFlags;
 
@@ -200,6 +201,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     // Started before the sides are let go; on an error the children are
     // stopped (dropped) too.
     let mut load = LoadBeside::start(settings.load.as_ref())?;
+    let system = SystemWatch::start(true, settings.engine.pairs.iter().map(|p| p.cpu));
     cells.go();
     let mut cpus = CpuTracker::new(&settings.engine, ProcView::Processes, false);
     let view = ForkRun {
@@ -210,9 +212,11 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     children.stop(&cells);
     let load = load.stop();
     let report = cells.report(external);
+    let system = system.finish();
     drop(semaphores);
+    let beside = Beside { load, system };
     finish(
-        settings, &report, &mut cpus, host, start_time, &mut out, load,
+        settings, &report, &mut cpus, host, start_time, &mut out, beside,
     )
 }
 

@@ -32,10 +32,9 @@ use serde::ser::{SerializeMap, Serializer};
 use super::PairTool;
 use crate::report::RunMeta;
 use crate::report::json::{
-    Buckets, DistributionDto, DisturbancesDto, Percentiles, TrailingMembers, round_decimals,
-    write_envelope,
+    Buckets, DistributionDto, DisturbancesDto, Extras, Percentiles, TrailingMembers,
+    round_decimals, write_envelope,
 };
-use crate::report::load::LoadResults;
 
 /// The CPU each side is shown on: (receiver, sender); -1 when unknown.
 pub type ShownCpus = (i64, i64);
@@ -111,14 +110,15 @@ pub fn write_leave(w: &mut impl Write, pairs: usize) -> io::Result<()> {
 /// after; pmqtest's receiver has `timeoutcount`). In thread mode each
 /// receiver also has `percentiles` and `distribution`, and the document
 /// `all_threads`, as cyclictest's. Without samples `min`,
-/// `avg` and `max` are `null` (C: `-1`, `-nan`, `0`).
+/// `avg` and `max` are `null` (C: `-1`, `-nan`, `0`). The document ends
+/// with the load, if any, and the verdict (`extras`).
 pub fn write_json(
     w: &mut impl Write,
     tool: PairTool,
     report: &PairReport,
     cpus: &[ShownCpus],
     meta: &RunMeta,
-    load: Option<&LoadResults<'_>>,
+    extras: Extras<'_, '_>,
 ) -> io::Result<()> {
     let receivers = receivers_as_run_report(report, cpus);
     let merged = receivers.merged_distribution();
@@ -133,7 +133,7 @@ pub fn write_json(
                 pairs: &report.pairs,
                 cpus,
             },
-            trailing: TrailingMembers::new(merged.as_ref(), load, &receivers.threads),
+            trailing: TrailingMembers::new(merged.as_ref(), extras, &receivers.threads),
         },
     )
 }
@@ -381,13 +381,19 @@ mod tests {
             audit: None,
         };
         let mut out = Vec::new();
+        let cpus = [(1, 0), (-1, -1)];
+        let receivers = receivers_as_run_report(&report(), &cpus);
+        let verdict = crate::report::verdict::judge(&receivers, &meta, None);
         write_json(
             &mut out,
             PairTool::Pmqtest,
             &report(),
-            &[(1, 0), (-1, -1)],
+            &cpus,
             &meta,
-            None,
+            Extras {
+                load: None,
+                verdict: &verdict,
+            },
         )
         .unwrap();
         let text = String::from_utf8(out).unwrap();

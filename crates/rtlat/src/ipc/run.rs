@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use rtlat_audit::counters::SystemDisturbances;
 use rtlat_core::config::{SchedPolicy, TimeSourceKind};
 use rtlat_core::ipc::engine::{PairEngine, PairRunning};
 use rtlat_core::ipc::handoff::ETIMEDOUT;
@@ -24,7 +25,9 @@ use crate::cyclictest::host::Host;
 use crate::load::beside::{LoadBeside, LoadOutcome};
 use crate::output::{Stdout, end_run, write_to};
 use crate::report::histogram::write_histogram;
+use crate::report::json::Extras;
 use crate::report::load::write_load;
+use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{
     check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime, start_janitor,
 };
@@ -88,6 +91,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     }
     let engine = PairEngine::new(settings.engine.clone(), trace).context("preparing the pairs")?;
     let mut load = LoadBeside::start(settings.load.as_ref())?;
+    let system = SystemWatch::start(!synthetic, settings.engine.pairs.iter().map(|p| p.cpu));
     let running = engine.start().context("starting the pairs")?;
     load.set_origin(Instant::now());
     if let Some((pair, side, error)) = running.setup_error() {
@@ -97,9 +101,11 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let mut cpus = CpuTracker::new(&settings.engine, ProcView::Threads, synthetic);
     let external = display(settings, &running, &signals, &mut cpus, &mut out, &mut load)?;
     let report = running.finish(external);
+    let system = system.finish();
     let load = load.stop();
+    let beside = Beside { load, system };
     finish(
-        settings, &report, &mut cpus, host, start_time, &mut out, load,
+        settings, &report, &mut cpus, host, start_time, &mut out, beside,
     )
 }
 
@@ -295,6 +301,14 @@ pub fn display(
     }
 }
 
+/// What went on beside the pairs during a run.
+pub struct Beside {
+    /// The load, once stopped.
+    pub load: LoadOutcome,
+    /// What the system-wide counters saw (`None` for a synthetic run).
+    pub system: Option<SystemDisturbances>,
+}
+
 /// The final outputs and the exit status.
 pub fn finish(
     settings: &IpcSettings,
@@ -303,8 +317,9 @@ pub fn finish(
     host: Host,
     start_time: String,
     out: &mut Stdout,
-    load: LoadOutcome,
+    beside: Beside,
 ) -> anyhow::Result<u8> {
+    let Beside { load, system } = beside;
     let npairs = report.pairs.len();
     if settings.quiet {
         out.emit(|w| write_frame(w, settings.tool, &report.pairs, cpus.shown()));
@@ -318,22 +333,27 @@ pub fn finish(
     let status: u8 = u8::from(failure.is_some());
     let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
     let load_results = load.results(settings.load.as_ref(), Some(load.run_time));
+    // The receivers as a cyclictest report: for the verdict, the
+    // histogram, the load lines and the gates.
+    let receivers = receivers_as_run_report(report, cpus.shown());
+    let verdict = verdict::judge(&receivers, &meta, system.as_ref());
     let mut written = Ok(());
     if let Some(target) = &settings.json {
         written = write_to(target, out, "--json", |w| {
+            let extras = Extras {
+                load: load_results.as_ref(),
+                verdict: &verdict,
+            };
             write_json(
                 &mut &mut *w,
                 settings.tool,
                 report,
                 cpus.shown(),
                 &meta,
-                load_results.as_ref(),
+                extras,
             )
         });
     }
-    // The receivers as a cyclictest report: for the histogram, the load
-    // lines and the gates.
-    let receivers = receivers_as_run_report(report, cpus.shown());
     // Every output is tried, whichever failed before: nothing is lost to
     // another output's error (the first one is reported).
     if let Some(target) = &settings.histogram {
@@ -345,10 +365,14 @@ pub fn finish(
     if let Some(l) = &load_results {
         out.emit(|w| write_load(w, l, &receivers.threads));
     }
+    if settings.verdict {
+        out.emit(|w| verdict.write_text(w, &receivers, "Pair"));
+    }
     let status = end_run(out, written, failure, status)?;
     crate::gate::apply(
         settings.gates.as_ref(),
         &receivers,
+        &verdict,
         "pair",
         settings.tool.name(),
         0.0,

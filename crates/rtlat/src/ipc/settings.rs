@@ -19,6 +19,8 @@ pub struct IpcSettings {
     pub fork: bool,
     /// `--json`, if requested.
     pub json: Option<OutputTarget>,
+    /// `--verdict`: print the missed periods and the verdict at the end.
+    pub verdict: bool,
     /// `--histogram` and where it goes (`--histfile`), if requested.
     pub histogram: Option<OutputTarget>,
     /// The command line as given, for the JSON `cmdline:` key.

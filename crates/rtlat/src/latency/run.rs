@@ -27,6 +27,7 @@ use crate::cli::latency::WARMUP;
 use crate::load::beside::LoadBeside;
 use crate::output::{OutputTarget, Stdout, end_run, write_to};
 use crate::report::load::write_load;
+use crate::report::verdict::{Evidence, SystemWatch, Verdict};
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory_because};
 use crate::signals::SignalFlags;
 use crate::stdio::note;
@@ -64,6 +65,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     // Before the thread, so that the warm-up already runs under load; the
     // phases count from the end of the warm-up, as the thread's do.
     let mut load = LoadBeside::start(settings.load.as_ref())?;
+    let system = SystemWatch::start(!synthetic, settings.engine.threads.iter().map(|t| t.cpu));
     let running = engine.start().context("starting the measuring thread")?;
     load.set_origin(running.started() + WARMUP_DURATION);
     if let Some((_, error)) = running.setup_error() {
@@ -82,6 +84,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let mut seconds = Seconds::new(settings)?;
     let external_stop = until_end(&running, &signals, &mut load, &mut seconds, &mut out)?;
     let report = running.finish(external_stop);
+    let system = system.finish();
     let load = load.stop();
     // The seconds sealed after the last look, and the partial last one.
     if let Some(log) = &shared.channels[0].intervals {
@@ -112,9 +115,16 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         out.emit(|w| write_load(w, l, &report.threads));
     }
     let status = end_run(&mut out, written, failure, status)?;
+    // For `--fail-if verdict=...`: latency writes no JSON and no audit.
+    let verdict = Verdict::of(Evidence {
+        report: &report,
+        audit: None,
+        system: system.as_ref(),
+    });
     crate::gate::apply(
         settings.gates.as_ref(),
         &report,
+        &verdict,
         "thread",
         "latency",
         seconds.complete as f64,

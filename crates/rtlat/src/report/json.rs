@@ -11,7 +11,8 @@
 //! (what disturbed the thread between its first and last sample, real runs
 //! only: [`DisturbancesDto`]); with `--load`
 //! or `--load-schedule`, the top-level `load` object and `phases` array
-//! (see [`super::load`]).
+//! (see [`super::load`]); last, always, the run's `verdict` (see
+//! [`super::verdict`]).
 //!
 //! The serialisation types are private to this module; the core crate's
 //! [`RunReport`] stays plain data.
@@ -29,6 +30,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
 use super::load::LoadResults;
+use super::verdict::Verdict;
 use super::{RunMeta, SysInfo};
 
 /// The rt-tests version the document claims to be, as C 2.4 writes it.
@@ -43,12 +45,24 @@ pub fn write_json(
     meta: &RunMeta,
     config: &CyclicConfig,
     load: Option<&LoadResults<'_>>,
+    verdict: &Verdict,
 ) -> io::Result<()> {
     let methods = Methods {
         wait: config.wait.name(),
         measure: config.measure.name(),
     };
-    write_thread_document(w, report, meta, Some(methods), load, ThreadDto::from)
+    let extras = Extras { load, verdict };
+    write_thread_document(w, report, meta, Some(methods), extras, ThreadDto::from)
+}
+
+/// What a document carries besides the run's figures: the load that ran
+/// beside it, if any, and the verdict.
+#[derive(Clone, Copy)]
+pub struct Extras<'a, 'l> {
+    /// `--load` or `--load-schedule`, if given.
+    pub load: Option<&'a LoadResults<'l>>,
+    /// The verdict on the run.
+    pub verdict: &'a Verdict,
 }
 
 /// The wait and measure methods of a cyclictest run, for the JSON.
@@ -69,7 +83,7 @@ pub fn write_thread_document<'a, D: Serialize>(
     report: &'a RunReport,
     meta: &RunMeta,
     methods: Option<Methods>,
-    load: Option<&LoadResults<'_>>,
+    extras: Extras<'a, '_>,
     dto: fn(&'a ThreadReport) -> D,
 ) -> io::Result<()> {
     let merged = report.merged_distribution();
@@ -82,7 +96,7 @@ pub fn write_thread_document<'a, D: Serialize>(
             wait_method: methods.map(|m| m.wait),
             measure_method: methods.map(|m| m.measure),
             thread: Threads(&report.threads, dto),
-            trailing: TrailingMembers::new(merged.as_ref(), load, &report.threads),
+            trailing: TrailingMembers::new(merged.as_ref(), extras, &report.threads),
         },
     )
 }
@@ -315,8 +329,8 @@ struct ThreadMembers<'a, 'm, D: Serialize> {
 }
 
 /// The members every tool's document ends with, after its `thread`
-/// object, each left out when it does not apply: `all_threads` (all
-/// threads' percentiles together), `load` and `phases`.
+/// object: `all_threads` (all threads' percentiles together), `load` and
+/// `phases`, each left out when it does not apply, and `verdict`, always.
 #[derive(Serialize)]
 pub struct TrailingMembers<'m> {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -325,20 +339,22 @@ pub struct TrailingMembers<'m> {
     load: Option<LoadDto<'m>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     phases: Option<Vec<PhaseDto<'m>>>,
+    verdict: &'m Verdict,
 }
 
 impl<'m> TrailingMembers<'m> {
     /// From all threads' distribution merged, the run's load (if any) and
-    /// the threads (for their phases).
+    /// verdict, and the threads (for their phases).
     pub fn new(
         merged: Option<&'m Distribution>,
-        load: Option<&LoadResults<'m>>,
+        extras: Extras<'m, 'm>,
         threads: &'m [ThreadReport],
     ) -> TrailingMembers<'m> {
         TrailingMembers {
             all_threads: merged.map(Percentiles),
-            load: load.map(LoadDto::of),
-            phases: load.and_then(|l| phases_dto(l, threads)),
+            load: extras.load.map(LoadDto::of),
+            phases: extras.load.and_then(|l| phases_dto(l, threads)),
+            verdict: extras.verdict,
         }
     }
 }
@@ -558,8 +574,13 @@ mod tests {
     use rtlat_core::units::Nanos;
     use serde_json::Value;
 
+    /// The verdict of a synthetic run (no system counters).
+    fn verdict_of(report: &RunReport) -> Verdict {
+        crate::report::verdict::judge(report, &meta("x"), None)
+    }
+
     /// The top-level keys, in cyclictest's order with ours inserted.
-    const TOP_KEYS: [&str; 13] = [
+    const TOP_KEYS: [&str; 14] = [
         "file_version",
         "cmdline:",
         "rt_test_version:",
@@ -573,6 +594,7 @@ mod tests {
         "wait_method",
         "measure_method",
         "thread",
+        "verdict",
     ];
 
     fn default_config() -> CyclicConfig {
@@ -584,7 +606,10 @@ mod tests {
         let mut config = default_config();
         config.wait = rtlat_core::config::WaitMode::Timerfd;
         config.measure = rtlat_core::config::MeasureMode::Timer;
-        let text = render(|w| write_json(w, &one_thread_histogram(), &meta("x"), &config, None));
+        let text = render(|w| {
+            let report = one_thread_histogram();
+            write_json(w, &report, &meta("x"), &config, None, &verdict_of(&report))
+        });
         let v = parse(&text);
         assert_eq!(v["wait_method"], "timerfd");
         assert_eq!(v["measure_method"], "timer");
@@ -594,7 +619,16 @@ mod tests {
     }
 
     fn json(report: &RunReport, cmdline: &str) -> String {
-        render(|w| write_json(w, report, &meta(cmdline), &default_config(), None))
+        render(|w| {
+            write_json(
+                w,
+                report,
+                &meta(cmdline),
+                &default_config(),
+                None,
+                &verdict_of(report),
+            )
+        })
     }
 
     fn parse(text: &str) -> Value {
@@ -636,6 +670,19 @@ mod tests {
                     .build(),
             ],
         )
+    }
+
+    #[test]
+    fn the_verdict_comes_last() {
+        let report = one_thread_histogram();
+        let text = json(&report, "cyclictest");
+        let v = parse(&text);
+        // Seven samples and two missed periods of nine.
+        assert_eq!(v["verdict"]["level"], "untrustworthy");
+        assert_eq!(v["verdict"]["reasons"][0]["id"], "thread.missed_periods");
+        assert!(v["verdict"]["suggested_duration_s"].is_null());
+        let last_key = text.rfind("\n  \"").map(|at| &text[at + 4..]).unwrap();
+        assert!(last_key.starts_with("verdict\""), "{last_key}");
     }
 
     #[test]
@@ -741,7 +788,11 @@ mod tests {
         m.sysinfo.version = "#1 SMP \"odd\" \\ version\n".to_owned();
         m.sysinfo.realtime = true;
         m.return_code = 1;
-        let text = render(|w| write_json(w, &one_thread_histogram(), &m, &default_config(), None));
+        let text = render(|w| {
+            let report = one_thread_histogram();
+            let verdict = verdict_of(&report);
+            write_json(w, &report, &m, &default_config(), None, &verdict)
+        });
         let v: Value = serde_json::from_slice(text.as_bytes()).expect("valid JSON");
         assert_eq!(v["cmdline:"], cmdline);
         assert_eq!(v["sysinfo"]["version"], "#1 SMP \"odd\" \\ version\n");
@@ -1005,10 +1056,20 @@ mod tests {
             summary: &summary,
             run_time: Some(Duration::from_millis(1500)),
         };
-        let text = render(|w| write_json(w, &report, &meta("x"), &default_config(), Some(&load)));
+        let text = render(|w| {
+            let verdict = verdict_of(&report);
+            write_json(
+                w,
+                &report,
+                &meta("x"),
+                &default_config(),
+                Some(&load),
+                &verdict,
+            )
+        });
         insta::assert_snapshot!(text);
         let v = parse(&text);
-        let tail = key_order_in_text(&text, &["thread", "load", "phases"]);
+        let tail = key_order_in_text(&text, &["thread", "load", "phases", "verdict"]);
         assert!(tail.windows(2).all(|w| w[0] < w[1]), "{tail:?}");
         assert_eq!(v["load"]["kinds"][0]["ops_per_sec"], 2000.0);
         // The run ended half-way through the second phase.

@@ -11,7 +11,8 @@
 //! - [`percentiles`]: the `--percentiles` table;
 //! - [`spikes`]: the `--spike` list;
 //! - [`stats_stream`]: the `--stats-file` lines, written during the run;
-//! - [`breaktrace`]: the `-b` thread ids and break lines.
+//! - [`breaktrace`]: the `-b` thread ids and break lines;
+//! - [`verdict`]: the verdict on a run (JSON `"verdict"`, `--verdict`).
 
 pub mod breaktrace;
 pub mod hgrm;
@@ -24,6 +25,7 @@ pub mod stats_stream;
 pub mod status;
 #[cfg(test)]
 pub(crate) mod test_support;
+pub mod verdict;
 
 /// Facts about the run and the machine that are not measurements, for
 /// formats that carry them (JSON). Built by the binary, pinned in tests.

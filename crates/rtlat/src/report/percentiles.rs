@@ -4,11 +4,19 @@
 //! the `T:` lines are not disturbed. Values in µs with three decimals,
 //! exact to the bucket width (1 µs by default) below the exact range and
 //! within 1 % above it; `max` is the exact maximum.
+//!
+//! A percentile with fewer than 10 samples beyond it is not supported by
+//! the data (see [`super::verdict`]): its value is marked `*`, and a
+//! footnote under the table says, for each row with a mark, how many
+//! samples it rests on:
+//! `# * T: 0: from 20000 samples, p99.99 has 2 beyond it, p99.999 is the maximum; 10 are needed`.
 
 use std::io::{self, Write};
 
 use rtlat_core::distribution::{Distribution, STANDARD_PERCENTILES};
 use rtlat_core::report::RunReport;
+
+use super::verdict::{SAMPLES_BEYOND_NEEDED, samples_beyond, supported};
 
 /// Writes the percentile table of `report` (nothing when no thread kept a
 /// distribution).
@@ -21,23 +29,74 @@ pub fn write_percentiles(w: &mut impl Write, report: &RunReport) -> io::Result<(
         write!(w, " {label:>10}")?;
     }
     writeln!(w, " {:>10}", "max")?;
-    for thread in &report.threads {
-        if let Some(d) = &thread.distribution {
-            write_row(w, &format!("T:{:2}", thread.index), d)?;
-        }
+    let mut rows: Vec<(String, &Distribution)> = report
+        .threads
+        .iter()
+        .filter_map(|t| Some((format!("T:{:2}", t.index), t.distribution.as_ref()?)))
+        .collect();
+    rows.push(("All".to_string(), &all));
+    for (name, d) in &rows {
+        write_row(w, name, d)?;
     }
-    write_row(w, "All", &all)
+    for (name, d) in &rows {
+        write_footnote(w, name, d)?;
+    }
+    Ok(())
 }
 
 fn write_row(w: &mut impl Write, name: &str, d: &Distribution) -> io::Result<()> {
     write!(w, "# {name:<16}")?;
-    for (_, value) in d.standard_percentiles() {
-        match value {
-            Some(v) => write!(w, " {:>10.3}", v.as_nanos() as f64 / 1000.0)?,
-            None => write!(w, " {:>10}", "-")?,
+    let fractions = STANDARD_PERCENTILES.iter().map(|&(_, f)| Some(f));
+    // `max` has no fraction: it is never marked.
+    for ((_, value), fraction) in d
+        .standard_percentiles()
+        .into_iter()
+        .zip(fractions.chain([None]))
+    {
+        let marked = fraction.is_some_and(|f| !supported(d.count(), f));
+        match (value, marked) {
+            (Some(v), false) => write!(w, " {:>10.3}", v.as_nanos() as f64 / 1000.0)?,
+            (Some(v), true) => write!(w, " {:>9.3}*", v.as_nanos() as f64 / 1000.0)?,
+            (None, _) => write!(w, " {:>10}", "-")?,
         }
     }
     writeln!(w)
+}
+
+/// The footnote of a row with marked values (nothing for a row without
+/// samples or without a mark).
+fn write_footnote(w: &mut impl Write, name: &str, d: &Distribution) -> io::Result<()> {
+    let n = d.count();
+    let short: Vec<(&str, u64)> = STANDARD_PERCENTILES
+        .iter()
+        .filter(|&&(_, f)| n > 0 && !supported(n, f))
+        .map(|&(label, f)| (label, samples_beyond(n, f)))
+        .collect();
+    let mut notes: Vec<String> = short
+        .iter()
+        .filter(|(_, beyond)| *beyond > 0)
+        .map(|(label, beyond)| format!("{label} has {beyond} beyond it"))
+        .collect();
+    let at_max: Vec<&str> = short
+        .iter()
+        .filter(|(_, beyond)| *beyond == 0)
+        .map(|(label, _)| *label)
+        .collect();
+    match at_max.as_slice() {
+        [] => {}
+        [one] => notes.push(format!("{one} is the maximum")),
+        [first, second] => notes.push(format!("{first} and {second} are the maximum")),
+        [first, .., last] => notes.push(format!("{first} to {last} are the maximum")),
+    }
+    if notes.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        w,
+        "# * {}: from {n} samples, {}; {SAMPLES_BEYOND_NEEDED} are needed",
+        name,
+        notes.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -60,6 +119,37 @@ mod tests {
         let mut out = Vec::new();
         write_percentiles(&mut out, &report).unwrap();
         insta::assert_snapshot!(String::from_utf8(out).unwrap());
+    }
+
+    #[test]
+    fn values_with_too_few_samples_beyond_are_marked() {
+        let samples: Vec<i64> = (0..20_000).map(|i| 1_000 + i % 100).collect();
+        let report = run(
+            Resolution::Micros,
+            vec![ThreadFixture::new(0).distribution(&samples).build()],
+        );
+        let mut out = Vec::new();
+        write_percentiles(&mut out, &report).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let row = text.lines().nth(1).unwrap();
+        assert_eq!(row.matches('*').count(), 2, "{text}");
+        assert!(
+            row.ends_with("1.000*      1.099"),
+            "max is never marked: {row}"
+        );
+        let stars: Vec<&str> = row
+            .split_whitespace()
+            .filter(|v| v.ends_with('*'))
+            .collect();
+        assert_eq!(stars, ["1.000*", "1.000*"], "{row}");
+        assert!(
+            text.contains(
+                "# * T: 0: from 20000 samples, p99.99 has 2 beyond it, p99.999 is the maximum; \
+             10 are needed\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("# * All: from 20000 samples"), "{text}");
     }
 
     #[test]

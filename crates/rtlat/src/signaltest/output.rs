@@ -9,7 +9,10 @@ use rtlat_core::units::Resolution;
 use serde::Serialize;
 
 use crate::report::RunMeta;
-use crate::report::json::{Buckets, DisturbancesDto, round_decimals, write_thread_document};
+use crate::report::json::{
+    Buckets, DisturbancesDto, Extras, round_decimals, write_thread_document,
+};
+use crate::report::verdict::Verdict;
 
 /// Min as signaltest shows it before the first sample.
 const MIN_BEFORE_FIRST: i64 = 1_000_000;
@@ -90,9 +93,18 @@ pub fn write_sample_line(
 /// Writes the JSON document: the rt-tests envelope, then signaltest's
 /// `num_threads` and `thread` members. Ours are added: `resolution_in_ns`,
 /// and per thread `min_ns`, `max_ns`, `mean_ns`, `tid`, `priority` and,
-/// with `--histogram`, `histogram`.
-pub fn write_json(w: &mut impl Write, report: &RunReport, meta: &RunMeta) -> io::Result<()> {
-    write_thread_document(w, report, meta, None, None, ThreadDto::from)
+/// with `--histogram`, `histogram`; and the run's `verdict`.
+pub fn write_json(
+    w: &mut impl Write,
+    report: &RunReport,
+    meta: &RunMeta,
+    verdict: &Verdict,
+) -> io::Result<()> {
+    let extras = Extras {
+        load: None,
+        verdict,
+    };
+    write_thread_document(w, report, meta, None, extras, ThreadDto::from)
 }
 
 #[derive(Serialize)]

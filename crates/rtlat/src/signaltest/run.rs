@@ -21,6 +21,7 @@ use crate::cyclictest::host::Host;
 use crate::output::{Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::histogram::write_histogram;
+use crate::report::verdict::{self, SystemWatch, Verdict};
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory, note_not_realtime};
 use crate::signals::SignalFlags;
 use crate::stdio::{self, note};
@@ -69,6 +70,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         lock_memory()?;
     }
     let signals = SignalFlags::install()?;
+    let system = SystemWatch::start(!synthetic, ring.threads.iter().map(|t| t.cpu));
     let running = engine.start().context("starting the ring threads")?;
     if let Some((index, error)) = running.setup_error() {
         running.finish(false);
@@ -97,6 +99,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     .until_end(&mut verbose, &mut out)?;
     let report = running.finish(external_stop);
+    let system = system.finish();
     if mode == Mode::Verbose {
         // The samples taken after the last batch: nothing is lost.
         out.emit(|w| verbose.drain(w, &shared.channels[0]));
@@ -114,7 +117,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .find_map(|t| t.error.map(|e| (t.index, e)));
     let status: u8 = u8::from(thread_failure.is_some());
     let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
-    let written = write_final_outputs(settings, &report, &meta, &mut out);
+    let verdict = verdict::judge(&report, &meta, system.as_ref());
+    let written = write_final_outputs(settings, &report, &meta, &verdict, &mut out);
     let failure =
         thread_failure.map(|(index, error)| describe_thread_error(index, error, settings));
     end_run(&mut out, written, failure, status)
@@ -242,12 +246,14 @@ impl VerbosePrinter {
 }
 
 /// Every thread's `T:` line (after `Thread N exceeded trace limit.` for
-/// the thread that broke the run), then the JSON, then the histogram.
+/// the thread that broke the run), then the JSON, then the histogram, then
+/// the `--verdict` lines.
 /// Every output is attempted; the first failure is returned.
 fn write_final_outputs(
     settings: &Settings,
     report: &RunReport,
     meta: &RunMeta,
+    verdict: &Verdict,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
     let mut first_error: Option<anyhow::Error> = None;
@@ -267,13 +273,16 @@ fn write_final_outputs(
     });
     if let Some(target) = &settings.json {
         keep(write_to(target, out, "--json", |mut w| {
-            write_json(&mut w, report, meta)
+            write_json(&mut w, report, meta, verdict)
         }));
     }
     if let Some(target) = &settings.histogram {
         keep(write_to(target, out, "--histfile", |mut w| {
             write_histogram(&mut w, report, false)
         }));
+    }
+    if settings.verdict {
+        out.emit(|w| verdict.write_text(w, report, "Thread"));
     }
     match first_error {
         Some(e) => Err(e),

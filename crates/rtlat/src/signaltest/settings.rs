@@ -19,6 +19,8 @@ pub struct Settings {
     pub histogram: Option<OutputTarget>,
     /// `--json`, if requested.
     pub json: Option<OutputTarget>,
+    /// `--verdict`: print the missed periods and the verdict at the end.
+    pub verdict: bool,
     /// `-m`: lock all current and future memory.
     pub mlockall: bool,
     /// The command line as given, for the JSON `cmdline:` key.

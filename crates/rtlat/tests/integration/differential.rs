@@ -209,6 +209,10 @@ const EXTRA_KEYS: &[&str] = &[
     "thread.*.priority",
     "thread.*.stddev",
     "thread.*.tid",
+    "verdict",
+    "verdict.level",
+    "verdict.reasons",
+    "verdict.suggested_duration_s",
     "wait_method",
 ];
 

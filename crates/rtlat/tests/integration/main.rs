@@ -39,3 +39,4 @@ mod snapshot_file;
 mod stats_stream;
 mod synthetic;
 mod syscalls;
+mod verdict;

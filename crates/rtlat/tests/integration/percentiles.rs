@@ -5,19 +5,23 @@
 
 use crate::util::{read_json, run, synthetic};
 
-/// The `--percentiles` rows: name and the seven values.
+/// The `--percentiles` rows: name and the seven values (a value's `*`,
+/// too few samples beyond it, left out).
 fn table(stdout: &str) -> Vec<(String, Vec<f64>)> {
     stdout
         .lines()
         .skip_while(|l| !l.starts_with("# Percentiles (us)"))
         .skip(1)
-        .take_while(|l| l.starts_with("# "))
+        .take_while(|l| l.starts_with("# ") && !l.starts_with("# * "))
         .map(|l| {
             let fields: Vec<&str> = l[2..].split_whitespace().collect();
             let (name, values) = fields.split_at(fields.len() - 7);
             (
                 name.join(" "),
-                values.iter().map(|v| v.parse().unwrap()).collect(),
+                values
+                    .iter()
+                    .map(|v| v.trim_end_matches('*').parse().unwrap())
+                    .collect(),
             )
         })
         .collect()

@@ -579,6 +579,8 @@ fn cases() -> Vec<Case> {
         case(None, "percentiles", "pe", None, |s, _| {
             assert!(s.percentiles)
         }),
+        // `--ver` stays 2.4's --verbose.
+        case(None, "verdict", "verd", None, |s, _| assert!(s.verdict)),
         // Every prefix of --hgrm is one of --hgrm-per-thread too: only the
         // whole name reaches it.
         case(None, "hgrm", "hgrm", Some("run.hgrm"), |s, _| {
@@ -706,6 +708,7 @@ fn defaults() {
             show_methods: false,
             stats_file: None,
             percentiles: false,
+            verdict: false,
             hgrm: None,
             gates: None,
             load: None,
@@ -1378,6 +1381,7 @@ fn every_table_entry_is_reachable() {
                     | Opt::StatsFile
                     | Opt::BucketWidth
                     | Opt::Percentiles
+                    | Opt::Verdict
                     | Opt::Hgrm
                     | Opt::HgrmPerThread
                     | Opt::FailIf
