@@ -16,7 +16,7 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use rtlat_core::config::{MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
+use rtlat_core::config::{CyclicConfig, MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
 use rtlat_core::engine::{Engine, Running};
 use rtlat_core::footprint::Footprint;
 use rtlat_core::report::{PreciseStats, RunReport, ThreadError, ThreadStep};
@@ -47,6 +47,7 @@ use crate::rtsetup::{
     check_realtime_privilege, errno_text, io_strerror, lock_memory, note_not_realtime,
     start_janitor,
 };
+use crate::run_audit::{self, PendingAudit};
 use crate::signals::SignalFlags;
 use crate::stdio::{self, note};
 use rtlat_sys::tracefs::{self, TraceControl};
@@ -54,11 +55,22 @@ use rtlat_sys::tracefs::{self, TraceControl};
 /// How often the live display is redrawn (cyclictest: `usleep(10000)`).
 const FRAME_PERIOD: Duration = Duration::from_millis(10);
 
+/// What the audit of the run judges: the measuring threads' CPUs, their
+/// highest real-time priority and the shortest interval.
+fn audit_request(engine: &CyclicConfig) -> rtlat_audit::Request {
+    run_audit::request(
+        engine.threads.iter().map(|t| t.cpu),
+        engine.needs_realtime().then(|| engine.max_priority()),
+        engine.threads.iter().map(|t| t.interval).min(),
+    )
+}
+
 /// Runs the measurement described by `settings`; returns the exit status.
 pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let synthetic = matches!(settings.engine.source, TimeSourceKind::Synthetic { .. });
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
+    let audit = PendingAudit::start(host, audit_request(&settings.engine));
     let mut out = Stdout::new(settings.unbuffered);
     limits::check_room(
         &format!("-t {}", settings.engine.threads.len()),
@@ -201,6 +213,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             anyhow::anyhow!("-F/--fifo: cannot create '{}': {why}", path.display())
         })?;
     }
+    let audit = audit.finish();
     // Started before the measuring threads, so that it runs before the
     // first sample; a load that cannot start stops the run here.
     let mut load = LoadBeside::start(settings.load.as_ref())?;
@@ -289,7 +302,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         0
     };
 
-    let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
+    let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
     let load_results = load.results(settings.load.as_ref(), (!synthetic).then_some(run_time));
     let written = write_final_outputs(settings, &report, &meta, load_results.as_ref(), &mut out)
         .and(stats_written);

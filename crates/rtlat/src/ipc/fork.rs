@@ -36,8 +36,8 @@ use rtlat_sys::signals;
 
 use super::PairTool;
 use super::run::{
-    CpuTracker, LiveRun, ProcView, describe_error, display, finish, lock_memory, open_trace_files,
-    prepare_process,
+    CpuTracker, LiveRun, ProcView, RunFacts, audit_request, describe_error, display, finish,
+    lock_memory, open_trace_files, prepare_process,
 };
 use super::settings::IpcSettings;
 use crate::cli::UsageError;
@@ -45,6 +45,7 @@ use crate::cyclictest::host::Host;
 use crate::load::beside::LoadBeside;
 use crate::output::Stdout;
 use crate::rtsetup::{OWN_BINARY, start_janitor};
+use crate::run_audit::PendingAudit;
 use crate::signals::SignalFlags;
 
 /// The environment variable that hands the shared memory down.
@@ -141,6 +142,7 @@ impl Drop for Children {
 pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let host = Host::Real;
     let start_time = host.timestamp();
+    let audit = PendingAudit::start(host, audit_request(&settings.engine));
     let mut out = Stdout::new(false);
     prepare_process(&settings.engine)?;
     let signals = SignalFlags::install()?;
@@ -163,6 +165,12 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
             semaphores.push(set);
         }
     }
+    // Before the sides exist: they would be competition to it.
+    let facts = RunFacts {
+        host,
+        start_time,
+        audit: audit.finish(),
+    };
     let mut children = Children(Vec::new());
     for plan in &settings.engine.pairs {
         for (side, letter) in [(Side::Receiver, 'r'), (Side::Sender, 's')] {
@@ -211,9 +219,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let load = load.stop();
     let report = cells.report(external);
     drop(semaphores);
-    finish(
-        settings, &report, &mut cpus, host, start_time, &mut out, load,
-    )
+    finish(settings, &report, &mut cpus, facts, &mut out, load)
 }
 
 /// Side `side` of pair `pair` of a fork-mode run (`-fr<N>` / `-fs<N>`).

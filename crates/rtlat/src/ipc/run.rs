@@ -28,6 +28,7 @@ use crate::report::load::write_load;
 use crate::rtsetup::{
     check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime, start_janitor,
 };
+use crate::run_audit::{self, PendingAudit};
 use crate::signals::SignalFlags;
 use crate::stdio::note;
 
@@ -75,6 +76,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     crate::limits::check_room(&pairs, &footprint, locked)?;
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
+    let audit = PendingAudit::start(host, audit_request(&settings.engine));
     let mut out = Stdout::new(false);
     let trace = if synthetic {
         None
@@ -87,6 +89,11 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
         start_janitor("its SysV semaphore sets");
     }
     let engine = PairEngine::new(settings.engine.clone(), trace).context("preparing the pairs")?;
+    let facts = RunFacts {
+        host,
+        start_time,
+        audit: audit.finish(),
+    };
     let mut load = LoadBeside::start(settings.load.as_ref())?;
     let running = engine.start().context("starting the pairs")?;
     load.set_origin(Instant::now());
@@ -98,9 +105,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let external = display(settings, &running, &signals, &mut cpus, &mut out, &mut load)?;
     let report = running.finish(external);
     let load = load.stop();
-    finish(
-        settings, &report, &mut cpus, host, start_time, &mut out, load,
-    )
+    finish(settings, &report, &mut cpus, facts, &mut out, load)
 }
 
 /// The C tools' process set-up, done our way: a real-time run needs the
@@ -295,13 +300,33 @@ pub fn display(
     }
 }
 
+/// What the JSON envelope of a run says besides its figures.
+#[derive(Debug)]
+pub struct RunFacts {
+    /// Where the host facts come from.
+    pub host: Host,
+    /// When the run started, formatted for the JSON.
+    pub start_time: String,
+    /// The audit made before the first sample.
+    pub audit: Option<rtlat_audit::Audit>,
+}
+
+/// What the audit of the run judges: the pairs' CPUs, their highest
+/// real-time priority and the shortest interval.
+pub fn audit_request(engine: &PairConfig) -> rtlat_audit::Request {
+    run_audit::request(
+        engine.pairs.iter().map(|p| p.cpu),
+        engine.needs_realtime().then(|| engine.max_priority()),
+        engine.pairs.iter().map(|p| p.interval).min(),
+    )
+}
+
 /// The final outputs and the exit status.
 pub fn finish(
     settings: &IpcSettings,
     report: &PairReport,
     cpus: &mut CpuTracker,
-    host: Host,
-    start_time: String,
+    facts: RunFacts,
     out: &mut Stdout,
     load: LoadOutcome,
 ) -> anyhow::Result<u8> {
@@ -316,7 +341,12 @@ pub fn finish(
         .map(|(pair, side, error)| describe_error(settings, pair, side, error))
         .or_else(|| load.failure.clone());
     let status: u8 = u8::from(failure.is_some());
-    let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
+    let meta = facts.host.run_meta(
+        settings.cmdline.clone(),
+        facts.start_time,
+        status,
+        facts.audit,
+    );
     let load_results = load.results(settings.load.as_ref(), Some(load.run_time));
     let mut written = Ok(());
     if let Some(target) = &settings.json {

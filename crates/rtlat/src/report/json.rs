@@ -9,13 +9,16 @@
 //! the ns samples; absent where the engine keeps no sum of squares), `tid`,
 //! `priority`, `interval_us`, and `smi_count` with `--smi`; with `--load`
 //! or `--load-schedule`, the top-level `load` object and `phases` array
-//! (see [`super::load`]).
+//! (see [`super::load`]); last, the `environment` and `audit` of the audit
+//! made before the first sample (`null` without one: see
+//! [`write_envelope`]).
 //!
 //! The serialisation types are private to this module; the core crate's
 //! [`RunReport`] stays plain data.
 
 use std::io::{self, Write};
 
+use rtlat_audit::{Environment, Finding};
 use rtlat_core::config::CyclicConfig;
 use rtlat_core::distribution::Distribution;
 use rtlat_core::load::procstat::Activity;
@@ -259,7 +262,10 @@ impl<'a> From<&'a PhaseReport> for PhaseThreadDto<'a> {
 /// Writes rt-tests' JSON envelope (`file_version`, `cmdline:`,
 /// `rt_test_version:`, our `rtlat_version`, the times, `return_code`,
 /// `sysinfo`) followed by a tool's own `members`, which must serialise as
-/// a struct or map (its keys are flattened into the top level, in order).
+/// a struct or map (its keys are flattened into the top level, in order),
+/// then our `environment` (the machine's facts) and `audit` (the checks
+/// `[{"id", "status", "fact", "why", "fix"}]`) of the audit made before
+/// the first sample, both `null` where none was made.
 pub fn write_envelope<M: Serialize>(
     w: &mut impl Write,
     meta: &RunMeta,
@@ -275,6 +281,8 @@ pub fn write_envelope<M: Serialize>(
         return_code: meta.return_code,
         sysinfo: SysInfoDto::from(&meta.sysinfo),
         members,
+        environment: meta.audit.as_ref().map(|a| &a.environment),
+        audit: meta.audit.as_ref().map(|a| a.checks.as_slice()),
     };
     let mut w = io::BufWriter::new(w);
     serde_json::to_writer_pretty(&mut w, &doc)?;
@@ -296,6 +304,8 @@ struct Document<'a, M: Serialize> {
     sysinfo: SysInfoDto<'a>,
     #[serde(flatten)]
     members: &'a M,
+    environment: Option<&'a Environment>,
+    audit: Option<&'a [Finding]>,
 }
 
 /// cyclictest's (and signaltest's) members after the envelope.
@@ -531,7 +541,7 @@ mod tests {
     use serde_json::Value;
 
     /// The top-level keys, in cyclictest's order with ours inserted.
-    const TOP_KEYS: [&str; 13] = [
+    const TOP_KEYS: [&str; 15] = [
         "file_version",
         "cmdline:",
         "rt_test_version:",
@@ -545,6 +555,8 @@ mod tests {
         "wait_method",
         "measure_method",
         "thread",
+        "environment",
+        "audit",
     ];
 
     fn default_config() -> CyclicConfig {

@@ -22,6 +22,7 @@ use crate::output::{Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::histogram::write_histogram;
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory, note_not_realtime};
+use crate::run_audit::{self, PendingAudit};
 use crate::signals::SignalFlags;
 use crate::stdio::{self, note};
 
@@ -45,6 +46,16 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let synthetic = matches!(ring.source, TimeSourceKind::Synthetic { .. });
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
+    // A ring has no interval: its idle states are judged against the
+    // default one.
+    let audit = PendingAudit::start(
+        host,
+        run_audit::request(
+            ring.threads.iter().map(|t| t.cpu),
+            ring.needs_realtime().then(|| ring.max_priority()),
+            None,
+        ),
+    );
     let mut out = Stdout::new(false);
     crate::limits::check_room(
         &format!("-t {}", ring.threads.len()),
@@ -69,6 +80,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         lock_memory()?;
     }
     let signals = SignalFlags::install()?;
+    let audit = audit.finish();
     let running = engine.start().context("starting the ring threads")?;
     if let Some((index, error)) = running.setup_error() {
         running.finish(false);
@@ -113,7 +125,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .iter()
         .find_map(|t| t.error.map(|e| (t.index, e)));
     let status: u8 = u8::from(thread_failure.is_some());
-    let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
+    let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
     let written = write_final_outputs(settings, &report, &meta, &mut out);
     let failure =
         thread_failure.map(|(index, error)| describe_thread_error(index, error, settings));
