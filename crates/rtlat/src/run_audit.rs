@@ -23,6 +23,11 @@ use crate::stdio::note;
 /// none (signaltest's ring, an IPC run with `-i 0`): cyclictest's default.
 pub const DEFAULT_INTERVAL_US: u64 = 1000;
 
+/// The audit thread's stack: it reads files into heap buffers and
+/// recurses nowhere; a small stack is less memory for `-m` to lock while
+/// it runs (the default is 2 MiB).
+const AUDIT_STACK: usize = 128 * 1024;
+
 /// An audit under way on its own thread (or made, or none for a pinned
 /// host).
 #[derive(Debug)]
@@ -53,6 +58,7 @@ impl PendingAudit {
         let (thread_root, thread_request) = (root.clone(), request.clone());
         let spawned = std::thread::Builder::new()
             .name("rtlat-audit".into())
+            .stack_size(AUDIT_STACK)
             .spawn(move || rtlat_audit::audit(&thread_root, &thread_request));
         PendingAudit(match spawned {
             Ok(handle) => State::Running(handle),

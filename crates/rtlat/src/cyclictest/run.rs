@@ -70,13 +70,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let synthetic = matches!(settings.engine.source, TimeSourceKind::Synthetic { .. });
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
-    let audit = PendingAudit::start(host, audit_request(&settings.engine));
     let mut out = Stdout::new(settings.unbuffered);
     limits::check_room(
         &format!("-t {}", settings.engine.threads.len()),
         &Footprint::of_cyclic(&settings.engine),
         settings.mlockall && !synthetic,
     )?;
+    let audit = PendingAudit::start(host, audit_request(&settings.engine));
 
     if !synthetic {
         if settings.engine.needs_realtime() {

@@ -46,6 +46,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let synthetic = matches!(ring.source, TimeSourceKind::Synthetic { .. });
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
+    let mut out = Stdout::new(false);
+    crate::limits::check_room(
+        &format!("-t {}", ring.threads.len()),
+        &rtlat_core::footprint::Footprint::of_ring(ring),
+        settings.mlockall && !synthetic,
+    )?;
     // A ring has no interval: its idle states are judged against the
     // default one.
     let audit = PendingAudit::start(
@@ -56,12 +62,6 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             None,
         ),
     );
-    let mut out = Stdout::new(false);
-    crate::limits::check_room(
-        &format!("-t {}", ring.threads.len()),
-        &rtlat_core::footprint::Footprint::of_ring(ring),
-        settings.mlockall && !synthetic,
-    )?;
 
     if !synthetic {
         if ring.needs_realtime() {
