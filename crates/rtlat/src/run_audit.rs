@@ -23,10 +23,11 @@ use crate::stdio::note;
 /// none (signaltest's ring, an IPC run with `-i 0`): cyclictest's default.
 pub const DEFAULT_INTERVAL_US: u64 = 1000;
 
-/// The audit thread's stack: it reads files into heap buffers and
-/// recurses nowhere; a small stack is less memory for `-m` to lock while
-/// it runs (the default is 2 MiB).
-const AUDIT_STACK: usize = 128 * 1024;
+/// The audit thread's stack: less than the default 2 MiB, which `-m`
+/// would lock whole while it runs. An audit of this machine needed
+/// between 128 and 160 KiB in a debug build (128 KiB overflowed), far
+/// less optimised; 512 KiB leaves room for a larger machine.
+const AUDIT_STACK: usize = 512 * 1024;
 
 /// An audit under way on its own thread (or made, or none for a pinned
 /// host).
@@ -40,7 +41,7 @@ enum State {
     /// Under way on its own thread.
     Running(JoinHandle<Result<Audit, AuditError>>),
     /// Made in the caller's thread (no thread could be started).
-    Made(Result<Audit, AuditError>),
+    Made(Box<Result<Audit, AuditError>>),
 }
 
 impl PendingAudit {
@@ -63,7 +64,7 @@ impl PendingAudit {
         PendingAudit(match spawned {
             Ok(handle) => State::Running(handle),
             // No thread to spare: made now, in the caller's thread.
-            Err(_) => State::Made(rtlat_audit::audit(&root, &request)),
+            Err(_) => State::Made(Box::new(rtlat_audit::audit(&root, &request))),
         })
     }
 
@@ -76,7 +77,7 @@ impl PendingAudit {
                 Ok(result) => result.map_err(|e| e.to_string()),
                 Err(_) => Err("the audit stopped unexpectedly".to_owned()),
             },
-            State::Made(result) => result.map_err(|e| e.to_string()),
+            State::Made(result) => (*result).map_err(|e| e.to_string()),
         };
         result
             .map_err(|why| {

@@ -719,6 +719,43 @@ mod tests {
     }
 
     #[test]
+    fn environment_and_audit_come_last_from_the_runs_audit() {
+        let tree = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../rtlat-audit/tests/fixtures/tuned-rt");
+        let request = rtlat_audit::Request {
+            cpus: Some(vec![2, 3]),
+            priority: Some(95),
+            interval_us: 1000,
+        };
+        let audit = rtlat_audit::audit(&tree, &request).expect("the fixture tree");
+        let mut m = meta("cyclictest -q -a 2-3 -t 2 -p 95");
+        m.audit = Some(audit.clone());
+        let text = render(|w| write_json(w, &one_thread_histogram(), &m, &default_config(), None));
+        let v = parse(&text);
+        assert_eq!(
+            v["environment"],
+            serde_json::to_value(&audit.environment).unwrap()
+        );
+        assert_eq!(v["environment"]["measured_cpus"], serde_json::json!([2, 3]));
+        assert_eq!(v["environment"]["kernel"]["preemption"], "PREEMPT_RT");
+        let checks = v["audit"].as_array().unwrap();
+        assert_eq!(checks.len(), audit.checks.len());
+        for (written, finding) in checks.iter().zip(&audit.checks) {
+            assert_eq!(
+                keys(written),
+                ["fact", "fix", "id", "status", "why"],
+                "{written}"
+            );
+            assert_eq!(written["id"], finding.id);
+            assert_eq!(written["status"], finding.status.name());
+        }
+        // The advice of `rtlat audit` is not part of a result.
+        assert!(v.get("suggested_command").is_none());
+        let pos = key_order_in_text(&text, &TOP_KEYS);
+        assert!(pos.is_sorted(), "{pos:?}");
+    }
+
+    #[test]
     fn cmdline_with_quote_and_backslash_stays_valid() {
         let cmdline = r#"cyclictest --json=a"b\c.json -q"#;
         let mut m = meta(cmdline);
