@@ -10,6 +10,7 @@ mod compare;
 mod cyclictest_extras;
 mod differential;
 mod differential_extras;
+mod environment;
 mod faults_children;
 mod faults_limits;
 mod faults_outputs;
