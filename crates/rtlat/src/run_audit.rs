@@ -6,9 +6,12 @@
 //! disturbs the other and the audit does not see rtlat's own threads as
 //! competition).
 //!
-//! An audit that cannot be made does not stop the run: the keys are then
-//! `null` and one line on stderr says why. A synthetic run (pinned host
-//! facts) makes none: its output must be the same on every machine.
+//! Only a run that writes a result (`--json`) makes one: the text outputs
+//! carry nothing of it, and a run without a result starts as fast as
+//! before. An audit that cannot be made does not stop the run: the keys
+//! are then `null` and one line on stderr says why. A synthetic run
+//! (pinned host facts) makes none: its output must be the same on every
+//! machine.
 
 use std::path::PathBuf;
 use std::thread::JoinHandle;
@@ -45,12 +48,12 @@ enum State {
 }
 
 impl PendingAudit {
-    /// Starts the audit of the machine for `request` (none for a pinned
-    /// host).
-    pub fn start(host: Host, request: Request) -> PendingAudit {
-        match host {
-            Host::Real => PendingAudit::of_root(PathBuf::from("/"), request),
-            Host::Pinned => PendingAudit(State::None),
+    /// Starts the audit of the machine for `request` when the run
+    /// `records` it in a result (none for a pinned host).
+    pub fn start(host: Host, records: bool, request: Request) -> PendingAudit {
+        match (host, records) {
+            (Host::Real, true) => PendingAudit::of_root(PathBuf::from("/"), request),
+            _ => PendingAudit(State::None),
         }
     }
 
@@ -156,10 +159,12 @@ mod tests {
     }
 
     #[test]
-    fn a_pinned_host_makes_no_audit() {
-        let pending = PendingAudit::start(Host::Pinned, Request::default());
+    fn a_pinned_host_or_a_run_without_a_result_makes_no_audit() {
+        let pending = PendingAudit::start(Host::Pinned, true, Request::default());
         assert!(matches!(pending.0, State::None));
         assert!(pending.finish().is_none());
+        let unrecorded = PendingAudit::start(Host::Real, false, Request::default());
+        assert!(matches!(unrecorded.0, State::None));
     }
 
     #[test]

@@ -76,7 +76,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         &Footprint::of_cyclic(&settings.engine),
         settings.mlockall && !synthetic,
     )?;
-    let audit = PendingAudit::start(host, audit_request(&settings.engine));
+    let audit = PendingAudit::start(
+        host,
+        settings.json.is_some(),
+        audit_request(&settings.engine),
+    );
 
     if !synthetic {
         if settings.engine.needs_realtime() {

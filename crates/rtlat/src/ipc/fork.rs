@@ -142,7 +142,11 @@ impl Drop for Children {
 pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let host = Host::Real;
     let start_time = host.timestamp();
-    let audit = PendingAudit::start(host, audit_request(&settings.engine));
+    let audit = PendingAudit::start(
+        host,
+        settings.json.is_some(),
+        audit_request(&settings.engine),
+    );
     let mut out = Stdout::new(false);
     prepare_process(&settings.engine)?;
     let signals = SignalFlags::install()?;

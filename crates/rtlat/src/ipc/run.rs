@@ -76,7 +76,11 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     crate::limits::check_room(&pairs, &footprint, locked)?;
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
-    let audit = PendingAudit::start(host, audit_request(&settings.engine));
+    let audit = PendingAudit::start(
+        host,
+        settings.json.is_some(),
+        audit_request(&settings.engine),
+    );
     let mut out = Stdout::new(false);
     let trace = if synthetic {
         None

@@ -56,6 +56,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     // default one.
     let audit = PendingAudit::start(
         host,
+        settings.json.is_some(),
         run_audit::request(
             ring.threads.iter().map(|t| t.cpu),
             ring.needs_realtime().then(|| ring.max_priority()),

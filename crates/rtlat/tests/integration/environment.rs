@@ -225,6 +225,34 @@ fn unpinned_threads_measure_every_allowed_cpu() {
 }
 
 #[test]
+fn only_a_run_that_writes_a_result_audits() {
+    require_root!();
+    if !Path::new("/usr/bin/strace").exists() {
+        skip_note!("SKIPPED (needs /usr/bin/strace): {}", function_name!());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("trace");
+    let json = format!("--json={}", dir.path().join("run.json").display());
+    for (args, audits) in [(vec![], false), (vec![json.as_str()], true)] {
+        let mut cmd = Command::new("strace");
+        cmd.args(["-f", "-e", "trace=openat", "-o"])
+            .arg(&trace)
+            .arg(crate::util::rtlat_path())
+            .args(["cyclictest", "-q", "-p", "80", "-l", "5"])
+            .args(&args);
+        run(&mut cmd).expect_code(0);
+        // The audit reads the isolated CPUs; nothing else in rtlat does.
+        let opened = std::fs::read_to_string(&trace).unwrap();
+        assert_eq!(
+            opened.contains("\"/sys/devices/system/cpu/isolated\""),
+            audits,
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
 fn synthetic_runs_have_null_environment_and_audit() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.json");
