@@ -1,10 +1,15 @@
 //! The audit every measuring tool makes of its own run, for the
-//! `"environment"` and `"audit"` keys of its results: started on a thread
-//! of its own as soon as the options are valid, so that reading /proc and
-//! /sys overlaps the engine's set-up, and joined before the first sample
-//! (before the load and the measuring threads start, so that neither
-//! disturbs the other and the audit does not see rtlat's own threads as
-//! competition).
+//! `"environment"` and `"audit"` keys of its results: made in the main
+//! thread once the options are valid and before the memory is locked, the
+//! load and the measuring threads start (so that neither disturbs the
+//! other, `-m` locks none of its buffers, and the audit does not see
+//! rtlat's own threads as competition).
+//!
+//! It delays the first sample by about 5 ms (BENCHMARKS.md). On a thread
+//! of its own, beside the rest of the set-up, it delayed it as much (the
+//! set-up left to overlap is short) and cost 1.1 MiB more peak memory
+//! with `-m` (its stack and malloc arena, locked) against 0.3 MiB here:
+//! the main thread makes it.
 //!
 //! Only a run that writes a result (`--json`) makes one: the text outputs
 //! carry nothing of it, and a run without a result starts as fast as
@@ -13,10 +18,10 @@
 //! (pinned host facts) makes none: its output must be the same on every
 //! machine.
 
-use std::path::PathBuf;
-use std::thread::JoinHandle;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
 
-use rtlat_audit::{Audit, AuditError, Request};
+use rtlat_audit::{Audit, Request};
 use rtlat_core::units::Nanos;
 
 use crate::cyclictest::host::Host;
@@ -26,71 +31,32 @@ use crate::stdio::note;
 /// none (signaltest's ring, an IPC run with `-i 0`): cyclictest's default.
 pub const DEFAULT_INTERVAL_US: u64 = 1000;
 
-/// The audit thread's stack: less than the default 2 MiB, which `-m`
-/// would lock whole while it runs. An audit of this machine needed
-/// between 128 and 160 KiB in a debug build (128 KiB overflowed), far
-/// less optimised; 512 KiB leaves room for a larger machine.
-const AUDIT_STACK: usize = 512 * 1024;
-
-/// An audit under way on its own thread (or made, or none for a pinned
-/// host).
-#[derive(Debug)]
-pub struct PendingAudit(State);
-
-#[derive(Debug)]
-enum State {
-    /// No audit (a pinned host).
-    None,
-    /// Under way on its own thread.
-    Running(JoinHandle<Result<Audit, AuditError>>),
-    /// Made in the caller's thread (no thread could be started).
-    Made(Box<Result<Audit, AuditError>>),
+/// The audit of the machine for `request` when the run `records` it in a
+/// result; `None` for a pinned host, or (after one line on stderr) when
+/// it could not be made.
+pub fn audit_run(host: Host, records: bool, request: &Request) -> Option<Audit> {
+    match (host, records) {
+        (Host::Real, true) => audit_of(Path::new("/"), request),
+        _ => None,
+    }
 }
 
-impl PendingAudit {
-    /// Starts the audit of the machine for `request` when the run
-    /// `records` it in a result (none for a pinned host).
-    pub fn start(host: Host, records: bool, request: Request) -> PendingAudit {
-        match (host, records) {
-            (Host::Real, true) => PendingAudit::of_root(PathBuf::from("/"), request),
-            _ => PendingAudit(State::None),
-        }
-    }
-
-    /// Starts the audit of the tree under `root` for `request`.
-    fn of_root(root: PathBuf, request: Request) -> PendingAudit {
-        let (thread_root, thread_request) = (root.clone(), request.clone());
-        let spawned = std::thread::Builder::new()
-            .name("rtlat-audit".into())
-            .stack_size(AUDIT_STACK)
-            .spawn(move || rtlat_audit::audit(&thread_root, &thread_request));
-        PendingAudit(match spawned {
-            Ok(handle) => State::Running(handle),
-            // No thread to spare: made now, in the caller's thread.
-            Err(_) => State::Made(Box::new(rtlat_audit::audit(&root, &request))),
+/// The audit of the tree under `root`; `None` after one line on stderr
+/// when it could not be made (a bug in it that panics included: the run
+/// goes on without it).
+fn audit_of(root: &Path, request: &Request) -> Option<Audit> {
+    let result = match catch_unwind(AssertUnwindSafe(|| rtlat_audit::audit(root, request))) {
+        Ok(result) => result.map_err(|e| e.to_string()),
+        Err(_) => Err("the audit stopped unexpectedly".to_owned()),
+    };
+    result
+        .map_err(|why| {
+            note!(
+                "rtlat: no \"environment\" or \"audit\" in the results (null): the audit \
+                 failed: {why}"
+            );
         })
-    }
-
-    /// Waits for the audit; `None` (after one line on stderr) when it
-    /// could not be made, or for a pinned host.
-    pub fn finish(self) -> Option<Audit> {
-        let result = match self.0 {
-            State::None => return None,
-            State::Running(handle) => match handle.join() {
-                Ok(result) => result.map_err(|e| e.to_string()),
-                Err(_) => Err("the audit stopped unexpectedly".to_owned()),
-            },
-            State::Made(result) => (*result).map_err(|e| e.to_string()),
-        };
-        result
-            .map_err(|why| {
-                note!(
-                    "rtlat: no \"environment\" or \"audit\" in the results (null): the audit \
-                     failed: {why}"
-                );
-            })
-            .ok()
-    }
+        .ok()
 }
 
 /// The audit request of a run whose measuring threads (or pairs) are
@@ -124,14 +90,7 @@ fn measured_cpus(cpus: impl IntoIterator<Item = Option<usize>>) -> Option<Vec<us
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use super::*;
-
-    /// The audit of the tree under `root`, as a run waits for it.
-    fn audit_of(root: &Path, request: Request) -> Option<Audit> {
-        PendingAudit::of_root(root.to_path_buf(), request).finish()
-    }
 
     #[test]
     fn measured_cpus_are_the_pinned_ones_or_all_allowed() {
@@ -160,16 +119,13 @@ mod tests {
 
     #[test]
     fn a_pinned_host_or_a_run_without_a_result_makes_no_audit() {
-        let pending = PendingAudit::start(Host::Pinned, true, Request::default());
-        assert!(matches!(pending.0, State::None));
-        assert!(pending.finish().is_none());
-        let unrecorded = PendingAudit::start(Host::Real, false, Request::default());
-        assert!(matches!(unrecorded.0, State::None));
+        assert!(audit_run(Host::Pinned, true, &Request::default()).is_none());
+        assert!(audit_run(Host::Real, false, &Request::default()).is_none());
     }
 
     #[test]
     fn an_audit_that_cannot_be_made_gives_none() {
         let missing = Path::new("/nonexistent/rtlat-audit-root");
-        assert!(audit_of(missing, request([None], None, None)).is_none());
+        assert!(audit_of(missing, &request([None], None, None)).is_none());
     }
 }

@@ -47,7 +47,7 @@ use crate::rtsetup::{
     check_realtime_privilege, errno_text, io_strerror, lock_memory, note_not_realtime,
     start_janitor,
 };
-use crate::run_audit::{self, PendingAudit};
+use crate::run_audit;
 use crate::signals::SignalFlags;
 use crate::stdio::{self, note};
 use rtlat_sys::tracefs::{self, TraceControl};
@@ -76,11 +76,6 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         &Footprint::of_cyclic(&settings.engine),
         settings.mlockall && !synthetic,
     )?;
-    let audit = PendingAudit::start(
-        host,
-        settings.json.is_some(),
-        audit_request(&settings.engine),
-    );
 
     if !synthetic {
         if settings.engine.needs_realtime() {
@@ -135,6 +130,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             out.emit(|w| writeln!(w, "Using {} cpus.", cpus.len()));
         }
     }
+    let audit = run_audit::audit_run(
+        host,
+        settings.json.is_some(),
+        &audit_request(&settings.engine),
+    );
     // Allocated before mlockall, so that locking maps and pre-faults it, and
     // a lock limit too small for it is reported by mlockall, clearly.
     let trace = if synthetic {
@@ -217,7 +217,6 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             anyhow::anyhow!("-F/--fifo: cannot create '{}': {why}", path.display())
         })?;
     }
-    let audit = audit.finish();
     // Started before the measuring threads, so that it runs before the
     // first sample; a load that cannot start stops the run here.
     let mut load = LoadBeside::start(settings.load.as_ref())?;

@@ -45,7 +45,7 @@ use crate::cyclictest::host::Host;
 use crate::load::beside::LoadBeside;
 use crate::output::Stdout;
 use crate::rtsetup::{OWN_BINARY, start_janitor};
-use crate::run_audit::PendingAudit;
+use crate::run_audit;
 use crate::signals::SignalFlags;
 
 /// The environment variable that hands the shared memory down.
@@ -142,12 +142,12 @@ impl Drop for Children {
 pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let host = Host::Real;
     let start_time = host.timestamp();
-    let audit = PendingAudit::start(
+    let mut out = Stdout::new(false);
+    let audit = run_audit::audit_run(
         host,
         settings.json.is_some(),
-        audit_request(&settings.engine),
+        &audit_request(&settings.engine),
     );
-    let mut out = Stdout::new(false);
     prepare_process(&settings.engine)?;
     let signals = SignalFlags::install()?;
     let sysv = settings.engine.mechanism == Mechanism::SysvSemaphore;
@@ -169,11 +169,10 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
             semaphores.push(set);
         }
     }
-    // Before the sides exist: they would be competition to it.
     let facts = RunFacts {
         host,
         start_time,
-        audit: audit.finish(),
+        audit,
     };
     let mut children = Children(Vec::new());
     for plan in &settings.engine.pairs {

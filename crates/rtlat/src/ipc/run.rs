@@ -28,7 +28,7 @@ use crate::report::load::write_load;
 use crate::rtsetup::{
     check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime, start_janitor,
 };
-use crate::run_audit::{self, PendingAudit};
+use crate::run_audit;
 use crate::signals::SignalFlags;
 use crate::stdio::note;
 
@@ -76,12 +76,12 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     crate::limits::check_room(&pairs, &footprint, locked)?;
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
-    let audit = PendingAudit::start(
+    let mut out = Stdout::new(false);
+    let audit = run_audit::audit_run(
         host,
         settings.json.is_some(),
-        audit_request(&settings.engine),
+        &audit_request(&settings.engine),
     );
-    let mut out = Stdout::new(false);
     let trace = if synthetic {
         None
     } else {
@@ -96,7 +96,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let facts = RunFacts {
         host,
         start_time,
-        audit: audit.finish(),
+        audit,
     };
     let mut load = LoadBeside::start(settings.load.as_ref())?;
     let running = engine.start().context("starting the pairs")?;

@@ -22,7 +22,7 @@ use crate::output::{Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::histogram::write_histogram;
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory, note_not_realtime};
-use crate::run_audit::{self, PendingAudit};
+use crate::run_audit;
 use crate::signals::SignalFlags;
 use crate::stdio::{self, note};
 
@@ -52,17 +52,6 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         &rtlat_core::footprint::Footprint::of_ring(ring),
         settings.mlockall && !synthetic,
     )?;
-    // A ring has no interval: its idle states are judged against the
-    // default one.
-    let audit = PendingAudit::start(
-        host,
-        settings.json.is_some(),
-        run_audit::request(
-            ring.threads.iter().map(|t| t.cpu),
-            ring.needs_realtime().then(|| ring.max_priority()),
-            None,
-        ),
-    );
 
     if !synthetic {
         if ring.needs_realtime() {
@@ -71,6 +60,17 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             note_not_realtime("the ring threads", SchedPolicy::Other);
         }
     }
+    // A ring has no interval: its idle states are judged against the
+    // default one.
+    let audit = run_audit::audit_run(
+        host,
+        settings.json.is_some(),
+        &run_audit::request(
+            ring.threads.iter().map(|t| t.cpu),
+            ring.needs_realtime().then(|| ring.max_priority()),
+            None,
+        ),
+    );
     // Opened before mlockall, so that locking covers it.
     let trace = match (synthetic, ring.break_threshold) {
         (false, Some(_)) => open_tracing_on(),
@@ -81,7 +81,6 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         lock_memory()?;
     }
     let signals = SignalFlags::install()?;
-    let audit = audit.finish();
     let running = engine.start().context("starting the ring threads")?;
     if let Some((index, error)) = running.setup_error() {
         running.finish(false);
