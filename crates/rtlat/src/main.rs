@@ -28,6 +28,7 @@ mod output_file;
 mod report;
 mod results_file;
 mod rtsetup;
+mod run_audit;
 mod signals;
 mod signaltest;
 mod stdio;

@@ -6,9 +6,10 @@
 use std::ffi::OsString;
 
 use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
-use super::values::{OptionName, UsageError, invalid, spelling, text};
+use super::values::{DirReport, OptionName, UsageError, invalid, new_file_path, spelling, text};
 use crate::compare::Settings;
 use crate::compare::judge::NoiseRule;
+use crate::output::OutputTarget;
 use crate::results_file::StdinOr;
 
 /// What the command line asks for.
@@ -25,6 +26,7 @@ enum Opt {
     Help,
     FailOnRegression,
     Noise,
+    Json,
 }
 
 const OPTIONS: &[OptSpec<Opt>] = &[
@@ -49,6 +51,13 @@ const OPTIONS: &[OptSpec<Opt>] = &[
         value: ValueKind::Required,
         in_2_4: false,
     },
+    OptSpec {
+        id: Opt::Json,
+        short: None,
+        long: Some("json"),
+        value: ValueKind::Required,
+        in_2_4: false,
+    },
 ];
 
 impl OptionName for Opt {
@@ -68,6 +77,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
     let mut files = Vec::new();
     let mut fail_on_regression = false;
     let mut noise = None;
+    let mut json = None;
     for item in items {
         match item {
             Parsed::Positional(word) => files.push(word),
@@ -81,6 +91,11 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
                 value,
                 ..
             } => noise = Some(text(Opt::Noise, value.as_deref())?),
+            Parsed::Opt {
+                id: Opt::Json,
+                value,
+                ..
+            } => json = value,
         }
     }
     let percent = match noise {
@@ -101,6 +116,16 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
             extra.to_string_lossy()
         )));
     }
+    let json = match json.as_deref() {
+        None => None,
+        Some(raw) if raw == "-" => Some(OutputTarget::Stdout),
+        Some(raw) => Some(OutputTarget::File(new_file_path(
+            Opt::Json,
+            raw,
+            "write",
+            DirReport::Missing,
+        )?)),
+    };
     let (base, new) = (StdinOr::from_arg(base), StdinOr::from_arg(new));
     if base == StdinOr::Stdin && new == StdinOr::Stdin {
         return Err(UsageError(
@@ -114,6 +139,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
         new,
         rule: NoiseRule { percent },
         fail_on_regression,
+        json,
     }))
 }
 
@@ -152,7 +178,9 @@ min, p50, p99, p99.9 and max in microseconds, for BASE and NEW, the
 change in percent of BASE and a verdict: better (lower), worse (higher)
 or within noise. Then one verdict line per row over all threads.
 Threads only one run has are named and left out; \"all threads\" takes
-every thread of each run.
+every thread of each run. Above the verdict, the facts of the two
+machines that differ (kernel, its command line, CPU, governors,
+isolation, clocksource, rtlat version: each result's \"environment\").
 
 When is a change noise?
   A change is within noise when
@@ -175,11 +203,14 @@ Options:
                              {MAX_NOISE_PERCENT} (default {DEFAULT_NOISE_PERCENT})
       --fail-on-regression   exit 3 when any verdict is worse (after the
                              output; the worse rows go to stderr)
+      --json FILE            also write the comparison as JSON to FILE
+                             (replaced whole); '-': the JSON instead of the
+                             text on standard output
   -h, --help                 print this help
 
-Exit status: 0 compared, 2 a usage error or a file that is not an rtlat
-result (named, with what is wrong), 3 a regression with
---fail-on-regression.
+Exit status: 0 compared, 1 an output could not be written, 2 a usage
+error or a file that is not an rtlat result (named, with what is wrong),
+3 a regression with --fail-on-regression.
 "
     )
 }
@@ -299,7 +330,13 @@ mod tests {
             ),
             (&["a", "b", "--noise"], "option '--noise' requires a value"),
             (&["-q", "a", "b"], "unrecognized option '-q'"),
-            (&["--json", "a", "b"], "unrecognized option '--json'"),
+            (
+                &["--json", "/nonexistent/c.json", "a", "b"],
+                "--json: cannot write '/nonexistent/c.json': directory '/nonexistent' does not \
+                 exist",
+            ),
+            (&["--json=", "a", "b"], "--json: invalid value ''"),
+            (&["a", "b", "--json"], "option '--json' requires a value"),
             (
                 &["--fail-on-regression=1", "a", "b"],
                 "option '--fail-on-regression' takes no value",
@@ -320,6 +357,7 @@ mod tests {
         assert!(help.contains("|NEW - BASE| <= max(NOISE % of BASE, 2 buckets)"));
         assert!(help.contains("NOISE is 10 by default"));
         assert!(help.contains("p99.9 10000"));
+        assert!(help.contains("--json FILE"));
         assert!(help.lines().all(|l| l.chars().count() <= 80), "{help}");
     }
 }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use super::environment::Facts;
 use super::judge::{ROWS, Row};
 use crate::cli::UsageError;
 use crate::results_file::{StdinOr, json_problem, read_text};
@@ -32,7 +33,7 @@ impl Figures {
 }
 
 /// One file's figures.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunFile {
     /// The file as named on the command line.
     pub label: String,
@@ -40,6 +41,8 @@ pub struct RunFile {
     pub threads: BTreeMap<usize, Figures>,
     /// All threads together.
     pub all: Figures,
+    /// The facts of its `"environment"`, when it records one.
+    pub environment: Option<Facts>,
 }
 
 /// Reads and checks `source` (bounded, a byte-order mark skipped: see
@@ -108,6 +111,7 @@ pub fn parse(label: &str, text: &str) -> Result<RunFile, UsageError> {
         label: label.to_string(),
         threads,
         all,
+        environment: Facts::of(doc.get("environment")),
     })
 }
 

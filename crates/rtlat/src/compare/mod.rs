@@ -2,20 +2,26 @@
 //! --json`) side by side. Per thread (matched by index) and for all
 //! threads together: min, p50, p99, p99.9 and max in µs, the change in
 //! percent of BASE and a verdict (better, worse, within noise) by the
-//! noise rule of [`judge`]; then one verdict line per row.
-//! `--fail-on-regression` makes any "worse" exit 3.
+//! noise rule of [`judge`]; what differs between the two machines (their
+//! results' `"environment"`: [`environment`]); then one verdict line per
+//! row.
+//! `--fail-on-regression` makes any "worse" exit 3; `--json` writes the
+//! same as JSON ([`json`]).
 //!
 //! `input` reads and checks a file (a bad one is a one-line usage error
 //! naming it, exit 2), `judge` holds the noise rule, `render` the
 //! comparison and its text.
 
+pub mod environment;
 pub mod input;
+pub mod json;
 pub mod judge;
 pub mod render;
 
 use std::ffi::OsString;
 
 use crate::cli::compare::{Invocation, help_text, parse};
+use crate::output::{OutputTarget, write_to};
 use crate::results_file::StdinOr;
 use crate::stdio::{Stdout, note};
 use judge::NoiseRule;
@@ -31,6 +37,8 @@ pub struct Settings {
     pub rule: NoiseRule,
     /// `--fail-on-regression`: exit 3 when anything is worse.
     pub fail_on_regression: bool,
+    /// `--json`: where the comparison goes as JSON, if anywhere.
+    pub json: Option<OutputTarget>,
 }
 
 /// `rtlat compare ARGS...`: parse, read both files, print the comparison.
@@ -50,8 +58,17 @@ pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
     // A closed pipe (`| head`) ends the output quietly; the status still
     // tells.
     let mut out = Stdout::new(false);
-    out.emit(|w| render::write_text(w, &comparison));
+    if settings.json != Some(OutputTarget::Stdout) {
+        out.emit(|w| render::write_text(w, &comparison));
+    }
+    let written = match &settings.json {
+        Some(target) => write_to(target, &mut out, "--json", |w| {
+            json::write_json(w, &comparison)
+        }),
+        None => Ok(()),
+    };
     out.finish()?;
+    written?;
     if settings.fail_on_regression && comparison.any_worse() {
         for line in comparison.regressions() {
             note!("rtlat compare: --fail-on-regression: {line}");

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+use super::environment::EnvironmentDiff;
 use super::input::{Figures, RunFile};
 use super::judge::{Change, NoiseRule, ROWS, Row, percent};
 
@@ -34,6 +35,8 @@ pub struct Comparison<'a> {
     pub only_base: Vec<usize>,
     /// Thread indexes only NEW has.
     pub only_new: Vec<usize>,
+    /// What differs between the runs' environments.
+    pub environment: EnvironmentDiff,
 }
 
 /// Compares `new` with `base`: threads by index, then all threads.
@@ -64,6 +67,7 @@ pub fn compare<'a>(base: &'a RunFile, new: &'a RunFile, rule: NoiseRule) -> Comp
         subjects,
         only_base: only(base, new),
         only_new: only(new, base),
+        environment: EnvironmentDiff::of(base.environment.as_ref(), new.environment.as_ref()),
     }
 }
 
@@ -174,7 +178,8 @@ fn indexes(list: &[usize]) -> String {
 
 /// Writes the comparison: the two files, a table per subject (rows min,
 /// p50, p99, p99.9, max in µs; BASE, NEW, change in percent of BASE, the
-/// verdict), then one verdict line per row over all subjects.
+/// verdict), what differs between the runs' environments (nothing when
+/// neither records one), then one verdict line per row over all subjects.
 pub fn write_text(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
     let mut out = String::new();
     for (tag, run) in [("BASE", c.base), ("NEW ", c.new)] {
@@ -259,6 +264,13 @@ pub fn write_text(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
     }
 
     let _ = writeln!(out);
+    let environment = c.environment.lines();
+    if !environment.is_empty() {
+        for line in environment {
+            let _ = writeln!(out, "{line}");
+        }
+        let _ = writeln!(out);
+    }
     let _ = writeln!(
         out,
         "verdict (noise: max({}% of BASE, 2 buckets); tails need 10 samples beyond them)",

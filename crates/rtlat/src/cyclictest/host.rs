@@ -59,15 +59,21 @@ impl Host {
     }
 
     /// The facts of a run ending now with exit status `status`, for the
-    /// JSON envelope.
-    pub fn run_meta(self, cmdline: String, start_time: String, status: u8) -> RunMeta {
+    /// JSON envelope, with the `audit` made before its first sample.
+    pub fn run_meta(
+        self,
+        cmdline: String,
+        start_time: String,
+        status: u8,
+        audit: Option<rtlat_audit::Audit>,
+    ) -> RunMeta {
         RunMeta {
             cmdline,
             start_time,
             end_time: self.timestamp(),
             return_code: i32::from(status),
             sysinfo: self.sysinfo(),
-            audit: None,
+            audit,
         }
     }
 

@@ -16,7 +16,7 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use rtlat_core::config::{MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
+use rtlat_core::config::{CyclicConfig, MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
 use rtlat_core::engine::{Engine, Running};
 use rtlat_core::footprint::Footprint;
 use rtlat_core::report::{PreciseStats, RunReport, ThreadError, ThreadStep};
@@ -49,12 +49,23 @@ use crate::rtsetup::{
     check_realtime_privilege, errno_text, io_strerror, lock_memory, note_not_realtime,
     start_janitor,
 };
+use crate::run_audit;
 use crate::signals::SignalFlags;
 use crate::stdio::{self, note};
 use rtlat_sys::tracefs::{self, TraceControl};
 
 /// How often the live display is redrawn (cyclictest: `usleep(10000)`).
 const FRAME_PERIOD: Duration = Duration::from_millis(10);
+
+/// What the audit of the run judges: the measuring threads' CPUs, their
+/// highest real-time priority and the shortest interval.
+fn audit_request(engine: &CyclicConfig) -> rtlat_audit::Request {
+    run_audit::request(
+        engine.threads.iter().map(|t| t.cpu),
+        engine.needs_realtime().then(|| engine.max_priority()),
+        engine.threads.iter().map(|t| t.interval).min(),
+    )
+}
 
 /// Runs the measurement described by `settings`; returns the exit status.
 pub fn run(settings: &Settings) -> anyhow::Result<u8> {
@@ -121,6 +132,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             out.emit(|w| writeln!(w, "Using {} cpus.", cpus.len()));
         }
     }
+    let audit = run_audit::audit_run(
+        host,
+        settings.json.is_some()
+            || settings.verdict
+            || run_audit::judges_verdict(settings.gates.as_ref()),
+        &audit_request(&settings.engine),
+    );
     // Allocated before mlockall, so that locking maps and pre-faults it, and
     // a lock limit too small for it is reported by mlockall, clearly.
     let trace = if synthetic {
@@ -306,7 +324,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         0
     };
 
-    let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
+    let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
     let verdict = verdict::judge(&report, &meta, system.as_ref());
     let load_results = load.results(settings.load.as_ref(), (!synthetic).then_some(run_time));
     let extras = Extras {

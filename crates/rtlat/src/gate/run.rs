@@ -23,6 +23,16 @@ pub struct GatePlan {
     pub junit: Option<PathBuf>,
 }
 
+impl GatePlan {
+    /// Whether a limit judges the run's verdict (`verdict=LEVEL`), whose
+    /// set-up reasons need the audit made before the first sample.
+    pub fn judges_verdict(&self) -> bool {
+        self.limits
+            .iter()
+            .any(|l| l.metric == super::grammar::Metric::Verdict)
+    }
+}
+
 /// Exit status of a run whose limit was broken.
 pub const BROKEN_LIMIT_STATUS: u8 = 3;
 

@@ -36,8 +36,8 @@ use rtlat_sys::signals;
 
 use super::PairTool;
 use super::run::{
-    Beside, CpuTracker, LiveRun, ProcView, describe_error, display, finish, lock_memory,
-    open_trace_files, prepare_process,
+    Beside, CpuTracker, LiveRun, ProcView, RunFacts, audit_request, describe_error, display,
+    finish, lock_memory, open_trace_files, prepare_process,
 };
 use super::settings::IpcSettings;
 use crate::cli::UsageError;
@@ -46,6 +46,7 @@ use crate::load::beside::LoadBeside;
 use crate::output::Stdout;
 use crate::report::verdict::SystemWatch;
 use crate::rtsetup::{OWN_BINARY, start_janitor};
+use crate::run_audit;
 use crate::signals::SignalFlags;
 
 /// The environment variable that hands the shared memory down.
@@ -143,6 +144,13 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let host = Host::Real;
     let start_time = host.timestamp();
     let mut out = Stdout::new(false);
+    let audit = run_audit::audit_run(
+        host,
+        settings.json.is_some()
+            || settings.verdict
+            || run_audit::judges_verdict(settings.gates.as_ref()),
+        &audit_request(&settings.engine),
+    );
     prepare_process(&settings.engine)?;
     let signals = SignalFlags::install()?;
     let sysv = settings.engine.mechanism == Mechanism::SysvSemaphore;
@@ -164,6 +172,11 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
             semaphores.push(set);
         }
     }
+    let facts = RunFacts {
+        host,
+        start_time,
+        audit,
+    };
     let mut children = Children(Vec::new());
     for plan in &settings.engine.pairs {
         for (side, letter) in [(Side::Receiver, 'r'), (Side::Sender, 's')] {
@@ -215,9 +228,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let system = system.finish();
     drop(semaphores);
     let beside = Beside { load, system };
-    finish(
-        settings, &report, &mut cpus, host, start_time, &mut out, beside,
-    )
+    finish(settings, &report, &mut cpus, facts, &mut out, beside)
 }
 
 /// Side `side` of pair `pair` of a fork-mode run (`-fr<N>` / `-fs<N>`).

@@ -135,6 +135,7 @@ pub fn write_json(
             },
             trailing: TrailingMembers::new(merged.as_ref(), extras, &receivers.threads),
         },
+        extras.verdict,
     )
 }
 

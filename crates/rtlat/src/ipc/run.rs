@@ -31,6 +31,7 @@ use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{
     check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime, start_janitor,
 };
+use crate::run_audit;
 use crate::signals::SignalFlags;
 use crate::stdio::note;
 
@@ -79,6 +80,13 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
     let mut out = Stdout::new(false);
+    let audit = run_audit::audit_run(
+        host,
+        settings.json.is_some()
+            || settings.verdict
+            || run_audit::judges_verdict(settings.gates.as_ref()),
+        &audit_request(&settings.engine),
+    );
     let trace = if synthetic {
         None
     } else {
@@ -90,6 +98,11 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
         start_janitor("its SysV semaphore sets");
     }
     let engine = PairEngine::new(settings.engine.clone(), trace).context("preparing the pairs")?;
+    let facts = RunFacts {
+        host,
+        start_time,
+        audit,
+    };
     let mut load = LoadBeside::start(settings.load.as_ref())?;
     let system = SystemWatch::start(!synthetic, settings.engine.pairs.iter().map(|p| p.cpu));
     let running = engine.start().context("starting the pairs")?;
@@ -104,9 +117,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let system = system.finish();
     let load = load.stop();
     let beside = Beside { load, system };
-    finish(
-        settings, &report, &mut cpus, host, start_time, &mut out, beside,
-    )
+    finish(settings, &report, &mut cpus, facts, &mut out, beside)
 }
 
 /// The C tools' process set-up, done our way: a real-time run needs the
@@ -309,13 +320,33 @@ pub struct Beside {
     pub system: Option<SystemDisturbances>,
 }
 
+/// What the JSON envelope of a run says besides its figures.
+#[derive(Debug)]
+pub struct RunFacts {
+    /// Where the host facts come from.
+    pub host: Host,
+    /// When the run started, formatted for the JSON.
+    pub start_time: String,
+    /// The audit made before the first sample.
+    pub audit: Option<rtlat_audit::Audit>,
+}
+
+/// What the audit of the run judges: the pairs' CPUs, their highest
+/// real-time priority and the shortest interval.
+pub fn audit_request(engine: &PairConfig) -> rtlat_audit::Request {
+    run_audit::request(
+        engine.pairs.iter().map(|p| p.cpu),
+        engine.needs_realtime().then(|| engine.max_priority()),
+        engine.pairs.iter().map(|p| p.interval).min(),
+    )
+}
+
 /// The final outputs and the exit status.
 pub fn finish(
     settings: &IpcSettings,
     report: &PairReport,
     cpus: &mut CpuTracker,
-    host: Host,
-    start_time: String,
+    facts: RunFacts,
     out: &mut Stdout,
     beside: Beside,
 ) -> anyhow::Result<u8> {
@@ -331,7 +362,12 @@ pub fn finish(
         .map(|(pair, side, error)| describe_error(settings, pair, side, error))
         .or_else(|| load.failure.clone());
     let status: u8 = u8::from(failure.is_some());
-    let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
+    let meta = facts.host.run_meta(
+        settings.cmdline.clone(),
+        facts.start_time,
+        status,
+        facts.audit,
+    );
     let load_results = load.results(settings.load.as_ref(), Some(load.run_time));
     // The receivers as a cyclictest report: for the verdict, the
     // histogram, the load lines and the gates.

@@ -85,6 +85,10 @@ pub struct Input {
     pub host: Option<String>,
     /// `sysinfo.release`.
     pub kernel: Option<String>,
+    /// From rtlat's `"environment"`, where the result has one: the kernel
+    /// release, preemption model and CPU model, in one line
+    /// (`kernel 6.1.0-rt, PREEMPT_RT, Intel(R) Xeon(R) E-2278G`).
+    pub environment: Option<String>,
     /// `start_time`.
     pub date: Option<String>,
     /// `cmdline:`.
@@ -145,6 +149,7 @@ fn empty_input(format: Format) -> Input {
         format,
         host: None,
         kernel: None,
+        environment: None,
         date: None,
         cmdline: None,
         threads: Vec::new(),
@@ -197,6 +202,10 @@ fn parse_json(text: &str) -> Result<Input, String> {
     };
     input.host = text_of(sysinfo, "nodename");
     input.kernel = text_of(sysinfo, "release");
+    input.environment = obj
+        .get("environment")
+        .and_then(Value::as_object)
+        .and_then(environment_summary);
     input.date = text_of(Some(obj), "start_time");
     input.cmdline = text_of(Some(obj), "cmdline:");
 
@@ -251,6 +260,26 @@ fn parse_json(text: &str) -> Result<Input, String> {
         });
     }
     Ok(input)
+}
+
+/// The one-line summary of an `"environment"` object: `kernel RELEASE`,
+/// the preemption model and the CPU model, each where recorded (runs of
+/// white space in them made one space); `None` when none is.
+fn environment_summary(env: &Map<String, Value>) -> Option<String> {
+    let text = |section: &str, key: &str| {
+        let value = env.get(section)?.get(key)?.as_str()?;
+        let words: Vec<&str> = value.split_whitespace().collect();
+        (!words.is_empty()).then(|| words.join(" "))
+    };
+    let parts: Vec<String> = [
+        text("kernel", "release").map(|r| format!("kernel {r}")),
+        text("kernel", "preemption"),
+        text("cpu", "model"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 /// rtlat's `{"unit": "us", "buckets": [[from, to, count], ...]}`.
@@ -582,6 +611,33 @@ mod tests {
         assert_eq!(t1.max_us, Some(130.4));
         assert_eq!((t0.overflows, t1.overflows), (0, 0));
         assert_eq!(i.max_us(), Some(130.4));
+    }
+
+    #[test]
+    fn rtlat_json_environment_in_one_line() {
+        let mut doc: Value = serde_json::from_str(RTLAT_JSON).unwrap();
+        assert_eq!(ok(RTLAT_JSON).environment, None);
+        doc["environment"] = serde_json::json!({
+            "kernel": {"release": "6.1.0-rt", "preemption": "PREEMPT_RT"},
+            "cpu": {"model": "Intel(R)  Xeon(R)\tE-2278G ", "count": 8},
+        });
+        assert_eq!(
+            ok(&doc.to_string()).environment.as_deref(),
+            Some("kernel 6.1.0-rt, PREEMPT_RT, Intel(R) Xeon(R) E-2278G")
+        );
+        // What is not recorded is left out; an audit that could not be
+        // made (null) gives none.
+        doc["environment"] = serde_json::json!({
+            "kernel": {"release": "6.6.0", "preemption": null}, "cpu": {"model": ""}
+        });
+        assert_eq!(
+            ok(&doc.to_string()).environment.as_deref(),
+            Some("kernel 6.6.0")
+        );
+        doc["environment"] = serde_json::json!({"kernel": {}, "cpu": null});
+        assert_eq!(ok(&doc.to_string()).environment, None);
+        doc["environment"] = Value::Null;
+        assert_eq!(ok(&doc.to_string()).environment, None);
     }
 
     #[test]

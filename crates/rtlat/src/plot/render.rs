@@ -248,13 +248,18 @@ pub fn displayable(text: &str) -> String {
 
 /// The title (host, kernel, start time of each input; its name when none
 /// is known) and, for one input, a subtitle with its name and command line.
+/// Where an input records its environment, the kernel is its summary
+/// (kernel release, preemption model, CPU model).
 fn titles(inputs: &[Input]) -> (String, Option<String>) {
     // Host, kernel and date of each input; without the dates, then without
     // the kernels, when that is too long; else the inputs' names.
     let describe = |input: &Input, level: usize| {
         let parts: Vec<String> = [
             input.host.clone(),
-            input.kernel.as_ref().map(|k| format!("kernel {k}")),
+            input
+                .environment
+                .clone()
+                .or_else(|| input.kernel.as_ref().map(|k| format!("kernel {k}"))),
             input.date.clone(),
         ]
         .into_iter()
@@ -780,6 +785,7 @@ mod tests {
             format: Format::RtlatJson,
             host: Some("box".into()),
             kernel: Some("6.1.0-rt".into()),
+            environment: None,
             date: Some("Sun, 22 Nov 2026 01:44:57 +0000".into()),
             cmdline: Some("rtlat cyclictest -q -h 100".into()),
             threads,
@@ -976,6 +982,25 @@ mod tests {
             Some("dir/a.json: rtlat cyclictest -q -h 100")
         );
         assert_eq!(one.lines[0].label, "CPU 0 (max 40 µs)");
+    }
+
+    #[test]
+    fn the_environment_summary_takes_the_kernels_place_in_the_title() {
+        let mut a = input("a", vec![thread(0, Some(0), vec![b(2.0, 3.0, 5)], 2.0, 0)]);
+        a.environment = Some("kernel 6.1.0-rt, PREEMPT_RT, Xeon E-2278G".into());
+        let f = figure(std::slice::from_ref(&a), Kind::Latency, None, 1000);
+        assert_eq!(
+            f.title,
+            "box · kernel 6.1.0-rt, PREEMPT_RT, Xeon E-2278G · Sun, 22 Nov 2026 01:44:57 +0000"
+        );
+        // Beside an input without one, each says what it has.
+        let mut c = input("c", vec![thread(0, Some(1), vec![b(1.0, 2.0, 3)], 1.0, 0)]);
+        c.host = Some("other".into());
+        let f = figure(&[a, c], Kind::Percentile, None, 1000);
+        assert_eq!(
+            f.title,
+            "box · kernel 6.1.0-rt, PREEMPT_RT, Xeon E-2278G / other · kernel 6.1.0-rt"
+        );
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! (what disturbed the thread between its first and last sample, real runs
 //! only: [`DisturbancesDto`]); with `--load`
 //! or `--load-schedule`, the top-level `load` object and `phases` array
-//! (see [`super::load`]); last, always, the run's `verdict` (see
+//! (see [`super::load`]); then the `environment` and `audit` of the audit
+//! made before the first sample (`null` without one: see
+//! [`write_envelope`]); last, always, the run's `verdict` (see
 //! [`super::verdict`]).
 //!
 //! The serialisation types are private to this module; the core crate's
@@ -19,6 +21,7 @@
 
 use std::io::{self, Write};
 
+use rtlat_audit::{Environment, Finding};
 use rtlat_core::config::CyclicConfig;
 use rtlat_core::distribution::Distribution;
 use rtlat_core::load::procstat::Activity;
@@ -98,6 +101,7 @@ pub fn write_thread_document<'a, D: Serialize>(
             thread: Threads(&report.threads, dto),
             trailing: TrailingMembers::new(merged.as_ref(), extras, &report.threads),
         },
+        extras.verdict,
     )
 }
 
@@ -275,11 +279,16 @@ impl<'a> From<&'a PhaseReport> for PhaseThreadDto<'a> {
 /// Writes rt-tests' JSON envelope (`file_version`, `cmdline:`,
 /// `rt_test_version:`, our `rtlat_version`, the times, `return_code`,
 /// `sysinfo`) followed by a tool's own `members`, which must serialise as
-/// a struct or map (its keys are flattened into the top level, in order).
+/// a struct or map (its keys are flattened into the top level, in order),
+/// then our `environment` (the machine's facts) and `audit` (the checks
+/// `[{"id", "status", "fact", "why", "fix"}]`) of the audit made before
+/// the first sample, both `null` where none was made, and last the
+/// run's `verdict`.
 pub fn write_envelope<M: Serialize>(
     w: &mut impl Write,
     meta: &RunMeta,
     members: &M,
+    verdict: &Verdict,
 ) -> io::Result<()> {
     let doc = Document {
         file_version: 1,
@@ -291,6 +300,9 @@ pub fn write_envelope<M: Serialize>(
         return_code: meta.return_code,
         sysinfo: SysInfoDto::from(&meta.sysinfo),
         members,
+        environment: meta.audit.as_ref().map(|a| &a.environment),
+        audit: meta.audit.as_ref().map(|a| a.checks.as_slice()),
+        verdict,
     };
     let mut w = io::BufWriter::new(w);
     serde_json::to_writer_pretty(&mut w, &doc)?;
@@ -312,6 +324,9 @@ struct Document<'a, M: Serialize> {
     sysinfo: SysInfoDto<'a>,
     #[serde(flatten)]
     members: &'a M,
+    environment: Option<&'a Environment>,
+    audit: Option<&'a [Finding]>,
+    verdict: &'a Verdict,
 }
 
 /// cyclictest's (and signaltest's) members after the envelope.
@@ -330,7 +345,8 @@ struct ThreadMembers<'a, 'm, D: Serialize> {
 
 /// The members every tool's document ends with, after its `thread`
 /// object: `all_threads` (all threads' percentiles together), `load` and
-/// `phases`, each left out when it does not apply, and `verdict`, always.
+/// `phases`, each left out when it does not apply. (The envelope then
+/// ends with the environment, the audit and the verdict.)
 #[derive(Serialize)]
 pub struct TrailingMembers<'m> {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -339,7 +355,6 @@ pub struct TrailingMembers<'m> {
     load: Option<LoadDto<'m>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     phases: Option<Vec<PhaseDto<'m>>>,
-    verdict: &'m Verdict,
 }
 
 impl<'m> TrailingMembers<'m> {
@@ -354,7 +369,6 @@ impl<'m> TrailingMembers<'m> {
             all_threads: merged.map(Percentiles),
             load: extras.load.map(LoadDto::of),
             phases: extras.load.and_then(|l| phases_dto(l, threads)),
-            verdict: extras.verdict,
         }
     }
 }
@@ -580,7 +594,7 @@ mod tests {
     }
 
     /// The top-level keys, in cyclictest's order with ours inserted.
-    const TOP_KEYS: [&str; 14] = [
+    const TOP_KEYS: [&str; 16] = [
         "file_version",
         "cmdline:",
         "rt_test_version:",
@@ -594,6 +608,8 @@ mod tests {
         "wait_method",
         "measure_method",
         "thread",
+        "environment",
+        "audit",
         "verdict",
     ];
 
@@ -779,6 +795,45 @@ mod tests {
         assert_eq!(t["max"], 0);
         assert_eq!(t["cycles"], 0);
         assert_eq!(t["histogram"], serde_json::json!({}));
+    }
+
+    #[test]
+    fn environment_and_audit_come_last_from_the_runs_audit() {
+        let tree = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../rtlat-audit/tests/fixtures/tuned-rt");
+        let request = rtlat_audit::Request {
+            cpus: Some(vec![2, 3]),
+            priority: Some(95),
+            interval_us: 1000,
+        };
+        let audit = rtlat_audit::audit(&tree, &request).expect("the fixture tree");
+        let mut m = meta("cyclictest -q -a 2-3 -t 2 -p 95");
+        m.audit = Some(audit.clone());
+        let report = one_thread_histogram();
+        let verdict = crate::report::verdict::judge(&report, &m, None);
+        let text = render(|w| write_json(w, &report, &m, &default_config(), None, &verdict));
+        let v = parse(&text);
+        assert_eq!(
+            v["environment"],
+            serde_json::to_value(&audit.environment).unwrap()
+        );
+        assert_eq!(v["environment"]["measured_cpus"], serde_json::json!([2, 3]));
+        assert_eq!(v["environment"]["kernel"]["preemption"], "PREEMPT_RT");
+        let checks = v["audit"].as_array().unwrap();
+        assert_eq!(checks.len(), audit.checks.len());
+        for (written, finding) in checks.iter().zip(&audit.checks) {
+            assert_eq!(
+                keys(written),
+                ["fact", "fix", "id", "status", "why"],
+                "{written}"
+            );
+            assert_eq!(written["id"], finding.id);
+            assert_eq!(written["status"], finding.status.name());
+        }
+        // The advice of `rtlat audit` is not part of a result.
+        assert!(v.get("suggested_command").is_none());
+        let pos = key_order_in_text(&text, &TOP_KEYS);
+        assert!(pos.is_sorted(), "{pos:?}");
     }
 
     #[test]

@@ -23,6 +23,7 @@ use crate::report::RunMeta;
 use crate::report::histogram::write_histogram;
 use crate::report::verdict::{self, SystemWatch, Verdict};
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory, note_not_realtime};
+use crate::run_audit;
 use crate::signals::SignalFlags;
 use crate::stdio::{self, note};
 
@@ -60,6 +61,17 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             note_not_realtime("the ring threads", SchedPolicy::Other);
         }
     }
+    // A ring has no interval: its idle states are judged against the
+    // default one.
+    let audit = run_audit::audit_run(
+        host,
+        settings.json.is_some() || settings.verdict,
+        &run_audit::request(
+            ring.threads.iter().map(|t| t.cpu),
+            ring.needs_realtime().then(|| ring.max_priority()),
+            None,
+        ),
+    );
     // Opened before mlockall, so that locking covers it.
     let trace = match (synthetic, ring.break_threshold) {
         (false, Some(_)) => open_tracing_on(),
@@ -116,7 +128,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .iter()
         .find_map(|t| t.error.map(|e| (t.index, e)));
     let status: u8 = u8::from(thread_failure.is_some());
-    let meta = host.run_meta(settings.cmdline.clone(), start_time, status);
+    let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
     let verdict = verdict::judge(&report, &meta, system.as_ref());
     let written = write_final_outputs(settings, &report, &meta, &verdict, &mut out);
     let failure =

@@ -12,6 +12,7 @@ mod cyclictest_extras;
 mod differential;
 mod differential_extras;
 mod disturbances;
+mod environment;
 mod faults_children;
 mod faults_limits;
 mod faults_outputs;

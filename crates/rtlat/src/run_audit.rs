@@ -1,0 +1,137 @@
+//! The audit every measuring tool makes of its own run, for the
+//! `"environment"` and `"audit"` keys of its results: made in the main
+//! thread once the options are valid and before the memory is locked, the
+//! load and the measuring threads start (so that neither disturbs the
+//! other, `-m` locks none of its buffers, and the audit does not see
+//! rtlat's own threads as competition).
+//!
+//! It delays the first sample by about 5 ms (BENCHMARKS.md). On a thread
+//! of its own, beside the rest of the set-up, it delayed it as much (the
+//! set-up left to overlap is short) and cost 1.1 MiB more peak memory
+//! with `-m` (its stack and malloc arena, locked) against 0.3 MiB here:
+//! the main thread makes it.
+//!
+//! Only a run that writes a result (`--json`) makes one: the text outputs
+//! carry nothing of it, and a run without a result starts as fast as
+//! before. An audit that cannot be made does not stop the run: the keys
+//! are then `null` and one line on stderr says why. A synthetic run
+//! (pinned host facts) makes none: its output must be the same on every
+//! machine.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+
+use rtlat_audit::{Audit, Request};
+use rtlat_core::units::Nanos;
+
+use crate::cyclictest::host::Host;
+use crate::stdio::note;
+
+/// The interval the audit judges idle states against when the run has
+/// none (signaltest's ring, an IPC run with `-i 0`): cyclictest's default.
+pub const DEFAULT_INTERVAL_US: u64 = 1000;
+
+/// The audit of the machine for `request` when the run `records` it in a
+/// result or shows or gates on its verdict; `None` for a pinned host, or (after one line on stderr) when
+/// it could not be made.
+pub fn audit_run(host: Host, records: bool, request: &Request) -> Option<Audit> {
+    match (host, records) {
+        (Host::Real, true) => audit_of(Path::new("/"), request),
+        _ => None,
+    }
+}
+
+/// Whether `gates` judge the run's verdict (whose set-up reasons come from
+/// the audit).
+pub fn judges_verdict(gates: Option<&crate::gate::GatePlan>) -> bool {
+    gates.is_some_and(crate::gate::GatePlan::judges_verdict)
+}
+
+/// The audit of the tree under `root`; `None` after one line on stderr
+/// when it could not be made (a bug in it that panics included: the run
+/// goes on without it).
+fn audit_of(root: &Path, request: &Request) -> Option<Audit> {
+    let result = match catch_unwind(AssertUnwindSafe(|| rtlat_audit::audit(root, request))) {
+        Ok(result) => result.map_err(|e| e.to_string()),
+        Err(_) => Err("the audit stopped unexpectedly".to_owned()),
+    };
+    result
+        .map_err(|why| {
+            note!(
+                "rtlat: no \"environment\" or \"audit\" in the results (null): the audit \
+                 failed: {why}"
+            );
+        })
+        .ok()
+}
+
+/// The audit request of a run whose measuring threads (or pairs) are
+/// pinned to `cpus` (each `None` where not pinned), with the highest
+/// real-time `priority` (`None`: no real-time policy) and the shortest
+/// `interval` (`None`: the run has none).
+pub fn request(
+    cpus: impl IntoIterator<Item = Option<usize>>,
+    priority: Option<u8>,
+    interval: Option<Nanos>,
+) -> Request {
+    Request {
+        cpus: measured_cpus(cpus),
+        priority,
+        interval_us: interval
+            .map(|i| i.as_micros_truncated())
+            .and_then(|us| u64::try_from(us).ok())
+            .filter(|&us| us > 0)
+            .unwrap_or(DEFAULT_INTERVAL_US),
+    }
+}
+
+/// The CPUs measured: every thread's, sorted and without repeats, when
+/// each thread is pinned; `None` (every allowed CPU) when one is not.
+fn measured_cpus(cpus: impl IntoIterator<Item = Option<usize>>) -> Option<Vec<usize>> {
+    let mut list = cpus.into_iter().collect::<Option<Vec<usize>>>()?;
+    list.sort_unstable();
+    list.dedup();
+    (!list.is_empty()).then_some(list)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measured_cpus_are_the_pinned_ones_or_all_allowed() {
+        assert_eq!(measured_cpus([Some(3), Some(1), Some(3)]), Some(vec![1, 3]));
+        assert_eq!(measured_cpus([Some(1), None]), None);
+        assert_eq!(measured_cpus(std::iter::empty()), None);
+    }
+
+    #[test]
+    fn request_takes_the_interval_in_whole_microseconds() {
+        let r = request([Some(0)], Some(80), Some(Nanos(500_900)));
+        assert_eq!(
+            r,
+            Request {
+                cpus: Some(vec![0]),
+                priority: Some(80),
+                interval_us: 500
+            }
+        );
+        assert_eq!(request([None], None, None).interval_us, DEFAULT_INTERVAL_US);
+        assert_eq!(
+            request([None], None, Some(Nanos(0))).interval_us,
+            DEFAULT_INTERVAL_US
+        );
+    }
+
+    #[test]
+    fn a_pinned_host_or_a_run_without_a_result_makes_no_audit() {
+        assert!(audit_run(Host::Pinned, true, &Request::default()).is_none());
+        assert!(audit_run(Host::Real, false, &Request::default()).is_none());
+    }
+
+    #[test]
+    fn an_audit_that_cannot_be_made_gives_none() {
+        let missing = Path::new("/nonexistent/rtlat-audit-root");
+        assert!(audit_of(missing, &request([None], None, None)).is_none());
+    }
+}
