@@ -7,7 +7,9 @@
 //! the fact); a file whose absence means the feature is not in this kernel
 //! (no cpufreq, no KSM, no NUMA balancing) is judged as that.
 
-use crate::facts::{Fact, Facts, Limit, Policy, ThreadInfo, Unread, cpu_list, preemption_model};
+use crate::facts::{
+    Fact, Facts, Limit, Policy, ThreadInfo, Unread, cpu_list, cpus_phrase, preemption_model,
+};
 use crate::suggest::Suggestion;
 use crate::{Finding, Request, Status};
 
@@ -22,6 +24,7 @@ pub fn run(facts: &Facts, request: &Request, suggestion: &Suggestion) -> Vec<Fin
         request,
         measured: &facts.measured,
         measured_text: cpu_list(&facts.measured),
+        measured_cpus: cpus_phrase(&facts.measured),
     };
     vec![
         judge.kernel_preemption(),
@@ -134,7 +137,10 @@ struct Judge<'a> {
     facts: &'a Facts,
     request: &'a Request,
     measured: &'a [usize],
+    /// The measured CPUs as a list (`0-1`), for fixes.
     measured_text: String,
+    /// The measured CPUs in a sentence (`CPU 1`, `CPUs 0-1`).
+    measured_cpus: String,
 }
 
 impl Judge<'_> {
@@ -282,8 +288,8 @@ impl Judge<'_> {
             return ok(
                 ID,
                 format!(
-                    "{param} ({sysfs}); measured CPUs {} isolated{note}",
-                    self.measured_text
+                    "{param} ({sysfs}); measured {} isolated{note}",
+                    self.measured_cpus
                 ),
             );
         }
@@ -291,8 +297,8 @@ impl Judge<'_> {
             ID,
             Status::Warn,
             format!(
-                "{param} ({sysfs}); measured CPUs {} not isolated{note}",
-                cpu_list(&outside)
+                "{param} ({sysfs}); measured {} not isolated{note}",
+                cpus_phrase(&outside)
             ),
             "the scheduler puts other tasks on the measured CPUs, delaying the measuring threads",
             self.isolation_fix(),
@@ -315,13 +321,13 @@ impl Judge<'_> {
         if outside.is_empty() {
             return ok(
                 ID,
-                format!("{have}; measured CPUs {} tickless", self.measured_text),
+                format!("{have}; measured {} tickless", self.measured_cpus),
             );
         }
         flag(
             ID,
             Status::Warn,
-            format!("{have}; measured CPUs {} keep the tick", cpu_list(&outside)),
+            format!("{have}; measured {} keep the tick", cpus_phrase(&outside)),
             "the periodic tick interrupts the measured CPUs even when one task runs there",
             format!(
                 "nohz_full={} on the kernel command line",
@@ -348,8 +354,8 @@ impl Judge<'_> {
                 return ok(
                     ID,
                     format!(
-                        "{param}; RCU callbacks of measured CPUs {} offloaded",
-                        self.measured_text
+                        "{param}; RCU callbacks of measured {} offloaded",
+                        self.measured_cpus
                     ),
                 );
             }
@@ -357,8 +363,8 @@ impl Judge<'_> {
                 ID,
                 Status::Warn,
                 format!(
-                    "{param}; measured CPUs {} run their own RCU callbacks",
-                    cpu_list(&outside)
+                    "{param}; measured {} run their own RCU callbacks",
+                    cpus_phrase(&outside)
                 ),
                 "RCU callbacks run in softirq on the measured CPUs, in bursts",
                 format!(
@@ -406,7 +412,7 @@ impl Judge<'_> {
                     flag(
                         ID,
                         Status::Warn,
-                        format!("{param} includes measured CPUs {}", cpu_list(&inside)),
+                        format!("{param} includes measured {}", cpus_phrase(&inside)),
                         "new interrupts may be routed to the measured CPUs",
                         fix,
                         inside,
@@ -549,10 +555,7 @@ impl Judge<'_> {
         }
         match missing {
             Some(unread) => info(id, format!("no {what} ({unread})")),
-            None => ok(
-                id,
-                format!("{what} {wanted} on CPUs {}", self.measured_text),
-            ),
+            None => ok(id, format!("{what} {wanted} on {}", self.measured_cpus)),
         }
     }
 
@@ -673,8 +676,8 @@ impl Judge<'_> {
             ok(
                 ID,
                 format!(
-                    "no enabled idle state of CPUs {} exits slower than {limit_us} µs",
-                    self.measured_text
+                    "no enabled idle state of {} exits slower than {limit_us} µs",
+                    self.measured_cpus
                 ),
             )
         } else {
@@ -938,10 +941,7 @@ impl Judge<'_> {
         if on_measured.is_empty() {
             return ok(
                 ID,
-                format!(
-                    "no device interrupt is delivered to CPUs {}",
-                    self.measured_text
-                ),
+                format!("no device interrupt is delivered to {}", self.measured_cpus),
             );
         }
         concerned.sort_unstable();
@@ -1036,9 +1036,9 @@ impl Judge<'_> {
             return ok(
                 ID,
                 format!(
-                    "no user real-time thread at or above {} on CPUs {}{}",
+                    "no user real-time thread at or above {} on {}{}",
                     self.priority_text(),
-                    self.measured_text,
+                    self.measured_cpus,
                     if below.is_empty() {
                         String::new()
                     } else {
@@ -1090,8 +1090,8 @@ impl Judge<'_> {
         if above.is_empty() {
             let fact = if on_measured.is_empty() {
                 format!(
-                    "no ktimers/ksoftirqd/rcuc/irq thread on CPUs {}",
-                    self.measured_text
+                    "no ktimers/ksoftirqd/rcuc/irq thread on {}",
+                    self.measured_cpus
                 )
             } else {
                 format!(
@@ -1158,7 +1158,7 @@ impl Judge<'_> {
         if stolen.is_empty() {
             return ok(
                 ID,
-                format!("no steal time since boot on CPUs {}", self.measured_text),
+                format!("no steal time since boot on {}", self.measured_cpus),
             );
         }
         let described: Vec<String> = stolen

@@ -529,6 +529,14 @@ pub fn cpu_list(cpus: &[usize]) -> String {
     format_cpu_list(cpus)
 }
 
+/// CPUs in a sentence: `CPU 1`, `CPUs 0-1,3`.
+pub fn cpus_phrase(cpus: &[usize]) -> String {
+    match cpus {
+        [one] => format!("CPU {one}"),
+        _ => format!("CPUs {}", cpu_list(cpus)),
+    }
+}
+
 /// Reads every fact for `request` from the tree under `root`.
 pub fn gather(root: &Path, request: &Request) -> Result<Facts, AuditError> {
     let metadata = std::fs::metadata(root).map_err(|err| AuditError::Root {

@@ -566,3 +566,23 @@ fn the_real_machine_audit_completes_with_every_check() {
     assert!(audit.suggested_command.starts_with("rtlat cyclictest -m "));
     serde_json::to_string(&audit).expect("serialises");
 }
+
+#[test]
+fn one_measured_cpu_is_named_in_the_singular() {
+    let audit = audit_at(&fixture("desktop"), Some(vec![1]), 95);
+    let facts: Vec<&str> = audit.checks.iter().map(|f| f.fact.as_str()).collect();
+    assert!(facts.iter().all(|f| !f.contains("CPUs 1")), "{facts:#?}");
+    assert!(
+        find(&audit, "isolation.isolcpus")
+            .fact
+            .contains("measured CPU 1 not isolated"),
+        "{}",
+        find(&audit, "isolation.isolcpus").fact
+    );
+    let tuned = audit_at(&fixture("tuned-rt"), Some(vec![2, 3]), 95);
+    assert!(
+        find(&tuned, "idle.states").fact.contains("of CPUs 2-3"),
+        "{}",
+        find(&tuned, "idle.states").fact
+    );
+}
