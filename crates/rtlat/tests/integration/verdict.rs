@@ -327,7 +327,34 @@ fn a_higher_priority_fifo_burst_gives_caveats_with_involuntary_switches() {
         switches["text"].as_str().unwrap().contains("thread 0: "),
         "{v}"
     );
+    assert!(r.stdout.contains("#   thread.involuntary_switches: "));
+    // Other tests' real-time threads on this CPU (cargo runs them beside
+    // this one) or the kernel's RT throttling can hold the thread off for
+    // more than a period now and then: that run is rightly untrustworthy,
+    // and says why. Otherwise the burst alone gives caveats.
+    let reason_ids: Vec<&str> = v["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    let disturbed_beside = [
+        "thread.missed_periods",
+        "system.rt_throttling",
+        "system.steal",
+    ];
+    if v["level"] == "untrustworthy" && reason_ids.iter().any(|id| disturbed_beside.contains(id)) {
+        eprintln!(
+            "NOTE {}: untrustworthy, disturbed beyond the burst: {reason_ids:?}",
+            function_name!()
+        );
+        assert!(
+            r.stdout.contains("\n# Verdict: untrustworthy\n"),
+            "{}",
+            r.stdout
+        );
+        return;
+    }
     assert_eq!(v["level"], "caveats", "{v}\n{}", r.stdout);
     assert!(r.stdout.contains("\n# Verdict: caveats\n"), "{}", r.stdout);
-    assert!(r.stdout.contains("#   thread.involuntary_switches: "));
 }
