@@ -199,7 +199,7 @@ pub struct RunWatch {
 }
 
 /// What the system-wide counters saw over a run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SystemDisturbances {
     /// The measured CPUs (`None`: the threads were not pinned, and the
     /// whole machine was looked at).

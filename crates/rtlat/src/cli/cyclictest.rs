@@ -82,6 +82,7 @@ enum Opt {
     DefaultSystem,
     Help,
     Synthetic,
+    InjectDisturbances,
     Aligned,
     Breaktrace,
     Fifo,
@@ -194,6 +195,14 @@ const OPTIONS: &[OptSpec<Opt>] = &[
         id: Opt::Synthetic,
         short: None,
         long: Some("synthetic"),
+        value: REQ,
+        in_2_4: false,
+    },
+    // The verdict's test seam: disturbances a synthetic run stands in for.
+    OptSpec {
+        id: Opt::InjectDisturbances,
+        short: None,
+        long: Some("inject-disturbances"),
         value: REQ,
         in_2_4: false,
     },
@@ -352,6 +361,7 @@ struct Raw {
     default_system: bool,
     deepest_idle_state: Option<String>,
     synthetic: Option<String>,
+    inject_disturbances: Option<String>,
     /// `Some(None)`: `-A` without an offset.
     aligned: Option<Option<String>>,
     /// `Some(None)`: `--secaligned` without an offset.
@@ -458,6 +468,7 @@ pub fn parse(
             Opt::DefaultSystem => raw.default_system = true,
             Opt::DeepestIdleState => raw.deepest_idle_state = Some(val()?),
             Opt::Synthetic => raw.synthetic = Some(val()?),
+            Opt::InjectDisturbances => raw.inject_disturbances = Some(val()?),
             Opt::Aligned => raw.aligned = Some(optional()?),
             Opt::Secaligned => raw.secaligned = Some(optional()?),
             Opt::Breaktrace => raw.breaktrace = Some(val()?),
@@ -889,6 +900,19 @@ fn build(
         None => None,
     };
     let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
+    let injected = match (&raw.inject_disturbances, &raw.synthetic) {
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(UsageError(
+                "--inject-disturbances: only with --synthetic (a real run counts its own)"
+                    .to_owned(),
+            ));
+        }
+        (Some(list), Some(_)) => Some(
+            crate::report::verdict::injected::Injected::parse(list)
+                .map_err(|why| invalid(Opt::InjectDisturbances, list, why))?,
+        ),
+    };
     let fifo = match &raw.fifo {
         Some(text) => Some(super::values::new_node_path(
             Opt::Fifo,
@@ -990,6 +1014,7 @@ fn build(
         mlockall: raw.mlockall,
         dma_latency,
         deepest_idle_state,
+        injected,
         main_cpus_before_start: match pinning {
             Pinning::Set(set) => Some(set),
             _ => None,

@@ -296,8 +296,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         out.emit(|w| live.write_leave(w, settings.engine.threads.len()));
     }
     let run_time = running.started().elapsed();
-    let report = running.finish(external_stop);
-    let system = system.finish();
+    let mut report = running.finish(external_stop);
+    let mut system = system.finish();
+    if let Some(injected) = &settings.injected {
+        injected.apply(&mut report, &mut system);
+    }
     let load = load.stop();
     // The intervals sealed since the last batch and the last, partial ones.
     let stats_written = stats.map_or(Ok(()), |s| s.finish(&shared));

@@ -76,6 +76,9 @@ pub struct Settings {
     pub dma_latency: DmaLatency,
     /// `--deepest-idle-state`, if given.
     pub deepest_idle_state: Option<IdleStateLimit>,
+    /// `--inject-disturbances` (hidden, with `--synthetic` only): what
+    /// the verdict is to see as counted.
+    pub injected: Option<crate::report::verdict::injected::Injected>,
     /// `-a CPUSET` given with an explicit set: the main thread is restricted
     /// to these CPUs before the measuring threads are created.
     pub main_cpus_before_start: Option<Vec<usize>>,

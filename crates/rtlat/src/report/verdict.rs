@@ -32,6 +32,8 @@ use rtlat_core::distribution::STANDARD_PERCENTILES;
 use rtlat_core::report::{RunReport, ThreadReport, ThreadStep};
 use serde::Serialize;
 
+pub mod injected;
+
 /// Samples that must lie beyond a percentile for the data to support it.
 pub const SAMPLES_BEYOND_NEEDED: u64 = 10;
 

@@ -358,3 +358,77 @@ fn a_higher_priority_fifo_burst_gives_caveats_with_involuntary_switches() {
     assert_eq!(v["level"], "caveats", "{v}\n{}", r.stdout);
     assert!(r.stdout.contains("\n# Verdict: caveats\n"), "{}", r.stdout);
 }
+
+#[test]
+fn each_injected_disturbance_is_judged_in_a_whole_run() {
+    // The hidden --inject-disturbances stands in for what a real run
+    // counts; the synthetic run itself is too short for p99 (caveats).
+    let args = ["-q", "-p", "80", "-l", "100", "--json=-", "--verdict"];
+    let baseline = run(&mut synthetic(4, args));
+    baseline.expect_code(0);
+    let doc = json_of(&baseline.stdout);
+    let base = verdict(&doc);
+    assert_eq!(base["level"], "caveats", "{base}");
+    for (injected, id, level) in [
+        ("switches=3", "thread.involuntary_switches", "caveats"),
+        ("migrations=2", "thread.migrations", "caveats"),
+        ("minor-faults=5", "thread.minor_faults", "caveats"),
+        ("major-faults=1", "thread.major_faults", "caveats"),
+        ("steal=5", "system.steal", "caveats"),
+        ("steal=20", "system.steal", "untrustworthy"),
+        ("thermal=2", "system.thermal_throttling", "caveats"),
+        ("rt-throttling", "system.rt_throttling", "untrustworthy"),
+        ("log-lost", "system.kernel_log", "caveats"),
+        ("log-unread", "system.kernel_log", "caveats"),
+    ] {
+        assert!(!ids(base).contains(&id), "{id} without injection: {base}");
+        let mut cmd = synthetic(4, args);
+        let r = run(cmd.arg(format!("--inject-disturbances={injected}")));
+        r.expect_code(0);
+        let doc = json_of(&r.stdout);
+        let v = verdict(&doc);
+        assert!(ids(v).contains(&id), "{injected}: {v}");
+        assert_eq!(v["level"], level, "{injected}: {v}");
+        assert!(
+            r.stdout.contains(&format!("\n# Verdict: {level}\n"))
+                && r.stdout.contains(&format!("\n#   {id}: ")),
+            "{injected}: {}",
+            r.stdout
+        );
+        // The thread's own counters also land in its JSON object.
+        if id.starts_with("thread.") {
+            assert!(doc["thread"]["0"]["disturbances"].is_object(), "{doc}");
+        }
+    }
+    // A gate sees them as well.
+    let mut cmd = synthetic(4, ["-q", "-p", "80", "-l", "100"]);
+    cmd.args([
+        "--inject-disturbances=rt-throttling",
+        "--fail-if=verdict!=untrustworthy",
+    ]);
+    run(&mut cmd).expect_code(3);
+    // Only with --synthetic, and every item checked.
+    let r = run(&mut crate::util::rtlat_cyclictest([
+        "-q",
+        "-l",
+        "10",
+        "--inject-disturbances=switches=1",
+    ]));
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        "rtlat cyclictest: --inject-disturbances: only with --synthetic (a real run counts its own)\n"
+    );
+    let r = run(&mut synthetic(
+        4,
+        ["-q", "-l", "10", "--inject-disturbances=steal=200"],
+    ));
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .contains("'steal=200': steal expects =PERCENT, 0 to 100")
+            && r.stderr.lines().count() == 1,
+        "{}",
+        r.stderr
+    );
+}

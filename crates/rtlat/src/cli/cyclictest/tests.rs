@@ -695,6 +695,7 @@ fn defaults() {
             mlockall: false,
             dma_latency: DmaLatency::Set(0),
             deepest_idle_state: None,
+            injected: None,
             main_cpus_before_start: None,
             main_affinity: None,
             header_policy: "other/other".into(),
@@ -773,8 +774,9 @@ fn help_text_mentions_every_option() {
     let text = help_text();
     for spec in OPTIONS {
         if let Some(long) = spec.long {
-            if long == "synthetic" {
-                assert!(!text.contains("synthetic"));
+            // The hidden test seams.
+            if long == "synthetic" || long == "inject-disturbances" {
+                assert!(!text.contains(long), "{long}");
                 continue;
             }
             assert!(text.contains(&format!("--{long}")), "--{long}");
@@ -1375,6 +1377,7 @@ fn every_table_entry_is_reachable() {
             !matches!(
                 spec.id,
                 Opt::Synthetic
+                    | Opt::InjectDisturbances
                     | Opt::Wait
                     | Opt::Measure
                     | Opt::StatsInterval
