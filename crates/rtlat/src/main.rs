@@ -99,7 +99,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
         } => match tool {
             Tool::Cyclictest => cyclictest::main(&args, cmdline),
             Tool::Signaltest => signaltest::main(&args, cmdline),
-            Tool::Latency => latency::main(&args),
+            Tool::Latency => latency::main(&args, cmdline),
             Tool::Plot => run_plot(&args),
             Tool::Compare => compare::main(&args),
             Tool::Load => load::main(&args),

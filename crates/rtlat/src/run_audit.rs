@@ -11,9 +11,10 @@
 //! with `-m` (its stack and malloc arena, locked) against 0.3 MiB here:
 //! the main thread makes it.
 //!
-//! Only a run that writes a result (`--json`) makes one: the text outputs
-//! carry nothing of it, and a run without a result starts as fast as
-//! before. An audit that cannot be made does not stop the run: the keys
+//! Only a run that writes a result (`--json`), shows its verdict
+//! (`--verdict`) or gates on it (`--fail-if verdict=...`) makes one: the
+//! other text outputs carry nothing of it, and any other run starts as
+//! fast as before. An audit that cannot be made does not stop the run: the keys
 //! are then `null` and one line on stderr says why. A synthetic run
 //! (pinned host facts) makes none: its output must be the same on every
 //! machine.
@@ -22,6 +23,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use rtlat_audit::{Audit, Request};
+use rtlat_core::config::CyclicConfig;
 use rtlat_core::units::Nanos;
 
 use crate::cyclictest::host::Host;
@@ -83,6 +85,31 @@ pub fn request(
             .filter(|&us| us > 0)
             .unwrap_or(DEFAULT_INTERVAL_US),
     }
+}
+
+/// The audit of a run of the cyclic engine (cyclictest, latency) that
+/// `shows` its verdict (`--json`, `--verdict`) or gates on it (`gates`).
+pub fn audit_cyclic_run(
+    host: Host,
+    engine: &CyclicConfig,
+    shows: bool,
+    gates: Option<&crate::gate::GatePlan>,
+) -> Option<Audit> {
+    audit_run(
+        host,
+        shows || judges_verdict(gates),
+        &cyclic_request(engine),
+    )
+}
+
+/// The audit request of a run of the cyclic engine: its threads' CPUs,
+/// their highest real-time priority and the shortest interval.
+fn cyclic_request(engine: &CyclicConfig) -> Request {
+    request(
+        engine.threads.iter().map(|t| t.cpu),
+        engine.needs_realtime().then(|| engine.max_priority()),
+        engine.threads.iter().map(|t| t.interval).min(),
+    )
 }
 
 /// The CPUs measured: every thread's, sorted and without repeats, when

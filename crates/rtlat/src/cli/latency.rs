@@ -1,5 +1,6 @@
 //! The `rtlat latency` command line: Xenomai 3 `latency`'s options
 //! (`g:hp:l:T:qH:B:sD:t:fc:P:b`) where they mean something on Linux, plus
+//! our long options (`--json`, `--verdict`, `--fail-if`, `--load`, ...),
 //! `--help` and the hidden `--synthetic`, turned into validated
 //! [`Settings`].
 //!
@@ -9,6 +10,7 @@
 //! one is a one-line [`UsageError`].
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 
 use rtlat_core::config::{
     CyclicConfig, IntervalPlan, SchedPolicy, SignedHistogramPlan, ThreadPlan, WaitMode,
@@ -24,6 +26,7 @@ use super::values::{
     new_file_path, opt_values, spelling, text, time_source,
 };
 use crate::latency::settings::Settings;
+use crate::output::OutputTarget;
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,6 +60,8 @@ enum Opt {
     Priority,
     BreakOnSwitch,
     Help,
+    Json,
+    Verdict,
     FailIf,
     Junit,
     Load,
@@ -106,6 +111,8 @@ const OPTIONS: &[OptSpec<Opt>] = &[
     short(Opt::Priority, 'P', REQ),
     short(Opt::BreakOnSwitch, 'b', NO),
     long(Opt::Help, "help", NO),
+    long(Opt::Json, "json", REQ),
+    long(Opt::Verdict, "verdict", NO),
     long(Opt::FailIf, "fail-if", REQ),
     long(Opt::Junit, "junit", REQ),
     long(Opt::Load, "load", REQ),
@@ -163,6 +170,8 @@ struct Raw {
     cpu: Option<String>,
     priority: Option<String>,
     break_on_switch: bool,
+    json: Option<OsString>,
+    verdict: bool,
     fail_if: Option<String>,
     junit: Option<OsString>,
     load: LoadArgs,
@@ -170,8 +179,12 @@ struct Raw {
 }
 
 /// Reads the `rtlat latency` command line (`args` without the program
-/// name).
-pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, UsageError> {
+/// name); `cmdline` is kept for the JSON output.
+pub fn parse(
+    args: &[OsString],
+    cmdline: String,
+    system: &SystemView,
+) -> Result<Invocation, UsageError> {
     let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
     let mut raw = Raw::default();
     for item in opt_values(items) {
@@ -195,6 +208,8 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
             Opt::Cpu => raw.cpu = Some(val()?),
             Opt::Priority => raw.priority = Some(val()?),
             Opt::BreakOnSwitch => raw.break_on_switch = true,
+            Opt::Json => raw.json = Some(path()),
+            Opt::Verdict => raw.verdict = true,
             Opt::FailIf => raw.fail_if = Some(val()?),
             Opt::Junit => raw.junit = Some(path()),
             Opt::Load => raw.load.load = Some(val()?),
@@ -203,7 +218,7 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
             Opt::Synthetic => raw.synthetic = Some(val()?),
         }
     }
-    let (settings, warnings) = build(raw, system)?;
+    let (settings, warnings) = build(raw, cmdline, system)?;
     Ok(Invocation::Run {
         settings: Box::new(settings),
         warnings,
@@ -223,7 +238,11 @@ fn needs_xenomai(id: Opt, value: &str, what: &str) -> UsageError {
     ))
 }
 
-fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), UsageError> {
+fn build(
+    raw: Raw,
+    cmdline: String,
+    system: &SystemView,
+) -> Result<(Settings, Vec<String>), UsageError> {
     let mut warnings = Vec::new();
     if let Some(mode) = &raw.test_mode {
         match int::<i64>(mode) {
@@ -330,12 +349,12 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
         DEFAULT_BUCKET_NS,
     )?;
     let gnuplot = match &raw.gnuplot {
-        Some(text) => Some(new_file_path(
-            Opt::Gnuplot,
-            text,
-            "write",
-            DirReport::Detailed,
-        )?),
+        Some(text) => Some(output_path(Opt::Gnuplot, text)?),
+        None => None,
+    };
+    let json = match &raw.json {
+        Some(text) if text == "-" => Some(OutputTarget::Stdout),
+        Some(text) => Some(OutputTarget::File(output_path(Opt::Json, text)?)),
         None => None,
     };
     let quiet = match (raw.quiet, duration_secs) {
@@ -397,10 +416,19 @@ fn build(raw: Raw, system: &SystemView) -> Result<(Settings, Vec<String>), Usage
         histograms: raw.histograms,
         gnuplot,
         freeze: raw.freeze,
+        json,
+        verdict: raw.verdict,
+        cmdline,
         gates,
         load,
     };
     Ok((settings, warnings))
+}
+
+/// A file the run writes at its end, checked writable now, before
+/// anything is measured.
+fn output_path(id: Opt, raw: &std::ffi::OsStr) -> Result<PathBuf, UsageError> {
+    new_file_path(id, raw, "write", DirReport::Detailed)
 }
 
 /// `-T`: whole seconds (Xenomai's), or with a suffix s, m, h or d; 0 for
@@ -461,6 +489,13 @@ the histograms, not the help).
             kernel trace (a tracefs snapshot; without snapshot support,
             the trace is stopped)
   -t 0      the periodic user-mode task (the only test mode on Linux)
+      --json=FILE       write the results as JSON to FILE (- for stdout, after
+            the RTD lines): cyclictest's document, with the environment,
+            the audit of the machine made before the warm-up and the verdict
+      --verdict         after the summary, print the missed periods and the
+            verdict on the run (trustworthy, caveats or untrustworthy, with
+            the reasons: the machine's set-up, samples too few for the
+            percentiles, disturbances; always in the JSON)
       --fail-if=LIMITS  exit 3 after the summary when the samples after the
             warm-up break a limit: 'max>100us,p99.9>40us' (METRIC min avg
             max p50 p90 p99 p99.9 p99.99 p99.999 overruns, OP > >= < <=,
@@ -506,7 +541,7 @@ mod tests {
 
     fn parse_words(words: &[&str]) -> Result<Invocation, UsageError> {
         let args: Vec<OsString> = words.iter().map(OsString::from).collect();
-        parse(&args, &system())
+        parse(&args, "latency".into(), &system())
     }
 
     fn settings(words: &[&str]) -> Settings {
@@ -545,6 +580,8 @@ mod tests {
             (21, false, false)
         );
         assert_eq!((s.duration_secs, s.gnuplot.clone()), (None, None));
+        assert_eq!((s.json.clone(), s.verdict), (None, false));
+        assert_eq!(s.cmdline, "latency");
     }
 
     /// Every option in every spelling getopt allows: separate, attached,
@@ -608,6 +645,16 @@ mod tests {
             (&["--synthetic=4"], |s| {
                 s.engine.source == TimeSourceKind::Synthetic { seed: 4 }
             }),
+            (&["--json", "-"], |s| s.json == Some(OutputTarget::Stdout)),
+            (&["--json=-"], |s| s.json == Some(OutputTarget::Stdout)),
+            (&["--json=out.json"], |s| {
+                s.json == Some(OutputTarget::File("out.json".into()))
+            }),
+            (&["--js", "out.json"], |s| {
+                s.json == Some(OutputTarget::File("out.json".into()))
+            }),
+            (&["--verdict"], |s| s.verdict && s.json.is_none()),
+            (&["--ver"], |s| s.verdict),
         ];
         for (words, check) in table {
             let s = settings(words);
@@ -677,6 +724,21 @@ mod tests {
             (
                 &["-g", "/nonexistent/dir/x.dat"][..],
                 "directory '/nonexistent/dir' does not exist",
+            ),
+            (
+                &["--json="][..],
+                "--json: invalid value '': expected a file name",
+            ),
+            (
+                &["--json", "/nonexistent/dir/x.json"][..],
+                "--json: cannot write '/nonexistent/dir/x.json': directory '/nonexistent/dir' \
+                 does not exist",
+            ),
+            (&["--json"][..], "option '--json' requires a value"),
+            // Two of our options begin so: neither is guessed.
+            (
+                &["--j=-"][..],
+                "option '--j' is ambiguous (could be --json, --junit)",
             ),
             (&["-x"][..], "-x"),
             (&["extra"][..], "unexpected argument 'extra'"),

@@ -16,7 +16,7 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use rtlat_core::config::{CyclicConfig, MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
+use rtlat_core::config::{MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
 use rtlat_core::engine::{Engine, Running};
 use rtlat_core::footprint::Footprint;
 use rtlat_core::report::{PreciseStats, RunReport, ThreadError, ThreadStep};
@@ -56,16 +56,6 @@ use rtlat_sys::tracefs::{self, TraceControl};
 
 /// How often the live display is redrawn (cyclictest: `usleep(10000)`).
 const FRAME_PERIOD: Duration = Duration::from_millis(10);
-
-/// What the audit of the run judges: the measuring threads' CPUs, their
-/// highest real-time priority and the shortest interval.
-fn audit_request(engine: &CyclicConfig) -> rtlat_audit::Request {
-    run_audit::request(
-        engine.threads.iter().map(|t| t.cpu),
-        engine.needs_realtime().then(|| engine.max_priority()),
-        engine.threads.iter().map(|t| t.interval).min(),
-    )
-}
 
 /// Runs the measurement described by `settings`; returns the exit status.
 pub fn run(settings: &Settings) -> anyhow::Result<u8> {
@@ -132,13 +122,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             out.emit(|w| writeln!(w, "Using {} cpus.", cpus.len()));
         }
     }
-    let audit = run_audit::audit_run(
-        host,
-        settings.json.is_some()
-            || settings.verdict
-            || run_audit::judges_verdict(settings.gates.as_ref()),
-        &audit_request(&settings.engine),
-    );
+    let shows = settings.json.is_some() || settings.verdict;
+    let audit = run_audit::audit_cyclic_run(host, &settings.engine, shows, settings.gates.as_ref());
     // Allocated before mlockall, so that locking maps and pre-faults it, and
     // a lock limit too small for it is reported by mlockall, clearly.
     let trace = if synthetic {

@@ -4,7 +4,8 @@
 //! statistics and a summary, in Xenomai's formats. `settings` is the
 //! validated configuration, `run` carries it out, `output` holds Xenomai's
 //! text formats and `gnuplot` the `-g` data file. The measuring loop is the
-//! cyclic engine's (`rtlat_core::engine`).
+//! cyclic engine's (`rtlat_core::engine`); `--json` writes cyclictest's
+//! document and `--verdict` its verdict lines.
 
 pub mod gnuplot;
 pub mod output;
@@ -17,9 +18,10 @@ use crate::cli::latency::{Invocation, help_text, parse};
 use crate::cli::values::{SystemView, print_warnings};
 
 /// `rtlat latency ARGS...`: parse, validate, run. Returns the exit status.
-pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
+/// `cmdline` is the whole command line, for the JSON.
+pub fn main(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
     let system = SystemView::of_this_process();
-    match parse(args, &system)? {
+    match parse(args, cmdline, &system)? {
         Invocation::Help => {
             crate::stdio::print(&help_text())?;
             Ok(0)

@@ -1,9 +1,11 @@
-//! Carries out one `rtlat latency` run: privilege check, the trace files
-//! of `-f`, `mlockall` (Xenomai always locks), the measuring thread, then
-//! one `RTD|` line per second read from the thread's sealed intervals until
-//! `-T` or a signal ends the run, and finally the histograms, the gnuplot
-//! file and the `RTS|` summary. Every way a run ends goes through the same
-//! final outputs.
+//! Carries out one `rtlat latency` run: privilege check, the audit of
+//! the machine (for `--json`, `--verdict` and a verdict gate), the trace
+//! files of `-f`, `mlockall` (Xenomai always locks), the measuring thread,
+//! then one `RTD|` line per second read from the thread's sealed intervals
+//! until `-T` or a signal ends the run, and finally the JSON, the
+//! histograms, the gnuplot file, the `RTS|` summary, the load lines and
+//! the `--verdict` lines. Every way a run ends goes through the same final
+//! outputs.
 
 use std::io::{self, Write};
 use std::time::Duration;
@@ -24,11 +26,15 @@ use super::output::{
 };
 use super::settings::Settings;
 use crate::cli::latency::WARMUP;
+use crate::cyclictest::host::Host;
 use crate::load::beside::LoadBeside;
 use crate::output::{OutputTarget, Stdout, end_run, write_to};
+use crate::report::RunMeta;
+use crate::report::json::{Extras, write_json};
 use crate::report::load::write_load;
-use crate::report::verdict::{Evidence, SystemWatch, Verdict};
+use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory_because};
+use crate::run_audit;
 use crate::signals::SignalFlags;
 use crate::stdio::note;
 
@@ -41,6 +47,8 @@ const POLL_PERIOD: Duration = Duration::from_millis(20);
 /// Runs `rtlat latency` with `settings`; returns the exit status.
 pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let synthetic = matches!(settings.engine.source, TimeSourceKind::Synthetic { .. });
+    let host = if synthetic { Host::Pinned } else { Host::Real };
+    let start_time = host.timestamp();
     // Xenomai sets stdout line-buffered: each line is out as it is made.
     let mut out = Stdout::new(true);
 
@@ -51,6 +59,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             "rtlat cyclictest --policy other",
         )?;
     }
+    // Before the memory is locked and the thread (and the load) start.
+    let shows = settings.json.is_some() || settings.verdict;
+    let audit = run_audit::audit_cyclic_run(host, &settings.engine, shows, settings.gates.as_ref());
     // Also for a synthetic run: its spikes are a deterministic way to see
     // -f freeze the real trace.
     let trace = settings.freeze.then(open_freeze_trace).flatten();
@@ -110,17 +121,14 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         settings.load.as_ref(),
         (!synthetic).then(|| Duration::from_secs(seconds.complete)),
     );
-    let written = write_final_outputs(settings, &report, &seconds, &mut out);
-    if let Some(l) = &load_results {
-        out.emit(|w| write_load(w, l, &report.threads));
-    }
+    let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    let verdict = verdict::judge(&report, &meta, system.as_ref());
+    let extras = Extras {
+        load: load_results.as_ref(),
+        verdict: &verdict,
+    };
+    let written = write_final_outputs(settings, &report, &meta, extras, &seconds, &mut out);
     let status = end_run(&mut out, written, failure, status)?;
-    // For `--fail-if verdict=...`: latency writes no JSON and no audit.
-    let verdict = Verdict::of(Evidence {
-        report: &report,
-        audit: None,
-        system: system.as_ref(),
-    });
     crate::gate::apply(
         settings.gates.as_ref(),
         &report,
@@ -261,11 +269,15 @@ impl<'a> Seconds<'a> {
     }
 }
 
-/// The histograms (with `-h`, `-s` or `-g`), the gnuplot file, then the
-/// summary. Every output is attempted; the first failure is returned.
+/// The JSON first (as in cyclictest: `--json=-` comes right after the
+/// `RTD|` lines), the histograms (with `-h`, `-s` or `-g`), the gnuplot
+/// file, the summary, the load lines, then the `--verdict` lines. Every
+/// output is attempted; the first failure is returned.
 fn write_final_outputs(
     settings: &Settings,
     report: &RunReport,
+    meta: &RunMeta,
+    extras: Extras<'_, '_>,
     seconds: &Seconds,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
@@ -277,6 +289,18 @@ fn write_final_outputs(
             first_error.get_or_insert(e);
         }
     };
+    if let Some(target) = &settings.json {
+        keep(write_to(target, out, "--json", |mut w| {
+            write_json(
+                &mut w,
+                report,
+                meta,
+                &settings.engine,
+                extras.load,
+                extras.verdict,
+            )
+        }));
+    }
     if let (Some(all), Some((minima, min_moments)), Some((maxima, max_moments))) =
         (&thread.signed_histogram, &seconds.minima, &seconds.maxima)
     {
@@ -321,6 +345,12 @@ fn write_final_outputs(
         requested_secs: settings.duration_secs.unwrap_or(seconds.complete),
     };
     out.emit(|w| write_summary(w, &summary));
+    if let Some(load) = extras.load {
+        out.emit(|w| write_load(w, load, &report.threads));
+    }
+    if settings.verdict {
+        out.emit(|w| extras.verdict.write_text(w, report, "Thread"));
+    }
     match first_error {
         Some(e) => Err(e),
         None => Ok(()),

@@ -1,11 +1,13 @@
 //! The validated settings of one `rtlat latency` run: the one measuring
 //! thread ([`CyclicConfig`]) and Xenomai `latency`'s display and output
-//! choices around it.
+//! choices around it, and its results (`--json`, `--verdict`).
 
 use std::path::PathBuf;
 
 use rtlat_core::config::CyclicConfig;
 use rtlat_core::units::Nanos;
+
+use crate::output::OutputTarget;
 
 /// Everything `rtlat latency` needs to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,6 +31,12 @@ pub struct Settings {
     pub gnuplot: Option<PathBuf>,
     /// `-f`: freeze the kernel trace at each new maximum.
     pub freeze: bool,
+    /// `--json`: write the results as cyclictest's JSON document there.
+    pub json: Option<OutputTarget>,
+    /// `--verdict`: print the missed periods and the verdict at the end.
+    pub verdict: bool,
+    /// The command line as given, for the JSON `cmdline:` key.
+    pub cmdline: String,
     /// `--fail-if` and `--junit`, if given.
     pub gates: Option<crate::gate::GatePlan>,
     /// `--load` or `--load-schedule`, if given (phases start after the

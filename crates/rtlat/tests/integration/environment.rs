@@ -30,7 +30,7 @@ fn set<'a>(names: &[&'a str]) -> BTreeSet<&'a str> {
 
 /// Checks that `doc` ends with `"environment"` and `"audit"` of the
 /// contract's shape (then the verdict), its measured CPUs `measured` (`None`: not checked).
-fn check_environment(what: &str, text: &str, measured: Option<&[usize]>) {
+pub(crate) fn check_environment(what: &str, text: &str, measured: Option<&[usize]>) {
     let doc: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{what}: {e}"));
     // Last, after C's keys (serde_json's map keeps the text's order only
     // with a feature; read it from the text).

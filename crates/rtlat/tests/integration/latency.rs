@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::real_extras::TraceGuard;
 use crate::util::{rtlat, rtlat_path, run, run_with_timeout, shape, spawn};
 
-fn latency<I, S>(args: I) -> Command
+pub(crate) fn latency<I, S>(args: I) -> Command
 where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,

@@ -25,6 +25,7 @@ mod ipc_real;
 mod ipc_synthetic;
 mod ipc_util;
 mod latency;
+mod latency_results;
 mod load;
 mod load_beside;
 mod methods;

@@ -12,7 +12,7 @@ use crate::util::{allowed_cpus, rtlat, run, spawn, synthetic};
 
 /// The JSON document a run wrote to stdout (`--json=-`) among its other
 /// lines: from the first line `{` to the first line `}`.
-fn json_of(stdout: &str) -> Value {
+pub(crate) fn json_of(stdout: &str) -> Value {
     let start = stdout.find("{\n").expect("a JSON document on stdout");
     let end = stdout.find("\n}\n").expect("the end of the document") + 3;
     serde_json::from_str(&stdout[start..end]).expect("valid JSON")
