@@ -532,6 +532,7 @@ pub fn cpu_list(cpus: &[usize]) -> String {
 /// CPUs in a sentence: `CPU 1`, `CPUs 0-1,3`.
 pub fn cpus_phrase(cpus: &[usize]) -> String {
     match cpus {
+        [] => "no CPU".to_owned(),
         [one] => format!("CPU {one}"),
         _ => format!("CPUs {}", cpu_list(cpus)),
     }
@@ -719,16 +720,42 @@ impl Tree<'_> {
     }
 }
 
+/// The most the audit reads of one file (decompressed, for
+/// `proc/config.gz`): far above what it reads on a real machine (a kernel
+/// config is a few hundred KiB, `/proc/interrupts` of a large machine a
+/// few MiB), so that a copied tree with an endless file cannot make it
+/// read forever.
+const MAX_FILE_BYTES: usize = 16 << 20;
+
+/// Opens `path` for reading without waiting on a FIFO, and only if it is
+/// a regular file (what /proc and /sys files are): a device or a FIFO in
+/// a copied tree (`--root`) would block or never end.
+fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    Ok(file)
+}
+
 /// Reads a file of /proc or /sys: open, read until end, close. Their
 /// sizes say 0, so `fs::read_to_string`'s size query and small first read
 /// are two system calls per file wasted (the audit reads hundreds). Bytes
 /// that are not UTF-8 (a thread may name itself anything) are replaced.
+/// Refused: what is not a regular file, and more than [`MAX_FILE_BYTES`].
 fn read_small_file(path: &Path) -> io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
+    let mut file = open_regular(path)?;
     let mut bytes = vec![0; 4096];
     let mut length = 0;
     loop {
         if length == bytes.len() {
+            if length >= MAX_FILE_BYTES {
+                return Err(too_large());
+            }
             bytes.resize(length * 2, 0);
         }
         match file.read(&mut bytes[length..]) {
@@ -743,6 +770,10 @@ fn read_small_file(path: &Path) -> io::Result<String> {
         Ok(text) => text,
         Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
     })
+}
+
+fn too_large() -> io::Error {
+    io::Error::other(format!("larger than {} MiB", MAX_FILE_BYTES >> 20))
 }
 
 /// `not found`, `permission denied`: the error without `(os error N)`.
@@ -779,15 +810,24 @@ fn selected_word(modes: &str) -> String {
 
 fn read_config(tree: &Tree<'_>, release: Option<&str>) -> Fact<KernelConfig> {
     let gz = tree.path("proc/config.gz");
-    let (path, text) = match std::fs::File::open(&gz) {
+    let (path, text) = match open_regular(&gz) {
         Ok(file) => {
             let mut text = String::new();
-            flate2::read::GzDecoder::new(file)
+            let limit = u64::try_from(MAX_FILE_BYTES).unwrap_or(u64::MAX);
+            let read = flate2::read::GzDecoder::new(file)
+                .take(limit + 1)
                 .read_to_string(&mut text)
-                .map_err(|err| Unread {
-                    path: gz.clone(),
-                    reason: io_reason(&err),
-                })?;
+                .and_then(|n| {
+                    if n as u64 > limit {
+                        Err(too_large())
+                    } else {
+                        Ok(n)
+                    }
+                });
+            read.map_err(|err| Unread {
+                path: gz.clone(),
+                reason: io_reason(&err),
+            })?;
             (gz, text)
         }
         Err(_) => {

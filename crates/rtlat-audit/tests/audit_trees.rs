@@ -586,3 +586,52 @@ fn one_measured_cpu_is_named_in_the_singular() {
         find(&tuned, "idle.states").fact
     );
 }
+
+#[test]
+fn endless_blocking_and_huge_files_in_a_tree_are_refused_not_read() {
+    use std::io::Write;
+    let root = tempfile::tempdir().expect("temp dir");
+    let dir = |relative: &str| {
+        let path = root.path().join(relative);
+        std::fs::create_dir_all(&path).unwrap();
+        path
+    };
+    // An endless device and a FIFO nobody writes: read, they would never
+    // end or never open.
+    std::os::unix::fs::symlink("/dev/zero", dir("proc").join("cmdline")).unwrap();
+    let fifo = root.path().join("proc/stat");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    // A sparse file over the limit.
+    let big = std::fs::File::create(dir("proc/sys/kernel").join("version")).unwrap();
+    big.set_len(17 << 20).unwrap();
+    // A compressed config that inflates beyond the limit.
+    let gz = std::fs::File::create(root.path().join("proc/config.gz")).unwrap();
+    let mut encoder = flate2::write::GzEncoder::new(gz, flate2::Compression::fast());
+    let line = b"# CONFIG_PADDING is not set\n";
+    for _ in 0..(17 << 20) / line.len() {
+        encoder.write_all(line).unwrap();
+    }
+    encoder.finish().unwrap();
+
+    let audit = audit(root.path(), &request(None, 95)).expect("audit");
+    assert_every_check_once(&audit);
+    for (id, said) in [
+        ("kernel.cmdline", "cmdline unreadable (not a regular file)"),
+        ("virt.steal", "stat unreadable (not a regular file)"),
+        (
+            "kernel.preemption",
+            "version unreadable (larger than 16 MiB)",
+        ),
+        ("kernel.hz", "config.gz unreadable (larger than 16 MiB)"),
+    ] {
+        let finding = find(&audit, id);
+        assert_eq!(finding.status, Status::Unknown, "{id}: {}", finding.fact);
+        assert!(finding.fact.contains(said), "{id}: {}", finding.fact);
+    }
+}
