@@ -1,6 +1,7 @@
 //! The janitor: a small process that removes what a run created in a
 //! namespace of the machine (SysV semaphore sets, files such as
-//! `/dev/shm/cyclictest<pid>` and a `-F` FIFO), and puts back the machine
+//! `/dev/shm/cyclictest<pid>` and a `-F` FIFO, tracefs instances such as
+//! `instances/rtlat-<pid>`), and puts back the machine
 //! settings it changed (the cpuidle `disable` files of
 //! `--deepest-idle-state`), when the run dies without doing it itself:
 //! after SIGKILL, the OOM killer, a crash.
@@ -22,7 +23,8 @@
 //!   resident (150 kB of its own) and about 2 ms per run: spawned at the
 //!   start, waited for at the end.
 //! - Each object is announced over the pipe right after it is created
-//!   ([`keep_semaphore_set`], [`keep_file`]); the returned [`Kept`] is
+//!   ([`keep_semaphore_set`], [`keep_file`], [`keep_trace_instance`]); the
+//!   returned [`Kept`] is
 //!   released just BEFORE the owner removes the object, which tells the
 //!   janitor to forget it. The owner removes its objects itself, exactly
 //!   when it did without a janitor.
@@ -37,7 +39,8 @@
 //! the worst a kill in between does is leave that one object behind (a
 //! window of a few microseconds at the end of the run, as between creating
 //! an object and announcing it). Files are announced with their device and
-//! inode and removed only if the name still leads to that very file.
+//! inode and removed only if the name still leads to that very file; so
+//! are tracefs instance directories.
 //!
 //! Each record goes to the pipe in one `write` of less than `PIPE_BUF`
 //! bytes, so a killed run never leaves half a record.
@@ -178,17 +181,41 @@ pub fn keep_file(path: &Path) -> io::Result<Kept> {
     if !is_running() {
         return Ok(Kept(None));
     }
+    let (device, inode, path) = identify(path)?;
+    Ok(Kept(announce(|token| Record::File {
+        token,
+        device,
+        inode,
+        path,
+    })))
+}
+
+/// Announces the tracefs instance directory `dir` (absolute, as
+/// [`rtlat_sys::trace_instance::TraceInstance::dir`] gives it), which must
+/// exist: the janitor turns it off and removes it, if the name still leads
+/// to that very directory. Release the returned [`Kept`] right before
+/// removing the instance.
+pub fn keep_trace_instance(dir: &Path) -> io::Result<Kept> {
+    if !is_running() {
+        return Ok(Kept(None));
+    }
+    let (device, inode, path) = identify(dir)?;
+    Ok(Kept(announce(|token| Record::TraceInstance {
+        token,
+        device,
+        inode,
+        path,
+    })))
+}
+
+/// The device, inode and absolute path of the file or directory at `path`.
+fn identify(path: &Path) -> io::Result<(u64, u64, PathBuf)> {
     let path = std::path::absolute(path)?;
     if path.as_os_str().len() > MAX_PATH {
         return Err(Errno::NAMETOOLONG.into());
     }
     let meta = std::fs::symlink_metadata(&path)?;
-    Ok(Kept(announce(|token| Record::File {
-        token,
-        device: meta.dev(),
-        inode: meta.ino(),
-        path,
-    })))
+    Ok((meta.dev(), meta.ino(), path))
 }
 
 /// The longest setting value a record carries.
@@ -261,6 +288,13 @@ enum Record {
         inode: u64,
         path: PathBuf,
     },
+    /// A tracefs instance directory was created at `path`.
+    TraceInstance {
+        token: u32,
+        device: u64,
+        inode: u64,
+        path: PathBuf,
+    },
     /// A setting was changed: `path` held `previous`.
     Setting {
         token: u32,
@@ -273,8 +307,9 @@ enum Record {
 }
 
 impl Record {
-    /// `S token id`, `F token dev ino len path`, `W token len path len
-    /// value`, `X token`; integers little-endian.
+    /// `S token id`, `F token dev ino len path`, `T token dev ino len
+    /// path`, `W token len path len value`, `X token`; integers
+    /// little-endian.
     fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
         match self {
@@ -288,9 +323,20 @@ impl Record {
                 device,
                 inode,
                 path,
+            }
+            | Record::TraceInstance {
+                token,
+                device,
+                inode,
+                path,
             } => {
                 let bytes = path.as_os_str().as_bytes();
-                out.push(b'F');
+                let tag = if matches!(self, Record::File { .. }) {
+                    b'F'
+                } else {
+                    b'T'
+                };
+                out.push(tag);
                 out.extend_from_slice(&token.to_le_bytes());
                 out.extend_from_slice(&device.to_le_bytes());
                 out.extend_from_slice(&inode.to_le_bytes());
@@ -344,15 +390,24 @@ impl Record {
                 token,
                 id: i32::from_le_bytes(bytes(input)?),
             },
-            b'F' => {
+            b'F' | b'T' => {
                 let device = u64::from_le_bytes(bytes(input)?);
                 let inode = u64::from_le_bytes(bytes(input)?);
-                let path = counted(input, MAX_PATH)?;
-                Record::File {
-                    token,
-                    device,
-                    inode,
-                    path: PathBuf::from(OsString::from_vec(path)),
+                let path = PathBuf::from(OsString::from_vec(counted(input, MAX_PATH)?));
+                if tag == b'F' {
+                    Record::File {
+                        token,
+                        device,
+                        inode,
+                        path,
+                    }
+                } else {
+                    Record::TraceInstance {
+                        token,
+                        device,
+                        inode,
+                        path,
+                    }
                 }
             }
             b'W' => Record::Setting {
@@ -369,6 +424,7 @@ impl Record {
         match self {
             Record::SemaphoreSet { token, .. }
             | Record::File { token, .. }
+            | Record::TraceInstance { token, .. }
             | Record::Setting { token, .. }
             | Record::Forget { token } => *token,
         }
@@ -392,6 +448,20 @@ impl Record {
                         .map_err(|e| format!("cannot remove '{}': {e}", path.display()))
                 }
                 // Gone, or another file by now: not ours to remove.
+                _ => Ok(()),
+            },
+            Record::TraceInstance {
+                device,
+                inode,
+                path,
+                ..
+            } => match std::fs::symlink_metadata(path) {
+                Ok(meta) if meta.dev() == *device && meta.ino() == *inode => {
+                    rtlat_sys::trace_instance::remove_instance_dir(path).map_err(|e| {
+                        format!("cannot remove trace instance '{}': {e}", path.display())
+                    })
+                }
+                // Gone, or another instance by now: not ours to remove.
                 _ => Ok(()),
             },
             Record::Setting { path, previous, .. } => std::fs::write(path, previous)
@@ -418,10 +488,17 @@ fn left_over(input: impl Read) -> Vec<Record> {
 /// on standard input until it ends, then removes what is left. Exit status
 /// 0, or 1 after one line per object it failed to remove.
 pub fn janitor_main() -> u8 {
+    clean_up(io::stdin().lock(), &mut io::stderr())
+}
+
+/// Reads the announcements from `input` until it ends, then removes what
+/// is left; one line to `errors` per object it failed to remove. Exit
+/// status 0, or 1 after such a line.
+fn clean_up(input: impl Read, errors: &mut impl Write) -> u8 {
     let mut status = 0;
-    for record in left_over(io::stdin().lock()) {
+    for record in left_over(input) {
         if let Err(message) = record.remove() {
-            let _ = writeln!(io::stderr(), "rtlat-janitor: {message}");
+            let _ = writeln!(errors, "rtlat-janitor: {message}");
             status = 1;
         }
     }
@@ -450,6 +527,12 @@ mod tests {
                 token: 2,
                 path: PathBuf::from("/sys/devices/system/cpu/cpu1/cpuidle/state1/disable"),
                 previous: b"0".to_vec(),
+            },
+            Record::TraceInstance {
+                token: 3,
+                device: 13,
+                inode: 738574,
+                path: PathBuf::from("/sys/kernel/tracing/instances/rtlat-4242"),
             },
             Record::Forget { token: 0 },
         ];
@@ -520,5 +603,61 @@ mod tests {
         // Removing what is gone already is no error.
         set_record.remove().unwrap();
         records[0].remove().unwrap();
+    }
+
+    #[test]
+    fn an_announced_trace_instance_is_removed_once_the_pipe_closes() {
+        use rtlat_sys::trace_instance::{InstanceSpec, TraceInstance};
+        let test = "an_announced_trace_instance_is_removed";
+        if rtlat_sys::system::effective_uid() != 0 {
+            println!("SKIPPED {test}: not root");
+            return;
+        }
+        let Some(tracing) = rtlat_sys::tracefs::tracing_dir() else {
+            println!("SKIPPED {test}: no tracefs is mounted");
+            return;
+        };
+        let mut spec = InstanceSpec::for_run(&[0], 16);
+        spec.name = format!("rtlat-{}-janitor-test", std::process::id());
+        let instance = TraceInstance::create(&tracing, &spec).unwrap();
+        let dir = instance.dir().to_path_buf();
+        let meta = std::fs::metadata(&dir).unwrap();
+        let kept = Record::TraceInstance {
+            token: 0,
+            device: meta.dev(),
+            inode: meta.ino(),
+            path: dir.clone(),
+        };
+        // As after a SIGKILL: announced, never forgotten nor removed.
+        std::mem::forget(instance);
+        let (reader, mut writer) = io::pipe().unwrap();
+        let janitor = std::thread::spawn(move || {
+            let mut errors = Vec::new();
+            (clean_up(reader, &mut errors), errors)
+        });
+        writer.write_all(&kept.encode()).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(dir.exists(), "kept while the pipe is open");
+        drop(writer);
+        let (status, errors) = janitor.join().unwrap();
+        assert_eq!((status, String::from_utf8_lossy(&errors)), (0, "".into()));
+        assert!(!dir.exists(), "removed at the end of the pipe");
+        // Gone already: no error.
+        kept.remove().unwrap();
+    }
+
+    #[test]
+    fn a_trace_instance_of_another_inode_is_not_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let meta = std::fs::metadata(dir.path()).unwrap();
+        Record::TraceInstance {
+            token: 0,
+            device: meta.dev(),
+            inode: meta.ino() + 1,
+            path: dir.path().to_path_buf(),
+        }
+        .remove()
+        .unwrap();
+        assert!(dir.path().exists());
     }
 }

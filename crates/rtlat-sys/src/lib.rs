@@ -25,6 +25,7 @@ pub mod system;
 pub mod thread;
 pub mod timer;
 pub mod timerfd;
+pub mod trace_instance;
 pub mod tracefs;
 pub mod tsc;
 pub mod usage;
