@@ -415,6 +415,30 @@ fn hand_built_page_of_every_header_kind() {
 }
 
 #[test]
+fn length_word_that_is_not_a_multiple_of_four_keeps_the_next_event_aligned() {
+    // 6 record bytes (id and a marker) + the length word itself: 10; the
+    // record is stored in 8 bytes, as the kernel keeps every event aligned.
+    let record = record_words(1);
+    let mut words = vec![
+        header(0, 2),
+        10,
+        record[0],
+        record[1] & u32::from_ne_bytes([0xff, 0xff, 0, 0]),
+    ];
+    words.push(header(2, 3));
+    words.extend(record_words(2));
+    let page = build_page(0, 0, &words, &[]);
+    let layout = recorded_layout();
+    let decoded = TracePage::parse(&layout, &page).unwrap();
+    let lengths: Vec<usize> = decoded
+        .events()
+        .map(|event| event.unwrap().record.len())
+        .collect();
+    assert_eq!(lengths, [6, 8]);
+    assert_eq!(decode(&page).expect("decodes"), [(2, 1), (5, 2)]);
+}
+
+#[test]
 fn padding_without_delta_ends_the_page() {
     let mut words = vec![header(2, 3)];
     words.extend(record_words(1));
