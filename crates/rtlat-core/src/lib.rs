@@ -24,4 +24,5 @@ pub mod phase;
 pub mod report;
 pub mod ring;
 pub mod stats;
+pub mod trace;
 pub mod units;
