@@ -212,11 +212,15 @@ impl<'a> IntervalWriter<'a> {
             .saturating_add(self.length_ns.saturating_mul(index as i64 + 1));
     }
 
-    /// Seals the interval in progress as the last, partial one (at the end
-    /// of the loop), if it holds a sample.
-    pub fn finish(&mut self, overruns: u64) {
+    /// Seals the interval in progress (at the end of the loop), if it holds
+    /// a sample: whole when its last deadline was sampled (the one after
+    /// the latest sample, `period_ns` later, is at or past its end: a run
+    /// ended by its duration on a late last wake-up), else as the last,
+    /// partial one.
+    pub fn finish(&mut self, overruns: u64, period_ns: i64) {
         if self.current.cycles > 0 {
-            self.seal_current(overruns, true);
+            let whole = self.last_deadline_ns.saturating_add(period_ns) >= self.end_ns;
+            self.seal_current(overruns, !whole);
         }
     }
 
@@ -320,7 +324,7 @@ mod tests {
             (0, false, 1_100)
         );
         assert_eq!(log.origin_ns(), Some(1_000));
-        w.finish(1);
+        w.finish(1, 30);
         let last = collect(&mut reader, &log);
         assert_eq!(last.len(), 1);
         assert_eq!((last[0].index, last[0].cycles, last[0].sum_ns), (1, 2, 15));
@@ -330,12 +334,44 @@ mod tests {
     }
 
     #[test]
+    fn an_interval_whose_last_deadline_was_sampled_is_whole() {
+        // Deadlines every 30 ns from 0 in intervals of 90: the run ends
+        // (its duration reached on a late wake-up) after the sample of the
+        // deadline 60, the last of interval 0.
+        let log = IntervalLog::new(8).unwrap();
+        let mut w = IntervalWriter::new(&log, 0, 90);
+        for deadline in [0, 30, 60] {
+            w.add(deadline, 1, 0);
+        }
+        w.finish(0, 30);
+        let mut reader = IntervalReader::new();
+        let got = collect(&mut reader, &log);
+        assert_eq!(got.len(), 1);
+        assert_eq!(
+            (got[0].cycles, got[0].partial, got[0].end_ns),
+            (3, false, 90)
+        );
+        // One deadline short of the end: partial.
+        let log = IntervalLog::new(8).unwrap();
+        let mut w = IntervalWriter::new(&log, 0, 90);
+        for deadline in [0, 30] {
+            w.add(deadline, 1, 0);
+        }
+        w.finish(0, 30);
+        let got = collect(&mut IntervalReader::new(), &log);
+        assert_eq!(
+            (got[0].cycles, got[0].partial, got[0].end_ns),
+            (2, true, 30)
+        );
+    }
+
+    #[test]
     fn a_late_deadline_skips_the_empty_intervals() {
         let log = IntervalLog::new(8).unwrap();
         let mut w = IntervalWriter::new(&log, 0, 10);
         w.add(0, 1, 0);
         w.add(35, 2, 0);
-        w.finish(0);
+        w.finish(0, 1);
         let mut reader = IntervalReader::new();
         let got = collect(&mut reader, &log);
         let indices: Vec<u64> = got.iter().map(|r| r.index).collect();
@@ -370,7 +406,7 @@ mod tests {
             for k in 0..300_000i64 {
                 w.add(k, k / 3, 0);
             }
-            w.finish(0);
+            w.finish(0, 1);
         });
         let mut reader = IntervalReader::new();
         let mut seen = 0u64;

@@ -123,7 +123,7 @@ pub fn measure<S: TimeSource>(
     );
     writer.finish();
     if let Some(intervals) = intervals.as_mut() {
-        intervals.finish(writer.overruns());
+        intervals.finish(writer.overruns(), params.interval.as_nanos());
     }
     if let Some(phases) = phases.as_mut() {
         phases.finish(writer.overruns());
