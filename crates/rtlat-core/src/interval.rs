@@ -212,14 +212,16 @@ impl<'a> IntervalWriter<'a> {
             .saturating_add(self.length_ns.saturating_mul(index as i64 + 1));
     }
 
-    /// Seals the interval in progress (at the end of the loop), if it holds
-    /// a sample: whole when its last deadline was sampled (the one after
-    /// the latest sample, `period_ns` later, is at or past its end: a run
-    /// ended by its duration on a late last wake-up), else as the last,
-    /// partial one.
-    pub fn finish(&mut self, overruns: u64, period_ns: i64) {
+    /// Seals the interval in progress (at the end of the loop, at
+    /// `ended_ns` on the run's clock), if it holds a sample: whole when the
+    /// run got through it (its last deadline was sampled: the next one,
+    /// `period_ns` after the latest, is at or past its end; or the run
+    /// ended at or after its end, as a run ended by its duration on a late
+    /// last wake-up does), else as the last, partial one.
+    pub fn finish(&mut self, overruns: u64, period_ns: i64, ended_ns: i64) {
         if self.current.cycles > 0 {
-            let whole = self.last_deadline_ns.saturating_add(period_ns) >= self.end_ns;
+            let whole = self.last_deadline_ns.saturating_add(period_ns) >= self.end_ns
+                || ended_ns >= self.end_ns;
             self.seal_current(overruns, !whole);
         }
     }
@@ -324,7 +326,7 @@ mod tests {
             (0, false, 1_100)
         );
         assert_eq!(log.origin_ns(), Some(1_000));
-        w.finish(1, 30);
+        w.finish(1, 30, 1_160);
         let last = collect(&mut reader, &log);
         assert_eq!(last.len(), 1);
         assert_eq!((last[0].index, last[0].cycles, last[0].sum_ns), (1, 2, 15));
@@ -343,7 +345,7 @@ mod tests {
         for deadline in [0, 30, 60] {
             w.add(deadline, 1, 0);
         }
-        w.finish(0, 30);
+        w.finish(0, 30, 70);
         let mut reader = IntervalReader::new();
         let got = collect(&mut reader, &log);
         assert_eq!(got.len(), 1);
@@ -351,13 +353,26 @@ mod tests {
             (got[0].cycles, got[0].partial, got[0].end_ns),
             (3, false, 90)
         );
-        // One deadline short of the end: partial.
+        // One deadline short of the end, but the run ended past it (the
+        // wake-up for the deadline 30 came at 95): whole.
         let log = IntervalLog::new(8).unwrap();
         let mut w = IntervalWriter::new(&log, 0, 90);
         for deadline in [0, 30] {
             w.add(deadline, 1, 0);
         }
-        w.finish(0, 30);
+        w.finish(0, 30, 95);
+        let got = collect(&mut IntervalReader::new(), &log);
+        assert_eq!(
+            (got[0].cycles, got[0].partial, got[0].end_ns),
+            (2, false, 90)
+        );
+        // One deadline short of the end, ended before it: partial.
+        let log = IntervalLog::new(8).unwrap();
+        let mut w = IntervalWriter::new(&log, 0, 90);
+        for deadline in [0, 30] {
+            w.add(deadline, 1, 0);
+        }
+        w.finish(0, 30, 45);
         let got = collect(&mut IntervalReader::new(), &log);
         assert_eq!(
             (got[0].cycles, got[0].partial, got[0].end_ns),
@@ -371,7 +386,7 @@ mod tests {
         let mut w = IntervalWriter::new(&log, 0, 10);
         w.add(0, 1, 0);
         w.add(35, 2, 0);
-        w.finish(0, 1);
+        w.finish(0, 1, 36);
         let mut reader = IntervalReader::new();
         let got = collect(&mut reader, &log);
         let indices: Vec<u64> = got.iter().map(|r| r.index).collect();
@@ -406,7 +421,7 @@ mod tests {
             for k in 0..300_000i64 {
                 w.add(k, k / 3, 0);
             }
-            w.finish(0, 1);
+            w.finish(0, 1, 300_000);
         });
         let mut reader = IntervalReader::new();
         let mut seen = 0u64;

@@ -123,7 +123,8 @@ pub fn measure<S: TimeSource>(
     );
     writer.finish();
     if let Some(intervals) = intervals.as_mut() {
-        intervals.finish(writer.overruns(), params.interval.as_nanos());
+        let ended = time::to_nanos(&source.now());
+        intervals.finish(writer.overruns(), params.interval.as_nanos(), ended);
     }
     if let Some(phases) = phases.as_mut() {
         phases.finish(writer.overruns());

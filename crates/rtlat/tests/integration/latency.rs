@@ -427,3 +427,18 @@ fn freeze_marks_the_trace_at_new_maxima() {
         assert_eq!(count, 1, "the trace stops at the first one");
     }
 }
+
+#[test]
+fn a_last_wake_up_late_past_the_end_still_completes_the_last_second() {
+    // Seed 2426 wakes up 2.7 ms late for one of the last deadlines of the
+    // second second, past the end of the run: that second was measured
+    // through, so it gets its RTD line and counts in the RTS line.
+    let text = synthetic_latency(2426, &["-T", "2", "-p", "1000"]);
+    check_invariants(&text, 2);
+    let rts = text.lines().find(|l| l.starts_with("RTS|")).unwrap();
+    assert!(rts.ends_with("00:00:02/00:00:02"), "{text}");
+    assert!(
+        rts.contains("2742.412"),
+        "the late wake-up is the maximum: {text}"
+    );
+}
