@@ -33,20 +33,21 @@ use crate::stdio::note;
 /// none (signaltest's ring, an IPC run with `-i 0`): cyclictest's default.
 pub const DEFAULT_INTERVAL_US: u64 = 1000;
 
-/// The audit of the machine for `request` when the run `records` it in a
-/// result or shows or gates on its verdict; `None` for a pinned host, or (after one line on stderr) when
-/// it could not be made.
-pub fn audit_run(host: Host, records: bool, request: &Request) -> Option<Audit> {
-    match (host, records) {
+/// The audit of the machine for `request` when the run `shows` it or its
+/// verdict (`--json`, `--verdict`) or when its `gates` judge the verdict
+/// (whose set-up reasons come from the audit); `None` otherwise, for a
+/// pinned host, or (after one line on stderr) when it could not be made.
+pub fn audit_run(
+    host: Host,
+    shows: bool,
+    gates: Option<&crate::gate::GatePlan>,
+    request: &Request,
+) -> Option<Audit> {
+    let needed = shows || gates.is_some_and(crate::gate::GatePlan::judges_verdict);
+    match (host, needed) {
         (Host::Real, true) => audit_of(Path::new("/"), request),
         _ => None,
     }
-}
-
-/// Whether `gates` judge the run's verdict (whose set-up reasons come from
-/// the audit).
-pub fn judges_verdict(gates: Option<&crate::gate::GatePlan>) -> bool {
-    gates.is_some_and(crate::gate::GatePlan::judges_verdict)
 }
 
 /// The audit of the tree under `root`; `None` after one line on stderr
@@ -95,11 +96,7 @@ pub fn audit_cyclic_run(
     shows: bool,
     gates: Option<&crate::gate::GatePlan>,
 ) -> Option<Audit> {
-    audit_run(
-        host,
-        shows || judges_verdict(gates),
-        &cyclic_request(engine),
-    )
+    audit_run(host, shows, gates, &cyclic_request(engine))
 }
 
 /// The audit request of a run of the cyclic engine: its threads' CPUs,
@@ -152,8 +149,8 @@ mod tests {
 
     #[test]
     fn a_pinned_host_or_a_run_without_a_result_makes_no_audit() {
-        assert!(audit_run(Host::Pinned, true, &Request::default()).is_none());
-        assert!(audit_run(Host::Real, false, &Request::default()).is_none());
+        assert!(audit_run(Host::Pinned, true, None, &Request::default()).is_none());
+        assert!(audit_run(Host::Real, false, None, &Request::default()).is_none());
     }
 
     #[test]

@@ -82,9 +82,8 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let mut out = Stdout::new(false);
     let audit = run_audit::audit_run(
         host,
-        settings.json.is_some()
-            || settings.verdict
-            || run_audit::judges_verdict(settings.gates.as_ref()),
+        settings.json.is_some() || settings.verdict,
+        settings.gates.as_ref(),
         &audit_request(&settings.engine),
     );
     let trace = if synthetic {

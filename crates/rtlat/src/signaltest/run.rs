@@ -66,6 +66,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let audit = run_audit::audit_run(
         host,
         settings.json.is_some() || settings.verdict,
+        None,
         &run_audit::request(
             ring.threads.iter().map(|t| t.cpu),
             ring.needs_realtime().then(|| ring.max_priority()),
