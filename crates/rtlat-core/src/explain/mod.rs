@@ -8,10 +8,20 @@
 //! follows every wake-up of the measured threads to record their IRQ and
 //! thread latencies ([`latencies`]). Pure analysis: no file, no thread.
 
+pub mod attribute;
 pub mod events;
+pub mod latencies;
 pub mod window;
 
+#[cfg(test)]
+mod scenario;
+
+pub use attribute::{
+    Attribution, Cause, CauseKind, Component, ComponentName, ExplainContext, Explanation,
+    SUM_TOLERANCE_NS, Sample, explain, explain_final,
+};
 pub use events::{
     Comm, DecoderError, EventDecoder, EventKind, IrqNames, KernelEvent, PageItem, Vector,
 };
+pub use latencies::{ThreadLatencies, WakeupTracker};
 pub use window::{CpuWindows, LostCount, WindowTotals};
