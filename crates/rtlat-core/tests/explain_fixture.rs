@@ -3,9 +3,13 @@
 //! formats' required events and fields, and an explanation of a recorded
 //! wake-up.
 
+use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::explain::events::{EventKind, LEAVING_IDLE, PageItem, softirq_name};
-use rtlat_core::explain::{DecoderError, EventDecoder, KernelEvent};
+use rtlat_core::explain::{
+    DecoderError, EventDecoder, ExplainConfig, ExplainContext, Explainer, KernelEvent, Sample,
+};
 use rtlat_core::trace::{EventFormat, EventFormats, LostEvents};
+use rtlat_core::units::Nanos;
 
 mod common;
 use common::*;
@@ -343,4 +347,134 @@ fn hand_built_records_of_the_events_not_recorded() {
     unknown[..2].copy_from_slice(&9_999u16.to_ne_bytes());
     assert_eq!(decoder.decode(0, &trace_event(&unknown, 1)), None);
     assert_eq!(decoder.undecodable(), 2);
+}
+
+/// The measured thread of the recording.
+const RECORDED_TID: i32 = 31_294;
+
+#[test]
+fn recorded_wake_ups_explained_from_the_pages() {
+    let formats = decoder_formats();
+    let layout = recorded_layout();
+    let plan = DistributionPlan::new(1_000, Nanos::from_micros(2_000)).expect("plan");
+    let config = ExplainConfig {
+        keep: 3,
+        window_ns: 1_000_000_000,
+        give_up_ns: 200_000_000,
+    };
+    let mut explainer = Explainer::new(
+        &formats,
+        layout,
+        &[0],
+        &[(0, RECORDED_TID, 1_000_000)],
+        plan,
+        config,
+    )
+    .expect("explainer");
+    for page in recorded_pages().chunks(layout.page_size_bytes()) {
+        explainer.feed_page(0, page).expect("page");
+    }
+    explainer.end_of_batch();
+
+    // Samples built from the recorded wake-ups: the deadline 3 µs before
+    // the timer's handler, the clock read 2 µs after the switch in.
+    let mut decoder = EventDecoder::new(&formats).expect("decoder");
+    let (_, events) = decode_recorded_pages(&mut decoder);
+    let mut samples = Vec::new();
+    for (index, event) in events.iter().enumerate() {
+        let EventKind::HrtimerExpireEntry { .. } = event.kind else {
+            continue;
+        };
+        let wakes_ours = matches!(
+            events.get(index + 1).map(|e| e.kind),
+            Some(EventKind::Waking {
+                pid: RECORDED_TID,
+                ..
+            })
+        );
+        let switch_in = events[index..].iter().find(|e| {
+            matches!(
+                e.kind,
+                EventKind::Switch {
+                    next_pid: RECORDED_TID,
+                    ..
+                }
+            )
+        });
+        if let (true, Some(switch_in)) = (wakes_ours, switch_in) {
+            let deadline_ns = event.ts_ns - 3_000;
+            let wake_ns = switch_in.ts_ns + 2_000;
+            samples.push(Sample {
+                thread: 0,
+                tid: RECORDED_TID,
+                deadline_ns,
+                wake_ns,
+                latency_ns: wake_ns - deadline_ns,
+            });
+        }
+    }
+    assert!(samples.len() > 20, "{} wake-ups", samples.len());
+    for sample in &samples {
+        explainer.offer(*sample);
+    }
+    let report = explainer.finish(&ExplainContext::events_only());
+    assert_eq!(report.events, events.len() as u64);
+    assert!(report.lost_events > 0);
+    assert_eq!(report.undecodable, 0);
+    assert_eq!(report.explanations.len(), 3);
+    let mut worst: Vec<i64> = samples.iter().map(|s| s.latency_ns).collect();
+    worst.sort_unstable_by(|a, b| b.cmp(a));
+    let explained: Vec<i64> = report.explanations.iter().map(|e| e.latency_ns).collect();
+    assert_eq!(explained, worst[..3]);
+    for explanation in &report.explanations {
+        assert!(explanation.is_consistent(), "{explanation:#?}");
+        assert_eq!(explanation.unexplained_ns, 0);
+        assert_eq!(explanation.components[0].ns, 3_000);
+        assert_eq!(explanation.components[3].ns, 2_000);
+        assert!(!explanation.window_short);
+        assert_eq!(explanation.cpu, Some(0));
+        for component in &explanation.components {
+            let causes: i64 = component.causes.iter().map(|cause| cause.ns).sum();
+            assert_eq!(causes, component.ns.max(0), "{component:?}");
+        }
+        let first = explanation.evidence.first().expect("evidence");
+        assert!(first.ts_ns >= explanation.deadline_ns - 100_000);
+        assert!(explanation.evidence.iter().any(|event| matches!(
+            event.kind,
+            EventKind::Waking {
+                pid: RECORDED_TID,
+                ..
+            }
+        )));
+    }
+}
+
+#[test]
+fn decoding_allocates_nothing_once_the_irq_names_are_known() {
+    let mut decoder = EventDecoder::new(&decoder_formats()).expect("decoder");
+    let layout = recorded_layout();
+    let pages = recorded_pages();
+    let decode_all = |decoder: &mut EventDecoder| {
+        let mut decoded = 0u64;
+        for page in pages.chunks(layout.page_size_bytes()) {
+            decoder
+                .decode_page(0, &layout, page, |item| {
+                    if let PageItem::Event(_) = item {
+                        decoded += 1;
+                    }
+                })
+                .expect("page");
+        }
+        decoded
+    };
+    let first = allocation_counter::measure(|| {
+        decode_all(&mut decoder);
+    });
+    assert!(first.count_total > 0, "the IRQ's name is stored once");
+    let mut decoded = 0;
+    let again = allocation_counter::measure(|| {
+        decoded = decode_all(&mut decoder);
+    });
+    assert!(decoded > 500);
+    assert_eq!(again.count_total, 0);
 }

@@ -960,17 +960,11 @@ fn task_cause(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explain::scenario::{SWAPPER, Scenario, Task};
+    use crate::explain::scenario::{SPIN, SWAPPER, Scenario, THREAD, Task, US};
     use crate::trace::LostEvents;
 
     const D: i64 = 1_000_000_000;
-    const US: i64 = 1_000;
     const TIMER: u64 = 0xffff_8000_0000_1000;
-    const THREAD: Task = Task {
-        comm: "rtlat-t0",
-        pid: 100,
-        prio: 19,
-    };
 
     fn windows_of(scenario: &Scenario, cpus: &[usize]) -> CpuWindows {
         let mut windows = CpuWindows::new(cpus, 1_000_000_000);
@@ -1025,20 +1019,15 @@ mod tests {
     /// A task running when the timer expires, preempting it, then an IRQ
     /// and a softirq inside it before the thread gets the CPU.
     fn busy_cpu() -> Scenario {
-        let spin = Task {
-            comm: "spin",
-            pid: 4242,
-            prio: 9,
-        };
         let mut scenario = Scenario::new();
         scenario
-            .switch(D - 500 * US, 0, THREAD, 1, spin)
+            .switch(D - 500 * US, 0, THREAD, 1, SPIN)
             .vector(0, Vector::LocalTimer, D + 3 * US, D + 8 * US)
             .timer_fires(0, TIMER, D + 5 * US, D + 7 * US, Some(THREAD))
             .irq(0, 40, D + 100 * US, D + 120 * US)
             .softirq(0, 3, D + 120 * US, D + 150 * US)
-            .switch(D + 306 * US, 0, spin, 1, THREAD)
-            .switch(D + 315 * US, 0, THREAD, 1, spin);
+            .switch(D + 306 * US, 0, SPIN, 1, THREAD)
+            .switch(D + 315 * US, 0, THREAD, 1, SPIN);
         scenario
     }
 

@@ -262,10 +262,7 @@ impl WakeupTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explain::scenario::{SWAPPER, Scenario, Task};
-
-    const US: i64 = 1_000;
-    const MS: i64 = 1_000_000;
+    use crate::explain::scenario::{MS, SWAPPER, Scenario, Task, US};
 
     fn plan() -> DistributionPlan {
         DistributionPlan::new(1_000, Nanos::from_micros(2_000)).expect("plan")

@@ -18,6 +18,23 @@ pub const SWAPPER: Task = Task {
     prio: 120,
 };
 
+/// The measured thread of the scenarios.
+pub const THREAD: Task = Task {
+    comm: "rtlat-t0",
+    pid: 100,
+    prio: 19,
+};
+
+/// A FIFO task of priority 90 that spins.
+pub const SPIN: Task = Task {
+    comm: "spin",
+    pid: 4242,
+    prio: 9,
+};
+
+pub const US: i64 = 1_000;
+pub const MS: i64 = 1_000_000;
+
 /// Events in the making, each CPU's current task followed.
 #[derive(Debug, Default)]
 pub struct Scenario {
