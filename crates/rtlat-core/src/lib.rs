@@ -14,6 +14,7 @@ pub mod config;
 pub mod cpuset;
 pub mod distribution;
 pub mod engine;
+pub mod explain;
 pub mod footprint;
 pub mod helper;
 pub mod interval;

@@ -1,0 +1,1383 @@
+//! One late sample explained: its latency cut into the four stages of a
+//! timer wake-up, each with what the CPU did meanwhile.
+//!
+//! The stages telescope between anchors found in the windows:
+//!
+//! ```text
+//! deadline ── irq_latency ──> timer handler starts ── handler_to_wakeup ──>
+//! sched_waking ── thread_latency ──> sched_switch into the thread ──
+//! return_to_user ──> the thread reads its clock (wake)
+//! ```
+//!
+//! so that with every anchor found they add up to the sample's latency
+//! (within [`SUM_TOLERANCE_NS`]: the trace clock and the thread's clock are
+//! the same CLOCK_MONOTONIC, read at slightly different instants). Within a
+//! stage, each instant is given to what was innermost on the CPU then: an
+//! NMI, else the innermost interrupt handler, softirq, vector or timer
+//! callback, else the running task or the idle state.
+
+use std::collections::HashMap;
+
+use super::events::{Comm, EventKind, IrqNames, KernelEvent, LEAVING_IDLE, Vector, softirq_name};
+use super::window::{CpuWindows, LostCount};
+
+/// How far the components' sum may miss the latency, and how far below
+/// zero a component may be, when every anchor was found: two clock reads
+/// of different code paths. An explanation is complete and consistent when
+/// `|unexplained_ns| <= SUM_TOLERANCE_NS` and every component is at least
+/// `-SUM_TOLERANCE_NS`.
+pub const SUM_TOLERANCE_NS: i64 = 2_000;
+
+/// How long before the deadline a wake-up (or the timer's handler) may be
+/// stamped and still be this sample's.
+pub const WAKING_LEAD_NS: i64 = 10_000;
+
+/// How long before the deadline the evidence begins.
+pub const EVIDENCE_LEAD_NS: i64 = 100_000;
+
+/// How far before a stage the CPU's state (task, idle, interrupts) is
+/// replayed from.
+const REPLAY_LEAD_NS: i64 = 10_000_000;
+
+/// How far after a stage an NMI that overlaps it may be stamped (NMIs are
+/// stamped when they end).
+const NMI_LAG_NS: i64 = 1_000_000;
+
+/// A candidate sample of a measuring thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    /// The thread's index in the run.
+    pub thread: usize,
+    /// Its kernel thread id.
+    pub tid: i32,
+    /// The programmed expiry, CLOCK_MONOTONIC ns.
+    pub deadline_ns: i64,
+    /// The thread's clock read after its wait returned, ns.
+    pub wake_ns: i64,
+    /// `wake_ns - deadline_ns`.
+    pub latency_ns: i64,
+}
+
+/// The result of trying to explain a sample.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Attribution {
+    /// Explained with what the windows hold.
+    Explained(Explanation),
+    /// The events up to the wake-up have not all been read yet on the CPUs
+    /// concerned: try again later.
+    NotYet,
+}
+
+/// The four stages of a timer wake-up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ComponentName {
+    /// From the programmed expiry to the timer's handler starting.
+    IrqLatency,
+    /// From the handler starting to it waking the thread.
+    HandlerToWakeup,
+    /// From the waking to the switch into the thread.
+    ThreadLatency,
+    /// From the switch to the thread reading its clock.
+    ReturnToUser,
+}
+
+impl ComponentName {
+    /// The name in outputs (`irq_latency`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ComponentName::IrqLatency => "irq_latency",
+            ComponentName::HandlerToWakeup => "handler_to_wakeup",
+            ComponentName::ThreadLatency => "thread_latency",
+            ComponentName::ReturnToUser => "return_to_user",
+        }
+    }
+}
+
+/// What kind of thing took a cause's time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CauseKind {
+    /// A task that ran.
+    Task,
+    /// A hardware interrupt handler.
+    Irq,
+    /// A softirq.
+    Softirq,
+    /// A non-maskable interrupt.
+    Nmi,
+    /// An x86 interrupt vector.
+    Vector,
+    /// An inter-processor interrupt.
+    Ipi,
+    /// The CPU in an idle state.
+    Idle,
+    /// An hrtimer callback.
+    TimerHandler,
+    /// Time no traced event accounts for.
+    Unattributed,
+}
+
+impl CauseKind {
+    /// The name in outputs (`softirq`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CauseKind::Task => "task",
+            CauseKind::Irq => "irq",
+            CauseKind::Softirq => "softirq",
+            CauseKind::Nmi => "nmi",
+            CauseKind::Vector => "vector",
+            CauseKind::Ipi => "ipi",
+            CauseKind::Idle => "idle",
+            CauseKind::TimerHandler => "timer_handler",
+            CauseKind::Unattributed => "unattributed",
+        }
+    }
+}
+
+/// One thing that took part of a component's time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cause {
+    /// What kind of thing.
+    pub kind: CauseKind,
+    /// Its name: a task's comm, an IRQ's handler name, a softirq vector,
+    /// an idle state with its exit latency.
+    pub name: String,
+    /// Its time in the component, ns.
+    pub ns: i64,
+    /// A task's pid.
+    pub pid: Option<i32>,
+    /// A task's scheduling policy (`fifo`, `other`, ...).
+    pub policy: Option<String>,
+    /// A task's priority: real-time priority, or nice for `other`.
+    pub priority: Option<i32>,
+}
+
+impl Cause {
+    fn named(kind: CauseKind, name: impl Into<String>, ns: i64) -> Cause {
+        Cause {
+            kind,
+            name: name.into(),
+            ns,
+            pid: None,
+            policy: None,
+            priority: None,
+        }
+    }
+}
+
+/// One stage of the latency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Component {
+    /// Which stage.
+    pub name: ComponentName,
+    /// Its length, ns (may be slightly negative: see [`SUM_TOLERANCE_NS`]).
+    pub ns: i64,
+    /// What took its time, largest first.
+    pub causes: Vec<Cause>,
+}
+
+/// A sample's latency explained.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explanation {
+    /// The thread's index.
+    pub thread: usize,
+    /// Its tid.
+    pub tid: i32,
+    /// The CPU it was switched in on (else the one it was woken for).
+    pub cpu: Option<usize>,
+    /// The sample's latency, ns.
+    pub latency_ns: i64,
+    /// The programmed expiry, ns.
+    pub deadline_ns: i64,
+    /// The thread's clock after the wait, ns.
+    pub wake_ns: i64,
+    /// The stages found, in order; a missing anchor leaves some out.
+    pub components: Vec<Component>,
+    /// The latency minus the components' sum.
+    pub unexplained_ns: i64,
+    /// Events the kernel lost on the CPUs concerned around the sample.
+    pub lost_events: u64,
+    /// Some of them in an unknown number.
+    pub lost_unknown: bool,
+    /// A window did not reach back to the deadline.
+    pub window_short: bool,
+    /// What could not be found, and why, in plain sentences.
+    pub notes: Vec<String>,
+    /// The events of the CPUs concerned from [`EVIDENCE_LEAD_NS`] before
+    /// the deadline to the wake-up, in time order.
+    pub evidence: Vec<KernelEvent>,
+}
+
+impl Explanation {
+    /// The sum of the components, ns.
+    pub fn components_sum_ns(&self) -> i64 {
+        self.components.iter().map(|component| component.ns).sum()
+    }
+
+    /// Every stage found, adding up to the latency within
+    /// [`SUM_TOLERANCE_NS`] with none below `-SUM_TOLERANCE_NS`.
+    pub fn is_consistent(&self) -> bool {
+        self.components.len() == 4
+            && self.unexplained_ns.abs() <= SUM_TOLERANCE_NS
+            && self
+                .components
+                .iter()
+                .all(|component| component.ns >= -SUM_TOLERANCE_NS)
+    }
+
+    /// The largest cause of the largest component.
+    pub fn dominant_cause(&self) -> Option<(&Component, &Cause)> {
+        let component = self
+            .components
+            .iter()
+            .max_by_key(|component| component.ns)?;
+        component.causes.first().map(|cause| (component, cause))
+    }
+}
+
+/// Facts about the system the events do not carry.
+pub struct ExplainContext<'a> {
+    /// An idle state of a CPU: its name and exit latency in ns.
+    pub idle_exit_latency: &'a dyn Fn(usize, u32) -> Option<(String, i64)>,
+    /// A task's scheduling policy and user priority.
+    pub task_policy: &'a dyn Fn(i32) -> Option<(String, i32)>,
+}
+
+impl std::fmt::Debug for ExplainContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExplainContext").finish_non_exhaustive()
+    }
+}
+
+fn no_idle_state(_cpu: usize, _state: u32) -> Option<(String, i64)> {
+    None
+}
+
+fn no_task_policy(_pid: i32) -> Option<(String, i32)> {
+    None
+}
+
+impl ExplainContext<'static> {
+    /// A context that knows nothing beyond the events: idle states by
+    /// number, policies from the kernel priorities.
+    pub fn events_only() -> ExplainContext<'static> {
+        ExplainContext {
+            idle_exit_latency: &no_idle_state,
+            task_policy: &no_task_policy,
+        }
+    }
+}
+
+/// Explains `sample` with the events the windows hold, or says to wait
+/// while a CPU's events up to the wake-up have not been read yet.
+pub fn explain(
+    windows: &CpuWindows,
+    names: &IrqNames,
+    sample: &Sample,
+    ctx: &ExplainContext<'_>,
+) -> Attribution {
+    attribute(windows, names, sample, ctx, false)
+}
+
+/// Explains `sample` with whatever the windows hold (never
+/// [`Attribution::NotYet`]): for a sample whose events are late or lost.
+pub fn explain_final(
+    windows: &CpuWindows,
+    names: &IrqNames,
+    sample: &Sample,
+    ctx: &ExplainContext<'_>,
+) -> Explanation {
+    match attribute(windows, names, sample, ctx, true) {
+        Attribution::Explained(explanation) => explanation,
+        Attribution::NotYet => never_explained(sample),
+    }
+}
+
+/// `attribute` with `final_attempt` never answers `NotYet`; should it ever,
+/// the sample is still reported, as unexplained.
+fn never_explained(sample: &Sample) -> Explanation {
+    Explanation {
+        thread: sample.thread,
+        tid: sample.tid,
+        cpu: None,
+        latency_ns: sample.latency_ns,
+        deadline_ns: sample.deadline_ns,
+        wake_ns: sample.wake_ns,
+        components: Vec::new(),
+        unexplained_ns: sample.latency_ns,
+        lost_events: 0,
+        lost_unknown: false,
+        window_short: false,
+        notes: vec!["the events of this sample could not be read".to_owned()],
+        evidence: Vec::new(),
+    }
+}
+
+/// The anchors of one wake-up found in the windows.
+#[derive(Debug, Clone, Copy)]
+struct Anchors {
+    waking: Option<KernelEvent>,
+    handler: Option<TimerEntry>,
+    switch_in: Option<KernelEvent>,
+}
+
+/// Our timer's callback starting.
+#[derive(Debug, Clone, Copy)]
+struct TimerEntry {
+    ts_ns: i64,
+    timer: u64,
+}
+
+fn find_anchors(windows: &CpuWindows, sample: &Sample) -> Anchors {
+    let earliest = sample.deadline_ns.saturating_sub(WAKING_LEAD_NS);
+    let waking = windows
+        .cpus()
+        .filter_map(|cpu| {
+            windows.events(cpu, earliest, sample.wake_ns).rev().find(
+                |event| matches!(event.kind, EventKind::Waking { pid, .. } if pid == sample.tid),
+            )
+        })
+        .max_by_key(|event| event.ts_ns)
+        .copied();
+    let handler = waking.and_then(|waking| enclosing_timer_handler(windows, &waking, earliest));
+    let switch_from = waking.map_or(earliest, |waking| waking.ts_ns);
+    let switch_to = sample.wake_ns.saturating_add(SUM_TOLERANCE_NS);
+    let switch_in = windows
+        .cpus()
+        .filter_map(|cpu| {
+            windows.events(cpu, switch_from, switch_to).find(|event| {
+                matches!(event.kind, EventKind::Switch { next_pid, .. } if next_pid == sample.tid)
+            })
+        })
+        .min_by_key(|event| event.ts_ns)
+        .copied();
+    Anchors {
+        waking,
+        handler,
+        switch_in,
+    }
+}
+
+/// The hrtimer callback the waking happened in: the latest one started
+/// before it on its CPU and not ended before it.
+fn enclosing_timer_handler(
+    windows: &CpuWindows,
+    waking: &KernelEvent,
+    earliest: i64,
+) -> Option<TimerEntry> {
+    let mut open: Option<TimerEntry> = None;
+    for event in windows.events(waking.cpu as usize, earliest, waking.ts_ns) {
+        if event == waking {
+            return open;
+        }
+        match event.kind {
+            EventKind::HrtimerExpireEntry { timer, .. } => {
+                open = Some(TimerEntry {
+                    ts_ns: event.ts_ns,
+                    timer,
+                });
+            }
+            EventKind::HrtimerExpireExit { timer } if open.is_some_and(|o| o.timer == timer) => {
+                open = None;
+            }
+            _ => {}
+        }
+    }
+    open
+}
+
+fn attribute(
+    windows: &CpuWindows,
+    names: &IrqNames,
+    sample: &Sample,
+    ctx: &ExplainContext<'_>,
+    final_attempt: bool,
+) -> Attribution {
+    let anchors = find_anchors(windows, sample);
+    let read_up_to = |cpu: u32, ts_ns: i64| {
+        windows
+            .latest_ns(cpu as usize)
+            .is_some_and(|latest| latest >= ts_ns)
+    };
+    let all_found = match (anchors.waking, anchors.switch_in) {
+        (Some(waking), Some(switch_in)) => {
+            read_up_to(switch_in.cpu, sample.wake_ns) && read_up_to(waking.cpu, switch_in.ts_ns)
+        }
+        _ => false,
+    };
+    let some_cpu_behind = windows.cpus().any(|cpu| {
+        windows
+            .latest_ns(cpu)
+            .is_none_or(|latest| latest < sample.wake_ns)
+    });
+    if !final_attempt && !all_found && some_cpu_behind {
+        return Attribution::NotYet;
+    }
+    Attribution::Explained(build_explanation(windows, names, sample, ctx, &anchors))
+}
+
+fn build_explanation(
+    windows: &CpuWindows,
+    names: &IrqNames,
+    sample: &Sample,
+    ctx: &ExplainContext<'_>,
+    anchors: &Anchors,
+) -> Explanation {
+    let mut notes = Vec::new();
+    let mut components = Vec::new();
+    let ours = Ours {
+        tid: sample.tid,
+        timer: anchors.handler.map(|handler| handler.timer),
+    };
+    let shares = |cpu: u32, from: i64, to: i64, stage: Stage| {
+        let replay = replay_span(windows, cpu as usize, from, to);
+        causes_of(names, ctx, cpu as usize, &replay, stage, ours)
+    };
+    match (anchors.waking, anchors.handler) {
+        (Some(waking), Some(handler)) => {
+            let cpu = waking.cpu;
+            components.push(Component {
+                name: ComponentName::IrqLatency,
+                ns: handler.ts_ns - sample.deadline_ns,
+                causes: shares(cpu, sample.deadline_ns, handler.ts_ns, Stage::IrqLatency),
+            });
+            components.push(Component {
+                name: ComponentName::HandlerToWakeup,
+                ns: waking.ts_ns - handler.ts_ns,
+                causes: shares(cpu, handler.ts_ns, waking.ts_ns, Stage::HandlerToWakeup),
+            });
+        }
+        (Some(_), None) => notes.push(
+            "the wake-up did not come from a timer handler: no IRQ latency can be measured"
+                .to_owned(),
+        ),
+        (None, _) => notes.push(format!(
+            "no wake-up (sched_waking) of thread {} was found from {} µs before the deadline \
+             to its clock read",
+            sample.tid,
+            WAKING_LEAD_NS / 1_000
+        )),
+    }
+    match (anchors.waking, anchors.switch_in) {
+        (Some(waking), Some(switch_in)) => components.push(Component {
+            name: ComponentName::ThreadLatency,
+            ns: switch_in.ts_ns - waking.ts_ns,
+            causes: shares(
+                switch_in.cpu,
+                waking.ts_ns,
+                switch_in.ts_ns,
+                Stage::ThreadLatency,
+            ),
+        }),
+        (_, None) => notes.push(format!(
+            "no switch into thread {} was found after its wake-up",
+            sample.tid
+        )),
+        (None, Some(_)) => {}
+    }
+    if let Some(switch_in) = anchors.switch_in {
+        components.push(Component {
+            name: ComponentName::ReturnToUser,
+            ns: sample.wake_ns - switch_in.ts_ns,
+            causes: shares(
+                switch_in.cpu,
+                switch_in.ts_ns,
+                sample.wake_ns,
+                Stage::ReturnToUser,
+            ),
+        });
+    }
+    for component in &components {
+        if component.ns < -SUM_TOLERANCE_NS {
+            notes.push(format!(
+                "{} is {} ns, below zero: the trace clock and the thread's clock disagree",
+                component.name.as_str(),
+                component.ns
+            ));
+        }
+    }
+    let unexplained_ns =
+        sample.latency_ns - components.iter().map(|component| component.ns).sum::<i64>();
+
+    let mut cpus: Vec<usize> = [anchors.waking, anchors.switch_in]
+        .iter()
+        .flatten()
+        .map(|event| event.cpu as usize)
+        .collect();
+    if cpus.is_empty() {
+        cpus = windows.cpus().collect();
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    let mut lost = LostCount::default();
+    let mut window_short = false;
+    for &cpu in &cpus {
+        let here = windows.lost_between(cpu, sample.deadline_ns, sample.wake_ns);
+        if here.any() {
+            notes.push(lost_note(cpu, here));
+        }
+        lost.known += here.known;
+        lost.unknown |= here.unknown;
+        if let Some(complete_from) = windows.complete_from(cpu)
+            && complete_from > sample.deadline_ns
+        {
+            window_short = true;
+            notes.push(format!(
+                "the events of CPU {cpu} are complete only from {} ns after the deadline: \
+                 what ran before is not known",
+                complete_from - sample.deadline_ns
+            ));
+        }
+    }
+    let evidence_from = sample.deadline_ns.saturating_sub(EVIDENCE_LEAD_NS);
+    let mut evidence: Vec<KernelEvent> = cpus
+        .iter()
+        .flat_map(|&cpu| windows.events(cpu, evidence_from, sample.wake_ns).copied())
+        .collect();
+    evidence.sort_by_key(|event| event.ts_ns);
+    let cpu = anchors
+        .switch_in
+        .map(|event| event.cpu as usize)
+        .or_else(|| match anchors.waking?.kind {
+            EventKind::Waking { target_cpu, .. } => usize::try_from(target_cpu).ok(),
+            _ => None,
+        });
+    Explanation {
+        thread: sample.thread,
+        tid: sample.tid,
+        cpu,
+        latency_ns: sample.latency_ns,
+        deadline_ns: sample.deadline_ns,
+        wake_ns: sample.wake_ns,
+        components,
+        unexplained_ns,
+        lost_events: lost.known,
+        lost_unknown: lost.unknown,
+        window_short,
+        notes,
+        evidence,
+    }
+}
+
+fn lost_note(cpu: usize, lost: LostCount) -> String {
+    match (lost.known, lost.unknown) {
+        (0, _) => format!(
+            "an unknown number of events were lost on CPU {cpu} around this sample: \
+             some causes may be missing"
+        ),
+        (known, false) => format!(
+            "{known} events were lost on CPU {cpu} around this sample: some causes may be missing"
+        ),
+        (known, true) => format!(
+            "{known} events and an unknown number more were lost on CPU {cpu} around this \
+             sample: some causes may be missing"
+        ),
+    }
+}
+
+/// Which stage a span is: it decides what a running task's time means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    IrqLatency,
+    HandlerToWakeup,
+    ThreadLatency,
+    ReturnToUser,
+}
+
+/// What a CPU can be doing, as far as the events tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Activity {
+    Task(i32),
+    Idle(u32),
+    Irq(i32),
+    Softirq(u32),
+    Vector(Vector),
+    Ipi,
+    TimerCallback { timer: u64, function: u64 },
+    Nmi(u64),
+}
+
+/// A task as the switches name it.
+#[derive(Debug, Clone, Copy)]
+struct TaskSeen {
+    comm: Comm,
+    prio: i32,
+}
+
+/// The time each activity had in a span, and the tasks' names.
+#[derive(Debug, Default)]
+struct Replay {
+    time: HashMap<Activity, i64>,
+    tasks: HashMap<i32, TaskSeen>,
+    /// The first activity in the order time went to it (for stable ties).
+    order: Vec<Activity>,
+}
+
+impl Replay {
+    fn add(&mut self, activity: Activity, ns: i64) {
+        if ns <= 0 {
+            return;
+        }
+        let entry = self.time.entry(activity).or_insert_with(|| {
+            self.order.push(activity);
+            0
+        });
+        *entry += ns;
+    }
+}
+
+/// The CPU's state while replaying its events.
+#[derive(Debug)]
+struct CpuState {
+    task: Option<i32>,
+    idle: Option<u32>,
+    /// Interrupt contexts and timer callbacks, innermost last.
+    nested: Vec<Activity>,
+}
+
+impl CpuState {
+    fn current(&self) -> Activity {
+        if let Some(&innermost) = self.nested.last() {
+            return innermost;
+        }
+        match (self.idle, self.task) {
+            (Some(state), _) => Activity::Idle(state),
+            (None, Some(pid)) => Activity::Task(pid),
+            (None, None) => Activity::Task(-1),
+        }
+    }
+
+    /// Ends the innermost context matching `ended` and any left open
+    /// inside it (their exits were not seen); an exit without an entry is
+    /// ignored.
+    fn leave(&mut self, ended: impl Fn(&Activity) -> bool) {
+        if let Some(position) = self.nested.iter().rposition(ended) {
+            self.nested.truncate(position);
+        }
+    }
+
+    fn apply(&mut self, event: &KernelEvent, tasks: &mut HashMap<i32, TaskSeen>) {
+        if self.task.is_none() && event.pid >= 0 {
+            self.task = Some(event.pid);
+        }
+        match event.kind {
+            EventKind::IrqEntry { irq } => self.nested.push(Activity::Irq(irq)),
+            EventKind::IrqExit { irq } => self.leave(|a| *a == Activity::Irq(irq)),
+            EventKind::SoftirqEntry { vec } => self.nested.push(Activity::Softirq(vec)),
+            EventKind::SoftirqExit { vec } => self.leave(|a| *a == Activity::Softirq(vec)),
+            EventKind::VectorEntry { vector } => self.nested.push(Activity::Vector(vector)),
+            EventKind::VectorExit { vector } => self.leave(|a| *a == Activity::Vector(vector)),
+            EventKind::IpiEntry => self.nested.push(Activity::Ipi),
+            EventKind::IpiExit => self.leave(|a| *a == Activity::Ipi),
+            EventKind::HrtimerExpireEntry {
+                timer, function, ..
+            } => self
+                .nested
+                .push(Activity::TimerCallback { timer, function }),
+            EventKind::HrtimerExpireExit { timer } => {
+                self.leave(|a| matches!(a, Activity::TimerCallback { timer: t, .. } if *t == timer))
+            }
+            EventKind::Switch {
+                prev_comm,
+                prev_pid,
+                prev_prio,
+                next_comm,
+                next_pid,
+                next_prio,
+                ..
+            } => {
+                // A switch happens in task context: whatever is open
+                // ended unseen.
+                self.nested.clear();
+                self.idle = None;
+                self.task = Some(next_pid);
+                tasks.entry(prev_pid).or_insert(TaskSeen {
+                    comm: prev_comm,
+                    prio: prev_prio,
+                });
+                tasks.insert(
+                    next_pid,
+                    TaskSeen {
+                        comm: next_comm,
+                        prio: next_prio,
+                    },
+                );
+            }
+            EventKind::CpuIdle { state } => {
+                self.idle = (state != LEAVING_IDLE).then_some(state);
+            }
+            EventKind::Waking {
+                pid, comm, prio, ..
+            } => {
+                tasks.entry(pid).or_insert(TaskSeen { comm, prio });
+            }
+            EventKind::HrtimerStart { .. } | EventKind::Nmi { .. } => {}
+        }
+    }
+}
+
+/// The state of `cpu` just before `at_ns`, from the events before it: the
+/// task of the last switch (else the current pid of the last event), idle
+/// if the last idle event after that switch entered a state.
+fn state_before(windows: &CpuWindows, cpu: usize, at_ns: i64) -> CpuState {
+    let mut state = CpuState {
+        task: None,
+        idle: None,
+        nested: Vec::new(),
+    };
+    let mut idle_known = false;
+    let mut newest_pid = None;
+    for event in windows.events_before(cpu, at_ns) {
+        newest_pid.get_or_insert(event.pid);
+        match event.kind {
+            EventKind::Switch { next_pid, .. } => {
+                state.task = Some(next_pid);
+                break;
+            }
+            EventKind::CpuIdle { state: idle } if !idle_known => {
+                idle_known = true;
+                state.idle = (idle != LEAVING_IDLE).then_some(idle);
+            }
+            _ => {}
+        }
+    }
+    if state.task.is_none() {
+        state.task = newest_pid;
+    }
+    state
+}
+
+/// Replays `cpu`'s events to give each instant of `[from, to]` to what was
+/// innermost then.
+fn replay_span(windows: &CpuWindows, cpu: usize, from: i64, to: i64) -> Replay {
+    let mut replay = Replay::default();
+    if to <= from {
+        return replay;
+    }
+    let replay_from = from.saturating_sub(REPLAY_LEAD_NS);
+    let mut state = state_before(windows, cpu, replay_from);
+    let nmis: Vec<(i64, i64, u64)> = windows
+        .events(cpu, from, to.saturating_add(NMI_LAG_NS))
+        .filter_map(|event| match event.kind {
+            EventKind::Nmi { handler, delta_ns } => Some((
+                event.ts_ns.saturating_sub(delta_ns.max(0)),
+                event.ts_ns,
+                handler,
+            )),
+            _ => None,
+        })
+        .collect();
+    let give = |replay: &mut Replay, activity: Activity, start: i64, end: i64| {
+        let start = start.max(from);
+        let end = end.min(to);
+        if end <= start {
+            return;
+        }
+        let mut in_nmis = 0;
+        for &(nmi_start, nmi_end, handler) in &nmis {
+            let overlap = end.min(nmi_end) - start.max(nmi_start);
+            if overlap > 0 {
+                replay.add(Activity::Nmi(handler), overlap);
+                in_nmis += overlap;
+            }
+        }
+        replay.add(activity, end - start - in_nmis);
+    };
+    let mut since = replay_from;
+    for event in windows.events(cpu, replay_from, to) {
+        give(&mut replay, state.current(), since, event.ts_ns);
+        since = event.ts_ns;
+        state.apply(event, &mut replay.tasks);
+    }
+    give(&mut replay, state.current(), since, to);
+    // Name the tasks the replay met only by their pid.
+    let unnamed = replay
+        .time
+        .keys()
+        .any(|activity| matches!(activity, Activity::Task(pid) if !replay.tasks.contains_key(pid)));
+    if !unnamed {
+        return replay;
+    }
+    for event in windows.events_before(cpu, replay_from).take(10_000) {
+        if let EventKind::Switch {
+            prev_comm,
+            prev_pid,
+            prev_prio,
+            next_comm,
+            next_pid,
+            next_prio,
+            ..
+        } = event.kind
+        {
+            for (pid, comm, prio) in [
+                (prev_pid, prev_comm, prev_prio),
+                (next_pid, next_comm, next_prio),
+            ] {
+                replay.tasks.entry(pid).or_insert(TaskSeen { comm, prio });
+            }
+        }
+    }
+    replay
+}
+
+/// Policy and priority from a kernel priority: below 0 deadline, below
+/// 100 real-time (user priority 99 - prio), else normal (nice prio - 120).
+pub fn policy_from_kernel_prio(prio: i32) -> (String, Option<i32>) {
+    if prio < 0 {
+        ("deadline".to_owned(), None)
+    } else if prio < 100 {
+        ("fifo/rr".to_owned(), Some(99 - prio))
+    } else {
+        ("other".to_owned(), Some(prio - 120))
+    }
+}
+
+fn micros_text(ns: i64) -> String {
+    if ns % 1_000 == 0 {
+        format!("{}", ns / 1_000)
+    } else {
+        format!("{:.1}", ns as f64 / 1_000.0)
+    }
+}
+
+/// The measured thread and its timer, as the stages name them.
+#[derive(Debug, Clone, Copy)]
+struct Ours {
+    tid: i32,
+    timer: Option<u64>,
+}
+
+/// Turns a replay into the causes of one stage, largest first.
+fn causes_of(
+    names: &IrqNames,
+    ctx: &ExplainContext<'_>,
+    cpu: usize,
+    replay: &Replay,
+    stage: Stage,
+    ours: Ours,
+) -> Vec<Cause> {
+    let mut merged: Vec<Cause> = Vec::new();
+    for activity in &replay.order {
+        let ns = replay.time[activity];
+        let cause = match *activity {
+            Activity::Task(pid) => match stage {
+                Stage::IrqLatency => Cause::named(
+                    CauseKind::Unattributed,
+                    "interrupts off, hardware or not traced",
+                    ns,
+                ),
+                Stage::HandlerToWakeup => {
+                    Cause::named(CauseKind::TimerHandler, "our timer's handler", ns)
+                }
+                Stage::ReturnToUser if pid == ours.tid => {
+                    Cause::named(CauseKind::Unattributed, "kernel exit to user", ns)
+                }
+                Stage::ThreadLatency | Stage::ReturnToUser => {
+                    task_cause(ctx, cpu, pid, replay.tasks.get(&pid), ns)
+                }
+            },
+            Activity::Idle(state) => {
+                let name = match (ctx.idle_exit_latency)(cpu, state) {
+                    Some((state_name, exit_ns)) => {
+                        format!("{state_name} (exit latency {} µs)", micros_text(exit_ns))
+                    }
+                    None => format!("idle state {state}"),
+                };
+                Cause::named(CauseKind::Idle, name, ns)
+            }
+            Activity::Irq(irq) => {
+                let name = match names.lookup(irq) {
+                    Some(handler) => format!("{handler} (irq {irq})"),
+                    None => format!("irq {irq}"),
+                };
+                Cause::named(CauseKind::Irq, name, ns)
+            }
+            Activity::Softirq(vec) => {
+                let name =
+                    softirq_name(vec).map_or_else(|| format!("softirq {vec}"), str::to_owned);
+                Cause::named(CauseKind::Softirq, name, ns)
+            }
+            Activity::Vector(vector) => Cause::named(CauseKind::Vector, vector.as_str(), ns),
+            Activity::Ipi => Cause::named(CauseKind::Ipi, "ipi", ns),
+            Activity::Nmi(handler) => {
+                Cause::named(CauseKind::Nmi, format!("nmi handler {handler:#x}"), ns)
+            }
+            Activity::TimerCallback { timer, function } => {
+                if ours.timer == Some(timer) {
+                    Cause::named(CauseKind::TimerHandler, "our timer's handler", ns)
+                } else {
+                    Cause::named(
+                        CauseKind::TimerHandler,
+                        format!("hrtimer {function:#x}"),
+                        ns,
+                    )
+                }
+            }
+        };
+        match merged.iter_mut().find(|known| {
+            known.kind == cause.kind && known.name == cause.name && known.pid == cause.pid
+        }) {
+            Some(known) => known.ns += cause.ns,
+            None => merged.push(cause),
+        }
+    }
+    merged.retain(|cause| cause.ns > 0);
+    merged.sort_by_key(|cause| std::cmp::Reverse(cause.ns));
+    merged
+}
+
+fn task_cause(
+    ctx: &ExplainContext<'_>,
+    cpu: usize,
+    pid: i32,
+    seen: Option<&TaskSeen>,
+    ns: i64,
+) -> Cause {
+    let name = match (seen, pid) {
+        (Some(task), _) => task.comm.to_string(),
+        (None, 0) => format!("swapper/{cpu}"),
+        (None, _) => format!("pid {pid}"),
+    };
+    let (policy, priority) = match (ctx.task_policy)(pid) {
+        Some((policy, priority)) => (Some(policy), Some(priority)),
+        None => match seen {
+            Some(task) => {
+                let (policy, priority) = policy_from_kernel_prio(task.prio);
+                (Some(policy), priority)
+            }
+            None => (None, None),
+        },
+    };
+    Cause {
+        kind: CauseKind::Task,
+        name,
+        ns,
+        pid: Some(pid),
+        policy,
+        priority,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::scenario::{SPIN, SWAPPER, Scenario, THREAD, Task, US};
+    use crate::trace::LostEvents;
+
+    const D: i64 = 1_000_000_000;
+    const TIMER: u64 = 0xffff_8000_0000_1000;
+
+    fn windows_of(scenario: &Scenario, cpus: &[usize]) -> CpuWindows {
+        let mut windows = CpuWindows::new(cpus, 1_000_000_000);
+        for event in scenario.sorted() {
+            windows.push(event);
+        }
+        windows
+    }
+
+    fn sample(wake_ns: i64) -> Sample {
+        Sample {
+            thread: 0,
+            tid: THREAD.pid,
+            deadline_ns: D,
+            wake_ns,
+            latency_ns: wake_ns - D,
+        }
+    }
+
+    fn explained(windows: &CpuWindows, names: &IrqNames, sample: &Sample) -> Explanation {
+        match explain(windows, names, sample, &ExplainContext::events_only()) {
+            Attribution::Explained(explanation) => explanation,
+            Attribution::NotYet => panic!("not explained"),
+        }
+    }
+
+    /// (kind, name, ns) of a component's causes.
+    fn causes(explanation: &Explanation, name: ComponentName) -> Vec<(CauseKind, String, i64)> {
+        explanation
+            .components
+            .iter()
+            .find(|component| component.name == name)
+            .unwrap_or_else(|| panic!("no {name:?} in {explanation:#?}"))
+            .causes
+            .iter()
+            .map(|cause| (cause.kind, cause.name.clone(), cause.ns))
+            .collect()
+    }
+
+    fn component_ns(explanation: &Explanation) -> Vec<(ComponentName, i64)> {
+        explanation
+            .components
+            .iter()
+            .map(|component| (component.name, component.ns))
+            .collect()
+    }
+
+    fn cause(kind: CauseKind, name: &str, ns: i64) -> (CauseKind, String, i64) {
+        (kind, name.to_owned(), ns)
+    }
+
+    /// A task running when the timer expires, preempting it, then an IRQ
+    /// and a softirq inside it before the thread gets the CPU.
+    fn busy_cpu() -> Scenario {
+        let mut scenario = Scenario::new();
+        scenario
+            .switch(D - 500 * US, 0, THREAD, 1, SPIN)
+            .vector(0, Vector::LocalTimer, D + 3 * US, D + 8 * US)
+            .timer_fires(0, TIMER, D + 5 * US, D + 7 * US, Some(THREAD))
+            .irq(0, 40, D + 100 * US, D + 120 * US)
+            .softirq(0, 3, D + 120 * US, D + 150 * US)
+            .switch(D + 306 * US, 0, SPIN, 1, THREAD)
+            .switch(D + 315 * US, 0, THREAD, 1, SPIN);
+        scenario
+    }
+
+    #[test]
+    fn a_busy_cpu_explained_stage_by_stage() {
+        let windows = windows_of(&busy_cpu(), &[0]);
+        let mut names = IrqNames::new();
+        names.insert(40, "eth0");
+        let explanation = explained(&windows, &names, &sample(D + 310 * US));
+        assert_eq!(
+            component_ns(&explanation),
+            [
+                (ComponentName::IrqLatency, 5 * US),
+                (ComponentName::HandlerToWakeup, US),
+                (ComponentName::ThreadLatency, 300 * US),
+                (ComponentName::ReturnToUser, 4 * US),
+            ]
+        );
+        assert_eq!(explanation.unexplained_ns, 0);
+        assert!(explanation.is_consistent());
+        assert_eq!(explanation.cpu, Some(0));
+        assert_eq!(
+            causes(&explanation, ComponentName::IrqLatency),
+            [
+                cause(
+                    CauseKind::Unattributed,
+                    "interrupts off, hardware or not traced",
+                    3 * US
+                ),
+                cause(CauseKind::Vector, "local_timer", 2 * US),
+            ]
+        );
+        assert_eq!(
+            causes(&explanation, ComponentName::HandlerToWakeup),
+            [cause(CauseKind::TimerHandler, "our timer's handler", US)]
+        );
+        assert_eq!(
+            causes(&explanation, ComponentName::ThreadLatency),
+            [
+                cause(CauseKind::Task, "spin", 248 * US),
+                cause(CauseKind::Softirq, "NET_RX", 30 * US),
+                cause(CauseKind::Irq, "eth0 (irq 40)", 20 * US),
+                cause(CauseKind::TimerHandler, "our timer's handler", US),
+                cause(CauseKind::Vector, "local_timer", US),
+            ]
+        );
+        let spin = &explanation.components[2].causes[0];
+        assert_eq!(
+            (spin.pid, spin.policy.as_deref(), spin.priority),
+            (Some(4242), Some("fifo/rr"), Some(90))
+        );
+        assert_eq!(
+            causes(&explanation, ComponentName::ReturnToUser),
+            [cause(
+                CauseKind::Unattributed,
+                "kernel exit to user",
+                4 * US
+            )]
+        );
+        let (component, dominant) = explanation.dominant_cause().expect("a cause");
+        assert_eq!(
+            (component.name, dominant.name.as_str()),
+            (ComponentName::ThreadLatency, "spin")
+        );
+        assert!(explanation.notes.is_empty(), "{:?}", explanation.notes);
+        // The evidence: from 100 µs before the deadline to the wake-up.
+        assert_eq!(
+            explanation.evidence.first().map(|e| e.ts_ns),
+            Some(D + 3 * US)
+        );
+        assert_eq!(explanation.evidence.len(), 10);
+        assert!(explanation.evidence.iter().all(|e| e.ts_ns <= D + 310 * US));
+    }
+
+    #[test]
+    fn the_policy_comes_from_the_context_when_it_knows() {
+        let windows = windows_of(&busy_cpu(), &[0]);
+        let policy = |pid: i32| (pid == 4242).then(|| ("fifo".to_owned(), 90));
+        let ctx = ExplainContext {
+            idle_exit_latency: &|_, _| None,
+            task_policy: &policy,
+        };
+        let Attribution::Explained(explanation) =
+            explain(&windows, &IrqNames::new(), &sample(D + 310 * US), &ctx)
+        else {
+            panic!("not explained");
+        };
+        let spin = &explanation.components[2].causes[0];
+        assert_eq!(
+            (spin.name.as_str(), spin.policy.as_deref(), spin.priority),
+            ("spin", Some("fifo"), Some(90))
+        );
+        // Without a name for IRQ 40, its number.
+        assert!(
+            explanation.components[2]
+                .causes
+                .iter()
+                .any(|cause| cause.name == "irq 40")
+        );
+    }
+
+    #[test]
+    fn an_idle_cpu_leaving_its_state() {
+        let mut scenario = Scenario::new();
+        scenario
+            .switch(D - 1_001 * US, 0, THREAD, 1, SWAPPER)
+            .idle(D - 1_000 * US, 0, 2)
+            .vector(0, Vector::LocalTimer, D + 40 * US, D + 45 * US)
+            .timer_fires(0, TIMER, D + 42 * US, D + 44 * US, Some(THREAD))
+            .leave_idle(D + 46 * US, 0)
+            .switch(D + 48 * US, 0, SWAPPER, 0, THREAD)
+            .switch(D + 60 * US, 0, THREAD, 1, SWAPPER);
+        let windows = windows_of(&scenario, &[0]);
+        let idle_states =
+            |cpu: usize, state: u32| (cpu == 0 && state == 2).then(|| ("C6".to_owned(), 40_000));
+        let ctx = ExplainContext {
+            idle_exit_latency: &idle_states,
+            task_policy: &|_| None,
+        };
+        let Attribution::Explained(explanation) =
+            explain(&windows, &IrqNames::new(), &sample(D + 50 * US), &ctx)
+        else {
+            panic!("not explained");
+        };
+        assert!(explanation.is_consistent());
+        assert_eq!(
+            causes(&explanation, ComponentName::IrqLatency),
+            [
+                cause(CauseKind::Idle, "C6 (exit latency 40 µs)", 40 * US),
+                cause(CauseKind::Vector, "local_timer", 2 * US),
+            ]
+        );
+        assert_eq!(
+            causes(&explanation, ComponentName::ThreadLatency),
+            [
+                cause(CauseKind::Task, "swapper/0", 2 * US),
+                cause(CauseKind::TimerHandler, "our timer's handler", US),
+                cause(CauseKind::Vector, "local_timer", US),
+                cause(CauseKind::Idle, "C6 (exit latency 40 µs)", US),
+            ]
+        );
+        // Without the context, the state by number.
+        let plain = explained(&windows, &IrqNames::new(), &sample(D + 50 * US));
+        assert_eq!(
+            causes(&plain, ComponentName::IrqLatency)[0],
+            cause(CauseKind::Idle, "idle state 2", 40 * US)
+        );
+    }
+
+    #[test]
+    fn an_irq_and_an_nmi_delaying_the_timer() {
+        let stress = Task {
+            comm: "stress",
+            pid: 300,
+            prio: 120,
+        };
+        let mut scenario = Scenario::new();
+        scenario
+            .switch(D - 900 * US, 0, SWAPPER, 0, stress)
+            .irq(0, 33, D - 20 * US, D + 30 * US)
+            .push(
+                D + 20 * US,
+                0,
+                EventKind::Nmi {
+                    handler: 0xabc,
+                    delta_ns: 5 * US,
+                },
+            )
+            .vector(0, Vector::LocalTimer, D + 31 * US, D + 36 * US)
+            .timer_fires(0, TIMER, D + 33 * US, D + 35 * US, Some(THREAD))
+            .switch(D + 37 * US, 0, stress, 0, THREAD)
+            .switch(D + 45 * US, 0, THREAD, 1, stress);
+        let windows = windows_of(&scenario, &[0]);
+        let mut names = IrqNames::new();
+        names.insert(33, "nvme0q1");
+        let explanation = explained(&windows, &names, &sample(D + 40 * US));
+        assert!(explanation.is_consistent());
+        assert_eq!(
+            causes(&explanation, ComponentName::IrqLatency),
+            [
+                cause(CauseKind::Irq, "nvme0q1 (irq 33)", 25 * US),
+                cause(CauseKind::Nmi, "nmi handler 0xabc", 5 * US),
+                cause(CauseKind::Vector, "local_timer", 2 * US),
+                cause(
+                    CauseKind::Unattributed,
+                    "interrupts off, hardware or not traced",
+                    US
+                ),
+            ]
+        );
+        let stress_cause = explanation.components[2]
+            .causes
+            .iter()
+            .find(|cause| cause.name == "stress")
+            .expect("stress ran");
+        assert_eq!(
+            (
+                stress_cause.ns,
+                stress_cause.policy.as_deref(),
+                stress_cause.priority
+            ),
+            (US, Some("other"), Some(0))
+        );
+    }
+
+    #[test]
+    fn a_wake_up_read_on_one_cpu_waits_for_the_others() {
+        let mut scenario = busy_cpu();
+        scenario.idle(D - 50 * US, 1, 1);
+        let windows = windows_of(&scenario, &[0, 1]);
+        // CPU 1's last event is before the wake-up, but the anchors and
+        // the events after them on CPU 0 are all there.
+        let explanation = explained(&windows, &IrqNames::new(), &sample(D + 310 * US));
+        assert!(explanation.is_consistent());
+
+        // Cut CPU 0 just after the waking: the switch is not read yet.
+        let mut cut = CpuWindows::new(&[0, 1], 1_000_000_000);
+        for event in scenario.sorted() {
+            if event.cpu == 1 || event.ts_ns <= D + 7 * US {
+                cut.push(event);
+            }
+        }
+        let wake = sample(D + 310 * US);
+        let ctx = ExplainContext::events_only();
+        assert_eq!(
+            explain(&cut, &IrqNames::new(), &wake, &ctx),
+            Attribution::NotYet
+        );
+        let last_try = explain_final(&cut, &IrqNames::new(), &wake, &ctx);
+        assert_eq!(
+            component_ns(&last_try),
+            [
+                (ComponentName::IrqLatency, 5 * US),
+                (ComponentName::HandlerToWakeup, US)
+            ]
+        );
+        assert_eq!(last_try.unexplained_ns, 304 * US);
+        assert!(!last_try.is_consistent());
+        assert_eq!(last_try.cpu, Some(0));
+        assert!(
+            last_try
+                .notes
+                .iter()
+                .any(|note| note.contains("no switch into thread 100")),
+            "{:?}",
+            last_try.notes
+        );
+    }
+
+    #[test]
+    fn a_wake_up_not_from_a_timer_and_one_not_found() {
+        let mut scenario = Scenario::new();
+        scenario
+            .switch(D - 10 * US, 0, THREAD, 1, SWAPPER)
+            .waking(D + 20 * US, 0, THREAD, 0)
+            .switch(D + 25 * US, 0, SWAPPER, 0, THREAD)
+            .switch(D + 40 * US, 0, THREAD, 1, SWAPPER);
+        let windows = windows_of(&scenario, &[0]);
+        let explanation = explained(&windows, &IrqNames::new(), &sample(D + 30 * US));
+        assert_eq!(
+            component_ns(&explanation),
+            [
+                (ComponentName::ThreadLatency, 5 * US),
+                (ComponentName::ReturnToUser, 5 * US)
+            ]
+        );
+        assert_eq!(explanation.unexplained_ns, 20 * US);
+        assert!(explanation.notes[0].contains("did not come from a timer handler"));
+
+        let other_thread = Sample {
+            tid: 555,
+            ..sample(D + 30 * US)
+        };
+        let nothing = explained(&windows, &IrqNames::new(), &other_thread);
+        assert!(nothing.components.is_empty());
+        assert_eq!(nothing.unexplained_ns, 30 * US);
+        assert!(nothing.notes[0].contains("no wake-up (sched_waking) of thread 555"));
+        assert_eq!(nothing.cpu, None);
+    }
+
+    #[test]
+    fn losses_and_a_short_window_are_reported() {
+        let scenario = busy_cpu();
+        let mut windows = CpuWindows::new(&[0], 1_000_000_000);
+        for event in scenario.sorted() {
+            if event.ts_ns == D + 100 * US {
+                windows.record_lost(0, event.ts_ns, LostEvents::Count(12));
+            }
+            windows.push(event);
+        }
+        let explanation = explained(&windows, &IrqNames::new(), &sample(D + 310 * US));
+        assert_eq!(
+            (explanation.lost_events, explanation.lost_unknown),
+            (12, false)
+        );
+        assert!(explanation.window_short);
+        assert!(
+            explanation
+                .notes
+                .iter()
+                .any(|n| n.contains("12 events were lost on CPU 0"))
+        );
+        assert!(
+            explanation
+                .notes
+                .iter()
+                .any(|n| n.contains("complete only from 100000 ns"))
+        );
+
+        let mut trimmed = windows_of(&scenario, &[0]);
+        trimmed.trim(D + 1_000_000_000 + 4 * US);
+        let explanation = explained(&trimmed, &IrqNames::new(), &sample(D + 310 * US));
+        assert!(explanation.window_short);
+        assert_eq!(
+            (explanation.lost_events, explanation.lost_unknown),
+            (0, false)
+        );
+    }
+
+    #[test]
+    fn a_clock_disagreement_beyond_the_tolerance_is_a_note() {
+        let mut scenario = Scenario::new();
+        scenario
+            .switch(D - 100 * US, 0, THREAD, 1, SWAPPER)
+            .timer_fires(0, TIMER, D - 5 * US, D - 3 * US, Some(THREAD))
+            .switch(D + 2 * US, 0, SWAPPER, 0, THREAD)
+            .switch(D + 9 * US, 0, THREAD, 1, SWAPPER);
+        let windows = windows_of(&scenario, &[0]);
+        let explanation = explained(&windows, &IrqNames::new(), &sample(D + 4 * US));
+        assert_eq!(explanation.components[0].ns, -5 * US);
+        assert!(explanation.components[0].causes.is_empty());
+        assert_eq!(explanation.unexplained_ns, 0);
+        assert!(!explanation.is_consistent());
+        assert!(
+            explanation
+                .notes
+                .iter()
+                .any(|n| n.contains("irq_latency is -5000 ns"))
+        );
+    }
+
+    #[test]
+    fn kernel_priorities_name_the_policy() {
+        assert_eq!(policy_from_kernel_prio(-1), ("deadline".to_owned(), None));
+        assert_eq!(policy_from_kernel_prio(0), ("fifo/rr".to_owned(), Some(99)));
+        assert_eq!(policy_from_kernel_prio(99), ("fifo/rr".to_owned(), Some(0)));
+        assert_eq!(
+            policy_from_kernel_prio(100),
+            ("other".to_owned(), Some(-20))
+        );
+        assert_eq!(policy_from_kernel_prio(139), ("other".to_owned(), Some(19)));
+    }
+}
