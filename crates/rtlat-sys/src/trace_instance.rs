@@ -33,10 +33,18 @@ pub const REQUIRED_EVENTS: [&str; 10] = [
 /// The events enabled where the kernel has them (NMIs, the x86 local timer
 /// interrupt, inter-processor interrupts on the architectures that trace
 /// them).
-pub const OPTIONAL_EVENTS: [&str; 5] = [
+pub const OPTIONAL_EVENTS: [&str; 13] = [
     "nmi/nmi_handler",
     "irq_vectors/local_timer_entry",
     "irq_vectors/local_timer_exit",
+    "irq_vectors/reschedule_entry",
+    "irq_vectors/reschedule_exit",
+    "irq_vectors/call_function_entry",
+    "irq_vectors/call_function_exit",
+    "irq_vectors/call_function_single_entry",
+    "irq_vectors/call_function_single_exit",
+    "irq_vectors/irq_work_entry",
+    "irq_vectors/irq_work_exit",
     "ipi/ipi_entry",
     "ipi/ipi_exit",
 ];
@@ -190,6 +198,28 @@ impl TraceInstance {
                     cpu,
                     self.dir.join(format!("per_cpu/cpu{cpu}/trace_pipe_raw")),
                 )
+            })
+            .collect()
+    }
+
+    /// Each recorded CPU's `trace_pipe_raw`, opened for non-blocking reads
+    /// (a read with nothing to read fails with `WouldBlock`). The files
+    /// must be closed before the instance is removed.
+    pub fn open_pipes_raw(&self) -> Result<Vec<(usize, fs::File)>, TraceInstanceError> {
+        use std::os::unix::fs::OpenOptionsExt;
+        self.trace_pipes_raw()
+            .into_iter()
+            .map(|(cpu, path)| {
+                fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(&path)
+                    .map(|file| (cpu, file))
+                    .map_err(|source| TraceInstanceError::File {
+                        action: "open".to_string(),
+                        path,
+                        source,
+                    })
             })
             .collect()
     }

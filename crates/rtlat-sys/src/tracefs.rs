@@ -1,8 +1,9 @@
 //! ftrace control for cyclictest's `-b` (stop the kernel trace at the first
 //! sample above a threshold) and `--tracemark` (leave a marker in the trace).
 //!
-//! Only already-mounted tracing directories are used: nothing here mounts a
-//! file system (rt-tests 2.4 ran `mount -t debugfs` through `system()`).
+//! `-b` uses only an already-mounted tracing directory (rt-tests 2.4 ran
+//! `mount -t debugfs` through `system()`); `--explain`, which cannot work
+//! without one, mounts tracefs at its usual place ([`mount_tracefs`]).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -22,6 +23,31 @@ pub fn tracing_dir() -> Option<PathBuf> {
     well_known
         .chain(mounted)
         .find(|dir| dir.join("tracing_on").exists())
+}
+
+/// Mounts tracefs at `/sys/kernel/tracing` (which the kernel provides as
+/// an empty directory when tracefs is built in) and returns that
+/// directory.
+#[allow(unsafe_code)]
+pub fn mount_tracefs() -> io::Result<PathBuf> {
+    let target = PathBuf::from(WELL_KNOWN_DIRS[0]);
+    let source = c"tracefs";
+    let path = std::ffi::CString::new(WELL_KNOWN_DIRS[0]).map_err(io::Error::other)?;
+    // SAFETY: every pointer is a NUL-terminated string that outlives the
+    // call; the data argument may be null for tracefs.
+    let done = unsafe {
+        libc::mount(
+            source.as_ptr(),
+            path.as_ptr(),
+            source.as_ptr(),
+            0,
+            std::ptr::null(),
+        )
+    };
+    if done != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(target)
 }
 
 /// Candidate tracing directories from the text of `/proc/mounts`: tracefs

@@ -54,6 +54,16 @@ fn thread_rusage() -> Option<libc::rusage> {
     filled.then(|| unsafe { usage.assume_init() })
 }
 
+/// The CPU time the calling thread has used so far
+/// (`CLOCK_THREAD_CPUTIME_ID`).
+pub fn current_thread_cpu_time() -> std::time::Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    std::time::Duration::new(
+        u64::try_from(t.tv_sec).unwrap_or(0),
+        u32::try_from(t.tv_nsec).unwrap_or(0),
+    )
+}
+
 /// The line of the sched file that counts migrations.
 const MIGRATIONS_KEY: &[u8] = b"se.nr_migrations";
 
