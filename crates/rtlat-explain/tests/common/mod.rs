@@ -3,7 +3,7 @@
 //! the same buffer.
 #![allow(dead_code)] // each test file uses its own part
 
-use rtlat_core::trace::{EventFormat, EventFormats, PageHeaderLayout};
+use rtlat_explain::trace::{EventFormat, EventFormats, PageHeaderLayout};
 
 pub const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/trace");
 /// The events recorded in `cpu0-pages.bin`.

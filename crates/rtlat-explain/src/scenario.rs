@@ -2,7 +2,7 @@
 //! timers that fire, interrupts, in the order and with the fields the
 //! kernel would record them.
 
-use super::events::{Comm, EventKind, KernelEvent, LEAVING_IDLE, Vector};
+use crate::events::{Comm, EventKind, KernelEvent, LEAVING_IDLE, Vector};
 
 /// A task as the scheduler events show it.
 #[derive(Debug, Clone, Copy)]

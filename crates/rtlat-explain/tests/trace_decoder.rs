@@ -3,7 +3,7 @@
 //! hand-built pages of each event-header kind, and against random bytes.
 
 use proptest::prelude::*;
-use rtlat_core::trace::{
+use rtlat_explain::trace::{
     EventFormat, FieldKind, FieldValue, LostEvents, PageError, PageHeaderLayout, TraceEvent,
     TracePage, TraceTicks,
 };

@@ -11,10 +11,10 @@
 
 use std::collections::HashMap;
 
-use crate::distribution::{Distribution, DistributionPlan, LatencyHistogram};
-use crate::units::Nanos;
+use rtlat_core::distribution::{Distribution, DistributionPlan, LatencyHistogram};
+use rtlat_core::units::Nanos;
 
-use super::events::{EventKind, KernelEvent};
+use crate::events::{EventKind, KernelEvent};
 
 /// One distribution being recorded, with its exact extremes.
 #[derive(Debug)]
@@ -75,6 +75,8 @@ struct TrackedThread {
     irq_latency: Recorder,
     thread_latency: Recorder,
     wakeups: u64,
+    /// Wake-ups whose switch-in was not traced (not in thread latency).
+    untraced_switches: u64,
 }
 
 impl TrackedThread {
@@ -104,6 +106,9 @@ pub struct ThreadLatencies {
     pub thread_latency: Distribution,
     /// Wake-ups followed from the handler to the switch.
     pub wakeups: u64,
+    /// Wake-ups whose switch-in was not traced (some kernels record none
+    /// out of idle): in the IRQ latency, not in the thread latency.
+    pub untraced_switches: u64,
 }
 
 /// Follows the measured threads' wake-ups; see the module's text.
@@ -131,6 +136,7 @@ impl WakeupTracker {
                 irq_latency: Recorder::new(plan),
                 thread_latency: Recorder::new(plan),
                 wakeups: 0,
+                untraced_switches: 0,
             })
             .collect();
         let by_tid = threads
@@ -147,6 +153,23 @@ impl WakeupTracker {
 
     /// Takes the next event, in time order across CPUs.
     pub fn observe(&mut self, event: &KernelEvent) {
+        // The thread's own event while its wake-up awaits a switch-in: it
+        // runs, but the switch was not traced (some kernels record none
+        // out of idle). Its first own event (its next timer, mostly) comes
+        // after it has measured, so it cannot end a thread latency: the
+        // wake-up is counted apart.
+        if !matches!(event.kind, EventKind::Switch { .. })
+            && let Some(&index) = self.by_tid.get(&event.pid)
+        {
+            let tracked = &mut self.threads[index];
+            if tracked
+                .waking_ns
+                .is_some_and(|waking| waking <= event.ts_ns)
+            {
+                tracked.waking_ns = None;
+                tracked.untraced_switches += 1;
+            }
+        }
         match event.kind {
             EventKind::HrtimerStart {
                 timer,
@@ -237,6 +260,7 @@ impl WakeupTracker {
                 irq_latency: tracked.irq_latency.snapshot(),
                 thread_latency: tracked.thread_latency.snapshot(),
                 wakeups: tracked.wakeups,
+                untraced_switches: tracked.untraced_switches,
             })
             .collect()
     }
@@ -262,7 +286,7 @@ impl WakeupTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explain::scenario::{MS, SWAPPER, Scenario, Task, US};
+    use crate::scenario::{MS, SWAPPER, Scenario, Task, US};
 
     fn plan() -> DistributionPlan {
         DistributionPlan::new(1_000, Nanos::from_micros(2_000)).expect("plan")
@@ -327,6 +351,39 @@ mod tests {
         assert_eq!(tracker.wakeups(1), None);
         assert_eq!(tracker.latencies()[0].wakeups, 5);
         assert_eq!(tracker.unrecorded(), 0);
+    }
+
+    #[test]
+    fn a_switch_out_of_idle_not_traced_is_counted_apart() {
+        // The kernel records no switch from the idle task into the thread:
+        // its next timer start shows it ran, after it measured.
+        let t0 = thread(100);
+        let mut scenario = Scenario::new();
+        scenario.switch(9 * MS, 0, SWAPPER, 0, t0);
+        scenario
+            .timer_start(10 * MS - 900 * US, 0, 0xa0, 10 * MS)
+            .switch(10 * MS - 899 * US, 0, t0, 1, SWAPPER);
+        for cycle in 0..3 {
+            let deadline = 10 * MS + cycle * MS;
+            scenario.timer_fires(0, 0xa0, deadline + 4 * US, deadline + 6 * US, Some(t0));
+            // Its next timer, armed from its own context (no switch seen).
+            scenario.events.push(KernelEvent {
+                ts_ns: deadline + 30 * US,
+                cpu: 0,
+                pid: 100,
+                kind: EventKind::HrtimerStart {
+                    timer: 0xa0,
+                    function: 0xffff_0001,
+                    expires_ns: deadline + MS,
+                    softexpires_ns: deadline + MS,
+                },
+            });
+        }
+        let tracker = track(&scenario, &[(0, 100, MS)]);
+        let latencies = &tracker.latencies()[0];
+        assert_eq!(summary(&latencies.irq_latency), (Some(4), Some(4), 3));
+        assert_eq!(summary(&latencies.thread_latency), (None, None, 0));
+        assert_eq!((latencies.wakeups, latencies.untraced_switches), (0, 3));
     }
 
     #[test]

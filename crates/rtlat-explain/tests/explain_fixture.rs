@@ -4,12 +4,12 @@
 //! wake-up.
 
 use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::explain::events::{EventKind, LEAVING_IDLE, PageItem, softirq_name};
-use rtlat_core::explain::{
+use rtlat_core::units::Nanos;
+use rtlat_explain::events::{EventKind, LEAVING_IDLE, PageItem, softirq_name};
+use rtlat_explain::trace::{EventFormat, EventFormats, LostEvents};
+use rtlat_explain::{
     DecoderError, EventDecoder, ExplainConfig, ExplainContext, Explainer, KernelEvent, Sample,
 };
-use rtlat_core::trace::{EventFormat, EventFormats, LostEvents};
-use rtlat_core::units::Nanos;
 
 mod common;
 use common::*;
@@ -258,10 +258,10 @@ fn build_record(formats: &EventFormats, event: &str, pid: i32, fields: &[(&str, 
     record
 }
 
-fn trace_event(record: &[u8], ts: u64) -> rtlat_core::trace::TraceEvent<'_> {
+fn trace_event(record: &[u8], ts: u64) -> rtlat_explain::trace::TraceEvent<'_> {
     let id = u16::from_ne_bytes([record[0], record[1]]);
-    rtlat_core::trace::TraceEvent {
-        timestamp: rtlat_core::trace::TraceTicks(ts),
+    rtlat_explain::trace::TraceEvent {
+        timestamp: rtlat_explain::trace::TraceTicks(ts),
         id,
         record,
     }
@@ -329,7 +329,7 @@ fn hand_built_records_of_the_events_not_recorded() {
     assert_eq!(
         decoder.decode(0, &trace_event(&vector, 9)).map(|e| e.kind),
         Some(EventKind::VectorEntry {
-            vector: rtlat_core::explain::Vector::CallFunctionSingle
+            vector: rtlat_explain::Vector::CallFunctionSingle
         })
     );
     let timer_exit = build_record(&formats, "local_timer_exit", 7, &[("vector", 236)]);

@@ -18,8 +18,8 @@
 
 use std::collections::HashMap;
 
-use super::events::{Comm, EventKind, IrqNames, KernelEvent, LEAVING_IDLE, Vector, softirq_name};
-use super::window::{CpuWindows, LostCount};
+use crate::events::{Comm, EventKind, IrqNames, KernelEvent, LEAVING_IDLE, Vector, softirq_name};
+use crate::window::{CpuWindows, LostCount};
 
 /// How far the components' sum may miss the latency, and how far below
 /// zero a component may be, when every anchor was found: two clock reads
@@ -216,7 +216,7 @@ impl Explanation {
     /// Every stage found, adding up to the latency within
     /// [`SUM_TOLERANCE_NS`] with none below `-SUM_TOLERANCE_NS`.
     pub fn is_consistent(&self) -> bool {
-        self.components.len() == 4
+        !self.components.is_empty()
             && self.unexplained_ns.abs() <= SUM_TOLERANCE_NS
             && self
                 .components
@@ -318,6 +318,29 @@ struct Anchors {
     waking: Option<KernelEvent>,
     handler: Option<TimerEntry>,
     switch_in: Option<KernelEvent>,
+    /// Whether `switch_in` is the traced switch; otherwise it is the
+    /// thread's first event of its own after its wake-up (an interrupt
+    /// while it ran in the kernel), the first moment it is known to run.
+    switch_traced: bool,
+}
+
+/// The CPU a waking sends its task to.
+fn target_cpu_of(waking: &KernelEvent) -> u32 {
+    match waking.kind {
+        EventKind::Waking { target_cpu, .. } => u32::try_from(target_cpu).unwrap_or(waking.cpu),
+        _ => waking.cpu,
+    }
+}
+
+/// Whether the switch after `waking` was surely not traced: its target
+/// CPU's events were read past the clock read `wake_ns`, none lost since
+/// the waking.
+fn untraced_switch_certain(windows: &CpuWindows, waking: &KernelEvent, wake_ns: i64) -> bool {
+    let cpu = target_cpu_of(waking) as usize;
+    windows
+        .latest_ns(cpu)
+        .is_some_and(|latest| latest >= wake_ns)
+        && !windows.lost_between(cpu, waking.ts_ns, wake_ns).any()
 }
 
 /// Our timer's callback starting.
@@ -350,10 +373,25 @@ fn find_anchors(windows: &CpuWindows, sample: &Sample) -> Anchors {
         })
         .min_by_key(|event| event.ts_ns)
         .copied();
+    let switch_traced = switch_in.is_some();
+    // Without a traced switch, the thread's first event of its own after
+    // the wake-up (on its target CPU), if any before its clock read, shows
+    // it running.
+    let switch_in = switch_in.or_else(|| {
+        let waking = waking?;
+        let EventKind::Waking { target_cpu, .. } = waking.kind else {
+            return None;
+        };
+        windows
+            .events(usize::try_from(target_cpu).ok()?, switch_from, switch_to)
+            .find(|event| event.pid == sample.tid && event.ts_ns >= waking.ts_ns)
+            .copied()
+    });
     Anchors {
         waking,
         handler,
         switch_in,
+        switch_traced,
     }
 }
 
@@ -457,6 +495,15 @@ fn build_explanation(
             WAKING_LEAD_NS / 1_000
         )),
     }
+    if let (false, Some(first)) = (anchors.switch_traced, anchors.switch_in) {
+        notes.push(format!(
+            "the switch into thread {} was not traced (some kernels record none out of \
+             idle): thread_latency runs to its first event of its own after the wake-up ({}), \
+             so it holds the switch",
+            sample.tid,
+            first.name()
+        ));
+    }
     match (anchors.waking, anchors.switch_in) {
         (Some(waking), Some(switch_in)) => components.push(Component {
             name: ComponentName::ThreadLatency,
@@ -468,10 +515,30 @@ fn build_explanation(
                 Stage::ThreadLatency,
             ),
         }),
-        (_, None) => notes.push(format!(
+        // No switch into the thread traced, and no event of its own
+        // before its clock read: it ran from some moment between its
+        // wake-up and the clock read, unseen.
+        // (Only where the target CPU's events were all read up to the
+        // clock read: otherwise the switch may simply not have been read.)
+        (Some(waking), None) if untraced_switch_certain(windows, &waking, sample.wake_ns) => {
+            let cpu = target_cpu_of(&waking);
+            components.push(Component {
+                name: ComponentName::ThreadLatency,
+                ns: sample.wake_ns - waking.ts_ns,
+                causes: shares(cpu, waking.ts_ns, sample.wake_ns, Stage::ThreadLatency),
+            });
+            notes.push(format!(
+                "no switch into thread {} was traced (some kernels record none out of idle): \
+                 thread_latency runs from its wake-up to its clock read, the return to user \
+                 included",
+                sample.tid
+            ));
+        }
+        (Some(_), None) => notes.push(format!(
             "no switch into thread {} was found after its wake-up",
             sample.tid
         )),
+        (None, None) => {}
         (None, Some(_)) => {}
     }
     if let Some(switch_in) = anchors.switch_in {
@@ -656,8 +723,14 @@ impl CpuState {
     }
 
     fn apply(&mut self, event: &KernelEvent, tasks: &mut HashMap<i32, TaskSeen>) {
-        if self.task.is_none() && event.pid >= 0 {
+        // An event's pid is the task current on its CPU, interrupts
+        // included: a switch the kernel did not trace (some kernels record
+        // none out of idle) shows in the pids that follow it.
+        if event.pid >= 0 && self.task != Some(event.pid) {
             self.task = Some(event.pid);
+            if event.pid != 0 {
+                self.idle = None;
+            }
         }
         match event.kind {
             EventKind::IrqEntry { irq } => self.nested.push(Activity::Irq(irq)),
@@ -859,6 +932,23 @@ fn causes_of(
     for activity in &replay.order {
         let ns = replay.time[activity];
         let cause = match *activity {
+            Activity::Task(0) => match stage {
+                // The idle task, its idle state not traced (no cpu_idle
+                // event: some kernels record none from their idle loop).
+                Stage::IrqLatency => Cause::named(
+                    CauseKind::Idle,
+                    format!("swapper/{cpu}, state not traced (or interrupts off)"),
+                    ns,
+                ),
+                Stage::HandlerToWakeup => {
+                    Cause::named(CauseKind::TimerHandler, "our timer's handler", ns)
+                }
+                Stage::ThreadLatency | Stage::ReturnToUser => Cause::named(
+                    CauseKind::Idle,
+                    format!("swapper/{cpu} leaving idle, switching"),
+                    ns,
+                ),
+            },
             Activity::Task(pid) => match stage {
                 Stage::IrqLatency => Cause::named(
                     CauseKind::Unattributed,
@@ -960,7 +1050,7 @@ fn task_cause(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explain::scenario::{SPIN, SWAPPER, Scenario, THREAD, Task, US};
+    use crate::scenario::{SPIN, SWAPPER, Scenario, THREAD, Task, US};
     use crate::trace::LostEvents;
 
     const D: i64 = 1_000_000_000;
@@ -1130,6 +1220,115 @@ mod tests {
     }
 
     #[test]
+    fn an_untraced_switch_out_of_idle_ends_at_the_threads_own_event() {
+        // The kernel records no switch out of idle and no idle state; an
+        // interrupt while the thread is back in the kernel carries its pid.
+        let mut scenario = untraced_switch();
+        for (ts_ns, kind) in [
+            (D + 21 * US, EventKind::IrqEntry { irq: 40 }),
+            (D + 21 * US + 500, EventKind::IrqExit { irq: 40 }),
+        ] {
+            scenario.events.push(KernelEvent {
+                ts_ns,
+                cpu: 0,
+                pid: THREAD.pid,
+                kind,
+            });
+        }
+        let windows = windows_of(&scenario, &[0]);
+        let explanation = explained(&windows, &IrqNames::new(), &sample(D + 23 * US));
+        assert!(explanation.is_consistent(), "{explanation:?}");
+        assert_eq!(explanation.unexplained_ns, 0);
+        let names: Vec<ComponentName> = explanation.components.iter().map(|c| c.name).collect();
+        assert_eq!(
+            names,
+            [
+                ComponentName::IrqLatency,
+                ComponentName::HandlerToWakeup,
+                ComponentName::ThreadLatency,
+                ComponentName::ReturnToUser
+            ]
+        );
+        assert_eq!(
+            explanation.components[3].ns,
+            2 * US,
+            "own event to clock read"
+        );
+        assert!(
+            explanation
+                .notes
+                .iter()
+                .any(|n| n.contains("was not traced") && n.contains("irq_handler_entry")),
+            "{:?}",
+            explanation.notes
+        );
+        // The idle task before the timer, and leaving idle after the
+        // wake-up, are named as such.
+        assert_eq!(
+            causes(&explanation, ComponentName::IrqLatency)[0].0,
+            CauseKind::Idle
+        );
+        assert!(
+            causes(&explanation, ComponentName::ThreadLatency)
+                .iter()
+                .any(|(kind, name, _)| *kind == CauseKind::Idle && name.contains("leaving idle"))
+        );
+    }
+
+    #[test]
+    fn without_a_traced_switch_thread_latency_runs_to_the_clock_read() {
+        let scenario = untraced_switch();
+        let windows = windows_of(&scenario, &[0]);
+        let explanation = explained(&windows, &IrqNames::new(), &sample(D + 23 * US));
+        assert!(explanation.is_consistent(), "{explanation:?}");
+        let names: Vec<ComponentName> = explanation.components.iter().map(|c| c.name).collect();
+        assert_eq!(
+            names,
+            [
+                ComponentName::IrqLatency,
+                ComponentName::HandlerToWakeup,
+                ComponentName::ThreadLatency
+            ]
+        );
+        // Waking 1 µs into the handler (13 µs), clock read at 23 µs.
+        assert_eq!(explanation.components[2].ns, 10 * US);
+        assert_eq!(explanation.unexplained_ns, 0);
+        assert!(
+            explanation
+                .notes
+                .iter()
+                .any(|n| n.contains("no switch into thread") && n.contains("return to user")),
+            "{:?}",
+            explanation.notes
+        );
+    }
+
+    /// The thread asleep on CPU 0 from before the deadline, its timer
+    /// firing at D + 12 µs out of idle, no switch into it traced; its next
+    /// timer armed after its clock read (at D + 25 µs), so the window
+    /// reaches past it.
+    fn untraced_switch() -> Scenario {
+        let mut scenario = Scenario::new();
+        scenario
+            .switch(D - 1_001 * US, 0, THREAD, 1, SWAPPER)
+            .vector(0, Vector::LocalTimer, D + 10 * US, D + 15 * US)
+            .timer_fires(0, TIMER, D + 12 * US, D + 14 * US, Some(THREAD))
+            .softirq(0, 7, D + 16 * US, D + 18 * US);
+        scenario.events.push(KernelEvent {
+            ts_ns: D + 30 * US,
+            cpu: 0,
+            pid: THREAD.pid,
+            kind: EventKind::HrtimerStart {
+                timer: TIMER,
+                function: 0xffff_0001,
+                expires_ns: D + 1_000 * US,
+                softexpires_ns: D + 1_000 * US,
+            },
+        });
+        scenario
+    }
+
+    #[test]
     fn an_idle_cpu_leaving_its_state() {
         let mut scenario = Scenario::new();
         scenario
@@ -1163,7 +1362,7 @@ mod tests {
         assert_eq!(
             causes(&explanation, ComponentName::ThreadLatency),
             [
-                cause(CauseKind::Task, "swapper/0", 2 * US),
+                cause(CauseKind::Idle, "swapper/0 leaving idle, switching", 2 * US),
                 cause(CauseKind::TimerHandler, "our timer's handler", US),
                 cause(CauseKind::Vector, "local_timer", US),
                 cause(CauseKind::Idle, "C6 (exit latency 40 µs)", US),

@@ -7,10 +7,17 @@
 //! between the timer's expiry and the thread's wake-up ([`attribute`]), and
 //! follows every wake-up of the measured threads to record their IRQ and
 //! thread latencies ([`latencies`]). Pure analysis: no file, no thread.
+//! The binary pages and the format files are read by [`trace`].
+//!
+//! A crate apart from `rtlat-core`: none of it runs in a measuring loop,
+//! so it is built for size (the binary that `-m` locks stays small).
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod attribute;
 pub mod events;
 pub mod latencies;
+pub mod trace;
 pub mod window;
 
 #[cfg(test)]
@@ -26,8 +33,8 @@ pub use events::{
 pub use latencies::{ThreadLatencies, WakeupTracker};
 pub use window::{CpuWindows, LostCount, WindowTotals};
 
-use crate::distribution::DistributionPlan;
 use crate::trace::{EventFormats, LostEvents, PageError, PageHeaderLayout};
+use rtlat_core::distribution::DistributionPlan;
 
 /// How long the wake-up tracker waits for a CPU whose events are behind
 /// the others' before it takes the events read so far in time order.
@@ -50,7 +57,7 @@ pub struct ExplainConfig {
 }
 
 /// What the explaining found over a run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ExplainReport {
     /// The worst samples explained, worst first, at most `keep`.
     pub explanations: Vec<Explanation>,
@@ -290,20 +297,20 @@ mod tests {
     use super::scenario::{MS, SPIN, SWAPPER, Scenario, THREAD, US};
     use super::*;
     use crate::trace::EventFormat;
-    use crate::units::Nanos;
+    use rtlat_core::units::Nanos;
 
     const TIMER: u64 = 0xffff_c900_0001_0000;
     const FORMATS: [&str; 10] = [
-        include_str!("../../tests/fixtures/trace/hrtimer_start.format"),
-        include_str!("../../tests/fixtures/trace/hrtimer_expire_entry.format"),
-        include_str!("../../tests/fixtures/trace/hrtimer_expire_exit.format"),
-        include_str!("../../tests/fixtures/trace/irq_handler_entry.format"),
-        include_str!("../../tests/fixtures/trace/irq_handler_exit.format"),
-        include_str!("../../tests/fixtures/trace/softirq_entry.format"),
-        include_str!("../../tests/fixtures/trace/softirq_exit.format"),
-        include_str!("../../tests/fixtures/trace/sched_waking.format"),
-        include_str!("../../tests/fixtures/trace/sched_switch.format"),
-        include_str!("../../tests/fixtures/trace/cpu_idle.format"),
+        include_str!("../tests/fixtures/trace/hrtimer_start.format"),
+        include_str!("../tests/fixtures/trace/hrtimer_expire_entry.format"),
+        include_str!("../tests/fixtures/trace/hrtimer_expire_exit.format"),
+        include_str!("../tests/fixtures/trace/irq_handler_entry.format"),
+        include_str!("../tests/fixtures/trace/irq_handler_exit.format"),
+        include_str!("../tests/fixtures/trace/softirq_entry.format"),
+        include_str!("../tests/fixtures/trace/softirq_exit.format"),
+        include_str!("../tests/fixtures/trace/sched_waking.format"),
+        include_str!("../tests/fixtures/trace/sched_switch.format"),
+        include_str!("../tests/fixtures/trace/cpu_idle.format"),
     ];
 
     fn explainer(config: ExplainConfig) -> Explainer {
@@ -311,9 +318,8 @@ mod tests {
         for text in FORMATS {
             formats.insert(EventFormat::parse(text).expect("format"));
         }
-        let layout =
-            PageHeaderLayout::parse(include_str!("../../tests/fixtures/trace/header_page"))
-                .expect("layout");
+        let layout = PageHeaderLayout::parse(include_str!("../tests/fixtures/trace/header_page"))
+            .expect("layout");
         let plan = DistributionPlan::new(1_000, Nanos::from_micros(2_000)).expect("plan");
         Explainer::new(
             &formats,

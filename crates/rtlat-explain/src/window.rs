@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use crate::trace::LostEvents;
 
-use super::events::KernelEvent;
+use crate::events::KernelEvent;
 
 /// Events lost in some span: a known count, and whether some loss was of
 /// an unknown size.
@@ -288,7 +288,7 @@ impl CpuWindows {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explain::events::EventKind;
+    use crate::events::EventKind;
 
     fn idle_event(cpu: u32, ts_ns: i64) -> KernelEvent {
         KernelEvent {
