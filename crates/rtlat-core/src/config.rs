@@ -270,6 +270,8 @@ pub struct CyclicConfig {
     /// Per-phase figures (`--load-schedule`), if requested. Phases start
     /// after the warm-up.
     pub phases: Option<PhasePlan>,
+    /// `--explain`: which samples each thread offers for explanation.
+    pub explain: Option<crate::candidates::ExplainTrigger>,
 }
 
 /// Capacity of the per-thread ring of recent samples kept for `-v`.
@@ -301,6 +303,7 @@ impl CyclicConfig {
             freeze_on_max: false,
             distribution: None,
             phases: None,
+            explain: None,
         }
     }
 

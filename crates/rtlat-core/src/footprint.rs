@@ -12,6 +12,7 @@
 //! Heap is counted at its peak, the end of a run, when each thread's
 //! report (a 64-bit copy of its counters) exists beside its channel.
 
+use crate::candidates::CandidateRing;
 use crate::config::{CyclicConfig, SAMPLE_RING_LEN, ThreadPlan};
 use crate::distribution::{DistributionPlan, LatencyHistogram};
 use crate::engine::THREAD_STACK_BYTES;
@@ -61,6 +62,7 @@ impl Footprint {
             intervals: config.intervals.map(|i| i.ring),
             distribution: config.distribution,
             phases: config.phases.as_ref().map_or(0, |p| p.ends.len()),
+            candidates: config.explain.is_some(),
         };
         let per_thread = buffers
             .heap()
@@ -141,6 +143,8 @@ struct ChannelBuffers {
     intervals: Option<usize>,
     distribution: Option<DistributionPlan>,
     phases: usize,
+    /// `--explain`'s candidate ring.
+    candidates: bool,
 }
 
 impl ChannelBuffers {
@@ -163,6 +167,10 @@ impl ChannelBuffers {
                     .map_or(Bytes(0), |d| pair(LatencyHistogram::heap_bytes(d))),
             )
             .plus(pair(PhaseLog::heap_bytes(self.phases, self.distribution)))
+            .plus(match self.candidates {
+                true => CandidateRing::heap_bytes(),
+                false => Bytes(0),
+            })
     }
 
     /// The all-threads distribution the outputs merge at the end.

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod candidates;
 pub mod config;
 pub mod cpuset;
 pub mod distribution;

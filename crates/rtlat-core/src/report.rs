@@ -203,6 +203,20 @@ pub struct ThreadReport {
     /// What disturbed the thread between its first and last sample, where
     /// it was counted.
     pub disturbances: Option<Disturbances>,
+    /// `--explain`: the thread's wake-ups split as the kernel events show
+    /// them: IRQ latency (programmed expiry to the timer's handler) and
+    /// thread latency (wake-up to the switch into the thread).
+    pub wakeup_latencies: Option<WakeupLatencies>,
+}
+
+/// A thread's IRQ and thread latencies over a run, from kernel events
+/// (`--explain`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WakeupLatencies {
+    /// Programmed expiry to the start of the timer's handler.
+    pub irq_latency: crate::distribution::Distribution,
+    /// The thread's wake-up (`sched_waking`) to the switch into it.
+    pub thread_latency: crate::distribution::Distribution,
 }
 
 /// What disturbed one measuring thread between its first and last sample,

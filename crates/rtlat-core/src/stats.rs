@@ -804,6 +804,8 @@ pub struct ThreadChannel {
     pub distribution: Option<LatencyHistogram>,
     /// Per-phase figures, when requested.
     pub phases: Option<PhaseLog>,
+    /// Samples offered for explanation (`--explain`), when requested.
+    pub candidates: Option<crate::candidates::CandidateRing>,
 }
 
 #[cfg(test)]

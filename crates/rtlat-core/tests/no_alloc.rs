@@ -4,12 +4,13 @@
 //! binary only and counts per thread, so other test threads add no noise.
 //! The loop runs inline on the test thread (SCHED_OTHER, no privilege) for
 //! thousands of cycles, with every optional buffer enabled (histograms, the
-//! full distribution, sample rings, spike log, warm-up, per-interval
+//! full distribution, sample rings, spike log, explain candidates, warm-up, per-interval
 //! and per-phase figures), on the
 //! synthetic source and on the real clock.
 
 use std::sync::atomic::AtomicBool;
 
+use rtlat_core::candidates::{CandidateRing, ExplainTrigger};
 use rtlat_core::config::{SAMPLE_RING_LEN, WaitMode};
 use rtlat_core::distribution::{DistributionPlan, LatencyHistogram};
 use rtlat_core::engine::cyclic::{LoopExtras, LoopParams, measure};
@@ -41,6 +42,7 @@ fn channel() -> ThreadChannel {
             &PhasePlan::from_lengths(&[Nanos(100_000_000); 3]),
             Some(distribution_plan()),
         ),
+        candidates: CandidateRing::new(),
     }
 }
 
@@ -63,6 +65,9 @@ fn params(wait: WaitMode, loops: u64, interval_ns: i64) -> LoopParams {
         // A warm-up of two periods, then an interval sealed every ten.
         warmup: Some(Period::from_nanos(2 * interval_ns)),
         interval_length: Some(Period::from_nanos(10 * interval_ns)),
+        // Every sample above 5 us is offered for explanation: the ring
+        // wraps many times.
+        explain: Some(ExplainTrigger::Above(5_000)),
     }
 }
 

@@ -12,7 +12,9 @@
 //! - once per interval (`--stats-interval`, `latency`) the interval's
 //!   figures are sealed with a few plain stores, and so are a phase's
 //!   (`--load-schedule`) when it ends; at a new maximum with
-//!   `latency -f`, the trace is marked and frozen (two writes).
+//!   `latency -f`, the trace is marked and frozen (two writes);
+//! - with `--explain`, a sample past the explain trigger (a new maximum, or
+//!   a threshold) is offered to the candidate ring: a few plain stores.
 //!
 //! Semantics are cyclictest's: absolute deadlines one interval apart, the
 //! first one interval after the start; latency = wake-up − deadline; the
@@ -29,6 +31,7 @@ use rtlat_sys::tracefs::TraceControl;
 
 use super::source::{SmiSource, TimeSource, WaitError};
 use super::time::{self, Period};
+use crate::candidates::{Candidate, ExplainTrigger};
 use crate::config::WaitMode;
 use crate::interval::IntervalWriter;
 use crate::phase::PhaseWriter;
@@ -65,6 +68,9 @@ pub struct LoopParams {
     pub warmup: Option<Period>,
     /// Length of the intervals sealed into the channel's interval log.
     pub interval_length: Option<Period>,
+    /// `--explain`: the samples offered to the channel's candidate ring
+    /// (the `-b` break sample is offered too).
+    pub explain: Option<ExplainTrigger>,
 }
 
 /// The optional companions of a loop, each used only when present.
@@ -159,6 +165,11 @@ fn run_loop<S: TimeSource>(
     let signed_histogram = channel.signed_histogram.as_ref();
     let distribution = channel.distribution.as_ref();
     let samples = channel.samples.as_ref();
+    let candidates = channel.candidates.as_ref().zip(params.explain);
+    let mut explain_above = match params.explain {
+        Some(ExplainTrigger::Above(threshold_ns)) => threshold_ns,
+        _ => i64::MIN,
+    };
     let smi_samples = channel.smi_samples.as_ref();
     let LoopExtras {
         spikes,
@@ -269,6 +280,18 @@ fn run_loop<S: TimeSource>(
             if let Some(phase) = phases.as_deref_mut() {
                 phase.add(time::to_nanos(&next), units, ns, writer.overruns());
             }
+            if let Some((ring, trigger)) = candidates
+                && (ns > explain_above || params.break_threshold.is_some_and(|limit| units > limit))
+            {
+                ring.offer(Candidate {
+                    deadline_ns: time::to_nanos(&next),
+                    wake_ns: time::to_nanos(&now),
+                    latency_ns: ns,
+                });
+                if trigger == ExplainTrigger::NewMaximum {
+                    explain_above = explain_above.max(ns);
+                }
+            }
             if let Some(trace) = freeze
                 && ns > freeze_above
             {
@@ -310,6 +333,7 @@ fn run_loop<S: TimeSource>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::candidates::CandidateRing;
     use crate::stats::SampleRing;
 
     const PERIOD_NS: i64 = 1_000_000;
@@ -378,10 +402,24 @@ mod tests {
     }
 
     fn samples_of(script: Vec<(i64, i64)>) -> (Vec<i64>, u64) {
+        let (channel, _) = run_script(script, None, None);
+        let ring = channel.samples.as_ref().unwrap();
+        let cycles = channel.slot.cycles();
+        let samples = (0..cycles).map(|c| ring.get(c, cycles).unwrap()).collect();
+        (samples, channel.slot.precise().overruns)
+    }
+
+    /// Runs the loop over a script; returns the channel and how it ended.
+    fn run_script(
+        script: Vec<(i64, i64)>,
+        explain: Option<ExplainTrigger>,
+        break_threshold: Option<i64>,
+    ) -> (ThreadChannel, LoopEnd) {
         let loops = script.len() as u64;
         let mut source = SignallingTimer::new(script);
         let channel = ThreadChannel {
             samples: SampleRing::new(64),
+            candidates: explain.and_then(|_| CandidateRing::new()),
             ..ThreadChannel::default()
         };
         let params = LoopParams {
@@ -394,10 +432,11 @@ mod tests {
             loops: Some(loops),
             duration: None,
             start: Some(time::from_nanos(-PERIOD_NS)),
-            break_threshold: None,
+            break_threshold,
             spike_trigger: None,
             warmup: None,
             interval_length: None,
+            explain,
         };
         let end = measure(
             &mut source,
@@ -406,11 +445,60 @@ mod tests {
             &AtomicBool::new(false),
             LoopExtras::default(),
         );
-        assert_eq!(end, LoopEnd::Loops);
-        let ring = channel.samples.as_ref().unwrap();
-        let cycles = channel.slot.cycles();
-        let samples = (0..cycles).map(|c| ring.get(c, cycles).unwrap()).collect();
-        (samples, channel.slot.precise().overruns)
+        if break_threshold.is_none() {
+            assert_eq!(end, LoopEnd::Loops);
+        }
+        (channel, end)
+    }
+
+    /// The latencies of the samples a run offered for explanation, and
+    /// whether each one's deadline and wake-up are `latency` apart.
+    fn offered(script: Vec<(i64, i64)>, trigger: ExplainTrigger, brk: Option<i64>) -> Vec<i64> {
+        let (channel, _) = run_script(script, Some(trigger), brk);
+        let mut offered = Vec::new();
+        let mut cursor = crate::candidates::CandidateCursor::default();
+        cursor.drain(channel.candidates.as_ref().unwrap(), |c| {
+            assert_eq!(c.wake_ns - c.deadline_ns, c.latency_ns);
+            offered.push(c.latency_ns);
+        });
+        offered
+    }
+
+    #[test]
+    fn each_new_maximum_is_offered_for_explanation() {
+        let script = vec![
+            (10_000, 0),
+            (5_000, 0),
+            (30_000, 0),
+            (20_000, 0),
+            (40_000, 0),
+        ];
+        assert_eq!(
+            offered(script.clone(), ExplainTrigger::NewMaximum, None),
+            vec![10_000, 30_000, 40_000]
+        );
+        assert_eq!(
+            offered(script, ExplainTrigger::Above(15_000), None),
+            vec![30_000, 20_000, 40_000]
+        );
+    }
+
+    #[test]
+    fn the_break_sample_is_offered_whatever_the_trigger() {
+        // -b 25 us, explaining only above 100 us: the break sample (30 us)
+        // is offered all the same, and the run ends there.
+        let script = vec![(10_000, 0), (30_000, 0), (50_000, 0)];
+        let (channel, end) = run_script(
+            script.clone(),
+            Some(ExplainTrigger::Above(100_000)),
+            Some(25_000),
+        );
+        assert_eq!(end, LoopEnd::Break(30_000));
+        assert_eq!(channel.candidates.as_ref().unwrap().offered(), 1);
+        assert_eq!(
+            offered(script, ExplainTrigger::Above(100_000), Some(25_000)),
+            vec![30_000]
+        );
     }
 
     #[test]

@@ -25,6 +25,8 @@ use rtlat_sys::thread::RawThread;
 use rtlat_sys::timer::ThreadTimer;
 use rtlat_sys::timerfd::PeriodicTimerFd;
 use rtlat_sys::tracefs::TraceControl;
+
+use crate::candidates::CandidateRing;
 use rtlat_sys::{affinity, memory, sched, signals, system};
 
 use crate::config::{
@@ -214,6 +216,10 @@ impl Engine {
                         ),
                         None => None,
                     },
+                    candidates: match config.explain {
+                        Some(_) => Some(CandidateRing::new().ok_or_else(out_of_memory)?),
+                        None => None,
+                    },
                 })
             }),
             out_of_memory,
@@ -381,6 +387,9 @@ impl ThreadJob {
         if let Some(p) = &channel.phases {
             p.prefault();
         }
+        if let Some(c) = &channel.candidates {
+            c.prefault();
+        }
         for ring in [&channel.samples, &channel.smi_samples]
             .into_iter()
             .flatten()
@@ -501,6 +510,7 @@ impl ThreadJob {
                 .config
                 .intervals
                 .map(|plan| Period::from_nanos(plan.length.as_nanos())),
+            explain: self.config.explain,
         };
         let channel = &self.shared.channels[self.plan.index];
         let extras = cyclic::LoopExtras {
@@ -704,6 +714,7 @@ impl Running {
                 phases: c.phases.as_ref().map(PhaseLog::reports).unwrap_or_default(),
                 error: c.slot.error(),
                 disturbances: c.slot.disturbances(),
+                wakeup_latencies: None,
             })
             .collect();
         RunReport {

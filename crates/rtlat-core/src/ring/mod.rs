@@ -456,6 +456,7 @@ impl RingRunning {
                 phases: Vec::new(),
                 error: c.slot.error(),
                 disturbances: c.slot.disturbances(),
+                wakeup_latencies: None,
             })
             .collect();
         RunReport {
