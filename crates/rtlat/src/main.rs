@@ -17,6 +17,7 @@ mod audit;
 mod cli;
 mod compare;
 mod cyclictest;
+mod explain;
 mod gate;
 mod ipc;
 mod latency;

@@ -19,6 +19,7 @@ use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::{Nanos, Resolution};
 
+use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
 use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use super::load_options::{LoadArgs, run_duration};
 use super::values::{
@@ -112,6 +113,9 @@ enum Opt {
     LoadSchedule,
     LoadCpus,
     DeepestIdleState,
+    Explain,
+    ExplainThreshold,
+    ExplainTrace,
 }
 
 const fn opt(id: Opt, short: Option<char>, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
@@ -317,6 +321,28 @@ const OPTIONS: &[OptSpec<Opt>] = &[
         value: REQ,
         in_2_4: false,
     },
+    // No 2.4 name starts with `ex`.
+    OptSpec {
+        id: Opt::Explain,
+        short: None,
+        long: Some("explain"),
+        value: ValueKind::Optional(Peek::Number),
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::ExplainThreshold,
+        short: None,
+        long: Some("explain-threshold"),
+        value: REQ,
+        in_2_4: false,
+    },
+    OptSpec {
+        id: Opt::ExplainTrace,
+        short: None,
+        long: Some("explain-trace"),
+        value: REQ,
+        in_2_4: false,
+    },
 ];
 
 impl OptionName for Opt {
@@ -390,6 +416,7 @@ struct Raw {
     fail_if: Option<String>,
     junit: Option<OsString>,
     load: LoadArgs,
+    explain: ExplainArgs,
 }
 
 pub(crate) const MAX_INTERVAL_US: i64 = i32::MAX as i64;
@@ -497,6 +524,9 @@ pub fn parse(
             Opt::Load => raw.load.load = Some(val()?),
             Opt::LoadSchedule => raw.load.schedule = Some(val()?),
             Opt::LoadCpus => raw.load.cpus = Some(val()?),
+            Opt::Explain => raw.explain.explain = Some(optional()?),
+            Opt::ExplainThreshold => raw.explain.threshold = Some(val()?),
+            Opt::ExplainTrace => raw.explain.trace = Some(path()),
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -882,7 +912,7 @@ fn build(
                 "the deepest idle state left enabled (-1: none)",
             )?)
             .unwrap_or(i32::MAX),
-            cpus: measured_cpus,
+            cpus: measured_cpus.clone(),
         }),
         None => None,
     };
@@ -957,6 +987,20 @@ fn build(
         )));
     }
 
+    let explain = explain_plan(
+        ExplainIds {
+            explain: Opt::Explain,
+            threshold: Opt::ExplainThreshold,
+            trace: Opt::ExplainTrace,
+        },
+        &raw.explain,
+        ExplainObstacles {
+            synthetic: raw.synthetic.is_some(),
+            other_clock: (clock != ClockKind::Monotonic).then_some("--clock 1 (CLOCK_REALTIME)"),
+        },
+        measured_cpus,
+    )?;
+
     // Options that only act together with another one.
     if raw.tracemark && breaktrace.is_none() {
         warnings.push(format!(
@@ -1001,6 +1045,7 @@ fn build(
             intervals,
             distribution: Some(distribution),
             phases: load.as_ref().and_then(LoadSchedule::phase_plan),
+            explain: explain.as_ref().map(|plan| plan.trigger),
             ..CyclicConfig::new(Vec::new())
         },
         quiet: raw.quiet,
@@ -1039,6 +1084,7 @@ fn build(
         }),
         gates,
         load,
+        explain,
     };
     Ok((settings, warnings))
 }
@@ -1432,6 +1478,18 @@ Gates for CI (checked after every output is written; exit status 3):
                          status lines to each reader
   -R, --resolution       measure how fine the clock reads are before the run
       --dbg_cyclictest   with -R: print every clock read of that measurement
+
+Why was it late (kernel trace events; needs root and tracefs):
+      --explain[=N]      record kernel events on the measured CPUs in a
+                         tracefs instance of the run's own and explain the N
+                         worst samples [3]: IRQ latency, timer handler to
+                         wake-up, thread latency, return to user, each with
+                         what ran meanwhile; '# Explain' lines after the
+                         summary, \"explain\" in the JSON
+      --explain-threshold=US  with --explain: every sample above US is a
+                         candidate (default: each new maximum of a thread)
+      --explain-trace=FILE  with --explain: write the kernel events behind
+                         each explanation to FILE, as text
 
 Power management (/dev/cpu_dma_latency):
       --latency=US       value held in /dev/cpu_dma_latency for the run,

@@ -19,11 +19,12 @@ use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::{Nanos, Resolution};
 
-use super::getopt::{OptSpec, ValueKind, getopt_long};
+use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
+use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use super::load_options::{LoadArgs, run_duration};
 use super::values::{
     DirReport, DurationError, OptionName, SystemView, UsageError, int, int_in, int_in_or, invalid,
-    new_file_path, opt_values, spelling, text, time_source,
+    new_file_path, opt_values, optional_text, spelling, text, time_source,
 };
 use crate::latency::settings::Settings;
 use crate::output::OutputTarget;
@@ -68,6 +69,9 @@ enum Opt {
     LoadSchedule,
     LoadCpus,
     Synthetic,
+    Explain,
+    ExplainThreshold,
+    ExplainTrace,
 }
 
 const NO: ValueKind = ValueKind::None;
@@ -118,6 +122,9 @@ const OPTIONS: &[OptSpec<Opt>] = &[
     long(Opt::Load, "load", REQ),
     long(Opt::LoadSchedule, "load-schedule", REQ),
     long(Opt::LoadCpus, "load-cpus", REQ),
+    long(Opt::Explain, "explain", ValueKind::Optional(Peek::Number)),
+    long(Opt::ExplainThreshold, "explain-threshold", REQ),
+    long(Opt::ExplainTrace, "explain-trace", REQ),
     // Hidden: the deterministic test seam.
     long(Opt::Synthetic, "synthetic", REQ),
 ];
@@ -176,6 +183,7 @@ struct Raw {
     junit: Option<OsString>,
     load: LoadArgs,
     synthetic: Option<String>,
+    explain: ExplainArgs,
 }
 
 /// Reads the `rtlat latency` command line (`args` without the program
@@ -216,6 +224,9 @@ pub fn parse(
             Opt::LoadSchedule => raw.load.schedule = Some(val()?),
             Opt::LoadCpus => raw.load.cpus = Some(val()?),
             Opt::Synthetic => raw.synthetic = Some(val()?),
+            Opt::Explain => raw.explain.explain = Some(optional_text(id, value.as_deref())?),
+            Opt::ExplainThreshold => raw.explain.threshold = Some(val()?),
+            Opt::ExplainTrace => raw.explain.trace = Some(path()),
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -406,6 +417,32 @@ fn build(
             cpu,
         }])
     };
+    let measured_cpus = match cpu {
+        Some(cpu) => vec![cpu],
+        None => {
+            let mut all = system.allowed_cpus.clone();
+            all.sort_unstable();
+            all.dedup();
+            all
+        }
+    };
+    let explain = explain_plan(
+        ExplainIds {
+            explain: Opt::Explain,
+            threshold: Opt::ExplainThreshold,
+            trace: Opt::ExplainTrace,
+        },
+        &raw.explain,
+        ExplainObstacles {
+            synthetic: raw.synthetic.is_some(),
+            other_clock: None,
+        },
+        measured_cpus,
+    )?;
+    let engine = CyclicConfig {
+        explain: explain.as_ref().map(|plan| plan.trigger),
+        ..engine
+    };
     let settings = Settings {
         engine,
         period,
@@ -421,6 +458,7 @@ fn build(
         cmdline,
         gates,
         load,
+        explain,
     };
     Ok((settings, warnings))
 }
@@ -512,6 +550,15 @@ the histograms, not the help).
             the run when it ends (or -T sooner); '# phase' lines per phase
       --load-cpus=LIST  run the load on these CPUs only (0-3,8), one worker
             per CPU of LIST by default
+      --explain[=N]     record kernel events on the measured CPU(s) and
+            explain the N worst samples after the warm-up [3]: IRQ latency,
+            timer handler to wake-up, thread latency, return to user, each
+            with what ran meanwhile ('# Explain' lines after the summary,
+            \"explain\" in the JSON); needs root and tracefs
+      --explain-threshold=US  with --explain: every sample above US is a
+            candidate (default: each new maximum)
+      --explain-trace=FILE  with --explain: write the kernel events behind
+            each explanation to FILE, as text
       --help  print this help
 
 Not on Linux: -t 1 and -t 2 (in-kernel task and timer handler), -D

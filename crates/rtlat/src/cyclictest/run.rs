@@ -28,6 +28,7 @@ use super::host::Host;
 use super::idle_states::LimitedIdleStates;
 use super::settings::{DmaLatency, HgrmOutput, OutputTarget, Settings};
 use super::stats_file::StatsFile;
+use crate::explain::{ExplainSession, start_explain_reader};
 use crate::gate;
 use crate::limits;
 use crate::live::fifo::FifoServer;
@@ -39,7 +40,7 @@ use crate::report::RunMeta;
 use crate::report::breaktrace::write_break_info;
 use crate::report::hgrm;
 use crate::report::histogram::write_histogram;
-use crate::report::json::{Extras, write_json};
+use crate::report::json::{Extras, write_json_with};
 use crate::report::load::write_load;
 use crate::report::percentiles::write_percentiles;
 use crate::report::spikes::write_spikes;
@@ -69,6 +70,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         settings.mlockall && !synthetic,
     )?;
 
+    // --explain's refusals come first: one line, nothing else printed.
+    let tracing = match &settings.explain {
+        Some(_) => Some(crate::explain::preflight()?),
+        None => None,
+    };
     if !synthetic {
         if settings.engine.needs_realtime() {
             let policy = settings
@@ -176,6 +182,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     if let Some(states) = idle_states.as_mut() {
         states.announce_to_janitor();
     }
+    // The run's own trace instance, recording from before the first sample.
+    let mut explain = match (&settings.explain, &tracing) {
+        (Some(plan), Some(tracing)) => Some(ExplainSession::open(plan, tracing)?),
+        _ => None,
+    };
     let mut snapshot = match StatusSnapshotFile::create(rtlat_sys::system::current_pid()) {
         Ok(file) => Some(file),
         Err(e) => {
@@ -232,6 +243,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         running.finish(false);
         bail!(describe_thread_error(index, error, settings));
     }
+    if let Some(session) = explain.as_mut()
+        && let Err(e) = start_explain_reader(session, &running, &settings.engine)
+    {
+        running.finish(false);
+        return Err(e);
+    }
     if let (Some(cpus), false) = (&settings.main_affinity, synthetic)
         && let Err(e) = affinity::pin_current_thread(cpus)
     {
@@ -282,6 +299,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     let run_time = running.started().elapsed();
     let mut report = running.finish(external_stop);
+    // After the threads have stopped: the last events are read, the
+    // pending samples (a -b break's too) explained, the instance removed.
+    let explained = explain.and_then(ExplainSession::finish);
+    if let Some(outcome) = &explained {
+        outcome.attach_latencies(&mut report);
+    }
     let mut system = system.finish();
     if let Some(injected) = &settings.injected {
         injected.apply(&mut report, &mut system);
@@ -313,11 +336,15 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     };
 
     let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
-    let verdict = verdict::judge(&report, &meta, system.as_ref());
+    let mut verdict = verdict::judge(&report, &meta, system.as_ref());
+    if let Some(outcome) = &explained {
+        verdict.worst_sample = outcome.worst_sample();
+    }
     let load_results = load.results(settings.load.as_ref(), (!synthetic).then_some(run_time));
     let extras = Extras {
         load: load_results.as_ref(),
         verdict: &verdict,
+        explain: explained.as_ref(),
     };
     let written =
         write_final_outputs(settings, &report, &meta, extras, &mut out).and(stats_written);
@@ -497,7 +524,7 @@ fn write_final_outputs(
     };
     if let Some(target) = &settings.json {
         keep(write_to(target, out, "--json", |mut w| {
-            write_json(&mut w, report, meta, &settings.engine, load, extras.verdict)
+            write_json_with(&mut w, report, meta, &settings.engine, extras)
         }));
     }
     if settings.quiet && settings.histogram.is_none() {
@@ -522,6 +549,13 @@ fn write_final_outputs(
     }
     if let Some(load) = load {
         out.emit(|w| write_load(w, load, &report.threads));
+    }
+    if let Some(outcome) = extras.explain {
+        keep(crate::explain::write_outputs(
+            outcome,
+            settings.explain.as_ref(),
+            out,
+        ));
     }
     if settings.verdict {
         out.emit(|w| extras.verdict.write_text(w, report, "Thread"));

@@ -123,6 +123,8 @@ pub struct Settings {
     pub gates: Option<GatePlan>,
     /// `--load` or `--load-schedule`, if given.
     pub load: Option<LoadSchedule>,
+    /// `--explain`, if given.
+    pub explain: Option<crate::explain::ExplainPlan>,
 }
 
 /// `--hgrm FILE` (and `--hgrm-per-thread`).

@@ -270,6 +270,7 @@ pub fn receivers_as_run_report(report: &PairReport, cpus: &[ShownCpus]) -> RunRe
                 phases: p.phases.clone(),
                 error: p.receiver.error,
                 disturbances: p.receiver.disturbances,
+                wakeup_latencies: None,
             })
             .collect(),
         break_info: None,
@@ -394,6 +395,7 @@ mod tests {
             Extras {
                 load: None,
                 verdict: &verdict,
+                explain: None,
             },
         )
         .unwrap();

@@ -378,6 +378,7 @@ pub fn finish(
             let extras = Extras {
                 load: load_results.as_ref(),
                 verdict: &verdict,
+                explain: None,
             };
             write_json(
                 &mut &mut *w,

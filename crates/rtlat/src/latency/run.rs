@@ -27,13 +27,14 @@ use super::output::{
 use super::settings::Settings;
 use crate::cli::latency::WARMUP;
 use crate::cyclictest::host::Host;
+use crate::explain::{ExplainSession, start_explain_reader};
 use crate::load::beside::LoadBeside;
 use crate::output::{OutputTarget, Stdout, end_run, write_to};
 use crate::report::RunMeta;
-use crate::report::json::{Extras, write_json};
+use crate::report::json::{Extras, write_json_with};
 use crate::report::load::write_load;
 use crate::report::verdict::{self, SystemWatch};
-use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory_because};
+use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory_because, start_janitor};
 use crate::run_audit;
 use crate::signals::SignalFlags;
 use crate::stdio::note;
@@ -52,6 +53,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     // Xenomai sets stdout line-buffered: each line is out as it is made.
     let mut out = Stdout::new(true);
 
+    // --explain's refusals come first: one line, nothing else printed.
+    let tracing = match &settings.explain {
+        Some(_) => Some(crate::explain::preflight()?),
+        None => None,
+    };
     if !synthetic {
         check_realtime_privilege(
             SchedPolicy::Fifo,
@@ -72,6 +78,15 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         lock_memory_because("", "")?;
     }
     let signals = SignalFlags::install()?;
+    // The run's own trace instance, recording from before the warm-up; the
+    // janitor removes it if the run is killed.
+    let mut explain = match (&settings.explain, &tracing) {
+        (Some(plan), Some(tracing)) => {
+            start_janitor("its tracefs instance");
+            Some(ExplainSession::open(plan, tracing)?)
+        }
+        _ => None,
+    };
     out.emit(|w| write_banner(w, settings.period));
     // Before the thread, so that the warm-up already runs under load; the
     // phases count from the end of the warm-up, as the thread's do.
@@ -82,6 +97,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     if let Some((_, error)) = running.setup_error() {
         running.finish(false);
         bail!(describe_thread_error(error, settings));
+    }
+    if let Some(session) = explain.as_mut()
+        && let Err(e) = start_explain_reader(session, &running, &settings.engine)
+    {
+        running.finish(false);
+        return Err(e);
     }
     out.emit(|w| writeln!(w, "warming up..."));
     if settings.quiet {
@@ -94,7 +115,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let shared = running.shared_handle();
     let mut seconds = Seconds::new(settings)?;
     let external_stop = until_end(&running, &signals, &mut load, &mut seconds, &mut out)?;
-    let report = running.finish(external_stop);
+    let mut report = running.finish(external_stop);
+    let explained = explain.and_then(ExplainSession::finish);
+    if let Some(outcome) = &explained {
+        outcome.attach_latencies(&mut report);
+    }
     let system = system.finish();
     let load = load.stop();
     // The seconds sealed after the last look, and the partial last one.
@@ -122,10 +147,14 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         (!synthetic).then(|| Duration::from_secs(seconds.complete)),
     );
     let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
-    let verdict = verdict::judge(&report, &meta, system.as_ref());
+    let mut verdict = verdict::judge(&report, &meta, system.as_ref());
+    if let Some(outcome) = &explained {
+        verdict.worst_sample = outcome.worst_sample();
+    }
     let extras = Extras {
         load: load_results.as_ref(),
         verdict: &verdict,
+        explain: explained.as_ref(),
     };
     let written = write_final_outputs(settings, &report, &meta, extras, &seconds, &mut out);
     let status = end_run(&mut out, written, failure, status)?;
@@ -291,14 +320,7 @@ fn write_final_outputs(
     };
     if let Some(target) = &settings.json {
         keep(write_to(target, out, "--json", |mut w| {
-            write_json(
-                &mut w,
-                report,
-                meta,
-                &settings.engine,
-                extras.load,
-                extras.verdict,
-            )
+            write_json_with(&mut w, report, meta, &settings.engine, extras)
         }));
     }
     if let (Some(all), Some((minima, min_moments)), Some((maxima, max_moments))) =
@@ -347,6 +369,13 @@ fn write_final_outputs(
     out.emit(|w| write_summary(w, &summary));
     if let Some(load) = extras.load {
         out.emit(|w| write_load(w, load, &report.threads));
+    }
+    if let Some(outcome) = extras.explain {
+        keep(crate::explain::write_outputs(
+            outcome,
+            settings.explain.as_ref(),
+            out,
+        ));
     }
     if settings.verdict {
         out.emit(|w| extras.verdict.write_text(w, report, "Thread"));

@@ -42,4 +42,6 @@ pub struct Settings {
     /// `--load` or `--load-schedule`, if given (phases start after the
     /// warm-up).
     pub load: Option<rtlat_core::load::schedule::LoadSchedule>,
+    /// `--explain`, if given.
+    pub explain: Option<crate::explain::ExplainPlan>,
 }

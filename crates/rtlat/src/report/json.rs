@@ -32,9 +32,11 @@ use rtlat_core::units::{Nanos, Resolution};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
+use super::explain::{ExplainEventsDto, ExplanationsDto};
 use super::load::LoadResults;
 use super::verdict::Verdict;
 use super::{RunMeta, SysInfo};
+use crate::explain::ExplainOutcome;
 
 /// The rt-tests version the document claims to be, as C 2.4 writes it.
 const RT_TEST_VERSION: &str = "2.40";
@@ -42,6 +44,7 @@ const RT_TEST_VERSION: &str = "2.40";
 /// Writes the JSON document for `report`, pretty-printed with two-space
 /// indentation and ended by a newline. The run's wait and measure methods
 /// (`config`) are our keys `wait_method` and `measure_method`.
+#[cfg(test)]
 pub fn write_json(
     w: &mut impl Write,
     report: &RunReport,
@@ -50,11 +53,26 @@ pub fn write_json(
     load: Option<&LoadResults<'_>>,
     verdict: &Verdict,
 ) -> io::Result<()> {
+    let extras = Extras {
+        load,
+        verdict,
+        explain: None,
+    };
+    write_json_with(w, report, meta, config, extras)
+}
+
+/// [`write_json`] with every extra (`--explain` too).
+pub fn write_json_with(
+    w: &mut impl Write,
+    report: &RunReport,
+    meta: &RunMeta,
+    config: &CyclicConfig,
+    extras: Extras<'_, '_>,
+) -> io::Result<()> {
     let methods = Methods {
         wait: config.wait.name(),
         measure: config.measure.name(),
     };
-    let extras = Extras { load, verdict };
     write_thread_document(w, report, meta, Some(methods), extras, ThreadDto::from)
 }
 
@@ -66,6 +84,8 @@ pub struct Extras<'a, 'l> {
     pub load: Option<&'a LoadResults<'l>>,
     /// The verdict on the run.
     pub verdict: &'a Verdict,
+    /// `--explain`, if given.
+    pub explain: Option<&'a ExplainOutcome>,
 }
 
 /// The wait and measure methods of a cyclictest run, for the JSON.
@@ -355,6 +375,10 @@ pub struct TrailingMembers<'m> {
     load: Option<LoadDto<'m>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     phases: Option<Vec<PhaseDto<'m>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explain: Option<ExplanationsDto<'m>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explain_events: Option<ExplainEventsDto>,
 }
 
 impl<'m> TrailingMembers<'m> {
@@ -369,6 +393,8 @@ impl<'m> TrailingMembers<'m> {
             all_threads: merged.map(Percentiles),
             load: extras.load.map(LoadDto::of),
             phases: extras.load.and_then(|l| phases_dto(l, threads)),
+            explain: extras.explain.map(ExplanationsDto),
+            explain_events: extras.explain.map(ExplainEventsDto::of),
         }
     }
 }
@@ -459,6 +485,12 @@ struct ThreadDto<'a> {
     percentiles: Option<Percentiles<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     distribution: Option<DistributionDto<'a>>,
+    /// `--explain`: programmed expiry to the timer's handler.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    irq_latency: Option<Percentiles<'a>>,
+    /// `--explain`: wake-up to the switch into the thread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thread_latency: Option<Percentiles<'a>>,
 }
 
 impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
@@ -484,6 +516,14 @@ impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
             disturbances: t.disturbances.map(DisturbancesDto::from),
             percentiles: t.distribution.as_ref().map(Percentiles),
             distribution: t.distribution.as_ref().map(DistributionDto),
+            irq_latency: t
+                .wakeup_latencies
+                .as_ref()
+                .map(|w| Percentiles(&w.irq_latency)),
+            thread_latency: t
+                .wakeup_latencies
+                .as_ref()
+                .map(|w| Percentiles(&w.thread_latency)),
         }
     }
 }

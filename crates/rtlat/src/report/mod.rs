@@ -12,9 +12,11 @@
 //! - [`spikes`]: the `--spike` list;
 //! - [`stats_stream`]: the `--stats-file` lines, written during the run;
 //! - [`breaktrace`]: the `-b` thread ids and break lines;
-//! - [`verdict`]: the verdict on a run (JSON `"verdict"`, `--verdict`).
+//! - [`verdict`]: the verdict on a run (JSON `"verdict"`, `--verdict`);
+//! - [`explain`]: the `--explain` lines, JSON and `--explain-trace` file.
 
 pub mod breaktrace;
+pub mod explain;
 pub mod hgrm;
 pub mod histogram;
 pub mod json;

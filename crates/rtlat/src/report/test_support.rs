@@ -40,6 +40,7 @@ impl ThreadFixture {
                 phases: Vec::new(),
                 error: None,
                 disturbances: None,
+                wakeup_latencies: None,
             },
         }
     }

@@ -101,6 +101,37 @@ pub struct Verdict {
     /// quoted to have [`SAMPLES_BEYOND_NEEDED`] samples beyond it; `None`
     /// when it was long enough (or quoted no percentile).
     pub suggested_duration_s: Option<f64>,
+    /// `--explain`: the worst explained sample and its dominant cause;
+    /// it gives no level of its own (a cause is not a doubt).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worst_sample: Option<WorstSample>,
+}
+
+/// The worst sample `--explain` explained: its largest component and
+/// that component's largest cause.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WorstSample {
+    /// The thread that took it.
+    pub thread: usize,
+    /// Its latency.
+    pub latency_ns: i64,
+    /// The largest component (`thread_latency`, `irq_latency`, ...).
+    pub component: &'static str,
+    /// That component's time.
+    pub component_ns: i64,
+    /// That component's largest cause, if it has one.
+    pub cause: Option<WorstCause>,
+}
+
+/// A cause, as `--explain` names it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WorstCause {
+    /// `task`, `irq`, `softirq`, `idle`, ...
+    pub kind: &'static str,
+    /// What it was (`spin[4242]`, `24 virtio0`, ...).
+    pub name: String,
+    /// Its time within the component.
+    pub ns: i64,
 }
 
 /// What a verdict is made from.
@@ -137,6 +168,7 @@ impl Verdict {
                 .unwrap_or(Level::Trustworthy),
             reasons,
             suggested_duration_s: sufficiency.suggested_duration_s(),
+            worst_sample: None,
         }
     }
 
@@ -165,6 +197,20 @@ impl Verdict {
                 w,
                 "# Suggested duration: {} s, for {SAMPLES_BEYOND_NEEDED} samples beyond the highest percentile quoted",
                 seconds_text(seconds)
+            )?;
+        }
+        if let Some(worst) = &self.worst_sample {
+            let micros = |ns: i64| format!("{:.1}", ns as f64 / 1000.0);
+            let cause = worst.cause.as_ref().map_or(String::new(), |c| {
+                format!(", mostly {} {} ({} us)", c.kind, c.name, micros(c.ns))
+            });
+            writeln!(
+                w,
+                "# Worst sample: T:{} {} us: {} {} us{cause}",
+                worst.thread,
+                micros(worst.latency_ns),
+                worst.component,
+                micros(worst.component_ns)
             )?;
         }
         Ok(())

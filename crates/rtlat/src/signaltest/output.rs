@@ -103,6 +103,7 @@ pub fn write_json(
     let extras = Extras {
         load: None,
         verdict,
+        explain: None,
     };
     write_thread_document(w, report, meta, None, extras, ThreadDto::from)
 }

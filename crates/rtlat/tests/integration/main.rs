@@ -13,6 +13,7 @@ mod differential;
 mod differential_extras;
 mod disturbances;
 mod environment;
+mod explain;
 mod faults_children;
 mod faults_limits;
 mod faults_outputs;

@@ -107,3 +107,18 @@ fn nobody_with_policy_other_runs() {
         r.describe()
     );
 }
+
+#[test]
+fn nobody_asking_for_explain_is_refused_before_any_sample() {
+    require_root_and_setpriv!();
+    let r = as_nobody(&["-q", "-l", "100", "--explain"]);
+    r.expect_code(1);
+    let lines = r.stderr_lines();
+    assert_eq!(lines.len(), 1, "{}", r.stderr);
+    assert!(
+        lines[0].contains("--explain: recording kernel events needs root"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stdout.contains("T:"), "nothing measured: {}", r.stdout);
+}

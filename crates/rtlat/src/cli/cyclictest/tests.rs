@@ -713,6 +713,7 @@ fn defaults() {
             hgrm: None,
             gates: None,
             load: None,
+            explain: None,
         }
     );
 }
@@ -1393,6 +1394,9 @@ fn every_table_entry_is_reachable() {
                     | Opt::LoadSchedule
                     | Opt::LoadCpus
                     | Opt::DeepestIdleState
+                    | Opt::Explain
+                    | Opt::ExplainThreshold
+                    | Opt::ExplainTrace
             ),
             "{:?}",
             spec.id

@@ -1,0 +1,377 @@
+//! `--explain`: the worst samples of a run explained from kernel trace
+//! events.
+//!
+//! [`ExplainSession::open`] checks what explaining needs (root, tracefs,
+//! the events) and makes the run's own tracefs instance, recording on the
+//! measured CPUs only, before the first sample; the janitor removes it if
+//! the run is killed. [`ExplainSession::start_reader`] starts the reader
+//! ([`reader`]) once the measuring threads exist: a non-real-time thread,
+//! off the measured CPUs where one is free, that reads every CPU's
+//! `trace_pipe_raw`, keeps a short window of events and explains the
+//! samples the measuring threads offer. [`ExplainSession::finish`], after
+//! the threads have stopped, reads what is left, explains what is pending
+//! (the `-b` break sample too) and removes the instance. The analysis is
+//! `rtlat_explain`'s; this module does the I/O around it.
+
+pub mod host_context;
+pub mod reader;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use rtlat_core::candidates::ExplainTrigger;
+use rtlat_core::config::CyclicConfig;
+use rtlat_core::distribution::DistributionPlan;
+use rtlat_core::engine::{Running, Shared};
+use rtlat_core::janitor::{self, Kept};
+use rtlat_core::report::{RunReport, WakeupLatencies};
+use rtlat_core::units::Nanos;
+use rtlat_explain::trace::{EventFormat, EventFormats, PageHeaderLayout};
+use rtlat_explain::{EventDecoder, ExplainReport};
+use rtlat_sys::trace_instance::{InstanceSpec, REQUIRED_EVENTS, TraceInstance};
+use rtlat_sys::tracefs;
+
+use crate::output::{OutputTarget, Stdout, write_to};
+use crate::report::verdict::{WorstCause, WorstSample};
+use crate::stdio::note;
+
+/// Each recorded CPU's buffer in the instance: 4 MiB holds well over a
+/// second of events of a CPU at 1 kHz, so a reader held off that long
+/// loses none.
+pub const BUFFER_SIZE_KB: u32 = 4096;
+
+/// What `--explain` asks for, validated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExplainPlan {
+    /// How many explanations a run keeps (the worst).
+    pub keep: usize,
+    /// Which samples the measuring threads offer.
+    pub trigger: ExplainTrigger,
+    /// `--explain-trace FILE`: the events behind each explanation, as
+    /// text.
+    pub trace: Option<PathBuf>,
+    /// The measured CPUs: the instance records these only.
+    pub cpus: Vec<usize>,
+}
+
+/// A measuring thread, as the reader needs to know it.
+#[derive(Clone, Copy, Debug)]
+pub struct MeasuredThread {
+    /// Thread number.
+    pub index: usize,
+    /// Its period, in ns.
+    pub interval_ns: i64,
+}
+
+/// The outcome of explaining a run.
+#[derive(Debug)]
+pub struct ExplainOutcome {
+    /// The explanations and the IRQ and thread latency distributions.
+    pub report: ExplainReport,
+    /// Candidates the reader could not read before they were overwritten.
+    pub candidates_missed: u64,
+    /// CPU time the reader used.
+    pub reader_cpu: Duration,
+    /// How long the reader ran.
+    pub reader_wall: Duration,
+    /// Read errors of the trace files, if any (the first one).
+    pub read_error: Option<String>,
+    /// The recorded CPUs.
+    pub cpus: Vec<usize>,
+    /// CLOCK_MONOTONIC ns at the start of the run (for "s into the run").
+    pub run_start_ns: i64,
+}
+
+impl ExplainOutcome {
+    /// Puts each thread's IRQ and thread latency distributions into its
+    /// report.
+    pub fn attach_latencies(&self, report: &mut RunReport) {
+        for latencies in &self.report.latencies {
+            if let Some(thread) = report.threads.get_mut(latencies.thread) {
+                thread.wakeup_latencies = Some(WakeupLatencies {
+                    irq_latency: latencies.irq_latency.clone(),
+                    thread_latency: latencies.thread_latency.clone(),
+                });
+            }
+        }
+    }
+
+    /// The worst explained sample's largest component and that
+    /// component's largest cause, for the verdict.
+    pub fn worst_sample(&self) -> Option<WorstSample> {
+        let worst = self
+            .report
+            .explanations
+            .iter()
+            .max_by_key(|e| e.latency_ns)?;
+        let component = worst.components.iter().max_by_key(|c| c.ns)?;
+        Some(WorstSample {
+            thread: worst.thread,
+            latency_ns: worst.latency_ns,
+            component: component.name.as_str(),
+            component_ns: component.ns,
+            cause: worst.dominant_cause().map(|(_, c)| WorstCause {
+                kind: c.kind.as_str(),
+                name: c.name.clone(),
+                ns: c.ns,
+            }),
+        })
+    }
+}
+
+/// The `# Explain` lines after the summary, and the `--explain-trace`
+/// file if `plan` asks for one (written whole, or not at all).
+pub fn write_outputs(
+    outcome: &ExplainOutcome,
+    plan: Option<&ExplainPlan>,
+    out: &mut Stdout,
+) -> anyhow::Result<()> {
+    out.emit(|w| crate::report::explain::write_text(w, outcome));
+    match plan.and_then(|p| p.trace.as_ref()) {
+        Some(path) => write_to(
+            &OutputTarget::File(path.clone()),
+            out,
+            "--explain-trace",
+            |mut w| crate::report::explain::write_trace(&mut w, outcome),
+        ),
+        None => Ok(()),
+    }
+}
+
+/// Starts the session's reader for a running engine.
+pub fn start_explain_reader(
+    session: &mut ExplainSession,
+    running: &Running,
+    config: &CyclicConfig,
+) -> anyhow::Result<()> {
+    let threads: Vec<MeasuredThread> = config
+        .threads
+        .iter()
+        .map(|t| MeasuredThread {
+            index: t.index,
+            interval_ns: t.interval.as_nanos(),
+        })
+        .collect();
+    let plan = config
+        .distribution
+        .unwrap_or_else(|| DistributionPlan::new(1000, Nanos::ZERO).expect("the default plan"));
+    let now = rtlat_sys::clock::now(rtlat_sys::clock::Clock::Monotonic);
+    let since_start = i64::try_from(running.started().elapsed().as_nanos()).unwrap_or(0);
+    let run_start_ns = now.tv_sec * 1_000_000_000 + now.tv_nsec - since_start;
+    session.start_reader(running.shared_handle(), &threads, plan, run_start_ns)
+}
+
+/// The instance and, once started, its reader.
+pub struct ExplainSession {
+    plan: ExplainPlan,
+    instance: Option<TraceInstance>,
+    kept: Option<Kept>,
+    formats: EventFormats,
+    layout: PageHeaderLayout,
+    pipes: Vec<(usize, std::fs::File)>,
+    reader: Option<reader::ReaderHandle>,
+}
+
+impl std::fmt::Debug for ExplainSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExplainSession")
+            .field("plan", &self.plan)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checks, first thing, what explaining needs: root, tracefs (mounted
+/// here if it is not), every required event; returns the tracing
+/// directory. Each refusal is one line naming `--explain` (exit 1).
+pub fn preflight() -> anyhow::Result<PathBuf> {
+    if rtlat_sys::system::effective_uid() != 0 {
+        bail!(
+            "--explain: recording kernel events needs root (a tracefs instance of the run's \
+             own); run as root, or leave out --explain"
+        );
+    }
+    let tracing = match tracefs::tracing_dir() {
+        Some(dir) => dir,
+        None => tracefs::mount_tracefs().map_err(|e| {
+            anyhow::anyhow!(
+                "--explain: tracefs is not mounted and cannot be mounted on \
+                 /sys/kernel/tracing: {}",
+                crate::rtsetup::io_strerror(&e)
+            )
+        })?,
+    };
+    if let Some(event) = missing_event(&tracing) {
+        bail!(
+            "--explain: this kernel has no trace event '{event}', which explaining needs \
+             ({} is missing)",
+            tracing.join("events").join(event).display()
+        );
+    }
+    Ok(tracing)
+}
+
+/// The first required event the tracing directory `tracing` lacks.
+fn missing_event(tracing: &Path) -> Option<&'static str> {
+    REQUIRED_EVENTS
+        .into_iter()
+        .find(|event| !tracing.join("events").join(event).join("enable").exists())
+}
+
+impl ExplainSession {
+    /// Makes the run's instance in `tracing` (from [`preflight`]) and
+    /// reads what its reader needs; a refusal is one line naming
+    /// `--explain` (exit 1, before any sample).
+    pub fn open(plan: &ExplainPlan, tracing: &Path) -> anyhow::Result<ExplainSession> {
+        let tracing = tracing.to_path_buf();
+        let spec = InstanceSpec::for_run(&plan.cpus, BUFFER_SIZE_KB);
+        let instance = TraceInstance::create(&tracing, &spec)
+            .map_err(|e| anyhow::anyhow!("--explain: {e}"))?;
+        let kept = match janitor::keep_trace_instance(instance.dir()) {
+            Ok(kept) => Some(kept),
+            Err(e) => {
+                note!(
+                    "WARN: --explain: cannot tell the janitor about {}: {e}; if this run is \
+                     killed, the instance will be left behind",
+                    instance.dir().display()
+                );
+                None
+            }
+        };
+        let layout = read_layout(&tracing, instance.dir())?;
+        let formats = read_formats(&instance)?;
+        // Every field the analysis reads must be there, before any sample.
+        EventDecoder::new(&formats).map_err(|e| anyhow::anyhow!("--explain: {e}"))?;
+        let pipes = instance
+            .open_pipes_raw()
+            .map_err(|e| anyhow::anyhow!("--explain: {e}"))?;
+        Ok(ExplainSession {
+            plan: plan.clone(),
+            instance: Some(instance),
+            kept,
+            formats,
+            layout,
+            pipes,
+            reader: None,
+        })
+    }
+
+    /// Starts the reader for the threads of `shared` (whose thread ids are
+    /// known once the threads are set up).
+    pub fn start_reader(
+        &mut self,
+        shared: Arc<Shared>,
+        threads: &[MeasuredThread],
+        plan: DistributionPlan,
+        run_start_ns: i64,
+    ) -> anyhow::Result<()> {
+        let pipes = std::mem::take(&mut self.pipes);
+        let handle = reader::start(reader::ReaderSetup {
+            formats: std::mem::take(&mut self.formats),
+            layout: self.layout,
+            pipes,
+            shared,
+            threads: threads.to_vec(),
+            distribution: plan,
+            keep: self.plan.keep,
+            measured_cpus: self.plan.cpus.clone(),
+            run_start_ns,
+        })
+        .context("--explain: starting the trace reader")?;
+        self.reader = Some(handle);
+        Ok(())
+    }
+
+    /// Reads what is left, explains what is pending and removes the
+    /// instance; `None` when the reader never started.
+    pub fn finish(mut self) -> Option<ExplainOutcome> {
+        let outcome = self.reader.take().map(reader::ReaderHandle::finish);
+        self.remove_instance();
+        outcome
+    }
+
+    fn remove_instance(&mut self) {
+        // The reader's files are closed by now (the kernel refuses to
+        // remove an instance with an open file).
+        self.pipes.clear();
+        if let Some(instance) = self.instance.take() {
+            let dir = instance.dir().to_path_buf();
+            if let Some(kept) = self.kept.as_mut() {
+                kept.release();
+            }
+            if let Err(e) = instance.close() {
+                note!(
+                    "WARN: --explain: cannot remove the trace instance {}: {e}",
+                    dir.display()
+                );
+            }
+        }
+    }
+}
+
+impl Drop for ExplainSession {
+    fn drop(&mut self) {
+        if let Some(reader) = self.reader.take() {
+            reader.stop();
+        }
+        self.remove_instance();
+    }
+}
+
+/// The ring buffer's page header layout: the instance's `events/header_page`
+/// (every instance has the same as the top level).
+fn read_layout(tracing: &Path, instance: &Path) -> anyhow::Result<PageHeaderLayout> {
+    let path = [instance, tracing]
+        .into_iter()
+        .map(|dir| dir.join("events/header_page"))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| tracing.join("events/header_page"));
+    let text =
+        read_in_one(&path).with_context(|| format!("--explain: cannot read {}", path.display()))?;
+    PageHeaderLayout::parse(&text)
+        .map_err(|e| anyhow::anyhow!("--explain: cannot read {}: {e}", path.display()))
+}
+
+/// A tracefs file that answers one read only (`header_page` returns
+/// nothing to a read at an offset other than 0, so a reader that starts
+/// small gets a truncated text).
+fn read_in_one(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut buffer = vec![0u8; 64 * 1024];
+    let n = std::fs::File::open(path)?.read(&mut buffer)?;
+    buffer.truncate(n);
+    String::from_utf8(buffer).map_err(std::io::Error::other)
+}
+
+/// The format of every event the instance records.
+fn read_formats(instance: &TraceInstance) -> anyhow::Result<EventFormats> {
+    let mut formats = EventFormats::new();
+    for (event, path) in instance.event_formats() {
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("--explain: cannot read the format of {event}"))?;
+        let format = EventFormat::parse(&text)
+            .map_err(|e| anyhow::anyhow!("--explain: cannot read {}: {e}", path.display()))?;
+        formats.insert(format);
+    }
+    Ok(formats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_missing_required_event_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        for event in REQUIRED_EVENTS {
+            let d = dir.path().join("events").join(event);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("enable"), "0").unwrap();
+        }
+        assert_eq!(missing_event(dir.path()), None);
+        std::fs::remove_file(dir.path().join("events/power/cpu_idle/enable")).unwrap();
+        std::fs::remove_file(dir.path().join("events/sched/sched_waking/enable")).unwrap();
+        assert_eq!(missing_event(dir.path()), Some("sched/sched_waking"));
+    }
+}

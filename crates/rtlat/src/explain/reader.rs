@@ -1,0 +1,224 @@
+//! The trace reader of `--explain`: a non-real-time thread that, every
+//! [`POLL_PERIOD`], reads each recorded CPU's `trace_pipe_raw` until it is
+//! empty, hands the pages to the [`Explainer`], takes the samples the
+//! measuring threads offered and has them explained. It runs off the
+//! measured CPUs where one is free. Asked to finish, it makes one more full
+//! pass (the measuring threads have stopped by then, so every event of
+//! their last samples is in the buffers) and explains what is pending.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use rtlat_core::candidates::CandidateCursor;
+use rtlat_core::distribution::DistributionPlan;
+use rtlat_core::engine::Shared;
+use rtlat_explain::trace::{EventFormats, PageHeaderLayout};
+use rtlat_explain::{ExplainConfig, Explainer, Sample};
+use rtlat_sys::clock::{self, Clock};
+
+use super::host_context::HostContext;
+use super::{ExplainOutcome, MeasuredThread};
+
+/// How often the reader empties the buffers: at 1 kHz a CPU writes a few
+/// pages per period, far below the instance's buffer.
+pub const POLL_PERIOD: Duration = Duration::from_millis(10);
+/// How much of the past each CPU's window keeps.
+const WINDOW: Duration = Duration::from_secs(1);
+/// How long after a sample's wake-up its explanation waits for events
+/// still to be read before it is made with what there is.
+const GIVE_UP: Duration = Duration::from_millis(200);
+
+/// What the reader is started with.
+pub struct ReaderSetup {
+    /// The recorded events' formats.
+    pub formats: EventFormats,
+    /// The ring buffer's page header.
+    pub layout: PageHeaderLayout,
+    /// Each recorded CPU's `trace_pipe_raw`, non-blocking.
+    pub pipes: Vec<(usize, File)>,
+    /// The measuring threads' channels (their candidate rings).
+    pub shared: Arc<Shared>,
+    /// The measuring threads.
+    pub threads: Vec<MeasuredThread>,
+    /// The shape of the IRQ and thread latency distributions.
+    pub distribution: DistributionPlan,
+    /// Explanations kept.
+    pub keep: usize,
+    /// The measured CPUs (the reader keeps off them where it can).
+    pub measured_cpus: Vec<usize>,
+    /// CLOCK_MONOTONIC ns at the start of the run.
+    pub run_start_ns: i64,
+}
+
+/// The running reader.
+pub struct ReaderHandle {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<ExplainOutcome>,
+}
+
+/// Starts the reader thread.
+pub fn start(setup: ReaderSetup) -> io::Result<ReaderHandle> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let thread = std::thread::Builder::new()
+        .name("rtlat-explain".to_owned())
+        .spawn(move || run(setup, &flag))?;
+    Ok(ReaderHandle { stop, thread })
+}
+
+impl ReaderHandle {
+    /// Asks for the last pass and waits for the outcome.
+    pub fn finish(self) -> ExplainOutcome {
+        self.stop.store(true, Ordering::Release);
+        match self.thread.join() {
+            Ok(outcome) => outcome,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+
+    /// Stops the reader, dropping its outcome (an early error).
+    pub fn stop(self) {
+        self.stop.store(true, Ordering::Release);
+        let _ = self.thread.join();
+    }
+}
+
+fn run(setup: ReaderSetup, stop: &AtomicBool) -> ExplainOutcome {
+    let started = Instant::now();
+    keep_off(&setup.measured_cpus);
+    let shared = &setup.shared;
+    let threads: Vec<(usize, i32, i64)> = setup
+        .threads
+        .iter()
+        .map(|t| {
+            let tid = shared.channels[t.index].slot.tid();
+            (t.index, tid, t.interval_ns)
+        })
+        .collect();
+    let cpus: Vec<usize> = setup.pipes.iter().map(|(cpu, _)| *cpu).collect();
+    let config = ExplainConfig {
+        keep: setup.keep,
+        window_ns: WINDOW.as_nanos() as i64,
+        give_up_ns: GIVE_UP.as_nanos() as i64,
+    };
+    let context = HostContext::read(&cpus);
+    let mut explainer = match Explainer::new(
+        &setup.formats,
+        setup.layout,
+        &cpus,
+        &threads,
+        setup.distribution,
+        config,
+    ) {
+        Ok(explainer) => explainer,
+        Err(e) => {
+            return ExplainOutcome {
+                report: Default::default(),
+                candidates_missed: 0,
+                reader_cpu: rtlat_sys::usage::current_thread_cpu_time(),
+                reader_wall: started.elapsed(),
+                read_error: Some(format!("the trace formats: {e}")),
+                cpus,
+                run_start_ns: setup.run_start_ns,
+            };
+        }
+    };
+    let mut cursors = vec![CandidateCursor::default(); threads.len()];
+    let mut pipes = setup.pipes;
+    let mut page = vec![0u8; setup.layout.page_size_bytes().max(4096)];
+    let mut read_error = None;
+    loop {
+        let last_pass = stop.load(Ordering::Acquire);
+        for (cpu, file) in pipes.iter_mut() {
+            if let Err(e) = drain_cpu(*cpu, file, &mut page, &mut explainer) {
+                read_error.get_or_insert(e);
+            }
+        }
+        explainer.end_of_batch();
+        for ((index, tid, _), cursor) in threads.iter().zip(cursors.iter_mut()) {
+            if let Some(ring) = &shared.channels[*index].candidates {
+                cursor.drain(ring, |c| {
+                    explainer.offer(Sample {
+                        thread: *index,
+                        tid: *tid,
+                        deadline_ns: c.deadline_ns,
+                        wake_ns: c.wake_ns,
+                        latency_ns: c.latency_ns,
+                    })
+                });
+            }
+        }
+        let ctx = context.as_context();
+        explainer.process(monotonic_ns(), &ctx);
+        if last_pass {
+            break;
+        }
+        std::thread::sleep(POLL_PERIOD);
+    }
+    // The files are closed here, before the instance is removed.
+    drop(pipes);
+    let report = explainer.finish(&context.as_context());
+    ExplainOutcome {
+        report,
+        candidates_missed: cursors.iter().map(CandidateCursor::missed).sum(),
+        reader_cpu: rtlat_sys::usage::current_thread_cpu_time(),
+        reader_wall: started.elapsed(),
+        read_error,
+        cpus,
+        run_start_ns: setup.run_start_ns,
+    }
+}
+
+/// Reads one CPU's pages until none is left.
+fn drain_cpu(
+    cpu: usize,
+    file: &mut File,
+    page: &mut [u8],
+    explainer: &mut Explainer,
+) -> Result<(), String> {
+    loop {
+        match file.read(page) {
+            Ok(0) => return Ok(()),
+            Ok(n) => {
+                if let Err(e) = explainer.feed_page(cpu, &page[..n]) {
+                    return Err(format!("CPU {cpu}: a page of trace_pipe_raw: {e}"));
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("CPU {cpu}: reading trace_pipe_raw: {e}")),
+        }
+    }
+}
+
+/// Moves the reader off the measured CPUs when another CPU is online and
+/// allowed; otherwise it stays where it was started.
+fn keep_off(measured: &[usize]) {
+    let Ok(allowed) = rtlat_sys::affinity::allowed_cpus() else {
+        return;
+    };
+    let online = rtlat_sys::system::configured_cpus();
+    let free: Vec<usize> = (0..online).filter(|cpu| !measured.contains(cpu)).collect();
+    // The main thread may have been restricted to the measured CPUs
+    // already (`-a`); the process's CPU set is what `sched_setaffinity`
+    // accepts, so a free CPU outside it is simply refused.
+    let preferred: Vec<usize> = free
+        .iter()
+        .copied()
+        .filter(|cpu| allowed.contains(cpu))
+        .collect();
+    for candidate in [preferred, free] {
+        if !candidate.is_empty() && rtlat_sys::affinity::pin_current_thread(&candidate).is_ok() {
+            return;
+        }
+    }
+}
+
+fn monotonic_ns() -> i64 {
+    let t = clock::now(Clock::Monotonic);
+    t.tv_sec * 1_000_000_000 + t.tv_nsec
+}

@@ -1,0 +1,336 @@
+//! The outputs of `--explain`: the `# Explain` lines after the summary,
+//! the JSON `"explain"` array and `"explain_events"` object, and the
+//! `--explain-trace` file (the events behind each explanation, as text).
+//!
+//! Text, one block per explained sample, worst first:
+//! ```text
+//! # Explain: 2 samples of 5 offered, from 81234 kernel events on CPU 1, none lost
+//! # Explain T:0 (4100) CPU 1: latency 312.4 us, 2.501 s into the run
+//! #   thread_latency     298.1 us: task spin[4242] fifo 90 297.0 us, irq 24 virtio0 1.1 us
+//! #   irq_latency          8.2 us: idle C1 (exit latency 2 us) 6.0 us, unattributed 2.2 us
+//! #   ...
+//! #   the components add up to the latency (within 2 us)
+//! # Explain T:0 IRQ latency p50 2.1 us p99 6.0 us max 9.3 us; thread latency p50 ... (4998 wake-ups)
+//! ```
+
+use std::io::{self, Write};
+
+use rtlat_core::distribution::Distribution;
+use rtlat_explain::{Explanation, SUM_TOLERANCE_NS};
+use serde::Serialize;
+
+use crate::explain::ExplainOutcome;
+
+/// How many causes a text line names (the JSON has them all).
+const CAUSES_PER_LINE: usize = 4;
+
+/// Writes the `# Explain` lines.
+pub fn write_text(w: &mut impl Write, outcome: &ExplainOutcome) -> io::Result<()> {
+    let report = &outcome.report;
+    let cpus = cpu_list(&outcome.cpus);
+    let lost = match (report.lost_events, report.lost_unknown) {
+        (0, false) => "none lost".to_owned(),
+        (n, false) => format!("{n} lost"),
+        (n, true) => format!("at least {n} lost (the kernel did not count all)"),
+    };
+    writeln!(
+        w,
+        "# Explain: {} of {} samples offered, from {} kernel events on CPU {cpus}, {lost}",
+        report.explanations.len(),
+        report.candidates,
+        report.events,
+    )?;
+    if let Some(e) = &outcome.read_error {
+        writeln!(w, "# Explain: reading the trace failed: {e}")?;
+    }
+    if outcome.candidates_missed > 0 {
+        writeln!(
+            w,
+            "# Explain: {} offered samples were overwritten before the reader took them",
+            outcome.candidates_missed
+        )?;
+    }
+    for e in &report.explanations {
+        write_explanation(w, e, outcome.run_start_ns)?;
+    }
+    for t in &report.latencies {
+        let untraced = if t.untraced_switches > 0 {
+            format!(
+                "; {} more without a traced switch, in the IRQ latency only",
+                t.untraced_switches
+            )
+        } else {
+            String::new()
+        };
+        writeln!(
+            w,
+            "# Explain T:{} IRQ latency {}; thread latency {} ({} wake-ups{untraced})",
+            t.thread,
+            percentiles_text(&t.irq_latency),
+            percentiles_text(&t.thread_latency),
+            t.wakeups
+        )?;
+    }
+    Ok(())
+}
+
+fn write_explanation(w: &mut impl Write, e: &Explanation, run_start_ns: i64) -> io::Result<()> {
+    let cpu = e.cpu.map_or_else(|| "?".to_owned(), |c| c.to_string());
+    writeln!(
+        w,
+        "# Explain T:{} ({}) CPU {cpu}: latency {} us, {:.6} s into the run",
+        e.thread,
+        e.tid,
+        micros(e.latency_ns),
+        (e.wake_ns - run_start_ns) as f64 / 1e9
+    )?;
+    let mut components: Vec<_> = e.components.iter().collect();
+    components.sort_by_key(|c| std::cmp::Reverse(c.ns));
+    for c in components {
+        let causes: Vec<String> = c
+            .causes
+            .iter()
+            .take(CAUSES_PER_LINE)
+            .map(|cause| {
+                let mut text = format!("{} {}", cause.kind.as_str(), cause.name);
+                if let (Some(policy), Some(priority)) = (&cause.policy, cause.priority) {
+                    text.push_str(&format!(" {policy} {priority}"));
+                }
+                format!("{text} {} us", micros(cause.ns))
+            })
+            .collect();
+        let more = c.causes.len().saturating_sub(CAUSES_PER_LINE);
+        let more = if more > 0 {
+            format!(", {more} more")
+        } else {
+            String::new()
+        };
+        writeln!(
+            w,
+            "#   {:<18} {:>9} us: {}{more}",
+            c.name.as_str(),
+            micros(c.ns),
+            if causes.is_empty() {
+                "-".to_owned()
+            } else {
+                causes.join(", ")
+            }
+        )?;
+    }
+    if e.is_consistent() {
+        writeln!(
+            w,
+            "#   the components add up to the latency (within {} us)",
+            micros(SUM_TOLERANCE_NS)
+        )?;
+    } else {
+        writeln!(
+            w,
+            "#   {} us of the latency is not explained",
+            micros(e.unexplained_ns)
+        )?;
+    }
+    if e.lost_events > 0 || e.lost_unknown {
+        writeln!(
+            w,
+            "#   events were lost around this sample: {}{}",
+            e.lost_events,
+            if e.lost_unknown { " or more" } else { "" }
+        )?;
+    }
+    for note in &e.notes {
+        writeln!(w, "#   note: {note}")?;
+    }
+    Ok(())
+}
+
+/// `p50 2.1 us p99 6.0 us max 9.3 us`, or `none` without a sample.
+fn percentiles_text(d: &Distribution) -> String {
+    if d.count() == 0 {
+        return "none".to_owned();
+    }
+    let at = |f: f64| {
+        d.value_at(f)
+            .map_or("-".to_owned(), |n| micros(n.as_nanos()))
+    };
+    format!(
+        "p50 {} us p99 {} us max {} us",
+        at(0.50),
+        at(0.99),
+        d.max().map_or("-".to_owned(), |n| micros(n.as_nanos()))
+    )
+}
+
+fn micros(ns: i64) -> String {
+    format!("{:.1}", ns as f64 / 1000.0)
+}
+
+fn cpu_list(cpus: &[usize]) -> String {
+    cpus.iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Writes the `--explain-trace` text: for each explained sample, a header
+/// and every event of its window, in time order.
+pub fn write_trace(w: &mut impl Write, outcome: &ExplainOutcome) -> io::Result<()> {
+    writeln!(
+        w,
+        "# rtlat --explain-trace: the kernel events behind each explained sample \
+         (times: CLOCK_MONOTONIC seconds)"
+    )?;
+    for e in &outcome.report.explanations {
+        writeln!(w)?;
+        writeln!(
+            w,
+            "# T:{} ({}) latency {} us: deadline {} wake-up {}",
+            e.thread,
+            e.tid,
+            micros(e.latency_ns),
+            seconds(e.deadline_ns),
+            seconds(e.wake_ns)
+        )?;
+        for event in &e.evidence {
+            writeln!(w, "{}", event.display(&outcome.report.irq_names))?;
+        }
+    }
+    Ok(())
+}
+
+fn seconds(ns: i64) -> String {
+    format!(
+        "{}.{:09}",
+        ns.div_euclid(1_000_000_000),
+        ns.rem_euclid(1_000_000_000)
+    )
+}
+
+/// The JSON `"explain"` array.
+#[derive(Serialize)]
+pub struct ExplanationsDto<'a>(#[serde(serialize_with = "explanations")] pub &'a ExplainOutcome);
+
+fn explanations<S: serde::Serializer>(outcome: &&ExplainOutcome, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let list = &outcome.report.explanations;
+    let mut seq = s.serialize_seq(Some(list.len()))?;
+    for e in list {
+        seq.serialize_element(&ExplanationDto::of(e, outcome.run_start_ns))?;
+    }
+    seq.end()
+}
+
+#[derive(Serialize)]
+struct ExplanationDto<'a> {
+    thread: usize,
+    cpu: Option<usize>,
+    latency_ns: i64,
+    /// The wake-up, in ns since the start of the run.
+    at_ns: i64,
+    components: Vec<ComponentDto<'a>>,
+    lost_events: u64,
+    // Ours, after the keys of the issue.
+    tid: i32,
+    deadline_monotonic_ns: i64,
+    wake_monotonic_ns: i64,
+    lost_events_uncounted: bool,
+    window_short: bool,
+    unexplained_ns: i64,
+    complete: bool,
+    notes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct ComponentDto<'a> {
+    name: &'static str,
+    ns: i64,
+    causes: Vec<CauseDto<'a>>,
+}
+
+#[derive(Serialize)]
+struct CauseDto<'a> {
+    kind: &'static str,
+    name: &'a str,
+    ns: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pid: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    policy: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    priority: Option<i32>,
+}
+
+impl<'a> ExplanationDto<'a> {
+    fn of(e: &'a Explanation, run_start_ns: i64) -> ExplanationDto<'a> {
+        ExplanationDto {
+            thread: e.thread,
+            cpu: e.cpu,
+            latency_ns: e.latency_ns,
+            at_ns: e.wake_ns - run_start_ns,
+            components: e
+                .components
+                .iter()
+                .map(|c| ComponentDto {
+                    name: c.name.as_str(),
+                    ns: c.ns,
+                    causes: c
+                        .causes
+                        .iter()
+                        .map(|cause| CauseDto {
+                            kind: cause.kind.as_str(),
+                            name: &cause.name,
+                            ns: cause.ns,
+                            pid: cause.pid,
+                            policy: cause.policy.as_deref(),
+                            priority: cause.priority,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            lost_events: e.lost_events,
+            tid: e.tid,
+            deadline_monotonic_ns: e.deadline_ns,
+            wake_monotonic_ns: e.wake_ns,
+            lost_events_uncounted: e.lost_unknown,
+            window_short: e.window_short,
+            unexplained_ns: e.unexplained_ns,
+            complete: e.is_consistent(),
+            notes: &e.notes,
+        }
+    }
+}
+
+/// The JSON `"explain_events"` object: what the reader saw and what it
+/// cost.
+#[derive(Serialize)]
+pub struct ExplainEventsDto {
+    events: u64,
+    lost_events: u64,
+    lost_events_uncounted: bool,
+    undecodable: u64,
+    samples_offered: u64,
+    samples_explained: u64,
+    samples_missed: u64,
+    reader_cpu_s: f64,
+    reader_wall_s: f64,
+    read_error: Option<String>,
+}
+
+impl ExplainEventsDto {
+    /// From the outcome of a run.
+    pub fn of(outcome: &ExplainOutcome) -> ExplainEventsDto {
+        let r = &outcome.report;
+        ExplainEventsDto {
+            events: r.events,
+            lost_events: r.lost_events,
+            lost_events_uncounted: r.lost_unknown,
+            undecodable: r.undecodable,
+            samples_offered: r.candidates,
+            samples_explained: r.explanations.len() as u64,
+            samples_missed: outcome.candidates_missed,
+            reader_cpu_s: super::json::round_decimals(outcome.reader_cpu.as_secs_f64(), 6),
+            reader_wall_s: super::json::round_decimals(outcome.reader_wall.as_secs_f64(), 6),
+            read_error: outcome.read_error.clone(),
+        }
+    }
+}
