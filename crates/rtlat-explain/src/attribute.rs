@@ -318,10 +318,20 @@ struct Anchors {
     waking: Option<KernelEvent>,
     handler: Option<TimerEntry>,
     switch_in: Option<KernelEvent>,
-    /// Whether `switch_in` is the traced switch; otherwise it is the
-    /// thread's first event of its own after its wake-up (an interrupt
-    /// while it ran in the kernel), the first moment it is known to run.
-    switch_traced: bool,
+    /// What `switch_in` is.
+    switch_seen: SwitchSeen,
+}
+
+/// How the moment the thread runs again was seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SwitchSeen {
+    /// The traced switch into it.
+    Traced,
+    /// Its first event of its own after its wake-up (an interrupt while it
+    /// ran in the kernel): the switch was not traced.
+    OwnEvent,
+    /// Its waking itself: it was still current when its timer fired.
+    StillRunning,
 }
 
 /// The CPU a waking sends its task to.
@@ -373,25 +383,31 @@ fn find_anchors(windows: &CpuWindows, sample: &Sample) -> Anchors {
         })
         .min_by_key(|event| event.ts_ns)
         .copied();
-    let switch_traced = switch_in.is_some();
-    // Without a traced switch, the thread's first event of its own after
-    // the wake-up (on its target CPU), if any before its clock read, shows
-    // it running.
-    let switch_in = switch_in.or_else(|| {
-        let waking = waking?;
-        let EventKind::Waking { target_cpu, .. } = waking.kind else {
-            return None;
-        };
-        windows
-            .events(usize::try_from(target_cpu).ok()?, switch_from, switch_to)
-            .find(|event| event.pid == sample.tid && event.ts_ns >= waking.ts_ns)
-            .copied()
-    });
+    let (switch_in, switch_seen) = match (switch_in, waking) {
+        (Some(switch), _) => (Some(switch), SwitchSeen::Traced),
+        // Woken while still current (its timer fired before it had
+        // switched out): no switch to wait for.
+        (None, Some(waking)) if waking.pid == sample.tid => {
+            (Some(waking), SwitchSeen::StillRunning)
+        }
+        // Without a traced switch, the thread's first event of its own
+        // after the wake-up and before its clock read shows it running.
+        (None, Some(waking)) => {
+            let own = windows
+                .events(target_cpu_of(&waking) as usize, switch_from, sample.wake_ns)
+                .find(|event| {
+                    event.pid == sample.tid && event.ts_ns >= waking.ts_ns && **event != waking
+                })
+                .copied();
+            (own, SwitchSeen::OwnEvent)
+        }
+        (None, None) => (None, SwitchSeen::Traced),
+    };
     Anchors {
         waking,
         handler,
         switch_in,
-        switch_traced,
+        switch_seen,
     }
 }
 
@@ -495,14 +511,20 @@ fn build_explanation(
             WAKING_LEAD_NS / 1_000
         )),
     }
-    if let (false, Some(first)) = (anchors.switch_traced, anchors.switch_in) {
-        notes.push(format!(
-            "the switch into thread {} was not traced (some kernels record none out of \
-             idle): thread_latency runs to its first event of its own after the wake-up ({}), \
-             so it holds the switch",
+    match (anchors.switch_seen, anchors.switch_in) {
+        (SwitchSeen::OwnEvent, Some(first)) => notes.push(format!(
+            "the switch into thread {} was not traced (some kernels record none out of idle): \
+             thread_latency runs to its first event of its own after the wake-up ({}), so it \
+             holds the switch",
             sample.tid,
             first.name()
-        ));
+        )),
+        (SwitchSeen::StillRunning, _) => notes.push(format!(
+            "thread {} was still on its CPU when its timer fired (it had not switched out \
+             yet): no switch into it",
+            sample.tid
+        )),
+        _ => {}
     }
     match (anchors.waking, anchors.switch_in) {
         (Some(waking), Some(switch_in)) => components.push(Component {
@@ -1272,6 +1294,34 @@ mod tests {
             causes(&explanation, ComponentName::ThreadLatency)
                 .iter()
                 .any(|(kind, name, _)| *kind == CauseKind::Idle && name.contains("leaving idle"))
+        );
+    }
+
+    #[test]
+    fn a_thread_woken_while_still_current_needs_no_switch() {
+        // The thread is still on the CPU (held on its way to sleep) when
+        // its timer fires: the waking carries its own pid.
+        let mut scenario = Scenario::new();
+        scenario
+            .switch(D - 100 * US, 0, SWAPPER, 0, THREAD)
+            .timer_fires(0, TIMER, D + 4 * US, D + 6 * US, Some(THREAD))
+            .timer_start(D + 30 * US, 0, TIMER, D + 1_000 * US);
+        let windows = windows_of(&scenario, &[0]);
+        let explanation = explained(&windows, &IrqNames::new(), &sample(D + 9 * US));
+        assert!(explanation.is_consistent(), "{explanation:?}");
+        let thread_latency = explanation
+            .components
+            .iter()
+            .find(|c| c.name == ComponentName::ThreadLatency)
+            .unwrap();
+        assert_eq!(thread_latency.ns, 0);
+        assert!(
+            explanation
+                .notes
+                .iter()
+                .any(|n| n.contains("still on its CPU")),
+            "{:?}",
+            explanation.notes
         );
     }
 
