@@ -457,7 +457,7 @@ impl Record {
                 ..
             } => match std::fs::symlink_metadata(path) {
                 Ok(meta) if meta.dev() == *device && meta.ino() == *inode => {
-                    rtlat_sys::trace_instance::remove_instance_dir(path).map_err(|e| {
+                    remove_instance_when_released(path).map_err(|e| {
                         format!("cannot remove trace instance '{}': {e}", path.display())
                     })
                 }
@@ -467,6 +467,28 @@ impl Record {
             Record::Setting { path, previous, .. } => std::fs::write(path, previous)
                 .map_err(|e| format!("cannot restore '{}': {e}", path.display())),
             Record::Forget { .. } => Ok(()),
+        }
+    }
+}
+
+/// How long the janitor waits for a killed run's trace files to close.
+const INSTANCE_RELEASE_WAIT: Duration = Duration::from_secs(3);
+
+/// Removes a trace instance whose files a killed run may still be closing:
+/// the run's pipe closes while its exit is still closing its other files,
+/// and the kernel refuses to remove an instance with an open file (EBUSY);
+/// tried again every 10 ms for at most [`INSTANCE_RELEASE_WAIT`].
+fn remove_instance_when_released(path: &Path) -> io::Result<()> {
+    let give_up = Instant::now() + INSTANCE_RELEASE_WAIT;
+    loop {
+        match rtlat_sys::trace_instance::remove_instance_dir(path) {
+            Err(e)
+                if e.raw_os_error() == Some(Errno::BUSY.raw_os_error())
+                    && Instant::now() < give_up =>
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            done => return done,
         }
     }
 }
