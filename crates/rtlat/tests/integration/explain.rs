@@ -191,7 +191,10 @@ fn a_spinning_fifo_thread_is_named_under_thread_latency() {
         "200",
         "-D",
         "2",
-        "--explain=20",
+        // All the samples above 150 us kept (up to 100): under the load of
+        // the tests beside it, the host's stalls of milliseconds can
+        // outnumber the bursts.
+        "--explain=100",
         "--explain-threshold",
         "150",
         "--json=-",
@@ -201,7 +204,7 @@ fn a_spinning_fifo_thread_is_named_under_thread_latency() {
     let doc = json_of(&r.stdout);
     let explained = doc["explain"].as_array().expect("an explain array");
     assert!(!explained.is_empty(), "{}", r.stdout);
-    assert!(explained.len() <= 20);
+    assert!(explained.len() <= 100);
     let latencies: Vec<i64> = explained
         .iter()
         .map(|e| e["latency_ns"].as_i64().unwrap())

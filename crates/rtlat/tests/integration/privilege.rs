@@ -29,21 +29,33 @@ fn has_setpriv() -> bool {
 }
 
 /// `setpriv --reuid=65534 ... <copy of rtlat> cyclictest ARGS`, run from /.
+/// The copy's exec fails with ETXTBSY ("Text file busy") while a child
+/// another test thread forked meanwhile still holds the copy's write
+/// descriptor (until that child's own exec): the run is tried again then,
+/// up to 5 times.
 fn as_nobody(args: &[&str]) -> Run {
     let bin = nobody_binary();
-    let mut cmd = Command::new("setpriv");
-    cmd.args([
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        "--inh-caps=-all",
-    ])
-    .arg(&bin.path)
-    .arg("cyclictest")
-    .args(args)
-    .current_dir("/")
-    .stdin(std::process::Stdio::null());
-    run_with_timeout(&mut cmd, Duration::from_secs(5))
+    let mut attempt = 0;
+    loop {
+        let mut cmd = Command::new("setpriv");
+        cmd.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+        ])
+        .arg(&bin.path)
+        .arg("cyclictest")
+        .args(args)
+        .current_dir("/")
+        .stdin(std::process::Stdio::null());
+        let r = run_with_timeout(&mut cmd, Duration::from_secs(5));
+        attempt += 1;
+        if !r.stderr.contains("Text file busy") || attempt == 5 {
+            return r;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 macro_rules! require_root_and_setpriv {
