@@ -879,7 +879,15 @@ fn replay_span(windows: &CpuWindows, cpu: usize, from: i64, to: i64) -> Replay {
     };
     let mut since = replay_from;
     for event in windows.events(cpu, replay_from, to) {
-        give(&mut replay, state.current(), since, event.ts_ns);
+        let mut running = state.current();
+        // An event of another task (its own, or an interrupt's in its
+        // context) while the replay still saw the idle task: the switch
+        // out of idle into it was not traced (some kernels record none),
+        // so it ran since the last event.
+        if running == Activity::Task(0) && event.pid > 0 {
+            running = Activity::Task(event.pid);
+        }
+        give(&mut replay, running, since, event.ts_ns);
         since = event.ts_ns;
         state.apply(event, &mut replay.tasks);
     }
@@ -1294,6 +1302,32 @@ mod tests {
             causes(&explanation, ComponentName::ThreadLatency)
                 .iter()
                 .any(|(kind, name, _)| *kind == CauseKind::Idle && name.contains("leaving idle"))
+        );
+    }
+
+    #[test]
+    fn a_task_switched_in_from_idle_untraced_is_named_by_its_switch_out() {
+        // The CPU idles; our timer wakes us, but SPIN (also woken) runs
+        // first: the switch from idle into SPIN is not traced, the one from
+        // SPIN to us is.
+        let mut scenario = Scenario::new();
+        scenario
+            .switch(D - 1_001 * US, 0, THREAD, 1, SWAPPER)
+            .timer_fires(0, TIMER, D + 10 * US, D + 12 * US, Some(THREAD))
+            .softirq(0, 7, D + 13 * US, D + 14 * US)
+            .switch(D + 300 * US, 0, SPIN, 0, THREAD);
+        if let Some(last) = scenario.events.last_mut() {
+            last.pid = SPIN.pid;
+        }
+        scenario.timer_start(D + 320 * US, 0, TIMER, D + 1_000 * US);
+        let windows = windows_of(&scenario, &[0]);
+        let explanation = explained(&windows, &IrqNames::new(), &sample(D + 303 * US));
+        assert!(explanation.is_consistent(), "{explanation:?}");
+        let thread_causes = causes(&explanation, ComponentName::ThreadLatency);
+        assert_eq!(
+            thread_causes[0],
+            cause(CauseKind::Task, "spin", 286 * US),
+            "{thread_causes:?}"
         );
     }
 
