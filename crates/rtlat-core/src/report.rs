@@ -217,6 +217,12 @@ pub struct WakeupLatencies {
     pub irq_latency: crate::distribution::Distribution,
     /// The thread's wake-up (`sched_waking`) to the switch into it.
     pub thread_latency: crate::distribution::Distribution,
+    /// Wake-ups followed from the timer's handler to a traced switch into
+    /// the thread (those in `thread_latency`).
+    pub switch_traced: u64,
+    /// Wake-ups whose switch into the thread was not traced (some kernels
+    /// record none out of idle): in `irq_latency` only.
+    pub switch_not_traced: u64,
 }
 
 /// What disturbed one measuring thread between its first and last sample,

@@ -93,6 +93,8 @@ impl ExplainOutcome {
                 thread.wakeup_latencies = Some(WakeupLatencies {
                     irq_latency: latencies.irq_latency.clone(),
                     thread_latency: latencies.thread_latency.clone(),
+                    switch_traced: latencies.wakeups,
+                    switch_not_traced: latencies.untraced_switches,
                 });
             }
         }

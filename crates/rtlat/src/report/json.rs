@@ -491,6 +491,17 @@ struct ThreadDto<'a> {
     /// `--explain`: wake-up to the switch into the thread.
     #[serde(skip_serializing_if = "Option::is_none")]
     thread_latency: Option<Percentiles<'a>>,
+    /// `--explain`: the wake-ups in those, `{"switch_traced",
+    /// "switch_not_traced"}` (the latter in `irq_latency` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wakeups: Option<WakeupsDto>,
+}
+
+/// A thread's wake-ups as `--explain` followed them.
+#[derive(Clone, Copy, Debug, Serialize)]
+struct WakeupsDto {
+    switch_traced: u64,
+    switch_not_traced: u64,
 }
 
 impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
@@ -524,6 +535,10 @@ impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
                 .wakeup_latencies
                 .as_ref()
                 .map(|w| Percentiles(&w.thread_latency)),
+            wakeups: t.wakeup_latencies.as_ref().map(|w| WakeupsDto {
+                switch_traced: w.switch_traced,
+                switch_not_traced: w.switch_not_traced,
+            }),
         }
     }
 }

@@ -274,6 +274,14 @@ fn a_spinning_fifo_thread_is_named_under_thread_latency() {
     let t0 = &doc["thread"]["0"];
     assert!(t0["irq_latency"]["p50"].is_number(), "{t0}");
     assert!(t0["thread_latency"]["max"].is_number(), "{t0}");
+    // Every sample's wake-up was followed, its switch traced or not.
+    let followed = t0["wakeups"]["switch_traced"].as_u64().unwrap()
+        + t0["wakeups"]["switch_not_traced"].as_u64().unwrap();
+    let cycles = t0["cycles"].as_u64().unwrap();
+    assert!(
+        followed * 10 >= cycles * 9 && followed <= cycles + 1,
+        "{followed} wake-ups followed for {cycles} samples"
+    );
     let cause = &doc["verdict"]["worst_sample"];
     assert!(cause["component"].is_string(), "{}", doc["verdict"]);
     assert!(!instance_of(r.pid).exists(), "the instance is removed");
