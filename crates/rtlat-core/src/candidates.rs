@@ -60,11 +60,8 @@ impl CandidateRing {
     /// A ring of [`CANDIDATE_RING_LEN`] entries; `None` when the memory
     /// cannot be had.
     pub fn new() -> Option<CandidateRing> {
-        let mut entries = Vec::new();
-        entries.try_reserve_exact(CANDIDATE_RING_LEN).ok()?;
-        entries.resize_with(CANDIDATE_RING_LEN, Entry::default);
         Some(CandidateRing {
-            entries: entries.into_boxed_slice(),
+            entries: crate::stats::zeroed_cells(CANDIDATE_RING_LEN)?,
             offered: AtomicU64::new(0),
         })
     }

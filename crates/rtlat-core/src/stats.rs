@@ -778,7 +778,7 @@ pub fn try_collect_slice<T, E>(
 }
 
 /// `len` zeroed atomic cells, or `None` if the allocation fails.
-fn zeroed_cells<T: Default>(len: usize) -> Option<Box<[T]>> {
+pub(crate) fn zeroed_cells<T: Default>(len: usize) -> Option<Box<[T]>> {
     let mut cells = Vec::new();
     cells.try_reserve_exact(len).ok()?;
     cells.resize_with(len, T::default);
