@@ -1076,7 +1076,7 @@ fn read_threads(tree: &Tree<'_>) -> Fact<Threads> {
             let Ok(stat) = tree.text(&format!("{task_dir}/stat")) else {
                 continue;
             };
-            let Some(stat) = parse_stat(&stat) else {
+            let Some(stat) = parse_task_stat(&stat) else {
                 continue;
             };
             if tid == pid && stat.comm == "irqbalance" {
@@ -1128,15 +1128,27 @@ fn read_threads(tree: &Tree<'_>) -> Fact<Threads> {
     Ok(threads)
 }
 
-/// The fields of `task/<tid>/stat` the scan uses.
-struct Stat {
-    comm: String,
-    flags: u64,
-    rt_priority: u32,
-    policy: Policy,
+/// The fields of a task's `stat` line (`/proc/<pid>/task/<tid>/stat`)
+/// that rtlat reads: the audit's scan, and `--explain` naming a task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskStat {
+    /// Its name.
+    pub comm: String,
+    /// Its `PF_*` flags.
+    pub flags: u64,
+    /// Its nice value.
+    pub nice: i64,
+    /// Its real-time priority (0 for the other policies).
+    pub rt_priority: u32,
+    /// Its policy's number (`SCHED_OTHER` 0, `SCHED_FIFO` 1, `SCHED_RR`
+    /// 2, `SCHED_BATCH` 3, `SCHED_IDLE` 5, `SCHED_DEADLINE` 6).
+    pub policy_number: u32,
+    /// Its policy, as the checks judge it.
+    pub policy: Policy,
 }
 
-fn parse_stat(stat: &str) -> Option<Stat> {
+/// Reads a task's `stat` line; `None` when it is not one.
+pub fn parse_task_stat(stat: &str) -> Option<TaskStat> {
     // `pid (comm) state ...`: comm may hold spaces and parentheses, so the
     // fields start after the last `)`; field 3 (state) is index 0.
     let open = stat.find('(')?;
@@ -1144,11 +1156,14 @@ fn parse_stat(stat: &str) -> Option<Stat> {
     let comm = stat.get(open + 1..close)?.to_owned();
     let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
     let field = |number: usize| fields.get(number - 3);
-    Some(Stat {
+    let policy_number = field(41)?.parse().ok()?;
+    Some(TaskStat {
         comm,
         flags: field(9)?.parse().ok()?,
+        nice: field(19)?.parse().ok()?,
         rt_priority: field(40)?.parse().ok()?,
-        policy: Policy::from_stat(field(41)?.parse().ok()?),
+        policy_number,
+        policy: Policy::from_stat(policy_number),
     })
 }
 
@@ -1223,7 +1238,7 @@ mod tests {
         fields[40 - 3] = "50";
         fields[41 - 3] = "1";
         let line = format!("42 (a (b) c) {}", fields.join(" "));
-        let stat = parse_stat(&line).expect("parsed");
+        let stat = parse_task_stat(&line).expect("parsed");
         assert_eq!(stat.comm, "a (b) c");
         assert_eq!(stat.flags, PF_KTHREAD);
         assert_eq!(stat.rt_priority, 50);

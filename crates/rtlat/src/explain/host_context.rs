@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use rtlat_audit::facts::parse_task_stat;
 use rtlat_explain::ExplainContext;
 
 /// An idle state: its name and its exit latency in ns.
@@ -65,16 +66,11 @@ fn idle_states(cpu_dir: &Path, cpus: &[usize]) -> HashMap<(usize, u32), IdleStat
     table
 }
 
-/// The policy name and user priority in the text of `/proc/<pid>/stat`:
-/// fields 40 (`rt_priority`) and 41 (`policy`), counted after the command
-/// name, which may hold spaces and parentheses.
+/// The policy name and user priority (the real-time priority, else the
+/// nice value) in the text of `/proc/<pid>/stat`.
 fn policy_in_stat(text: &str) -> Option<(String, i32)> {
-    let after_comm = &text[text.rfind(')')? + 1..];
-    // Field 3 (state) is the first after the command name.
-    let fields: Vec<&str> = after_comm.split_whitespace().collect();
-    let rt_priority: i32 = fields.get(40 - 3)?.parse().ok()?;
-    let policy: u32 = fields.get(41 - 3)?.parse().ok()?;
-    let name = match policy {
+    let stat = parse_task_stat(text)?;
+    let name = match stat.policy_number {
         0 => "other",
         1 => "fifo",
         2 => "rr",
@@ -83,11 +79,10 @@ fn policy_in_stat(text: &str) -> Option<(String, i32)> {
         6 => "deadline",
         _ => return None,
     };
-    let priority = if matches!(policy, 1 | 2) {
-        rt_priority
+    let priority = if matches!(stat.policy_number, 1 | 2) {
+        i32::try_from(stat.rt_priority).ok()?
     } else {
-        // The nice value, field 19.
-        fields.get(19 - 3)?.parse().ok()?
+        i32::try_from(stat.nice).ok()?
     };
     Some((name.to_owned(), priority))
 }
