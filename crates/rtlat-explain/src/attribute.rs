@@ -208,11 +208,6 @@ pub struct Explanation {
 }
 
 impl Explanation {
-    /// The sum of the components, ns.
-    pub fn components_sum_ns(&self) -> i64 {
-        self.components.iter().map(|component| component.ns).sum()
-    }
-
     /// Every stage found, adding up to the latency within
     /// [`SUM_TOLERANCE_NS`] with none below `-SUM_TOLERANCE_NS`.
     pub fn is_consistent(&self) -> bool {

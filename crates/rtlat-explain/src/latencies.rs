@@ -237,20 +237,6 @@ impl WakeupTracker {
         }
     }
 
-    /// Each thread's (index, IRQ latency, thread latency) so far.
-    pub fn snapshot(&self) -> Vec<(usize, Distribution, Distribution)> {
-        self.threads
-            .iter()
-            .map(|tracked| {
-                (
-                    tracked.thread,
-                    tracked.irq_latency.snapshot(),
-                    tracked.thread_latency.snapshot(),
-                )
-            })
-            .collect()
-    }
-
     /// Each thread's latencies and wake-ups so far.
     pub fn latencies(&self) -> Vec<ThreadLatencies> {
         self.threads
@@ -263,14 +249,6 @@ impl WakeupTracker {
                 untraced_switches: tracked.untraced_switches,
             })
             .collect()
-    }
-
-    /// Wake-ups followed to the switch, per thread index.
-    pub fn wakeups(&self, thread: usize) -> Option<u64> {
-        self.threads
-            .iter()
-            .find(|tracked| tracked.thread == thread)
-            .map(|tracked| tracked.wakeups)
     }
 
     /// Samples that could not be recorded (a histogram's memory could not
@@ -341,15 +319,17 @@ mod tests {
             .timer_fires(1, 0xb0, 31 * MS + 500 * US, 31 * MS + 501 * US, Some(other))
             .switch(31 * MS + 900 * US, 1, SWAPPER, 0, other);
         let tracker = track(&scenario, &[(0, 100, MS)]);
-        let snapshot = tracker.snapshot();
-        assert_eq!(snapshot.len(), 1);
-        let (index, irq, thread_latency) = &snapshot[0];
-        assert_eq!(*index, 0);
-        assert_eq!(summary(irq), (Some(3), Some(15), 5));
-        assert_eq!(summary(thread_latency), (Some(10), Some(14), 5));
-        assert_eq!(tracker.wakeups(0), Some(5));
-        assert_eq!(tracker.wakeups(1), None);
-        assert_eq!(tracker.latencies()[0].wakeups, 5);
+        let latencies = tracker.latencies();
+        assert_eq!(latencies.len(), 1);
+        let ours = &latencies[0];
+        assert_eq!(ours.thread, 0);
+        assert_eq!(summary(&ours.irq_latency), (Some(3), Some(15), 5));
+        assert_eq!(summary(&ours.thread_latency), (Some(10), Some(14), 5));
+        assert_eq!(ours.wakeups, 5);
+        assert!(
+            !latencies.iter().any(|l| l.thread == 1),
+            "only the measured thread"
+        );
         assert_eq!(tracker.unrecorded(), 0);
     }
 

@@ -33,7 +33,7 @@ pub use events::{
 pub use latencies::{ThreadLatencies, WakeupTracker};
 pub use window::{CpuWindows, LostCount, WindowTotals};
 
-use crate::trace::{EventFormats, LostEvents, PageError, PageHeaderLayout};
+use crate::trace::{LostEvents, PageError, PageHeaderLayout};
 use rtlat_core::distribution::DistributionPlan;
 
 /// How long the wake-up tracker waits for a CPU whose events are behind
@@ -57,7 +57,7 @@ pub struct ExplainConfig {
 }
 
 /// What the explaining found over a run.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ExplainReport {
     /// The worst samples explained, worst first, at most `keep`.
     pub explanations: Vec<Explanation>,
@@ -106,15 +106,15 @@ impl Explainer {
     /// An explainer of the events of `cpus` for `threads` (index, tid,
     /// interval ns), decoding with `formats` and `layout`.
     pub fn new(
-        formats: &EventFormats,
+        decoder: EventDecoder,
         layout: PageHeaderLayout,
         cpus: &[usize],
         threads: &[(usize, i32, i64)],
         plan: DistributionPlan,
         config: ExplainConfig,
-    ) -> Result<Explainer, DecoderError> {
-        Ok(Explainer {
-            decoder: EventDecoder::new(formats)?,
+    ) -> Explainer {
+        Explainer {
+            decoder,
             layout,
             windows: CpuWindows::new(cpus, config.window_ns),
             tracker: WakeupTracker::new(threads, plan),
@@ -125,7 +125,7 @@ impl Explainer {
             explanations: Vec::new(),
             candidates: 0,
             candidates_explained: 0,
-        })
+        }
     }
 
     /// Decodes one page of `cpu`'s `trace_pipe_raw` into the window and
@@ -263,11 +263,6 @@ impl Explainer {
         &self.explanations
     }
 
-    /// The IRQ names seen so far.
-    pub fn irq_names(&self) -> &IrqNames {
-        self.decoder.irq_names()
-    }
-
     /// Explains what is pending with what there is, and reports.
     pub fn finish(mut self, ctx: &ExplainContext<'_>) -> ExplainReport {
         self.held_back.append(&mut self.batch);
@@ -296,7 +291,7 @@ impl Explainer {
 mod tests {
     use super::scenario::{MS, SPIN, SWAPPER, Scenario, THREAD, US};
     use super::*;
-    use crate::trace::EventFormat;
+    use crate::trace::{EventFormat, EventFormats};
     use rtlat_core::units::Nanos;
 
     const TIMER: u64 = 0xffff_c900_0001_0000;
@@ -322,14 +317,13 @@ mod tests {
             .expect("layout");
         let plan = DistributionPlan::new(1_000, Nanos::from_micros(2_000)).expect("plan");
         Explainer::new(
-            &formats,
+            EventDecoder::new(&formats).expect("decoder"),
             layout,
             &[0, 1],
             &[(0, THREAD.pid, MS)],
             plan,
             config,
         )
-        .expect("explainer")
     }
 
     fn config(keep: usize) -> ExplainConfig {

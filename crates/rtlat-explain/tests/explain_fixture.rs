@@ -363,14 +363,13 @@ fn recorded_wake_ups_explained_from_the_pages() {
         give_up_ns: 200_000_000,
     };
     let mut explainer = Explainer::new(
-        &formats,
+        EventDecoder::new(&formats).expect("decoder"),
         layout,
         &[0],
         &[(0, RECORDED_TID, 1_000_000)],
         plan,
         config,
-    )
-    .expect("explainer");
+    );
     for page in recorded_pages().chunks(layout.page_size_bytes()) {
         explainer.feed_page(0, page).expect("page");
     }

@@ -103,18 +103,15 @@ impl ExplainOutcome {
     /// The worst explained sample's largest component and that
     /// component's largest cause, for the verdict.
     pub fn worst_sample(&self) -> Option<WorstSample> {
-        let worst = self
-            .report
-            .explanations
-            .iter()
-            .max_by_key(|e| e.latency_ns)?;
+        // The explanations come worst first, their causes largest first.
+        let worst = self.report.explanations.first()?;
         let component = worst.components.iter().max_by_key(|c| c.ns)?;
         Some(WorstSample {
             thread: worst.thread,
             latency_ns: worst.latency_ns,
             component: component.name.as_str(),
             component_ns: component.ns,
-            cause: worst.dominant_cause().map(|(_, c)| WorstCause {
+            cause: component.causes.first().map(|c| WorstCause {
                 kind: c.kind.as_str(),
                 name: c.name.clone(),
                 ns: c.ns,
@@ -159,9 +156,8 @@ pub fn start_explain_reader(
     let plan = config
         .distribution
         .unwrap_or_else(|| DistributionPlan::new(1000, Nanos::ZERO).expect("the default plan"));
-    let now = rtlat_sys::clock::now(rtlat_sys::clock::Clock::Monotonic);
     let since_start = i64::try_from(running.started().elapsed().as_nanos()).unwrap_or(0);
-    let run_start_ns = now.tv_sec * 1_000_000_000 + now.tv_nsec - since_start;
+    let run_start_ns = reader::monotonic_ns() - since_start;
     session.start_reader(running.shared_handle(), &threads, plan, run_start_ns)
 }
 
@@ -170,7 +166,9 @@ pub struct ExplainSession {
     plan: ExplainPlan,
     instance: Option<TraceInstance>,
     kept: Option<Kept>,
-    formats: EventFormats,
+    /// Checked against the formats when the instance is made; the reader
+    /// takes it.
+    decoder: Option<EventDecoder>,
     layout: PageHeaderLayout,
     pipes: Vec<(usize, std::fs::File)>,
     reader: Option<reader::ReaderHandle>,
@@ -226,10 +224,9 @@ impl ExplainSession {
     /// reads what its reader needs; a refusal is one line naming
     /// `--explain` (exit 1, before any sample).
     pub fn open(plan: &ExplainPlan, tracing: &Path) -> anyhow::Result<ExplainSession> {
-        let tracing = tracing.to_path_buf();
         let spec = InstanceSpec::for_run(&plan.cpus, BUFFER_SIZE_KB);
-        let instance = TraceInstance::create(&tracing, &spec)
-            .map_err(|e| anyhow::anyhow!("--explain: {e}"))?;
+        let instance =
+            TraceInstance::create(tracing, &spec).map_err(|e| anyhow::anyhow!("--explain: {e}"))?;
         let kept = match janitor::keep_trace_instance(instance.dir()) {
             Ok(kept) => Some(kept),
             Err(e) => {
@@ -241,10 +238,10 @@ impl ExplainSession {
                 None
             }
         };
-        let layout = read_layout(&tracing, instance.dir())?;
-        let formats = read_formats(&instance)?;
+        let layout = read_layout(instance.dir())?;
         // Every field the analysis reads must be there, before any sample.
-        EventDecoder::new(&formats).map_err(|e| anyhow::anyhow!("--explain: {e}"))?;
+        let decoder = EventDecoder::new(&read_formats(&instance)?)
+            .map_err(|e| anyhow::anyhow!("--explain: {e}"))?;
         let pipes = instance
             .open_pipes_raw()
             .map_err(|e| anyhow::anyhow!("--explain: {e}"))?;
@@ -252,7 +249,7 @@ impl ExplainSession {
             plan: plan.clone(),
             instance: Some(instance),
             kept,
-            formats,
+            decoder: Some(decoder),
             layout,
             pipes,
             reader: None,
@@ -268,9 +265,13 @@ impl ExplainSession {
         plan: DistributionPlan,
         run_start_ns: i64,
     ) -> anyhow::Result<()> {
+        let decoder = self
+            .decoder
+            .take()
+            .context("--explain: the trace reader runs already")?;
         let pipes = std::mem::take(&mut self.pipes);
         let handle = reader::start(reader::ReaderSetup {
-            formats: std::mem::take(&mut self.formats),
+            decoder,
             layout: self.layout,
             pipes,
             shared,
@@ -321,14 +322,10 @@ impl Drop for ExplainSession {
     }
 }
 
-/// The ring buffer's page header layout: the instance's `events/header_page`
-/// (every instance has the same as the top level).
-fn read_layout(tracing: &Path, instance: &Path) -> anyhow::Result<PageHeaderLayout> {
-    let path = [instance, tracing]
-        .into_iter()
-        .map(|dir| dir.join("events/header_page"))
-        .find(|p| p.exists())
-        .unwrap_or_else(|| tracing.join("events/header_page"));
+/// The ring buffer's page header layout, from the instance's
+/// `events/header_page`.
+fn read_layout(instance: &Path) -> anyhow::Result<PageHeaderLayout> {
+    let path = instance.join("events/header_page");
     let text =
         read_in_one(&path).with_context(|| format!("--explain: cannot read {}", path.display()))?;
     PageHeaderLayout::parse(&text)

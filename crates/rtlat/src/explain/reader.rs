@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 
 use rtlat_core::candidates::CandidateCursor;
 use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::engine::Shared;
-use rtlat_explain::trace::{EventFormats, PageHeaderLayout};
-use rtlat_explain::{ExplainConfig, Explainer, Sample};
+use rtlat_core::engine::{Shared, time};
+use rtlat_explain::trace::PageHeaderLayout;
+use rtlat_explain::{EventDecoder, ExplainConfig, Explainer, Sample};
 use rtlat_sys::clock::{self, Clock};
 
 use super::host_context::HostContext;
@@ -34,8 +34,8 @@ const GIVE_UP: Duration = Duration::from_millis(200);
 
 /// What the reader is started with.
 pub struct ReaderSetup {
-    /// The recorded events' formats.
-    pub formats: EventFormats,
+    /// The decoder of the recorded events.
+    pub decoder: EventDecoder,
     /// The ring buffer's page header.
     pub layout: PageHeaderLayout,
     /// Each recorded CPU's `trace_pipe_raw`, non-blocking.
@@ -106,27 +106,14 @@ fn run(setup: ReaderSetup, stop: &AtomicBool) -> ExplainOutcome {
         give_up_ns: GIVE_UP.as_nanos() as i64,
     };
     let context = HostContext::read(&cpus);
-    let mut explainer = match Explainer::new(
-        &setup.formats,
+    let mut explainer = Explainer::new(
+        setup.decoder,
         setup.layout,
         &cpus,
         &threads,
         setup.distribution,
         config,
-    ) {
-        Ok(explainer) => explainer,
-        Err(e) => {
-            return ExplainOutcome {
-                report: Default::default(),
-                candidates_missed: 0,
-                reader_cpu: rtlat_sys::usage::current_thread_cpu_time(),
-                reader_wall: started.elapsed(),
-                read_error: Some(format!("the trace formats: {e}")),
-                cpus,
-                run_start_ns: setup.run_start_ns,
-            };
-        }
-    };
+    );
     let mut cursors = vec![CandidateCursor::default(); threads.len()];
     let mut pipes = setup.pipes;
     let mut page = vec![0u8; setup.layout.page_size_bytes().max(4096)];
@@ -195,30 +182,20 @@ fn drain_cpu(
     }
 }
 
-/// Moves the reader off the measured CPUs when another CPU is online and
-/// allowed; otherwise it stays where it was started.
+/// Moves the reader off the measured CPUs when another CPU is there;
+/// otherwise (or if the kernel refuses: none of them in this process's
+/// cpuset) it stays where it was started. The kernel keeps of the mask the
+/// CPUs the cpuset allows.
 fn keep_off(measured: &[usize]) {
-    let Ok(allowed) = rtlat_sys::affinity::allowed_cpus() else {
-        return;
-    };
-    let online = rtlat_sys::system::configured_cpus();
-    let free: Vec<usize> = (0..online).filter(|cpu| !measured.contains(cpu)).collect();
-    // The main thread may have been restricted to the measured CPUs
-    // already (`-a`); the process's CPU set is what `sched_setaffinity`
-    // accepts, so a free CPU outside it is simply refused.
-    let preferred: Vec<usize> = free
-        .iter()
-        .copied()
-        .filter(|cpu| allowed.contains(cpu))
+    let free: Vec<usize> = (0..rtlat_sys::system::configured_cpus())
+        .filter(|cpu| !measured.contains(cpu))
         .collect();
-    for candidate in [preferred, free] {
-        if !candidate.is_empty() && rtlat_sys::affinity::pin_current_thread(&candidate).is_ok() {
-            return;
-        }
+    if !free.is_empty() {
+        let _ = rtlat_sys::affinity::pin_current_thread(&free);
     }
 }
 
-fn monotonic_ns() -> i64 {
-    let t = clock::now(Clock::Monotonic);
-    t.tv_sec * 1_000_000_000 + t.tv_nsec
+/// CLOCK_MONOTONIC now, in ns (the trace's `mono` clock).
+pub fn monotonic_ns() -> i64 {
+    time::to_nanos(&clock::now(Clock::Monotonic))
 }

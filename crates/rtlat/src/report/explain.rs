@@ -15,6 +15,7 @@
 
 use std::io::{self, Write};
 
+use rtlat_core::cpuset::format_cpu_list;
 use rtlat_core::distribution::Distribution;
 use rtlat_explain::{Explanation, SUM_TOLERANCE_NS};
 use serde::Serialize;
@@ -27,7 +28,7 @@ const CAUSES_PER_LINE: usize = 4;
 /// Writes the `# Explain` lines.
 pub fn write_text(w: &mut impl Write, outcome: &ExplainOutcome) -> io::Result<()> {
     let report = &outcome.report;
-    let cpus = cpu_list(&outcome.cpus);
+    let cpus = format_cpu_list(&outcome.cpus);
     let lost = match (report.lost_events, report.lost_unknown) {
         (0, false) => "none lost".to_owned(),
         (n, false) => format!("{n} lost"),
@@ -161,15 +162,9 @@ fn percentiles_text(d: &Distribution) -> String {
     )
 }
 
-fn micros(ns: i64) -> String {
+/// ns as µs with one decimal, the unit of the `# Explain` lines.
+pub(crate) fn micros(ns: i64) -> String {
     format!("{:.1}", ns as f64 / 1000.0)
-}
-
-fn cpu_list(cpus: &[usize]) -> String {
-    cpus.iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
 }
 
 /// Writes the `--explain-trace` text: for each explained sample, a header

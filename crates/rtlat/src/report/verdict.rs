@@ -32,6 +32,8 @@ use rtlat_core::distribution::STANDARD_PERCENTILES;
 use rtlat_core::report::{RunReport, ThreadReport, ThreadStep};
 use serde::Serialize;
 
+use super::explain::micros;
+
 pub mod injected;
 
 /// Samples that must lie beyond a percentile for the data to support it.
@@ -200,7 +202,6 @@ impl Verdict {
             )?;
         }
         if let Some(worst) = &self.worst_sample {
-            let micros = |ns: i64| format!("{:.1}", ns as f64 / 1000.0);
             let cause = worst.cause.as_ref().map_or(String::new(), |c| {
                 format!(", mostly {} {} ({} us)", c.kind, c.name, micros(c.ns))
             });
