@@ -75,6 +75,20 @@ fn bad_values_are_usage_errors_in_both_tools() {
     );
 }
 
+/// Whether `done` holds within `limit`, looking every 5 ms.
+fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if done() {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// The run's instance directory.
 fn instance_of(pid: u32) -> PathBuf {
     Path::new(TRACING).join(format!("instances/rtlat-{pid}"))
@@ -324,10 +338,11 @@ fn check_instance_lifecycle(
         .args(args)
         .arg("--explain");
     let child = spawn(&mut cmd);
-    // strace's child is rtlat: its pid is in the instance's name.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let pid = loop {
-        let found = std::fs::read_dir(Path::new(TRACING).join("instances"))
+    // strace's child is rtlat: its pid is in the instance's name. (A run
+    // that ended already, made none.)
+    let mut pid = None;
+    wait_until(Duration::from_secs(5), || {
+        pid = std::fs::read_dir(Path::new(TRACING).join("instances"))
             .unwrap()
             .filter_map(|e| e.ok()?.file_name().into_string().ok())
             .filter_map(|n| n.strip_prefix("rtlat-")?.parse::<u32>().ok())
@@ -335,15 +350,8 @@ fn check_instance_lifecycle(
                 std::fs::read_to_string(format!("/proc/{pid}/status"))
                     .is_ok_and(|s| s.contains(&format!("PPid:\t{}", child.pid())))
             });
-        if let Some(pid) = found {
-            break Some(pid);
-        }
-        if Instant::now() > deadline || std::fs::metadata(format!("/proc/{}", child.pid())).is_err()
-        {
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+        pid.is_some() || std::fs::metadata(format!("/proc/{}", child.pid())).is_err()
+    });
     let pid = pid.unwrap_or_else(|| panic!("no instance appeared for {args:?}"));
     end(pid);
     let r: Run = child.wait(Duration::from_secs(15));
@@ -433,20 +441,19 @@ fn a_killed_run_leaves_no_instance_behind() {
     ]);
     let child = spawn(&mut cmd);
     let own = instance_of(child.pid());
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !own.exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    assert!(own.exists(), "the instance appears");
+    assert!(
+        wait_until(Duration::from_secs(5), || own.exists()),
+        "the instance appears"
+    );
     std::thread::sleep(Duration::from_millis(200));
     crate::util::send_signal(child.pid(), "KILL");
     let _ = child.wait(Duration::from_secs(5));
     // The janitor removes it once the run's pipe closes.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while own.exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(!own.exists(), "{} left behind after SIGKILL", own.display());
+    assert!(
+        wait_until(Duration::from_secs(5), || !own.exists()),
+        "{} left behind after SIGKILL",
+        own.display()
+    );
 }
 
 #[test]
