@@ -25,23 +25,21 @@ mod limits;
 mod live;
 mod load;
 mod output;
-mod output_file;
 mod report;
 mod results_file;
 mod rtsetup;
 mod run_audit;
 mod signals;
 mod signaltest;
-mod stdio;
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
-use cli::UsageError;
 use cli::dispatch::{Command, Tool};
+use rtlat_args::UsageError;
+use rtlat_args::stdio::{self, note};
 use rtlat_core::helper::HelperRole;
-use stdio::note;
 
 fn main() -> ExitCode {
     let argv: Vec<OsString> = std::env::args_os().collect();

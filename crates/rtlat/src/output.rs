@@ -1,7 +1,7 @@
 //! Writing a run's output: the choice between stdout ([`Stdout`], whose
-//! failures `crate::stdio` explains) and a file for the final outputs
+//! failures `rtlat_args::stdio` explains) and a file for the final outputs
 //! (`--json`, `--histfile`, `--hgrm`, ...), a file being written whole or
-//! not at all ([`crate::output_file`]), and the end of every tool's run.
+//! not at all ([`rtlat_args::output_file`]), and the end of every tool's run.
 //! Shared by every tool.
 
 use std::io::{self, Write};
@@ -9,10 +9,10 @@ use std::io::{self, Write};
 use anyhow::{Context, anyhow};
 
 pub use crate::cyclictest::settings::OutputTarget;
-use crate::output_file::write_whole;
 use crate::rtsetup::io_strerror;
-pub use crate::stdio::Stdout;
-use crate::stdio::note;
+use rtlat_args::output_file::write_whole;
+pub use rtlat_args::stdio::Stdout;
+use rtlat_args::stdio::note;
 use rtlat_sys::fs::is_open_as;
 
 /// Runs `write` on stdout or on a file, replaced whole; `option` names the

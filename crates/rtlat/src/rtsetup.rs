@@ -10,7 +10,7 @@ use rtlat_core::config::SchedPolicy;
 use rtlat_core::engine::sys_policy;
 use rtlat_sys::{Errno, memory, sched};
 
-use crate::stdio::note;
+use rtlat_args::stdio::note;
 
 /// Refuses a real-time run up front, with advice, when the process may not
 /// use the real-time policy and priority the threads need. Probes with the

@@ -27,7 +27,7 @@ use rtlat_core::config::CyclicConfig;
 use rtlat_core::units::Nanos;
 
 use crate::cyclictest::host::Host;
-use crate::stdio::note;
+use rtlat_args::stdio::note;
 
 /// The interval the audit judges idle states against when the run has
 /// none (signaltest's ring, an IPC run with `-i 0`): cyclictest's default.

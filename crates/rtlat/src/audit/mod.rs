@@ -15,10 +15,10 @@ use std::path::{Path, PathBuf};
 
 use rtlat_audit::{AuditError, Request, Status};
 
-use crate::cli::UsageError;
 use crate::cli::audit::{Invocation, help_text, parse};
-use crate::cli::values::SystemView;
 use crate::output::{OutputTarget, Stdout, end_run, write_to};
+use rtlat_args::UsageError;
+use rtlat_args::values::SystemView;
 
 /// What `rtlat audit` was asked.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +39,7 @@ pub struct Settings {
 pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
     let settings = match parse(args, machine_of)? {
         Invocation::Help => {
-            crate::stdio::print(&help_text())?;
+            rtlat_args::stdio::print(&help_text())?;
             return Ok(0);
         }
         Invocation::Run(settings) => settings,

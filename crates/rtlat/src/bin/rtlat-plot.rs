@@ -15,27 +15,13 @@ use std::process::ExitCode;
 #[path = "../cli/for_plot.rs"]
 mod cli;
 
-#[path = "../output_file.rs"]
-#[allow(
-    dead_code,
-    reason = "shared with rtlat; the plot writes one whole file and streams none"
-)]
-mod output_file;
-
 #[path = "../plot/mod.rs"]
 mod plot;
 
 #[path = "../results_file.rs"]
 mod results_file;
 
-#[path = "../stdio.rs"]
-#[allow(
-    dead_code,
-    reason = "shared with rtlat; the plot command uses part of it"
-)]
-mod stdio;
-
-use stdio::note;
+use rtlat_args::stdio::{self, note};
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
@@ -44,7 +30,7 @@ fn main() -> ExitCode {
         Err(e) => {
             let _ = std::io::stdout().flush();
             note!("rtlat plot: {e:#}");
-            if e.downcast_ref::<cli::UsageError>().is_some() {
+            if e.downcast_ref::<rtlat_args::UsageError>().is_some() {
                 2
             } else {
                 1

@@ -13,13 +13,13 @@ use std::path::{Path, PathBuf};
 use rtlat_audit::{Request, Status};
 use rtlat_core::cpuset::parse_cpu_list;
 
-use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
-use super::values::{
+use crate::audit::Settings;
+use crate::output::OutputTarget;
+use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
+use rtlat_args::values::{
     DirReport, OptionName, SystemView, UsageError, int_in, int_in_or, invalid, new_file_path,
     spelling, text,
 };
-use crate::audit::Settings;
-use crate::output::OutputTarget;
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq)]

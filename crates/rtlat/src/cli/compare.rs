@@ -5,12 +5,14 @@
 
 use std::ffi::OsString;
 
-use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
-use super::values::{DirReport, OptionName, UsageError, invalid, new_file_path, spelling, text};
 use crate::compare::Settings;
 use crate::compare::judge::NoiseRule;
 use crate::output::OutputTarget;
 use crate::results_file::StdinOr;
+use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
+use rtlat_args::values::{
+    DirReport, OptionName, UsageError, invalid, new_file_path, spelling, text,
+};
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,7 +1,7 @@
 //! The `rtlat cyclictest` command line: cyclictest 2.4's options, read the
 //! way its getopt reads them, turned into validated [`Settings`].
 //!
-//! Scanning is [`getopt`](super::getopt)'s job; this module holds the option
+//! Scanning is [`getopt`](rtlat_args::getopt)'s job; this module holds the option
 //! table, collects the values (the last of a repeated option wins), and only
 //! then validates and combines them in the order C does, so warnings come
 //! out as C prints them. Unlike C, every value is checked and a bad one is a
@@ -20,16 +20,16 @@ use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::{Nanos, Resolution};
 
 use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
-use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use super::load_options::{LoadArgs, run_duration};
-use super::values::{
-    DirReport, DurationError, OptionName, int, int_in, int_in_or, invalid, loop_limit, opt_values,
-    optional_text, spelling, text, time_source,
-};
-pub use super::values::{SystemView, UsageError};
 use crate::cyclictest::settings::{
     DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit, OutputTarget, Settings,
 };
+use rtlat_args::getopt::{OptSpec, Peek, ValueKind, getopt_long};
+use rtlat_args::values::{
+    DirReport, DurationError, OptionName, int, int_in, int_in_or, invalid, loop_limit, opt_values,
+    optional_text, spelling, text, time_source,
+};
+pub use rtlat_args::values::{SystemView, UsageError};
 
 #[cfg(test)]
 mod tests;
@@ -829,7 +829,7 @@ fn build(
     }
 
     // Break, spikes, alignment.
-    let (resolution, unit) = super::values::resolution(raw.nsecs, "-N");
+    let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "-N");
     let breaktrace = match &raw.breaktrace {
         Some(text) => Some(BreakPlan {
             threshold: int_in(
@@ -944,7 +944,7 @@ fn build(
         ),
     };
     let fifo = match &raw.fifo {
-        Some(text) => Some(super::values::new_node_path(
+        Some(text) => Some(rtlat_args::values::new_node_path(
             Opt::Fifo,
             text,
             "create",
@@ -966,7 +966,7 @@ fn build(
     if let (true, Some(OutputTarget::File(all))) = (raw.hgrm_per_thread, &hgrm) {
         // The longest of the per-thread names must fit too.
         let last = crate::report::hgrm::per_thread_path(all, nthreads - 1);
-        crate::output_file::check_name(&last).map_err(|why| {
+        rtlat_args::output_file::check_name(&last).map_err(|why| {
             UsageError(format!(
                 "{}: cannot write '{}': {why}",
                 Opt::HgrmPerThread.spelling(),
@@ -1126,7 +1126,7 @@ fn stats_stream(
 ) -> Result<(Option<IntervalPlan>, Option<PathBuf>), UsageError> {
     let length = match &raw.stats_interval {
         Some(text) => Some(
-            super::values::decimal_duration(text)
+            rtlat_args::values::decimal_duration(text)
                 .filter(|l| (MIN_STATS_INTERVAL..=MAX_STATS_INTERVAL).contains(l))
                 .ok_or_else(|| invalid(Opt::StatsInterval, text, STATS_INTERVAL_EXPECTED))?,
         ),
@@ -1307,9 +1307,9 @@ fn policy_from_name(text: &str) -> Result<SchedPolicy, UsageError> {
 
 /// `-D`: whole seconds with an optional single suffix s, m, h or d.
 fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
-    super::values::duration(text).map_err(|e| match e {
+    rtlat_args::values::duration(text).map_err(|e| match e {
         DurationError::Malformed | DurationError::SecondsOverflow => {
-            invalid(Opt::Duration, text, super::values::DURATION_EXPECTED)
+            invalid(Opt::Duration, text, rtlat_args::values::DURATION_EXPECTED)
         }
         DurationError::TooLong => invalid(
             Opt::Duration,
@@ -1322,7 +1322,7 @@ fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
 /// An output file, checked writable now (its directory exists, the name
 /// fits, a file can be made there); it is written when the run ends.
 fn output_path(id: Opt, raw: &OsStr) -> Result<PathBuf, UsageError> {
-    super::values::new_file_path(id, raw, "write", DirReport::Detailed)
+    rtlat_args::values::new_file_path(id, raw, "write", DirReport::Detailed)
 }
 
 /// The text of `rtlat cyclictest --help`.

@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use super::UsageError;
+use rtlat_args::UsageError;
 
 /// The tools rtlat provides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,8 +6,8 @@ use std::ffi::OsStr;
 
 use rtlat_core::candidates::ExplainTrigger;
 
-use super::values::{DirReport, OptionName, UsageError, int, invalid, new_file_path};
 use crate::explain::ExplainPlan;
+use rtlat_args::values::{DirReport, OptionName, UsageError, int, invalid, new_file_path};
 
 /// The most samples one run explains.
 pub const MAX_EXPLAINED: usize = 100;

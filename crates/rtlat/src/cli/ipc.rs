@@ -14,16 +14,16 @@ use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::ipc::{MqTimeouts, PairConfig, PairPlan, Side};
 use rtlat_core::units::Nanos;
 
-use super::getopt::{GetoptError, OptSpec, Peek, ValueKind, getopt_long};
 use super::load_options::{LoadArgs, run_duration};
-use super::values::{
-    DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values,
-    optional_text, spelling, text, time_source,
-};
-pub use super::values::{SystemView, UsageError};
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
 use crate::output::OutputTarget;
+use rtlat_args::getopt::{GetoptError, OptSpec, Peek, ValueKind, getopt_long};
+use rtlat_args::values::{
+    DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values,
+    optional_text, spelling, text, time_source,
+};
+pub use rtlat_args::values::{SystemView, UsageError};
 use rtlat_core::load::schedule::LoadSchedule;
 
 #[cfg(test)]
@@ -503,7 +503,7 @@ fn build(
         Some(text) => parse_duration(text)?,
         None => None,
     };
-    let (resolution, unit) = super::values::resolution(raw.nsecs, "--nsecs");
+    let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
     let breaktrace = match &raw.breaktrace {
         Some(text) => Some(int_in(
             Opt::Breaktrace,
@@ -668,9 +668,9 @@ fn cpu_list(cpus: &[usize]) -> String {
 
 /// `-D`: whole seconds with an optional single suffix s, m, h or d.
 fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
-    super::values::duration(text).map_err(|e| match e {
+    rtlat_args::values::duration(text).map_err(|e| match e {
         DurationError::Malformed | DurationError::SecondsOverflow => {
-            invalid(Opt::Duration, text, super::values::DURATION_EXPECTED)
+            invalid(Opt::Duration, text, rtlat_args::values::DURATION_EXPECTED)
         }
         DurationError::TooLong => invalid(Opt::Duration, text, "too long: at most 292 years"),
     })
@@ -679,7 +679,7 @@ fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
 /// An output file, checked writable now (its directory exists, the name
 /// fits, a file can be made there); it is written when the run ends.
 fn output_path(id: Opt, raw: &OsStr) -> Result<PathBuf, UsageError> {
-    super::values::new_file_path(id, raw, "write", DirReport::Missing)
+    rtlat_args::values::new_file_path(id, raw, "write", DirReport::Missing)
 }
 
 /// The text of `rtlat <tool> --help`.

@@ -20,14 +20,14 @@ use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::{Nanos, Resolution};
 
 use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
-use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use super::load_options::{LoadArgs, run_duration};
-use super::values::{
+use crate::latency::settings::Settings;
+use crate::output::OutputTarget;
+use rtlat_args::getopt::{OptSpec, Peek, ValueKind, getopt_long};
+use rtlat_args::values::{
     DirReport, DurationError, OptionName, SystemView, UsageError, int, int_in, int_in_or, invalid,
     new_file_path, opt_values, optional_text, spelling, text, time_source,
 };
-use crate::latency::settings::Settings;
-use crate::output::OutputTarget;
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -472,12 +472,12 @@ fn output_path(id: Opt, raw: &std::ffi::OsStr) -> Result<PathBuf, UsageError> {
 /// `-T`: whole seconds (Xenomai's), or with a suffix s, m, h or d; 0 for
 /// no limit.
 fn parse_duration(text: &str) -> Result<Option<u64>, UsageError> {
-    match super::values::duration(text) {
+    match rtlat_args::values::duration(text) {
         Ok(nanos) => Ok(nanos.map(|n| (n.as_nanos() / 1_000_000_000) as u64)),
         Err(DurationError::Malformed) => Err(invalid(
             Opt::Duration,
             text,
-            super::values::DURATION_EXPECTED,
+            rtlat_args::values::DURATION_EXPECTED,
         )),
         Err(DurationError::SecondsOverflow | DurationError::TooLong) => {
             Err(invalid(Opt::Duration, text, "too long: at most 292 years"))

@@ -9,8 +9,8 @@ use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::load::{LoadKind, LoadPlan, MAX_WORKERS, kind_names, parse_spec};
 use rtlat_core::units::Nanos;
 
-use super::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
-use super::values::{
+use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
+use rtlat_args::values::{
     DURATION_EXPECTED, DurationError, OptionName, SystemView, UsageError, int_in, invalid,
     spelling, text,
 };
@@ -124,7 +124,7 @@ pub fn parse(
         parse_spec(&spec).map_err(|e| UsageError(format!("invalid load spec '{spec}': {e}")))?;
     let duration = match duration {
         None => None,
-        Some(text) => match super::values::duration(&text) {
+        Some(text) => match rtlat_args::values::duration(&text) {
             Ok(d) => d,
             Err(DurationError::Malformed) => {
                 return Err(invalid(Opt::Duration, &text, DURATION_EXPECTED));

@@ -14,13 +14,13 @@ use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::ring::{C_PACING, RingConfig, RingThreadPlan};
 use rtlat_core::units::Nanos;
 
-use super::getopt::{OptSpec, Peek, ValueKind, getopt_long};
-use super::values::{
+use crate::output::OutputTarget;
+use crate::signaltest::settings::Settings;
+use rtlat_args::getopt::{OptSpec, Peek, ValueKind, getopt_long};
+use rtlat_args::values::{
     DirReport, DurationError, OptionName, SystemView, UsageError, int_in, invalid, loop_limit,
     opt_values, optional_text, spelling, text, time_source,
 };
-use crate::output::OutputTarget;
-use crate::signaltest::settings::Settings;
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -246,7 +246,7 @@ fn build(
         Some(text) => parse_duration(text)?,
         None => None,
     };
-    let (resolution, unit) = super::values::resolution(raw.nsecs, "--nsecs");
+    let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
     let break_threshold = match &raw.breaktrace {
         Some(text) => Some(int_in(
             Opt::Breaktrace,
@@ -319,8 +319,10 @@ fn build(
 
 /// `-D`: whole seconds with an optional single suffix s, m, h or d.
 fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
-    super::values::duration(text).map_err(|e| match e {
-        DurationError::Malformed => invalid(Opt::Duration, text, super::values::DURATION_EXPECTED),
+    rtlat_args::values::duration(text).map_err(|e| match e {
+        DurationError::Malformed => {
+            invalid(Opt::Duration, text, rtlat_args::values::DURATION_EXPECTED)
+        }
         DurationError::SecondsOverflow | DurationError::TooLong => invalid(
             Opt::Duration,
             text,
@@ -332,7 +334,7 @@ fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
 /// A file the run writes at its end, checked writable now (its directory
 /// exists, the name fits, a file can be made there).
 fn new_file_path(id: Opt, raw: &OsStr) -> Result<PathBuf, UsageError> {
-    super::values::new_file_path(id, raw, "write", DirReport::Missing)
+    rtlat_args::values::new_file_path(id, raw, "write", DirReport::Missing)
 }
 
 /// The text of `rtlat signaltest --help`.

@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use super::environment::Facts;
 use super::judge::{ROWS, Row};
-use crate::cli::UsageError;
 use crate::results_file::{StdinOr, json_problem, read_text};
+use rtlat_args::UsageError;
 
 /// What is compared of one thread, or of all threads together.
 #[derive(Clone, Debug, PartialEq, Eq)]

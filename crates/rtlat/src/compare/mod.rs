@@ -23,8 +23,8 @@ use std::ffi::OsString;
 use crate::cli::compare::{Invocation, help_text, parse};
 use crate::output::{OutputTarget, write_to};
 use crate::results_file::StdinOr;
-use crate::stdio::{Stdout, note};
 use judge::NoiseRule;
+use rtlat_args::stdio::{Stdout, note};
 
 /// What `rtlat compare` was asked.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,7 +47,7 @@ pub struct Settings {
 pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
     let settings = match parse(args)? {
         Invocation::Help => {
-            crate::stdio::print(&help_text())?;
+            rtlat_args::stdio::print(&help_text())?;
             return Ok(0);
         }
         Invocation::Run(settings) => settings,

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use super::settings::IdleStateLimit;
 use crate::rtsetup::io_strerror;
-use crate::stdio::note;
+use rtlat_args::stdio::note;
 
 /// The idle states limited for the run. The fields drop in order: the
 /// states are restored first, then the janitor is told to forget them.

@@ -12,14 +12,14 @@ pub mod stats_file;
 use std::ffi::OsString;
 
 use crate::cli::cyclictest::{Invocation, help_text, parse};
-use crate::cli::values::{SystemView, print_warnings};
+use rtlat_args::values::{SystemView, print_warnings};
 
 /// `rtlat cyclictest ARGS...`: parse, validate, run. Returns the exit status.
 pub fn main(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
     let system = SystemView::of_this_process();
     match parse(args, cmdline, &system)? {
         Invocation::Help => {
-            crate::stdio::print(&help_text())?;
+            rtlat_args::stdio::print(&help_text())?;
             Ok(0)
         }
         Invocation::Run { settings, warnings } => {

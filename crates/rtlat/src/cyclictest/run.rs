@@ -52,7 +52,7 @@ use crate::rtsetup::{
 };
 use crate::run_audit;
 use crate::signals::SignalFlags;
-use crate::stdio::{self, note};
+use rtlat_args::stdio::{self, note};
 use rtlat_sys::tracefs::{self, TraceControl};
 
 /// How often the live display is redrawn (cyclictest: `usleep(10000)`).

@@ -18,7 +18,7 @@ pub enum OutputTarget {
     /// Standard output (`-` on the command line, or no file given).
     Stdout,
     /// A file, checked writable before the run and replaced whole when it
-    /// ends (see [`crate::output_file`]).
+    /// ends (see [`rtlat_args::output_file`]).
     File(PathBuf),
 }
 

@@ -37,7 +37,7 @@ use rtlat_core::units::Nanos;
 use super::host::Host;
 use crate::report::stats_stream::{IntervalEnd, write_empty_interval, write_interval};
 use crate::rtsetup::io_strerror;
-use crate::stdio::note;
+use rtlat_args::stdio::note;
 
 /// How often a real run's intervals are written (the main thread wakes
 /// every 10 ms for the live display and writes every fifth time).
@@ -84,10 +84,10 @@ struct Timeline {
 impl StatsFile {
     /// Makes `path` anew and empty before the run starts (a regular file
     /// replaces what was there, a symbolic link included, see
-    /// [`crate::output_file::create_stream`]). A file that cannot be made is
+    /// [`rtlat_args::output_file::create_stream`]). A file that cannot be made is
     /// an error naming it and the cause.
     pub fn create(path: &Path, config: &CyclicConfig) -> anyhow::Result<StatsFile> {
-        let file = crate::output_file::create_stream(path).map_err(|e| {
+        let file = rtlat_args::output_file::create_stream(path).map_err(|e| {
             anyhow!(
                 "--stats-file: cannot create '{}': {}",
                 path.display(),

@@ -35,7 +35,7 @@ use rtlat_sys::tracefs;
 
 use crate::output::{OutputTarget, Stdout, write_to};
 use crate::report::verdict::{WorstCause, WorstSample};
-use crate::stdio::note;
+use rtlat_args::stdio::note;
 
 /// Each recorded CPU's buffer in the instance: 4 MiB holds well over a
 /// second of events of a CPU at 1 kHz, so a reader held off that long

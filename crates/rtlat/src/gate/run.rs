@@ -12,7 +12,7 @@ use crate::report::verdict::Verdict;
 
 use super::{Limit, Metrics, Subject, any_failed, evaluate, summary_lines, write_junit};
 
-use crate::stdio::note;
+use rtlat_args::stdio::note;
 
 /// `--fail-if` and `--junit` of one run.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -40,7 +40,6 @@ use super::run::{
     finish, lock_memory, open_trace_files, prepare_process,
 };
 use super::settings::IpcSettings;
-use crate::cli::UsageError;
 use crate::cyclictest::host::Host;
 use crate::load::beside::LoadBeside;
 use crate::output::Stdout;
@@ -48,6 +47,7 @@ use crate::report::verdict::SystemWatch;
 use crate::rtsetup::{OWN_BINARY, start_janitor};
 use crate::run_audit;
 use crate::signals::SignalFlags;
+use rtlat_args::UsageError;
 
 /// The environment variable that hands the shared memory down.
 const SHM_FD_VAR: &str = "RTLAT_IPC_SHM_FD";

@@ -14,7 +14,7 @@ use std::ffi::OsString;
 use rtlat_core::ipc::Mechanism;
 
 use crate::cli::ipc::{Invocation, help_text, parse};
-use crate::cli::values::{SystemView, print_warnings};
+use rtlat_args::values::{SystemView, print_warnings};
 
 /// The four pair tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +56,7 @@ pub fn main(tool: PairTool, args: &[OsString], cmdline: String) -> anyhow::Resul
     let system = SystemView::of_this_process();
     match parse(tool, args, cmdline, &system)? {
         Invocation::Help => {
-            crate::stdio::print(&help_text(tool))?;
+            rtlat_args::stdio::print(&help_text(tool))?;
             Ok(0)
         }
         Invocation::ForkChild { side, pair } => fork::child(tool, side, pair),

@@ -33,7 +33,7 @@ use crate::rtsetup::{
 };
 use crate::run_audit;
 use crate::signals::SignalFlags;
-use crate::stdio::note;
+use rtlat_args::stdio::note;
 
 /// How often the live display is redrawn (the C tools: 50 ms).
 const FRAME_PERIOD: Duration = Duration::from_millis(50);

@@ -15,7 +15,7 @@ pub mod settings;
 use std::ffi::OsString;
 
 use crate::cli::latency::{Invocation, help_text, parse};
-use crate::cli::values::{SystemView, print_warnings};
+use rtlat_args::values::{SystemView, print_warnings};
 
 /// `rtlat latency ARGS...`: parse, validate, run. Returns the exit status.
 /// `cmdline` is the whole command line, for the JSON.
@@ -23,7 +23,7 @@ pub fn main(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
     let system = SystemView::of_this_process();
     match parse(args, cmdline, &system)? {
         Invocation::Help => {
-            crate::stdio::print(&help_text())?;
+            rtlat_args::stdio::print(&help_text())?;
             Ok(0)
         }
         Invocation::Run { settings, warnings } => {

@@ -37,7 +37,7 @@ use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory_because, start_janitor};
 use crate::run_audit;
 use crate::signals::SignalFlags;
-use crate::stdio::note;
+use rtlat_args::stdio::note;
 
 /// The warm-up, as the main thread counts it.
 const WARMUP_DURATION: Duration = Duration::from_nanos(WARMUP.as_nanos() as u64);

@@ -117,7 +117,7 @@ pub fn check(path: &Path) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(e),
     }
-    crate::output_file::probe(crate::output_file::directory_of(path))
+    rtlat_args::output_file::probe(rtlat_args::output_file::directory_of(path))
 }
 
 /// Removes the FIFO at `path`, but never a file of another kind that

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 use rtlat_core::load::LoadSet;
 
 use crate::cli::load::{Invocation, Settings, help_text, parse};
-use crate::cli::values::SystemView;
 use crate::signals::SignalFlags;
-use crate::stdio::{Stdout, note};
+use rtlat_args::stdio::{Stdout, note};
+use rtlat_args::values::SystemView;
 
 /// How often the main thread looks at the signal flags and the clock.
 const TICK: Duration = Duration::from_millis(20);
@@ -23,7 +23,7 @@ pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
     let system = SystemView::of_this_process();
     match parse(args, &system, std::env::temp_dir())? {
         Invocation::Help => {
-            crate::stdio::print(&help_text())?;
+            rtlat_args::stdio::print(&help_text())?;
             Ok(0)
         }
         Invocation::Run(settings) => run(&settings),

@@ -2,7 +2,7 @@
 //! results (rtlat's or rt-tests' JSON, or the `-h` histogram block).
 //! `input` reads the results, `render` draws them, `settings` is the
 //! validated command line. The picture is made whole in memory and then
-//! written with [`crate::output_file::write_whole`]: a temporary file beside
+//! written with [`rtlat_args::output_file::write_whole`]: a temporary file beside
 //! the output renamed over it, so a failure never leaves a partial picture
 //! behind.
 
@@ -13,15 +13,15 @@ pub mod settings;
 
 use std::ffi::OsString;
 
-use crate::cli::UsageError;
 use crate::cli::plot::{Invocation, help_text, parse};
+use rtlat_args::UsageError;
 use settings::Settings;
 
 /// `rtlat plot ARGS...`: parse, read, draw, write. Returns the exit status.
 pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
     match parse(args)? {
         Invocation::Help => {
-            crate::stdio::print(&help_text())?;
+            rtlat_args::stdio::print(&help_text())?;
             Ok(0)
         }
         Invocation::Run(settings) => {
@@ -40,7 +40,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
         .map(|i| input::read(i).map_err(|e| UsageError(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     let bytes = render::render(&inputs, settings)?;
-    crate::output_file::write_whole(&settings.output, |w| w.write_all(&bytes)).map_err(|e| {
+    rtlat_args::output_file::write_whole(&settings.output, |w| w.write_all(&bytes)).map_err(|e| {
         anyhow::anyhow!(
             "cannot write '{}': {}",
             settings.output.display(),

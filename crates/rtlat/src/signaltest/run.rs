@@ -25,7 +25,7 @@ use crate::report::verdict::{self, SystemWatch, Verdict};
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory, note_not_realtime};
 use crate::run_audit;
 use crate::signals::SignalFlags;
-use crate::stdio::{self, note};
+use rtlat_args::stdio::{self, note};
 
 /// How often the live display is redrawn (signaltest: `usleep(10000)`).
 const FRAME_PERIOD: Duration = Duration::from_millis(10);

@@ -40,13 +40,6 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Peek {
     /// Only an attached value counts (plain getopt).
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "no cyclictest option needs it; kept for other tools' tables"
-        )
-    )]
     Never,
     /// The next word is the value when it starts with an ASCII digit.
     Number,

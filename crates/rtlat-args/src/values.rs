@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use rtlat_core::units::Nanos;
 
-use super::getopt::{OptSpec, Parsed};
+use crate::getopt::{OptSpec, Parsed};
 
 use crate::stdio::note;
 

@@ -26,12 +26,13 @@ static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
 /// `eprintln!` that never panics: one line on stderr (a note, a warning, the
 /// error that ends a run), written at once; a failure is remembered for
 /// [`exit_status`].
+#[macro_export]
 macro_rules! note {
     ($($arg:tt)*) => {
         $crate::stdio::write_note(format_args!($($arg)*))
     };
 }
-pub(crate) use note;
+pub use crate::note;
 
 /// Writes `line` and a newline to stderr in one write (see [`note!`]).
 pub fn write_note(line: fmt::Arguments<'_>) {

@@ -1,0 +1,19 @@
+//! Command-line plumbing shared by rtlat's two binaries (`rtlat` and
+//! `rtlat-plot`), so that neither includes the other's files by path:
+//!
+//! - [`getopt`]: the hand-written getopt_long that reproduces the C tools'
+//!   parsing (why not clap: see its module documentation);
+//! - [`values`]: parsers of option values (numbers in ranges, durations,
+//!   paths) that name the option, the value and what is accepted;
+//! - [`output_file`]: files named on the command line, checked before the
+//!   first sample and written whole (temporary file, rename);
+//! - [`stdio`]: standard output and error that may fail without a panic,
+//!   and the exit status that follows.
+#![forbid(unsafe_code)]
+
+pub mod getopt;
+pub mod output_file;
+pub mod stdio;
+pub mod values;
+
+pub use values::UsageError;
