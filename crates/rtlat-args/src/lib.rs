@@ -1,6 +1,7 @@
 //! Command-line plumbing shared by rtlat's two binaries (`rtlat` and
 //! `rtlat-plot`), so that neither includes the other's files by path:
 //!
+//! - [`error`]: the usage error (exit status 2);
 //! - [`getopt`]: the hand-written getopt_long that reproduces the C tools'
 //!   parsing (why not clap: see its module documentation);
 //! - [`values`]: parsers of option values (numbers in ranges, durations,
@@ -11,9 +12,10 @@
 //!   and the exit status that follows.
 #![forbid(unsafe_code)]
 
+pub mod error;
 pub mod getopt;
 pub mod output_file;
 pub mod stdio;
 pub mod values;
 
-pub use values::UsageError;
+pub use error::UsageError;

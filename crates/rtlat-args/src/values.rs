@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use rtlat_core::units::Nanos;
 
+use crate::UsageError;
 use crate::getopt::{OptSpec, Parsed};
 
 use crate::stdio::note;
@@ -52,11 +53,6 @@ pub fn print_warnings(warnings: &[String]) {
         note!("{w}");
     }
 }
-
-/// A usage error: one line, no program prefix, no trailing newline.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
 
 /// A tool's option id that can say how it is written in messages.
 pub trait OptionName: Copy {

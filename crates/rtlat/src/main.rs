@@ -19,6 +19,7 @@ mod compare;
 mod cyclictest;
 mod explain;
 mod gate;
+mod host;
 mod ipc;
 mod latency;
 mod limits;
@@ -36,7 +37,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
-use cli::dispatch::{Command, Tool};
+use cli::dispatch::Command;
 use rtlat_args::UsageError;
 use rtlat_args::stdio::{self, note};
 use rtlat_core::helper::HelperRole;
@@ -95,33 +96,6 @@ fn run(command: Command) -> anyhow::Result<u8> {
             args,
             cmdline,
             ..
-        } => match tool {
-            Tool::Cyclictest => cyclictest::main(&args, cmdline),
-            Tool::Signaltest => signaltest::main(&args, cmdline),
-            Tool::Latency => latency::main(&args, cmdline),
-            Tool::Plot => run_plot(&args),
-            Tool::Compare => compare::main(&args),
-            Tool::Load => load::main(&args),
-            Tool::Audit => audit::main(&args),
-            Tool::Svsematest => ipc::main(ipc::PairTool::Svsematest, &args, cmdline),
-            Tool::Pmqtest => ipc::main(ipc::PairTool::Pmqtest, &args, cmdline),
-            Tool::Ptsematest => ipc::main(ipc::PairTool::Ptsematest, &args, cmdline),
-            Tool::Sigwaittest => ipc::main(ipc::PairTool::Sigwaittest, &args, cmdline),
-        },
+        } => cli::run::run_tool(tool, &args, cmdline),
     }
-}
-
-/// `rtlat plot ARGS`: runs `rtlat-plot ARGS`, the binary built beside this
-/// one that holds the plotting code (kept out of this binary, which `-m`
-/// locks in RAM), in place of this process.
-fn run_plot(args: &[OsString]) -> anyhow::Result<u8> {
-    use std::os::unix::process::CommandExt;
-    let own = std::env::current_exe()
-        .map_err(|e| anyhow::anyhow!("cannot find rtlat's own path: {e}"))?;
-    let plotter = own.with_file_name("rtlat-plot");
-    let error = std::process::Command::new(&plotter).args(args).exec();
-    anyhow::bail!(
-        "cannot run '{}', the plotting half of rtlat plot (cargo build makes it beside rtlat): {error}",
-        plotter.display()
-    )
 }

@@ -26,7 +26,7 @@ use rtlat_audit::{Audit, Request};
 use rtlat_core::config::CyclicConfig;
 use rtlat_core::units::Nanos;
 
-use crate::cyclictest::host::Host;
+use crate::host::Host;
 use rtlat_args::stdio::note;
 
 /// The interval the audit judges idle states against when the run has

@@ -10,12 +10,10 @@
 pub mod json;
 pub mod text;
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use rtlat_audit::{AuditError, Request, Status};
 
-use crate::cli::audit::{Invocation, help_text, parse};
 use crate::output::{OutputTarget, Stdout, end_run, write_to};
 use rtlat_args::UsageError;
 use rtlat_args::values::SystemView;
@@ -34,16 +32,9 @@ pub struct Settings {
     pub fail_on: Option<Status>,
 }
 
-/// `rtlat audit ARGS...`: parse, audit, print. Returns the exit status:
-/// 0, or 3 with `--fail-on` when a check is at or above its level.
-pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
-    let settings = match parse(args, machine_of)? {
-        Invocation::Help => {
-            rtlat_args::stdio::print(&help_text())?;
-            return Ok(0);
-        }
-        Invocation::Run(settings) => settings,
-    };
+/// `rtlat audit`: audits, prints. Returns the exit status: 0, or 3 with
+/// `--fail-on` when a check is at or above its level.
+pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     // A CPU the tree does not have, or a root it cannot read, is the
     // command line's fault: one line, exit 2.
     let audit = rtlat_audit::audit(&settings.root, &settings.request).map_err(|e| match e {
@@ -87,7 +78,7 @@ pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
 /// are present (`sys/devices/system/cpu/present`) and those its process
 /// may use (`proc/self/status`), or this process's view where the tree
 /// does not say.
-fn machine_of(root: &Path) -> SystemView {
+pub fn machine_of(root: &Path) -> SystemView {
     let own = SystemView::of_this_process();
     if std::fs::canonicalize(root).is_ok_and(|r| r == Path::new("/")) {
         return own;

@@ -15,10 +15,10 @@ use rtlat_core::cpuset::parse_cpu_list;
 
 use crate::audit::Settings;
 use crate::output::OutputTarget;
+use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
 use rtlat_args::values::{
-    DirReport, OptionName, SystemView, UsageError, int_in, int_in_or, invalid, new_file_path,
-    spelling, text,
+    DirReport, OptionName, SystemView, int_in, int_in_or, invalid, new_file_path, spelling, text,
 };
 
 /// What the command line asks for.

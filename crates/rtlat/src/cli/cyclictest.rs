@@ -24,12 +24,13 @@ use super::load_options::{LoadArgs, run_duration};
 use crate::cyclictest::settings::{
     DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit, OutputTarget, Settings,
 };
+pub use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, Peek, ValueKind, getopt_long};
+pub use rtlat_args::values::SystemView;
 use rtlat_args::values::{
     DirReport, DurationError, OptionName, int, int_in, int_in_or, invalid, loop_limit, opt_values,
     optional_text, spelling, text, time_source,
 };
-pub use rtlat_args::values::{SystemView, UsageError};
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,8 @@ use std::ffi::OsStr;
 use rtlat_core::candidates::ExplainTrigger;
 
 use crate::explain::ExplainPlan;
-use rtlat_args::values::{DirReport, OptionName, UsageError, int, invalid, new_file_path};
+use rtlat_args::UsageError;
+use rtlat_args::values::{DirReport, OptionName, int, invalid, new_file_path};
 
 /// The most samples one run explains.
 pub const MAX_EXPLAINED: usize = 100;

@@ -4,7 +4,8 @@
 use std::ffi::OsStr;
 
 use crate::gate::{GatePlan, parse};
-use rtlat_args::values::{DirReport, OptionName, UsageError, new_file_path};
+use rtlat_args::UsageError;
+use rtlat_args::values::{DirReport, OptionName, new_file_path};
 
 /// `--fail-if EXPR` (option `fail_if`) and `--junit FILE` (option
 /// `junit`): the gates of a run, or `None` without `--fail-if`. `--junit`

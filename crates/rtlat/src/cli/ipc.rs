@@ -18,12 +18,13 @@ use super::load_options::{LoadArgs, run_duration};
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
 use crate::output::OutputTarget;
+pub use rtlat_args::UsageError;
 use rtlat_args::getopt::{GetoptError, OptSpec, Peek, ValueKind, getopt_long};
+pub use rtlat_args::values::SystemView;
 use rtlat_args::values::{
     DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values,
     optional_text, spelling, text, time_source,
 };
-pub use rtlat_args::values::{SystemView, UsageError};
 use rtlat_core::load::schedule::LoadSchedule;
 
 #[cfg(test)]

@@ -21,11 +21,12 @@ use rtlat_core::units::{Nanos, Resolution};
 
 use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
 use super::load_options::{LoadArgs, run_duration};
-use crate::latency::settings::Settings;
+use crate::latency::settings::{Settings, WARMUP};
 use crate::output::OutputTarget;
+use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use rtlat_args::values::{
-    DirReport, DurationError, OptionName, SystemView, UsageError, int, int_in, int_in_or, invalid,
+    DirReport, DurationError, OptionName, SystemView, int, int_in, int_in_or, invalid,
     new_file_path, opt_values, optional_text, spelling, text, time_source,
 };
 
@@ -150,8 +151,6 @@ const DEFAULT_BUCKETS: i64 = 300;
 const DEFAULT_BUCKET_NS: i64 = 1000;
 /// Xenomai's lines between headers.
 const DEFAULT_LINES: u64 = 21;
-/// Xenomai's warm-up, discarded.
-pub const WARMUP: Nanos = Nanos::from_secs(1);
 /// How many sealed seconds the display may fall behind without losing one.
 const INTERVAL_RING: usize = 64;
 

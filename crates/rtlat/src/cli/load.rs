@@ -7,12 +7,12 @@ use std::path::PathBuf;
 
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::load::{LoadKind, LoadPlan, MAX_WORKERS, kind_names, parse_spec};
-use rtlat_core::units::Nanos;
 
+use crate::load::Settings;
+use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
 use rtlat_args::values::{
-    DURATION_EXPECTED, DurationError, OptionName, SystemView, UsageError, int_in, invalid,
-    spelling, text,
+    DURATION_EXPECTED, DurationError, OptionName, SystemView, int_in, invalid, spelling, text,
 };
 
 /// What the command line asks for.
@@ -22,15 +22,6 @@ pub enum Invocation {
     Help,
     /// Run the load.
     Run(Settings),
-}
-
-/// A validated `rtlat load`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Settings {
-    /// What runs, where, how nice.
-    pub plan: LoadPlan,
-    /// `-D`: how long; `None` until a stop signal.
-    pub duration: Option<Nanos>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -228,6 +219,7 @@ failed, 2 for a usage error.
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rtlat_core::units::Nanos;
 
     fn system() -> SystemView {
         SystemView {

@@ -9,7 +9,8 @@ use rtlat_core::load::schedule::{LoadPhase, LoadSchedule};
 use rtlat_core::load::{LoadPlan, parse_spec};
 use rtlat_core::units::Nanos;
 
-use rtlat_args::values::{DurationError, OptionName, SystemView, UsageError, duration, invalid};
+use rtlat_args::UsageError;
+use rtlat_args::values::{DurationError, OptionName, SystemView, duration, invalid};
 
 /// The raw values of the three options as a command line's parser
 /// collects them (the last one wins).

@@ -9,4 +9,5 @@ pub mod ipc;
 pub mod latency;
 pub mod load;
 pub mod load_options;
+pub mod run;
 pub mod signaltest;

@@ -9,10 +9,9 @@ use std::path::Path;
 
 use crate::plot::settings::{DEFAULT_SIZE, Kind, MAX_SIDE, MIN_SIDE, OutputFormat, Settings};
 use crate::results_file::StdinOr;
+use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
-use rtlat_args::values::{
-    DirReport, OptionName, UsageError, invalid, new_file_path, spelling, text,
-};
+use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path, spelling, text};
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]

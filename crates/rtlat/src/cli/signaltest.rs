@@ -16,10 +16,11 @@ use rtlat_core::units::Nanos;
 
 use crate::output::OutputTarget;
 use crate::signaltest::settings::Settings;
+use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 use rtlat_args::values::{
-    DirReport, DurationError, OptionName, SystemView, UsageError, int_in, invalid, loop_limit,
-    opt_values, optional_text, spelling, text, time_source,
+    DirReport, DurationError, OptionName, SystemView, int_in, invalid, loop_limit, opt_values,
+    optional_text, spelling, text, time_source,
 };
 
 /// What the command line asks for.

@@ -18,9 +18,6 @@ pub mod json;
 pub mod judge;
 pub mod render;
 
-use std::ffi::OsString;
-
-use crate::cli::compare::{Invocation, help_text, parse};
 use crate::output::{OutputTarget, write_to};
 use crate::results_file::StdinOr;
 use judge::NoiseRule;
@@ -41,17 +38,10 @@ pub struct Settings {
     pub json: Option<OutputTarget>,
 }
 
-/// `rtlat compare ARGS...`: parse, read both files, print the comparison.
-/// Returns the exit status: 0, or 3 with `--fail-on-regression` when a
-/// verdict is "worse".
-pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
-    let settings = match parse(args)? {
-        Invocation::Help => {
-            rtlat_args::stdio::print(&help_text())?;
-            return Ok(0);
-        }
-        Invocation::Run(settings) => settings,
-    };
+/// `rtlat compare`: reads both files, prints the comparison. Returns the
+/// exit status: 0, or 3 with `--fail-on-regression` when a verdict is
+/// "worse".
+pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let base = input::load(&settings.base)?;
     let new = input::load(&settings.new)?;
     let comparison = render::compare(&base, &new, settings.rule);

@@ -24,12 +24,12 @@ use rtlat_sys::affinity;
 use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::power::{self, DmaLatencyError};
 
-use super::host::Host;
 use super::idle_states::LimitedIdleStates;
 use super::settings::{DmaLatency, HgrmOutput, OutputTarget, Settings};
 use super::stats_file::StatsFile;
 use crate::explain::{ExplainSession, start_explain_reader};
 use crate::gate;
+use crate::host::Host;
 use crate::limits;
 use crate::live::fifo::FifoServer;
 use crate::live::snapshot::StatusSnapshotFile;

@@ -34,7 +34,7 @@ use rtlat_core::engine::{Running, Shared, sys_clock, time};
 use rtlat_core::interval::{IntervalReader, IntervalRecord};
 use rtlat_core::units::Nanos;
 
-use super::host::Host;
+use crate::host::Host;
 use crate::report::stats_stream::{IntervalEnd, write_empty_interval, write_interval};
 use crate::rtsetup::io_strerror;
 use rtlat_args::stdio::note;

@@ -40,7 +40,7 @@ use super::run::{
     finish, lock_memory, open_trace_files, prepare_process,
 };
 use super::settings::IpcSettings;
-use crate::cyclictest::host::Host;
+use crate::host::Host;
 use crate::load::beside::LoadBeside;
 use crate::output::Stdout;
 use crate::report::verdict::SystemWatch;

@@ -9,12 +9,7 @@ pub mod output;
 pub mod run;
 pub mod settings;
 
-use std::ffi::OsString;
-
 use rtlat_core::ipc::Mechanism;
-
-use crate::cli::ipc::{Invocation, help_text, parse};
-use rtlat_args::values::{SystemView, print_warnings};
 
 /// The four pair tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,22 +42,6 @@ impl PairTool {
             PairTool::Pmqtest => Mechanism::MessageQueue,
             PairTool::Ptsematest => Mechanism::Futex,
             PairTool::Sigwaittest => Mechanism::Signal,
-        }
-    }
-}
-
-/// Runs one of the pair tools; returns the exit status.
-pub fn main(tool: PairTool, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
-    let system = SystemView::of_this_process();
-    match parse(tool, args, cmdline, &system)? {
-        Invocation::Help => {
-            rtlat_args::stdio::print(&help_text(tool))?;
-            Ok(0)
-        }
-        Invocation::ForkChild { side, pair } => fork::child(tool, side, pair),
-        Invocation::Run { settings, warnings } => {
-            print_warnings(&warnings);
-            run::run(&settings)
         }
     }
 }

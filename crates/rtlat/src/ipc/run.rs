@@ -21,7 +21,7 @@ use super::output::{
     ShownCpus, receivers_as_run_report, write_frame, write_json, write_leave, write_rewind,
 };
 use super::settings::IpcSettings;
-use crate::cyclictest::host::Host;
+use crate::host::Host;
 use crate::load::beside::{LoadBeside, LoadOutcome};
 use crate::output::{Stdout, end_run, write_to};
 use crate::report::histogram::write_histogram;

@@ -11,24 +11,3 @@ pub mod gnuplot;
 pub mod output;
 pub mod run;
 pub mod settings;
-
-use std::ffi::OsString;
-
-use crate::cli::latency::{Invocation, help_text, parse};
-use rtlat_args::values::{SystemView, print_warnings};
-
-/// `rtlat latency ARGS...`: parse, validate, run. Returns the exit status.
-/// `cmdline` is the whole command line, for the JSON.
-pub fn main(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
-    let system = SystemView::of_this_process();
-    match parse(args, cmdline, &system)? {
-        Invocation::Help => {
-            rtlat_args::stdio::print(&help_text())?;
-            Ok(0)
-        }
-        Invocation::Run { settings, warnings } => {
-            print_warnings(&warnings);
-            run::run(&settings)
-        }
-    }
-}

@@ -25,9 +25,9 @@ use super::output::{
     write_header, write_histograms, write_summary,
 };
 use super::settings::Settings;
-use crate::cli::latency::WARMUP;
-use crate::cyclictest::host::Host;
+use super::settings::WARMUP;
 use crate::explain::{ExplainSession, start_explain_reader};
+use crate::host::Host;
 use crate::load::beside::LoadBeside;
 use crate::output::{OutputTarget, Stdout, end_run, write_to};
 use crate::report::RunMeta;

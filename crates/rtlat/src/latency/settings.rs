@@ -45,3 +45,6 @@ pub struct Settings {
     /// `--explain`, if given.
     pub explain: Option<crate::explain::ExplainPlan>,
 }
+
+/// Xenomai's warm-up, discarded.
+pub const WARMUP: Nanos = Nanos::from_secs(1);

@@ -4,33 +4,30 @@
 
 pub mod beside;
 
-use std::ffi::OsString;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use rtlat_core::load::LoadSet;
+use rtlat_core::load::{LoadPlan, LoadSet};
+use rtlat_core::units::Nanos;
 
-use crate::cli::load::{Invocation, Settings, help_text, parse};
 use crate::signals::SignalFlags;
 use rtlat_args::stdio::{Stdout, note};
-use rtlat_args::values::SystemView;
+
+/// A validated `rtlat load`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// What runs, where, how nice.
+    pub plan: LoadPlan,
+    /// `-D`: how long; `None` until a stop signal.
+    pub duration: Option<Nanos>,
+}
 
 /// How often the main thread looks at the signal flags and the clock.
 const TICK: Duration = Duration::from_millis(20);
 
-/// `rtlat load ARGS...`: parse, validate, run. Returns the exit status.
-pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
-    let system = SystemView::of_this_process();
-    match parse(args, &system, std::env::temp_dir())? {
-        Invocation::Help => {
-            rtlat_args::stdio::print(&help_text())?;
-            Ok(0)
-        }
-        Invocation::Run(settings) => run(&settings),
-    }
-}
-
-fn run(settings: &Settings) -> anyhow::Result<u8> {
+/// Runs the load until a stop signal, `-D` or a worker's end; prints
+/// its rates. Returns the exit status.
+pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let signals = SignalFlags::install()?;
     let running = LoadSet::start(&settings.plan)?;
     let limit = settings

@@ -17,7 +17,7 @@ use rtlat_sys::tracefs::{self, TraceControl};
 
 use super::output::{write_json, write_sample_line, write_status_line, write_thread_line};
 use super::settings::Settings;
-use crate::cyclictest::host::Host;
+use crate::host::Host;
 use crate::output::{Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::histogram::write_histogram;

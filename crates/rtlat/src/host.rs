@@ -1,4 +1,4 @@
-//! Facts about the host that appear in the output (CPU counts, load
+//! Facts about the host that every tool's output carries (CPU counts, load
 //! average, `uname`, wall-clock timestamps), read from the machine for real
 //! runs and pinned to fixed values for synthetic ones, so that a synthetic
 //! run prints the same bytes on every machine.
