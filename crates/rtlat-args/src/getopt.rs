@@ -111,9 +111,9 @@ pub enum Parsed<T> {
 /// Why the scan failed. Display is one line without a program prefix.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GetoptError {
-    /// No option has this spelling.
-    #[error("unrecognized option '{0}'")]
-    Unrecognized(String),
+    /// No option has this spelling; the hint names the nearest one.
+    #[error("unrecognized option '{0}'{1}")]
+    Unrecognized(String, Hint),
     /// A long-option prefix matches several options.
     #[error("option '{spelled}' is ambiguous (could be {})", .candidates.join(", "))]
     Ambiguous {
@@ -122,12 +122,69 @@ pub enum GetoptError {
         /// The full names it matches, with dashes, in table order.
         candidates: Vec<String>,
     },
-    /// A value-taking option is the last word.
-    #[error("option '{0}' requires a value")]
-    MissingValue(String),
+    /// A value-taking option is the last word; for `-h`, the hint says that
+    /// help is `--help`.
+    #[error("option '{0}' requires a value{1}")]
+    MissingValue(String, Hint),
     /// `--flag=value` for an option without a value.
     #[error("option '{0}' takes no value")]
     UnexpectedValue(String),
+}
+
+/// The end of a message that points the user on: ` (did you mean
+/// '--histogram'? --help lists every option)`, or nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hint(String);
+
+impl std::fmt::Display for Hint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Hint {
+    /// For an option no spec has: the nearest long name, if one is close,
+    /// and where the whole list is.
+    fn for_unrecognized<T>(spelled: &str, specs: &[OptSpec<T>]) -> Hint {
+        let help = has_help(specs).then_some("--help lists every option");
+        let nearest = spelled
+            .strip_prefix("--")
+            .and_then(|name| nearest_long(name, specs))
+            .map(|long| format!("did you mean '--{long}'?"));
+        match (nearest, help) {
+            (Some(nearest), Some(help)) => Hint(format!(" ({nearest} {help})")),
+            (Some(nearest), None) => Hint(format!(" ({nearest})")),
+            (None, Some(help)) => Hint(format!(" ({help})")),
+            (None, None) => Hint::default(),
+        }
+    }
+
+    /// For a value-taking `-h` at the end of the line: someone asking for
+    /// help the way many programs take it.
+    fn for_missing_value<T>(spelled: &str, specs: &[OptSpec<T>]) -> Hint {
+        if spelled == "-h" && has_help(specs) {
+            Hint(" (help is --help)".to_string())
+        } else {
+            Hint::default()
+        }
+    }
+}
+
+fn has_help<T>(specs: &[OptSpec<T>]) -> bool {
+    specs.iter().any(|s| s.long == Some("help"))
+}
+
+/// The long name nearest to `name` by edit distance (a typo: at most two
+/// edits, and fewer than the name's length), the first in table order on
+/// a tie.
+fn nearest_long<T>(name: &str, specs: &[OptSpec<T>]) -> Option<&'static str> {
+    specs
+        .iter()
+        .filter_map(|s| s.long)
+        .map(|long| (strsim::damerau_levenshtein(name, long), long))
+        .filter(|&(distance, _)| distance <= 2 && distance < name.len())
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, long)| long)
 }
 
 /// Scans `args` (without the program name) against `specs`.
@@ -178,10 +235,15 @@ fn scan_long<T: Clone>(
         None => (body, None),
     };
     if name.is_empty() {
-        return Err(GetoptError::Unrecognized(format!("--{}", lossy(body))));
+        let spelled = format!("--{}", lossy(body));
+        let hint = Hint::for_unrecognized(&spelled, specs);
+        return Err(GetoptError::Unrecognized(spelled, hint));
     }
-    let name = std::str::from_utf8(name)
-        .map_err(|_| GetoptError::Unrecognized(format!("--{}", lossy(name))))?;
+    let name = std::str::from_utf8(name).map_err(|_| {
+        let spelled = format!("--{}", lossy(name));
+        let hint = Hint::for_unrecognized(&spelled, specs);
+        GetoptError::Unrecognized(spelled, hint)
+    })?;
     let spec = find_long(specs, name)?;
     let full = format!("--{}", spec.long.unwrap_or(name));
     let value = match spec.value {
@@ -193,7 +255,13 @@ fn scan_long<T: Clone>(
         }
         ValueKind::Required => match attached {
             Some(value) => Some(owned(value)),
-            None => Some(take_next(words, next).ok_or(GetoptError::MissingValue(full))?),
+            None => match take_next(words, next) {
+                Some(value) => Some(value),
+                None => {
+                    let hint = Hint::for_missing_value(&full, specs);
+                    return Err(GetoptError::MissingValue(full, hint));
+                }
+            },
         },
         ValueKind::Optional(peek) => match attached {
             Some(value) => Some(owned(value)),
@@ -225,16 +293,18 @@ fn scan_cluster<T: Clone>(
             .flatten()
             .ok_or_else(|| {
                 let shown = lossy(&cluster[pos..]).chars().next().unwrap_or('?');
-                GetoptError::Unrecognized(format!("-{shown}"))
+                let spelled = format!("-{shown}");
+                let hint = Hint::for_unrecognized(&spelled, specs);
+                GetoptError::Unrecognized(spelled, hint)
             })?;
         let spelled = format!("-{}", char::from(byte));
         let rest = &cluster[pos + 1..];
         let value = match spec.value {
             ValueKind::None => None,
             ValueKind::Required if !rest.is_empty() => Some(owned(rest)),
-            ValueKind::Required => Some(
-                take_next(words, next).ok_or_else(|| GetoptError::MissingValue(spelled.clone()))?,
-            ),
+            ValueKind::Required => Some(take_next(words, next).ok_or_else(|| {
+                GetoptError::MissingValue(spelled.clone(), Hint::for_missing_value(&spelled, specs))
+            })?),
             ValueKind::Optional(_) if !rest.is_empty() => Some(owned(rest)),
             ValueKind::Optional(peek) => peek_next(words, next, peek),
         };
@@ -289,7 +359,9 @@ fn find_long<'s, T>(specs: &'s [OptSpec<T>], name: &str) -> Result<&'s OptSpec<T
             }
         }
     }
-    Err(GetoptError::Unrecognized(format!("--{name}")))
+    let spelled = format!("--{name}");
+    let hint = Hint::for_unrecognized(&spelled, specs);
+    Err(GetoptError::Unrecognized(spelled, hint))
 }
 
 #[cfg(test)]
@@ -534,7 +606,10 @@ mod tests {
             let got = scan(&["-a", word]);
             match got {
                 Ok(items) => assert_eq!(items[0], opt(Id::Affinity, "-a", None), "{word}"),
-                Err(e) => assert_eq!(e, GetoptError::Unrecognized("-3".into())),
+                Err(e) => assert!(
+                    matches!(&e, GetoptError::Unrecognized(w, _) if w == "-3"),
+                    "{e:?}"
+                ),
             }
         }
     }
@@ -726,7 +801,10 @@ mod tests {
             (bytes(b"--\xff=1"), "--\u{fffd}"),
         ] {
             let e = getopt_long(std::slice::from_ref(&arg), SPECS).unwrap_err();
-            assert_eq!(e, GetoptError::Unrecognized(shown.into()), "{arg:?}");
+            assert!(
+                matches!(&e, GetoptError::Unrecognized(w, _) if w == shown),
+                "{arg:?}: {e:?}"
+            );
             assert!(!e.to_string().contains('\n'));
         }
     }
@@ -734,5 +812,64 @@ mod tests {
     #[test]
     fn empty_args() {
         assert_eq!(scan(&[]).unwrap(), vec![]);
+    }
+
+    fn message(words: &[&str], specs: &[OptSpec<Id>]) -> String {
+        let args: Vec<OsString> = words.iter().map(OsString::from).collect();
+        getopt_long(&args, specs).unwrap_err().to_string()
+    }
+
+    /// The table with a `--help` of its own, as every tool's has.
+    fn with_help() -> Vec<OptSpec<Id>> {
+        let mut specs = SPECS.to_vec();
+        specs.push(spec(Id::Dummy, None, "help", ValueKind::None, true));
+        specs
+    }
+
+    #[test]
+    fn an_unknown_option_suggests_the_nearest_and_help() {
+        let specs = with_help();
+        assert_eq!(
+            message(&["--qiuet"], &specs),
+            "unrecognized option '--qiuet' (did you mean '--quiet'? --help lists every option)"
+        );
+        assert_eq!(
+            message(&["--treads=2"], &specs),
+            "unrecognized option '--treads' (did you mean '--threads'? --help lists every option)"
+        );
+        // Nothing near: only where the list is.
+        assert_eq!(
+            message(&["--verbose"], &specs),
+            "unrecognized option '--verbose' (--help lists every option)"
+        );
+        assert_eq!(
+            message(&["-X"], &specs),
+            "unrecognized option '-X' (--help lists every option)"
+        );
+        // A table without --help says nothing it cannot keep.
+        assert_eq!(
+            message(&["--qiuet"], SPECS),
+            "unrecognized option '--qiuet' (did you mean '--quiet'?)"
+        );
+        assert_eq!(
+            message(&["--verbose"], SPECS),
+            "unrecognized option '--verbose'"
+        );
+    }
+
+    #[test]
+    fn h_without_its_value_says_where_help_is() {
+        let specs = with_help();
+        assert_eq!(
+            message(&["-h"], &specs),
+            "option '-h' requires a value (help is --help)"
+        );
+        assert_eq!(message(&["-h"], SPECS), "option '-h' requires a value");
+        // Another option's missing value gets no such hint.
+        assert_eq!(message(&["-p"], &specs), "option '-p' requires a value");
+        assert_eq!(
+            message(&["--priority"], &specs),
+            "option '--priority' requires a value"
+        );
     }
 }

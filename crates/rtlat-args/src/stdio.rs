@@ -16,6 +16,7 @@
 
 use std::fmt;
 use std::io::{self, BufWriter, Write};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
@@ -33,6 +34,38 @@ macro_rules! note {
     };
 }
 pub use crate::note;
+
+/// `note!` with the program's name in front, `rtlat cyclictest: LINE`
+/// (`cyclictest: LINE` when started through a symlink; see
+/// [`set_program_name`]): every message of rtlat's own goes through it, so
+/// they all start the same way. Lines copied from the C tools (`WARN: ...`)
+/// keep their own form and use `note!`.
+#[macro_export]
+macro_rules! tell {
+    ($($arg:tt)*) => {
+        $crate::stdio::write_note(format_args!(
+            "{}: {}",
+            $crate::stdio::program_name(),
+            format_args!($($arg)*)
+        ))
+    };
+}
+pub use crate::tell;
+
+/// The name messages start with, set once by `main` when it knows the
+/// tool.
+static PROGRAM_NAME: OnceLock<String> = OnceLock::new();
+
+/// Names the program for [`tell!`]: `rtlat cyclictest`, or `cyclictest`
+/// under a symlink. The first call wins.
+pub fn set_program_name(name: String) {
+    let _ = PROGRAM_NAME.set(name);
+}
+
+/// The name [`tell!`] puts in front: `rtlat` until [`set_program_name`].
+pub fn program_name() -> &'static str {
+    PROGRAM_NAME.get().map_or("rtlat", String::as_str)
+}
 
 /// Writes `line` and a newline to stderr in one write (see [`note!`]).
 pub fn write_note(line: fmt::Arguments<'_>) {

@@ -39,7 +39,7 @@ use std::process::ExitCode;
 
 use cli::dispatch::Command;
 use rtlat_args::UsageError;
-use rtlat_args::stdio::{self, note};
+use rtlat_args::stdio::{self, tell};
 use rtlat_core::helper::HelperRole;
 
 fn main() -> ExitCode {
@@ -61,16 +61,16 @@ fn run_command(argv: &[OsString]) -> ExitCode {
     let command = match cli::dispatch::select(argv) {
         Ok(c) => c,
         Err(e) => {
-            note!("rtlat: {e}");
+            tell!("{e}");
             return ExitCode::from(2);
         }
     };
-    let prog = command.program_name();
+    stdio::set_program_name(command.program_name());
     let status = match run(command) {
         Ok(status) => status,
         Err(e) => {
             let _ = std::io::stdout().flush();
-            note!("{prog}: {e:#}");
+            tell!("{e:#}");
             if e.downcast_ref::<UsageError>().is_some() {
                 2
             } else {

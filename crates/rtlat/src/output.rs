@@ -12,7 +12,7 @@ pub use crate::cyclictest::settings::OutputTarget;
 use crate::rtsetup::io_strerror;
 use rtlat_args::output_file::write_whole;
 pub use rtlat_args::stdio::Stdout;
-use rtlat_args::stdio::note;
+use rtlat_args::stdio::tell;
 use rtlat_sys::fs::is_open_as;
 
 /// Runs `write` on stdout or on a file, replaced whole; `option` names the
@@ -64,11 +64,11 @@ pub fn end_run(
 ) -> anyhow::Result<u8> {
     let shown = out.finish();
     if let Some(line) = failure {
-        note!("rtlat: {line}");
+        tell!("{line}");
     }
     match (written, shown) {
         (Err(e), Err(stdout_error)) => {
-            note!("rtlat: {stdout_error:#}");
+            tell!("{stdout_error:#}");
             Err(e)
         }
         (Err(e), Ok(())) | (Ok(()), Err(e)) => Err(e),

@@ -10,7 +10,7 @@ use rtlat_core::config::SchedPolicy;
 use rtlat_core::engine::sys_policy;
 use rtlat_sys::{Errno, memory, sched};
 
-use rtlat_args::stdio::note;
+use rtlat_args::stdio::{note, tell};
 
 /// Refuses a real-time run up front, with advice, when the process may not
 /// use the real-time policy and priority the threads need. Probes with the
@@ -72,8 +72,8 @@ pub fn start_janitor(what: &str) {
 /// `who` (`the pairs`) run under `policy`, so the figures are not
 /// real-time latencies.
 pub fn note_not_realtime(who: &str, policy: SchedPolicy) {
-    note!(
-        "rtlat: note: {who} run under SCHED_{}, not a real-time policy: these figures are not \
+    tell!(
+        "note: {who} run under SCHED_{}, not a real-time policy: these figures are not \
          real-time latencies (use -p PRIO for SCHED_FIFO)",
         policy.name().to_uppercase()
     );

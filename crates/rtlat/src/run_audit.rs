@@ -27,7 +27,7 @@ use rtlat_core::config::CyclicConfig;
 use rtlat_core::units::Nanos;
 
 use crate::host::Host;
-use rtlat_args::stdio::note;
+use rtlat_args::stdio::tell;
 
 /// The interval the audit judges idle states against when the run has
 /// none (signaltest's ring, an IPC run with `-i 0`): cyclictest's default.
@@ -60,8 +60,8 @@ fn audit_of(root: &Path, request: &Request) -> Option<Audit> {
     };
     result
         .map_err(|why| {
-            note!(
-                "rtlat: no \"environment\" or \"audit\" in the results (null): the audit \
+            tell!(
+                "no \"environment\" or \"audit\" in the results (null): the audit \
                  failed: {why}"
             );
         })

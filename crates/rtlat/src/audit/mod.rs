@@ -58,7 +58,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let (failure, status) = match settings.fail_on {
         Some(level) if !failing.is_empty() => (
             Some(format!(
-                "audit --fail-on {level}: {count} at {level} or worse: {ids}",
+                "--fail-on {level}: {count} at {level} or worse: {ids}",
                 level = level.name(),
                 count = match failing.len() {
                     1 => "1 check".to_string(),

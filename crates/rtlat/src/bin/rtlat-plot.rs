@@ -21,15 +21,16 @@ mod plot;
 #[path = "../results_file.rs"]
 mod results_file;
 
-use rtlat_args::stdio::{self, note};
+use rtlat_args::stdio::{self, tell};
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    stdio::set_program_name("rtlat plot".to_string());
     let status = match plot::main(&args) {
         Ok(status) => status,
         Err(e) => {
             let _ = std::io::stdout().flush();
-            note!("rtlat plot: {e:#}");
+            tell!("{e:#}");
             if e.downcast_ref::<rtlat_args::UsageError>().is_some() {
                 2
             } else {

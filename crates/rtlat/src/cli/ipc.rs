@@ -262,7 +262,7 @@ pub fn parse(
     let specs = options(tool);
     let items = getopt_long(args, &specs).map_err(|e| match e {
         // `-t -2`: getopt takes `-2` for an option of its own.
-        GetoptError::Unrecognized(word)
+        GetoptError::Unrecognized(word, _)
             if word.len() > 1 && word[1..].starts_with(|c: char| c.is_ascii_digit()) =>
         {
             UsageError(format!(

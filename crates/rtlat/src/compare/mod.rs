@@ -21,7 +21,7 @@ pub mod render;
 use crate::output::{OutputTarget, write_to};
 use crate::results_file::StdinOr;
 use judge::NoiseRule;
-use rtlat_args::stdio::{Stdout, note};
+use rtlat_args::stdio::{Stdout, tell};
 
 /// What `rtlat compare` was asked.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,7 +61,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     written?;
     if settings.fail_on_regression && comparison.any_worse() {
         for line in comparison.regressions() {
-            note!("rtlat compare: --fail-on-regression: {line}");
+            tell!("--fail-on-regression: {line}");
         }
         return Ok(3);
     }

@@ -52,7 +52,7 @@ use crate::rtsetup::{
 };
 use crate::run_audit;
 use crate::signals::SignalFlags;
-use rtlat_args::stdio::{self, note};
+use rtlat_args::stdio::{self, note, tell};
 use rtlat_sys::tracefs::{self, TraceControl};
 
 /// How often the live display is redrawn (cyclictest: `usleep(10000)`).
@@ -319,8 +319,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         // The samples taken after the last batch: nothing is lost.
         out.emit(|w| live.write_frame(w, &shared, &settings.engine.threads, ""));
         if live.lost_samples() > 0 {
-            note!(
-                "rtlat: -v: {} samples were overwritten before they could be printed",
+            tell!(
+                "-v: {} samples were overwritten before they could be printed",
                 live.lost_samples()
             );
         }

@@ -37,7 +37,7 @@ use rtlat_core::units::Nanos;
 use crate::host::Host;
 use crate::report::stats_stream::{IntervalEnd, write_empty_interval, write_interval};
 use crate::rtsetup::io_strerror;
-use rtlat_args::stdio::note;
+use rtlat_args::stdio::tell;
 
 /// How often a real run's intervals are written (the main thread wakes
 /// every 10 ms for the live display and writes every fifth time).
@@ -153,8 +153,8 @@ impl StatsFile {
         self.drain(shared);
         let lost: u64 = self.threads.iter().map(|c| c.reader.lost()).sum();
         if lost > 0 {
-            note!(
-                "rtlat: --stats-file: {lost} intervals were overwritten before they could be \
+            tell!(
+                "--stats-file: {lost} intervals were overwritten before they could be \
                  written to '{}'",
                 self.path.display()
             );

@@ -22,7 +22,7 @@
 //!     gate::write_junit(&mut file, "cyclictest", &outcomes, duration_s)?;
 //! }
 //! for line in gate::summary_lines(&outcomes) {
-//!     note!("{prog}: {line}");   // rtlat cyclictest: --fail-if: thread 1: max = 153.2 us > 100 us
+//!     tell!("{line}");   // rtlat cyclictest: --fail-if: thread 1: max = 153.2 us > 100 us
 //! }
 //! if gate::any_failed(&outcomes) { return Ok(3); }
 //! ```

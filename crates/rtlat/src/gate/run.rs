@@ -12,7 +12,7 @@ use crate::report::verdict::Verdict;
 
 use super::{Limit, Metrics, Subject, any_failed, evaluate, summary_lines, write_junit};
 
-use rtlat_args::stdio::note;
+use rtlat_args::stdio::tell;
 
 /// `--fail-if` and `--junit` of one run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,13 +108,7 @@ pub fn apply(
     let Some(plan) = plan else {
         return Ok(status);
     };
-    let broken = finish(
-        plan,
-        &subjects(report, name, verdict),
-        tool,
-        "rtlat",
-        duration_s,
-    )?;
+    let broken = finish(plan, &subjects(report, name, verdict), tool, duration_s)?;
     Ok(if broken && status == 0 {
         BROKEN_LIMIT_STATUS
     } else {
@@ -124,13 +118,12 @@ pub fn apply(
 
 /// After a run's other outputs: evaluates `plan` on `subjects`, writes the
 /// JUnit report (suite `tool`), prints one stderr line per broken limit
-/// (prefixed `prog: `) and returns whether a limit was broken. A JUnit
+/// (prefixed with the program's name) and returns whether a limit was broken. A JUnit
 /// file that cannot be written is an error naming it.
 pub fn finish(
     plan: &GatePlan,
     subjects: &[Subject],
     tool: &str,
-    prog: &str,
     duration_s: f64,
 ) -> anyhow::Result<bool> {
     let outcomes = evaluate(&plan.limits, subjects);
@@ -138,7 +131,7 @@ pub fn finish(
         write_junit_file(path, tool, &outcomes, duration_s)?;
     }
     for line in summary_lines(&outcomes) {
-        note!("{prog}: {line}");
+        tell!("{line}");
     }
     Ok(any_failed(&outcomes))
 }

@@ -33,7 +33,7 @@ use crate::rtsetup::{
 };
 use crate::run_audit;
 use crate::signals::SignalFlags;
-use rtlat_args::stdio::note;
+use rtlat_args::stdio::{note, tell};
 
 /// How often the live display is redrawn (the C tools: 50 ms).
 const FRAME_PERIOD: Duration = Duration::from_millis(50);
@@ -138,7 +138,7 @@ pub fn prepare_process(config: &PairConfig) -> anyhow::Result<()> {
 pub fn lock_memory(config: &PairConfig) -> anyhow::Result<()> {
     match lock_memory_because("", "") {
         Err(e) if !config.needs_realtime() => {
-            note!("rtlat: note: {e}; the SCHED_OTHER run goes on with its memory unlocked");
+            tell!("note: {e}; the SCHED_OTHER run goes on with its memory unlocked");
             Ok(())
         }
         locked => locked,

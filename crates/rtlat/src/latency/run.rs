@@ -37,7 +37,7 @@ use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory_because, start_janitor};
 use crate::run_audit;
 use crate::signals::SignalFlags;
-use rtlat_args::stdio::note;
+use rtlat_args::stdio::{note, tell};
 
 /// The warm-up, as the main thread counts it.
 const WARMUP_DURATION: Duration = Duration::from_nanos(WARMUP.as_nanos() as u64);
@@ -131,8 +131,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         }
     }
     if seconds.reader.lost() > 0 {
-        note!(
-            "rtlat: {} seconds were overwritten before they could be printed",
+        tell!(
+            "{} seconds were overwritten before they could be printed",
             seconds.reader.lost()
         );
     }
@@ -397,8 +397,8 @@ fn open_freeze_trace() -> Option<TraceControl> {
     match TraceControl::open(&dir, true).and_then(|t| t.with_snapshot(&dir)) {
         Ok(trace) => {
             if !trace.has_snapshot() {
-                note!(
-                    "rtlat: note: this kernel has no trace snapshot buffer \
+                tell!(
+                    "note: this kernel has no trace snapshot buffer \
                      (CONFIG_TRACER_SNAPSHOT): -f stops the trace at the first sample above \
                      the warm-up's maximum, instead of keeping a copy at each new maximum"
                 );

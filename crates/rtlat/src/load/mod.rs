@@ -11,7 +11,7 @@ use rtlat_core::load::{LoadPlan, LoadSet};
 use rtlat_core::units::Nanos;
 
 use crate::signals::SignalFlags;
-use rtlat_args::stdio::{Stdout, note};
+use rtlat_args::stdio::{Stdout, tell};
 
 /// A validated `rtlat load`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,7 +57,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     });
     let shown = out.finish();
     for e in &report.errors {
-        note!("rtlat load: {e}");
+        tell!("{e}");
     }
     shown?;
     Ok(if report.errors.is_empty() { 0 } else { 1 })

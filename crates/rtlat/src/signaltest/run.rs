@@ -25,7 +25,7 @@ use crate::report::verdict::{self, SystemWatch, Verdict};
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory, note_not_realtime};
 use crate::run_audit;
 use crate::signals::SignalFlags;
-use rtlat_args::stdio::{self, note};
+use rtlat_args::stdio::{self, note, tell};
 
 /// How often the live display is redrawn (signaltest: `usleep(10000)`).
 const FRAME_PERIOD: Duration = Duration::from_millis(10);
@@ -117,8 +117,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         // The samples taken after the last batch: nothing is lost.
         out.emit(|w| verbose.drain(w, &shared.channels[0]));
         if verbose.lost > 0 {
-            note!(
-                "rtlat: -v: {} samples were overwritten before they could be printed",
+            tell!(
+                "-v: {} samples were overwritten before they could be printed",
                 verbose.lost
             );
         }

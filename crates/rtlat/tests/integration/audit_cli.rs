@@ -235,7 +235,7 @@ fn fail_on_exits_3_exactly_when_a_check_is_at_or_above_the_level() {
         if failing {
             assert!(
                 r.stderr
-                    .starts_with(&format!("rtlat: audit --fail-on {level}: ")),
+                    .starts_with(&format!("rtlat audit: --fail-on {level}: ")),
                 "{}",
                 r.describe()
             );
@@ -484,7 +484,7 @@ fn the_desktop_tree_is_flagged_check_by_check_and_fails() {
         assert_eq!(
             r.stderr,
             format!(
-                "rtlat: audit --fail-on {level}: {} checks at {level} or worse: {}\n",
+                "rtlat audit: --fail-on {level}: {} checks at {level} or worse: {}\n",
                 ids.len(),
                 ids.join(", ")
             ),

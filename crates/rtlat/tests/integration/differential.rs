@@ -285,7 +285,7 @@ fn json_keys_without_histogram() {
     json_keys_superset(&["-q", "-p", "80", "-i", "500", "-l", "100", "-t", "2"]);
 }
 
-/// stderr: every C line must be in ours; ours may add only `rtlat: note:` lines.
+/// stderr: every C line must be in ours; ours may add only `rtlat cyclictest: note:` lines.
 fn assert_same_stderr(args: &[&str]) {
     let (c, ours) = both(args);
     let c_lines: Vec<&str> = c.stderr.lines().collect();
@@ -299,7 +299,7 @@ fn assert_same_stderr(args: &[&str]) {
     }
     for l in &our_lines {
         assert!(
-            c_lines.contains(l) || l.starts_with("rtlat: note:"),
+            c_lines.contains(l) || l.starts_with("rtlat cyclictest: note:"),
             "rtlat prints {l:?} on stderr, C 2.4 does not (C stderr: {c_lines:?})"
         );
     }

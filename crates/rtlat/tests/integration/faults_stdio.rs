@@ -297,7 +297,7 @@ fn real_runs_with_a_note_on_a_full_stream_exit_1() {
         let r = run_full(&mut rtlat_words(&line), Stream::Stdout);
         expect_stdout_failure(&r, &line);
         assert!(
-            r.stderr.contains("rtlat: note: "),
+            r.stderr.contains(&format!("{}: note: ", program(&line))),
             "{line}\n{}",
             r.describe()
         );

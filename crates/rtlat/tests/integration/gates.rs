@@ -87,13 +87,14 @@ fn cyclictest_broken_limits_exit_3_after_every_output() {
     assert!(max_us > 100.0, "the synthetic source spikes above 100 us");
     let broken: Vec<&str> = r.stderr.lines().collect();
     assert!(
-        broken.iter().all(|l| l.starts_with("rtlat: --fail-if: ")),
+        broken
+            .iter()
+            .all(|l| l.starts_with("rtlat cyclictest: --fail-if: ")),
         "{broken:?}"
     );
-    assert!(
-        broken
-            .contains(&format!("rtlat: --fail-if: thread 0: max = {max_us} us > 100 us").as_str())
-    );
+    assert!(broken.contains(
+        &format!("rtlat cyclictest: --fail-if: thread 0: max = {max_us} us > 100 us").as_str()
+    ));
     let (tests, failures, _) = junit(&xml);
     assert_eq!(tests, 6);
     assert_eq!(failures, broken.len());
@@ -150,12 +151,14 @@ fn ipc_tools_gate_their_receivers() {
     ]));
     r.expect_code(3);
     assert!(
-        r.stderr.contains("rtlat: --fail-if: pair 0: p99 = "),
+        r.stderr
+            .contains("rtlat svsematest: --fail-if: pair 0: p99 = "),
         "{}",
         r.stderr
     );
     assert!(
-        r.stderr.contains("rtlat: --fail-if: all pairs: p99 = "),
+        r.stderr
+            .contains("rtlat svsematest: --fail-if: all pairs: p99 = "),
         "{}",
         r.stderr
     );
@@ -191,7 +194,8 @@ fn latency_gates_the_samples_after_the_warm_up() {
     r.expect_code(3);
     assert!(r.stdout.contains("RTS|"), "the summary first");
     assert!(
-        r.stderr.contains("rtlat: --fail-if: thread 0: p99.9 = "),
+        r.stderr
+            .contains("rtlat latency: --fail-if: thread 0: p99.9 = "),
         "{}",
         r.stderr
     );

@@ -29,6 +29,7 @@ mod latency;
 mod latency_results;
 mod load;
 mod load_beside;
+mod messages;
 mod methods;
 mod percentiles;
 mod plot;

@@ -332,7 +332,7 @@ fn intervals_the_writer_missed_are_reported_once() {
     let warnings: Vec<&str> = r.stderr_lines();
     assert_eq!(warnings.len(), 1, "{}", r.describe());
     assert!(
-        warnings[0].starts_with("rtlat: --stats-file: ")
+        warnings[0].starts_with("rtlat cyclictest: --stats-file: ")
             && warnings[0].contains(" intervals were overwritten before they could be written"),
         "{}",
         r.describe()

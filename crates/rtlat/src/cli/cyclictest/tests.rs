@@ -765,9 +765,15 @@ fn help() {
         assert_eq!(try_on(&sys2(), args).unwrap(), Invocation::Help, "{args:?}");
     }
     // getopt reports an unknown option before anything is acted on.
-    assert_eq!(err(&["--help", "--bogus"]), "unrecognized option '--bogus'");
+    assert_eq!(
+        err(&["--help", "--bogus"]),
+        "unrecognized option '--bogus' (--help lists every option)"
+    );
     // -h is the histogram, not help.
-    assert_eq!(err(&["-h"]), "option '-h' requires a value");
+    assert_eq!(
+        err(&["-h"]),
+        "option '-h' requires a value (help is --help)"
+    );
 }
 
 #[test]
@@ -1280,7 +1286,10 @@ fn error_messages() {
             "-t/--threads: invalid value '=3': expected a number of threads, 1 to 65536, \
              or 0 for one per CPU",
         ),
-        (&["-t", "-3"], "unrecognized option '-3'"),
+        (
+            &["-t", "-3"],
+            "unrecognized option '-3' (--help lists every option)",
+        ),
         (
             &["--policy=foo"],
             "--policy: invalid value 'foo': expected one of other, normal, batch, idle, fifo, rr",
@@ -1325,9 +1334,18 @@ fn error_messages() {
             &["--synthetic", "-1"],
             "--synthetic: invalid value '-1': expected a seed, 0 to 18446744073709551615",
         ),
-        (&["--bogus"], "unrecognized option '--bogus'"),
-        (&["-Z"], "unrecognized option '-Z'"),
-        (&["-w"], "unrecognized option '-w'"),
+        (
+            &["--bogus"],
+            "unrecognized option '--bogus' (--help lists every option)",
+        ),
+        (
+            &["-Z"],
+            "unrecognized option '-Z' (--help lists every option)",
+        ),
+        (
+            &["-w"],
+            "unrecognized option '-w' (--help lists every option)",
+        ),
         (&["--quiet=1"], "option '--quiet' takes no value"),
         (&["-p"], "option '-p' requires a value"),
         (&["--json"], "option '--json' requires a value"),
@@ -1337,7 +1355,10 @@ fn error_messages() {
         (&["-F"], "option '-F' requires a value"),
         (&["-o"], "option '-o' requires a value"),
         (&["--tracemark=1"], "option '--tracemark' takes no value"),
-        (&["-A", "-5"], "unrecognized option '-5'"),
+        (
+            &["-A", "-5"],
+            "unrecognized option '-5' (--help lists every option)",
+        ),
     ];
     for (args, want) in cases {
         assert_eq!(err(args), *want, "{args:?}");
