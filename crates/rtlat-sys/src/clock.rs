@@ -33,6 +33,14 @@ pub fn now(clock: Clock) -> Timespec {
     rustix::time::clock_gettime(clock.id())
 }
 
+/// The nanoseconds from `start` to now on CLOCK_MONOTONIC (the timer
+/// tests' check that periods really elapsed).
+#[cfg(test)]
+pub(crate) fn monotonic_ns_since(start: &Timespec) -> i64 {
+    let end = now(Clock::Monotonic);
+    (end.tv_sec - start.tv_sec) * 1_000_000_000 + (end.tv_nsec - start.tv_nsec)
+}
+
 /// Sleeps until `deadline` on `clock`. `Err(Errno::INTR)` when a signal
 /// handler ran first.
 #[inline]

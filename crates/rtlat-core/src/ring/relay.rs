@@ -237,6 +237,20 @@ mod tests {
         finish: Option<(usize, &'a RingState)>,
     }
 
+    impl Script<'_> {
+        /// A port whose messages arrive at `arrivals`, the clock at 0.
+        fn arriving(arrivals: Vec<Timespec>) -> Self {
+            Script {
+                arrivals,
+                next: 0,
+                now: at_us(0),
+                passes: 0,
+                paused: 0,
+                finish: None,
+            }
+        }
+    }
+
     fn at_us(us: i64) -> Timespec {
         Timespec {
             tv_sec: 10 + us / 1_000_000,
@@ -285,14 +299,7 @@ mod tests {
 
     #[test]
     fn samples_are_laps_and_the_first_reception_is_not_one() {
-        let mut port = Script {
-            arrivals: [0, 30, 55, 100].map(at_us).to_vec(),
-            next: 0,
-            now: at_us(0),
-            passes: 0,
-            paused: 0,
-            finish: None,
-        };
+        let mut port = Script::arriving([0, 30, 55, 100].map(at_us).to_vec());
         let channel = ThreadChannel::default();
         let ring = RingState::new();
         let end = relay(&mut port, &params(false), &channel, &ring);
@@ -305,14 +312,7 @@ mod tests {
     #[test]
     fn the_leaders_pause_is_left_out_of_its_samples() {
         // Laps of 20 us; a 10 ms pause after every 2nd reception.
-        let mut port = Script {
-            arrivals: (0..9).map(|i| at_us(i * 20)).collect(),
-            next: 0,
-            now: at_us(0),
-            passes: 0,
-            paused: 0,
-            finish: None,
-        };
+        let mut port = Script::arriving((0..9).map(|i| at_us(i * 20)).collect());
         let channel = ThreadChannel::default();
         let ring = RingState::new();
         let p = RelayParams {
@@ -335,14 +335,7 @@ mod tests {
     fn a_follower_takes_the_last_lap_then_leaves() {
         let channel = ThreadChannel::default();
         let ring = RingState::new();
-        let mut port = Script {
-            arrivals: [0, 40, 80, 120].map(at_us).to_vec(),
-            next: 0,
-            now: at_us(0),
-            passes: 0,
-            paused: 0,
-            finish: None,
-        };
+        let mut port = Script::arriving([0, 40, 80, 120].map(at_us).to_vec());
         // The leader finished before this member's third reception.
         port.finish = Some((3, &ring));
         let end = relay(&mut port, &params(false), &channel, &ring);
@@ -354,14 +347,7 @@ mod tests {
 
     #[test]
     fn a_break_ends_the_leader_after_recording_the_sample() {
-        let mut port = Script {
-            arrivals: [0, 10, 25, 90, 100].map(at_us).to_vec(),
-            next: 0,
-            now: at_us(0),
-            passes: 0,
-            paused: 0,
-            finish: None,
-        };
+        let mut port = Script::arriving([0, 10, 25, 90, 100].map(at_us).to_vec());
         let channel = ThreadChannel::default();
         let ring = RingState::new();
         let p = RelayParams {
@@ -375,14 +361,7 @@ mod tests {
 
     #[test]
     fn an_outside_stop_ends_without_a_sample() {
-        let mut port = Script {
-            arrivals: [0, 10, 20].map(at_us).to_vec(),
-            next: 0,
-            now: at_us(0),
-            passes: 0,
-            paused: 0,
-            finish: None,
-        };
+        let mut port = Script::arriving([0, 10, 20].map(at_us).to_vec());
         let channel = ThreadChannel::default();
         let ring = RingState::new();
         ring.request_stop();

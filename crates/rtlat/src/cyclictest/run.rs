@@ -38,10 +38,10 @@ use crate::load::beside::LoadBeside;
 use crate::output::{Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::breaktrace::write_break_info;
+use crate::report::closing::write_closing_lines;
 use crate::report::hgrm;
 use crate::report::histogram::write_histogram;
 use crate::report::json::{Extras, write_json_with};
-use crate::report::load::write_load;
 use crate::report::percentiles::write_percentiles;
 use crate::report::spikes::write_spikes;
 use crate::report::status::write_quiet_summary;
@@ -515,7 +515,6 @@ fn write_final_outputs(
     extras: Extras<'_, '_>,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
-    let load = extras.load;
     let mut first_error: Option<anyhow::Error> = None;
     let mut keep = |r: anyhow::Result<()>| {
         if let Err(e) = r {
@@ -547,19 +546,13 @@ fn write_final_outputs(
     if settings.engine.breaktrace.is_some() {
         out.emit(|w| write_break_info(w, report));
     }
-    if let Some(load) = load {
-        out.emit(|w| write_load(w, load, &report.threads));
-    }
-    if let Some(outcome) = extras.explain {
-        keep(crate::explain::write_outputs(
-            outcome,
-            settings.explain.as_ref(),
-            out,
-        ));
-    }
-    if settings.verdict {
-        out.emit(|w| extras.verdict.write_text(w, report, "Thread"));
-    }
+    keep(write_closing_lines(
+        out,
+        report,
+        &extras,
+        settings.explain.as_ref(),
+        settings.verdict,
+    ));
     match first_error {
         Some(e) => Err(e),
         None => Ok(()),

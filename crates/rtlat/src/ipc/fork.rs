@@ -36,7 +36,7 @@ use rtlat_sys::signals;
 
 use super::PairTool;
 use super::run::{
-    Beside, CpuTracker, LiveRun, ProcView, RunFacts, audit_request, describe_error, display,
+    Beside, CpuTracker, LiveRun, ProcView, RunFacts, audit_pair_run, describe_error, display,
     finish, lock_memory, open_trace_files, prepare_process,
 };
 use super::settings::IpcSettings;
@@ -45,7 +45,6 @@ use crate::load::beside::LoadBeside;
 use crate::output::Stdout;
 use crate::report::verdict::SystemWatch;
 use crate::rtsetup::{OWN_BINARY, start_janitor};
-use crate::run_audit;
 use crate::signals::SignalFlags;
 use rtlat_args::UsageError;
 
@@ -144,12 +143,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let host = Host::Real;
     let start_time = host.timestamp();
     let mut out = Stdout::new(false);
-    let audit = run_audit::audit_run(
-        host,
-        settings.json.is_some() || settings.verdict,
-        settings.gates.as_ref(),
-        &audit_request(&settings.engine),
-    );
+    let audit = audit_pair_run(settings, host);
     prepare_process(&settings.engine)?;
     let signals = SignalFlags::install()?;
     let sysv = settings.engine.mechanism == Mechanism::SysvSemaphore;

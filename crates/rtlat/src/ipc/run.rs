@@ -80,12 +80,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
     let mut out = Stdout::new(false);
-    let audit = run_audit::audit_run(
-        host,
-        settings.json.is_some() || settings.verdict,
-        settings.gates.as_ref(),
-        &audit_request(&settings.engine),
-    );
+    let audit = audit_pair_run(settings, host);
     let trace = if synthetic {
         None
     } else {
@@ -330,13 +325,21 @@ pub struct RunFacts {
     pub audit: Option<rtlat_audit::Audit>,
 }
 
-/// What the audit of the run judges: the pairs' CPUs, their highest
-/// real-time priority and the shortest interval.
-pub fn audit_request(engine: &PairConfig) -> rtlat_audit::Request {
-    run_audit::request(
+/// The audit of a pair run, made before its first sample when its JSON,
+/// its verdict or its gates need it. It judges the pairs' CPUs, their
+/// highest real-time priority and the shortest interval.
+pub fn audit_pair_run(settings: &IpcSettings, host: Host) -> Option<rtlat_audit::Audit> {
+    let engine = &settings.engine;
+    let request = run_audit::request(
         engine.pairs.iter().map(|p| p.cpu),
         engine.needs_realtime().then(|| engine.max_priority()),
         engine.pairs.iter().map(|p| p.interval).min(),
+    );
+    run_audit::audit_run(
+        host,
+        settings.json.is_some() || settings.verdict,
+        settings.gates.as_ref(),
+        &request,
     )
 }
 

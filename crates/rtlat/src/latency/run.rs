@@ -31,8 +31,8 @@ use crate::host::Host;
 use crate::load::beside::LoadBeside;
 use crate::output::{OutputTarget, Stdout, end_run, write_to};
 use crate::report::RunMeta;
+use crate::report::closing::write_closing_lines;
 use crate::report::json::{Extras, write_json_with};
-use crate::report::load::write_load;
 use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory_because, start_janitor};
 use crate::run_audit;
@@ -367,19 +367,13 @@ fn write_final_outputs(
         requested_secs: settings.duration_secs.unwrap_or(seconds.complete),
     };
     out.emit(|w| write_summary(w, &summary));
-    if let Some(load) = extras.load {
-        out.emit(|w| write_load(w, load, &report.threads));
-    }
-    if let Some(outcome) = extras.explain {
-        keep(crate::explain::write_outputs(
-            outcome,
-            settings.explain.as_ref(),
-            out,
-        ));
-    }
-    if settings.verdict {
-        out.emit(|w| extras.verdict.write_text(w, report, "Thread"));
-    }
+    keep(write_closing_lines(
+        out,
+        report,
+        &extras,
+        settings.explain.as_ref(),
+        settings.verdict,
+    ));
     match first_error {
         Some(e) => Err(e),
         None => Ok(()),

@@ -13,9 +13,11 @@
 //! - [`stats_stream`]: the `--stats-file` lines, written during the run;
 //! - [`breaktrace`]: the `-b` thread ids and break lines;
 //! - [`verdict`]: the verdict on a run (JSON `"verdict"`, `--verdict`);
-//! - [`explain`]: the `--explain` lines, JSON and `--explain-trace` file.
+//! - [`explain`]: the `--explain` lines, JSON and `--explain-trace` file;
+//! - [`closing`]: the load, explain and verdict lines a cyclic tool ends with.
 
 pub mod breaktrace;
+pub mod closing;
 pub mod explain;
 pub mod hgrm;
 pub mod histogram;

@@ -1,0 +1,32 @@
+//! The lines a cyclic tool (cyclictest, latency) ends its output with, in
+//! this order: the load's rates (`--load`), the explanations (`--explain`,
+//! with its `--explain-trace` file), the verdict (`--verdict`).
+
+use rtlat_core::report::RunReport;
+
+use super::json::Extras;
+use super::load::write_load;
+use crate::explain::ExplainPlan;
+use crate::output::Stdout;
+
+/// Writes the closing lines to `out`. An `--explain-trace` file that cannot
+/// be written is the error returned; the lines are written either way.
+pub fn write_closing_lines(
+    out: &mut Stdout,
+    report: &RunReport,
+    extras: &Extras<'_, '_>,
+    explain: Option<&ExplainPlan>,
+    verdict: bool,
+) -> anyhow::Result<()> {
+    if let Some(load) = extras.load {
+        out.emit(|w| write_load(w, load, &report.threads));
+    }
+    let explained = match extras.explain {
+        Some(outcome) => crate::explain::write_outputs(outcome, explain, out),
+        None => Ok(()),
+    };
+    if verdict {
+        out.emit(|w| extras.verdict.write_text(w, report, "Thread"));
+    }
+    explained
+}
