@@ -5,15 +5,44 @@
 //! Shared by every tool.
 
 use std::io::{self, Write};
+use std::path::PathBuf;
 
 use anyhow::{Context, anyhow};
 
-pub use crate::cyclictest::settings::OutputTarget;
 use crate::rtsetup::io_strerror;
 use rtlat_args::output_file::write_whole;
 pub use rtlat_args::stdio::Stdout;
 use rtlat_args::stdio::tell;
 use rtlat_sys::fs::is_open_as;
+
+/// Where an output goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OutputTarget {
+    /// Standard output (`-` on the command line, or no file given).
+    Stdout,
+    /// A file, checked writable before the run and replaced whole when it
+    /// ends (see [`rtlat_args::output_file`]).
+    File(PathBuf),
+}
+
+/// The outputs of a run are all attempted even when one fails: this keeps
+/// the first failure, which ends the run with its message.
+#[derive(Debug, Default)]
+pub struct FirstFailure(Option<anyhow::Error>);
+
+impl FirstFailure {
+    /// Keeps `result`'s error if it is the first.
+    pub fn keep(&mut self, result: anyhow::Result<()>) {
+        if let Err(e) = result {
+            self.0.get_or_insert(e);
+        }
+    }
+
+    /// The first failure, if any.
+    pub fn into_result(self) -> anyhow::Result<()> {
+        self.0.map_or(Ok(()), Err)
+    }
+}
 
 /// Runs `write` on stdout or on a file, replaced whole; `option` names the
 /// option in error messages. A file that is this process's standard output

@@ -22,8 +22,9 @@ use rtlat_core::units::{Nanos, Resolution};
 use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
 use super::load_options::{LoadArgs, run_duration};
 use crate::cyclictest::settings::{
-    DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit, OutputTarget, Settings,
+    DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit, Settings,
 };
+use crate::output::OutputTarget;
 pub use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, Peek, ValueKind, getopt_long};
 pub use rtlat_args::values::SystemView;

@@ -25,7 +25,7 @@ use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::power::{self, DmaLatencyError};
 
 use super::idle_states::LimitedIdleStates;
-use super::settings::{DmaLatency, HgrmOutput, OutputTarget, Settings};
+use super::settings::{DmaLatency, HgrmOutput, Settings};
 use super::stats_file::StatsFile;
 use crate::explain::{ExplainSession, start_explain_reader};
 use crate::gate;
@@ -35,7 +35,8 @@ use crate::live::fifo::FifoServer;
 use crate::live::snapshot::StatusSnapshotFile;
 use crate::live::text::{LiveMode, LiveText, write_status_block};
 use crate::load::beside::LoadBeside;
-use crate::output::{Stdout, end_run, write_to};
+use crate::output::OutputTarget;
+use crate::output::{FirstFailure, Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::breaktrace::write_break_info;
 use crate::report::closing::write_closing_lines;
@@ -515,14 +516,9 @@ fn write_final_outputs(
     extras: Extras<'_, '_>,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
-    let mut first_error: Option<anyhow::Error> = None;
-    let mut keep = |r: anyhow::Result<()>| {
-        if let Err(e) = r {
-            first_error.get_or_insert(e);
-        }
-    };
+    let mut failures = FirstFailure::default();
     if let Some(target) = &settings.json {
-        keep(write_to(target, out, "--json", |mut w| {
+        failures.keep(write_to(target, out, "--json", |mut w| {
             write_json_with(&mut w, report, meta, &settings.engine, extras)
         }));
     }
@@ -533,7 +529,7 @@ fn write_final_outputs(
         out.emit(|w| write_spikes(w, spikes));
     }
     if let Some(h) = &settings.histogram {
-        keep(write_to(&h.target, out, "--histfile", |mut w| {
+        failures.keep(write_to(&h.target, out, "--histfile", |mut w| {
             write_histogram(&mut w, report, h.summary_column)
         }));
     }
@@ -541,22 +537,19 @@ fn write_final_outputs(
         out.emit(|w| write_percentiles(w, report));
     }
     if let Some(hgrm) = &settings.hgrm {
-        keep(write_hgrm_files(hgrm, report, out));
+        failures.keep(write_hgrm_files(hgrm, report, out));
     }
     if settings.engine.breaktrace.is_some() {
         out.emit(|w| write_break_info(w, report));
     }
-    keep(write_closing_lines(
+    failures.keep(write_closing_lines(
         out,
         report,
         &extras,
         settings.explain.as_ref(),
         settings.verdict,
     ));
-    match first_error {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    failures.into_result()
 }
 
 /// `--hgrm FILE`: all threads together in FILE, and with

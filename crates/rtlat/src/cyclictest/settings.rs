@@ -11,16 +11,7 @@ use rtlat_core::config::CyclicConfig;
 use rtlat_core::load::schedule::LoadSchedule;
 
 use crate::gate::GatePlan;
-
-/// Where an output goes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OutputTarget {
-    /// Standard output (`-` on the command line, or no file given).
-    Stdout,
-    /// A file, checked writable before the run and replaced whole when it
-    /// ends (see [`rtlat_args::output_file`]).
-    File(PathBuf),
-}
+use crate::output::OutputTarget;
 
 /// The histogram block of `-h`/`-H`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -29,7 +29,7 @@ use super::settings::WARMUP;
 use crate::explain::{ExplainSession, start_explain_reader};
 use crate::host::Host;
 use crate::load::beside::LoadBeside;
-use crate::output::{OutputTarget, Stdout, end_run, write_to};
+use crate::output::{FirstFailure, OutputTarget, Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::closing::write_closing_lines;
 use crate::report::json::{Extras, write_json_with};
@@ -312,14 +312,9 @@ fn write_final_outputs(
 ) -> anyhow::Result<()> {
     let thread = &report.threads[0];
     let cycles = thread.compat.cycles;
-    let mut first_error: Option<anyhow::Error> = None;
-    let mut keep = |r: anyhow::Result<()>| {
-        if let Err(e) = r {
-            first_error.get_or_insert(e);
-        }
-    };
+    let mut failures = FirstFailure::default();
     if let Some(target) = &settings.json {
-        keep(write_to(target, out, "--json", |mut w| {
+        failures.keep(write_to(target, out, "--json", |mut w| {
             write_json_with(&mut w, report, meta, &settings.engine, extras)
         }));
     }
@@ -350,7 +345,7 @@ fn write_final_outputs(
         });
         out.emit(|w| write_histograms(w, &histograms, settings.histograms));
         if let Some(path) = &settings.gnuplot {
-            keep(write_to(
+            failures.keep(write_to(
                 &OutputTarget::File(path.clone()),
                 out,
                 "-g",
@@ -367,17 +362,14 @@ fn write_final_outputs(
         requested_secs: settings.duration_secs.unwrap_or(seconds.complete),
     };
     out.emit(|w| write_summary(w, &summary));
-    keep(write_closing_lines(
+    failures.keep(write_closing_lines(
         out,
         report,
         &extras,
         settings.explain.as_ref(),
         settings.verdict,
     ));
-    match first_error {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    failures.into_result()
 }
 
 /// The trace files for `-f`, opened before the run (with the snapshot

@@ -18,7 +18,7 @@ use rtlat_sys::tracefs::{self, TraceControl};
 use super::output::{write_json, write_sample_line, write_status_line, write_thread_line};
 use super::settings::Settings;
 use crate::host::Host;
-use crate::output::{Stdout, end_run, write_to};
+use crate::output::{FirstFailure, Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::histogram::write_histogram;
 use crate::report::verdict::{self, SystemWatch, Verdict};
@@ -269,12 +269,7 @@ fn write_final_outputs(
     verdict: &Verdict,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
-    let mut first_error: Option<anyhow::Error> = None;
-    let mut keep = |r: anyhow::Result<()>| {
-        if let Err(e) = r {
-            first_error.get_or_insert(e);
-        }
-    };
+    let mut failures = FirstFailure::default();
     out.emit(|w| {
         for t in &report.threads {
             if report.break_info.is_some_and(|b| b.thread == t.index) {
@@ -285,22 +280,19 @@ fn write_final_outputs(
         Ok(())
     });
     if let Some(target) = &settings.json {
-        keep(write_to(target, out, "--json", |mut w| {
+        failures.keep(write_to(target, out, "--json", |mut w| {
             write_json(&mut w, report, meta, verdict)
         }));
     }
     if let Some(target) = &settings.histogram {
-        keep(write_to(target, out, "--histfile", |mut w| {
+        failures.keep(write_to(target, out, "--histfile", |mut w| {
             write_histogram(&mut w, report, false)
         }));
     }
     if settings.verdict {
         out.emit(|w| verdict.write_text(w, report, "Thread"));
     }
-    match first_error {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    failures.into_result()
 }
 
 /// `tracing_on` of a mounted tracefs, so that a `-b` break stops the trace
