@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::util::{Run, allowed_cpus, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn};
-use crate::verdict::json_of;
+use crate::results::verdict::json_of;
+use crate::support::{Run, allowed_cpus, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn};
 
 const TRACING: &str = "/sys/kernel/tracing";
 
@@ -333,7 +333,7 @@ fn check_instance_lifecycle(
     let mut cmd = Command::new("strace");
     cmd.args(["-f", "-qq", "-e", "trace=openat", "-o"])
         .arg(log.path())
-        .arg(crate::util::rtlat_path())
+        .arg(crate::support::rtlat_path())
         .arg("cyclictest")
         .args(args)
         .arg("--explain");
@@ -399,7 +399,7 @@ fn the_instance_goes_and_the_global_trace_stays_however_the_run_ends() {
             &with(&["-D", "20"]),
             |pid| {
                 settle();
-                crate::util::send_signal(pid, signal);
+                crate::support::send_signal(pid, signal);
             },
             0,
             &[],
@@ -446,7 +446,7 @@ fn a_killed_run_leaves_no_instance_behind() {
         "the instance appears"
     );
     std::thread::sleep(Duration::from_millis(200));
-    crate::util::send_signal(child.pid(), "KILL");
+    crate::support::send_signal(child.pid(), "KILL");
     let _ = child.wait(Duration::from_secs(5));
     // The janitor removes it once the run's pipe closes.
     assert!(

@@ -1,46 +1,23 @@
 //! One integration-test binary for `rtlat` (ripgrep-style): every module runs
 //! the real binary, with `--synthetic` where no privilege is needed and as a
 //! real-time run (root) where the structure of real measurements matters.
+//!
+//! Grouped by what is tested: a folder per tool (`synthetic` runs need no
+//! privilege, `real` runs are root, `differential` runs compare with the C
+//! tool), `results/` for the result documents and what reads them, `faults/`
+//! for outputs, inputs, children and limits under faults, `cli/` for the
+//! command line's messages, and `support/` for the shared helpers.
 
 #[macro_use]
-mod util;
+mod support;
 
-mod audit_cli;
-mod bad_input;
-mod compare;
-mod cyclictest_extras;
-mod differential;
-mod differential_extras;
-mod disturbances;
-mod environment;
+mod audit;
+mod cli;
+mod cyclictest;
 mod explain;
-mod faults_children;
-mod faults_limits;
-mod faults_outputs;
-mod faults_readers;
-mod faults_stdio;
-mod gates;
-mod idle_states;
-mod ipc_differential;
-mod ipc_real;
-mod ipc_synthetic;
-mod ipc_util;
+mod faults;
+mod ipc;
 mod latency;
-mod latency_results;
 mod load;
-mod load_beside;
-mod messages;
-mod methods;
-mod percentiles;
-mod plot;
-mod privilege;
-mod real_extras;
-mod real_runs;
-mod signals;
+mod results;
 mod signaltest;
-mod signaltest_real;
-mod snapshot_file;
-mod stats_stream;
-mod synthetic;
-mod syscalls;
-mod verdict;

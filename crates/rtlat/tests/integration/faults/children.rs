@@ -1,0 +1,785 @@
+//! Child processes and terminal signals under faults: nothing a run starts
+//! or creates outlives it, whatever kills it, and a stop signal sent to the
+//! whole process group (what a terminal sends) ends it normally.
+//!
+//! Each run is started in a process group of its own with a private
+//! TMPDIR; what belongs to it is found from its pids: its descendants in
+//! /proc (recorded while it measures, with their start times, so that a
+//! reused pid is never mistaken for one of them), the SysV semaphore sets
+//! whose last operation was made by one of them (`GETPID`), its POSIX
+//! message queues (named after its pid), its `/dev/shm/cyclictest<pid>`.
+//! Nothing global is counted: other tests run the same binary meanwhile.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use crate::support::{read_json, rtlat, rtlat_path, send_signal};
+
+/// How long after a SIGKILL everything of the run must be gone.
+const CLEAN_WITHIN: Duration = Duration::from_secs(1);
+
+/// A process, by pid and start time (clock ticks after boot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Proc {
+    pid: i32,
+    start: u64,
+}
+
+/// What `/proc/PID/stat` says: (name, state, ppid, start time).
+fn stat_of(pid: i32) -> Option<(String, char, i32, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let name = text[open + 1..close].to_string();
+    let fields: Vec<&str> = text[close + 1..].split_whitespace().collect();
+    // Fields from 3 (state) on: state ppid ... starttime is field 22.
+    let state = fields.first()?.chars().next()?;
+    let ppid = fields.get(1)?.parse().ok()?;
+    let start = fields.get(22 - 3)?.parse().ok()?;
+    Some((name, state, ppid, start))
+}
+
+impl Proc {
+    fn of(pid: i32) -> Option<Proc> {
+        stat_of(pid).map(|(_, _, _, start)| Proc { pid, start })
+    }
+
+    /// Still running: the same process (not a reused pid), not a zombie
+    /// (a dead process its new parent has not reaped yet).
+    fn running(self) -> bool {
+        stat_of(self.pid)
+            .is_some_and(|(_, state, _, start)| start == self.start && !matches!(state, 'Z' | 'X'))
+    }
+
+    /// Its `argv[0]`.
+    fn argv0(self) -> String {
+        let cmdline = std::fs::read(format!("/proc/{}/cmdline", self.pid)).unwrap_or_default();
+        let first = cmdline.split(|&b| b == 0).next().unwrap_or_default();
+        String::from_utf8_lossy(first).into_owned()
+    }
+
+    fn is_side(self) -> bool {
+        is_side(&self.argv0())
+    }
+
+    fn is_janitor(self) -> bool {
+        self.argv0() == JANITOR
+    }
+}
+
+/// The janitor's `argv[0]`.
+const JANITOR: &str = "rtlat-janitor";
+
+/// Whether `argv0` is a fork-mode side's (the tool's name, as in C).
+fn is_side(argv0: &str) -> bool {
+    matches!(argv0, "svsematest" | "sigwaittest")
+}
+
+/// Every descendant of `root`, found from the parent pids in /proc.
+fn descendants(root: i32) -> BTreeSet<Proc> {
+    let mut all: Vec<(i32, i32)> = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if let Some((_, _, ppid, _)) = stat_of(pid) {
+            all.push((pid, ppid));
+        }
+    }
+    let mut found = BTreeSet::new();
+    let mut parents = vec![root];
+    while let Some(parent) = parents.pop() {
+        for &(pid, _) in all.iter().filter(|(_, ppid)| *ppid == parent) {
+            if let Some(p) = Proc::of(pid) {
+                found.insert(p);
+                parents.push(pid);
+            }
+        }
+    }
+    found
+}
+
+/// The SysV semaphore sets whose last operation (or creation) was made by
+/// one of `pids`.
+fn semaphore_sets_of(pids: &BTreeSet<i32>) -> BTreeSet<i32> {
+    let text = std::fs::read_to_string("/proc/sysvipc/sem").unwrap_or_default();
+    let mut sets = BTreeSet::new();
+    for line in text.lines().skip(1) {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let (Some(id), Some(count)) = (
+            fields.get(1).and_then(|f| f.parse::<i32>().ok()),
+            fields.get(3).and_then(|f| f.parse::<u16>().ok()),
+        ) else {
+            continue;
+        };
+        let ours = (0..count).any(|sem| {
+            rtlat_sys::ipc::sysv::last_operator(id, sem).is_ok_and(|pid| pids.contains(&pid))
+        });
+        if ours {
+            sets.insert(id);
+        }
+    }
+    sets
+}
+
+/// Whether the SysV semaphore set `id` exists.
+fn semaphore_set_exists(id: i32) -> bool {
+    rtlat_sys::ipc::sysv::last_operator(id, 0).is_ok()
+}
+
+/// The mqueue file system mounted on a temporary directory (root only), to
+/// list the POSIX message queues by name; unmounted when dropped.
+struct MessageQueues(tempfile::TempDir);
+
+impl MessageQueues {
+    fn mount() -> Option<MessageQueues> {
+        let dir = tempfile::tempdir().ok()?;
+        let mounted = Command::new("mount")
+            .args(["-t", "mqueue", "mqueue"])
+            .arg(dir.path())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        mounted.then_some(MessageQueues(dir))
+    }
+
+    /// The queues named after process `pid` (`rtlat-PID-N`).
+    fn of(&self, pid: i32) -> Vec<String> {
+        let prefix = format!("rtlat-{pid}-");
+        std::fs::read_dir(self.0.path())
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| n.starts_with(&prefix))
+            .collect()
+    }
+}
+
+impl Drop for MessageQueues {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+/// A run in a process group of its own, with a private TMPDIR, whose
+/// standard output is read line by line as it comes.
+struct Watched {
+    child: Child,
+    pid: i32,
+    what: String,
+    lines: Receiver<String>,
+    /// The whole standard output and error, each sent once it is closed.
+    stdout: Receiver<String>,
+    stderr: Receiver<String>,
+    tmp: Option<tempfile::TempDir>,
+}
+
+/// What a watched run printed and how it ended.
+struct Ended {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+impl Ended {
+    fn describe(&self) -> String {
+        format!(
+            "status {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.status, self.stdout, self.stderr
+        )
+    }
+}
+
+impl Watched {
+    /// `rtlat ARGS...` (with `{tmp}` in an argument replaced by the private
+    /// temporary directory).
+    fn start(args: &[&str]) -> Watched {
+        let tmp = tempfile::tempdir().unwrap();
+        let tmp_text = tmp.path().to_str().unwrap().to_string();
+        let args: Vec<String> = args.iter().map(|a| a.replace("{tmp}", &tmp_text)).collect();
+        let mut cmd = rtlat();
+        cmd.args(&args)
+            .env("TMPDIR", tmp.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let mut child = cmd.spawn().expect("spawning rtlat");
+        let (tx, lines) = channel();
+        let (stdout_tx, stdout) = channel();
+        let (stderr_tx, stderr) = channel();
+        let out = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            let mut all = String::new();
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                all.push_str(&line);
+                all.push('\n');
+                let _ = tx.send(line);
+            }
+            let _ = stdout_tx.send(all);
+        });
+        let mut err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            let mut all = String::new();
+            let _ = err.read_to_string(&mut all);
+            let _ = stderr_tx.send(all);
+        });
+        Watched {
+            pid: child.id() as i32,
+            child,
+            what: format!("rtlat {}", args.join(" ")),
+            lines,
+            stdout,
+            stderr,
+            tmp: Some(tmp),
+        }
+    }
+
+    /// Waits (up to 10 s) for an output line containing `text`.
+    fn wait_for_line(&self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.contains(text) => return,
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        panic!("{}: no line with '{text}' within 10 s", self.what);
+    }
+
+    /// Waits (up to 10 s) until `ready` holds.
+    fn wait_until(&self, what: &str, ready: impl Fn() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !ready() {
+            assert!(
+                Instant::now() < deadline,
+                "{}: not {what} within 10 s",
+                self.what
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Waits until `n` helper processes (fork-mode sides, fork load
+    /// helpers; the janitor not counted) run.
+    fn wait_for_helpers(&self, n: usize) {
+        self.wait_until(&format!("running {n} helper processes"), || {
+            let running = descendants(self.pid);
+            running.iter().filter(|p| !p.is_janitor()).count() >= n
+        });
+    }
+
+    /// Whether one of the run's threads is named `name` (as the kernel
+    /// keeps it: 15 bytes at most).
+    fn has_thread(&self, name: &str) -> bool {
+        let name = &name[..name.len().min(15)];
+        std::fs::read_dir(format!("/proc/{}/task", self.pid))
+            .map(|tasks| {
+                tasks.flatten().any(|t| {
+                    std::fs::read_to_string(t.path().join("comm"))
+                        .is_ok_and(|comm| comm.trim_end() == name)
+                })
+            })
+            .unwrap_or(false)
+    }
+
+    /// Sends `signal` (a kill(1) name) to the run's whole process group.
+    fn signal_group(&self, signal: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg("--")
+            .arg(format!("-{}", self.pid))
+            .status()
+            .expect("kill(1)");
+        assert!(status.success(), "kill -{signal} -{}", self.pid);
+    }
+
+    /// Waits (up to `limit`) for the run to exit; kills it and fails on
+    /// time-out.
+    fn wait(mut self, limit: Duration) -> (Ended, tempfile::TempDir) {
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!("{}: still running after {limit:?}; killed it", self.what);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        // Closed once no process of the run has them open: a process
+        // left behind keeps them open.
+        let closed = |output: &Receiver<String>, name: &str| {
+            output
+                .recv_timeout(Duration::from_secs(5))
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "{}: its {name} is still open 5 s after it exited: processes of the \
+                         run are left",
+                        self.what
+                    )
+                })
+        };
+        let ended = Ended {
+            status,
+            stdout: closed(&self.stdout, "standard output"),
+            stderr: closed(&self.stderr, "standard error"),
+        };
+        (ended, self.tmp.take().unwrap())
+    }
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        // A failed test (or a binary with the defects tested here) must not
+        // leave a real-time run behind: the whole group goes.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.pid)])
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Everything a run has while it measures.
+#[derive(Debug)]
+struct Belongings {
+    pid: i32,
+    processes: BTreeSet<Proc>,
+    /// Their `argv[0]`s, read while they ran.
+    argv0s: Vec<String>,
+    semaphore_sets: BTreeSet<i32>,
+    shm_file: PathBuf,
+}
+
+impl Belongings {
+    fn of(run: &Watched) -> Belongings {
+        let processes = descendants(run.pid);
+        let mut pids: BTreeSet<i32> = processes.iter().map(|p| p.pid).collect();
+        pids.insert(run.pid);
+        Belongings {
+            pid: run.pid,
+            argv0s: processes.iter().map(|p| p.argv0()).collect(),
+            semaphore_sets: semaphore_sets_of(&pids),
+            processes,
+            shm_file: PathBuf::from(format!("/dev/shm/cyclictest{}", run.pid)),
+        }
+    }
+
+    fn sides(&self) -> usize {
+        self.argv0s.iter().filter(|a| is_side(a)).count()
+    }
+
+    fn has_janitor(&self) -> bool {
+        self.argv0s.iter().any(|a| a == JANITOR)
+    }
+
+    /// What is still there: processes running, semaphore sets, the shm
+    /// file, entries of the private TMPDIR, message queues.
+    fn left(&self, tmp: &Path, queues: Option<&MessageQueues>) -> Vec<String> {
+        let mut left: Vec<String> = self
+            .processes
+            .iter()
+            .filter(|p| p.running())
+            .map(|p| format!("process {} ({})", p.pid, p.argv0()))
+            .collect();
+        left.extend(
+            self.semaphore_sets
+                .iter()
+                .filter(|&&id| semaphore_set_exists(id))
+                .map(|id| format!("SysV semaphore set {id}")),
+        );
+        if self.shm_file.exists() {
+            left.push(self.shm_file.display().to_string());
+        }
+        left.extend(
+            std::fs::read_dir(tmp)
+                .unwrap()
+                .flatten()
+                .map(|e| format!("TMPDIR entry {}", e.path().display())),
+        );
+        if let Some(q) = queues {
+            left.extend(
+                q.of(self.pid)
+                    .into_iter()
+                    .map(|n| format!("message queue {n}")),
+            );
+        }
+        left
+    }
+}
+
+/// SIGKILLs the run's main process only, then checks that within a second
+/// nothing of what it had is left.
+/// (Whatever is left is killed with the run's process group afterwards.)
+fn kill_and_expect_nothing_left(
+    mut run: Watched,
+    had: &Belongings,
+    queues: Option<&MessageQueues>,
+) {
+    send_signal(run.pid as u32, "KILL");
+    let _ = run.child.wait();
+    let tmp = run.tmp.as_ref().unwrap().path().to_path_buf();
+    let deadline = Instant::now() + CLEAN_WITHIN;
+    let mut left = had.left(&tmp, queues);
+    while !left.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        left = had.left(&tmp, queues);
+    }
+    assert!(
+        left.is_empty(),
+        "{}: one second after SIGKILL, left: {left:?} (it had {had:?})",
+        run.what
+    );
+}
+
+/// Runs `check` for each item on a thread of its own (the runs are short
+/// but each waits a second after its kill).
+fn each_at_once<T: Send + 'static>(items: Vec<T>, check: fn(T)) {
+    let handles: Vec<_> = items
+        .into_iter()
+        .map(|item| std::thread::spawn(move || check(item)))
+        .collect();
+    let mut failures = Vec::new();
+    for h in handles {
+        if let Err(panic) = h.join() {
+            failures.push(
+                panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default(),
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn sigkill_of_an_ipc_run_leaves_no_process_and_no_ipc_object() {
+    require_root!();
+    let queues = MessageQueues::mount();
+    if queues.is_none() {
+        skip_note!(
+            "NOTE: cannot mount an mqueue file system: {} checks pmqtest's queues by process only",
+            function_name!()
+        );
+    }
+    // (tool arguments, sides as processes, SysV sets, janitor expected)
+    let runs: Vec<(&[&str], usize, usize, bool)> = vec![
+        (
+            &["svsematest", "-f", "-t", "2", "-p", "80", "-i", "500"],
+            4,
+            2,
+            true,
+        ),
+        (
+            &["sigwaittest", "-f", "-t", "2", "-p", "80", "-i", "500"],
+            4,
+            0,
+            false,
+        ),
+        (
+            &["svsematest", "-t", "2", "-p", "80", "-i", "500"],
+            0,
+            2,
+            true,
+        ),
+        (
+            &["pmqtest", "-t", "2", "-p", "80", "-i", "500"],
+            0,
+            0,
+            false,
+        ),
+    ];
+    let started: Vec<_> = runs
+        .into_iter()
+        .map(|(args, sides, sets, janitor)| (Watched::start(args), sides, sets, janitor))
+        .collect();
+    let mut checks = Vec::new();
+    for (run, sides, sets, janitor) in started {
+        run.wait_for_line(" -> #0, Min");
+        let had = Belongings::of(&run);
+        assert_eq!(had.sides(), sides, "{}: {had:?}", run.what);
+        assert_eq!(had.semaphore_sets.len(), sets, "{}: {had:?}", run.what);
+        if let Some(q) = &queues {
+            assert!(
+                q.of(run.pid).is_empty(),
+                "{}: message queues are unlinked once open",
+                run.what
+            );
+        }
+        checks.push((run, had, janitor));
+    }
+    // Each killed and checked on a thread of its own.
+    let queues = std::sync::Arc::new(queues);
+    let handles: Vec<_> = checks
+        .into_iter()
+        .map(|(run, had, janitor)| {
+            let queues = std::sync::Arc::clone(&queues);
+            std::thread::spawn(move || {
+                let what = run.what.clone();
+                kill_and_expect_nothing_left(run, &had, queues.as_ref().as_ref());
+                assert_eq!(
+                    had.has_janitor(),
+                    janitor,
+                    "{what}: a janitor for runs with SysV sets only: {had:?}"
+                );
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+#[test]
+fn sigkill_of_a_load_leaves_nothing_of_any_kind() {
+    let kinds = rtlat_core::load::LoadKind::ALL.map(|k| k.name());
+    each_at_once(kinds.to_vec(), |kind| {
+        let spec = format!("{kind}:1");
+        let run = Watched::start(&["load", &spec]);
+        let worker = format!("load-{kind}-0");
+        run.wait_until("running its worker", || run.has_thread(&worker));
+        if kind == "fork" {
+            run.wait_for_helpers(1);
+        }
+        // The worker is ready a moment after it exists.
+        std::thread::sleep(Duration::from_millis(300));
+        let had = Belongings::of(&run);
+        assert!(!had.has_janitor(), "{kind}: no janitor for a load: {had:?}");
+        kill_and_expect_nothing_left(run, &had, None);
+    });
+}
+
+#[test]
+fn sigkill_of_cyclictest_with_fork_load_leaves_nothing() {
+    // SCHED_OTHER: no privilege needed.
+    let run = Watched::start(&["cyclictest", "-t", "2", "-i", "1000", "--load", "fork:1"]);
+    run.wait_for_line("T: 1 ");
+    run.wait_for_helpers(1);
+    let had = Belongings::of(&run);
+    assert!(had.shm_file.exists(), "{had:?}");
+    kill_and_expect_nothing_left(run, &had, None);
+}
+
+/// A run with `helpers` helper processes, ended by `signal` to its process
+/// group once it measures (and has printed a line with `ready`, if given):
+/// exit 0, the outputs `expect` lists, and nothing left.
+fn signal_to_the_group(
+    args: &[&str],
+    helpers: usize,
+    ready: Option<&str>,
+    expect: &[&str],
+    signal: &str,
+) -> Ended {
+    let run = Watched::start(args);
+    run.wait_for_helpers(helpers);
+    if let Some(text) = ready {
+        run.wait_for_line(text);
+    }
+    // Measuring for a moment.
+    std::thread::sleep(Duration::from_millis(700));
+    let had = Belongings::of(&run);
+    run.signal_group(signal);
+    let what = run.what.clone();
+    let (ended, tmp) = run.wait(Duration::from_secs(10));
+    assert_eq!(
+        ended.status.code(),
+        Some(0),
+        "{what} after SIG{signal} to its group: {}",
+        ended.describe()
+    );
+    for text in expect {
+        assert!(
+            ended.stdout.contains(text),
+            "{what}: no '{text}' in {}",
+            ended.describe()
+        );
+    }
+    // Gone at once, not a second later: the run ended them itself.
+    let left = had.left(tmp.path(), None);
+    assert!(left.is_empty(), "{what}: left {left:?}");
+    ended
+}
+
+/// A run [`signal_to_the_group`] ends.
+#[derive(Clone, Copy)]
+struct GroupRun {
+    command_line: &'static str,
+    helpers: usize,
+    /// A line it prints once it measures, if it prints any before the end.
+    ready: Option<&'static str>,
+    expect: &'static [&'static str],
+    /// Whether it writes `--json` (return code 0 and the load's figures).
+    json: bool,
+}
+
+#[test]
+fn sigint_to_the_group_ends_runs_with_fork_load_normally() {
+    require_root!();
+    let ipc_lines = &["#1 -> #0, Min", "#3 -> #2, Min", "# load fork: "];
+    let runs = vec![
+        GroupRun {
+            command_line: "cyclictest -t 2 -p 80 -i 500 -q -h 20 -D 10 --load fork:2",
+            helpers: 2,
+            ready: None,
+            expect: &[
+                "# Histogram",
+                "# Total:",
+                "# Max Latencies:",
+                "# load fork: ",
+            ],
+            json: true,
+        },
+        GroupRun {
+            command_line: "load fork:1",
+            helpers: 1,
+            ready: None,
+            expect: &["fork: "],
+            json: false,
+        },
+        GroupRun {
+            command_line: "latency -p 500 -h --load fork:1",
+            helpers: 1,
+            ready: Some("RTD|"),
+            expect: &["RTS|", "HSD|", "# load fork: "],
+            json: false,
+        },
+        GroupRun {
+            command_line: "svsematest -t 2 -p 80 -i 500 -q --load fork:1",
+            helpers: 1,
+            ready: None,
+            expect: ipc_lines,
+            json: true,
+        },
+        GroupRun {
+            command_line: "svsematest -f -t 2 -p 80 -i 500 -q --load fork:1",
+            helpers: 5,
+            ready: None,
+            expect: ipc_lines,
+            json: true,
+        },
+    ];
+    each_at_once(runs, |run| {
+        let dir = tempfile::tempdir().unwrap();
+        let json_path = dir.path().join("run.json");
+        let json_arg = format!("--json={}", json_path.display());
+        let mut args: Vec<&str> = run.command_line.split_whitespace().collect();
+        if run.json {
+            args.push(&json_arg);
+        }
+        signal_to_the_group(&args, run.helpers, run.ready, run.expect, "INT");
+        if run.json {
+            let doc = read_json(&json_path);
+            assert_eq!(doc["return_code"], 0, "{}: {doc}", run.command_line);
+            let ops = doc["load"]["kinds"][0]["ops"].as_u64();
+            assert!(ops > Some(0), "{}: {doc}", run.command_line);
+        }
+    });
+}
+
+#[test]
+fn every_stop_signal_to_the_group_ends_a_fork_load_normally() {
+    each_at_once(vec!["INT", "QUIT", "HUP", "TERM"], |signal| {
+        let ended = signal_to_the_group(&["load", "fork:1"], 1, None, &["fork: "], signal);
+        assert!(ended.stderr.is_empty(), "SIG{signal}: {}", ended.describe());
+    });
+}
+
+#[test]
+fn a_killed_fork_mode_side_ends_the_run_with_an_error() {
+    require_root!();
+    let run = Watched::start(&["svsematest", "-f", "-p", "80", "-i", "500", "-q"]);
+    run.wait_until("running both sides", || {
+        descendants(run.pid).iter().filter(|p| p.is_side()).count() == 2
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let had = Belongings::of(&run);
+    let side = had.processes.iter().find(|p| p.is_side()).unwrap();
+    send_signal(side.pid as u32, "KILL");
+    let (ended, tmp) = run.wait(Duration::from_secs(5));
+    assert_eq!(ended.status.code(), Some(1), "{}", ended.describe());
+    assert!(
+        ended.stderr.contains("pair 0's"),
+        "one line naming the pair: {}",
+        ended.describe()
+    );
+    assert_eq!(had.left(tmp.path(), None), Vec::<String>::new());
+}
+
+#[test]
+fn a_stray_helper_variable_changes_nothing() {
+    // The helper modes need their own argv[0] as well: the variables alone,
+    // even naming the right parent (this test process), are ignored.
+    let own_pid = std::process::id().to_string();
+    for (key, value) in [
+        ("RTLAT_LOAD_FORK_HELPER", "1"),
+        ("RTLAT_HELPER_PARENT", own_pid.as_str()),
+    ] {
+        let out = rtlat()
+            .args(["cyclictest", "--synthetic", "1", "-q", "-l", "100"])
+            .env(key, value)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{key}: {out:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.lines().any(|l| l.starts_with("T: 0 ")),
+            "{key}={value} must not make cyclictest a helper: {stdout:?}"
+        );
+        let out = rtlat()
+            .args(["load", "cpu:1", "-D", "1"])
+            .env(key, value)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.starts_with("cpu: "),
+            "{key}={value}: {out:?}"
+        );
+    }
+}
+
+#[test]
+fn fork_mode_sides_refuse_to_run_outside_a_run() {
+    let refused = |side: &str, env: &[(&str, &str)]| {
+        let mut cmd = Command::new(rtlat_path());
+        cmd.arg("svsematest").arg(side).stdin(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{side} {env:?}: {out:?}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "-f/--fork: '{}' is for the processes of a fork-mode run",
+                &side[2..]
+            )),
+            "{stderr}"
+        );
+    };
+    refused("-fr0", &[]);
+    // A descriptor number in the environment, without the parent.
+    refused("-fr0", &[("RTLAT_IPC_SHM_FD", "0")]);
+    // ... or with a parent that is not this process's.
+    refused(
+        "-fs1",
+        &[("RTLAT_IPC_SHM_FD", "0"), ("RTLAT_HELPER_PARENT", "1")],
+    );
+}

@@ -1,0 +1,9 @@
+//! The result documents and what reads them: JSON keys shared by every tool (environment, disturbances, verdict, percentiles), the gates on them, `rtlat plot` and `rtlat compare`.
+
+pub(crate) mod compare;
+pub(crate) mod disturbances;
+pub(crate) mod environment;
+pub(crate) mod gates;
+pub(crate) mod percentiles;
+pub(crate) mod plot;
+pub(crate) mod verdict;

@@ -1,0 +1,620 @@
+//! `rtlat plot`: SVG output parsed as XML (one step line per thread or
+//! curve per input, the axis labels with the maximum, the legend), PNG
+//! output decoded (size as asked, not blank, the series colours drawn),
+//! inputs from rtlat's JSON, from the C tool's JSON and `-h` text (root:
+//! a real `/usr/bin/cyclictest` run), and bad input: exit 2, one stderr
+//! line naming the file, no picture left behind.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::support::{
+    Run, cyclictest_c, listing, parse_histogram, read_json, rtlat, run, run_with_timeout, synthetic,
+};
+
+/// `rtlat plot ARGS...`.
+fn plot<I, S>(args: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut cmd = rtlat();
+    cmd.arg("plot").args(args);
+    cmd
+}
+
+/// Runs `rtlat plot ARGS` and expects exit 0 with nothing on stdout or
+/// stderr.
+fn plot_ok(args: &[&Path]) {
+    let r = run_with_timeout(&mut plot(args), Duration::from_secs(30));
+    r.expect_code(0);
+    assert_eq!(r.stdout, "", "{}", r.describe());
+    assert_eq!(r.stderr, "", "{}", r.describe());
+}
+
+/// A synthetic `rtlat cyclictest ... --json` file in `dir`.
+fn rtlat_json(dir: &Path, name: &str, seed: u64, args: &[&str]) -> PathBuf {
+    let path = dir.join(name);
+    let mut cmd = synthetic(seed, args);
+    cmd.arg(format!("--json={}", path.display()));
+    run(&mut cmd).expect_code(0);
+    path
+}
+
+/// What an SVG shows: its data lines (polylines of 4 points or more; axes,
+/// ticks and legend swatches are 2-point lines or rectangles) and its text.
+#[derive(Debug)]
+struct Svg {
+    size: (String, String),
+    series: Vec<Vec<(f64, f64)>>,
+    texts: Vec<String>,
+}
+
+impl Svg {
+    fn has_text(&self, needle: &str) -> bool {
+        self.texts.iter().any(|t| t.contains(needle))
+    }
+}
+
+fn read_svg(path: &Path) -> Svg {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&text)
+        .unwrap_or_else(|e| panic!("{} is not XML: {e}", path.display()));
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "svg");
+    let mut series = Vec::new();
+    let mut texts = Vec::new();
+    for node in root.descendants() {
+        match node.tag_name().name() {
+            "polyline" => {
+                let points: Vec<(f64, f64)> = node
+                    .attribute("points")
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .map(|p| {
+                        let (x, y) = p.split_once(',').unwrap();
+                        (x.parse().unwrap(), y.parse().unwrap())
+                    })
+                    .collect();
+                if points.len() >= 4 {
+                    series.push(points);
+                }
+            }
+            "text" => texts.push(
+                node.descendants()
+                    .filter_map(|n| n.text())
+                    .collect::<String>()
+                    .trim()
+                    .to_string(),
+            ),
+            _ => {}
+        }
+    }
+    Svg {
+        size: (
+            root.attribute("width").unwrap().to_string(),
+            root.attribute("height").unwrap().to_string(),
+        ),
+        series,
+        texts,
+    }
+}
+
+/// A decoded PNG: width, height and 8-bit RGB pixels.
+fn read_png(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    let pixels = buf[..info.buffer_size()]
+        .chunks_exact(3)
+        .map(|c| [c[0], c[1], c[2]])
+        .collect();
+    (info.width, info.height, pixels)
+}
+
+/// Checks a PNG is `w`x`h`, not blank (many colours, some ink) and shows
+/// the first `series` line colours.
+fn check_png(path: &Path, (w, h): (u32, u32), series: usize) {
+    let (width, height, pixels) = read_png(path);
+    assert_eq!((width, height), (w, h), "{}", path.display());
+    let colours: BTreeSet<[u8; 3]> = pixels.iter().copied().collect();
+    assert!(colours.len() > 50, "only {} colours", colours.len());
+    let ink = pixels.iter().filter(|p| **p != [255, 255, 255]).count();
+    assert!(
+        ink * 100 > pixels.len() * 2,
+        "{ink} of {} pixels not white",
+        pixels.len()
+    );
+    // The first line colours, drawn at full strength somewhere.
+    for colour in [[31, 119, 180], [214, 39, 40], [44, 160, 44]]
+        .iter()
+        .take(series)
+    {
+        assert!(colours.contains(colour), "no pixel of colour {colour:?}");
+    }
+}
+
+/// A latency as the plot labels it: one decimal, none when it is 0.
+fn us_label(us: f64) -> String {
+    let text = format!("{us:.1}");
+    text.strip_suffix(".0").map_or(text.clone(), str::to_string)
+}
+
+#[test]
+fn latency_svg_has_a_step_line_per_thread_and_the_maximum() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = rtlat_json(dir.path(), "run.json", 7, &["-q", "-l", "5000", "-t", "2"]);
+    let doc = read_json(&json);
+    let max_ns = (0..2)
+        .map(|t| doc["thread"][t.to_string()]["max_ns"].as_i64().unwrap())
+        .max()
+        .unwrap();
+    let out = dir.path().join("plot.svg");
+    plot_ok(&[&json, Path::new("-o"), &out]);
+    assert_eq!(listing(dir.path()), vec!["plot.svg", "run.json"]);
+
+    let svg = read_svg(&out);
+    assert_eq!(svg.size, ("1000".into(), "600".into()));
+    assert_eq!(svg.series.len(), 2, "{:?}", svg.texts);
+    let maximum = format!(
+        "Latency (µs), maximum {} µs",
+        us_label(max_ns as f64 / 1000.0)
+    );
+    assert!(svg.has_text(&maximum), "no {maximum:?} in {:?}", svg.texts);
+    assert!(svg.has_text("Number of samples"), "{:?}", svg.texts);
+    assert!(svg.has_text("synthetic · kernel"), "title: {:?}", svg.texts);
+    // Not pinned: "thread n", each with its maximum.
+    for t in 0..2 {
+        let max = doc["thread"][t.to_string()]["max_ns"].as_f64().unwrap() / 1000.0;
+        let label = format!("thread {t} (max {} µs)", us_label(max));
+        assert!(svg.has_text(&label), "no {label:?} in {:?}", svg.texts);
+    }
+    // Steps: every segment is horizontal or vertical, x never goes back.
+    for line in &svg.series {
+        for w in line.windows(2) {
+            assert!(w[0].0 == w[1].0 || w[0].1 == w[1].1, "{w:?}");
+            assert!(w[0].0 <= w[1].0, "{w:?}");
+        }
+    }
+}
+
+#[test]
+fn several_inputs_prefix_the_file_stem() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = rtlat_json(
+        dir.path(),
+        "before.json",
+        1,
+        &["-q", "-l", "2000", "-t", "2", "-a"],
+    );
+    let b = rtlat_json(
+        dir.path(),
+        "after.json",
+        2,
+        &["-q", "-l", "2000", "-t", "1"],
+    );
+    let out = dir.path().join("both.svg");
+    plot_ok(&[
+        &a,
+        &b,
+        Path::new("--output"),
+        &out,
+        Path::new("--size=1200x700"),
+    ]);
+    let svg = read_svg(&out);
+    assert_eq!(svg.size, ("1200".into(), "700".into()));
+    assert_eq!(svg.series.len(), 3, "{:?}", svg.texts);
+    // Pinned with -a: "CPU n".
+    assert!(svg.has_text("before CPU "), "{:?}", svg.texts);
+    assert!(svg.has_text("after thread 0"), "{:?}", svg.texts);
+    assert!(svg.has_text("Latency (µs), maximum "), "{:?}", svg.texts);
+}
+
+#[test]
+fn percentile_svg_has_a_curve_per_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = rtlat_json(dir.path(), "a.json", 3, &["-q", "-l", "20000", "-t", "2"]);
+    let b = rtlat_json(dir.path(), "b.json", 4, &["-q", "-l", "20000", "-t", "2"]);
+    let out = dir.path().join("p.svg");
+    plot_ok(&[
+        &a,
+        &b,
+        Path::new("-k"),
+        Path::new("percentile"),
+        Path::new("-o"),
+        &out,
+    ]);
+    let svg = read_svg(&out);
+    assert_eq!(svg.series.len(), 2, "{:?}", svg.texts);
+    for label in ["50 %", "90 %", "99 %", "99.9 %", "99.99 %", "Percentile"] {
+        assert!(
+            svg.texts.iter().any(|t| t == label || t.starts_with(label)),
+            "no {label:?}"
+        );
+    }
+    assert!(svg.has_text("Latency (µs), maximum "), "{:?}", svg.texts);
+    // The two threads together: 20000 + 13334 samples (the second thread's
+    // interval is 1.5 times the first's).
+    let doc = read_json(&a);
+    let cycles: u64 = (0..2)
+        .map(|t| doc["thread"][t.to_string()]["cycles"].as_u64().unwrap())
+        .sum();
+    assert!(
+        svg.has_text(&format!("a ({cycles} samples, max ")),
+        "{:?}",
+        svg.texts
+    );
+    // Latency goes up (SVG y down) along each curve.
+    for line in &svg.series {
+        for w in line.windows(2) {
+            assert!(w[0].0 <= w[1].0 && w[0].1 >= w[1].1, "{w:?}");
+        }
+    }
+}
+
+#[test]
+fn png_has_the_size_asked_and_is_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = rtlat_json(dir.path(), "run.json", 5, &["-q", "-l", "5000", "-t", "2"]);
+    let out = dir.path().join("plot.png");
+    plot_ok(&[
+        &json,
+        Path::new("-o"),
+        &out,
+        Path::new("-s"),
+        Path::new("800x500"),
+    ]);
+    check_png(&out, (800, 500), 2);
+    let pct = dir.path().join("pct.PNG");
+    plot_ok(&[&json, Path::new("-kpercentile"), Path::new("-o"), &pct]);
+    check_png(&pct, (1000, 600), 1);
+    assert_eq!(listing(dir.path()), vec!["pct.PNG", "plot.png", "run.json"]);
+}
+
+#[test]
+fn our_histogram_text_from_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = run(&mut synthetic(
+        9,
+        ["-q", "-l", "3000", "-t", "2", "-h", "60"],
+    ));
+    r.expect_code(0);
+    let hist = parse_histogram(&r.stdout).expect("histogram block");
+    let text = dir.path().join("hist.txt");
+    std::fs::write(&text, &r.stdout).unwrap();
+    let out = dir.path().join("h.svg");
+    let mut cmd = plot(["-".as_ref(), "-o".as_ref(), out.as_os_str()]);
+    cmd.stdin(Stdio::from(std::fs::File::open(&text).unwrap()));
+    let r = run_with_timeout(&mut cmd, Duration::from_secs(30));
+    r.expect_code(0);
+    let svg = read_svg(&out);
+    let with_samples = hist.total.iter().filter(|t| **t > 0).count();
+    assert_eq!(svg.series.len(), with_samples, "{:?}", svg.texts);
+    let max = hist.max.iter().max().unwrap();
+    assert!(
+        svg.has_text(&format!("maximum {max} µs")),
+        "{:?}",
+        svg.texts
+    );
+    assert!(
+        svg.has_text("stdin"),
+        "title names the input: {:?}",
+        svg.texts
+    );
+}
+
+/// `/usr/bin/cyclictest ARGS` in `dir` (bounded by `-l`), exit 0.
+fn c_run(dir: &Path, args: &[&str]) -> Run {
+    let r = run_with_timeout(
+        cyclictest_c().args(args).current_dir(dir),
+        Duration::from_secs(30),
+    );
+    r.expect_code(0);
+    r
+}
+
+#[test]
+fn plots_the_c_tools_histogram_text_and_json() {
+    require_root!();
+    require_c_cyclictest!();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("c.json");
+    let r = c_run(
+        dir.path(),
+        &[
+            "-q",
+            "-l",
+            "1000",
+            "-i",
+            "1000",
+            "-t",
+            "2",
+            "-h",
+            "100",
+            &format!("--json={}", json.display()),
+        ],
+    );
+    let text = dir.path().join("c-stdout.txt");
+    std::fs::write(&text, &r.stdout).unwrap();
+    let hist = parse_histogram(&r.stdout).expect("histogram block");
+    let doc = read_json(&json);
+
+    // The -h text: a line per thread with in-range samples, the maximum
+    // of `# Max Latencies:` in the axis label.
+    let out = dir.path().join("text.svg");
+    plot_ok(&[&text, Path::new("-o"), &out]);
+    let svg = read_svg(&out);
+    let with_samples = hist.total.iter().filter(|t| **t > 0).count();
+    assert_eq!(svg.series.len(), with_samples, "{:?}", svg.texts);
+    let max = hist.max.iter().max().unwrap();
+    assert!(
+        svg.has_text(&format!("Latency (µs), maximum {max} µs")),
+        "{:?}",
+        svg.texts
+    );
+    let png = dir.path().join("text.png");
+    plot_ok(&[&text, Path::new("-o"), &png]);
+    if with_samples > 0 {
+        check_png(&png, (1000, 600), with_samples);
+    }
+
+    // The JSON: the same, titled with host and kernel, "CPU n" (2.4 pins).
+    let out = dir.path().join("json.svg");
+    plot_ok(&[&json, Path::new("-o"), &out]);
+    let svg = read_svg(&out);
+    let threads = doc["thread"].as_object().unwrap();
+    let with_histogram = threads
+        .values()
+        .filter(|t| !t["histogram"].as_object().unwrap().is_empty())
+        .count();
+    assert_eq!(svg.series.len(), with_histogram, "{:?}", svg.texts);
+    let json_max = threads
+        .values()
+        .map(|t| t["max"].as_i64().unwrap())
+        .max()
+        .unwrap();
+    assert!(
+        svg.has_text(&format!("maximum {json_max} µs")),
+        "{:?}",
+        svg.texts
+    );
+    let host = doc["sysinfo"]["nodename"].as_str().unwrap();
+    let kernel = doc["sysinfo"]["release"].as_str().unwrap();
+    assert!(
+        svg.has_text(&format!("{host} · kernel {kernel} · ")),
+        "{:?}",
+        svg.texts
+    );
+    if with_histogram > 0 {
+        assert!(svg.has_text("CPU "), "{:?}", svg.texts);
+    }
+    let png = dir.path().join("json.png");
+    plot_ok(&[&json, Path::new("-o"), &png]);
+    if with_histogram > 0 {
+        check_png(&png, (1000, 600), with_histogram);
+    }
+
+    // Both at once, as percentile curves.
+    let out = dir.path().join("both.png");
+    plot_ok(&[
+        &text,
+        &json,
+        Path::new("-k"),
+        Path::new("percentile"),
+        Path::new("-o"),
+        &out,
+    ]);
+    check_png(&out, (1000, 600), 2);
+}
+
+#[test]
+fn c_json_without_histogram_asks_for_h() {
+    require_root!();
+    require_c_cyclictest!();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("noh.json");
+    c_run(
+        dir.path(),
+        &[
+            "-q",
+            "-l",
+            "100",
+            "-i",
+            "1000",
+            "-t",
+            "1",
+            &format!("--json={}", json.display()),
+        ],
+    );
+    let r = bad(dir.path(), &[json.to_str().unwrap(), "-o", "x.png"]);
+    assert!(
+        r.stderr.contains("noh.json: no histogram data"),
+        "{}",
+        r.describe()
+    );
+    assert!(r.stderr.contains("-h US"), "{}", r.describe());
+}
+
+/// Runs `rtlat plot ARGS` in `dir` and checks a usage error: exit 2, one
+/// stderr line, nothing on stdout, no file added to or changed in `dir`.
+fn bad(dir: &Path, args: &[&str]) -> Run {
+    let before: Vec<(String, Vec<u8>)> = listing(dir)
+        .into_iter()
+        .map(|n| {
+            let bytes = std::fs::read(dir.join(&n)).unwrap_or_default();
+            (n, bytes)
+        })
+        .collect();
+    let r = run_with_timeout(plot(args).current_dir(dir), Duration::from_secs(30));
+    let context = format!("rtlat plot {}\n{}", args.join(" "), r.describe());
+    assert_eq!(r.code(), Some(2), "exit status\n{context}");
+    assert_eq!(r.stdout, "", "stdout\n{context}");
+    assert_eq!(r.stderr_lines().len(), 1, "one stderr line\n{context}");
+    assert!(r.stderr.starts_with("rtlat plot: "), "{context}");
+    let after: Vec<(String, Vec<u8>)> = listing(dir)
+        .into_iter()
+        .map(|n| {
+            let bytes = std::fs::read(dir.join(&n)).unwrap_or_default();
+            (n, bytes)
+        })
+        .collect();
+    assert_eq!(before, after, "files added or changed\n{context}");
+    r
+}
+
+#[test]
+fn bad_input_is_one_line_and_leaves_no_picture() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = rtlat_json(d, "good.json", 1, &["-q", "-l", "500"]);
+    let good = good.to_str().unwrap();
+    std::fs::write(d.join("broken.json"), "{\"thread\": {\"0\": ").unwrap();
+    std::fs::write(d.join("notes.txt"), "T: 0 ( 123) P:99 I:1000 C: 5 Min: 1\n").unwrap();
+    std::fs::write(d.join("empty.txt"), "").unwrap();
+    std::fs::write(d.join("array.json"), "[1, 2]").unwrap();
+    std::fs::write(
+        d.join("c-noh.json"),
+        r#"{"file_version": 1, "rt_test_version:": "2.40", "thread": {"0": {"histogram": {      },
+            "cycles": 100, "min": 3, "max": 20, "avg": 5.00, "cpu": 0, "node": 0}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("overflowed.txt"),
+        "# Histogram\n000000 000000\n# Total: 000000000\n# Min Latencies: 00040\n\
+         # Avg Latencies: 00050\n# Max Latencies: 00090\n# Histogram Overflows: 00010\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("old.png"), "the previous picture").unwrap();
+
+    for (args, needle) in [
+        (
+            vec!["missing.json", "-o", "x.svg"],
+            "missing.json: cannot read: No such file or directory",
+        ),
+        (
+            vec!["broken.json", "-o", "x.svg"],
+            "broken.json: cut short: the JSON ends before it is complete (EOF while parsing",
+        ),
+        (
+            vec!["array.json", "-o", "x.svg"],
+            "array.json: JSON, but not an object",
+        ),
+        (
+            vec!["notes.txt", "-o", "x.svg"],
+            "notes.txt: neither JSON nor cyclictest histogram output",
+        ),
+        (vec!["empty.txt", "-o", "x.svg"], "empty.txt: empty file"),
+        (
+            vec!["c-noh.json", "-o", "x.png"],
+            "c-noh.json: no histogram data",
+        ),
+        (
+            vec!["overflowed.txt", "-o", "x.png"],
+            "overflowed.txt: every sample is beyond the histogram",
+        ),
+        (vec![".", "-o", "x.svg"], ".: cannot read"),
+        // A good input does not rescue a bad one, nor is the old picture touched.
+        (
+            vec![good, "broken.json", "-o", "old.png"],
+            "broken.json: cut short",
+        ),
+        (
+            vec![good, "-o", "x.jpg"],
+            "-o/--output: invalid value 'x.jpg': expected a file name ending in .svg or .png",
+        ),
+        (vec![good], "no output file: give -o OUT.svg or -o OUT.png"),
+        (vec!["-o", "x.svg"], "no input file"),
+        (
+            vec![good, "-o", "no/such/dir/x.svg"],
+            "directory 'no/such/dir' does not exist",
+        ),
+        (
+            vec![good, "-o", "x.svg", "-k", "pie"],
+            "-k/--kind: invalid value 'pie'",
+        ),
+        (
+            vec![good, "-o", "x.svg", "-s", "10x10"],
+            "-s/--size: invalid value '10x10'",
+        ),
+        (
+            vec![good, "old.png", "-o", "./old.png"],
+            "-o/--output: './old.png' is also an input",
+        ),
+    ] {
+        let r = bad(d, &args);
+        assert!(
+            r.stderr.contains(needle),
+            "{args:?}: {needle:?}\n{}",
+            r.describe()
+        );
+    }
+    assert_eq!(
+        std::fs::read(d.join("old.png")).unwrap(),
+        b"the previous picture"
+    );
+    let r = bad(d, &["c-noh.json", "-o", "x.png"]);
+    assert!(r.stderr.contains("-h US"), "{}", r.describe());
+}
+
+#[test]
+fn output_that_cannot_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = rtlat_json(dir.path(), "good.json", 1, &["-q", "-l", "500"]);
+    // A directory is refused up front, as a usage error.
+    let out = dir.path().join("taken.svg");
+    std::fs::create_dir(&out).unwrap();
+    let r = run_with_timeout(
+        &mut plot([good.as_os_str(), "-o".as_ref(), out.as_os_str()]),
+        Duration::from_secs(30),
+    );
+    assert_eq!(r.code(), Some(2), "{}", r.describe());
+    assert!(r.stderr.contains("it is a directory"), "{}", r.describe());
+    assert_eq!(listing(dir.path()), vec!["good.json", "taken.svg"]);
+    // A directory where no file can be made (even by root): refused up
+    // front too, before any input is read, exit 2, one line.
+    let r = run_with_timeout(
+        &mut plot([
+            good.as_os_str(),
+            "-o".as_ref(),
+            "/proc/self/plot.svg".as_ref(),
+        ]),
+        Duration::from_secs(30),
+    );
+    assert_eq!(r.code(), Some(2), "{}", r.describe());
+    assert_eq!(r.stderr_lines().len(), 1, "{}", r.describe());
+    assert!(
+        r.stderr
+            .starts_with("rtlat plot: -o/--output: cannot write '/proc/self/plot.svg': "),
+        "{}",
+        r.describe()
+    );
+}
+
+#[test]
+fn help_and_the_tool_list() {
+    let r = run(&mut plot(["--help"]));
+    r.expect_code(0);
+    assert!(r.stdout.starts_with("rtlat plot: "), "{}", r.stdout);
+    for needle in [
+        "Usage: rtlat plot INPUT... -o OUT.svg|OUT.png",
+        "--kind",
+        "percentile",
+        "--size",
+    ] {
+        assert!(r.stdout.contains(needle), "{needle:?} in\n{}", r.stdout);
+    }
+    let r = run(rtlat().arg("--help"));
+    r.expect_code(0);
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.trim_start().starts_with("plot ")),
+        "{}",
+        r.stdout
+    );
+}

@@ -1,0 +1,813 @@
+//! Shared helpers: the commands under test, privilege checks, bounded runs, and parsers for the `T:` lines, the histogram block, line shapes and JSON key sets.
+
+#![allow(dead_code)]
+
+pub(crate) mod ipc;
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The full path of the test's own function, e.g. `integration::real_runs::quiet_two_threads`.
+macro_rules! function_name {
+    () => {{
+        fn f() {}
+        fn type_name_of<T>(_: T) -> &'static str {
+            std::any::type_name::<T>()
+        }
+        let name = type_name_of(f);
+        name.strip_suffix("::f").unwrap_or(name)
+    }};
+}
+
+/// Writes a line straight to the process's stderr. libtest captures only
+/// the print macros, so unlike `eprintln!` this shows in a normal
+/// `cargo test` run: a skipped test is never mistaken for a pass.
+macro_rules! skip_note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// Returns from the calling test, saying so on stderr, when the process is
+/// not root with CAP_SYS_NICE. A skipped test never passes silently.
+macro_rules! require_root {
+    () => {
+        if !$crate::support::is_root() {
+            skip_note!("SKIPPED (needs root): {}", function_name!());
+            return;
+        }
+    };
+}
+
+/// Returns from the calling test, saying so on stderr, when the C reference
+/// tool is not installed.
+macro_rules! require_c_cyclictest {
+    () => {
+        if !$crate::support::has_c_cyclictest() {
+            skip_note!(
+                "SKIPPED (needs {}): {}",
+                $crate::support::C_CYCLICTEST,
+                function_name!()
+            );
+            return;
+        }
+    };
+}
+
+pub const C_CYCLICTEST: &str = "/usr/bin/cyclictest";
+
+/// The rtlat binary cargo built for this test run.
+pub fn rtlat_path() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("rtlat")
+}
+
+/// `rtlat` with no arguments yet.
+pub fn rtlat() -> Command {
+    let mut cmd = Command::new(rtlat_path());
+    cmd.stdin(Stdio::null());
+    cmd
+}
+
+/// `rtlat cyclictest ARGS...`.
+pub fn rtlat_cyclictest<I, S>(args: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut cmd = rtlat();
+    cmd.arg("cyclictest").args(args);
+    cmd
+}
+
+/// `rtlat cyclictest --synthetic SEED ARGS...` (the run must be bounded by `-l` or `-D`).
+pub fn synthetic<I, S>(seed: u64, args: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut cmd = rtlat();
+    cmd.arg("cyclictest")
+        .arg("--synthetic")
+        .arg(seed.to_string())
+        .args(args);
+    cmd
+}
+
+/// The C reference tool, `/usr/bin/cyclictest`.
+pub fn cyclictest_c() -> Command {
+    let mut cmd = Command::new(C_CYCLICTEST);
+    cmd.stdin(Stdio::null());
+    cmd
+}
+
+pub fn has_c_cyclictest() -> bool {
+    Path::new(C_CYCLICTEST).is_file()
+}
+
+fn proc_status_field(name: &str) -> Option<String> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(name))
+        .map(|rest| rest.trim().to_owned())
+}
+
+/// Effective uid 0 with CAP_SYS_NICE (bit 23) and CAP_IPC_LOCK (bit 14) in
+/// the effective set: what SCHED_FIFO runs with `-m` need.
+pub fn is_root() -> bool {
+    let euid = proc_status_field("Uid:")
+        .and_then(|v| v.split_whitespace().nth(1).map(str::to_owned))
+        .and_then(|v| v.parse::<u32>().ok());
+    let caps = proc_status_field("CapEff:").and_then(|v| u64::from_str_radix(&v, 16).ok());
+    match (euid, caps) {
+        (Some(0), Some(caps)) => caps & (1 << 23) != 0 && caps & (1 << 14) != 0,
+        _ => false,
+    }
+}
+
+/// The CPUs this process may run on (`Cpus_allowed_list`).
+pub fn allowed_cpus() -> Vec<usize> {
+    let list = proc_status_field("Cpus_allowed_list:").expect("Cpus_allowed_list");
+    let mut cpus = Vec::new();
+    for part in list.split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => cpus.extend(a.parse::<usize>().unwrap()..=b.parse::<usize>().unwrap()),
+            None => cpus.push(part.parse().unwrap()),
+        }
+    }
+    cpus
+}
+
+/// A temporary directory holding `cyclictest -> <rtlat>`; the directory
+/// lives as long as this value.
+#[derive(Debug)]
+pub struct Symlinked {
+    _dir: tempfile::TempDir,
+    pub path: PathBuf,
+}
+
+impl Symlinked {
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.path);
+        cmd.stdin(Stdio::null());
+        cmd
+    }
+}
+
+/// Creates a tempdir with a `cyclictest -> rtlat` symlink.
+pub fn symlinked_cyclictest() -> Symlinked {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("cyclictest");
+    std::os::unix::fs::symlink(rtlat_path(), &path).expect("symlink");
+    Symlinked { _dir: dir, path }
+}
+
+/// What a finished process left behind.
+#[derive(Debug)]
+pub struct Run {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+    pub pid: u32,
+}
+
+impl Run {
+    pub fn code(&self) -> Option<i32> {
+        self.status.code()
+    }
+
+    /// Panics with the whole run shown unless the exit status is `code`.
+    pub fn expect_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.status.code(),
+            Some(code),
+            "expected exit status {code}\n{}",
+            self.describe()
+        );
+        self
+    }
+
+    pub fn stderr_lines(&self) -> Vec<&str> {
+        self.stderr.lines().collect()
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "status: {:?}, elapsed {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.status, self.elapsed, self.stdout, self.stderr
+        )
+    }
+}
+
+/// A child process whose output is being collected.
+#[derive(Debug)]
+pub struct Running {
+    child: Child,
+    start: Instant,
+    out: Option<JoinHandle<Vec<u8>>>,
+    err: Option<JoinHandle<Vec<u8>>>,
+}
+
+fn drain(r: Option<impl Read + Send + 'static>) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(mut r) = r {
+            let _ = r.read_to_end(&mut buf);
+        }
+        buf
+    })
+}
+
+/// `/dev/full` opened for writing, as a child's stdout or stderr: every
+/// write to it fails with ENOSPC.
+pub fn dev_full() -> Stdio {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("open /dev/full")
+        .into()
+}
+
+/// Spawns `cmd` with stdout and stderr captured.
+pub fn spawn(cmd: &mut Command) -> Running {
+    spawn_with(cmd, Stdio::piped(), Stdio::piped())
+}
+
+/// Spawns `cmd` with the given stdout and stderr; those that are
+/// `Stdio::piped()` are captured, the others read as empty.
+pub fn spawn_with(cmd: &mut Command, stdout: Stdio, stderr: Stdio) -> Running {
+    cmd.stdout(stdout).stderr(stderr);
+    let start = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawning {cmd:?}: {e}"));
+    let out = Some(drain(child.stdout.take()));
+    let err = Some(drain(child.stderr.take()));
+    Running {
+        child,
+        start,
+        out,
+        err,
+    }
+}
+
+impl Running {
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The child's standard input, when `cmd` had `Stdio::piped()` for it
+    /// (to feed it from the test; dropping it closes it).
+    pub fn take_stdin(&mut self) -> Option<std::process::ChildStdin> {
+        self.child.stdin.take()
+    }
+
+    /// Sends a signal by name (`INT`, `TERM`, `HUP`, `USR1`) with kill(1).
+    pub fn signal(&self, name: &str) {
+        send_signal(self.pid(), name);
+    }
+
+    /// Waits at most `limit` from now; on time-out kills the child and
+    /// panics.
+    pub fn wait(mut self, limit: Duration) -> Run {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                let elapsed = self.start.elapsed();
+                let stdout = self.out.take().unwrap().join().unwrap();
+                let stderr = self.err.take().unwrap().join().unwrap();
+                return Run {
+                    status,
+                    stdout: String::from_utf8_lossy(&stdout).into_owned(),
+                    stderr: String::from_utf8_lossy(&stderr).into_owned(),
+                    elapsed,
+                    pid: self.child.id(),
+                };
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!(
+                    "process {} still running after {limit:?}; killed it",
+                    self.child.id()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // A test that panicked before `wait` must not leave a real-time
+        // child behind.
+        if self.out.is_some() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+pub fn send_signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("kill(1)");
+    assert!(status.success(), "kill -{name} {pid} failed");
+}
+
+/// Runs `cmd` to completion, killing it and panicking after `limit`.
+pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Run {
+    spawn(cmd).wait(limit)
+}
+
+/// Runs `cmd` (bounded by the caller's `-l`/`-D`) with a 10 s safety net.
+pub fn run(cmd: &mut Command) -> Run {
+    run_with_timeout(cmd, Duration::from_secs(10))
+}
+
+/// The names of the files in `dir`, sorted, shown lossily.
+pub fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs `rtlat cyclictest ARGS --json=<temp file>`, expects exit 0 and
+/// returns the run with the JSON document it wrote.
+pub fn run_with_json(args: &[&str]) -> (Run, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let json_path = dir.path().join("run.json");
+    let mut cmd = rtlat_cyclictest(args);
+    cmd.arg(format!("--json={}", json_path.display()));
+    let r = run(&mut cmd);
+    r.expect_code(0);
+    let json = read_json(&json_path);
+    (r, json)
+}
+
+// ---------------------------------------------------------------------------
+// `T:` status lines
+
+/// One `T:` line: `T:%2d (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatusLine {
+    pub index: i64,
+    pub tid: i64,
+    pub prio: i64,
+    pub interval: i64,
+    pub cycles: i64,
+    pub min: i64,
+    pub act: i64,
+    pub avg: i64,
+    pub max: i64,
+}
+
+/// The integer right after `label` (spaces after the label skipped).
+pub fn int_after(line: &str, label: &str) -> Option<i64> {
+    let at = line.find(label)? + label.len();
+    let rest = line[at..].trim_start_matches(' ');
+    let end = rest
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+        .map_or(rest.len(), |(i, _)| i);
+    rest[..end].parse().ok()
+}
+
+/// Parses one `T:` line; `None` if the line is not one.
+pub fn parse_status_line(line: &str) -> Option<StatusLine> {
+    let line = line.strip_prefix("T:")?;
+    let line = format!(" {line}");
+    Some(StatusLine {
+        index: int_after(&line, " ")?,
+        tid: int_after(&line, "(")?,
+        prio: int_after(&line, " P:")?,
+        interval: int_after(&line, " I:")?,
+        cycles: int_after(&line, " C:")?,
+        min: int_after(&line, " Min:")?,
+        act: int_after(&line, " Act:")?,
+        avg: int_after(&line, " Avg:")?,
+        max: int_after(&line, " Max:")?,
+    })
+}
+
+/// Every `T:` status line of `text`, in order (`--spike` lines, `T:%2d
+/// Spike:`, are not status lines); panics on a `T:` line that does not parse.
+pub fn parse_status_lines(text: &str) -> Vec<StatusLine> {
+    text.lines()
+        .filter(|l| l.starts_with("T:") && !l.contains(" Spike:"))
+        .map(|l| parse_status_line(l).unwrap_or_else(|| panic!("bad T: line {l:?}")))
+        .collect()
+}
+
+/// min <= act <= max and min <= avg <= max for every line with samples.
+pub fn check_status_invariants(lines: &[StatusLine]) {
+    for l in lines {
+        assert!(l.cycles >= 0, "{l:?}");
+        if l.cycles > 0 {
+            assert!(l.min <= l.avg && l.avg <= l.max, "min <= avg <= max: {l:?}");
+            assert!(l.min <= l.act && l.act <= l.max, "min <= act <= max: {l:?}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Histogram block
+
+/// The v2.4 histogram block (`-h`/`-H`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Histogram {
+    /// `counts[bucket][thread]`, sum column excluded.
+    pub counts: Vec<Vec<u64>>,
+    /// The `-H` sum column, one per bucket, when printed.
+    pub bucket_sums: Option<Vec<u64>>,
+    pub total: Vec<u64>,
+    pub total_sum: Option<u64>,
+    pub min: Vec<i64>,
+    pub avg: Vec<i64>,
+    pub max: Vec<i64>,
+    pub max_all: Option<i64>,
+    pub overflows: Vec<u64>,
+    pub overflows_sum: Option<u64>,
+    /// Logged overflow cycle numbers, per thread.
+    pub overflow_cycles: Vec<Vec<u64>>,
+    /// The `# NNNNN others` count, per thread, when printed.
+    pub overflow_others: Vec<Option<u64>>,
+}
+
+impl Histogram {
+    pub fn threads(&self) -> usize {
+        self.min.len()
+    }
+    pub fn buckets(&self) -> usize {
+        self.counts.len()
+    }
+}
+
+fn numbers(text: &str) -> Vec<i64> {
+    text.split_whitespace()
+        .map(|w| {
+            w.parse()
+                .unwrap_or_else(|_| panic!("not a number {w:?} in {text:?}"))
+        })
+        .collect()
+}
+
+/// Splits `values` (threads, maybe one extra) into per-thread values and the extra one.
+fn split_extra<T: Copy>(values: Vec<T>, threads: usize, what: &str) -> (Vec<T>, Option<T>) {
+    match values.len() {
+        n if n == threads => (values, None),
+        n if n == threads + 1 && threads > 1 => {
+            let extra = values[threads];
+            (values[..threads].to_vec(), Some(extra))
+        }
+        n => panic!("{what}: {n} values for {threads} threads"),
+    }
+}
+
+/// Parses the histogram block of `text`; `None` if there is no `# Histogram` line.
+pub fn parse_histogram(text: &str) -> Option<Histogram> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| *l == "# Histogram")?;
+    let labelled = |label: &str| -> Vec<i64> {
+        let line = lines[start..]
+            .iter()
+            .find_map(|l| l.strip_prefix(label))
+            .unwrap_or_else(|| panic!("no {label:?} line in histogram block"));
+        numbers(line)
+    };
+    let min = labelled("# Min Latencies:");
+    let threads = min.len();
+    assert!(threads > 0, "no threads in Min Latencies");
+    let avg = labelled("# Avg Latencies:");
+    assert_eq!(avg.len(), threads, "Avg Latencies");
+    let (max, max_all) = split_extra(labelled("# Max Latencies:"), threads, "Max");
+    let as_u64 = |v: Vec<i64>| v.into_iter().map(|x| x as u64).collect::<Vec<_>>();
+    let (total, total_sum) = split_extra(as_u64(labelled("# Total:")), threads, "Total");
+    let (overflows, overflows_sum) = split_extra(
+        as_u64(labelled("# Histogram Overflows:")),
+        threads,
+        "Overflows",
+    );
+
+    let mut counts = Vec::new();
+    let mut sums = Vec::new();
+    let mut with_sum = None;
+    let mut i = start + 1;
+    while !lines[i].starts_with("# Total:") {
+        let line = lines[i];
+        let (bucket, rest) = line
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("bad bucket line {line:?}"));
+        assert_eq!(bucket.len(), 6, "bucket index width in {line:?}");
+        assert_eq!(
+            bucket.parse::<usize>().unwrap(),
+            counts.len(),
+            "buckets out of order at {line:?}"
+        );
+        let cols: Vec<u64> = rest
+            .split('\t')
+            .map(|c| {
+                assert_eq!(c.len(), 6, "count width in {line:?}");
+                c.parse().unwrap()
+            })
+            .collect();
+        let (row, sum) = split_extra(cols, threads, line);
+        match with_sum {
+            None => with_sum = Some(sum.is_some()),
+            Some(w) => assert_eq!(w, sum.is_some(), "sum column comes and goes: {line:?}"),
+        }
+        counts.push(row);
+        sums.extend(sum);
+        i += 1;
+    }
+    let bucket_sums = with_sum.unwrap_or(false).then_some(sums);
+
+    let header = lines[i..]
+        .iter()
+        .position(|l| *l == "# Histogram Overflow at cycle number:")
+        .expect("no overflow-at line")
+        + i;
+    let mut overflow_cycles = Vec::new();
+    let mut overflow_others = Vec::new();
+    for t in 0..threads {
+        let line = lines[header + 1 + t];
+        let prefix = format!("# Thread {t}:");
+        let rest = line
+            .strip_prefix(&prefix)
+            .unwrap_or_else(|| panic!("expected {prefix:?}, got {line:?}"));
+        let (logged, others) = match rest.split_once(" # ") {
+            Some((logged, others)) => {
+                let n = others
+                    .strip_suffix(" others")
+                    .unwrap_or_else(|| panic!("bad others in {line:?}"));
+                (logged, Some(n.parse::<u64>().unwrap()))
+            }
+            None => (rest, None),
+        };
+        overflow_cycles.push(as_u64(numbers(logged)));
+        overflow_others.push(others);
+    }
+    Some(Histogram {
+        counts,
+        bucket_sums,
+        total,
+        total_sum,
+        min,
+        avg,
+        max,
+        max_all,
+        overflows,
+        overflows_sum,
+        overflow_cycles,
+        overflow_others,
+    })
+}
+
+/// The histogram's own consistency, and with `cycles` (one per thread):
+/// total + overflows = cycles.
+pub fn check_histogram_invariants(h: &Histogram, cycles: Option<&[u64]>) {
+    let threads = h.threads();
+    let nb = h.buckets();
+    for t in 0..threads {
+        let sum: u64 = h.counts.iter().map(|row| row[t]).sum();
+        assert_eq!(sum, h.total[t], "thread {t}: buckets sum to # Total");
+        let samples = h.total[t] + h.overflows[t];
+        if samples > 0 {
+            assert!(
+                h.min[t] <= h.avg[t] && h.avg[t] <= h.max[t],
+                "thread {t}: min <= avg <= max: {} {} {}",
+                h.min[t],
+                h.avg[t],
+                h.max[t]
+            );
+            // The extreme buckets agree with Min/Max.
+            if h.min[t] >= 0 && (h.min[t] as usize) < nb {
+                let m = h.min[t] as usize;
+                assert!(h.counts[m][t] > 0, "thread {t}: min bucket {m} is empty");
+                assert!(
+                    h.counts[..m].iter().all(|row| row[t] == 0),
+                    "thread {t}: a bucket below min {m} is used"
+                );
+            }
+            if h.max[t] >= 0 && (h.max[t] as usize) < nb {
+                let m = h.max[t] as usize;
+                assert!(h.counts[m][t] > 0, "thread {t}: max bucket {m} is empty");
+                assert!(
+                    h.counts[m + 1..].iter().all(|row| row[t] == 0),
+                    "thread {t}: a bucket above max {m} is used"
+                );
+                assert_eq!(h.overflows[t], 0, "thread {t}: overflows below max");
+            } else if h.max[t] >= nb as i64 {
+                assert!(
+                    h.overflows[t] > 0,
+                    "thread {t}: max {} but no overflow",
+                    h.max[t]
+                );
+            }
+        }
+        let logged = h.overflow_cycles[t].len() as u64;
+        assert!(
+            logged <= nb as u64,
+            "thread {t}: more logged overflows than buckets"
+        );
+        assert_eq!(
+            logged + h.overflow_others[t].unwrap_or(0),
+            h.overflows[t],
+            "thread {t}: logged overflows + others = overflows"
+        );
+        assert!(
+            h.overflow_cycles[t].windows(2).all(|w| w[0] < w[1]),
+            "thread {t}: overflow cycle numbers increase"
+        );
+        if let Some(cycles) = cycles {
+            assert_eq!(
+                h.total[t] + h.overflows[t],
+                cycles[t],
+                "thread {t}: # Total + overflows = cycles"
+            );
+            if let Some(&last) = h.overflow_cycles[t].last() {
+                assert!(last < cycles[t], "thread {t}: overflow at cycle {last}");
+            }
+        }
+    }
+    if let Some(sums) = &h.bucket_sums {
+        for (b, (row, sum)) in h.counts.iter().zip(sums).enumerate() {
+            assert_eq!(row.iter().sum::<u64>(), *sum, "bucket {b}: sum column");
+        }
+    }
+    if let Some(s) = h.total_sum {
+        assert_eq!(h.total.iter().sum::<u64>(), s, "# Total sum column");
+    }
+    if let Some(s) = h.overflows_sum {
+        assert_eq!(h.overflows.iter().sum::<u64>(), s, "overflow sum column");
+    }
+    if let Some(m) = h.max_all {
+        assert_eq!(h.max.iter().copied().max().unwrap(), m, "max-of-max column");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Shapes and JSON
+
+/// The shape of a line: every number (digits, with a leading `-`) becomes
+/// `N`, runs of spaces collapse to one, and the padding space between `:`
+/// or `(` and a number disappears, so `P: 0`, `P:80`, `( 5423)` and
+/// `(11611)` have the same shape. No regex: one char scan.
+pub fn shape(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let starts_number = c.is_ascii_digit()
+            || (c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()));
+        if starts_number {
+            if out.ends_with(' ') {
+                let before = out.trim_end_matches(' ');
+                if before.ends_with(':') || before.ends_with('(') {
+                    out.truncate(before.len());
+                }
+            }
+            if c == '-' {
+                out.push('-');
+                i += 1;
+            }
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+            out.push('N');
+        } else if c == ' ' {
+            if !out.ends_with(' ') {
+                out.push(' ');
+            }
+            i += 1;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Every key path of a JSON value: `a`, `a.b`, ...; thread objects keyed
+/// by index become `*`, and the contents of `histogram` (bucket numbers) are
+/// data, not keys.
+pub fn json_key_paths(value: &serde_json::Value) -> BTreeSet<String> {
+    fn walk(v: &serde_json::Value, prefix: &str, out: &mut BTreeSet<String>) {
+        if let serde_json::Value::Object(map) = v {
+            for (k, child) in map {
+                let k = if k.parse::<u64>().is_ok() {
+                    "*"
+                } else {
+                    k.as_str()
+                };
+                let path = if prefix.is_empty() {
+                    k.to_owned()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                out.insert(path.clone());
+                if k != "histogram" {
+                    walk(child, &path, out);
+                }
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(value, "", &mut out);
+    out
+}
+
+/// Reads and parses a JSON file, with the text in the panic message.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not JSON ({e}):\n{text}", path.display()))
+}
+
+/// `thread.<i>.<key>` as i64 for every thread, in index order.
+pub fn json_thread_ints(json: &serde_json::Value, key: &str) -> Vec<i64> {
+    let threads = json["thread"].as_object().expect("thread object");
+    (0..threads.len())
+        .map(|i| {
+            threads[&i.to_string()][key]
+                .as_i64()
+                .unwrap_or_else(|| panic!("thread {i}: {key} is not an integer"))
+        })
+        .collect()
+}
+
+#[test]
+fn shape_hides_numbers_and_padding() {
+    assert_eq!(
+        shape("T: 0 ( 5423) P:80 I:500 C:   1000 Min:     18 Act:   24 Avg:   36 Max:    4841"),
+        shape("T: 1 (15529) P: 0 I:1000 C:    515 Min:      3 Act:  126 Avg:   31 Max:      56"),
+    );
+    assert_eq!(shape("# Total: 000000745 000000708"), "# Total:N N");
+    assert_eq!(shape("000001 000002\t000003"), "N N\tN");
+    assert_ne!(shape("# Total: 1 2"), shape("# Total: 1 2 3"));
+    assert_eq!(shape("I:-100"), "I:-N");
+}
+
+#[test]
+fn status_line_parser_reads_every_field() {
+    let l = parse_status_line(
+        "T: 1 ( 5529) P:80 I:1000 C:    515 Min:     13 Act:   26 Avg:   31 Max:      56",
+    )
+    .unwrap();
+    assert_eq!(
+        l,
+        StatusLine {
+            index: 1,
+            tid: 5529,
+            prio: 80,
+            interval: 1000,
+            cycles: 515,
+            min: 13,
+            act: 26,
+            avg: 31,
+            max: 56
+        }
+    );
+    let n = parse_status_line(
+        "T: 0 ( 5566) P: 0 I:1000 C:    500 Min:  18065 Act:   36308 Avg:   29266 Max:   50053",
+    )
+    .unwrap();
+    assert_eq!((n.prio, n.min, n.max), (0, 18065, 50053));
+    assert_eq!(parse_status_line("# Total: 1"), None);
+}
+
+#[test]
+fn histogram_parser_reads_the_reference_block() {
+    let text = "# Histogram\n\
+                000000 000000\t000001\t000001\n\
+                000001 000002\t000000\t000002\n\
+                # Total: 000000002 000000001 000000003\n\
+                # Min Latencies: 00001 00000\n\
+                # Avg Latencies: 00003 00000\n\
+                # Max Latencies: 00007 00000 00007\n\
+                # Histogram Overflows: 00003 00000 00003\n\
+                # Histogram Overflow at cycle number:\n\
+                # Thread 0: 00000 00003 # 00001 others\n\
+                # Thread 1:\n\n";
+    let h = parse_histogram(text).unwrap();
+    assert_eq!(h.threads(), 2);
+    assert_eq!(h.counts, [[0, 1], [2, 0]]);
+    assert_eq!(h.bucket_sums, Some(vec![1, 2]));
+    assert_eq!(h.total_sum, Some(3));
+    assert_eq!(h.overflow_cycles, [vec![0, 3], vec![]]);
+    assert_eq!(h.overflow_others, [Some(1), None]);
+    check_histogram_invariants(&h, Some(&[5, 1]));
+}
