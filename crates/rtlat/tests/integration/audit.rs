@@ -11,19 +11,15 @@ use std::time::Duration;
 use rtlat_audit::CHECK_IDS;
 use serde_json::Value;
 
-use crate::support::{Run, dev_full, rtlat, run, spawn_with};
+use crate::support::{Run, dev_full, rtlat, rtlat_tool, run, spawn_with};
 
 /// The five status words, harmless to worst.
 const STATUSES: [&str; 5] = ["ok", "info", "unknown", "warn", "bad"];
 
 /// `rtlat audit ARGS...`, colour not asked for.
-fn audit<I, S>(args: I) -> Command
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<std::ffi::OsStr>,
-{
-    let mut cmd = rtlat();
-    cmd.arg("audit").args(args).env_remove("NO_COLOR");
+fn audit(args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>) -> Command {
+    let mut cmd = rtlat_tool("audit", args);
+    cmd.env_remove("NO_COLOR");
     cmd
 }
 
@@ -101,7 +97,7 @@ fn jq_accepts(text: &str, test: &str) -> Option<bool> {
 
 #[test]
 fn the_real_audit_prints_every_check_once_then_the_summary_and_command() {
-    let r = run(&mut audit::<_, &str>([]));
+    let r = run(&mut audit([] as [&str; 0]));
     r.expect_code(0);
     let lines = check_lines(&r.stdout);
     let ids: Vec<&str> = lines.iter().map(|(_, id)| id.as_str()).collect();
@@ -183,7 +179,7 @@ fn the_real_audit_as_json_has_every_key_and_agrees_with_the_text() {
 
     // The text of the same machine says the same (the machine may change
     // between the two runs only in what a second changes: nothing here).
-    let text = run(&mut audit::<_, &str>([]));
+    let text = run(&mut audit([] as [&str; 0]));
     let from_text: Vec<(String, String)> = check_lines(&text.stdout)
         .into_iter()
         .map(|(status, id)| (id, status))
@@ -273,7 +269,7 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
     };
     // Each status word coloured, and nothing else: as many coloured words
     // of each status as the plain text has lines of it.
-    let plain = check_lines(&run(&mut audit::<_, &str>([])).stdout);
+    let plain = check_lines(&run(&mut audit([] as [&str; 0])).stdout);
     for word in STATUSES {
         let plain_count = plain.iter().filter(|(s, _)| s == word).count();
         assert_eq!(
@@ -381,7 +377,7 @@ fn a_full_stdout_or_json_file_exits_1_with_one_line() {
     // A reader that has gone: a quiet end.
     let (reader, writer) = std::io::pipe().expect("pipe");
     drop(reader);
-    let r = spawn_with(&mut audit::<_, &str>([]), writer.into(), Stdio::piped())
+    let r = spawn_with(&mut audit([] as [&str; 0]), writer.into(), Stdio::piped())
         .wait(Duration::from_secs(10));
     assert_eq!(r.code(), Some(0), "{}", r.describe());
     assert_eq!(r.stderr, "");

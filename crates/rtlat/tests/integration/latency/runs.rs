@@ -8,16 +8,10 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::cyclictest::real::TraceGuard;
-use crate::support::{rtlat, rtlat_path, run, run_with_timeout, shape, spawn};
+use crate::support::{rtlat_path, rtlat_tool, run, run_with_timeout, shape, spawn};
 
-pub(crate) fn latency<I, S>(args: I) -> Command
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<std::ffi::OsStr>,
-{
-    let mut cmd = rtlat();
-    cmd.arg("latency").args(args);
-    cmd
+pub(crate) fn latency(args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>) -> Command {
+    rtlat_tool("latency", args)
 }
 
 fn synthetic_latency(seed: u64, args: &[&str]) -> String {

@@ -6,21 +6,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::support::{cyclictest_c, read_json, rtlat, run, run_with_timeout, synthetic};
+use crate::support::{
+    cyclictest_c, read_json, rtlat, rtlat_tool, run, run_with_timeout, synthetic,
+};
 
 /// The fixtures of the unit tests: `base.json` and `new.json`.
 fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src/compare/testdata")
 }
 
-fn compare<I, S>(args: I) -> Command
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<std::ffi::OsStr>,
-{
-    let mut cmd = rtlat();
-    cmd.arg("compare").args(args);
-    cmd
+fn compare(args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>) -> Command {
+    rtlat_tool("compare", args)
 }
 
 /// `rtlat cyclictest --synthetic SEED -q -l LOOPS -t THREADS --json FILE`.

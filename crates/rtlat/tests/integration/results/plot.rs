@@ -11,18 +11,13 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::support::{
-    Run, cyclictest_c, listing, parse_histogram, read_json, rtlat, run, run_with_timeout, synthetic,
+    Run, cyclictest_c, listing, parse_histogram, read_json, rtlat, rtlat_tool, run,
+    run_with_timeout, synthetic,
 };
 
 /// `rtlat plot ARGS...`.
-fn plot<I, S>(args: I) -> Command
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<std::ffi::OsStr>,
-{
-    let mut cmd = rtlat();
-    cmd.arg("plot").args(args);
-    cmd
+fn plot(args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>) -> Command {
+    rtlat_tool("plot", args)
 }
 
 /// Runs `rtlat plot ARGS` and expects exit 0 with nothing on stdout or

@@ -73,15 +73,19 @@ pub fn rtlat() -> Command {
     cmd
 }
 
-/// `rtlat cyclictest ARGS...`.
-pub fn rtlat_cyclictest<I, S>(args: I) -> Command
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<std::ffi::OsStr>,
-{
+/// `rtlat TOOL ARGS...`, standard input from /dev/null.
+pub fn rtlat_tool(
+    tool: &str,
+    args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>,
+) -> Command {
     let mut cmd = rtlat();
-    cmd.arg("cyclictest").args(args);
+    cmd.arg(tool).args(args);
     cmd
+}
+
+/// `rtlat cyclictest ARGS...`.
+pub fn rtlat_cyclictest(args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>) -> Command {
+    rtlat_tool("cyclictest", args)
 }
 
 /// `rtlat cyclictest --synthetic SEED ARGS...` (the run must be bounded by `-l` or `-D`).
