@@ -91,6 +91,72 @@ pub struct OptSpec<T> {
     pub in_2_4: bool,
 }
 
+/// A flag: `--quiet=x` is an error.
+pub const NO: ValueKind = ValueKind::None;
+/// A value always: attached or the next word.
+pub const REQ: ValueKind = ValueKind::Required;
+/// A value only when attached or when the next word is a number.
+pub const OPT_NUM: ValueKind = ValueKind::Optional(Peek::Number);
+
+impl<T> OptSpec<T> {
+    /// An option of the C tool (2.4): `-x` (if `short`) and `--long`.
+    pub const fn c(id: T, short: Option<char>, long: &'static str, value: ValueKind) -> Self {
+        OptSpec {
+            id,
+            short,
+            long: Some(long),
+            value,
+            in_2_4: true,
+        }
+    }
+
+    /// An option of the C tool that has a short spelling only (`-x`).
+    pub const fn c_short(id: T, short: char, value: ValueKind) -> Self {
+        OptSpec {
+            id,
+            short: Some(short),
+            long: None,
+            value,
+            in_2_4: true,
+        }
+    }
+
+    /// One of ours, newer than 2.4, long only: it never changes what a 2.4
+    /// abbreviation means.
+    pub const fn new_long(id: T, long: &'static str, value: ValueKind) -> Self {
+        OptSpec {
+            id,
+            short: None,
+            long: Some(long),
+            value,
+            in_2_4: false,
+        }
+    }
+
+    /// One of ours with a short spelling too (`-o`, `--output`).
+    pub const fn new(id: T, short: Option<char>, long: &'static str, value: ValueKind) -> Self {
+        OptSpec {
+            id,
+            short,
+            long: Some(long),
+            value,
+            in_2_4: false,
+        }
+    }
+
+    /// The same row for another id type: a shared group's row
+    /// (`OptSpec<StopOpt>`) in a tool's table (`Opt::Stop`).
+    pub fn map<U>(self, wrap: impl FnOnce(T) -> U) -> OptSpec<U> {
+        OptSpec {
+            id: wrap(self.id),
+            short: self.short,
+            long: self.long,
+            value: self.value,
+            in_2_4: self.in_2_4,
+        }
+    }
+}
+
 /// One scanned item, in command-line order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Parsed<T> {

@@ -211,6 +211,21 @@ pub enum DurationError {
     TooLong,
 }
 
+/// What an over-long `-D` value gets: the most an `i64` of nanoseconds
+/// holds.
+pub const DURATION_TOO_LONG: &str = "too long: at most 292 years (9223372036 seconds)";
+
+/// `-D` of any tool (`-T` of latency, `load -D`): [`duration`], with the
+/// same message for the same bad value everywhere.
+pub fn duration_option(id: impl OptionName, text: &str) -> Result<Option<Nanos>, UsageError> {
+    duration(text).map_err(|e| match e {
+        DurationError::Malformed => invalid(id, text, DURATION_EXPECTED),
+        DurationError::SecondsOverflow | DurationError::TooLong => {
+            invalid(id, text, DURATION_TOO_LONG)
+        }
+    })
+}
+
 /// `-D`: whole seconds with an optional single suffix s, m, h or d
 /// (surrounding blanks ignored); `None` for 0, no limit.
 pub fn duration(text: &str) -> Result<Option<Nanos>, DurationError> {

@@ -7,8 +7,9 @@
 //! out as C prints them. Unlike C, every value is checked and a bad one is a
 //! one-line [`UsageError`] naming the option, the value and what is accepted.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 use rtlat_core::config::{
     Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, IntervalPlan, MeasureMode,
@@ -20,17 +21,20 @@ use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::{Nanos, Resolution};
 
 use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
-use super::load_options::{LoadArgs, run_duration};
+use super::gates::{self, GateArgs, GateOpt};
+use super::load_options::{self, LoadArgs, LoadOpt, run_duration};
+use super::output_options::{self as outputs, OutputArgs, OutputOpt, output_path, output_target};
+use super::stop_options::{self as stop, StopArgs, StopOpt};
 use crate::cyclictest::settings::{
     DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit, Settings,
 };
 use crate::output::OutputTarget;
 pub use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, Peek, ValueKind, getopt_long};
+use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
 pub use rtlat_args::values::SystemView;
 use rtlat_args::values::{
-    DirReport, DurationError, OptionName, int, int_in, int_in_or, invalid, loop_limit, opt_values,
-    optional_text, spelling, text, time_source,
+    DirReport, OptionName, int, int_in, int_in_or, invalid, opt_values, optional_text, spelling,
+    text, time_source,
 };
 
 #[cfg(test)]
@@ -61,13 +65,7 @@ enum Opt {
     Affinity,
     Clock,
     Distance,
-    Duration,
-    Histogram,
-    Histofall,
-    Histfile,
     Interval,
-    Json,
-    Loops,
     Mlockall,
     MainAffinity,
     Nsecs,
@@ -109,247 +107,115 @@ enum Opt {
     Verdict,
     Hgrm,
     HgrmPerThread,
-    FailIf,
-    Junit,
-    Load,
-    LoadSchedule,
-    LoadCpus,
     DeepestIdleState,
     Explain,
     ExplainThreshold,
     ExplainTrace,
+    Stop(StopOpt),
+    Out(OutputOpt),
+    Gate(GateOpt),
+    Load(LoadOpt),
 }
 
-const fn opt(id: Opt, short: Option<char>, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
-    OptSpec {
-        id,
-        short,
-        long: Some(long),
-        value,
-        in_2_4: true,
-    }
-}
-
-const NO: ValueKind = ValueKind::None;
-const REQ: ValueKind = ValueKind::Required;
-
-/// Every option cyclictest 2.4 knows, plus our hidden test seam.
-const OPTIONS: &[OptSpec<Opt>] = &[
-    opt(
-        Opt::Affinity,
-        Some('a'),
-        "affinity",
-        ValueKind::Optional(Peek::CpuList),
-    ),
-    opt(Opt::Clock, Some('c'), "clock", REQ),
-    opt(Opt::Distance, Some('d'), "distance", REQ),
-    opt(Opt::Duration, Some('D'), "duration", REQ),
-    opt(Opt::Histogram, Some('h'), "histogram", REQ),
-    opt(Opt::Histofall, Some('H'), "histofall", REQ),
-    opt(Opt::Histfile, None, "histfile", REQ),
-    opt(Opt::Interval, Some('i'), "interval", REQ),
-    opt(Opt::Json, None, "json", REQ),
-    opt(Opt::Loops, Some('l'), "loops", REQ),
-    opt(Opt::Mlockall, Some('m'), "mlockall", NO),
-    opt(Opt::MainAffinity, None, "mainaffinity", REQ),
-    opt(Opt::Nsecs, Some('N'), "nsecs", NO),
-    opt(Opt::Priority, Some('p'), "priority", REQ),
-    opt(Opt::Policy, None, "policy", REQ),
-    opt(Opt::Priospread, None, "priospread", NO),
-    opt(Opt::Quiet, Some('q'), "quiet", NO),
-    opt(Opt::Relative, Some('r'), "relative", NO),
-    opt(Opt::Smp, Some('S'), "smp", NO),
-    opt(
-        Opt::Threads,
-        Some('t'),
-        "threads",
-        ValueKind::Optional(Peek::Number),
-    ),
-    opt(Opt::Unbuffered, Some('u'), "unbuffered", NO),
-    opt(Opt::Verbose, Some('v'), "verbose", NO),
-    opt(Opt::Laptop, None, "laptop", NO),
-    opt(Opt::Latency, None, "latency", REQ),
-    opt(Opt::DefaultSystem, None, "default-system", NO),
-    opt(Opt::Help, Some('?'), "help", NO),
-    opt(
-        Opt::Aligned,
-        Some('A'),
-        "aligned",
-        ValueKind::Optional(Peek::Number),
-    ),
-    opt(Opt::Breaktrace, Some('b'), "breaktrace", REQ),
-    opt(Opt::Fifo, Some('F'), "fifo", REQ),
-    opt(Opt::RefreshOnMax, Some('M'), "refresh_on_max", NO),
-    opt(Opt::Oscope, Some('o'), "oscope", REQ),
-    opt(Opt::ResolutionCheck, Some('R'), "resolution", NO),
-    opt(Opt::System, Some('s'), "system", NO),
-    opt(Opt::PosixTimers, Some('x'), "posix_timers", NO),
-    opt(
-        Opt::Secaligned,
-        None,
-        "secaligned",
-        ValueKind::Optional(Peek::Number),
-    ),
-    opt(Opt::Smi, None, "smi", NO),
-    opt(Opt::Spike, None, "spike", REQ),
-    opt(Opt::SpikeNodes, None, "spike-nodes", REQ),
-    opt(Opt::Tracemark, None, "tracemark", NO),
-    opt(Opt::DbgCyclictest, None, "dbg_cyclictest", NO),
-    // Not in 2.4, not in the help: the deterministic test seam. Being newer,
-    // it never changes what a 2.4 abbreviation means (`--sy` is --system).
-    OptSpec {
-        id: Opt::Synthetic,
-        short: None,
-        long: Some("synthetic"),
-        value: REQ,
-        in_2_4: false,
-    },
-    // The verdict's test seam: disturbances a synthetic run stands in for.
-    OptSpec {
-        id: Opt::InjectDisturbances,
-        short: None,
-        long: Some("inject-disturbances"),
-        value: REQ,
-        in_2_4: false,
-    },
-    // Newer than 2.4 too: `--m`, `--w` keep what they meant in 2.4.
-    OptSpec {
-        id: Opt::Wait,
-        short: None,
-        long: Some("wait"),
-        value: REQ,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::Measure,
-        short: None,
-        long: Some("measure"),
-        value: REQ,
-        in_2_4: false,
-    },
-    // No 2.4 name starts with `st`: every 2.4 abbreviation keeps its meaning.
-    OptSpec {
-        id: Opt::StatsInterval,
-        short: None,
-        long: Some("stats-interval"),
-        value: REQ,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::StatsFile,
-        short: None,
-        long: Some("stats-file"),
-        value: REQ,
-        in_2_4: false,
-    },
-    // New names: a 2.4 prefix (`--b` for --breaktrace, `--h` ambiguous)
-    // keeps its meaning; `--bu`, `--pe`, `--hg` reach these.
-    OptSpec {
-        id: Opt::BucketWidth,
-        short: None,
-        long: Some("bucket-width"),
-        value: REQ,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::Percentiles,
-        short: None,
-        long: Some("percentiles"),
-        value: NO,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::Verdict,
-        short: None,
-        long: Some("verdict"),
-        value: NO,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::Hgrm,
-        short: None,
-        long: Some("hgrm"),
-        value: REQ,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::HgrmPerThread,
-        short: None,
-        long: Some("hgrm-per-thread"),
-        value: NO,
-        in_2_4: false,
-    },
+/// Every option cyclictest 2.4 knows, plus ours and our hidden test seams.
+static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
+    let mut rows = vec![
+        OptSpec::c(
+            Opt::Affinity,
+            Some('a'),
+            "affinity",
+            ValueKind::Optional(Peek::CpuList),
+        ),
+        OptSpec::c(Opt::Clock, Some('c'), "clock", REQ),
+        OptSpec::c(Opt::Distance, Some('d'), "distance", REQ),
+        stop::DURATION.map(Opt::Stop),
+        outputs::HISTOGRAM_C.map(Opt::Out),
+        outputs::HISTOFALL_C.map(Opt::Out),
+        outputs::HISTFILE_C.map(Opt::Out),
+        OptSpec::c(Opt::Interval, Some('i'), "interval", REQ),
+        outputs::JSON.map(Opt::Out),
+        stop::LOOPS.map(Opt::Stop),
+        OptSpec::c(Opt::Mlockall, Some('m'), "mlockall", NO),
+        OptSpec::c(Opt::MainAffinity, None, "mainaffinity", REQ),
+        OptSpec::c(Opt::Nsecs, Some('N'), "nsecs", NO),
+        OptSpec::c(Opt::Priority, Some('p'), "priority", REQ),
+        OptSpec::c(Opt::Policy, None, "policy", REQ),
+        OptSpec::c(Opt::Priospread, None, "priospread", NO),
+        OptSpec::c(Opt::Quiet, Some('q'), "quiet", NO),
+        OptSpec::c(Opt::Relative, Some('r'), "relative", NO),
+        OptSpec::c(Opt::Smp, Some('S'), "smp", NO),
+        OptSpec::c(
+            Opt::Threads,
+            Some('t'),
+            "threads",
+            ValueKind::Optional(Peek::Number),
+        ),
+        OptSpec::c(Opt::Unbuffered, Some('u'), "unbuffered", NO),
+        OptSpec::c(Opt::Verbose, Some('v'), "verbose", NO),
+        OptSpec::c(Opt::Laptop, None, "laptop", NO),
+        OptSpec::c(Opt::Latency, None, "latency", REQ),
+        OptSpec::c(Opt::DefaultSystem, None, "default-system", NO),
+        OptSpec::c(Opt::Help, Some('?'), "help", NO),
+        OptSpec::c(
+            Opt::Aligned,
+            Some('A'),
+            "aligned",
+            ValueKind::Optional(Peek::Number),
+        ),
+        OptSpec::c(Opt::Breaktrace, Some('b'), "breaktrace", REQ),
+        OptSpec::c(Opt::Fifo, Some('F'), "fifo", REQ),
+        OptSpec::c(Opt::RefreshOnMax, Some('M'), "refresh_on_max", NO),
+        OptSpec::c(Opt::Oscope, Some('o'), "oscope", REQ),
+        OptSpec::c(Opt::ResolutionCheck, Some('R'), "resolution", NO),
+        OptSpec::c(Opt::System, Some('s'), "system", NO),
+        OptSpec::c(Opt::PosixTimers, Some('x'), "posix_timers", NO),
+        OptSpec::c(
+            Opt::Secaligned,
+            None,
+            "secaligned",
+            ValueKind::Optional(Peek::Number),
+        ),
+        OptSpec::c(Opt::Smi, None, "smi", NO),
+        OptSpec::c(Opt::Spike, None, "spike", REQ),
+        OptSpec::c(Opt::SpikeNodes, None, "spike-nodes", REQ),
+        OptSpec::c(Opt::Tracemark, None, "tracemark", NO),
+        OptSpec::c(Opt::DbgCyclictest, None, "dbg_cyclictest", NO),
+        // Not in 2.4, not in the help: the deterministic test seam. Being newer,
+        // it never changes what a 2.4 abbreviation means (`--sy` is --system).
+        OptSpec::new_long(Opt::Synthetic, "synthetic", REQ),
+        // The verdict's test seam: disturbances a synthetic run stands in for.
+        OptSpec::new_long(Opt::InjectDisturbances, "inject-disturbances", REQ),
+        // Newer than 2.4 too: `--m`, `--w` keep what they meant in 2.4.
+        OptSpec::new_long(Opt::Wait, "wait", REQ),
+        OptSpec::new_long(Opt::Measure, "measure", REQ),
+        // No 2.4 name starts with `st`: every 2.4 abbreviation keeps its meaning.
+        OptSpec::new_long(Opt::StatsInterval, "stats-interval", REQ),
+        OptSpec::new_long(Opt::StatsFile, "stats-file", REQ),
+        // New names: a 2.4 prefix (`--b` for --breaktrace, `--h` ambiguous)
+        // keeps its meaning; `--bu`, `--pe`, `--hg` reach these.
+        OptSpec::new_long(Opt::BucketWidth, "bucket-width", REQ),
+        OptSpec::new_long(Opt::Percentiles, "percentiles", NO),
+        OptSpec::new_long(Opt::Verdict, "verdict", NO),
+        OptSpec::new_long(Opt::Hgrm, "hgrm", REQ),
+        OptSpec::new_long(Opt::HgrmPerThread, "hgrm-per-thread", NO),
+    ];
     // `--j` stays --json (2.4), `--f` stays ambiguous: `--fa`, `--ju`.
-    OptSpec {
-        id: Opt::FailIf,
-        short: None,
-        long: Some("fail-if"),
-        value: REQ,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::Junit,
-        short: None,
-        long: Some("junit"),
-        value: REQ,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::Load,
-        short: None,
-        long: Some("load"),
-        value: REQ,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::LoadSchedule,
-        short: None,
-        long: Some("load-schedule"),
-        value: REQ,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::LoadCpus,
-        short: None,
-        long: Some("load-cpus"),
-        value: REQ,
-        in_2_4: false,
-    },
-    // rt-tests 2.8: `--de` stays --default-system (2.4), `--dee` is this.
-    OptSpec {
-        id: Opt::DeepestIdleState,
-        short: None,
-        long: Some("deepest-idle-state"),
-        value: REQ,
-        in_2_4: false,
-    },
-    // No 2.4 name starts with `ex`.
-    OptSpec {
-        id: Opt::Explain,
-        short: None,
-        long: Some("explain"),
-        value: ValueKind::Optional(Peek::Number),
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::ExplainThreshold,
-        short: None,
-        long: Some("explain-threshold"),
-        value: REQ,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::ExplainTrace,
-        short: None,
-        long: Some("explain-trace"),
-        value: REQ,
-        in_2_4: false,
-    },
-];
+    rows.extend(gates::ROWS.map(|r| r.map(Opt::Gate)));
+    rows.extend(load_options::ROWS.map(|r| r.map(Opt::Load)));
+    rows.extend([
+        // rt-tests 2.8: `--de` stays --default-system (2.4), `--dee` is this.
+        OptSpec::new_long(Opt::DeepestIdleState, "deepest-idle-state", REQ),
+        // No 2.4 name starts with `ex`.
+        OptSpec::new_long(Opt::Explain, "explain", ValueKind::Optional(Peek::Number)),
+        OptSpec::new_long(Opt::ExplainThreshold, "explain-threshold", REQ),
+        OptSpec::new_long(Opt::ExplainTrace, "explain-trace", REQ),
+    ]);
+    rows
+});
 
 impl OptionName for Opt {
     fn spelling(self) -> String {
-        spelling(self, OPTIONS)
+        spelling(self, OPTIONS.iter())
     }
 }
 
@@ -360,14 +226,7 @@ struct Raw {
     affinity: Option<Option<String>>,
     clock: Option<String>,
     distance: Option<String>,
-    duration: Option<String>,
-    /// The value and whether it came from `-H`.
-    histogram: Option<(Opt, String)>,
-    histofall: bool,
-    histfile: Option<OsString>,
     interval: Option<String>,
-    json: Option<OsString>,
-    loops: Option<String>,
     mlockall: bool,
     main_affinity: Option<String>,
     nsecs: bool,
@@ -415,14 +274,14 @@ struct Raw {
     verdict: bool,
     hgrm: Option<OsString>,
     hgrm_per_thread: bool,
-    fail_if: Option<String>,
-    junit: Option<OsString>,
-    load: LoadArgs,
     explain: ExplainArgs,
+    stop: StopArgs,
+    outputs: OutputArgs,
+    gates: GateArgs,
+    load: LoadArgs,
 }
 
 pub(crate) const MAX_INTERVAL_US: i64 = i32::MAX as i64;
-const MAX_BUCKETS: i64 = 1_000_000;
 /// `--bucket-width`: 1 µs by default, at most 1 ms.
 const DEFAULT_BUCKET_WIDTH_NS: i64 = 1000;
 const MAX_BUCKET_WIDTH_NS: i64 = 1_000_000;
@@ -452,7 +311,7 @@ pub fn parse(
     cmdline: String,
     system: &SystemView,
 ) -> Result<Invocation, UsageError> {
-    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
+    let items = getopt_long(args, &OPTIONS).map_err(|e| UsageError(e.to_string()))?;
     let mut raw = Raw::default();
     for item in opt_values(items) {
         let (id, value) = item?;
@@ -464,16 +323,7 @@ pub fn parse(
             Opt::Affinity => raw.affinity = Some(optional()?),
             Opt::Clock => raw.clock = Some(val()?),
             Opt::Distance => raw.distance = Some(val()?),
-            Opt::Duration => raw.duration = Some(val()?),
-            Opt::Histogram => raw.histogram = Some((id, val()?)),
-            Opt::Histofall => {
-                raw.histogram = Some((id, val()?));
-                raw.histofall = true;
-            }
-            Opt::Histfile => raw.histfile = Some(path()),
             Opt::Interval => raw.interval = Some(val()?),
-            Opt::Json => raw.json = Some(path()),
-            Opt::Loops => raw.loops = Some(val()?),
             Opt::Mlockall => raw.mlockall = true,
             Opt::MainAffinity => raw.main_affinity = Some(val()?),
             Opt::Nsecs => raw.nsecs = true,
@@ -521,14 +371,13 @@ pub fn parse(
             Opt::Verdict => raw.verdict = true,
             Opt::Hgrm => raw.hgrm = Some(path()),
             Opt::HgrmPerThread => raw.hgrm_per_thread = true,
-            Opt::FailIf => raw.fail_if = Some(val()?),
-            Opt::Junit => raw.junit = Some(path()),
-            Opt::Load => raw.load.load = Some(val()?),
-            Opt::LoadSchedule => raw.load.schedule = Some(val()?),
-            Opt::LoadCpus => raw.load.cpus = Some(val()?),
             Opt::Explain => raw.explain.explain = Some(optional()?),
             Opt::ExplainThreshold => raw.explain.threshold = Some(val()?),
             Opt::ExplainTrace => raw.explain.trace = Some(path()),
+            Opt::Stop(which) => raw.stop.set(which, val()?),
+            Opt::Out(which) => raw.outputs.set(which, value, id)?,
+            Opt::Gate(which) => raw.gates.set(which, value, id)?,
+            Opt::Load(which) => raw.load.set(which, val()?),
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -671,16 +520,10 @@ fn build(
         None => None,
     };
 
-    // Histogram.
-    let buckets = match &raw.histogram {
-        Some((id, text)) => Some(int_in(
-            *id,
-            text,
-            1..=MAX_BUCKETS,
-            "a number of one-unit histogram buckets",
-        )?),
-        None => None,
-    };
+    // Histogram, and the other outputs of the shared options.
+    let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "-N");
+    let outputs = raw.outputs.validate(Opt::Out, &unit)?;
+    let buckets = outputs.buckets.map(|b| b as i64);
     let distance = if buckets.is_some() {
         if distance_given.is_some() {
             warnings
@@ -692,18 +535,7 @@ fn build(
         check_distance(&raw, interval, distance, nthreads)?;
         distance
     };
-    let histfile = match &raw.histfile {
-        Some(text) => {
-            let path = output_path(Opt::Histfile, text)?;
-            if buckets.is_none() {
-                warnings.push(
-                    "WARN: --histfile given without -h/-H; no histogram is written".to_owned(),
-                );
-            }
-            Some(path)
-        }
-        None => None,
-    };
+    warnings.extend(outputs.warnings);
 
     // Scheduling.
     let mut priority = match &raw.priority {
@@ -781,19 +613,13 @@ fn build(
         .collect();
 
     // Stopping.
-    let loops = match &raw.loops {
-        Some(text) => loop_limit(Opt::Loops, text, "a number of wake-ups per thread")?,
-        None => None,
-    };
-    let duration = match &raw.duration {
-        Some(text) => parse_duration(text)?,
-        None => None,
-    };
-    let load = raw
-        .load
-        .validate([Opt::Load, Opt::LoadSchedule, Opt::LoadCpus], system)?;
+    let stop = raw
+        .stop
+        .validate(Opt::Stop, "a number of wake-ups per thread")?;
+    let loops = stop.loops;
+    let load = raw.load.validate(Opt::Load, system)?;
     // A schedule ends the run when it ends, unless -D comes first.
-    let duration = run_duration(duration, load.as_ref());
+    let duration = run_duration(stop.duration, load.as_ref());
 
     let clock = match &raw.clock {
         Some(text) => match text.trim().to_ascii_lowercase().as_str() {
@@ -831,7 +657,6 @@ fn build(
     }
 
     // Break, spikes, alignment.
-    let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "-N");
     let breaktrace = match &raw.breaktrace {
         Some(text) => Some(BreakPlan {
             threshold: int_in(
@@ -892,12 +717,7 @@ fn build(
         (None, None) => None,
     };
 
-    // Outputs and the rest.
-    let json = match &raw.json {
-        Some(text) if text == "-" => Some(OutputTarget::Stdout),
-        Some(text) => Some(OutputTarget::File(output_path(Opt::Json, text)?)),
-        None => None,
-    };
+    // The rest.
     let latency = int_in_or(
         Opt::Latency,
         raw.latency.as_deref(),
@@ -957,14 +777,10 @@ fn build(
     let (intervals, stats_file) = stats_stream(&raw, source, loops, duration, &threads)?;
     let distribution = distribution_plan(&raw, buckets, resolution)?;
     let hgrm = match &raw.hgrm {
-        Some(text) if text == "-" => Some(OutputTarget::Stdout),
-        Some(text) => Some(OutputTarget::File(output_path(Opt::Hgrm, text)?)),
+        Some(text) => Some(output_target(Opt::Hgrm, text)?),
         None => None,
     };
-    let gates = super::gates::gate_plan(
-        (Opt::FailIf, raw.fail_if.as_deref()),
-        (Opt::Junit, raw.junit.as_deref()),
-    )?;
+    let gates = raw.gates.validate(Opt::Gate)?;
     if let (true, Some(OutputTarget::File(all))) = (raw.hgrm_per_thread, &hgrm) {
         // The longest of the per-thread names must fit too.
         let last = crate::report::hgrm::per_thread_path(all, nthreads - 1);
@@ -1053,11 +869,11 @@ fn build(
         quiet: raw.quiet,
         verbose: raw.verbose,
         unbuffered: raw.unbuffered,
-        histogram: buckets.map(|_| HistogramOutput {
-            summary_column: raw.histofall,
-            target: histfile.map_or(OutputTarget::Stdout, OutputTarget::File),
+        histogram: outputs.histogram.map(|target| HistogramOutput {
+            summary_column: outputs.histofall,
+            target,
         }),
-        json,
+        json: outputs.json,
         mlockall: raw.mlockall,
         dma_latency,
         deepest_idle_state,
@@ -1305,26 +1121,6 @@ fn policy_from_name(text: &str) -> Result<SchedPolicy, UsageError> {
             "expected one of other, normal, batch, idle, fifo, rr",
         )),
     }
-}
-
-/// `-D`: whole seconds with an optional single suffix s, m, h or d.
-fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
-    rtlat_args::values::duration(text).map_err(|e| match e {
-        DurationError::Malformed | DurationError::SecondsOverflow => {
-            invalid(Opt::Duration, text, rtlat_args::values::DURATION_EXPECTED)
-        }
-        DurationError::TooLong => invalid(
-            Opt::Duration,
-            text,
-            "too long: at most 292 years (9223372036 seconds)",
-        ),
-    })
-}
-
-/// An output file, checked writable now (its directory exists, the name
-/// fits, a file can be made there); it is written when the run ends.
-fn output_path(id: Opt, raw: &OsStr) -> Result<PathBuf, UsageError> {
-    rtlat_args::values::new_file_path(id, raw, "write", DirReport::Detailed)
 }
 
 /// The text of `rtlat cyclictest --help`.

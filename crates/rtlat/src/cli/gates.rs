@@ -1,11 +1,72 @@
-//! `--fail-if` and `--junit`, the same in every measuring tool's command
-//! line.
+//! `--fail-if LIMITS` and `--junit FILE`, the same in every measuring
+//! tool's command line: their rows, raw values, validation and the help
+//! line of `--junit`.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 
 use crate::gate::{GatePlan, parse};
 use rtlat_args::UsageError;
+use rtlat_args::getopt::{OptSpec, REQ};
 use rtlat_args::values::{DirReport, OptionName, new_file_path};
+
+/// The two options, as a tool's table wraps them (`Opt::Gate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GateOpt {
+    /// `--fail-if LIMITS`.
+    FailIf,
+    /// `--junit FILE`.
+    Junit,
+}
+
+/// `--fail-if` and `--junit` (ours: `--j` stays 2.4's --json, `--f` stays
+/// what it was; `--fa`, `--ju` reach these).
+pub const ROWS: [OptSpec<GateOpt>; 2] = [
+    OptSpec::new_long(GateOpt::FailIf, "fail-if", REQ),
+    OptSpec::new_long(GateOpt::Junit, "junit", REQ),
+];
+
+/// The help line of `--junit`.
+pub const JUNIT_HELP: &str =
+    "      --junit=FILE       with --fail-if: a JUnit XML report of the limits\n";
+
+/// The raw values as the parser collects them (the last one wins).
+#[derive(Clone, Debug, Default)]
+pub struct GateArgs {
+    /// `--fail-if`.
+    pub fail_if: Option<String>,
+    /// `--junit`, any bytes.
+    pub junit: Option<OsString>,
+}
+
+impl GateArgs {
+    /// Keeps `value` for `which`; `id` spells it if the value must be text.
+    pub fn set(
+        &mut self,
+        which: GateOpt,
+        value: Option<OsString>,
+        id: impl OptionName,
+    ) -> Result<(), UsageError> {
+        match which {
+            GateOpt::FailIf => {
+                self.fail_if = Some(rtlat_args::values::text(id, value.as_deref())?);
+            }
+            GateOpt::Junit => self.junit = Some(value.unwrap_or_default()),
+        }
+        Ok(())
+    }
+
+    /// The gates of a run ([`gate_plan`]); `wrap` turns [`GateOpt`] into
+    /// the tool's id.
+    pub fn validate<O: OptionName>(
+        &self,
+        wrap: impl Fn(GateOpt) -> O,
+    ) -> Result<Option<GatePlan>, UsageError> {
+        gate_plan(
+            (wrap(GateOpt::FailIf), self.fail_if.as_deref()),
+            (wrap(GateOpt::Junit), self.junit.as_deref()),
+        )
+    }
+}
 
 /// `--fail-if EXPR` (option `fail_if`) and `--junit FILE` (option
 /// `junit`): the gates of a run, or `None` without `--fail-if`. `--junit`
@@ -29,5 +90,83 @@ pub fn gate_plan<O: OptionName>(
             limits: parse(text).map_err(|e| UsageError(e.to_string()))?,
             junit,
         })),
+    }
+}
+
+/// A `--fail-if` limit on a percentile, refused where a run keeps none
+/// (`why`: `a fork-mode run (-f)`).
+pub fn refuse_percentiles<O: OptionName>(
+    plan: Option<&GatePlan>,
+    fail_if: O,
+    why: &str,
+) -> Result<(), UsageError> {
+    match plan
+        .iter()
+        .flat_map(|g| &g.limits)
+        .find(|l| l.metric.is_percentile())
+    {
+        Some(limit) => Err(UsageError(format!(
+            "{}: '{limit}': {why} keeps no percentiles; min, avg, max and overruns can be \
+             checked",
+            fail_if.spelling()
+        ))),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtlat_args::values::spelling;
+
+    impl OptionName for GateOpt {
+        fn spelling(self) -> String {
+            spelling(self, &ROWS)
+        }
+    }
+
+    fn gates(fail_if: Option<&str>, junit: Option<&str>) -> Result<Option<GatePlan>, String> {
+        let mut args = GateArgs::default();
+        if let Some(f) = fail_if {
+            args.set(GateOpt::FailIf, Some(f.into()), GateOpt::FailIf)
+                .map_err(|e| e.0)?;
+        }
+        if let Some(j) = junit {
+            args.set(GateOpt::Junit, Some(j.into()), GateOpt::Junit)
+                .map_err(|e| e.0)?;
+        }
+        args.validate(|o| o).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn limits_with_or_without_a_report() {
+        assert_eq!(gates(None, None), Ok(None));
+        let plan = gates(Some("max>100us,p99>40us"), Some("j.xml"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(plan.limits.len(), 2);
+        assert_eq!(plan.junit, Some("j.xml".into()));
+        assert_eq!(
+            refuse_percentiles(Some(&plan), GateOpt::FailIf, "a fork-mode run (-f)")
+                .unwrap_err()
+                .0,
+            "--fail-if: 'p99 > 40us': a fork-mode run (-f) keeps no percentiles; min, avg, max \
+             and overruns can be checked"
+        );
+        let plan = gates(Some("max>1s"), None).unwrap().unwrap();
+        assert!(refuse_percentiles(Some(&plan), GateOpt::FailIf, "x").is_ok());
+    }
+
+    #[test]
+    fn bad_values_are_one_line() {
+        assert!(
+            gates(None, Some("j.xml"))
+                .unwrap_err()
+                .starts_with("--junit needs --fail-if LIMITS")
+        );
+        let e = gates(Some("bogus>1"), None).unwrap_err();
+        assert!(!e.contains('\n') && !e.is_empty(), "{e}");
+        let e = gates(Some("max>1s"), Some("/nonexistent/j.xml")).unwrap_err();
+        assert!(e.starts_with("--junit: cannot write"), "{e}");
     }
 }

@@ -6,24 +6,25 @@
 //! and a bad one is a one-line [`UsageError`] naming the option, the value
 //! and what is accepted (exit status 2).
 
-use std::ffi::{OsStr, OsString};
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::sync::LazyLock;
 
 use rtlat_core::config::{SchedPolicy, TimeSourceKind};
 use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::ipc::{MqTimeouts, PairConfig, PairPlan, Side};
 use rtlat_core::units::Nanos;
 
-use super::load_options::{LoadArgs, run_duration};
+use super::gates::{self, GateArgs, GateOpt};
+use super::load_options::{self, LoadArgs, LoadOpt, run_duration};
+use super::output_options::{self as outputs, OutputArgs, OutputOpt};
+use super::stop_options::{self as stop, StopArgs, StopOpt};
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
-use crate::output::OutputTarget;
 pub use rtlat_args::UsageError;
-use rtlat_args::getopt::{GetoptError, OptSpec, Peek, ValueKind, getopt_long};
+use rtlat_args::getopt::{GetoptError, NO, OPT_NUM, OptSpec, REQ, ValueKind, getopt_long};
 pub use rtlat_args::values::SystemView;
 use rtlat_args::values::{
-    DirReport, DurationError, OptionName, int, int_in, invalid, loop_limit, opt_values,
-    optional_text, spelling, text, time_source,
+    OptionName, int, int_in, invalid, opt_values, optional_text, spelling, text, time_source,
 };
 use rtlat_core::load::schedule::LoadSchedule;
 
@@ -61,94 +62,62 @@ enum Opt {
     Affinity,
     Breaktrace,
     Distance,
-    Duration,
     Fork,
     ForceTimeout,
     Help,
     Interval,
-    Json,
-    Loops,
     Priority,
     Quiet,
     Smp,
     Threads,
     Timeout,
-    Histogram,
-    Histfile,
     Nsecs,
     Verdict,
-    FailIf,
-    Junit,
-    Load,
-    LoadSchedule,
-    LoadCpus,
     Synthetic,
-}
-
-const NO: ValueKind = ValueKind::None;
-const REQ: ValueKind = ValueKind::Required;
-const OPT_NUM: ValueKind = ValueKind::Optional(Peek::Number);
-
-const fn c_opt(id: Opt, short: Option<char>, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
-    OptSpec {
-        id,
-        short,
-        long: Some(long),
-        value,
-        in_2_4: true,
-    }
-}
-
-const fn new_opt(id: Opt, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
-    OptSpec {
-        id,
-        short: None,
-        long: Some(long),
-        value,
-        in_2_4: false,
-    }
+    Stop(StopOpt),
+    Out(OutputOpt),
+    Gate(GateOpt),
+    Load(LoadOpt),
 }
 
 /// The options every one of the four tools has.
-const COMMON: &[OptSpec<Opt>] = &[
-    c_opt(Opt::Affinity, Some('a'), "affinity", OPT_NUM),
-    c_opt(Opt::Breaktrace, Some('b'), "breaktrace", REQ),
-    c_opt(Opt::Distance, Some('d'), "distance", REQ),
-    c_opt(Opt::Duration, Some('D'), "duration", REQ),
-    c_opt(Opt::Help, Some('h'), "help", NO),
-    c_opt(Opt::Interval, Some('i'), "interval", REQ),
-    c_opt(Opt::Json, None, "json", REQ),
-    c_opt(Opt::Loops, Some('l'), "loops", REQ),
-    c_opt(Opt::Priority, Some('p'), "priority", REQ),
-    c_opt(Opt::Quiet, Some('q'), "quiet", NO),
-    c_opt(Opt::Threads, Some('t'), "threads", OPT_NUM),
-    // Ours, long only; newer than 2.4, so they never take a 2.4 prefix.
-    new_opt(Opt::Histogram, "histogram", REQ),
-    new_opt(Opt::Histfile, "histfile", REQ),
-    new_opt(Opt::Nsecs, "nsecs", NO),
-    new_opt(Opt::Verdict, "verdict", NO),
-    new_opt(Opt::FailIf, "fail-if", REQ),
-    new_opt(Opt::Junit, "junit", REQ),
-    new_opt(Opt::Load, "load", REQ),
-    new_opt(Opt::LoadSchedule, "load-schedule", REQ),
-    new_opt(Opt::LoadCpus, "load-cpus", REQ),
+static COMMON: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
+    let mut rows = vec![
+        OptSpec::c(Opt::Affinity, Some('a'), "affinity", OPT_NUM),
+        OptSpec::c(Opt::Breaktrace, Some('b'), "breaktrace", REQ),
+        OptSpec::c(Opt::Distance, Some('d'), "distance", REQ),
+        stop::DURATION.map(Opt::Stop),
+        OptSpec::c(Opt::Help, Some('h'), "help", NO),
+        OptSpec::c(Opt::Interval, Some('i'), "interval", REQ),
+        outputs::JSON.map(Opt::Out),
+        stop::LOOPS.map(Opt::Stop),
+        OptSpec::c(Opt::Priority, Some('p'), "priority", REQ),
+        OptSpec::c(Opt::Quiet, Some('q'), "quiet", NO),
+        OptSpec::c(Opt::Threads, Some('t'), "threads", OPT_NUM),
+        // Ours, long only; newer than 2.4, so they never take a 2.4 prefix.
+        outputs::HISTOGRAM.map(Opt::Out),
+        outputs::HISTFILE.map(Opt::Out),
+        OptSpec::new_long(Opt::Nsecs, "nsecs", NO),
+        OptSpec::new_long(Opt::Verdict, "verdict", NO),
+    ];
+    rows.extend(gates::ROWS.map(|r| r.map(Opt::Gate)));
+    rows.extend(load_options::ROWS.map(|r| r.map(Opt::Load)));
     // The deterministic test seam (not in the help).
-    new_opt(Opt::Synthetic, "synthetic", REQ),
-];
+    rows.push(OptSpec::new_long(Opt::Synthetic, "synthetic", REQ));
+    rows
+});
 
-const SMP: OptSpec<Opt> = c_opt(Opt::Smp, Some('S'), "smp", NO);
-const FORK: OptSpec<Opt> = c_opt(Opt::Fork, Some('f'), "fork", OPT_NUM);
+const SMP: OptSpec<Opt> = OptSpec::c(Opt::Smp, Some('S'), "smp", NO);
+const FORK: OptSpec<Opt> = OptSpec::c(Opt::Fork, Some('f'), "fork", OPT_NUM);
+const FORCE_TIMEOUT: OptSpec<Opt> = OptSpec::c(Opt::ForceTimeout, Some('f'), "forcetimeout", REQ);
+const TIMEOUT: OptSpec<Opt> = OptSpec::c(Opt::Timeout, Some('T'), "timeout", REQ);
 
 /// The option table of `tool`.
 fn options(tool: PairTool) -> Vec<OptSpec<Opt>> {
-    let mut specs = COMMON.to_vec();
+    let mut specs = COMMON.clone();
     match tool {
         PairTool::Svsematest => specs.extend([SMP, FORK]),
-        PairTool::Pmqtest => specs.extend([
-            SMP,
-            c_opt(Opt::ForceTimeout, Some('f'), "forcetimeout", REQ),
-            c_opt(Opt::Timeout, Some('T'), "timeout", REQ),
-        ]),
+        PairTool::Pmqtest => specs.extend([SMP, FORCE_TIMEOUT, TIMEOUT]),
         PairTool::Ptsematest => specs.push(SMP),
         PairTool::Sigwaittest => specs.push(FORK),
     }
@@ -158,12 +127,8 @@ fn options(tool: PairTool) -> Vec<OptSpec<Opt>> {
 impl OptionName for Opt {
     /// From every table entry any of the four tools has.
     fn spelling(self) -> String {
-        let all = [COMMON, &[SMP, FORK]].concat();
-        let extra = [
-            c_opt(Opt::ForceTimeout, Some('f'), "forcetimeout", REQ),
-            c_opt(Opt::Timeout, Some('T'), "timeout", REQ),
-        ];
-        spelling(self, all.iter().chain(extra.iter()))
+        let extra = [SMP, FORK, FORCE_TIMEOUT, TIMEOUT];
+        spelling(self, COMMON.iter().chain(extra.iter()))
     }
 }
 
@@ -171,7 +136,6 @@ impl OptionName for Opt {
 const MAX_US: i64 = i32::MAX as i64;
 /// The most pairs a run may have (C 2.4: 255).
 pub const MAX_PAIRS: i64 = 1024;
-const MAX_BUCKETS: i64 = 1_000_000;
 
 #[derive(Default)]
 struct Raw {
@@ -179,26 +143,22 @@ struct Raw {
     affinity: Option<Option<String>>,
     breaktrace: Option<String>,
     distance: Option<String>,
-    duration: Option<String>,
     /// `Some(None)`: `-f` alone (fork mode).
     fork: Option<Option<String>>,
     force_timeout: Option<String>,
     interval: Option<String>,
-    json: Option<OsString>,
-    loops: Option<String>,
     priority: Option<String>,
     quiet: bool,
     smp: bool,
     threads: Option<Option<String>>,
     timeout: Option<String>,
-    histogram: Option<String>,
-    histfile: Option<OsString>,
     nsecs: bool,
     verdict: bool,
-    fail_if: Option<String>,
-    junit: Option<OsString>,
-    load: LoadArgs,
     synthetic: Option<String>,
+    stop: StopArgs,
+    outputs: OutputArgs,
+    gates: GateArgs,
+    load: LoadArgs,
 }
 
 /// Whether the command line gives `-a` its value in the same word (`-a0`,
@@ -276,33 +236,26 @@ pub fn parse(
     for item in opt_values(items) {
         let (id, value) = item?;
         let val = || text(id, value.as_deref());
-        let path = || value.clone().unwrap_or_default();
         match id {
             Opt::Help => return Ok(Invocation::Help),
             Opt::Affinity => raw.affinity = Some(optional_text(id, value.as_deref())?),
             Opt::Breaktrace => raw.breaktrace = Some(val()?),
             Opt::Distance => raw.distance = Some(val()?),
-            Opt::Duration => raw.duration = Some(val()?),
             Opt::Fork => raw.fork = Some(optional_text(id, value.as_deref())?),
             Opt::ForceTimeout => raw.force_timeout = Some(val()?),
             Opt::Interval => raw.interval = Some(val()?),
-            Opt::Json => raw.json = Some(path()),
-            Opt::Loops => raw.loops = Some(val()?),
             Opt::Priority => raw.priority = Some(val()?),
             Opt::Quiet => raw.quiet = true,
             Opt::Smp => raw.smp = true,
             Opt::Threads => raw.threads = Some(optional_text(id, value.as_deref())?),
             Opt::Timeout => raw.timeout = Some(val()?),
-            Opt::Histogram => raw.histogram = Some(val()?),
-            Opt::Histfile => raw.histfile = Some(path()),
             Opt::Nsecs => raw.nsecs = true,
             Opt::Verdict => raw.verdict = true,
-            Opt::FailIf => raw.fail_if = Some(val()?),
-            Opt::Junit => raw.junit = Some(path()),
-            Opt::Load => raw.load.load = Some(val()?),
-            Opt::LoadSchedule => raw.load.schedule = Some(val()?),
-            Opt::LoadCpus => raw.load.cpus = Some(val()?),
             Opt::Synthetic => raw.synthetic = Some(val()?),
+            Opt::Stop(which) => raw.stop.set(which, val()?),
+            Opt::Out(which) => raw.outputs.set(which, value, id)?,
+            Opt::Gate(which) => raw.gates.set(which, value, id)?,
+            Opt::Load(which) => raw.load.set(which, val()?),
         }
     }
     if let Some(Some(role)) = &raw.fork {
@@ -496,14 +449,10 @@ fn build(
     }
 
     // Stopping.
-    let loops = match &raw.loops {
-        Some(text) => loop_limit(Opt::Loops, text, "a number of hand-offs per pair")?,
-        None => None,
-    };
-    let duration = match &raw.duration {
-        Some(text) => parse_duration(text)?,
-        None => None,
-    };
+    let stop = raw
+        .stop
+        .validate(Opt::Stop, "a number of hand-offs per pair")?;
+    let (loops, duration) = (stop.loops, stop.duration);
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
     let breaktrace = match &raw.breaktrace {
         Some(text) => Some(int_in(
@@ -543,58 +492,27 @@ fn build(
     };
 
     // Outputs.
-    let json = match &raw.json {
-        Some(text) if text == "-" => Some(OutputTarget::Stdout),
-        Some(text) => Some(OutputTarget::File(output_path(Opt::Json, text)?)),
-        None => None,
-    };
-    let buckets = match &raw.histogram {
-        Some(text) => Some(int_in(
-            Opt::Histogram,
-            text,
-            1..=MAX_BUCKETS,
-            &format!("a number of one-unit histogram buckets ({unit})"),
-        )? as usize),
-        None => None,
-    };
-    let histfile = match &raw.histfile {
-        Some(text) => {
-            let path = output_path(Opt::Histfile, text)?;
-            if buckets.is_none() {
-                warnings.push(
-                    "WARN: --histfile given without --histogram; no histogram is written"
-                        .to_owned(),
-                );
-            }
-            Some(path)
-        }
-        None => None,
-    };
+    let outputs = raw.outputs.validate(Opt::Out, &unit)?;
+    warnings.extend(outputs.warnings);
+    let buckets = outputs.buckets;
     let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
     if matches!(source, TimeSourceKind::Synthetic { .. }) && loops.is_none() && duration.is_none() {
         return Err(UsageError(format!(
             "{} needs {} or {} to end",
             Opt::Synthetic.spelling(),
-            Opt::Loops.spelling(),
-            Opt::Duration.spelling()
+            Opt::Stop(StopOpt::Loops).spelling(),
+            Opt::Stop(StopOpt::Duration).spelling()
         )));
     }
 
     let fork = matches!(raw.fork, Some(None));
-    let gates = super::gates::gate_plan(
-        (Opt::FailIf, raw.fail_if.as_deref()),
-        (Opt::Junit, raw.junit.as_deref()),
-    )?;
-    if let Some(limit) = gates
-        .iter()
-        .flat_map(|g| &g.limits)
-        .find(|l| fork && l.metric.is_percentile())
-    {
-        return Err(UsageError(format!(
-            "{}: '{limit}': a fork-mode run (-f) keeps no percentiles; min, avg, max and \
-             overruns can be checked",
-            Opt::FailIf.spelling()
-        )));
+    let gates = raw.gates.validate(Opt::Gate)?;
+    if fork {
+        gates::refuse_percentiles(
+            gates.as_ref(),
+            Opt::Gate(GateOpt::FailIf),
+            "a fork-mode run (-f)",
+        )?;
     }
     if raw.load.schedule.is_some() && (fork || raw.synthetic.is_some()) {
         let mode = if fork {
@@ -604,13 +522,11 @@ fn build(
         };
         return Err(UsageError(format!(
             "{}: {mode} keeps no per-phase figures; use {} SPEC for a constant load",
-            Opt::LoadSchedule.spelling(),
-            Opt::Load.spelling()
+            Opt::Load(LoadOpt::Schedule).spelling(),
+            Opt::Load(LoadOpt::Load).spelling()
         )));
     }
-    let load = raw
-        .load
-        .validate([Opt::Load, Opt::LoadSchedule, Opt::LoadCpus], system)?;
+    let load = raw.load.validate(Opt::Load, system)?;
     // A schedule ends the run when it ends, unless -D comes first.
     let duration = run_duration(duration, load.as_ref());
     let settings = IpcSettings {
@@ -638,9 +554,9 @@ fn build(
         },
         quiet: raw.quiet,
         fork,
-        json,
+        json: outputs.json,
         verdict: raw.verdict,
-        histogram: buckets.map(|_| histfile.map_or(OutputTarget::Stdout, OutputTarget::File)),
+        histogram: outputs.histogram,
         cmdline,
         gates,
         load,
@@ -665,22 +581,6 @@ fn cpu_list(cpus: &[usize]) -> String {
         i = j + 1;
     }
     parts.join(",")
-}
-
-/// `-D`: whole seconds with an optional single suffix s, m, h or d.
-fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
-    rtlat_args::values::duration(text).map_err(|e| match e {
-        DurationError::Malformed | DurationError::SecondsOverflow => {
-            invalid(Opt::Duration, text, rtlat_args::values::DURATION_EXPECTED)
-        }
-        DurationError::TooLong => invalid(Opt::Duration, text, "too long: at most 292 years"),
-    })
-}
-
-/// An output file, checked writable now (its directory exists, the name
-/// fits, a file can be made there); it is written when the run ends.
-fn output_path(id: Opt, raw: &OsStr) -> Result<PathBuf, UsageError> {
-    rtlat_args::values::new_file_path(id, raw, "write", DirReport::Missing)
 }
 
 /// The text of `rtlat <tool> --help`.

@@ -10,7 +10,7 @@
 //! one is a one-line [`UsageError`].
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::sync::LazyLock;
 
 use rtlat_core::config::{
     CyclicConfig, IntervalPlan, SchedPolicy, SignedHistogramPlan, ThreadPlan, WaitMode,
@@ -20,14 +20,15 @@ use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::{Nanos, Resolution};
 
 use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
-use super::load_options::{LoadArgs, run_duration};
+use super::gates::{self, GateArgs, GateOpt};
+use super::load_options::{self, LoadArgs, LoadOpt, run_duration};
+use super::output_options::{self as outputs, OutputArgs, OutputOpt, output_path};
 use crate::latency::settings::{Settings, WARMUP};
-use crate::output::OutputTarget;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, Peek, ValueKind, getopt_long};
+use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
 use rtlat_args::values::{
-    DirReport, DurationError, OptionName, SystemView, int, int_in, int_in_or, invalid,
-    new_file_path, opt_values, optional_text, spelling, text, time_source,
+    OptionName, SystemView, duration_option, int, int_in, int_in_or, invalid, opt_values,
+    optional_text, spelling, text, time_source,
 };
 
 /// What the command line asks for.
@@ -62,77 +63,55 @@ enum Opt {
     Priority,
     BreakOnSwitch,
     Help,
-    Json,
     Verdict,
-    FailIf,
-    Junit,
-    Load,
-    LoadSchedule,
-    LoadCpus,
     Synthetic,
     Explain,
     ExplainThreshold,
     ExplainTrace,
-}
-
-const NO: ValueKind = ValueKind::None;
-const REQ: ValueKind = ValueKind::Required;
-
-const fn short(id: Opt, letter: char, value: ValueKind) -> OptSpec<Opt> {
-    OptSpec {
-        id,
-        short: Some(letter),
-        long: None,
-        value,
-        in_2_4: true,
-    }
-}
-
-const fn long(id: Opt, name: &'static str, value: ValueKind) -> OptSpec<Opt> {
-    OptSpec {
-        id,
-        short: None,
-        long: Some(name),
-        value,
-        in_2_4: false,
-    }
+    Out(OutputOpt),
+    Gate(GateOpt),
+    Load(LoadOpt),
 }
 
 /// Xenomai's short options (its `latency` has no long ones), then ours.
-const OPTIONS: &[OptSpec<Opt>] = &[
-    short(Opt::Gnuplot, 'g', REQ),
-    short(Opt::Histograms, 'h', NO),
-    short(Opt::Period, 'p', REQ),
-    short(Opt::Lines, 'l', REQ),
-    short(Opt::Duration, 'T', REQ),
-    short(Opt::Quiet, 'q', NO),
-    short(Opt::HistogramSize, 'H', REQ),
-    short(Opt::BucketSize, 'B', REQ),
-    short(Opt::Stats, 's', NO),
-    short(Opt::Device, 'D', REQ),
-    short(Opt::TestMode, 't', REQ),
-    short(Opt::Freeze, 'f', NO),
-    short(Opt::Cpu, 'c', REQ),
-    short(Opt::Priority, 'P', REQ),
-    short(Opt::BreakOnSwitch, 'b', NO),
-    long(Opt::Help, "help", NO),
-    long(Opt::Json, "json", REQ),
-    long(Opt::Verdict, "verdict", NO),
-    long(Opt::FailIf, "fail-if", REQ),
-    long(Opt::Junit, "junit", REQ),
-    long(Opt::Load, "load", REQ),
-    long(Opt::LoadSchedule, "load-schedule", REQ),
-    long(Opt::LoadCpus, "load-cpus", REQ),
-    long(Opt::Explain, "explain", ValueKind::Optional(Peek::Number)),
-    long(Opt::ExplainThreshold, "explain-threshold", REQ),
-    long(Opt::ExplainTrace, "explain-trace", REQ),
-    // Hidden: the deterministic test seam.
-    long(Opt::Synthetic, "synthetic", REQ),
-];
+static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
+    let short = OptSpec::c_short;
+    let long = OptSpec::new_long;
+    let mut rows = vec![
+        short(Opt::Gnuplot, 'g', REQ),
+        short(Opt::Histograms, 'h', NO),
+        short(Opt::Period, 'p', REQ),
+        short(Opt::Lines, 'l', REQ),
+        short(Opt::Duration, 'T', REQ),
+        short(Opt::Quiet, 'q', NO),
+        short(Opt::HistogramSize, 'H', REQ),
+        short(Opt::BucketSize, 'B', REQ),
+        short(Opt::Stats, 's', NO),
+        short(Opt::Device, 'D', REQ),
+        short(Opt::TestMode, 't', REQ),
+        short(Opt::Freeze, 'f', NO),
+        short(Opt::Cpu, 'c', REQ),
+        short(Opt::Priority, 'P', REQ),
+        short(Opt::BreakOnSwitch, 'b', NO),
+        long(Opt::Help, "help", NO),
+        outputs::JSON_NEW.map(Opt::Out),
+        long(Opt::Verdict, "verdict", NO),
+    ];
+    rows.extend(gates::ROWS.map(|r| r.map(Opt::Gate)));
+    rows.extend(load_options::ROWS.map(|r| r.map(Opt::Load)));
+    rows.extend([
+        long(Opt::Explain, "explain", ValueKind::Optional(Peek::Number)),
+        long(Opt::ExplainThreshold, "explain-threshold", REQ),
+        long(Opt::ExplainTrace, "explain-trace", REQ),
+        // Hidden: the deterministic test seam.
+        long(Opt::Synthetic, "synthetic", REQ),
+    ]);
+    rows
+});
 
 impl OptionName for Opt {
     fn spelling(self) -> String {
-        spelling(self, OPTIONS)
+        spelling(self, OPTIONS.iter())
     }
 }
 
@@ -155,7 +134,6 @@ const DEFAULT_LINES: u64 = 21;
 const INTERVAL_RING: usize = 64;
 
 const MAX_PERIOD_US: i64 = 1_000_000;
-const MAX_BUCKETS: i64 = 1_000_000;
 const MAX_BUCKET_NS: i64 = 1_000_000_000;
 const MAX_LINES: i64 = 1_000_000;
 
@@ -176,10 +154,9 @@ struct Raw {
     cpu: Option<String>,
     priority: Option<String>,
     break_on_switch: bool,
-    json: Option<OsString>,
+    outputs: OutputArgs,
     verdict: bool,
-    fail_if: Option<String>,
-    junit: Option<OsString>,
+    gates: GateArgs,
     load: LoadArgs,
     synthetic: Option<String>,
     explain: ExplainArgs,
@@ -192,7 +169,7 @@ pub fn parse(
     cmdline: String,
     system: &SystemView,
 ) -> Result<Invocation, UsageError> {
-    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
+    let items = getopt_long(args, &OPTIONS).map_err(|e| UsageError(e.to_string()))?;
     let mut raw = Raw::default();
     for item in opt_values(items) {
         let (id, value) = item?;
@@ -215,13 +192,10 @@ pub fn parse(
             Opt::Cpu => raw.cpu = Some(val()?),
             Opt::Priority => raw.priority = Some(val()?),
             Opt::BreakOnSwitch => raw.break_on_switch = true,
-            Opt::Json => raw.json = Some(path()),
             Opt::Verdict => raw.verdict = true,
-            Opt::FailIf => raw.fail_if = Some(val()?),
-            Opt::Junit => raw.junit = Some(path()),
-            Opt::Load => raw.load.load = Some(val()?),
-            Opt::LoadSchedule => raw.load.schedule = Some(val()?),
-            Opt::LoadCpus => raw.load.cpus = Some(val()?),
+            Opt::Out(which) => raw.outputs.set(which, value, id)?,
+            Opt::Gate(which) => raw.gates.set(which, value, id)?,
+            Opt::Load(which) => raw.load.set(which, val()?),
             Opt::Synthetic => raw.synthetic = Some(val()?),
             Opt::Explain => raw.explain.explain = Some(optional_text(id, value.as_deref())?),
             Opt::ExplainThreshold => raw.explain.threshold = Some(val()?),
@@ -323,20 +297,15 @@ fn build(
         }
         None => None,
     };
-    let duration_secs = match &raw.duration {
-        Some(text) => parse_duration(text)?,
+    let duration = match &raw.duration {
+        Some(text) => duration_option(Opt::Duration, text)?,
         None => None,
     };
-    let load = raw
-        .load
-        .validate([Opt::Load, Opt::LoadSchedule, Opt::LoadCpus], system)?;
+    let load = raw.load.validate(Opt::Load, system)?;
     // A schedule (whole seconds) ends the run when it ends, unless -T
     // comes first.
-    let duration_secs = run_duration(
-        duration_secs.map(|s| Nanos((s as i64).saturating_mul(1_000_000_000))),
-        load.as_ref(),
-    )
-    .map(|d| (d.as_nanos() / 1_000_000_000) as u64);
+    let duration_secs =
+        run_duration(duration, load.as_ref()).map(|d| (d.as_nanos() / 1_000_000_000) as u64);
     let lines_per_header = int_in_or(
         Opt::Lines,
         raw.lines.as_deref(),
@@ -347,7 +316,7 @@ fn build(
     let buckets = int_in_or(
         Opt::HistogramSize,
         raw.histogram_size.as_deref(),
-        1..=MAX_BUCKETS,
+        1..=outputs::MAX_BUCKETS,
         "a number of histogram buckets",
         DEFAULT_BUCKETS,
     )?;
@@ -362,11 +331,7 @@ fn build(
         Some(text) => Some(output_path(Opt::Gnuplot, text)?),
         None => None,
     };
-    let json = match &raw.json {
-        Some(text) if text == "-" => Some(OutputTarget::Stdout),
-        Some(text) => Some(OutputTarget::File(output_path(Opt::Json, text)?)),
-        None => None,
-    };
+    let json = raw.outputs.validate(Opt::Out, "microseconds")?.json;
     let quiet = match (raw.quiet, duration_secs) {
         (true, None) => {
             // Xenomai's own warning, and like Xenomai the run goes on
@@ -377,10 +342,7 @@ fn build(
         (quiet, _) => quiet,
     };
     let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
-    let gates = super::gates::gate_plan(
-        (Opt::FailIf, raw.fail_if.as_deref()),
-        (Opt::Junit, raw.junit.as_deref()),
-    )?;
+    let gates = raw.gates.validate(Opt::Gate)?;
 
     let keeps_histograms = raw.histograms || raw.stats || gnuplot.is_some();
     let engine = CyclicConfig {
@@ -460,28 +422,6 @@ fn build(
         explain,
     };
     Ok((settings, warnings))
-}
-
-/// A file the run writes at its end, checked writable now, before
-/// anything is measured.
-fn output_path(id: Opt, raw: &std::ffi::OsStr) -> Result<PathBuf, UsageError> {
-    new_file_path(id, raw, "write", DirReport::Detailed)
-}
-
-/// `-T`: whole seconds (Xenomai's), or with a suffix s, m, h or d; 0 for
-/// no limit.
-fn parse_duration(text: &str) -> Result<Option<u64>, UsageError> {
-    match rtlat_args::values::duration(text) {
-        Ok(nanos) => Ok(nanos.map(|n| (n.as_nanos() / 1_000_000_000) as u64)),
-        Err(DurationError::Malformed) => Err(invalid(
-            Opt::Duration,
-            text,
-            rtlat_args::values::DURATION_EXPECTED,
-        )),
-        Err(DurationError::SecondsOverflow | DurationError::TooLong) => {
-            Err(invalid(Opt::Duration, text, "too long: at most 292 years"))
-        }
-    }
 }
 
 fn list_cpus(cpus: &[usize]) -> String {
@@ -575,6 +515,7 @@ samples, in microseconds whatever the bucket width.
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::OutputTarget;
     use rtlat_core::config::TimeSourceKind;
     use std::path::PathBuf;
 

@@ -1,5 +1,6 @@
 //! `--load SPEC`, `--load-schedule SCHEDULE` and `--load-cpus LIST`, the
-//! same in every measuring tool's command line, validated into a
+//! same in every measuring tool's command line: their rows, raw values,
+//! the help line of `--load-cpus`, and their validation into a
 //! [`LoadSchedule`] before anything starts.
 
 use std::path::PathBuf;
@@ -10,7 +11,32 @@ use rtlat_core::load::{LoadPlan, parse_spec};
 use rtlat_core::units::Nanos;
 
 use rtlat_args::UsageError;
+use rtlat_args::getopt::{OptSpec, REQ};
 use rtlat_args::values::{DurationError, OptionName, SystemView, duration, invalid};
+
+/// The three options, as a tool's table wraps them (`Opt::Load`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadOpt {
+    /// `--load SPEC`.
+    Load,
+    /// `--load-schedule SCHEDULE`.
+    Schedule,
+    /// `--load-cpus LIST`.
+    Cpus,
+}
+
+/// The rows (ours, long only).
+pub const ROWS: [OptSpec<LoadOpt>; 3] = [
+    OptSpec::new_long(LoadOpt::Load, "load", REQ),
+    OptSpec::new_long(LoadOpt::Schedule, "load-schedule", REQ),
+    OptSpec::new_long(LoadOpt::Cpus, "load-cpus", REQ),
+];
+
+/// The help line of `--load-cpus`.
+pub const LOAD_CPUS_HELP: &str = concat!(
+    "      --load-cpus=LIST   run the load on these CPUs only (0-3,8), one worker\n",
+    "                         per CPU of LIST by default\n",
+);
 
 /// The raw values of the three options as a command line's parser
 /// collects them (the last one wins).
@@ -25,19 +51,28 @@ pub struct LoadArgs {
 }
 
 impl LoadArgs {
-    /// The validated load ([`load_schedule`]); `ids` spell `--load`,
-    /// `--load-schedule` and `--load-cpus` in messages. `io` makes its
+    /// Keeps `value` for `which`.
+    pub fn set(&mut self, which: LoadOpt, value: String) {
+        match which {
+            LoadOpt::Load => self.load = Some(value),
+            LoadOpt::Schedule => self.schedule = Some(value),
+            LoadOpt::Cpus => self.cpus = Some(value),
+        }
+    }
+
+    /// The validated load ([`load_schedule`]); `wrap` turns [`LoadOpt`]
+    /// into the tool's id, which spells it in messages. `io` makes its
     /// files in $TMPDIR or /tmp.
     pub fn validate<O: OptionName>(
         &self,
-        [load, schedule, cpus]: [O; 3],
+        wrap: impl Fn(LoadOpt) -> O,
         system: &SystemView,
     ) -> Result<Option<LoadSchedule>, UsageError> {
         load_schedule(
             LoadOptions {
-                load: (load, self.load.as_deref()),
-                schedule: (schedule, self.schedule.as_deref()),
-                cpus: (cpus, self.cpus.as_deref()),
+                load: (wrap(LoadOpt::Load), self.load.as_deref()),
+                schedule: (wrap(LoadOpt::Schedule), self.schedule.as_deref()),
+                cpus: (wrap(LoadOpt::Cpus), self.cpus.as_deref()),
             },
             system,
             std::env::temp_dir(),

@@ -9,5 +9,7 @@ pub mod ipc;
 pub mod latency;
 pub mod load;
 pub mod load_options;
+pub mod output_options;
 pub mod run;
 pub mod signaltest;
+pub mod stop_options;

@@ -44,7 +44,7 @@ fn run_cyclictest(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
 fn run_signaltest(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
     use super::signaltest::{Invocation, help_text, parse};
     match parse(args, cmdline, &SystemView::of_this_process())? {
-        Invocation::Help => help(help_text()),
+        Invocation::Help => help(&help_text()),
         Invocation::Run { settings, warnings } => {
             print_warnings(&warnings);
             signaltest::run::run(&settings)

@@ -6,21 +6,22 @@
 //! Unlike C, every value is checked and a bad one is a one-line
 //! [`UsageError`] naming the option, the value and what is accepted.
 
-use std::ffi::{OsStr, OsString};
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::sync::LazyLock;
 
 use rtlat_core::config::SchedPolicy;
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::ring::{C_PACING, RingConfig, RingThreadPlan};
-use rtlat_core::units::Nanos;
 
-use crate::output::OutputTarget;
+use super::gates::{self, GateArgs, GateOpt};
+use super::load_options::{self, LoadArgs, LoadOpt};
+use super::output_options::{self as outputs, OutputArgs, OutputOpt};
+use super::stop_options::{self as stop, StopArgs, StopOpt};
 use crate::signaltest::settings::Settings;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, Peek, ValueKind, getopt_long};
+use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
 use rtlat_args::values::{
-    DirReport, DurationError, OptionName, SystemView, int_in, invalid, loop_limit, opt_values,
-    optional_text, spelling, text, time_source,
+    OptionName, SystemView, int_in, invalid, opt_values, optional_text, spelling, text, time_source,
 };
 
 /// What the command line asks for.
@@ -41,77 +42,60 @@ pub enum Invocation {
 enum Opt {
     Affinity,
     Breaktrace,
-    Duration,
     Help,
-    Json,
-    Loops,
     Mlockall,
     Priority,
     Quiet,
     Smp,
     Threads,
     Verbose,
-    Histogram,
-    Histfile,
     Nsecs,
     Verdict,
     Synthetic,
-}
-
-const NO: ValueKind = ValueKind::None;
-const REQ: ValueKind = ValueKind::Required;
-
-const fn opt(
-    id: Opt,
-    short: Option<char>,
-    long: &'static str,
-    value: ValueKind,
-    in_2_4: bool,
-) -> OptSpec<Opt> {
-    OptSpec {
-        id,
-        short,
-        long: Some(long),
-        value,
-        in_2_4,
-    }
+    Stop(StopOpt),
+    Out(OutputOpt),
+    Gate(GateOpt),
+    Load(LoadOpt),
 }
 
 /// signaltest 2.4's options, then ours (long only, never changing what a
 /// 2.4 abbreviation means: `--h` stays `--help`).
-const OPTIONS: &[OptSpec<Opt>] = &[
-    opt(
-        Opt::Affinity,
-        Some('a'),
-        "affinity",
-        ValueKind::Optional(Peek::CpuList),
-        true,
-    ),
-    opt(Opt::Breaktrace, Some('b'), "breaktrace", REQ, true),
-    opt(Opt::Duration, Some('D'), "duration", REQ, true),
-    opt(Opt::Help, Some('h'), "help", NO, true),
-    opt(Opt::Json, None, "json", REQ, true),
-    opt(Opt::Loops, Some('l'), "loops", REQ, true),
-    opt(Opt::Mlockall, Some('m'), "mlockall", NO, true),
-    opt(Opt::Priority, Some('p'), "priority", REQ, true),
-    opt(Opt::Quiet, Some('q'), "quiet", NO, true),
-    opt(Opt::Smp, Some('S'), "smp", NO, true),
-    opt(Opt::Threads, Some('t'), "threads", REQ, true),
-    opt(Opt::Verbose, Some('v'), "verbose", NO, true),
-    opt(Opt::Histogram, None, "histogram", REQ, false),
-    opt(Opt::Histfile, None, "histfile", REQ, false),
-    opt(Opt::Nsecs, None, "nsecs", NO, false),
-    opt(Opt::Verdict, None, "verdict", NO, false),
+static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
+    let mut rows = vec![
+        OptSpec::c(
+            Opt::Affinity,
+            Some('a'),
+            "affinity",
+            ValueKind::Optional(Peek::CpuList),
+        ),
+        OptSpec::c(Opt::Breaktrace, Some('b'), "breaktrace", REQ),
+        stop::DURATION.map(Opt::Stop),
+        OptSpec::c(Opt::Help, Some('h'), "help", NO),
+        outputs::JSON.map(Opt::Out),
+        stop::LOOPS.map(Opt::Stop),
+        OptSpec::c(Opt::Mlockall, Some('m'), "mlockall", NO),
+        OptSpec::c(Opt::Priority, Some('p'), "priority", REQ),
+        OptSpec::c(Opt::Quiet, Some('q'), "quiet", NO),
+        OptSpec::c(Opt::Smp, Some('S'), "smp", NO),
+        OptSpec::c(Opt::Threads, Some('t'), "threads", REQ),
+        OptSpec::c(Opt::Verbose, Some('v'), "verbose", NO),
+        outputs::HISTOGRAM.map(Opt::Out),
+        outputs::HISTFILE.map(Opt::Out),
+        OptSpec::new_long(Opt::Nsecs, "nsecs", NO),
+        OptSpec::new_long(Opt::Verdict, "verdict", NO),
+    ];
+    rows.extend(gates::ROWS.map(|r| r.map(Opt::Gate)));
+    rows.extend(load_options::ROWS.map(|r| r.map(Opt::Load)));
     // Hidden: the deterministic test seam.
-    opt(Opt::Synthetic, None, "synthetic", REQ, false),
-];
+    rows.push(OptSpec::new_long(Opt::Synthetic, "synthetic", REQ));
+    rows
+});
 
 const MAX_THREADS: i64 = 65_536;
-const MAX_BUCKETS: i64 = 1_000_000;
 
 impl OptionName for Opt {
     fn spelling(self) -> String {
-        spelling(self, OPTIONS)
+        spelling(self, OPTIONS.iter())
     }
 }
 
@@ -120,20 +104,19 @@ struct Raw {
     /// `Some(None)`: `-a` without a set.
     affinity: Option<Option<String>>,
     breaktrace: Option<String>,
-    duration: Option<String>,
-    json: Option<OsString>,
-    loops: Option<String>,
     mlockall: bool,
     priority: Option<String>,
     quiet: bool,
     smp: bool,
     threads: Option<String>,
     verbose: bool,
-    histogram: Option<String>,
-    histfile: Option<OsString>,
     nsecs: bool,
     verdict: bool,
     synthetic: Option<String>,
+    stop: StopArgs,
+    outputs: OutputArgs,
+    gates: GateArgs,
+    load: LoadArgs,
 }
 
 /// Reads the `rtlat signaltest` command line (`args` without the program
@@ -143,30 +126,28 @@ pub fn parse(
     cmdline: String,
     system: &SystemView,
 ) -> Result<Invocation, UsageError> {
-    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
+    let items = getopt_long(args, &OPTIONS).map_err(|e| UsageError(e.to_string()))?;
     let mut raw = Raw::default();
     for item in opt_values(items) {
         let (id, value) = item?;
         let val = || text(id, value.as_deref());
-        let path = || value.clone().unwrap_or_default();
         match id {
             Opt::Help => return Ok(Invocation::Help),
             Opt::Affinity => raw.affinity = Some(optional_text(id, value.as_deref())?),
             Opt::Breaktrace => raw.breaktrace = Some(val()?),
-            Opt::Duration => raw.duration = Some(val()?),
-            Opt::Json => raw.json = Some(path()),
-            Opt::Loops => raw.loops = Some(val()?),
             Opt::Mlockall => raw.mlockall = true,
             Opt::Priority => raw.priority = Some(val()?),
             Opt::Quiet => raw.quiet = true,
             Opt::Smp => raw.smp = true,
             Opt::Threads => raw.threads = Some(val()?),
             Opt::Verbose => raw.verbose = true,
-            Opt::Histogram => raw.histogram = Some(val()?),
-            Opt::Histfile => raw.histfile = Some(path()),
             Opt::Nsecs => raw.nsecs = true,
             Opt::Verdict => raw.verdict = true,
             Opt::Synthetic => raw.synthetic = Some(val()?),
+            Opt::Stop(which) => raw.stop.set(which, val()?),
+            Opt::Out(which) => raw.outputs.set(which, value, id)?,
+            Opt::Gate(which) => raw.gates.set(which, value, id)?,
+            Opt::Load(which) => raw.load.set(which, val()?),
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -239,14 +220,9 @@ fn build(
         SchedPolicy::Other
     };
 
-    let loops = match &raw.loops {
-        Some(text) => loop_limit(Opt::Loops, text, "a number of round trips for thread 0")?,
-        None => None,
-    };
-    let duration = match &raw.duration {
-        Some(text) => parse_duration(text)?,
-        None => None,
-    };
+    let limits = raw
+        .stop
+        .validate(Opt::Stop, "a number of round trips for thread 0")?;
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
     let break_threshold = match &raw.breaktrace {
         Some(text) => Some(int_in(
@@ -257,34 +233,23 @@ fn build(
         )?),
         None => None,
     };
-    let buckets = match &raw.histogram {
-        Some(text) => Some(int_in(
-            Opt::Histogram,
-            text,
-            1..=MAX_BUCKETS,
-            "a number of one-unit histogram buckets",
-        )? as usize),
-        None => None,
-    };
-    let histfile = match &raw.histfile {
-        Some(text) => {
-            let path = new_file_path(Opt::Histfile, text)?;
-            if buckets.is_none() {
-                warnings.push(
-                    "WARN: --histfile given without --histogram; no histogram is written"
-                        .to_owned(),
-                );
-            }
-            Some(path)
-        }
-        None => None,
-    };
-    let json = match &raw.json {
-        Some(text) if text == "-" => Some(OutputTarget::Stdout),
-        Some(text) => Some(OutputTarget::File(new_file_path(Opt::Json, text)?)),
-        None => None,
-    };
+    let outputs = raw.outputs.validate(Opt::Out, &unit)?;
+    warnings.extend(outputs.warnings);
     let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
+    let gates = raw.gates.validate(Opt::Gate)?;
+    gates::refuse_percentiles(
+        gates.as_ref(),
+        Opt::Gate(GateOpt::FailIf),
+        "a signaltest run",
+    )?;
+    if raw.load.schedule.is_some() {
+        return Err(UsageError(format!(
+            "{}: a signaltest run keeps no per-phase figures; use {} SPEC for a constant load",
+            Opt::Load(LoadOpt::Schedule).spelling(),
+            Opt::Load(LoadOpt::Load).spelling()
+        )));
+    }
+    let load = raw.load.validate(Opt::Load, system)?;
 
     let threads = (0..nthreads)
         .map(|index| RingThreadPlan {
@@ -299,51 +264,31 @@ fn build(
             threads,
             signal: signal_hook::consts::SIGUSR1,
             resolution,
-            loops,
-            duration,
+            loops: limits.loops,
+            duration: limits.duration,
             break_threshold,
-            histogram_buckets: buckets,
+            histogram_buckets: outputs.buckets,
             sample_ring: raw.verbose,
             pacing: Some(C_PACING),
             source,
         },
         quiet: raw.quiet,
         verbose: raw.verbose,
-        histogram: buckets.map(|_| histfile.map_or(OutputTarget::Stdout, OutputTarget::File)),
-        json,
+        histogram: outputs.histogram,
+        json: outputs.json,
         verdict: raw.verdict,
         mlockall: raw.mlockall,
         cmdline,
+        gates,
+        load,
     };
     Ok((settings, warnings))
 }
 
-/// `-D`: whole seconds with an optional single suffix s, m, h or d.
-fn parse_duration(text: &str) -> Result<Option<Nanos>, UsageError> {
-    rtlat_args::values::duration(text).map_err(|e| match e {
-        DurationError::Malformed => {
-            invalid(Opt::Duration, text, rtlat_args::values::DURATION_EXPECTED)
-        }
-        DurationError::SecondsOverflow | DurationError::TooLong => invalid(
-            Opt::Duration,
-            text,
-            "too long: at most 292 years (9223372036 seconds)",
-        ),
-    })
-}
-
-/// A file the run writes at its end, checked writable now (its directory
-/// exists, the name fits, a file can be made there).
-fn new_file_path(id: Opt, raw: &OsStr) -> Result<PathBuf, UsageError> {
-    rtlat_args::values::new_file_path(id, raw, "write", DirReport::Missing)
-}
-
 /// The text of `rtlat signaltest --help`.
-pub fn help_text() -> &'static str {
-    HELP
-}
-
-const HELP: &str = "\
+pub fn help_text() -> String {
+    format!(
+        "\
 rtlat signaltest: measure how long a signal takes to go round a ring of threads
 
 Usage: rtlat signaltest [OPTIONS]
@@ -372,35 +317,55 @@ Ring and scheduling:
 
 When to stop (by default the run goes on until Ctrl-C):
   -l, --loops=N          stop once thread 0 has N samples; 0: no limit [0]
-  -D, --duration=TIME    stop after TIME: seconds, or a number followed by
-                         s, m, h or d (30s, 10m, 2h, 1d); 0: no limit [0]
-  -b, --breaktrace=US    stop at thread 0's first sample above US, say so,
+{duration}  -b, --breaktrace=US    stop at thread 0's first sample above US, say so,
                          and stop the kernel trace if tracefs is mounted
 
 Output:
   -q, --quiet            no live display; one line per thread at the end
   -v, --verbose          print every sample of thread 0 (thread:count:value)
                          instead of the live display
-      --json=FILE        write the results as JSON to FILE (- for stdout)
-      --histogram=US     at the end, print a histogram of US one-unit
+{json}      --histogram=US     at the end, print a histogram of US one-unit
                          buckets per thread (as cyclictest -h)
-      --histfile=PATH    write that histogram to PATH instead of stdout
-      --nsecs            report nanoseconds instead of microseconds (-b
+{histfile}      --nsecs            report nanoseconds instead of microseconds (-b
                          too)
       --verdict          at the end, print each thread's missed periods and
                          the verdict on the run (trustworthy, caveats or
                          untrustworthy, with the reasons; always in the JSON)
 
+Gates for CI (checked after every output is written; exit status 3):
+      --fail-if=LIMITS   fail when a thread, or all threads together, break a
+                         limit: comma-separated METRIC OP VALUE, METRIC one
+                         of min avg max overruns (a ring keeps no
+                         percentiles), OP one of > >= < <= (the failing
+                         condition), VALUE with ns, us, ms or s (us if
+                         none): 'max>100us,avg>40us'; and verdict=LEVEL
+                         (required) or verdict!=LEVEL (refused), LEVEL
+                         trustworthy, caveats or untrustworthy
+{junit}
+Background load (see rtlat load --help for the kinds):
+      --load=SPEC        run load beside the ring, from before the first trip
+                         to after the last: KIND[:WORKERS],...; one '# load'
+                         line per kind at the end, \"load\" in the JSON
+{load_cpus}
   -h, --help             print this help and exit
 
 Example: a ring of four threads at priority 80, 10000 trips, summary only:
   rtlat signaltest -m -t 4 -p 80 -l 10000 -q
-";
+",
+        duration = stop::DURATION_HELP,
+        json = outputs::JSON_HELP,
+        histfile = outputs::HISTFILE_HELP,
+        junit = gates::JUNIT_HELP,
+        load_cpus = load_options::LOAD_CPUS_HELP,
+    )
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::OutputTarget;
     use rtlat_core::config::TimeSourceKind;
+    use rtlat_core::units::Nanos;
     use rtlat_core::units::Resolution;
 
     fn system() -> SystemView {

@@ -12,7 +12,6 @@ use crate::report::RunMeta;
 use crate::report::json::{
     Buckets, DisturbancesDto, Extras, round_decimals, write_thread_document,
 };
-use crate::report::verdict::Verdict;
 
 /// Min as signaltest shows it before the first sample.
 const MIN_BEFORE_FIRST: i64 = 1_000_000;
@@ -93,19 +92,15 @@ pub fn write_sample_line(
 /// Writes the JSON document: the rt-tests envelope, then signaltest's
 /// `num_threads` and `thread` members. Ours are added: `resolution_in_ns`,
 /// and per thread `min_ns`, `max_ns`, `mean_ns`, `tid`, `priority` and,
-/// with `--histogram`, `histogram`; and the run's `verdict`.
+/// with `--histogram`, `histogram`; and the run's `verdict` (and its
+/// `load` with `--load`).
 pub fn write_json(
     w: &mut impl Write,
     report: &RunReport,
     meta: &RunMeta,
-    verdict: &Verdict,
+    extras: &Extras<'_, '_>,
 ) -> io::Result<()> {
-    let extras = Extras {
-        load: None,
-        verdict,
-        explain: None,
-    };
-    write_thread_document(w, report, meta, None, extras, ThreadDto::from)
+    write_thread_document(w, report, meta, None, *extras, ThreadDto::from)
 }
 
 #[derive(Serialize)]

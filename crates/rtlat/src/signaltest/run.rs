@@ -1,12 +1,14 @@
 //! Carries out one `rtlat signaltest` run: privilege check, the trace file
-//! of `-b`, `mlockall`, signal handlers, the ring, the live display (thread
-//! 0's line redrawn every 10 ms, or its samples with `-v`) until the run
-//! ends, then every thread's `T:` line, the JSON and the histogram. Every
-//! way a run ends (loops, duration, `-b`, a signal, a closed stdout) goes
-//! through the same final outputs.
+//! of `-b`, `mlockall`, signal handlers, the `--load` beside the ring, the
+//! ring, the live display (thread 0's line redrawn every 10 ms, or its
+//! samples with `-v`) until the run ends, then every thread's `T:` line,
+//! the JSON, the histogram, the `# load` and `--verdict` lines and the
+//! `--fail-if` gates. Every way a run ends (loops, duration, `-b`, a
+//! signal, a closed stdout, a failed load) goes through the same final
+//! outputs.
 
 use std::io::{self, Write};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use rtlat_core::config::{SchedPolicy, TimeSourceKind};
@@ -18,10 +20,13 @@ use rtlat_sys::tracefs::{self, TraceControl};
 use super::output::{write_json, write_sample_line, write_status_line, write_thread_line};
 use super::settings::Settings;
 use crate::host::Host;
+use crate::load::beside::LoadBeside;
 use crate::output::{FirstFailure, Stdout, end_run, write_to};
 use crate::report::RunMeta;
+use crate::report::closing::write_closing_lines;
 use crate::report::histogram::write_histogram;
-use crate::report::verdict::{self, SystemWatch, Verdict};
+use crate::report::json::Extras;
+use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory, note_not_realtime};
 use crate::run_audit;
 use crate::signals::SignalFlags;
@@ -66,7 +71,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let audit = run_audit::audit_run(
         host,
         settings.json.is_some() || settings.verdict,
-        None,
+        settings.gates.as_ref(),
         &run_audit::request(
             ring.threads.iter().map(|t| t.cpu),
             ring.needs_realtime().then(|| ring.max_priority()),
@@ -83,8 +88,10 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         lock_memory()?;
     }
     let signals = SignalFlags::install()?;
+    let mut load = LoadBeside::start(settings.load.as_ref())?;
     let system = SystemWatch::start(!synthetic, ring.threads.iter().map(|t| t.cpu));
     let running = engine.start().context("starting the ring threads")?;
+    load.set_origin(Instant::now());
     if let Some((index, error)) = running.setup_error() {
         running.finish(false);
         bail!(describe_thread_error(index, error, settings));
@@ -110,9 +117,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         host,
         signals: &signals,
     }
-    .until_end(&mut verbose, &mut out)?;
+    .until_end(&mut verbose, &mut out, &mut load)?;
+    let run_time = running.started().elapsed();
     let report = running.finish(external_stop);
     let system = system.finish();
+    let load = load.stop();
     if mode == Mode::Verbose {
         // The samples taken after the last batch: nothing is lost.
         out.emit(|w| verbose.drain(w, &shared.channels[0]));
@@ -128,13 +137,34 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .threads
         .iter()
         .find_map(|t| t.error.map(|e| (t.index, e)));
-    let status: u8 = u8::from(thread_failure.is_some());
+    let status: u8 = u8::from(thread_failure.is_some() || load.failure.is_some());
     let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
     let verdict = verdict::judge(&report, &meta, system.as_ref());
-    let written = write_final_outputs(settings, &report, &meta, &verdict, &mut out);
-    let failure =
-        thread_failure.map(|(index, error)| describe_thread_error(index, error, settings));
-    end_run(&mut out, written, failure, status)
+    let load_results = load.results(settings.load.as_ref(), (!synthetic).then_some(run_time));
+    let extras = Extras {
+        load: load_results.as_ref(),
+        verdict: &verdict,
+        explain: None,
+    };
+    let written = write_final_outputs(settings, &report, &meta, &extras, &mut out);
+    let failure = thread_failure
+        .map(|(index, error)| describe_thread_error(index, error, settings))
+        .or_else(|| load.failure.clone());
+    let status = end_run(&mut out, written, failure, status)?;
+    let duration_s = if synthetic {
+        0.0
+    } else {
+        run_time.as_secs_f64()
+    };
+    crate::gate::apply(
+        settings.gates.as_ref(),
+        &report,
+        &verdict,
+        "thread",
+        "signaltest",
+        duration_s,
+        status,
+    )
 }
 
 /// The main thread while the ring runs.
@@ -148,13 +178,24 @@ struct Display<'a> {
 
 impl Display<'_> {
     /// Shows the live output until the run ends by itself or is stopped.
-    /// Returns whether the stop came from outside (signal or closed stdout).
-    fn until_end(&self, verbose: &mut VerbosePrinter, out: &mut Stdout) -> anyhow::Result<bool> {
+    /// Returns whether the stop came from outside (signal, closed stdout
+    /// or a failed `--load`). `load` is driven (its phases, its workers'
+    /// health) at every frame.
+    fn until_end(
+        &self,
+        verbose: &mut VerbosePrinter,
+        out: &mut Stdout,
+        load: &mut LoadBeside<'_>,
+    ) -> anyhow::Result<bool> {
+        let stop = |load: &mut LoadBeside<'_>| {
+            load.drive();
+            self.signals.stop_requested() || load.failed()
+        };
         if self.host == Host::Pinned {
             // A synthetic ring finishes in an instant: show its final state
             // only, so that the output is the same every time.
             while !self.running.reached_end() {
-                if self.signals.stop_requested() {
+                if stop(load) {
                     return Ok(true);
                 }
                 std::thread::sleep(Duration::from_millis(1));
@@ -176,7 +217,7 @@ impl Display<'_> {
             if self.signals.take_status_request() {
                 stdio::to_stderr(|w| self.write_status_block(w));
             }
-            if self.signals.stop_requested() {
+            if stop(load) {
                 return Ok(true);
             }
             if self.mode == Mode::Frames {
@@ -260,13 +301,13 @@ impl VerbosePrinter {
 
 /// Every thread's `T:` line (after `Thread N exceeded trace limit.` for
 /// the thread that broke the run), then the JSON, then the histogram, then
-/// the `--verdict` lines.
+/// the closing `# load` and `--verdict` lines (as cyclictest's).
 /// Every output is attempted; the first failure is returned.
 fn write_final_outputs(
     settings: &Settings,
     report: &RunReport,
     meta: &RunMeta,
-    verdict: &Verdict,
+    extras: &Extras<'_, '_>,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
     let mut failures = FirstFailure::default();
@@ -281,7 +322,7 @@ fn write_final_outputs(
     });
     if let Some(target) = &settings.json {
         failures.keep(write_to(target, out, "--json", |mut w| {
-            write_json(&mut w, report, meta, verdict)
+            write_json(&mut w, report, meta, extras)
         }));
     }
     if let Some(target) = &settings.histogram {
@@ -289,9 +330,13 @@ fn write_final_outputs(
             write_histogram(&mut w, report, false)
         }));
     }
-    if settings.verdict {
-        out.emit(|w| verdict.write_text(w, report, "Thread"));
-    }
+    failures.keep(write_closing_lines(
+        out,
+        report,
+        extras,
+        None,
+        settings.verdict,
+    ));
     failures.into_result()
 }
 

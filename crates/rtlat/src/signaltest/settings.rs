@@ -1,8 +1,10 @@
 //! The validated settings of one `rtlat signaltest` run: the ring itself
 //! ([`RingConfig`]) and the process set-up and output choices around it.
 
+use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::ring::RingConfig;
 
+use crate::gate::GatePlan;
 use crate::output::OutputTarget;
 
 /// Everything `rtlat signaltest` needs to run.
@@ -25,4 +27,8 @@ pub struct Settings {
     pub mlockall: bool,
     /// The command line as given, for the JSON `cmdline:` key.
     pub cmdline: String,
+    /// `--fail-if` and `--junit`.
+    pub gates: Option<GatePlan>,
+    /// `--load`: load beside the ring (one constant phase).
+    pub load: Option<LoadSchedule>,
 }

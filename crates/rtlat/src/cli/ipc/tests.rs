@@ -2,6 +2,7 @@
 //! edge values, every error.
 
 use super::*;
+use crate::output::OutputTarget;
 use rtlat_core::units::Resolution;
 
 const TOOLS: [PairTool; 4] = [

@@ -1,0 +1,239 @@
+//! The output files and blocks several tools share: `--json FILE`, the
+//! end-of-run histogram (`-h/--histogram N`, cyclictest's `-H/--histofall
+//! N`) and `--histfile PATH`: their rows, raw values, validation (the same
+//! message for the same bad value in every tool) and help lines.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use crate::output::OutputTarget;
+use rtlat_args::UsageError;
+use rtlat_args::getopt::{OptSpec, REQ};
+use rtlat_args::values::{DirReport, OptionName, int_in, new_file_path, text};
+
+/// The options, as a tool's table wraps them (`Opt::Out`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputOpt {
+    /// `--json FILE`.
+    Json,
+    /// `-h/--histogram N` (cyclictest) or `--histogram N`.
+    Histogram,
+    /// cyclictest's `-H/--histofall N`.
+    Histofall,
+    /// `--histfile PATH`.
+    Histfile,
+}
+
+/// `--json` of a C tool (2.4 has it).
+pub const JSON: OptSpec<OutputOpt> = OptSpec::c(OutputOpt::Json, None, "json", REQ);
+/// `--json` of a tool whose C version has none (latency).
+pub const JSON_NEW: OptSpec<OutputOpt> = OptSpec::new_long(OutputOpt::Json, "json", REQ);
+/// cyclictest's `-h/--histogram` (2.4).
+pub const HISTOGRAM_C: OptSpec<OutputOpt> =
+    OptSpec::c(OutputOpt::Histogram, Some('h'), "histogram", REQ);
+/// cyclictest's `-H/--histofall` (2.4).
+pub const HISTOFALL_C: OptSpec<OutputOpt> =
+    OptSpec::c(OutputOpt::Histofall, Some('H'), "histofall", REQ);
+/// cyclictest's `--histfile` (2.4).
+pub const HISTFILE_C: OptSpec<OutputOpt> = OptSpec::c(OutputOpt::Histfile, None, "histfile", REQ);
+/// `--histogram` of a tool whose `-h` is help (ours, long only).
+pub const HISTOGRAM: OptSpec<OutputOpt> = OptSpec::new_long(OutputOpt::Histogram, "histogram", REQ);
+/// `--histfile` of those tools (ours, long only).
+pub const HISTFILE: OptSpec<OutputOpt> = OptSpec::new_long(OutputOpt::Histfile, "histfile", REQ);
+
+/// The most one-unit buckets a histogram may have.
+pub const MAX_BUCKETS: i64 = 1_000_000;
+
+/// The help line of `--json`.
+pub const JSON_HELP: &str =
+    "      --json=FILE        write the results as JSON to FILE (- for stdout)\n";
+/// The help line of `--histfile`.
+pub const HISTFILE_HELP: &str =
+    "      --histfile=PATH    write the histogram to PATH instead of stdout\n";
+
+/// The raw values as the parser collects them (the last one wins).
+#[derive(Clone, Debug, Default)]
+pub struct OutputArgs {
+    /// `--json`, any bytes.
+    pub json: Option<OsString>,
+    /// The bucket count and the option that gave it last.
+    pub histogram: Option<(OutputOpt, String)>,
+    /// `-H` was given (its column stays with a later `-h`, as in C).
+    pub histofall: bool,
+    /// `--histfile`, any bytes.
+    pub histfile: Option<OsString>,
+}
+
+/// The validated outputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outputs {
+    /// Where the JSON goes.
+    pub json: Option<OutputTarget>,
+    /// The histogram's one-unit buckets.
+    pub buckets: Option<usize>,
+    /// `-H`: a column summing all threads.
+    pub histofall: bool,
+    /// Where the histogram goes: `--histfile`, else stdout (with buckets).
+    pub histogram: Option<OutputTarget>,
+    /// Complete stderr lines to print before the run.
+    pub warnings: Vec<String>,
+}
+
+impl OutputArgs {
+    /// Keeps `value` for `which`; `id` spells it if the value must be text.
+    pub fn set(
+        &mut self,
+        which: OutputOpt,
+        value: Option<OsString>,
+        id: impl OptionName,
+    ) -> Result<(), UsageError> {
+        match which {
+            OutputOpt::Json => self.json = Some(value.unwrap_or_default()),
+            OutputOpt::Histfile => self.histfile = Some(value.unwrap_or_default()),
+            OutputOpt::Histogram | OutputOpt::Histofall => {
+                self.histogram = Some((which, text(id, value.as_deref())?));
+                self.histofall |= which == OutputOpt::Histofall;
+            }
+        }
+        Ok(())
+    }
+
+    /// The outputs, their files checked writable now; `wrap` turns
+    /// [`OutputOpt`] into the tool's id, `unit` names the histogram's unit
+    /// (`microseconds`).
+    pub fn validate<O: OptionName>(
+        &self,
+        wrap: impl Fn(OutputOpt) -> O,
+        unit: &str,
+    ) -> Result<Outputs, UsageError> {
+        let buckets = match &self.histogram {
+            Some((which, text)) => Some(int_in(
+                wrap(*which),
+                text,
+                1..=MAX_BUCKETS,
+                &format!("a number of one-unit histogram buckets ({unit})"),
+            )? as usize),
+            None => None,
+        };
+        let mut warnings = Vec::new();
+        let histfile = match &self.histfile {
+            Some(text) => {
+                let path = output_path(wrap(OutputOpt::Histfile), text)?;
+                if buckets.is_none() {
+                    warnings.push(format!(
+                        "WARN: {} given without {}; no histogram is written",
+                        wrap(OutputOpt::Histfile).spelling(),
+                        wrap(OutputOpt::Histogram).spelling()
+                    ));
+                }
+                Some(path)
+            }
+            None => None,
+        };
+        let json = match &self.json {
+            Some(text) => Some(output_target(wrap(OutputOpt::Json), text)?),
+            None => None,
+        };
+        Ok(Outputs {
+            json,
+            buckets,
+            histofall: self.histofall,
+            histogram: buckets.map(|_| histfile.map_or(OutputTarget::Stdout, OutputTarget::File)),
+            warnings,
+        })
+    }
+}
+
+/// A file the run writes at its end, checked writable now (its directory
+/// exists, the name fits, a file can be made there).
+pub fn output_path(id: impl OptionName, raw: &std::ffi::OsStr) -> Result<PathBuf, UsageError> {
+    new_file_path(id, raw, "write", DirReport::Detailed)
+}
+
+/// An output that may go to stdout: `-` or a file ([`output_path`]).
+pub fn output_target(
+    id: impl OptionName,
+    raw: &std::ffi::OsStr,
+) -> Result<OutputTarget, UsageError> {
+    if raw == "-" {
+        Ok(OutputTarget::Stdout)
+    } else {
+        output_path(id, raw).map(OutputTarget::File)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtlat_args::values::spelling;
+
+    impl OptionName for OutputOpt {
+        fn spelling(self) -> String {
+            spelling(self, &[JSON, HISTOGRAM_C, HISTOFALL_C, HISTFILE_C])
+        }
+    }
+
+    fn outputs(words: &[(OutputOpt, &str)]) -> Result<Outputs, String> {
+        let mut args = OutputArgs::default();
+        for (which, value) in words {
+            args.set(*which, Some(OsString::from(value)), *which)
+                .map_err(|e| e.0)?;
+        }
+        args.validate(|o| o, "microseconds").map_err(|e| e.0)
+    }
+
+    #[test]
+    fn histogram_to_stdout_or_histfile() {
+        let o = outputs(&[(OutputOpt::Histogram, "30")]).unwrap();
+        assert_eq!(
+            (o.buckets, o.histogram, o.histofall),
+            (Some(30), Some(OutputTarget::Stdout), false)
+        );
+        let o = outputs(&[
+            (OutputOpt::Histofall, "5"),
+            (OutputOpt::Histogram, "7"),
+            (OutputOpt::Histfile, "h.txt"),
+            (OutputOpt::Json, "-"),
+        ])
+        .unwrap();
+        assert_eq!(o.buckets, Some(7));
+        assert!(o.histofall);
+        assert_eq!(o.histogram, Some(OutputTarget::File("h.txt".into())));
+        assert_eq!(o.json, Some(OutputTarget::Stdout));
+        assert!(o.warnings.is_empty());
+    }
+
+    #[test]
+    fn histfile_alone_warns() {
+        let o = outputs(&[(OutputOpt::Histfile, "h.txt")]).unwrap();
+        assert_eq!(o.histogram, None);
+        assert_eq!(
+            o.warnings,
+            ["WARN: --histfile given without -h/--histogram; no histogram is written"]
+        );
+    }
+
+    #[test]
+    fn bad_values_are_one_line() {
+        for (words, want) in [
+            (
+                &[(OutputOpt::Histogram, "0")][..],
+                "-h/--histogram: invalid value '0': expected a number of one-unit histogram \
+                 buckets (microseconds), 1 to 1000000",
+            ),
+            (
+                &[(OutputOpt::Histofall, "x")],
+                "-H/--histofall: invalid value 'x'",
+            ),
+            (
+                &[(OutputOpt::Json, "/nonexistent/x.json")],
+                "--json: cannot write '/nonexistent/x.json': directory '/nonexistent' does not \
+                 exist",
+            ),
+            (&[(OutputOpt::Histfile, "")], "--histfile: invalid value ''"),
+        ] {
+            let e = outputs(words).unwrap_err();
+            assert!(e.starts_with(want), "{e}\nwanted: {want}");
+        }
+    }
+}
