@@ -9,13 +9,15 @@
 //! - [`output_file`]: files named on the command line, checked before the
 //!   first sample and written whole (temporary file, rename);
 //! - [`stdio`]: standard output and error that may fail without a panic,
-//!   and the exit status that follows.
+//!   and the exit status that follows;
+//! - [`tools`]: each tool's one-line summary, for every help.
 #![forbid(unsafe_code)]
 
 pub mod error;
 pub mod getopt;
 pub mod output_file;
 pub mod stdio;
+pub mod tools;
 pub mod values;
 
 pub use error::UsageError;

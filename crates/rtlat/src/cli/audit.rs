@@ -211,8 +211,9 @@ fn fail_level(text: &str) -> Result<Status, UsageError> {
 
 /// `rtlat audit --help`.
 pub fn help_text() -> String {
+    let title = super::dispatch::Tool::Audit.help_title();
     format!(
-        "rtlat audit: how fit this machine is for real-time work, and the command to use
+        "{title}
 
 Usage: rtlat audit [OPTIONS]
 

@@ -167,8 +167,9 @@ fn noise_percent(text: &str) -> Result<f64, UsageError> {
 
 /// `rtlat compare --help`.
 pub fn help_text() -> String {
+    let title = super::dispatch::Tool::Compare.help_title();
     format!(
-        "rtlat compare: compare two runs' latencies
+        "{title}
 
 Usage: rtlat compare [OPTIONS] BASE NEW
 

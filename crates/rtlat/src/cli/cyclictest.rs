@@ -613,9 +613,7 @@ fn build(
         .collect();
 
     // Stopping.
-    let stop = raw
-        .stop
-        .validate(Opt::Stop, "a number of wake-ups per thread")?;
+    let stop = raw.stop.validate(Opt::Stop)?;
     let loops = stop.loops;
     let load = raw.load.validate(Opt::Load, system)?;
     // A schedule ends the run when it ends, unless -D comes first.
@@ -1125,11 +1123,9 @@ fn policy_from_name(text: &str) -> Result<SchedPolicy, UsageError> {
 
 /// The text of `rtlat cyclictest --help`.
 pub fn help_text() -> String {
-    HELP.to_owned()
-}
-
-const HELP: &str = "\
-rtlat cyclictest: measure how late a periodic timer wakes a thread up
+    format!(
+        "\
+{title}
 
 Usage: rtlat cyclictest [OPTIONS]
 
@@ -1193,9 +1189,7 @@ Scheduling, CPUs and memory:
 When to stop (by default the run goes on until Ctrl-C):
   -l, --loops=N          each thread stops after N wake-ups; the run ends
                          when the first thread is done; 0: no limit   [0]
-  -D, --duration=TIME    stop after TIME: seconds, or a number followed by
-                         s, m, h or d (30s, 10m, 2h, 1d); 0: no limit [0]
-  -b, --breaktrace=US    stop the run at the first wake-up later than US
+{duration}  -b, --breaktrace=US    stop the run at the first wake-up later than US
                          (nanoseconds with -N), 1 to 2147483647, and report
                          which thread it was
       --tracemark        with -b: write a marker to the kernel trace buffer
@@ -1213,9 +1207,7 @@ Output:
                          buckets (1 to 1000000) at the end; sets -d to 0.
                          (-h is the histogram; help is --help or -?)
   -H, --histofall=US     like -h, plus a column summing all threads
-      --histfile=PATH    write the histogram to PATH instead of stdout
-      --json=FILE        write the results as JSON to FILE (- for stdout)
-      --stats-interval=TIME  cut the run into intervals of TIME (seconds,
+{histfile}{json}      --stats-interval=TIME  cut the run into intervals of TIME (seconds,
                          decimals allowed, or with a unit ms, s, m, h or d:
                          0.5, 100ms, 2s; 10ms to 1d) and write each
                          thread's cycles, min, avg, max and overruns in
@@ -1304,4 +1296,10 @@ Power management (/dev/cpu_dma_latency):
 Example: one thread per CPU at priority 90, 200 us period, for one minute,
 with a 400-bucket histogram at the end:
   rtlat cyclictest -m -S -p 90 -i 200 -D 1m -q -h 400
-";
+",
+        title = super::dispatch::Tool::Cyclictest.help_title(),
+        duration = stop::DURATION_HELP,
+        histfile = outputs::HISTFILE_HELP,
+        json = outputs::JSON_HELP,
+    )
+}

@@ -66,6 +66,17 @@ impl Tool {
         }
     }
 
+    /// What the tool is for, in one line: `rtlat --help` lists it and the
+    /// tool's own help starts with it ([`rtlat_args::tools`]).
+    pub fn summary(self) -> &'static str {
+        rtlat_args::tools::summary(self.name())
+    }
+
+    /// The first line of the tool's `--help`: `rtlat NAME: SUMMARY`.
+    pub fn help_title(self) -> String {
+        format!("rtlat {}: {}", self.name(), self.summary())
+    }
+
     fn from_name(name: &str) -> Option<Tool> {
         Tool::ALL.into_iter().find(|t| t.name() == name)
     }
@@ -160,8 +171,15 @@ fn tool_names() -> String {
     Tool::ALL.map(Tool::name).join(", ")
 }
 
-/// `rtlat --help`.
+/// `rtlat --help`: the tools by group, each with its summary.
 pub fn top_help() -> String {
+    use Tool::*;
+    let list = |tools: &[Tool]| -> String {
+        tools
+            .iter()
+            .map(|t| format!("  {:<13}{}\n", t.name(), t.summary()))
+            .collect()
+    };
     format!(
         "rtlat {version}: real-time latency measurement for Linux
 
@@ -170,34 +188,32 @@ Usage: rtlat <TOOL> [OPTIONS]
 
 Measuring tools (each with the options and output of the tool of its name,
 from rt-tests or, for latency, Xenomai):
-  cyclictest   timer wake-up latency
-  svsematest   hand-off latency through SysV semaphores
-  pmqtest      hand-off latency through POSIX message queues
-  ptsematest   hand-off latency through mutexes
-  sigwaittest  hand-off latency through a signal and sigwait
-  signaltest   round-trip latency of a signal through a ring of threads
-  latency      timer wake-up latency with Xenomai `latency`'s options and
-               per-second output
-
+{measuring}
 Result tools:
-  plot         latency plots (SVG or PNG) from cyclictest results
-  compare      compare two runs' JSON results (rtlat cyclictest --json)
-
+{results}
 Load:
-  load         background load (cpu, memory, cache, io, messaging, syscalls,
-               timers, fork) until stopped, with the work it did per second
-
+{load}
 The machine:
-  audit        how fit this machine is for real-time work (kernel, isolation,
-               frequency, idle states, interrupts, ...), and the cyclictest
-               command line to use on it
-
+{machine}
 Run 'rtlat <TOOL> --help' for the options of a tool.
+
 Options:
   -h, --help      print this help
   -V, --version   print the version
 ",
-        version = env!("CARGO_PKG_VERSION")
+        version = env!("CARGO_PKG_VERSION"),
+        measuring = list(&[
+            Cyclictest,
+            Svsematest,
+            Pmqtest,
+            Ptsematest,
+            Sigwaittest,
+            Signaltest,
+            Latency
+        ]),
+        results = list(&[Plot, Compare]),
+        load = list(&[Load]),
+        machine = list(&[Audit]),
     )
 }
 
@@ -236,6 +252,16 @@ mod tests {
             assert!(help.contains(&listed), "{} missing\n{help}", tool.name());
         }
         assert!(help.lines().all(|l| l.chars().count() <= 80), "{help}");
+    }
+
+    #[test]
+    fn every_tool_has_one_summary_for_both_helps() {
+        for tool in Tool::ALL {
+            assert!(!tool.summary().is_empty(), "{}", tool.name());
+            let listed = format!("\n  {:<13}{}\n", tool.name(), tool.summary());
+            assert!(top_help().contains(&listed), "{listed}");
+            assert!(tool.help_title().starts_with("rtlat "));
+        }
     }
 
     #[test]

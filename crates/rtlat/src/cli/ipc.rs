@@ -449,9 +449,7 @@ fn build(
     }
 
     // Stopping.
-    let stop = raw
-        .stop
-        .validate(Opt::Stop, "a number of hand-offs per pair")?;
+    let stop = raw.stop.validate(Opt::Stop)?;
     let (loops, duration) = (stop.loops, stop.duration);
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
     let breaktrace = match &raw.breaktrace {
@@ -586,30 +584,26 @@ fn cpu_list(cpus: &[usize]) -> String {
 /// The text of `rtlat <tool> --help`.
 pub fn help_text(tool: PairTool) -> String {
     let name = tool.name();
-    let (what, how) = match tool {
-        PairTool::Svsematest => (
-            "through a SysV semaphore",
+    let how = match tool {
+        PairTool::Svsematest => {
             "The sender posts a semaphore the receiver waits on (semop); both sides\n\
-             use a private semaphore set, so runs never disturb each other.",
-        ),
-        PairTool::Pmqtest => (
-            "through a POSIX message queue",
+             use a private semaphore set, so runs never disturb each other."
+        }
+        PairTool::Pmqtest => {
             "The sender sends a message the receiver waits for (mq_receive); the\n\
-             receiver answers on a second queue.",
-        ),
-        PairTool::Ptsematest => (
-            "through a futex semaphore",
+             receiver answers on a second queue."
+        }
+        PairTool::Ptsematest => {
             "The sender posts a futex-based binary semaphore the receiver sleeps on,\n\
-             the wake-up path of the C tool's mutex hand-off.",
-        ),
-        PairTool::Sigwaittest => (
-            "through a signal",
+             the wake-up path of the C tool's mutex hand-off."
+        }
+        PairTool::Sigwaittest => {
             "The sender sends SIGUSR2 (pthread_kill) to the receiver, which takes it\n\
-             with sigwaitinfo; SIGUSR1 goes back.",
-        ),
+             with sigwaitinfo; SIGUSR1 goes back."
+        }
     };
     let mut text = format!(
-        "rtlat {name}: measure how long a hand-off between two threads takes {what}\n\
+        "rtlat {name}: {summary}\n\
          \n\
          Usage: rtlat {name} [OPTIONS]\n\
          \n\
@@ -629,6 +623,7 @@ pub fn help_text(tool: PairTool) -> String {
          \x20                        further pair one less, down to {floor}; 0: SCHED_OTHER\n\
          \x20 -a, --affinity[=CPU]   pin every pair to CPU; alone (or -a 0 as two\n\
          \x20                        words): pair i on the i-th CPU, round robin\n",
+        summary = rtlat_args::tools::summary(name),
         floor = if tool == PairTool::Sigwaittest { 0 } else { 1 },
     );
     if tool != PairTool::Sigwaittest {
@@ -652,18 +647,17 @@ pub fn help_text(tool: PairTool) -> String {
              \x20                        counted (TO) and it waits again\n",
         );
     }
-    text.push_str(
+    text.push_str(&format!(
         "  -l, --loops=N          each side stops after N hand-offs; the run ends\n\
          \x20                        when the first side is done; 0: no limit  [0]\n\
-         \x20 -D, --duration=TIME    stop after TIME: seconds, or a number followed by\n\
-         \x20                        s, m, h or d (30s, 10m, 2h, 1d); 0: no limit\n\
+         {duration}\
          \x20 -b, --breaktrace=US    stop the run (and the kernel trace) at the first\n\
          \x20                        latency above US\n\
          \x20 -q, --quiet            no live display; print the figures once at the end\n\
-         \x20     --json=FILE        write the results as JSON to FILE (- for stdout)\n\
+         {json}\
          \x20     --histogram=N      at the end, print a histogram of the receivers'\n\
          \x20                        latencies with N one-microsecond buckets\n\
-         \x20     --histfile=PATH    write that histogram to PATH instead of stdout\n\
+         {histfile}\
          \x20     --nsecs            figures and histogram buckets in nanoseconds\n\
          \x20     --verdict          at the end, print each pair's missed periods and\n\
          \x20                        the verdict on the run (trustworthy, caveats or\n\
@@ -675,7 +669,7 @@ pub fn help_text(tool: PairTool) -> String {
          \x20                        condition), unit ns us ms s; no percentiles -f;\n\
          \x20                        verdict=trustworthy or verdict!=untrustworthy\n\
          \x20                        (the level required or refused; see --verdict)\n\
-         \x20     --junit=FILE       with --fail-if: a JUnit XML report of the limits\n\
+         {junit}\
          \x20     --load=SPEC        background load from before the first hand-off to\n\
          \x20                        after the last: KIND[:WORKERS],... (see rtlat load\n\
          \x20                        --help); '# load' lines at the end, \"load\" in JSON\n\
@@ -684,14 +678,19 @@ pub fn help_text(tool: PairTool) -> String {
          \x20                        KIND[:WORKERS]+...; ends the run when it ends (or -l,\n\
          \x20                        -D sooner); '# phase' lines and \"phases\" in JSON;\n\
          \x20                        not with -f\n\
-         \x20     --load-cpus=LIST   run the load on these CPUs only (0-3,8), one\n\
-         \x20                        worker per CPU of LIST by default\n\
+         {load_cpus}\
          \x20 -h, --help             print this help and exit\n\
          \n\
          Output, one block per refresh:\n\
-         \x20 #0: ID<tid>, P<prio>, CPU<cpu>, I<interval>; #1: ID<tid>, P<prio>, CPU<cpu>, Cycles <n>\n\
+         \x20 #0: ID<tid>, P<prio>, CPU<cpu>, I<interval>;\n\
+         \x20     #1: ID<tid>, P<prio>, CPU<cpu>, Cycles <n>\n\
          \x20 #1 -> #0, Min <us>, Cur <us>, Avg <us>, Max <us>\n",
-    );
+        duration = super::stop_options::DURATION_HELP,
+        json = outputs::JSON_HELP,
+        histfile = outputs::HISTFILE_HELP,
+        junit = gates::JUNIT_HELP,
+        load_cpus = load_options::LOAD_CPUS_HELP,
+    ));
     text.push_str(&format!(
         "\nExample: two pairs at priority 80, 200 us apart, 10000 hand-offs each:\n\
          \x20 rtlat {name} -q -p 80 -i 200 -t 2 -l 10000\n"

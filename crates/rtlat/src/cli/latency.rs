@@ -435,7 +435,7 @@ fn list_cpus(cpus: &[usize]) -> String {
 pub fn help_text() -> String {
     format!(
         "\
-rtlat latency: Xenomai's `latency` test on Linux
+{title}
 
 Usage: rtlat latency [OPTIONS]
 
@@ -447,6 +447,7 @@ Linux) and the best and worst so far. All results in microseconds.
 The options are those of Xenomai 3 `latency` (short options only; -h is
 the histograms, not the help).
 
+Options:
   -p US     sampling period in microseconds, 1 to 1000000       [{period}]
   -T SECS   measure for SECS seconds after the warm-up (or 10m, 2h, ...);
             0: until Ctrl-C                                        [0]
@@ -508,6 +509,7 @@ samples beyond the last bucket are counted on HSO lines instead of being
 added to it, and the HSS average and deviation are computed from the exact
 samples, in microseconds whatever the bucket width.
 ",
+        title = super::dispatch::Tool::Latency.help_title(),
         period = DEFAULT_PERIOD_US
     )
 }

@@ -146,6 +146,33 @@ pub fn parse(
     Ok(Invocation::Run(Settings { plan, duration }))
 }
 
+/// The widest a help line may be.
+const HELP_WIDTH: usize = 80;
+
+/// `text` filled into lines of at most [`HELP_WIDTH`] columns, the first
+/// after `first`, the others after `rest`; a word is never cut.
+fn fill(text: &str, first: &str, rest: &str) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    let mut empty = true;
+    for word in text.split_whitespace() {
+        if !empty && line.chars().count() + 1 + word.chars().count() > HELP_WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line = rest.to_string();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
 /// `rtlat load --help`.
 pub fn help_text() -> String {
     let mut kinds = String::new();
@@ -180,14 +207,16 @@ pub fn help_text() -> String {
             "processes created, exiting at once, reaped (by a helper\n             process per worker, which never outlives it)",
         ),
     ] {
-        kinds.push_str(&format!(
-            "  {:<10} {what}\n             op: {}\n",
-            kind.name(),
-            kind.op_definition()
+        kinds.push_str(&format!("  {:<10} {what}\n", kind.name()));
+        kinds.push_str(&fill(
+            &format!("op: {}", kind.op_definition()),
+            "             ",
+            "                 ",
         ));
     }
+    let title = super::dispatch::Tool::Load.help_title();
     format!(
-        "rtlat load: background load, measured
+        "{title}
 
 Usage: rtlat load SPEC [-D DURATION] [--cpus LIST] [--nice N]
 
@@ -312,9 +341,21 @@ mod tests {
 
     #[test]
     fn help_defines_every_op() {
-        let h = help_text();
+        // The help's lines are filled: compare its words.
+        let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let h = words(&help_text());
         for kind in LoadKind::ALL {
-            assert!(h.contains(kind.op_definition()), "{kind}");
+            assert!(h.contains(&words(kind.op_definition())), "{kind}");
         }
+    }
+
+    #[test]
+    fn fill_keeps_lines_within_80_columns() {
+        let text = "word ".repeat(40);
+        let filled = fill(&text, "  op: ", "      ");
+        assert!(filled.lines().all(|l| l.chars().count() <= 80), "{filled}");
+        assert!(filled.starts_with("  op: word word"));
+        assert!(filled.lines().skip(1).all(|l| l.starts_with("      word")));
+        assert_eq!(filled.split_whitespace().count(), 41);
     }
 }

@@ -166,9 +166,10 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// `rtlat plot --help`.
 pub fn help_text() -> String {
+    let title = format!("rtlat plot: {}", rtlat_args::tools::summary("plot"));
     format!(
         "\
-rtlat plot: draw latency plots from cyclictest results
+{title}
 
 Usage: rtlat plot INPUT... -o OUT.svg|OUT.png [OPTIONS]
 

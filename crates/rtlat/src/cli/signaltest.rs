@@ -220,9 +220,7 @@ fn build(
         SchedPolicy::Other
     };
 
-    let limits = raw
-        .stop
-        .validate(Opt::Stop, "a number of round trips for thread 0")?;
+    let limits = raw.stop.validate(Opt::Stop)?;
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
     let break_threshold = match &raw.breaktrace {
         Some(text) => Some(int_in(
@@ -289,7 +287,7 @@ fn build(
 pub fn help_text() -> String {
     format!(
         "\
-rtlat signaltest: measure how long a signal takes to go round a ring of threads
+{title}
 
 Usage: rtlat signaltest [OPTIONS]
 
@@ -352,6 +350,7 @@ Background load (see rtlat load --help for the kinds):
 Example: a ring of four threads at priority 80, 10000 trips, summary only:
   rtlat signaltest -m -t 4 -p 80 -l 10000 -q
 ",
+        title = super::dispatch::Tool::Signaltest.help_title(),
         duration = stop::DURATION_HELP,
         json = outputs::JSON_HELP,
         histfile = outputs::HISTFILE_HELP,

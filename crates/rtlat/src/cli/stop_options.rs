@@ -57,15 +57,11 @@ impl StopArgs {
     }
 
     /// The limits; `wrap` turns [`StopOpt`] into the tool's id (which
-    /// spells it), `loop_what` says what `-l` counts (`a number of
-    /// wake-ups per thread`).
-    pub fn validate<O: OptionName>(
-        &self,
-        wrap: impl Fn(StopOpt) -> O,
-        loop_what: &str,
-    ) -> Result<Stop, UsageError> {
+    /// spells it). What a loop is (a wake-up, a trip round the ring, a
+    /// hand-off) each tool's help says; the message is the same in all.
+    pub fn validate<O: OptionName>(&self, wrap: impl Fn(StopOpt) -> O) -> Result<Stop, UsageError> {
         let loops = match &self.loops {
-            Some(text) => loop_limit(wrap(StopOpt::Loops), text, loop_what)?,
+            Some(text) => loop_limit(wrap(StopOpt::Loops), text, "a number of loops")?,
             None => None,
         };
         let duration = match &self.duration {
@@ -95,8 +91,7 @@ mod tests {
         if let Some(d) = duration {
             args.set(StopOpt::Duration, d.to_string());
         }
-        args.validate(|o| o, "a number of wake-ups")
-            .map_err(|e| e.0)
+        args.validate(|o| o).map_err(|e| e.0)
     }
 
     #[test]
@@ -123,7 +118,7 @@ mod tests {
             (
                 Some("-1"),
                 None,
-                "-l/--loops: invalid value '-1': expected a number of wake-ups, 0 (no limit) or more",
+                "-l/--loops: invalid value '-1': expected a number of loops, 0 (no limit) or more",
             ),
             (
                 None,

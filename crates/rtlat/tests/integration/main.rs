@@ -20,4 +20,5 @@ mod ipc;
 mod latency;
 mod load;
 mod results;
+mod shared_options;
 mod signaltest;

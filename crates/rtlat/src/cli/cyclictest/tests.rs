@@ -1273,7 +1273,7 @@ fn error_messages() {
         ),
         (
             &["-l", "-3"],
-            "-l/--loops: invalid value '-3': expected a number of wake-ups per thread, \
+            "-l/--loops: invalid value '-3': expected a number of loops, \
              0 (no limit) or more",
         ),
         (

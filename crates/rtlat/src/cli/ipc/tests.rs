@@ -501,7 +501,7 @@ fn bad_values_are_one_line_errors() {
         ),
         (
             &["-l", "-1"],
-            "-l/--loops: invalid value '-1': expected a number of hand-offs per pair, 0 (no \
+            "-l/--loops: invalid value '-1': expected a number of loops, 0 (no \
              limit) or more",
         ),
         (

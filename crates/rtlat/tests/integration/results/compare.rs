@@ -391,6 +391,6 @@ fn help_and_top_level_listing() {
     let top = run(rtlat().arg("--help"));
     assert!(
         top.stdout
-            .contains("\n  compare      compare two runs' JSON results")
+            .contains("\n  compare      compare two runs' latencies")
     );
 }
