@@ -16,7 +16,7 @@ use rtlat_core::cpuset::parse_cpu_list;
 use crate::audit::Settings;
 use crate::output::OutputTarget;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
+use rtlat_args::getopt::{NO, OptSpec, Parsed, REQ, getopt_long};
 use rtlat_args::values::{
     DirReport, OptionName, SystemView, int_in, int_in_or, invalid, new_file_path, spelling, text,
 };
@@ -41,26 +41,14 @@ enum Opt {
     Help,
 }
 
-const fn spec(id: Opt, short: Option<char>, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
-    OptSpec {
-        id,
-        short,
-        long: Some(long),
-        value,
-        in_2_4: false,
-    }
-}
-
-const REQ: ValueKind = ValueKind::Required;
-
 const OPTIONS: &[OptSpec<Opt>] = &[
-    spec(Opt::Cpus, None, "cpus", REQ),
-    spec(Opt::Priority, Some('p'), "priority", REQ),
-    spec(Opt::Interval, Some('i'), "interval", REQ),
-    spec(Opt::Json, None, "json", REQ),
-    spec(Opt::FailOn, None, "fail-on", REQ),
-    spec(Opt::Root, None, "root", REQ),
-    spec(Opt::Help, Some('h'), "help", ValueKind::None),
+    OptSpec::new(Opt::Cpus, None, "cpus", REQ),
+    OptSpec::new(Opt::Priority, Some('p'), "priority", REQ),
+    OptSpec::new(Opt::Interval, Some('i'), "interval", REQ),
+    OptSpec::new(Opt::Json, None, "json", REQ),
+    OptSpec::new(Opt::FailOn, None, "fail-on", REQ),
+    OptSpec::new(Opt::Root, None, "root", REQ),
+    OptSpec::new(Opt::Help, Some('h'), "help", NO),
 ];
 
 impl OptionName for Opt {

@@ -10,7 +10,7 @@ use crate::compare::judge::NoiseRule;
 use crate::output::OutputTarget;
 use crate::results_file::StdinOr;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
+use rtlat_args::getopt::{NO, OptSpec, Parsed, REQ, getopt_long};
 use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path, spelling, text};
 
 /// What the command line asks for.
@@ -31,34 +31,10 @@ enum Opt {
 }
 
 const OPTIONS: &[OptSpec<Opt>] = &[
-    OptSpec {
-        id: Opt::Help,
-        short: Some('h'),
-        long: Some("help"),
-        value: ValueKind::None,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::FailOnRegression,
-        short: None,
-        long: Some("fail-on-regression"),
-        value: ValueKind::None,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::Noise,
-        short: None,
-        long: Some("noise"),
-        value: ValueKind::Required,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::Json,
-        short: None,
-        long: Some("json"),
-        value: ValueKind::Required,
-        in_2_4: false,
-    },
+    OptSpec::new(Opt::Help, Some('h'), "help", NO),
+    OptSpec::new(Opt::FailOnRegression, None, "fail-on-regression", NO),
+    OptSpec::new(Opt::Noise, None, "noise", REQ),
+    OptSpec::new(Opt::Json, None, "json", REQ),
 ];
 
 impl OptionName for Opt {

@@ -10,7 +10,7 @@ use rtlat_core::load::{LoadKind, LoadPlan, MAX_WORKERS, kind_names, parse_spec};
 
 use crate::load::Settings;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
+use rtlat_args::getopt::{NO, OptSpec, Parsed, REQ, getopt_long};
 use rtlat_args::values::{
     DURATION_EXPECTED, DurationError, OptionName, SystemView, int_in, invalid, spelling, text,
 };
@@ -33,34 +33,10 @@ enum Opt {
 }
 
 const OPTIONS: &[OptSpec<Opt>] = &[
-    OptSpec {
-        id: Opt::Duration,
-        short: Some('D'),
-        long: Some("duration"),
-        value: ValueKind::Required,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::Cpus,
-        short: None,
-        long: Some("cpus"),
-        value: ValueKind::Required,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::Nice,
-        short: None,
-        long: Some("nice"),
-        value: ValueKind::Required,
-        in_2_4: false,
-    },
-    OptSpec {
-        id: Opt::Help,
-        short: Some('h'),
-        long: Some("help"),
-        value: ValueKind::None,
-        in_2_4: false,
-    },
+    OptSpec::new(Opt::Duration, Some('D'), "duration", REQ),
+    OptSpec::new(Opt::Cpus, None, "cpus", REQ),
+    OptSpec::new(Opt::Nice, None, "nice", REQ),
+    OptSpec::new(Opt::Help, Some('h'), "help", NO),
 ];
 
 impl OptionName for Opt {

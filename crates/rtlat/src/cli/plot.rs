@@ -31,22 +31,12 @@ enum Opt {
     Help,
 }
 
-const fn opt(id: Opt, short: char, long: &'static str, value: ValueKind) -> OptSpec<Opt> {
-    OptSpec {
-        id,
-        short: Some(short),
-        long: Some(long),
-        value,
-        in_2_4: false,
-    }
-}
-
 const OPTIONS: &[OptSpec<Opt>] = &[
-    opt(Opt::Output, 'o', "output", ValueKind::Required),
-    opt(Opt::Kind, 'k', "kind", ValueKind::Required),
-    opt(Opt::Size, 's', "size", ValueKind::Required),
-    opt(Opt::Title, 'T', "title", ValueKind::Required),
-    opt(Opt::Help, 'h', "help", ValueKind::None),
+    OptSpec::new(Opt::Output, Some('o'), "output", ValueKind::Required),
+    OptSpec::new(Opt::Kind, Some('k'), "kind", ValueKind::Required),
+    OptSpec::new(Opt::Size, Some('s'), "size", ValueKind::Required),
+    OptSpec::new(Opt::Title, Some('T'), "title", ValueKind::Required),
+    OptSpec::new(Opt::Help, Some('h'), "help", ValueKind::None),
 ];
 
 impl OptionName for Opt {
