@@ -21,10 +21,10 @@ use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::{Nanos, Resolution};
 
 use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
-use super::gates::{self, GateArgs, GateOpt};
-use super::load_options::{self, LoadArgs, LoadOpt, run_duration};
-use super::output_options::{self as outputs, OutputArgs, OutputOpt, output_path, output_target};
-use super::stop_options::{self as stop, StopArgs, StopOpt};
+use super::load_options::run_duration;
+use super::output_options::{self as outputs, output_path, output_target};
+use super::shared::{SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::stop_options as stop;
 use crate::cyclictest::settings::{
     DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit, Settings,
 };
@@ -111,10 +111,7 @@ enum Opt {
     Explain,
     ExplainThreshold,
     ExplainTrace,
-    Stop(StopOpt),
-    Out(OutputOpt),
-    Gate(GateOpt),
-    Load(LoadOpt),
+    Shared(SharedOpt),
 }
 
 /// Every option cyclictest 2.4 knows, plus ours and our hidden test seams.
@@ -128,13 +125,13 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         ),
         OptSpec::c(Opt::Clock, Some('c'), "clock", REQ),
         OptSpec::c(Opt::Distance, Some('d'), "distance", REQ),
-        stop::DURATION.map(Opt::Stop),
-        outputs::HISTOGRAM_C.map(Opt::Out),
-        outputs::HISTOFALL_C.map(Opt::Out),
-        outputs::HISTFILE_C.map(Opt::Out),
+        row(stop::DURATION, Opt::Shared),
+        row(outputs::HISTOGRAM_C, Opt::Shared),
+        row(outputs::HISTOFALL_C, Opt::Shared),
+        row(outputs::HISTFILE_C, Opt::Shared),
         OptSpec::c(Opt::Interval, Some('i'), "interval", REQ),
-        outputs::JSON.map(Opt::Out),
-        stop::LOOPS.map(Opt::Stop),
+        row(outputs::JSON, Opt::Shared),
+        row(stop::LOOPS, Opt::Shared),
         OptSpec::c(Opt::Mlockall, Some('m'), "mlockall", NO),
         OptSpec::c(Opt::MainAffinity, None, "mainaffinity", REQ),
         OptSpec::c(Opt::Nsecs, Some('N'), "nsecs", NO),
@@ -200,8 +197,7 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         OptSpec::new_long(Opt::HgrmPerThread, "hgrm-per-thread", NO),
     ];
     // `--j` stays --json (2.4), `--f` stays ambiguous: `--fa`, `--ju`.
-    rows.extend(gates::ROWS.map(|r| r.map(Opt::Gate)));
-    rows.extend(load_options::ROWS.map(|r| r.map(Opt::Load)));
+    rows.extend(gate_and_load_rows(Opt::Shared));
     rows.extend([
         // rt-tests 2.8: `--de` stays --default-system (2.4), `--dee` is this.
         OptSpec::new_long(Opt::DeepestIdleState, "deepest-idle-state", REQ),
@@ -275,10 +271,7 @@ struct Raw {
     hgrm: Option<OsString>,
     hgrm_per_thread: bool,
     explain: ExplainArgs,
-    stop: StopArgs,
-    outputs: OutputArgs,
-    gates: GateArgs,
-    load: LoadArgs,
+    shared: SharedArgs,
 }
 
 pub(crate) const MAX_INTERVAL_US: i64 = i32::MAX as i64;
@@ -374,10 +367,7 @@ pub fn parse(
             Opt::Explain => raw.explain.explain = Some(optional()?),
             Opt::ExplainThreshold => raw.explain.threshold = Some(val()?),
             Opt::ExplainTrace => raw.explain.trace = Some(path()),
-            Opt::Stop(which) => raw.stop.set(which, val()?),
-            Opt::Out(which) => raw.outputs.set(which, value, id)?,
-            Opt::Gate(which) => raw.gates.set(which, value, id)?,
-            Opt::Load(which) => raw.load.set(which, val()?),
+            Opt::Shared(which) => raw.shared.set(which, value, id)?,
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -522,7 +512,7 @@ fn build(
 
     // Histogram, and the other outputs of the shared options.
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "-N");
-    let outputs = raw.outputs.validate(Opt::Out, &unit)?;
+    let outputs = raw.shared.outputs(Opt::Shared, &unit)?;
     let buckets = outputs.buckets.map(|b| b as i64);
     let distance = if buckets.is_some() {
         if distance_given.is_some() {
@@ -613,9 +603,9 @@ fn build(
         .collect();
 
     // Stopping.
-    let stop = raw.stop.validate(Opt::Stop)?;
+    let stop = raw.shared.stop(Opt::Shared)?;
     let loops = stop.loops;
-    let load = raw.load.validate(Opt::Load, system)?;
+    let load = raw.shared.load(Opt::Shared, system)?;
     // A schedule ends the run when it ends, unless -D comes first.
     let duration = run_duration(stop.duration, load.as_ref());
 
@@ -778,7 +768,7 @@ fn build(
         Some(text) => Some(output_target(Opt::Hgrm, text)?),
         None => None,
     };
-    let gates = raw.gates.validate(Opt::Gate)?;
+    let gates = raw.shared.gates(Opt::Shared)?;
     if let (true, Some(OutputTarget::File(all))) = (raw.hgrm_per_thread, &hgrm) {
         // The longest of the per-thread names must fit too.
         let last = crate::report::hgrm::per_thread_path(all, nthreads - 1);

@@ -171,9 +171,9 @@ fn tool_names() -> String {
     Tool::ALL.map(Tool::name).join(", ")
 }
 
-/// `rtlat --help`: the tools by group, each with its summary.
+/// `rtlat --help`: the tools by group ([`Tool::ALL`]'s order), each with
+/// its summary.
 pub fn top_help() -> String {
-    use Tool::*;
     let list = |tools: &[Tool]| -> String {
         tools
             .iter()
@@ -202,18 +202,10 @@ Options:
   -V, --version   print the version
 ",
         version = env!("CARGO_PKG_VERSION"),
-        measuring = list(&[
-            Cyclictest,
-            Svsematest,
-            Pmqtest,
-            Ptsematest,
-            Sigwaittest,
-            Signaltest,
-            Latency
-        ]),
-        results = list(&[Plot, Compare]),
-        load = list(&[Load]),
-        machine = list(&[Audit]),
+        measuring = list(&Tool::ALL[..7]),
+        results = list(&Tool::ALL[7..9]),
+        load = list(&Tool::ALL[9..10]),
+        machine = list(&Tool::ALL[10..]),
     )
 }
 

@@ -14,10 +14,11 @@ use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::ipc::{MqTimeouts, PairConfig, PairPlan, Side};
 use rtlat_core::units::Nanos;
 
-use super::gates::{self, GateArgs, GateOpt};
-use super::load_options::{self, LoadArgs, LoadOpt, run_duration};
-use super::output_options::{self as outputs, OutputArgs, OutputOpt};
-use super::stop_options::{self as stop, StopArgs, StopOpt};
+use super::gates::{self, GateOpt};
+use super::load_options::{self, LoadOpt, run_duration};
+use super::output_options as outputs;
+use super::shared::{SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::stop_options::{self as stop, StopOpt};
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
 pub use rtlat_args::UsageError;
@@ -74,10 +75,7 @@ enum Opt {
     Nsecs,
     Verdict,
     Synthetic,
-    Stop(StopOpt),
-    Out(OutputOpt),
-    Gate(GateOpt),
-    Load(LoadOpt),
+    Shared(SharedOpt),
 }
 
 /// The options every one of the four tools has.
@@ -86,22 +84,21 @@ static COMMON: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         OptSpec::c(Opt::Affinity, Some('a'), "affinity", OPT_NUM),
         OptSpec::c(Opt::Breaktrace, Some('b'), "breaktrace", REQ),
         OptSpec::c(Opt::Distance, Some('d'), "distance", REQ),
-        stop::DURATION.map(Opt::Stop),
+        row(stop::DURATION, Opt::Shared),
         OptSpec::c(Opt::Help, Some('h'), "help", NO),
         OptSpec::c(Opt::Interval, Some('i'), "interval", REQ),
-        outputs::JSON.map(Opt::Out),
-        stop::LOOPS.map(Opt::Stop),
+        row(outputs::JSON, Opt::Shared),
+        row(stop::LOOPS, Opt::Shared),
         OptSpec::c(Opt::Priority, Some('p'), "priority", REQ),
         OptSpec::c(Opt::Quiet, Some('q'), "quiet", NO),
         OptSpec::c(Opt::Threads, Some('t'), "threads", OPT_NUM),
         // Ours, long only; newer than 2.4, so they never take a 2.4 prefix.
-        outputs::HISTOGRAM.map(Opt::Out),
-        outputs::HISTFILE.map(Opt::Out),
+        row(outputs::HISTOGRAM, Opt::Shared),
+        row(outputs::HISTFILE, Opt::Shared),
         OptSpec::new_long(Opt::Nsecs, "nsecs", NO),
         OptSpec::new_long(Opt::Verdict, "verdict", NO),
     ];
-    rows.extend(gates::ROWS.map(|r| r.map(Opt::Gate)));
-    rows.extend(load_options::ROWS.map(|r| r.map(Opt::Load)));
+    rows.extend(gate_and_load_rows(Opt::Shared));
     // The deterministic test seam (not in the help).
     rows.push(OptSpec::new_long(Opt::Synthetic, "synthetic", REQ));
     rows
@@ -155,10 +152,7 @@ struct Raw {
     nsecs: bool,
     verdict: bool,
     synthetic: Option<String>,
-    stop: StopArgs,
-    outputs: OutputArgs,
-    gates: GateArgs,
-    load: LoadArgs,
+    shared: SharedArgs,
 }
 
 /// Whether the command line gives `-a` its value in the same word (`-a0`,
@@ -252,10 +246,7 @@ pub fn parse(
             Opt::Nsecs => raw.nsecs = true,
             Opt::Verdict => raw.verdict = true,
             Opt::Synthetic => raw.synthetic = Some(val()?),
-            Opt::Stop(which) => raw.stop.set(which, val()?),
-            Opt::Out(which) => raw.outputs.set(which, value, id)?,
-            Opt::Gate(which) => raw.gates.set(which, value, id)?,
-            Opt::Load(which) => raw.load.set(which, val()?),
+            Opt::Shared(which) => raw.shared.set(which, value, id)?,
         }
     }
     if let Some(Some(role)) = &raw.fork {
@@ -449,7 +440,7 @@ fn build(
     }
 
     // Stopping.
-    let stop = raw.stop.validate(Opt::Stop)?;
+    let stop = raw.shared.stop(Opt::Shared)?;
     let (loops, duration) = (stop.loops, stop.duration);
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
     let breaktrace = match &raw.breaktrace {
@@ -490,7 +481,7 @@ fn build(
     };
 
     // Outputs.
-    let outputs = raw.outputs.validate(Opt::Out, &unit)?;
+    let outputs = raw.shared.outputs(Opt::Shared, &unit)?;
     warnings.extend(outputs.warnings);
     let buckets = outputs.buckets;
     let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
@@ -498,21 +489,21 @@ fn build(
         return Err(UsageError(format!(
             "{} needs {} or {} to end",
             Opt::Synthetic.spelling(),
-            Opt::Stop(StopOpt::Loops).spelling(),
-            Opt::Stop(StopOpt::Duration).spelling()
+            Opt::Shared(SharedOpt::Stop(StopOpt::Loops)).spelling(),
+            Opt::Shared(SharedOpt::Stop(StopOpt::Duration)).spelling()
         )));
     }
 
     let fork = matches!(raw.fork, Some(None));
-    let gates = raw.gates.validate(Opt::Gate)?;
+    let gates = raw.shared.gates(Opt::Shared)?;
     if fork {
         gates::refuse_percentiles(
             gates.as_ref(),
-            Opt::Gate(GateOpt::FailIf),
+            Opt::Shared(SharedOpt::Gate(GateOpt::FailIf)),
             "a fork-mode run (-f)",
         )?;
     }
-    if raw.load.schedule.is_some() && (fork || raw.synthetic.is_some()) {
+    if raw.shared.load.schedule.is_some() && (fork || raw.synthetic.is_some()) {
         let mode = if fork {
             format!("a fork-mode run ({})", Opt::Fork.spelling())
         } else {
@@ -520,11 +511,11 @@ fn build(
         };
         return Err(UsageError(format!(
             "{}: {mode} keeps no per-phase figures; use {} SPEC for a constant load",
-            Opt::Load(LoadOpt::Schedule).spelling(),
-            Opt::Load(LoadOpt::Load).spelling()
+            Opt::Shared(SharedOpt::Load(LoadOpt::Schedule)).spelling(),
+            Opt::Shared(SharedOpt::Load(LoadOpt::Load)).spelling()
         )));
     }
-    let load = raw.load.validate(Opt::Load, system)?;
+    let load = raw.shared.load(Opt::Shared, system)?;
     // A schedule ends the run when it ends, unless -D comes first.
     let duration = run_duration(duration, load.as_ref());
     let settings = IpcSettings {

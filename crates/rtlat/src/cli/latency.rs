@@ -20,9 +20,9 @@ use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::{Nanos, Resolution};
 
 use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
-use super::gates::{self, GateArgs, GateOpt};
-use super::load_options::{self, LoadArgs, LoadOpt, run_duration};
-use super::output_options::{self as outputs, OutputArgs, OutputOpt, output_path};
+use super::load_options::run_duration;
+use super::output_options::{self as outputs, output_path};
+use super::shared::{SharedArgs, SharedOpt, gate_and_load_rows, row};
 use crate::latency::settings::{Settings, WARMUP};
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
@@ -68,9 +68,7 @@ enum Opt {
     Explain,
     ExplainThreshold,
     ExplainTrace,
-    Out(OutputOpt),
-    Gate(GateOpt),
-    Load(LoadOpt),
+    Shared(SharedOpt),
 }
 
 /// Xenomai's short options (its `latency` has no long ones), then ours.
@@ -94,11 +92,10 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         short(Opt::Priority, 'P', REQ),
         short(Opt::BreakOnSwitch, 'b', NO),
         long(Opt::Help, "help", NO),
-        outputs::JSON_NEW.map(Opt::Out),
+        row(outputs::JSON_NEW, Opt::Shared),
         long(Opt::Verdict, "verdict", NO),
     ];
-    rows.extend(gates::ROWS.map(|r| r.map(Opt::Gate)));
-    rows.extend(load_options::ROWS.map(|r| r.map(Opt::Load)));
+    rows.extend(gate_and_load_rows(Opt::Shared));
     rows.extend([
         long(Opt::Explain, "explain", ValueKind::Optional(Peek::Number)),
         long(Opt::ExplainThreshold, "explain-threshold", REQ),
@@ -154,10 +151,8 @@ struct Raw {
     cpu: Option<String>,
     priority: Option<String>,
     break_on_switch: bool,
-    outputs: OutputArgs,
     verdict: bool,
-    gates: GateArgs,
-    load: LoadArgs,
+    shared: SharedArgs,
     synthetic: Option<String>,
     explain: ExplainArgs,
 }
@@ -193,9 +188,7 @@ pub fn parse(
             Opt::Priority => raw.priority = Some(val()?),
             Opt::BreakOnSwitch => raw.break_on_switch = true,
             Opt::Verdict => raw.verdict = true,
-            Opt::Out(which) => raw.outputs.set(which, value, id)?,
-            Opt::Gate(which) => raw.gates.set(which, value, id)?,
-            Opt::Load(which) => raw.load.set(which, val()?),
+            Opt::Shared(which) => raw.shared.set(which, value, id)?,
             Opt::Synthetic => raw.synthetic = Some(val()?),
             Opt::Explain => raw.explain.explain = Some(optional_text(id, value.as_deref())?),
             Opt::ExplainThreshold => raw.explain.threshold = Some(val()?),
@@ -301,7 +294,7 @@ fn build(
         Some(text) => duration_option(Opt::Duration, text)?,
         None => None,
     };
-    let load = raw.load.validate(Opt::Load, system)?;
+    let load = raw.shared.load(Opt::Shared, system)?;
     // A schedule (whole seconds) ends the run when it ends, unless -T
     // comes first.
     let duration_secs =
@@ -331,7 +324,7 @@ fn build(
         Some(text) => Some(output_path(Opt::Gnuplot, text)?),
         None => None,
     };
-    let json = raw.outputs.validate(Opt::Out, "microseconds")?.json;
+    let json = raw.shared.outputs(Opt::Shared, "microseconds")?.json;
     let quiet = match (raw.quiet, duration_secs) {
         (true, None) => {
             // Xenomai's own warning, and like Xenomai the run goes on
@@ -342,7 +335,7 @@ fn build(
         (quiet, _) => quiet,
     };
     let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
-    let gates = raw.gates.validate(Opt::Gate)?;
+    let gates = raw.shared.gates(Opt::Shared)?;
 
     let keeps_histograms = raw.histograms || raw.stats || gnuplot.is_some();
     let engine = CyclicConfig {

@@ -11,5 +11,6 @@ pub mod load;
 pub mod load_options;
 pub mod output_options;
 pub mod run;
+pub mod shared;
 pub mod signaltest;
 pub mod stop_options;

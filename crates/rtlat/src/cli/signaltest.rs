@@ -13,10 +13,11 @@ use rtlat_core::config::SchedPolicy;
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::ring::{C_PACING, RingConfig, RingThreadPlan};
 
-use super::gates::{self, GateArgs, GateOpt};
-use super::load_options::{self, LoadArgs, LoadOpt};
-use super::output_options::{self as outputs, OutputArgs, OutputOpt};
-use super::stop_options::{self as stop, StopArgs, StopOpt};
+use super::gates::{self, GateOpt};
+use super::load_options::{self, LoadOpt};
+use super::output_options as outputs;
+use super::shared::{SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::stop_options as stop;
 use crate::signaltest::settings::Settings;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
@@ -52,10 +53,7 @@ enum Opt {
     Nsecs,
     Verdict,
     Synthetic,
-    Stop(StopOpt),
-    Out(OutputOpt),
-    Gate(GateOpt),
-    Load(LoadOpt),
+    Shared(SharedOpt),
 }
 
 /// signaltest 2.4's options, then ours (long only, never changing what a
@@ -69,23 +67,22 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
             ValueKind::Optional(Peek::CpuList),
         ),
         OptSpec::c(Opt::Breaktrace, Some('b'), "breaktrace", REQ),
-        stop::DURATION.map(Opt::Stop),
+        row(stop::DURATION, Opt::Shared),
         OptSpec::c(Opt::Help, Some('h'), "help", NO),
-        outputs::JSON.map(Opt::Out),
-        stop::LOOPS.map(Opt::Stop),
+        row(outputs::JSON, Opt::Shared),
+        row(stop::LOOPS, Opt::Shared),
         OptSpec::c(Opt::Mlockall, Some('m'), "mlockall", NO),
         OptSpec::c(Opt::Priority, Some('p'), "priority", REQ),
         OptSpec::c(Opt::Quiet, Some('q'), "quiet", NO),
         OptSpec::c(Opt::Smp, Some('S'), "smp", NO),
         OptSpec::c(Opt::Threads, Some('t'), "threads", REQ),
         OptSpec::c(Opt::Verbose, Some('v'), "verbose", NO),
-        outputs::HISTOGRAM.map(Opt::Out),
-        outputs::HISTFILE.map(Opt::Out),
+        row(outputs::HISTOGRAM, Opt::Shared),
+        row(outputs::HISTFILE, Opt::Shared),
         OptSpec::new_long(Opt::Nsecs, "nsecs", NO),
         OptSpec::new_long(Opt::Verdict, "verdict", NO),
     ];
-    rows.extend(gates::ROWS.map(|r| r.map(Opt::Gate)));
-    rows.extend(load_options::ROWS.map(|r| r.map(Opt::Load)));
+    rows.extend(gate_and_load_rows(Opt::Shared));
     // Hidden: the deterministic test seam.
     rows.push(OptSpec::new_long(Opt::Synthetic, "synthetic", REQ));
     rows
@@ -113,10 +110,7 @@ struct Raw {
     nsecs: bool,
     verdict: bool,
     synthetic: Option<String>,
-    stop: StopArgs,
-    outputs: OutputArgs,
-    gates: GateArgs,
-    load: LoadArgs,
+    shared: SharedArgs,
 }
 
 /// Reads the `rtlat signaltest` command line (`args` without the program
@@ -144,10 +138,7 @@ pub fn parse(
             Opt::Nsecs => raw.nsecs = true,
             Opt::Verdict => raw.verdict = true,
             Opt::Synthetic => raw.synthetic = Some(val()?),
-            Opt::Stop(which) => raw.stop.set(which, val()?),
-            Opt::Out(which) => raw.outputs.set(which, value, id)?,
-            Opt::Gate(which) => raw.gates.set(which, value, id)?,
-            Opt::Load(which) => raw.load.set(which, val()?),
+            Opt::Shared(which) => raw.shared.set(which, value, id)?,
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
@@ -220,7 +211,7 @@ fn build(
         SchedPolicy::Other
     };
 
-    let limits = raw.stop.validate(Opt::Stop)?;
+    let limits = raw.shared.stop(Opt::Shared)?;
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
     let break_threshold = match &raw.breaktrace {
         Some(text) => Some(int_in(
@@ -231,23 +222,23 @@ fn build(
         )?),
         None => None,
     };
-    let outputs = raw.outputs.validate(Opt::Out, &unit)?;
+    let outputs = raw.shared.outputs(Opt::Shared, &unit)?;
     warnings.extend(outputs.warnings);
     let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
-    let gates = raw.gates.validate(Opt::Gate)?;
+    let gates = raw.shared.gates(Opt::Shared)?;
     gates::refuse_percentiles(
         gates.as_ref(),
-        Opt::Gate(GateOpt::FailIf),
+        Opt::Shared(SharedOpt::Gate(GateOpt::FailIf)),
         "a signaltest run",
     )?;
-    if raw.load.schedule.is_some() {
+    if raw.shared.load.schedule.is_some() {
         return Err(UsageError(format!(
             "{}: a signaltest run keeps no per-phase figures; use {} SPEC for a constant load",
-            Opt::Load(LoadOpt::Schedule).spelling(),
-            Opt::Load(LoadOpt::Load).spelling()
+            Opt::Shared(SharedOpt::Load(LoadOpt::Schedule)).spelling(),
+            Opt::Shared(SharedOpt::Load(LoadOpt::Load)).spelling()
         )));
     }
-    let load = raw.load.validate(Opt::Load, system)?;
+    let load = raw.shared.load(Opt::Shared, system)?;
 
     let threads = (0..nthreads)
         .map(|index| RingThreadPlan {

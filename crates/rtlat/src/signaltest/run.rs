@@ -140,7 +140,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let status: u8 = u8::from(thread_failure.is_some() || load.failure.is_some());
     let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
     let verdict = verdict::judge(&report, &meta, system.as_ref());
-    let load_results = load.results(settings.load.as_ref(), (!synthetic).then_some(run_time));
+    // How long the ring ran; a synthetic run's time means nothing.
+    let measured = (!synthetic).then_some(run_time);
+    let load_results = load.results(settings.load.as_ref(), measured);
     let extras = Extras {
         load: load_results.as_ref(),
         verdict: &verdict,
@@ -151,18 +153,15 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .map(|(index, error)| describe_thread_error(index, error, settings))
         .or_else(|| load.failure.clone());
     let status = end_run(&mut out, written, failure, status)?;
-    let duration_s = if synthetic {
-        0.0
-    } else {
-        run_time.as_secs_f64()
-    };
+    let seconds = measured.map_or(0.0, |d| d.as_secs_f64());
+    let gates = settings.gates.as_ref();
     crate::gate::apply(
-        settings.gates.as_ref(),
+        gates,
         &report,
         &verdict,
         "thread",
         "signaltest",
-        duration_s,
+        seconds,
         status,
     )
 }

@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use crate::faults::stdio::SUBCOMMANDS as TOOLS;
 use crate::support::{Run, rtlat, run_with_timeout};
 
 /// The tools with `-l`/`-D` (latency's duration is `-T`, its `-l` the
@@ -18,21 +19,6 @@ const WITH_LOOPS: [&str; 6] = [
     "pmqtest",
     "ptsematest",
     "sigwaittest",
-];
-
-/// Every tool's name, for the helps.
-const TOOLS: [&str; 11] = [
-    "cyclictest",
-    "svsematest",
-    "pmqtest",
-    "ptsematest",
-    "sigwaittest",
-    "signaltest",
-    "latency",
-    "plot",
-    "compare",
-    "load",
-    "audit",
 ];
 
 /// The one stderr line of `rtlat TOOL ARGS`, which must exit 2, after

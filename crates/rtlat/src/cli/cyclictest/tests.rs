@@ -1409,8 +1409,7 @@ fn every_table_entry_is_reachable() {
                     | Opt::Verdict
                     | Opt::Hgrm
                     | Opt::HgrmPerThread
-                    | Opt::Gate(_)
-                    | Opt::Load(_)
+                    | Opt::Shared(SharedOpt::Gate(_) | SharedOpt::Load(_))
                     | Opt::DeepestIdleState
                     | Opt::Explain
                     | Opt::ExplainThreshold

@@ -14,7 +14,7 @@ use crate::support::ipc::{FORK_TOOLS, TOOLS, last_frame};
 use crate::support::{Run, dev_full, int_after, rtlat, run, spawn_with};
 
 /// Every subcommand.
-const SUBCOMMANDS: [&str; 11] = [
+pub const SUBCOMMANDS: [&str; 11] = [
     "cyclictest",
     "svsematest",
     "pmqtest",

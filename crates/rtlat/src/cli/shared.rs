@@ -1,0 +1,138 @@
+//! The shared option groups together in a tool's command line: one id
+//! variant (`Opt::Shared(SharedOpt)`), one field of raw values
+//! (`Raw::shared`) and one match arm for all of them, and a validating
+//! method per group. The groups themselves (rows, values, messages, help
+//! lines) live in [`stop_options`](super::stop_options),
+//! [`output_options`](super::output_options), [`gates`](super::gates) and
+//! [`load_options`](super::load_options).
+
+use std::ffi::OsString;
+
+use rtlat_core::load::schedule::LoadSchedule;
+
+use super::gates::{self, GateArgs, GateOpt};
+use super::load_options::{self, LoadArgs, LoadOpt};
+use super::output_options::{OutputArgs, OutputOpt, Outputs};
+use super::stop_options::{Stop, StopArgs, StopOpt};
+use crate::gate::GatePlan;
+use rtlat_args::UsageError;
+use rtlat_args::getopt::OptSpec;
+use rtlat_args::values::{OptionName, SystemView, text};
+
+/// An option of one of the shared groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharedOpt {
+    /// `-l`, `-D`.
+    Stop(StopOpt),
+    /// `--json`, the histogram, `--histfile`.
+    Out(OutputOpt),
+    /// `--fail-if`, `--junit`.
+    Gate(GateOpt),
+    /// `--load`, `--load-schedule`, `--load-cpus`.
+    Load(LoadOpt),
+}
+
+/// A group's row in a tool's table, `wrap` being the tool's variant
+/// (`Opt::Shared`).
+pub fn row<G, O>(spec: OptSpec<G>, wrap: fn(SharedOpt) -> O) -> OptSpec<O>
+where
+    SharedOpt: From<G>,
+{
+    spec.map(|g| wrap(SharedOpt::from(g)))
+}
+
+/// The rows of `--fail-if`, `--junit`, `--load`, `--load-schedule` and
+/// `--load-cpus`, in that order (every measuring tool has them).
+pub fn gate_and_load_rows<O>(wrap: fn(SharedOpt) -> O) -> impl Iterator<Item = OptSpec<O>> {
+    let gates = gates::ROWS.map(|r| row(r, wrap));
+    let loads = load_options::ROWS.map(|r| row(r, wrap));
+    gates.into_iter().chain(loads)
+}
+
+impl From<StopOpt> for SharedOpt {
+    fn from(o: StopOpt) -> Self {
+        SharedOpt::Stop(o)
+    }
+}
+
+impl From<OutputOpt> for SharedOpt {
+    fn from(o: OutputOpt) -> Self {
+        SharedOpt::Out(o)
+    }
+}
+
+impl From<GateOpt> for SharedOpt {
+    fn from(o: GateOpt) -> Self {
+        SharedOpt::Gate(o)
+    }
+}
+
+impl From<LoadOpt> for SharedOpt {
+    fn from(o: LoadOpt) -> Self {
+        SharedOpt::Load(o)
+    }
+}
+
+/// The raw values of every shared group (the last one wins).
+#[derive(Clone, Debug, Default)]
+pub struct SharedArgs {
+    /// `-l`, `-D`.
+    pub stop: StopArgs,
+    /// `--json`, the histogram, `--histfile`.
+    pub outputs: OutputArgs,
+    /// `--fail-if`, `--junit`.
+    pub gates: GateArgs,
+    /// `--load`, `--load-schedule`, `--load-cpus`.
+    pub load: LoadArgs,
+}
+
+impl SharedArgs {
+    /// Keeps `value` for `which`; `id` (the tool's) spells it if the value
+    /// must be text.
+    pub fn set(
+        &mut self,
+        which: SharedOpt,
+        value: Option<OsString>,
+        id: impl OptionName,
+    ) -> Result<(), UsageError> {
+        match which {
+            SharedOpt::Stop(o) => self.stop.set(o, text(id, value.as_deref())?),
+            SharedOpt::Out(o) => self.outputs.set(o, value, id)?,
+            SharedOpt::Gate(o) => self.gates.set(o, value, id)?,
+            SharedOpt::Load(o) => self.load.set(o, text(id, value.as_deref())?),
+        }
+        Ok(())
+    }
+
+    /// `-l` and `-D` ([`StopArgs::validate`]).
+    pub fn stop<O: OptionName>(&self, wrap: fn(SharedOpt) -> O) -> Result<Stop, UsageError> {
+        self.stop.validate(|o| wrap(o.into()))
+    }
+
+    /// The outputs ([`OutputArgs::validate`]); `unit` names the
+    /// histogram's.
+    pub fn outputs<O: OptionName>(
+        &self,
+        wrap: fn(SharedOpt) -> O,
+        unit: &str,
+    ) -> Result<Outputs, UsageError> {
+        self.outputs.validate(|o| wrap(o.into()), unit)
+    }
+
+    /// The gates ([`GateArgs::validate`]).
+    pub fn gates<O: OptionName>(
+        &self,
+        wrap: fn(SharedOpt) -> O,
+    ) -> Result<Option<GatePlan>, UsageError> {
+        self.gates.validate(|o| wrap(o.into()))
+    }
+
+    /// The load ([`LoadArgs::validate`]).
+    pub fn load<O: OptionName>(
+        &self,
+        wrap: fn(SharedOpt) -> O,
+        system: &SystemView,
+    ) -> Result<Option<LoadSchedule>, UsageError> {
+        self.load.validate(|o| wrap(o.into()), system)
+    }
+}
