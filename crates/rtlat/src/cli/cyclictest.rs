@@ -23,7 +23,7 @@ use rtlat_core::units::{Nanos, Resolution};
 use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
 use super::load_options::run_duration;
 use super::output_options::{self as outputs, output_path, output_target};
-use super::shared::{SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::shared::{SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use super::stop_options as stop;
 use crate::cyclictest::settings::{
     DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit, Settings,
@@ -34,7 +34,7 @@ use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
 pub use rtlat_args::values::SystemView;
 use rtlat_args::values::{
     DirReport, OptionName, int, int_in, int_in_or, invalid, opt_values, optional_text, spelling,
-    text, time_source,
+    text,
 };
 
 #[cfg(test)]
@@ -82,7 +82,6 @@ enum Opt {
     Latency,
     DefaultSystem,
     Help,
-    Synthetic,
     InjectDisturbances,
     Aligned,
     Breaktrace,
@@ -179,7 +178,7 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         OptSpec::c(Opt::DbgCyclictest, None, "dbg_cyclictest", NO),
         // Not in 2.4, not in the help: the deterministic test seam. Being newer,
         // it never changes what a 2.4 abbreviation means (`--sy` is --system).
-        OptSpec::new_long(Opt::Synthetic, "synthetic", REQ),
+        row(SYNTHETIC, Opt::Shared),
         // The verdict's test seam: disturbances a synthetic run stands in for.
         OptSpec::new_long(Opt::InjectDisturbances, "inject-disturbances", REQ),
         // Newer than 2.4 too: `--m`, `--w` keep what they meant in 2.4.
@@ -243,7 +242,6 @@ struct Raw {
     latency: Option<String>,
     default_system: bool,
     deepest_idle_state: Option<String>,
-    synthetic: Option<String>,
     inject_disturbances: Option<String>,
     /// `Some(None)`: `-A` without an offset.
     aligned: Option<Option<String>>,
@@ -339,7 +337,6 @@ pub fn parse(
             Opt::Latency => raw.latency = Some(val()?),
             Opt::DefaultSystem => raw.default_system = true,
             Opt::DeepestIdleState => raw.deepest_idle_state = Some(val()?),
-            Opt::Synthetic => raw.synthetic = Some(val()?),
             Opt::InjectDisturbances => raw.inject_disturbances = Some(val()?),
             Opt::Aligned => raw.aligned = Some(optional()?),
             Opt::Secaligned => raw.secaligned = Some(optional()?),
@@ -739,8 +736,8 @@ fn build(
         Some(text) => Some(cpus(Opt::MainAffinity, text)?),
         None => None,
     };
-    let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
-    let injected = match (&raw.inject_disturbances, &raw.synthetic) {
+    let source = raw.shared.source(Opt::Shared)?;
+    let injected = match (&raw.inject_disturbances, &raw.shared.synthetic) {
         (None, _) => None,
         (Some(_), None) => {
             return Err(UsageError(
@@ -801,7 +798,7 @@ fn build(
         },
         &raw.explain,
         ExplainObstacles {
-            synthetic: raw.synthetic.is_some(),
+            synthetic: raw.shared.synthetic.is_some(),
             other_clock: (clock != ClockKind::Monotonic).then_some("--clock 1 (CLOCK_REALTIME)"),
         },
         measured_cpus,
@@ -1059,7 +1056,7 @@ fn measure_method(raw: &Raw, text: &str, wait: WaitMode) -> Result<MeasureMode, 
             wait.name()
         )));
     }
-    if measure != MeasureMode::Clock && raw.synthetic.is_some() {
+    if measure != MeasureMode::Clock && raw.shared.synthetic.is_some() {
         return Err(UsageError(format!(
             "{}: measures real time, not the --synthetic clock",
             name()

@@ -17,7 +17,7 @@ use rtlat_core::units::Nanos;
 use super::gates::{self, GateOpt};
 use super::load_options::{self, LoadOpt, run_duration};
 use super::output_options as outputs;
-use super::shared::{SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::shared::{SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use super::stop_options::{self as stop, StopOpt};
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
@@ -25,7 +25,7 @@ pub use rtlat_args::UsageError;
 use rtlat_args::getopt::{GetoptError, NO, OPT_NUM, OptSpec, REQ, ValueKind, getopt_long};
 pub use rtlat_args::values::SystemView;
 use rtlat_args::values::{
-    OptionName, int, int_in, invalid, opt_values, optional_text, spelling, text, time_source,
+    OptionName, int, int_in, invalid, opt_values, optional_text, spelling, text,
 };
 use rtlat_core::load::schedule::LoadSchedule;
 
@@ -74,7 +74,6 @@ enum Opt {
     Timeout,
     Nsecs,
     Verdict,
-    Synthetic,
     Shared(SharedOpt),
 }
 
@@ -100,7 +99,7 @@ static COMMON: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
     ];
     rows.extend(gate_and_load_rows(Opt::Shared));
     // The deterministic test seam (not in the help).
-    rows.push(OptSpec::new_long(Opt::Synthetic, "synthetic", REQ));
+    rows.push(row(SYNTHETIC, Opt::Shared));
     rows
 });
 
@@ -151,7 +150,6 @@ struct Raw {
     timeout: Option<String>,
     nsecs: bool,
     verdict: bool,
-    synthetic: Option<String>,
     shared: SharedArgs,
 }
 
@@ -245,7 +243,6 @@ pub fn parse(
             Opt::Timeout => raw.timeout = Some(val()?),
             Opt::Nsecs => raw.nsecs = true,
             Opt::Verdict => raw.verdict = true,
-            Opt::Synthetic => raw.synthetic = Some(val()?),
             Opt::Shared(which) => raw.shared.set(which, value, id)?,
         }
     }
@@ -484,11 +481,11 @@ fn build(
     let outputs = raw.shared.outputs(Opt::Shared, &unit)?;
     warnings.extend(outputs.warnings);
     let buckets = outputs.buckets;
-    let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
+    let source = raw.shared.source(Opt::Shared)?;
     if matches!(source, TimeSourceKind::Synthetic { .. }) && loops.is_none() && duration.is_none() {
         return Err(UsageError(format!(
             "{} needs {} or {} to end",
-            Opt::Synthetic.spelling(),
+            Opt::Shared(SharedOpt::Synthetic).spelling(),
             Opt::Shared(SharedOpt::Stop(StopOpt::Loops)).spelling(),
             Opt::Shared(SharedOpt::Stop(StopOpt::Duration)).spelling()
         )));
@@ -503,11 +500,11 @@ fn build(
             "a fork-mode run (-f)",
         )?;
     }
-    if raw.shared.load.schedule.is_some() && (fork || raw.synthetic.is_some()) {
+    if raw.shared.load.schedule.is_some() && (fork || raw.shared.synthetic.is_some()) {
         let mode = if fork {
             format!("a fork-mode run ({})", Opt::Fork.spelling())
         } else {
-            format!("a {} run", Opt::Synthetic.spelling())
+            format!("a {} run", Opt::Shared(SharedOpt::Synthetic).spelling())
         };
         return Err(UsageError(format!(
             "{}: {mode} keeps no per-phase figures; use {} SPEC for a constant load",

@@ -22,13 +22,13 @@ use rtlat_core::units::{Nanos, Resolution};
 use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
 use super::load_options::run_duration;
 use super::output_options::{self as outputs, output_path};
-use super::shared::{SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::shared::{SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use crate::latency::settings::{Settings, WARMUP};
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
 use rtlat_args::values::{
     OptionName, SystemView, duration_option, int, int_in, int_in_or, invalid, opt_values,
-    optional_text, spelling, text, time_source,
+    optional_text, spelling, text,
 };
 
 /// What the command line asks for.
@@ -64,7 +64,6 @@ enum Opt {
     BreakOnSwitch,
     Help,
     Verdict,
-    Synthetic,
     Explain,
     ExplainThreshold,
     ExplainTrace,
@@ -101,7 +100,7 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         long(Opt::ExplainThreshold, "explain-threshold", REQ),
         long(Opt::ExplainTrace, "explain-trace", REQ),
         // Hidden: the deterministic test seam.
-        long(Opt::Synthetic, "synthetic", REQ),
+        row(SYNTHETIC, Opt::Shared),
     ]);
     rows
 });
@@ -153,7 +152,6 @@ struct Raw {
     break_on_switch: bool,
     verdict: bool,
     shared: SharedArgs,
-    synthetic: Option<String>,
     explain: ExplainArgs,
 }
 
@@ -189,7 +187,6 @@ pub fn parse(
             Opt::BreakOnSwitch => raw.break_on_switch = true,
             Opt::Verdict => raw.verdict = true,
             Opt::Shared(which) => raw.shared.set(which, value, id)?,
-            Opt::Synthetic => raw.synthetic = Some(val()?),
             Opt::Explain => raw.explain.explain = Some(optional_text(id, value.as_deref())?),
             Opt::ExplainThreshold => raw.explain.threshold = Some(val()?),
             Opt::ExplainTrace => raw.explain.trace = Some(path()),
@@ -334,7 +331,7 @@ fn build(
         }
         (quiet, _) => quiet,
     };
-    let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
+    let source = raw.shared.source(Opt::Shared)?;
     let gates = raw.shared.gates(Opt::Shared)?;
 
     let keeps_histograms = raw.histograms || raw.stats || gnuplot.is_some();
@@ -388,7 +385,7 @@ fn build(
         },
         &raw.explain,
         ExplainObstacles {
-            synthetic: raw.synthetic.is_some(),
+            synthetic: raw.shared.synthetic.is_some(),
             other_clock: None,
         },
         measured_cpus,

@@ -4,10 +4,12 @@
 //! method per group. The groups themselves (rows, values, messages, help
 //! lines) live in [`stop_options`](super::stop_options),
 //! [`output_options`](super::output_options), [`gates`](super::gates) and
-//! [`load_options`](super::load_options).
+//! [`load_options`](super::load_options); the hidden `--synthetic SEED`,
+//! one option, lives here.
 
 use std::ffi::OsString;
 
+use rtlat_core::config::TimeSourceKind;
 use rtlat_core::load::schedule::LoadSchedule;
 
 use super::gates::{self, GateArgs, GateOpt};
@@ -16,8 +18,8 @@ use super::output_options::{OutputArgs, OutputOpt, Outputs};
 use super::stop_options::{Stop, StopArgs, StopOpt};
 use crate::gate::GatePlan;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::OptSpec;
-use rtlat_args::values::{OptionName, SystemView, text};
+use rtlat_args::getopt::{OptSpec, REQ};
+use rtlat_args::values::{OptionName, SystemView, text, time_source};
 
 /// An option of one of the shared groups.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +32,14 @@ pub enum SharedOpt {
     Gate(GateOpt),
     /// `--load`, `--load-schedule`, `--load-cpus`.
     Load(LoadOpt),
+    /// `--synthetic SEED`.
+    Synthetic,
 }
+
+/// The hidden `--synthetic SEED`: the deterministic test seam, not in any
+/// help. Newer than 2.4, so it never changes what a 2.4 abbreviation
+/// means (`--sy` stays cyclictest's --system).
+pub const SYNTHETIC: OptSpec<SharedOpt> = OptSpec::new_long(SharedOpt::Synthetic, "synthetic", REQ);
 
 /// A group's row in a tool's table, `wrap` being the tool's variant
 /// (`Opt::Shared`).
@@ -84,6 +93,8 @@ pub struct SharedArgs {
     pub gates: GateArgs,
     /// `--load`, `--load-schedule`, `--load-cpus`.
     pub load: LoadArgs,
+    /// `--synthetic`'s seed.
+    pub synthetic: Option<String>,
 }
 
 impl SharedArgs {
@@ -100,6 +111,7 @@ impl SharedArgs {
             SharedOpt::Out(o) => self.outputs.set(o, value, id)?,
             SharedOpt::Gate(o) => self.gates.set(o, value, id)?,
             SharedOpt::Load(o) => self.load.set(o, text(id, value.as_deref())?),
+            SharedOpt::Synthetic => self.synthetic = Some(text(id, value.as_deref())?),
         }
         Ok(())
     }
@@ -127,6 +139,14 @@ impl SharedArgs {
         self.gates.validate(|o| wrap(o.into()))
     }
 
+    /// The clock of the run: the seeded synthetic one with `--synthetic`.
+    pub fn source<O: OptionName>(
+        &self,
+        wrap: fn(SharedOpt) -> O,
+    ) -> Result<TimeSourceKind, UsageError> {
+        time_source(wrap(SharedOpt::Synthetic), self.synthetic.as_deref())
+    }
+
     /// The load ([`LoadArgs::validate`]).
     pub fn load<O: OptionName>(
         &self,
@@ -134,5 +154,95 @@ impl SharedArgs {
         system: &SystemView,
     ) -> Result<Option<LoadSchedule>, UsageError> {
         self.load.validate(|o| wrap(o.into()), system)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::output_options::JSON;
+    use crate::cli::stop_options::{DURATION, LOOPS};
+    use rtlat_args::values::spelling;
+
+    /// A tool of shared options only.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Opt {
+        Shared(SharedOpt),
+    }
+
+    fn rows() -> Vec<OptSpec<Opt>> {
+        let mut rows = vec![
+            row(LOOPS, Opt::Shared),
+            row(DURATION, Opt::Shared),
+            row(JSON, Opt::Shared),
+            row(SYNTHETIC, Opt::Shared),
+        ];
+        rows.extend(gate_and_load_rows(Opt::Shared));
+        rows
+    }
+
+    impl OptionName for Opt {
+        fn spelling(self) -> String {
+            spelling(self, rows().iter())
+        }
+    }
+
+    fn args(words: &[(SharedOpt, &str)]) -> SharedArgs {
+        let mut args = SharedArgs::default();
+        for (which, value) in words {
+            args.set(*which, Some(value.into()), Opt::Shared(*which))
+                .unwrap();
+        }
+        args
+    }
+
+    #[test]
+    fn each_group_validates_with_the_tools_spelling() {
+        let a = args(&[
+            (SharedOpt::Stop(StopOpt::Loops), "5"),
+            (SharedOpt::Out(OutputOpt::Json), "-"),
+            (SharedOpt::Gate(GateOpt::FailIf), "max>1ms"),
+            (SharedOpt::Synthetic, "7"),
+        ]);
+        assert_eq!(a.stop(Opt::Shared).unwrap().loops, Some(5));
+        assert!(
+            a.outputs(Opt::Shared, "microseconds")
+                .unwrap()
+                .json
+                .is_some()
+        );
+        assert!(a.gates(Opt::Shared).unwrap().is_some());
+        assert_eq!(
+            a.source(Opt::Shared).unwrap(),
+            TimeSourceKind::Synthetic { seed: 7 }
+        );
+        let bad = args(&[
+            (SharedOpt::Stop(StopOpt::Duration), "x"),
+            (SharedOpt::Synthetic, "-1"),
+            (SharedOpt::Load(LoadOpt::Cpus), "0"),
+        ]);
+        let system = SystemView {
+            allowed_cpus: vec![0],
+            configured_cpus: 1,
+        };
+        assert!(
+            bad.stop(Opt::Shared)
+                .unwrap_err()
+                .0
+                .starts_with("-D/--duration: ")
+        );
+        assert!(
+            bad.source(Opt::Shared)
+                .unwrap_err()
+                .0
+                .starts_with("--synthetic: ")
+        );
+        assert!(
+            bad.load(Opt::Shared, &system)
+                .unwrap_err()
+                .0
+                .starts_with("--load-cpus needs --load")
+        );
+        assert_eq!(rows().len(), 9);
     }
 }

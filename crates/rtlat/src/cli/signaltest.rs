@@ -16,13 +16,13 @@ use rtlat_core::ring::{C_PACING, RingConfig, RingThreadPlan};
 use super::gates::{self, GateOpt};
 use super::load_options::{self, LoadOpt};
 use super::output_options as outputs;
-use super::shared::{SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::shared::{SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use super::stop_options as stop;
 use crate::signaltest::settings::Settings;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
 use rtlat_args::values::{
-    OptionName, SystemView, int_in, invalid, opt_values, optional_text, spelling, text, time_source,
+    OptionName, SystemView, int_in, invalid, opt_values, optional_text, spelling, text,
 };
 
 /// What the command line asks for.
@@ -52,7 +52,6 @@ enum Opt {
     Verbose,
     Nsecs,
     Verdict,
-    Synthetic,
     Shared(SharedOpt),
 }
 
@@ -84,7 +83,7 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
     ];
     rows.extend(gate_and_load_rows(Opt::Shared));
     // Hidden: the deterministic test seam.
-    rows.push(OptSpec::new_long(Opt::Synthetic, "synthetic", REQ));
+    rows.push(row(SYNTHETIC, Opt::Shared));
     rows
 });
 
@@ -109,7 +108,6 @@ struct Raw {
     verbose: bool,
     nsecs: bool,
     verdict: bool,
-    synthetic: Option<String>,
     shared: SharedArgs,
 }
 
@@ -137,7 +135,6 @@ pub fn parse(
             Opt::Verbose => raw.verbose = true,
             Opt::Nsecs => raw.nsecs = true,
             Opt::Verdict => raw.verdict = true,
-            Opt::Synthetic => raw.synthetic = Some(val()?),
             Opt::Shared(which) => raw.shared.set(which, value, id)?,
         }
     }
@@ -224,7 +221,7 @@ fn build(
     };
     let outputs = raw.shared.outputs(Opt::Shared, &unit)?;
     warnings.extend(outputs.warnings);
-    let source = time_source(Opt::Synthetic, raw.synthetic.as_deref())?;
+    let source = raw.shared.source(Opt::Shared)?;
     let gates = raw.shared.gates(Opt::Shared)?;
     gates::refuse_percentiles(
         gates.as_ref(),

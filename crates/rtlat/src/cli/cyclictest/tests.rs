@@ -1398,8 +1398,7 @@ fn every_table_entry_is_reachable() {
             spec.in_2_4,
             !matches!(
                 spec.id,
-                Opt::Synthetic
-                    | Opt::InjectDisturbances
+                Opt::InjectDisturbances
                     | Opt::Wait
                     | Opt::Measure
                     | Opt::StatsInterval
@@ -1409,7 +1408,7 @@ fn every_table_entry_is_reachable() {
                     | Opt::Verdict
                     | Opt::Hgrm
                     | Opt::HgrmPerThread
-                    | Opt::Shared(SharedOpt::Gate(_) | SharedOpt::Load(_))
+                    | Opt::Shared(SharedOpt::Gate(_) | SharedOpt::Load(_) | SharedOpt::Synthetic)
                     | Opt::DeepestIdleState
                     | Opt::Explain
                     | Opt::ExplainThreshold
