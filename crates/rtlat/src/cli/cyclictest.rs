@@ -1232,10 +1232,7 @@ Background load (see rtlat load --help for the kinds):
                          messaging:2=60s'; the run ends with the schedule
                          (or sooner with -l or -D); results per phase, also
                          as \"phases\" in the JSON
-      --load-cpus=LIST   run the load on these CPUs only (as -a: 0-3,8),
-                         one worker per CPU of LIST by default; without it,
-                         one per CPU, on every CPU
-
+{load_cpus}
 Gates for CI (checked after every output is written; exit status 3):
       --fail-if=LIMITS   fail when a limit is broken by any thread or by all
                          threads together: comma-separated METRIC OP VALUE,
@@ -1246,9 +1243,7 @@ Gates for CI (checked after every output is written; exit status 3):
                          verdict=LEVEL (required) or verdict!=LEVEL
                          (refused), LEVEL trustworthy, caveats or
                          untrustworthy (see --verdict)
-      --junit=FILE       with --fail-if: write a JUnit XML report, one test
-                         case per thread and limit
-      --spike=US         list every wake-up later than US (nanoseconds with
+{junit}      --spike=US         list every wake-up later than US (nanoseconds with
                          -N) at the end, 1 to 2147483647
       --spike-nodes=N    keep at most N of those spikes, 1 to 1000000 [1024]
   -F, --fifo=PATH        create a named pipe at PATH that gives the current
@@ -1288,5 +1283,7 @@ with a 400-bucket histogram at the end:
         duration = stop::DURATION_HELP,
         histfile = outputs::HISTFILE_HELP,
         json = outputs::JSON_HELP,
+        junit = super::gates::JUNIT_HELP,
+        load_cpus = super::load_options::LOAD_CPUS_HELP,
     )
 }

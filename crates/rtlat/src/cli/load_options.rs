@@ -35,7 +35,7 @@ pub const ROWS: [OptSpec<LoadOpt>; 3] = [
 /// The help line of `--load-cpus`.
 pub const LOAD_CPUS_HELP: &str = concat!(
     "      --load-cpus=LIST   run the load on these CPUs only (0-3,8), one worker\n",
-    "                         per CPU of LIST by default\n",
+    "                         per CPU of LIST by default (else one per CPU)\n",
 );
 
 /// The raw values of the three options as a command line's parser
