@@ -97,6 +97,8 @@ pub const NO: ValueKind = ValueKind::None;
 pub const REQ: ValueKind = ValueKind::Required;
 /// A value only when attached or when the next word is a number.
 pub const OPT_NUM: ValueKind = ValueKind::Optional(Peek::Number);
+/// A value only when attached or when the next word looks like a CPU list.
+pub const OPT_CPUS: ValueKind = ValueKind::Optional(Peek::CpuList);
 
 impl<T> OptSpec<T> {
     /// An option of the C tool (2.4): `-x` (if `short`) and `--long`.

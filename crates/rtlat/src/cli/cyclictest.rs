@@ -30,7 +30,7 @@ use crate::cyclictest::settings::{
 };
 use crate::output::OutputTarget;
 pub use rtlat_args::UsageError;
-use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
+use rtlat_args::getopt::{NO, OPT_CPUS, OPT_NUM, OptSpec, REQ, getopt_long};
 pub use rtlat_args::values::SystemView;
 use rtlat_args::values::{
     DirReport, OptionName, int, int_in, int_in_or, invalid, opt_values, optional_text, spelling,
@@ -116,12 +116,7 @@ enum Opt {
 /// Every option cyclictest 2.4 knows, plus ours and our hidden test seams.
 static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
     let mut rows = vec![
-        OptSpec::c(
-            Opt::Affinity,
-            Some('a'),
-            "affinity",
-            ValueKind::Optional(Peek::CpuList),
-        ),
+        OptSpec::c(Opt::Affinity, Some('a'), "affinity", OPT_CPUS),
         OptSpec::c(Opt::Clock, Some('c'), "clock", REQ),
         OptSpec::c(Opt::Distance, Some('d'), "distance", REQ),
         row(stop::DURATION, Opt::Shared),
@@ -140,24 +135,14 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         OptSpec::c(Opt::Quiet, Some('q'), "quiet", NO),
         OptSpec::c(Opt::Relative, Some('r'), "relative", NO),
         OptSpec::c(Opt::Smp, Some('S'), "smp", NO),
-        OptSpec::c(
-            Opt::Threads,
-            Some('t'),
-            "threads",
-            ValueKind::Optional(Peek::Number),
-        ),
+        OptSpec::c(Opt::Threads, Some('t'), "threads", OPT_NUM),
         OptSpec::c(Opt::Unbuffered, Some('u'), "unbuffered", NO),
         OptSpec::c(Opt::Verbose, Some('v'), "verbose", NO),
         OptSpec::c(Opt::Laptop, None, "laptop", NO),
         OptSpec::c(Opt::Latency, None, "latency", REQ),
         OptSpec::c(Opt::DefaultSystem, None, "default-system", NO),
         OptSpec::c(Opt::Help, Some('?'), "help", NO),
-        OptSpec::c(
-            Opt::Aligned,
-            Some('A'),
-            "aligned",
-            ValueKind::Optional(Peek::Number),
-        ),
+        OptSpec::c(Opt::Aligned, Some('A'), "aligned", OPT_NUM),
         OptSpec::c(Opt::Breaktrace, Some('b'), "breaktrace", REQ),
         OptSpec::c(Opt::Fifo, Some('F'), "fifo", REQ),
         OptSpec::c(Opt::RefreshOnMax, Some('M'), "refresh_on_max", NO),
@@ -165,12 +150,7 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         OptSpec::c(Opt::ResolutionCheck, Some('R'), "resolution", NO),
         OptSpec::c(Opt::System, Some('s'), "system", NO),
         OptSpec::c(Opt::PosixTimers, Some('x'), "posix_timers", NO),
-        OptSpec::c(
-            Opt::Secaligned,
-            None,
-            "secaligned",
-            ValueKind::Optional(Peek::Number),
-        ),
+        OptSpec::c(Opt::Secaligned, None, "secaligned", OPT_NUM),
         OptSpec::c(Opt::Smi, None, "smi", NO),
         OptSpec::c(Opt::Spike, None, "spike", REQ),
         OptSpec::c(Opt::SpikeNodes, None, "spike-nodes", REQ),
@@ -201,7 +181,7 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         // rt-tests 2.8: `--de` stays --default-system (2.4), `--dee` is this.
         OptSpec::new_long(Opt::DeepestIdleState, "deepest-idle-state", REQ),
         // No 2.4 name starts with `ex`.
-        OptSpec::new_long(Opt::Explain, "explain", ValueKind::Optional(Peek::Number)),
+        OptSpec::new_long(Opt::Explain, "explain", OPT_NUM),
         OptSpec::new_long(Opt::ExplainThreshold, "explain-threshold", REQ),
         OptSpec::new_long(Opt::ExplainTrace, "explain-trace", REQ),
     ]);

@@ -20,7 +20,7 @@ use super::shared::{SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use super::stop_options as stop;
 use crate::signaltest::settings::Settings;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
+use rtlat_args::getopt::{NO, OPT_CPUS, OptSpec, REQ, getopt_long};
 use rtlat_args::values::{
     OptionName, SystemView, int_in, invalid, opt_values, optional_text, spelling, text,
 };
@@ -59,12 +59,7 @@ enum Opt {
 /// 2.4 abbreviation means: `--h` stays `--help`).
 static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
     let mut rows = vec![
-        OptSpec::c(
-            Opt::Affinity,
-            Some('a'),
-            "affinity",
-            ValueKind::Optional(Peek::CpuList),
-        ),
+        OptSpec::c(Opt::Affinity, Some('a'), "affinity", OPT_CPUS),
         OptSpec::c(Opt::Breaktrace, Some('b'), "breaktrace", REQ),
         row(stop::DURATION, Opt::Shared),
         OptSpec::c(Opt::Help, Some('h'), "help", NO),
@@ -551,6 +546,38 @@ mod tests {
             let e = error(words);
             assert!(e.starts_with(prefix), "{words:?}: {e}");
             assert!(!e.contains('\n'), "{words:?}: one line: {e}");
+        }
+    }
+
+    #[test]
+    fn gates_and_load_through_the_shared_options() {
+        let s = settings(&[
+            "--fail-if",
+            "max>100us,verdict!=untrustworthy",
+            "--ju=j.xml",
+        ]);
+        let gates = s.gates.expect("gates");
+        assert_eq!(gates.limits.len(), 2);
+        assert_eq!(gates.junit, Some("j.xml".into()));
+        let s = settings(&["--load", "cpu:1", "--load-cpus", "1"]);
+        let load = s.load.expect("load");
+        assert_eq!(load.phases.len(), 1);
+        assert_eq!(load.phases[0].plan.as_ref().unwrap().cpus, [1]);
+        assert_eq!((settings(&[]).gates, settings(&[]).load), (None, None));
+        for (words, want) in [
+            (
+                &["--fail-if", "p99.9>1ms"][..],
+                "--fail-if: 'p99.9 > 1ms': a signaltest run keeps no percentiles",
+            ),
+            (
+                &["--load-schedule", "idle=5"],
+                "--load-schedule: a signaltest run keeps no per-phase figures",
+            ),
+            (&["--junit", "j.xml"], "--junit needs --fail-if LIMITS"),
+            (&["--load", "bogus"], "--load: invalid value 'bogus'"),
+        ] {
+            let e = error(words);
+            assert!(e.starts_with(want), "{words:?}: {e}");
         }
     }
 
