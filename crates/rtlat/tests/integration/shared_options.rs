@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use crate::faults::stdio::SUBCOMMANDS as TOOLS;
-use crate::support::{Run, rtlat, run_with_timeout};
+use crate::support::{Run, rtlat, rtlat_tool, run_with_timeout};
 
 /// The tools with `-l`/`-D` (latency's duration is `-T`, its `-l` the
 /// lines between headers).
@@ -24,7 +24,7 @@ const WITH_LOOPS: [&str; 6] = [
 /// The one stderr line of `rtlat TOOL ARGS`, which must exit 2, after
 /// `rtlat TOOL: ` and the option's `spelling: `.
 fn refusal(tool: &str, args: &[&str], spelling: &str) -> String {
-    let r = run_with_timeout(rtlat().arg(tool).args(args), Duration::from_secs(20));
+    let r = run_with_timeout(&mut rtlat_tool(tool, args), Duration::from_secs(20));
     r.expect_code(2);
     let prefix = format!("rtlat {tool}: {spelling}");
     let lines = r.stderr_lines();
@@ -186,10 +186,7 @@ fn each_tool_is_described_the_same_at_the_top_and_in_its_help() {
 
 /// `rtlat signaltest ARGS` (a short real run; no privilege needed).
 fn signaltest(args: &[&str]) -> Run {
-    run_with_timeout(
-        rtlat().arg("signaltest").args(args),
-        Duration::from_secs(30),
-    )
+    run_with_timeout(&mut rtlat_tool("signaltest", args), Duration::from_secs(30))
 }
 
 #[test]
