@@ -20,5 +20,4 @@ mod ipc;
 mod latency;
 mod load;
 mod results;
-mod shared_options;
 mod signaltest;

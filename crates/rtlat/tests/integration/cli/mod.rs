@@ -2,3 +2,4 @@
 
 pub(crate) mod bad_input;
 pub(crate) mod messages;
+pub(crate) mod shared_options;
