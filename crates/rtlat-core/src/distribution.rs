@@ -17,9 +17,11 @@
 //! per bucket that ever wrapped); the snapshot adds them back, so no count
 //! is lost.
 //!
-//! A reader takes a [`Distribution`] snapshot (plain data), merges those of
-//! several threads, and asks it for percentiles.
+//! A reader takes a [`Distribution`] of a thread (read in place once the
+//! thread has ended, a copy while it runs), merges those of several
+//! threads, and asks it for percentiles.
 
+use std::sync::Arc;
 use std::sync::atomic::{
     AtomicU32, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
@@ -203,7 +205,8 @@ impl LatencyHistogram {
     }
 
     /// The heap that [`LatencyHistogram::new`] takes for `plan`, and that
-    /// of a [`LatencyHistogram::snapshot`] of it (64-bit counts).
+    /// of a [`LatencyHistogram::snapshot`] of it or of a merge (64-bit
+    /// counts; [`LatencyHistogram::read_in_place`] takes none).
     pub fn heap_bytes(plan: DistributionPlan) -> (Bytes, Bytes) {
         let cells = usize::try_from(plan.exact_buckets)
             .unwrap_or(usize::MAX)
@@ -286,39 +289,52 @@ impl LatencyHistogram {
     /// caller knows (the thread's slot), `None` without samples.
     ///
     /// Taken while the writer runs, a bucket that is wrapping at that
-    /// instant may lack its newest 2^32 (the runs take it after their
-    /// threads have ended).
+    /// instant may lack its newest 2^32 (the runs read their counters in
+    /// place after their threads have ended: [`LatencyHistogram::read_in_place`]).
     pub fn snapshot(&self, min: Option<Nanos>, max: Option<Nanos>) -> Distribution {
-        // Copied into two vectors of their own size (splitting one copy
-        // would keep the log part's memory twice, in the first one's
-        // capacity).
-        let (exact_cells, log_cells) = self.cells.split_at(self.plan.exact_buckets as usize);
-        let read = |c: &AtomicU32| u64::from(c.load(Relaxed));
-        let mut exact: Vec<u64> = exact_cells.iter().map(read).collect();
-        let mut log: Vec<u64> = log_cells.iter().map(read).collect();
-        for carry in &self.carries {
-            let key = carry.key.load(Acquire);
-            let Some(index) = key.checked_sub(1).map(|i| i as usize) else {
-                continue;
-            };
-            let cell = match index.checked_sub(exact.len()) {
-                None => exact.get_mut(index),
-                Some(in_log) => log.get_mut(in_log),
-            };
-            if let Some(cell) = cell {
-                *cell += carry.wraps.load(Relaxed) << 32;
+        let mut counts: Vec<u64> = self
+            .cells
+            .iter()
+            .map(|c| u64::from(c.load(Relaxed)))
+            .collect();
+        for (index, wraps) in self.wrapped() {
+            if let Some(count) = counts.get_mut(index) {
+                *count += wraps << 32;
             }
         }
+        self.distribution(Counts::Owned(counts), min, max)
+    }
+
+    /// The distribution of a writer that has ended, read where its counters
+    /// are: no copy of the buckets is made (a run's report holds one per
+    /// thread and per phase). Only the buckets that wrapped are noted
+    /// beside them. A sample recorded later would show in the buckets but
+    /// not in [`Distribution::count`]: call it once the writer has stopped.
+    pub fn read_in_place(self: &Arc<Self>, min: Option<Nanos>, max: Option<Nanos>) -> Distribution {
+        let counts = Counts::InPlace {
+            counters: Arc::clone(self),
+            wrapped: self.wrapped().collect(),
+        };
+        self.distribution(counts, min, max)
+    }
+
+    /// The buckets that wrapped, as (index, times it passed 2^32).
+    fn wrapped(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.carries.iter().filter_map(|carry| {
+            let index = carry.key.load(Acquire).checked_sub(1)?;
+            Some((index as usize, carry.wraps.load(Relaxed)))
+        })
+    }
+
+    fn distribution(&self, counts: Counts, min: Option<Nanos>, max: Option<Nanos>) -> Distribution {
         let below_zero = self.below_zero.load(Relaxed);
         let above_top = self.above_top.load(Relaxed);
-        let count = exact.iter().sum::<u64>() + log.iter().sum::<u64>() + below_zero + above_top;
         Distribution {
             plan: self.plan,
-            exact,
-            log,
+            count: counts.iter().sum::<u64>() + below_zero + above_top,
+            counts,
             below_zero,
             above_top,
-            count,
             lost_wraps: self.lost_wraps.load(Relaxed),
             min,
             max,
@@ -351,11 +367,11 @@ pub struct Bucket {
 }
 
 /// A snapshot of one thread's (or several merged threads') distribution.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Distribution {
     plan: DistributionPlan,
-    exact: Vec<u64>,
-    log: Vec<u64>,
+    /// The exact buckets, then the log-linear ones.
+    counts: Counts,
     below_zero: u64,
     above_top: u64,
     count: u64,
@@ -363,6 +379,63 @@ pub struct Distribution {
     min: Option<Nanos>,
     max: Option<Nanos>,
 }
+
+/// Where a [`Distribution`]'s bucket counts are.
+#[derive(Clone, Debug)]
+enum Counts {
+    /// In the counters of a writer that has ended, shared with its channel;
+    /// the buckets that wrapped, with their wraps, beside them.
+    InPlace {
+        counters: Arc<LatencyHistogram>,
+        wrapped: Box<[(usize, u64)]>,
+    },
+    /// A copy of its own: a snapshot of a running writer, or a merge.
+    Owned(Vec<u64>),
+}
+
+impl Counts {
+    fn len(&self) -> usize {
+        match self {
+            Counts::InPlace { counters, .. } => counters.cells.len(),
+            Counts::Owned(counts) => counts.len(),
+        }
+    }
+
+    /// The count of bucket `index` (below [`Counts::len`]).
+    fn get(&self, index: usize) -> u64 {
+        match self {
+            Counts::InPlace { counters, wrapped } => {
+                let carried = wrapped
+                    .iter()
+                    .find(|&&(i, _)| i == index)
+                    .map_or(0, |&(_, wraps)| wraps << 32);
+                u64::from(counters.cells[index].load(Relaxed)) + carried
+            }
+            Counts::Owned(counts) => counts[index],
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+}
+
+impl PartialEq for Distribution {
+    fn eq(&self, other: &Distribution) -> bool {
+        self.plan == other.plan
+            && (self.below_zero, self.above_top, self.count, self.lost_wraps)
+                == (
+                    other.below_zero,
+                    other.above_top,
+                    other.count,
+                    other.lost_wraps,
+                )
+            && (self.min, self.max) == (other.min, other.max)
+            && self.counts.iter().eq(other.counts.iter())
+    }
+}
+
+impl Eq for Distribution {}
 
 /// The percentiles every output reports, as (label, fraction).
 pub const STANDARD_PERCENTILES: [(&str, f64); 6] = [
@@ -379,8 +452,7 @@ impl Distribution {
     pub fn empty(plan: DistributionPlan) -> Distribution {
         Distribution {
             plan,
-            exact: vec![0; plan.exact_buckets as usize],
-            log: vec![0; plan.log_buckets()],
+            counts: Counts::Owned(vec![0; plan.exact_buckets as usize + plan.log_buckets()]),
             below_zero: 0,
             above_top: 0,
             count: 0,
@@ -425,12 +497,14 @@ impl Distribution {
     /// If the plans differ: the distributions of one run always share one.
     pub fn merge(&mut self, other: &Distribution) {
         assert_eq!(self.plan, other.plan, "merging distributions of two shapes");
-        for (a, b) in self.exact.iter_mut().zip(&other.exact) {
+        let mut own = match std::mem::replace(&mut self.counts, Counts::Owned(Vec::new())) {
+            Counts::Owned(counts) => counts,
+            in_place => in_place.iter().collect(),
+        };
+        for (a, b) in own.iter_mut().zip(other.counts.iter()) {
             *a += b;
         }
-        for (a, b) in self.log.iter_mut().zip(&other.log) {
-            *a += b;
-        }
+        self.counts = Counts::Owned(own);
         self.below_zero += other.below_zero;
         self.above_top += other.above_top;
         self.count += other.count;
@@ -453,18 +527,16 @@ impl Distribution {
             upper: 0,
             count: self.below_zero,
         });
-        let exact = self
-            .exact
-            .iter()
-            .enumerate()
-            .map(move |(i, &count)| Bucket {
-                lower: i as i64 * width,
-                upper: (i as i64 + 1) * width,
-                count,
-            });
+        let exact_buckets = self.plan.exact_buckets as usize;
+        let exact = (0..exact_buckets).map(move |i| Bucket {
+            lower: i as i64 * width,
+            upper: (i as i64 + 1) * width,
+            count: self.counts.get(i),
+        });
         let first_exponent = self.plan.first_exponent();
         let exact_end = self.plan.exact_end() as i64;
-        let log = self.log.iter().enumerate().map(move |(i, &count)| {
+        let log = (0..self.plan.log_buckets()).map(move |i| {
+            let count = self.counts.get(exact_buckets + i);
             let exponent = first_exponent + (i as u64 / SUB_BUCKETS) as u32;
             let sub = i as u64 % SUB_BUCKETS;
             let step = 1i64 << (exponent - SUB_BITS);
@@ -602,8 +674,10 @@ mod tests {
     #[test]
     fn buckets_tile_the_line_without_gaps() {
         let d = Distribution {
-            exact: vec![1; plan().exact_buckets as usize],
-            log: vec![1; plan().log_buckets()],
+            counts: Counts::Owned(vec![
+                1;
+                plan().exact_buckets as usize + plan().log_buckets()
+            ]),
             ..Distribution::empty(plan())
         };
         let buckets: Vec<Bucket> = d.buckets().filter(|b| b.lower < b.upper).collect();

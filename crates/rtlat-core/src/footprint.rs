@@ -162,9 +162,10 @@ impl ChannelBuffers {
                     .map_or(Bytes(0), |s| pair(SignedHistogram::heap_bytes(s))),
             )
             .plus(self.intervals.map_or(Bytes(0), IntervalLog::heap_bytes))
+            // The report reads the distribution in place: no copy.
             .plus(
                 self.distribution
-                    .map_or(Bytes(0), |d| pair(LatencyHistogram::heap_bytes(d))),
+                    .map_or(Bytes(0), |d| LatencyHistogram::heap_bytes(d).0),
             )
             .plus(pair(PhaseLog::heap_bytes(self.phases, self.distribution)))
             .plus(match self.candidates {

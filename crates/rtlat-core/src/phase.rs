@@ -11,6 +11,7 @@
 //! later sample. The cells are read once the thread has ended
 //! ([`PhaseLog::reports`]), in the thread report's types.
 
+use std::sync::Arc;
 use std::sync::atomic::{
     AtomicBool,
     Ordering::{Acquire, Relaxed, Release},
@@ -72,7 +73,8 @@ struct PhaseCell {
     /// Set (Release) after the figures were published.
     sealed: AtomicBool,
     slot: ThreadSlot,
-    distribution: Option<LatencyHistogram>,
+    /// Shared with the phase's report, which reads it in place.
+    distribution: Option<Arc<LatencyHistogram>>,
 }
 
 /// One thread's phase cells: where each phase ends, its sealed figures and
@@ -92,7 +94,7 @@ impl PhaseLog {
         for _ in &plan.ends {
             cells.push(PhaseCell {
                 distribution: match distribution {
-                    Some(d) => Some(LatencyHistogram::new(d)?),
+                    Some(d) => Some(Arc::new(LatencyHistogram::new(d)?)),
                     None => None,
                 },
                 ..PhaseCell::default()
@@ -105,14 +107,13 @@ impl PhaseLog {
     }
 
     /// The heap that [`PhaseLog::new`] takes for `phases` phases, and that
-    /// of its [`PhaseLog::reports`].
+    /// of its [`PhaseLog::reports`] (which read the distributions in place).
     pub fn heap_bytes(phases: usize, distribution: Option<DistributionPlan>) -> (Bytes, Bytes) {
-        let (counters, snapshot) =
-            distribution.map_or((Bytes(0), Bytes(0)), LatencyHistogram::heap_bytes);
+        let counters = distribution.map_or(Bytes(0), |d| LatencyHistogram::heap_bytes(d).0);
         let per_phase = Bytes::of::<i64>(1)
             .plus(Bytes::of::<PhaseCell>(1))
             .plus(counters);
-        let per_report = Bytes::of::<PhaseReport>(1).plus(snapshot);
+        let per_report = Bytes::of::<PhaseReport>(1);
         (
             per_phase.times(phases as u64),
             per_report.times(phases as u64),
@@ -143,7 +144,7 @@ impl PhaseLog {
                     distribution: cell
                         .distribution
                         .as_ref()
-                        .map(|d| d.snapshot(precise.min, precise.max)),
+                        .map(|d| d.read_in_place(precise.min, precise.max)),
                     precise,
                 }
             })

@@ -9,6 +9,7 @@
 //! with cyclictest; every field on its own is always a value that was
 //! really written.
 
+use std::sync::Arc;
 use std::sync::atomic::{
     AtomicI32, AtomicI64, AtomicU8, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
@@ -800,8 +801,9 @@ pub struct ThreadChannel {
     pub signed_histogram: Option<SignedHistogram>,
     /// Sealed per-interval figures, when requested.
     pub intervals: Option<IntervalLog>,
-    /// The full distribution, when kept.
-    pub distribution: Option<LatencyHistogram>,
+    /// The full distribution, when kept; shared with the run's report,
+    /// which reads it in place once the thread has ended.
+    pub distribution: Option<Arc<LatencyHistogram>>,
     /// Per-phase figures, when requested.
     pub phases: Option<PhaseLog>,
     /// Samples offered for explanation (`--explain`), when requested.

@@ -35,7 +35,7 @@ fn channel() -> ThreadChannel {
         smi_samples: SampleRing::new(SAMPLE_RING_LEN),
         signed_histogram: SignedHistogram::new(1000, 300),
         intervals: IntervalLog::new(4),
-        distribution: LatencyHistogram::new(distribution_plan()),
+        distribution: LatencyHistogram::new(distribution_plan()).map(std::sync::Arc::new),
         // Three phases of 1000 periods of 100 us (the synthetic loop
         // reaches all three; the real loops stay in the first).
         phases: PhaseLog::new(

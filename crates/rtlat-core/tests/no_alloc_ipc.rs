@@ -48,7 +48,8 @@ impl Pair {
                 histogram: Histogram::new(100),
                 distribution: LatencyHistogram::new(
                     DistributionPlan::new(1000, Nanos::ZERO).expect("the default plan"),
-                ),
+                )
+                .map(Arc::new),
                 ..ThreadChannel::default()
             },
             sender: ThreadSlot::default(),

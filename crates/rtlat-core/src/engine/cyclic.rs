@@ -163,7 +163,7 @@ fn run_loop<S: TimeSource>(
     } = recorders;
     let histogram = channel.histogram.as_ref();
     let signed_histogram = channel.signed_histogram.as_ref();
-    let distribution = channel.distribution.as_ref();
+    let distribution = channel.distribution.as_deref();
     let samples = channel.samples.as_ref();
     let candidates = channel.candidates.as_ref().zip(params.explain);
     let mut explain_above = match params.explain {

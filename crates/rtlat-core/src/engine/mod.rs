@@ -207,7 +207,9 @@ impl Engine {
                         None => None,
                     },
                     distribution: match config.distribution {
-                        Some(plan) => Some(LatencyHistogram::new(plan).ok_or_else(out_of_memory)?),
+                        Some(plan) => Some(Arc::new(
+                            LatencyHistogram::new(plan).ok_or_else(out_of_memory)?,
+                        )),
                         None => None,
                     },
                     phases: match &config.phases {
@@ -709,7 +711,7 @@ impl Running {
                 signed_histogram: c.signed_histogram.as_ref().map(SignedHistogram::snapshot),
                 distribution: c.distribution.as_ref().map(|d| {
                     let precise = c.slot.precise();
-                    d.snapshot(precise.min, precise.max)
+                    d.read_in_place(precise.min, precise.max)
                 }),
                 phases: c.phases.as_ref().map(PhaseLog::reports).unwrap_or_default(),
                 error: c.slot.error(),

@@ -178,9 +178,9 @@ impl PairEngine {
                             None => None,
                         },
                         distribution: match config.distribution {
-                            Some(plan) => {
-                                Some(LatencyHistogram::new(plan).ok_or_else(out_of_memory)?)
-                            }
+                            Some(plan) => Some(Arc::new(
+                                LatencyHistogram::new(plan).ok_or_else(out_of_memory)?,
+                            )),
                             None => None,
                         },
                         phases: match &config.phases {
@@ -368,7 +368,7 @@ impl<'a> SlotSink<'a> {
         SlotSink {
             writer: SlotWriter::new(&channel.slot),
             histogram: channel.histogram.as_ref(),
-            distribution: channel.distribution.as_ref(),
+            distribution: channel.distribution.as_deref(),
             phases: channel
                 .phases
                 .as_ref()
@@ -615,7 +615,7 @@ impl PairRunning {
                     distribution: if with_histograms {
                         c.receiver.distribution.as_ref().map(|d| {
                             let precise = c.receiver.slot.precise();
-                            d.snapshot(precise.min, precise.max)
+                            d.read_in_place(precise.min, precise.max)
                         })
                     } else {
                         None
