@@ -331,6 +331,9 @@ fn run_loop<S: TimeSource>(
 }
 
 #[cfg(test)]
+mod simulation;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::candidates::CandidateRing;
