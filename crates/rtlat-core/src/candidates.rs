@@ -61,7 +61,7 @@ impl CandidateRing {
     /// cannot be had.
     pub fn new() -> Option<CandidateRing> {
         Some(CandidateRing {
-            entries: crate::stats::zeroed_cells(CANDIDATE_RING_LEN)?,
+            entries: crate::buffers::zeroed_cells(CANDIDATE_RING_LEN)?,
             offered: AtomicU64::new(0),
         })
     }

@@ -27,6 +27,7 @@ use std::sync::atomic::{
     Ordering::{Acquire, Relaxed, Release},
 };
 
+use crate::buffers::zeroed_cells;
 use crate::units::{Bytes, Nanos};
 
 /// The exact range when `-h` asks for less: 2 ms.
@@ -179,7 +180,7 @@ impl LatencyHistogram {
                 width => u64::MAX / width + 1,
             },
             first_exponent: plan.first_exponent(),
-            cells: zeroed(cells)?,
+            cells: zeroed_cells(cells)?,
             below_zero: AtomicU64::new(0),
             above_top: AtomicU64::new(0),
             carries: [const {
@@ -346,13 +347,6 @@ impl LatencyHistogram {
 #[inline(always)]
 fn bump(cell: &AtomicU64) {
     cell.store(cell.load(Relaxed) + 1, Relaxed);
-}
-
-fn zeroed(len: usize) -> Option<Box<[AtomicU32]>> {
-    let mut cells = Vec::new();
-    cells.try_reserve_exact(len).ok()?;
-    cells.resize_with(len, AtomicU32::default);
-    Some(cells.into_boxed_slice())
 }
 
 /// One bucket of a [`Distribution`]: samples `lower <= v < upper` (ns).

@@ -1,6 +1,8 @@
 //! rtlat's helper processes: the binary re-executed to do one job for the
-//! process that started it, the `fork` load's helper
-//! ([`crate::load`]) and the [`janitor`](crate::janitor).
+//! process that started it, the `fork` load's helper and the janitor.
+//! Both the load and the janitor module start their helper through this
+//! one, which uses neither: what each role does ([`HelperRole::run`]) is
+//! dispatched from the crate root, above all three.
 //!
 //! A helper is reached only on purpose: its `argv[0]` is the role's own
 //! name (`rtlat-fork-helper`, `rtlat-janitor`) AND the environment variable
@@ -47,15 +49,6 @@ impl HelperRole {
             .find(|r| argv0 == r.argv0())?;
         let parent = parent?.to_str()?.parse::<i32>().ok().filter(|&p| p > 0)?;
         Some((role, parent))
-    }
-
-    /// Does the role's job; returns the exit status.
-    pub fn run(self, parent: i32) -> u8 {
-        rtlat_sys::system::set_thread_name(self.argv0());
-        match self {
-            HelperRole::ForkLoad => crate::load::fork_helper_main(parent),
-            HelperRole::Janitor => crate::janitor::janitor_main(),
-        }
     }
 
     /// A spawn of `program` (the rtlat binary) in this role: its `argv[0]`,

@@ -1,20 +1,99 @@
 //! rtlat's measuring engine.
 //!
-//! A front end builds a validated [`config::CyclicConfig`], the [`engine`]
-//! runs the measuring threads under it, live readers look at the shared
-//! per-thread [`stats`] channels while it runs, and the run ends in a
-//! [`report::RunReport`] of plain data for the output formats.
+//! A front end builds a validated [`CyclicConfig`], the [`Engine`] runs the
+//! measuring threads under it, live readers look at the shared per-thread
+//! [`stats`] channels while it runs, and the run ends in a [`RunReport`] of
+//! plain data for the output formats. The types an embedding program needs
+//! are re-exported here, at the crate root.
+//!
+//! The modules are layered, each using only those below it: the units; the
+//! figures (plain records) and the distributions; a thread's slot of
+//! running figures; phases and intervals; the configuration; the
+//! per-thread channels; the report; then the engines (cyclic threads, the
+//! signal ring, the IPC pairs), the loads and the footprint check.
 //!
 //! The crate has no `unsafe` code: everything that touches the kernel goes
 //! through `rtlat-sys`.
+//!
+//! # Measuring latency in your own loop
+//!
+//! A program with a periodic loop of its own can keep cyclictest's figures
+//! and a full distribution of its lateness: a [`ThreadSlot`] holds the
+//! running figures (another thread may read them while the loop runs) and
+//! a [`LatencyHistogram`] every sample. Neither allocates or locks once
+//! made.
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//!
+//! use rtlat_core::{DistributionPlan, LatencyHistogram, Nanos, SlotWriter, ThreadSlot};
+//!
+//! let slot = ThreadSlot::default();
+//! let mut writer = SlotWriter::new(&slot);
+//! // 1 µs buckets up to 2 ms, log-linear beyond.
+//! let plan = DistributionPlan::new(1_000, Nanos::ZERO).expect("a valid plan");
+//! let histogram = LatencyHistogram::new(plan).expect("memory for the buckets");
+//!
+//! let period = Duration::from_micros(200);
+//! let mut deadline = Instant::now() + period;
+//! for _ in 0..300 {
+//!     std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
+//!     let late_ns = Instant::now().duration_since(deadline).as_nanos() as i64;
+//!     // Whole microseconds as cyclictest counts them, and the nanoseconds.
+//!     writer.record(late_ns / 1_000, late_ns);
+//!     histogram.record(late_ns);
+//!     deadline += period;
+//! }
+//! writer.finish();
+//!
+//! let compat = slot.compat();
+//! let precise = slot.precise();
+//! let distribution = histogram.snapshot(precise.min, precise.max);
+//! assert_eq!(compat.cycles, 300);
+//! assert_eq!(distribution.count(), 300);
+//! assert!(compat.min <= compat.avg_truncated() && compat.avg_truncated() <= compat.max);
+//! let p99 = distribution.value_at(0.99).expect("samples");
+//! assert!(precise.min.unwrap() <= p99 && p99 <= precise.max.unwrap());
+//! println!("min {} avg {} max {} us, p99 {p99:?}", compat.min, compat.avg_truncated(), compat.max);
+//! ```
+//!
+//! # Running the engine
+//!
+//! The engine runs cyclictest's measuring threads itself; without a
+//! real-time policy it needs no privilege.
+//!
+//! ```
+//! use rtlat_core::{CyclicConfig, Engine, EndReason, Nanos, SchedPolicy, ThreadPlan};
+//!
+//! let thread = ThreadPlan {
+//!     index: 0,
+//!     interval: Nanos::from_micros(500),
+//!     policy: SchedPolicy::Other,
+//!     priority: 0,
+//!     cpu: None,
+//! };
+//! let config = CyclicConfig {
+//!     loops: Some(200),
+//!     ..CyclicConfig::new(vec![thread])
+//! };
+//! let running = Engine::new(config).expect("buffers").start().expect("threads");
+//! while !running.reached_end() {
+//!     std::thread::sleep(std::time::Duration::from_millis(5));
+//! }
+//! let report = running.finish(false);
+//! assert_eq!(report.end, EndReason::Loops);
+//! assert_eq!(report.threads[0].compat.cycles, 200);
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod buffers;
 pub mod candidates;
 pub mod config;
 pub mod cpuset;
 pub mod distribution;
 pub mod engine;
+mod figures;
 pub mod footprint;
 pub mod helper;
 pub mod interval;
@@ -24,5 +103,27 @@ pub mod load;
 pub mod phase;
 pub mod report;
 pub mod ring;
+mod slot;
 pub mod stats;
 pub mod units;
+
+pub use config::{ClockKind, CyclicConfig, HistogramPlan, SchedPolicy, ThreadPlan, WaitMode};
+pub use distribution::{Distribution, DistributionPlan, LatencyHistogram};
+pub use engine::{Engine, EngineError, Running};
+pub use figures::{CompatStats, PreciseStats};
+pub use report::{EndReason, RunReport, ThreadReport};
+pub use slot::{SlotWriter, ThreadSlot};
+pub use units::{Nanos, Resolution};
+
+impl helper::HelperRole {
+    /// Does the role's job; returns the exit status. (Here, above the
+    /// modules that do the jobs, which start their helpers through
+    /// [`helper`].)
+    pub fn run(self, parent: i32) -> u8 {
+        rtlat_sys::system::set_thread_name(self.argv0());
+        match self {
+            helper::HelperRole::ForkLoad => load::fork_helper_main(parent),
+            helper::HelperRole::Janitor => janitor::janitor_main(),
+        }
+    }
+}

@@ -18,8 +18,8 @@ use std::sync::atomic::{
 };
 
 use crate::distribution::{Distribution, DistributionPlan, LatencyHistogram};
-use crate::report::{CompatStats, PreciseStats};
-use crate::stats::{Tally, ThreadSlot};
+use crate::figures::{CompatStats, PreciseStats};
+use crate::slot::{Tally, ThreadSlot};
 use crate::units::{Bytes, Nanos};
 
 /// The phases of a run: where each one ends, counted from the start of

@@ -35,7 +35,8 @@ use crate::candidates::{Candidate, ExplainTrigger};
 use crate::config::WaitMode;
 use crate::interval::IntervalWriter;
 use crate::phase::PhaseWriter;
-use crate::stats::{LoopEnd, SlotWriter, SpikeLog, ThreadChannel};
+use crate::slot::{LoopEnd, SlotWriter};
+use crate::stats::{SpikeLog, ThreadChannel};
 use crate::units::Resolution;
 
 /// The trace marker written at each new maximum (`latency -f`); fixed

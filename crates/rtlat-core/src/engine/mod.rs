@@ -12,7 +12,7 @@ pub mod cyclic;
 pub mod source;
 pub(crate) mod threads;
 pub mod time;
-pub mod virtual_time;
+pub(crate) mod virtual_time;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
@@ -36,7 +36,7 @@ use crate::config::{
 use crate::distribution::LatencyHistogram;
 use crate::interval::IntervalLog;
 use crate::phase::PhaseLog;
-use crate::report::{EndReason, RunReport, ThreadError, ThreadReport, ThreadStep};
+use crate::report::{EndReason, RunReport, ThreadError, ThreadStep};
 use crate::stats::{
     BreakCell, Histogram, LoopEnd, SampleRing, SignedHistogram, SpikeLog, ThreadChannel,
     ThreadState, try_collect_slice,
@@ -696,27 +696,15 @@ impl Running {
             .threads
             .iter()
             .zip(self.shared.channels.iter())
-            .map(|(plan, c)| ThreadReport {
-                index: plan.index,
-                tid: c.slot.tid(),
-                policy: plan.policy,
-                priority: plan.priority,
-                interval: plan.interval,
-                cpu: plan.cpu,
-                node: plan.cpu.and_then(system::numa_node_of_cpu),
-                smi_count: self.config.smi.then(|| c.slot.smi_count()),
-                compat: c.slot.compat(),
-                precise: c.slot.precise(),
-                histogram: c.histogram.as_ref().map(Histogram::snapshot),
-                signed_histogram: c.signed_histogram.as_ref().map(SignedHistogram::snapshot),
-                distribution: c.distribution.as_ref().map(|d| {
-                    let precise = c.slot.precise();
-                    d.read_in_place(precise.min, precise.max)
-                }),
-                phases: c.phases.as_ref().map(PhaseLog::reports).unwrap_or_default(),
-                error: c.slot.error(),
-                disturbances: c.slot.disturbances(),
-                wakeup_latencies: None,
+            .map(|(plan, c)| {
+                let who = threads::ThreadIdentity {
+                    index: plan.index,
+                    policy: plan.policy,
+                    priority: plan.priority,
+                    interval: plan.interval,
+                    cpu: plan.cpu,
+                };
+                threads::report(who, c, self.config.smi)
             })
             .collect();
         RunReport {

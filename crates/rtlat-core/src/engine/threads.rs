@@ -2,19 +2,71 @@
 //! the same way with its set of measuring threads: the set-up each real
 //! thread does on itself before it measures, the reading of its
 //! disturbance counters around its loop, and waking the threads still
-//! in their loops until all have left when the run stops, and finding the
-//! first thread that could not start.
+//! in their loops until all have left when the run stops, finding the
+//! first thread that could not start, and each thread's report.
 
 use std::time::{Duration, Instant};
 
 use rtlat_sys::thread::RawThread;
 use rtlat_sys::usage::ThreadCounters;
-use rtlat_sys::{Errno, affinity, sched, signals};
+use rtlat_sys::{Errno, affinity, sched, signals, system};
 
 use super::sys_policy;
 use crate::config::SchedPolicy;
-use crate::report::{Disturbances, ThreadError, ThreadStep};
-use crate::stats::{ThreadChannel, ThreadSlot, ThreadState};
+use crate::figures::{Disturbances, ThreadError, ThreadStep};
+use crate::phase::PhaseLog;
+use crate::report::ThreadReport;
+use crate::slot::{ThreadSlot, ThreadState};
+use crate::stats::{Histogram, SignedHistogram, ThreadChannel};
+use crate::units::Nanos;
+
+/// What a thread's report says of the thread itself: its plan.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ThreadIdentity {
+    pub index: usize,
+    pub policy: SchedPolicy,
+    pub priority: u8,
+    /// Its period (zero where it has none: a ring member).
+    pub interval: Nanos,
+    pub cpu: Option<usize>,
+}
+
+/// The report of one thread that has ended: `who`, and everything its
+/// channel holds (the histogram copied, the distributions read in place);
+/// its SMI count when the run counted them.
+pub(crate) fn report(who: ThreadIdentity, channel: &ThreadChannel, smi: bool) -> ThreadReport {
+    let slot = &channel.slot;
+    let precise = slot.precise();
+    ThreadReport {
+        index: who.index,
+        tid: slot.tid(),
+        policy: who.policy,
+        priority: who.priority,
+        interval: who.interval,
+        cpu: who.cpu,
+        node: who.cpu.and_then(system::numa_node_of_cpu),
+        smi_count: smi.then(|| slot.smi_count()),
+        compat: slot.compat(),
+        precise,
+        histogram: channel.histogram.as_ref().map(Histogram::snapshot),
+        signed_histogram: channel
+            .signed_histogram
+            .as_ref()
+            .map(SignedHistogram::snapshot),
+        distribution: channel
+            .distribution
+            .as_ref()
+            .map(|d| d.read_in_place(precise.min, precise.max)),
+        phases: channel
+            .phases
+            .as_ref()
+            .map(PhaseLog::reports)
+            .unwrap_or_default(),
+        error: slot.error(),
+        disturbances: slot.disturbances(),
+        wakeup_latencies: None,
+    }
+}
 
 /// Sets up the calling measuring thread: every process-directed signal
 /// blocked (the main thread handles those) except the wake-up signal that

@@ -32,7 +32,7 @@ use crate::report::{
     BreakReport, CompatStats, Disturbances, EndReason, HistogramData, PreciseStats, ThreadError,
     ThreadStep,
 };
-use crate::stats::LoopEnd;
+use crate::slot::LoopEnd;
 use crate::units::{Nanos, Resolution};
 
 const MAGIC: u64 = 0x7274_6c61_7469_7063; // "rtlatipc"

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Acquire, Ordering::Relaxed, Orderin
 use rtlat_sys::clock::{self, Clock, Timespec};
 
 use crate::engine::source::WaitError;
-use crate::stats::LoopEnd;
+use crate::slot::LoopEnd;
 use crate::units::Resolution;
 
 /// How a receiver's wait ended.

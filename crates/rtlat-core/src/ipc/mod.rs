@@ -17,7 +17,7 @@
 //!   process, results in [`ThreadSlot`](crate::stats::ThreadSlot)s);
 //! - [`cells`]: fork mode's results in shared memory, for sides that run as
 //!   separate processes;
-//! - [`synthetic`]: the deterministic seam (no threads, no IPC);
+//! - `synthetic`: the deterministic seam (no threads, no IPC);
 //! - [`report`]: the results as plain data.
 
 pub mod cells;
@@ -25,7 +25,7 @@ pub mod engine;
 pub mod handoff;
 pub mod links;
 pub mod report;
-pub mod synthetic;
+pub(crate) mod synthetic;
 
 use crate::config::{SchedPolicy, TimeSourceKind};
 use crate::units::{Nanos, Resolution};

@@ -14,7 +14,7 @@
 use super::engine::PairShared;
 use super::{PairConfig, PairPlan, SYNTHETIC_ID_BASE};
 use crate::report::EndReason;
-use crate::stats::{LoopEnd, SlotWriter};
+use crate::slot::{LoopEnd, SlotWriter};
 use crate::units::Resolution;
 
 /// One step of SplitMix64.

@@ -25,7 +25,7 @@ use rtlat_sys::{Errno, memory, sched, system};
 use crate::config::{ClockKind, SAMPLE_RING_LEN, SchedPolicy, TimeSourceKind};
 use crate::engine::time::Period;
 use crate::engine::{STACK_PREFAULT_BYTES, SYNTHETIC_TID_BASE, THREAD_STACK_BYTES, threads};
-use crate::report::{EndReason, RunReport, ThreadError, ThreadReport, ThreadStep};
+use crate::report::{EndReason, RunReport, ThreadError, ThreadStep};
 use crate::stats::{
     BreakCell, Histogram, LoopEnd, SampleRing, ThreadChannel, ThreadState, try_collect_slice,
 };
@@ -439,24 +439,15 @@ impl RingRunning {
             .threads
             .iter()
             .zip(self.shared.channels.iter())
-            .map(|(plan, c)| ThreadReport {
-                index: plan.index,
-                tid: c.slot.tid(),
-                policy: plan.policy,
-                priority: plan.priority,
-                interval: Nanos::ZERO,
-                cpu: plan.cpu,
-                node: plan.cpu.and_then(system::numa_node_of_cpu),
-                smi_count: None,
-                compat: c.slot.compat(),
-                precise: c.slot.precise(),
-                histogram: c.histogram.as_ref().map(Histogram::snapshot),
-                signed_histogram: None,
-                distribution: None,
-                phases: Vec::new(),
-                error: c.slot.error(),
-                disturbances: c.slot.disturbances(),
-                wakeup_latencies: None,
+            .map(|(plan, c)| {
+                let who = threads::ThreadIdentity {
+                    index: plan.index,
+                    policy: plan.policy,
+                    priority: plan.priority,
+                    interval: Nanos::ZERO,
+                    cpu: plan.cpu,
+                };
+                threads::report(who, c, false)
             })
             .collect();
         RunReport {

@@ -39,7 +39,8 @@ use rtlat_sys::clock::Timespec;
 use super::port::RingPort;
 use crate::engine::source::WaitError;
 use crate::engine::time::{self, Period};
-use crate::stats::{LoopEnd, SlotWriter, ThreadChannel};
+use crate::slot::{LoopEnd, SlotWriter};
+use crate::stats::ThreadChannel;
 use crate::units::Resolution;
 
 /// What the members of one ring share besides their channels.

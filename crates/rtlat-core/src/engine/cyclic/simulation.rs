@@ -24,7 +24,8 @@ use super::{LoopExtras, LoopParams, measure};
 use crate::config::WaitMode;
 use crate::engine::source::{TimeSource, WaitError};
 use crate::engine::time::{self, Period};
-use crate::stats::{LoopEnd, ThreadChannel};
+use crate::slot::LoopEnd;
+use crate::stats::ThreadChannel;
 use crate::units::Resolution;
 
 /// The period of every row: 1 ms.
