@@ -219,31 +219,62 @@ pub struct SignedHistogramPlan {
     pub per_side: usize,
 }
 
+/// What every measuring run is given, whatever its engine: when it ends,
+/// in which unit it counts, on which clock, and what it keeps beyond the
+/// running figures. Embedded in [`CyclicConfig`] and the IPC tools'
+/// `PairConfig`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunConfig {
+    /// Each thread stops after this many samples; the run stops when the
+    /// first thread gets there. `None`: no limit.
+    pub loops: Option<u64>,
+    /// The run stops once this much time has passed since its start.
+    /// `None`: no limit.
+    pub duration: Option<Nanos>,
+    /// Unit of the C-compatible figures and histogram buckets.
+    pub resolution: Resolution,
+    /// Real clock or the deterministic synthetic one.
+    pub source: TimeSourceKind,
+    /// The full distribution of every measuring thread (percentiles,
+    /// plots, gates), if kept.
+    pub distribution: Option<DistributionPlan>,
+    /// Per-phase figures (`--load-schedule`), if requested. Phases start
+    /// after any warm-up.
+    pub phases: Option<PhasePlan>,
+}
+
+impl Default for RunConfig {
+    /// No loop count or duration limit, whole microseconds, the real
+    /// clock, nothing kept beyond the running figures.
+    fn default() -> Self {
+        RunConfig {
+            loops: None,
+            duration: None,
+            resolution: Resolution::Micros,
+            source: TimeSourceKind::Real,
+            distribution: None,
+            phases: None,
+        }
+    }
+}
+
 /// Everything the engine needs to run the measuring threads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CyclicConfig {
     /// The threads, in index order. Never empty.
     pub threads: Vec<ThreadPlan>,
+    /// Loops, duration, unit, clock source, distribution and phases.
+    pub run: RunConfig,
     /// Clock for deadlines and wake-up timestamps.
     pub clock: ClockKind,
     /// How the threads wait for their deadlines.
     pub wait: WaitMode,
     /// How the wake-up time is read.
     pub measure: MeasureMode,
-    /// Unit of the C-compatible figures.
-    pub resolution: Resolution,
-    /// Each thread stops after this many samples; the run stops when the
-    /// first thread gets there. `None`: no limit.
-    pub loops: Option<u64>,
-    /// Each thread stops once this much time has passed since its start.
-    /// `None`: no limit.
-    pub duration: Option<Nanos>,
     /// Per-thread histogram, if requested.
     pub histogram: Option<HistogramPlan>,
     /// Keep a ring of recent samples per thread for a verbose printer.
     pub sample_ring: bool,
-    /// Real clock or the deterministic synthetic one.
-    pub source: TimeSourceKind,
     /// `-b`, if given.
     pub breaktrace: Option<BreakPlan>,
     /// `--spike`, if given.
@@ -264,12 +295,6 @@ pub struct CyclicConfig {
     /// `latency -f`: at every new maximum after the warm-up, mark and
     /// freeze the kernel trace (needs the trace files of the engine).
     pub freeze_on_max: bool,
-    /// The full distribution of every thread (percentiles, plots), if
-    /// kept.
-    pub distribution: Option<DistributionPlan>,
-    /// Per-phase figures (`--load-schedule`), if requested. Phases start
-    /// after the warm-up.
-    pub phases: Option<PhasePlan>,
     /// `--explain`: which samples each thread offers for explanation.
     pub explain: Option<crate::candidates::ExplainTrigger>,
 }
@@ -284,15 +309,12 @@ impl CyclicConfig {
     pub fn new(threads: Vec<ThreadPlan>) -> CyclicConfig {
         CyclicConfig {
             threads,
+            run: RunConfig::default(),
             clock: ClockKind::Monotonic,
             wait: WaitMode::Absolute,
             measure: MeasureMode::Clock,
-            resolution: Resolution::Micros,
-            loops: None,
-            duration: None,
             histogram: None,
             sample_ring: false,
-            source: TimeSourceKind::Real,
             breaktrace: None,
             spikes: None,
             alignment: None,
@@ -301,8 +323,6 @@ impl CyclicConfig {
             intervals: None,
             signed_histogram: None,
             freeze_on_max: false,
-            distribution: None,
-            phases: None,
             explain: None,
         }
     }

@@ -60,8 +60,8 @@ impl Footprint {
             sample_rings: usize::from(config.sample_ring) * (1 + usize::from(config.smi)),
             signed_histogram: config.signed_histogram.map(|s| s.per_side),
             intervals: config.intervals.map(|i| i.ring),
-            distribution: config.distribution,
-            phases: config.phases.as_ref().map_or(0, |p| p.ends.len()),
+            distribution: config.run.distribution,
+            phases: config.run.phases.as_ref().map_or(0, |p| p.ends.len()),
             candidates: config.explain.is_some(),
         };
         let per_thread = buffers
@@ -102,8 +102,8 @@ impl Footprint {
     pub fn of_pairs(config: &PairConfig) -> Footprint {
         let buffers = ChannelBuffers {
             histogram: config.histogram,
-            distribution: config.distribution,
-            phases: config.phases.as_ref().map_or(0, |p| p.ends.len()),
+            distribution: config.run.distribution,
+            phases: config.run.phases.as_ref().map_or(0, |p| p.ends.len()),
             ..ChannelBuffers::default()
         };
         // Per pair: the receiver's channel with the buffers, the sender's

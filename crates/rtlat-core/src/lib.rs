@@ -63,7 +63,7 @@
 //! real-time policy it needs no privilege.
 //!
 //! ```
-//! use rtlat_core::{CyclicConfig, Engine, EndReason, Nanos, SchedPolicy, ThreadPlan};
+//! use rtlat_core::{CyclicConfig, Engine, EndReason, Nanos, RunConfig, SchedPolicy, ThreadPlan};
 //!
 //! let thread = ThreadPlan {
 //!     index: 0,
@@ -73,7 +73,10 @@
 //!     cpu: None,
 //! };
 //! let config = CyclicConfig {
-//!     loops: Some(200),
+//!     run: RunConfig {
+//!         loops: Some(200),
+//!         ..RunConfig::default()
+//!     },
 //!     ..CyclicConfig::new(vec![thread])
 //! };
 //! let running = Engine::new(config).expect("buffers").start().expect("threads");
@@ -107,7 +110,9 @@ mod slot;
 pub mod stats;
 pub mod units;
 
-pub use config::{ClockKind, CyclicConfig, HistogramPlan, SchedPolicy, ThreadPlan, WaitMode};
+pub use config::{
+    ClockKind, CyclicConfig, HistogramPlan, RunConfig, SchedPolicy, ThreadPlan, WaitMode,
+};
 pub use distribution::{Distribution, DistributionPlan, LatencyHistogram};
 pub use engine::{Engine, EngineError, Running};
 pub use figures::{CompatStats, PreciseStats};

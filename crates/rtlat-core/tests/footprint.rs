@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rtlat_core::config::{CyclicConfig, HistogramPlan, IntervalPlan, SchedPolicy, ThreadPlan};
-use rtlat_core::config::{SignedHistogramPlan, SpikePlan, TimeSourceKind};
+use rtlat_core::config::{RunConfig, SignedHistogramPlan, SpikePlan, TimeSourceKind};
 use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::engine::Engine;
 use rtlat_core::footprint::Footprint;
@@ -76,10 +76,18 @@ fn cyclic(threads: usize) -> CyclicConfig {
         })
         .collect();
     CyclicConfig {
+        run: run(),
+        ..CyclicConfig::new(plans)
+    }
+}
+
+/// 100 loops on the synthetic clock, with the default distribution.
+fn run() -> RunConfig {
+    RunConfig {
         loops: Some(100),
         source: SYNTHETIC,
         distribution: Some(DistributionPlan::new(1000, Nanos::ZERO).unwrap()),
-        ..CyclicConfig::new(plans)
+        ..RunConfig::default()
     }
 }
 
@@ -95,6 +103,10 @@ fn cyclic_peak(config: CyclicConfig) -> u64 {
 #[test]
 fn cyclic_runs_stay_within_their_footprint() {
     let with_everything = |threads| CyclicConfig {
+        run: RunConfig {
+            phases: Some(PhasePlan::from_lengths(&[Nanos::from_micros(100_000); 3])),
+            ..run()
+        },
         histogram: Some(HistogramPlan { buckets: 20_000 }),
         sample_ring: true,
         smi: false,
@@ -110,7 +122,6 @@ fn cyclic_runs_stay_within_their_footprint() {
             trigger: 5,
             capacity: 1024,
         }),
-        phases: Some(PhasePlan::from_lengths(&[Nanos::from_micros(100_000); 3])),
         ..cyclic(threads)
     };
     for (what, config) in [
@@ -172,16 +183,14 @@ fn pair_runs_stay_within_their_footprint() {
                     cpu: None,
                 })
                 .collect(),
-            loops: Some(100),
-            duration: None,
-            resolution: Resolution::Micros,
+            run: RunConfig {
+                phases: (phases > 0)
+                    .then(|| PhasePlan::from_lengths(&vec![Nanos::from_micros(20_000); phases])),
+                ..run()
+            },
             histogram: buckets,
             breaktrace: None,
             mq_timeouts: None,
-            source: SYNTHETIC,
-            distribution: Some(DistributionPlan::new(1000, Nanos::ZERO).unwrap()),
-            phases: (phases > 0)
-                .then(|| PhasePlan::from_lengths(&vec![Nanos::from_micros(20_000); phases])),
         };
         let estimate = Footprint::of_pairs(&config);
         let peak = peak_heap(|| {

@@ -206,15 +206,16 @@ impl Engine {
                         Some(plan) => Some(IntervalLog::new(plan.ring).ok_or_else(out_of_memory)?),
                         None => None,
                     },
-                    distribution: match config.distribution {
+                    distribution: match config.run.distribution {
                         Some(plan) => Some(Arc::new(
                             LatencyHistogram::new(plan).ok_or_else(out_of_memory)?,
                         )),
                         None => None,
                     },
-                    phases: match &config.phases {
+                    phases: match &config.run.phases {
                         Some(plan) => Some(
-                            PhaseLog::new(plan, config.distribution).ok_or_else(out_of_memory)?,
+                            PhaseLog::new(plan, config.run.distribution)
+                                .ok_or_else(out_of_memory)?,
                         ),
                         None => None,
                     },
@@ -260,7 +261,7 @@ impl Engine {
     /// barrier. Set-up failures show as [`ThreadState::Failed`] slots;
     /// check [`Running::setup_error`].
     pub fn start(self) -> Result<Running, EngineError> {
-        let real = self.config.source == TimeSourceKind::Real;
+        let real = self.config.run.source == TimeSourceKind::Real;
         if real {
             signals::install_wake_handler().map_err(EngineError::WakeHandler)?;
         }
@@ -360,7 +361,7 @@ impl ThreadJob {
     fn run(self) {
         let channel = &self.shared.channels[self.plan.index];
         let slot = &channel.slot;
-        let real = self.config.source == TimeSourceKind::Real;
+        let real = self.config.run.source == TimeSourceKind::Real;
         let tid = if real {
             system::current_tid()
         } else {
@@ -411,7 +412,7 @@ impl ThreadJob {
         };
 
         slot.set_state(ThreadState::Running);
-        match (self.config.source, resources) {
+        match (self.config.run.source, resources) {
             (
                 TimeSourceKind::Real,
                 ThreadResources {
@@ -498,10 +499,11 @@ impl ThreadJob {
             thread: self.plan.index,
             interval: Period::from_nanos(self.plan.interval.as_nanos()),
             wait: self.config.wait,
-            resolution: self.config.resolution,
-            loops: self.config.loops,
+            resolution: self.config.run.resolution,
+            loops: self.config.run.loops,
             duration: self
                 .config
+                .run
                 .duration
                 .map(|d| Period::from_nanos(d.as_nanos())),
             start,
@@ -534,7 +536,7 @@ impl ThreadJob {
     fn agree_on_start(&self) -> Timespec {
         let point = &self.shared.align;
         if point.barrier.wait().is_leader() {
-            let read = match self.config.source {
+            let read = match self.config.run.source {
                 TimeSourceKind::Real => rtlat_sys::clock::now(sys_clock(self.config.clock)),
                 TimeSourceKind::Synthetic { .. } => SYNTHETIC_START,
             };
@@ -666,7 +668,7 @@ impl Running {
     pub fn reached_end(&self) -> bool {
         let ended =
             |c: &ThreadChannel| matches!(c.slot.state(), ThreadState::Ended | ThreadState::Failed);
-        match self.config.source {
+        match self.config.run.source {
             TimeSourceKind::Real => self.shared.channels.iter().any(ended),
             TimeSourceKind::Synthetic { .. } => self.shared.channels.iter().all(ended),
         }
@@ -685,7 +687,7 @@ impl Running {
                 let slots = self.shared.channels.iter().map(|c| &c.slot);
                 self.handles.iter().zip(slots)
             },
-            (self.config.source == TimeSourceKind::Real).then(signals::wake_signal),
+            (self.config.run.source == TimeSourceKind::Real).then(signals::wake_signal),
         );
         for h in std::mem::take(&mut self.handles) {
             let _ = h.join();
@@ -708,7 +710,7 @@ impl Running {
             })
             .collect();
         RunReport {
-            resolution: self.config.resolution,
+            resolution: self.config.run.resolution,
             clock: self.config.clock,
             end,
             threads,
@@ -738,7 +740,7 @@ impl Running {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Alignment, SchedPolicy};
+    use crate::config::{Alignment, RunConfig, SchedPolicy};
     use crate::units::Nanos;
     use std::time::Duration;
 
@@ -754,7 +756,10 @@ mod tests {
 
     fn config(threads: Vec<ThreadPlan>, alignment: Option<Alignment>) -> CyclicConfig {
         CyclicConfig {
-            loops: Some(50),
+            run: RunConfig {
+                loops: Some(50),
+                ..RunConfig::default()
+            },
             alignment,
             ..CyclicConfig::new(threads)
         }
@@ -813,10 +818,8 @@ mod tests {
 
     #[test]
     fn synthetic_threads_count_no_disturbances() {
-        let cfg = CyclicConfig {
-            source: TimeSourceKind::Synthetic { seed: 1 },
-            ..config(vec![plan(0, None)], None)
-        };
+        let mut cfg = config(vec![plan(0, None)], None);
+        cfg.run.source = TimeSourceKind::Synthetic { seed: 1 };
         let running = Engine::new(cfg).unwrap().start().unwrap();
         while !running.reached_end() {
             std::thread::sleep(Duration::from_millis(1));

@@ -26,7 +26,7 @@ use super::handoff::{self, ReceiverSink, SenderSink};
 use super::links::{SemReceiver, SemSender, SignalReceiver, SignalSender, SignalTarget};
 use super::report::{PairReport, PairResult, SideResult, end_reason};
 use super::{Mechanism, PairConfig, PairPlan, Side};
-use crate::config::{SchedPolicy, TimeSourceKind};
+use crate::config::{RunConfig, SchedPolicy};
 use crate::engine::threads::DisturbanceMark;
 use crate::report::{
     BreakReport, CompatStats, Disturbances, EndReason, HistogramData, PreciseStats, ThreadError,
@@ -169,8 +169,11 @@ impl ForkCells {
             },
             Relaxed,
         );
-        h[H_LOOPS].store(config.loops.unwrap_or(0), Relaxed);
-        h[H_RESOLUTION].store(u64::from(config.resolution == Resolution::Nanos), Relaxed);
+        h[H_LOOPS].store(config.run.loops.unwrap_or(0), Relaxed);
+        h[H_RESOLUTION].store(
+            u64::from(config.run.resolution == Resolution::Nanos),
+            Relaxed,
+        );
         h[H_BUCKETS].store(buckets as u64, Relaxed);
         h[H_BREAK].store(config.breaktrace.map_or(0, |b| b as u64), Relaxed);
         for plan in &config.pairs {
@@ -333,19 +336,18 @@ impl ForkCells {
         PairConfig {
             mechanism: self.mechanism(),
             pairs: (0..self.pairs).map(|i| self.plan(i)).collect(),
-            loops: non_zero(h[H_LOOPS].load(Relaxed)),
-            duration: None,
-            resolution: if h[H_RESOLUTION].load(Relaxed) == 1 {
-                Resolution::Nanos
-            } else {
-                Resolution::Micros
+            run: RunConfig {
+                loops: non_zero(h[H_LOOPS].load(Relaxed)),
+                resolution: if h[H_RESOLUTION].load(Relaxed) == 1 {
+                    Resolution::Nanos
+                } else {
+                    Resolution::Micros
+                },
+                ..RunConfig::default()
             },
             histogram: (self.buckets > 0).then_some(self.buckets),
             breaktrace: non_zero(h[H_BREAK].load(Relaxed)).map(|b| b as i64),
             mq_timeouts: None,
-            source: TimeSourceKind::Real,
-            distribution: None,
-            phases: None,
         }
     }
 
@@ -420,7 +422,7 @@ impl ForkCells {
             value: h[H_BREAK_VALUE].load(Relaxed) as i64,
         });
         PairReport {
-            resolution: self.config().resolution,
+            resolution: self.config().run.resolution,
             end: end_reason(external, failed, break_info.is_some(), looped),
             pairs,
             break_info,

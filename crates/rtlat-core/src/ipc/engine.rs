@@ -177,15 +177,15 @@ impl PairEngine {
                             Some(n) => Some(Histogram::new(n).ok_or_else(out_of_memory)?),
                             None => None,
                         },
-                        distribution: match config.distribution {
+                        distribution: match config.run.distribution {
                             Some(plan) => Some(Arc::new(
                                 LatencyHistogram::new(plan).ok_or_else(out_of_memory)?,
                             )),
                             None => None,
                         },
-                        phases: match &config.phases {
+                        phases: match &config.run.phases {
                             Some(plan) => Some(
-                                PhaseLog::new(plan, config.distribution)
+                                PhaseLog::new(plan, config.run.distribution)
                                     .ok_or_else(out_of_memory)?,
                             ),
                             None => None,
@@ -198,7 +198,7 @@ impl PairEngine {
             }),
             out_of_memory,
         )?;
-        let real = config.source == TimeSourceKind::Real;
+        let real = config.run.source == TimeSourceKind::Real;
         let objects = config
             .pairs
             .iter()
@@ -248,7 +248,7 @@ impl PairEngine {
     pub fn start(self) -> Result<PairRunning, IpcError> {
         let mut handles = Vec::new();
         let mut ended_by = None;
-        match self.config.source {
+        match self.config.run.source {
             TimeSourceKind::Synthetic { seed } => {
                 ended_by = Some(super::synthetic::fill(&self.config, seed, &self.shared));
             }
@@ -330,8 +330,8 @@ pub(crate) fn set_up_side(plan: &PairPlan) -> Result<(), (ThreadStep, i32)> {
 pub(crate) fn receiver_params(config: &PairConfig, plan: &PairPlan) -> ReceiverParams {
     ReceiverParams {
         interval: interval_timespec(plan.interval),
-        resolution: config.resolution,
-        loops: config.loops,
+        resolution: config.run.resolution,
+        loops: config.run.loops,
         break_threshold: config.breaktrace,
         count_timeouts: config
             .mq_timeouts
@@ -342,7 +342,7 @@ pub(crate) fn receiver_params(config: &PairConfig, plan: &PairPlan) -> ReceiverP
 /// The sender loop's parameters under `config`.
 pub(crate) fn sender_params(config: &PairConfig) -> SenderParams {
     SenderParams {
-        loops: config.loops,
+        loops: config.run.loops,
         delay: config
             .mq_timeouts
             .and_then(|t| t.force_send_delay)
@@ -583,7 +583,7 @@ impl PairRunning {
     }
 
     fn results(&self, with_histograms: bool) -> Vec<PairResult> {
-        let synthetic = self.config.source != TimeSourceKind::Real;
+        let synthetic = self.config.run.source != TimeSourceKind::Real;
         self.config
             .pairs
             .iter()
@@ -684,7 +684,7 @@ impl PairRunning {
             None => end_reason(external, failed, break_info.is_some(), looped),
         };
         PairReport {
-            resolution: self.config.resolution,
+            resolution: self.config.run.resolution,
             end,
             pairs,
             break_info,

@@ -27,8 +27,8 @@ pub mod links;
 pub mod report;
 pub(crate) mod synthetic;
 
-use crate::config::{SchedPolicy, TimeSourceKind};
-use crate::units::{Nanos, Resolution};
+use crate::config::{RunConfig, SchedPolicy};
+use crate::units::Nanos;
 
 /// How the two sides of a pair hand off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,27 +97,17 @@ pub struct PairConfig {
     pub mechanism: Mechanism,
     /// The pairs, in index order.
     pub pairs: Vec<PairPlan>,
-    /// Each side stops after this many hand-offs (`-l`).
-    pub loops: Option<u64>,
-    /// The run stops after this long (`-D`). Real runs: the caller watches
-    /// it; synthetic runs: virtual time.
-    pub duration: Option<Nanos>,
-    /// Unit of the C-compatible figures and histogram buckets.
-    pub resolution: Resolution,
+    /// Loops (hand-offs per side, `-l`), duration (`-D`; real runs: the
+    /// caller watches it, synthetic runs: virtual time), unit, clock
+    /// source; the receivers' distributions and phases (thread mode only:
+    /// fork mode keeps its results in shared cells).
+    pub run: RunConfig,
     /// Histogram buckets per receiver (`--histogram`).
     pub histogram: Option<usize>,
     /// `-b`: the run stops at the first latency above this many units.
     pub breaktrace: Option<i64>,
     /// pmqtest `-T` / `-f`.
     pub mq_timeouts: Option<MqTimeouts>,
-    /// Real or synthetic.
-    pub source: TimeSourceKind,
-    /// The receivers' full distributions (percentiles, gates), if kept;
-    /// thread mode only (fork mode keeps its results in shared cells).
-    pub distribution: Option<crate::distribution::DistributionPlan>,
-    /// Per-phase figures of the receivers (`--load-schedule`, thread
-    /// mode), if requested.
-    pub phases: Option<crate::phase::PhasePlan>,
 }
 
 impl PairConfig {

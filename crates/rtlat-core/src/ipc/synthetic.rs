@@ -112,11 +112,11 @@ fn own_end(
         count += 1;
         if config
             .breaktrace
-            .is_some_and(|b| units(h.latency, config.resolution) > b)
+            .is_some_and(|b| units(h.latency, config.run.resolution) > b)
         {
             return Some((h.received_at, EndReason::Break));
         }
-        if config.loops == Some(count) {
+        if config.run.loops == Some(count) {
             return Some((h.received_at, EndReason::Loops));
         }
     }
@@ -125,7 +125,7 @@ fn own_end(
 /// Computes the run into `shared` and returns why it ended. The caller
 /// guarantees a bound (`loops` or `duration`).
 pub(crate) fn fill(config: &PairConfig, seed: u64, shared: &PairShared) -> EndReason {
-    let horizon = config.duration.map_or(i64::MAX, |d| d.as_nanos());
+    let horizon = config.run.duration.map_or(i64::MAX, |d| d.as_nanos());
     let mut end = (horizon, EndReason::Duration);
     for plan in &config.pairs {
         if let Some(own) = own_end(seed, config, plan, end.0.min(horizon))
@@ -147,7 +147,7 @@ pub(crate) fn fill(config: &PairConfig, seed: u64, shared: &PairShared) -> EndRe
         let mut own = LoopEnd::Stopped;
         loop {
             let h = line.next();
-            if h.sent_at > until || config.loops == Some(sender.cycles()) {
+            if h.sent_at > until || config.run.loops == Some(sender.cycles()) {
                 break;
             }
             sender.record(0, 0);
@@ -155,7 +155,7 @@ pub(crate) fn fill(config: &PairConfig, seed: u64, shared: &PairShared) -> EndRe
                 break;
             }
             timeouts += h.timeouts;
-            let u = units(h.latency, config.resolution);
+            let u = units(h.latency, config.run.resolution);
             let cycle = receiver.cycles();
             receiver.record(u, h.latency);
             if let Some(hist) = &channel.receiver.histogram {
@@ -171,14 +171,14 @@ pub(crate) fn fill(config: &PairConfig, seed: u64, shared: &PairShared) -> EndRe
                 own = LoopEnd::Break(u);
                 break;
             }
-            if config.loops == Some(receiver.cycles()) {
+            if config.run.loops == Some(receiver.cycles()) {
                 own = LoopEnd::Loops;
                 break;
             }
         }
         shared.add_timeouts(plan.index, timeouts);
         rslot.set_end(own);
-        sslot.set_end(if config.loops == Some(sender.cycles()) {
+        sslot.set_end(if config.run.loops == Some(sender.cycles()) {
             LoopEnd::Loops
         } else {
             LoopEnd::Stopped

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 
 use rtlat_core::config::{
     Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, IntervalPlan, MeasureMode,
-    SchedPolicy, SpikePlan, ThreadPlan, TimeSourceKind, WaitMode,
+    RunConfig, SchedPolicy, SpikePlan, ThreadPlan, TimeSourceKind, WaitMode,
 };
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::distribution::DistributionPlan;
@@ -810,24 +810,26 @@ fn build(
     let settings = Settings {
         engine: CyclicConfig {
             threads,
+            run: RunConfig {
+                loops,
+                duration,
+                resolution,
+                source,
+                distribution: Some(distribution),
+                phases: load.as_ref().and_then(LoadSchedule::phase_plan),
+            },
             clock,
             wait,
             measure,
-            resolution,
-            loops,
-            duration,
             histogram: buckets.map(|b| HistogramPlan {
                 buckets: b as usize,
             }),
             sample_ring: raw.verbose,
-            source,
             breaktrace,
             spikes,
             alignment,
             smi: raw.smi,
             intervals,
-            distribution: Some(distribution),
-            phases: load.as_ref().and_then(LoadSchedule::phase_plan),
             explain: explain.as_ref().map(|plan| plan.trigger),
             ..CyclicConfig::new(Vec::new())
         },

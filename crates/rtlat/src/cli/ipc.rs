@@ -9,7 +9,7 @@
 use std::ffi::OsString;
 use std::sync::LazyLock;
 
-use rtlat_core::config::{SchedPolicy, TimeSourceKind};
+use rtlat_core::config::{RunConfig, SchedPolicy, TimeSourceKind};
 use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::ipc::{MqTimeouts, PairConfig, PairPlan, Side};
 use rtlat_core::units::Nanos;
@@ -520,23 +520,25 @@ fn build(
         engine: PairConfig {
             mechanism: tool.mechanism(),
             pairs: plans,
-            loops,
-            duration,
-            resolution,
+            run: RunConfig {
+                loops,
+                duration,
+                resolution,
+                source,
+                // Percentiles for --fail-if; fork mode keeps its results in
+                // shared cells, without one.
+                distribution: (!fork)
+                    .then(|| {
+                        let buckets = i64::try_from(buckets.unwrap_or(0)).unwrap_or(i64::MAX);
+                        let range = Nanos(buckets.saturating_mul(resolution.nanos_per_unit()));
+                        DistributionPlan::new(1000, range).ok()
+                    })
+                    .flatten(),
+                phases: load.as_ref().and_then(LoadSchedule::phase_plan),
+            },
             histogram: buckets,
             breaktrace,
             mq_timeouts,
-            source,
-            // Percentiles for --fail-if; fork mode keeps its results in
-            // shared cells, without one.
-            distribution: (!fork)
-                .then(|| {
-                    let buckets = i64::try_from(buckets.unwrap_or(0)).unwrap_or(i64::MAX);
-                    let range = Nanos(buckets.saturating_mul(resolution.nanos_per_unit()));
-                    DistributionPlan::new(1000, range).ok()
-                })
-                .flatten(),
-            phases: load.as_ref().and_then(LoadSchedule::phase_plan),
         },
         quiet: raw.quiet,
         fork,

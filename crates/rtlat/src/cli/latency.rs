@@ -13,7 +13,7 @@ use std::ffi::OsString;
 use std::sync::LazyLock;
 
 use rtlat_core::config::{
-    CyclicConfig, IntervalPlan, SchedPolicy, SignedHistogramPlan, ThreadPlan, WaitMode,
+    CyclicConfig, IntervalPlan, RunConfig, SchedPolicy, SignedHistogramPlan, ThreadPlan, WaitMode,
 };
 use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::load::schedule::LoadSchedule;
@@ -336,17 +336,23 @@ fn build(
 
     let keeps_histograms = raw.histograms || raw.stats || gnuplot.is_some();
     let engine = CyclicConfig {
+        run: RunConfig {
+            resolution: Resolution::Nanos,
+            // The thread's own clock: the warm-up, then -T seconds.
+            duration: duration_secs.map(|s| {
+                Nanos(
+                    (s as i64)
+                        .saturating_mul(1_000_000_000)
+                        .saturating_add(WARMUP.as_nanos()),
+                )
+            }),
+            source,
+            // Percentiles for --fail-if: 1 µs exact buckets over 2 ms.
+            distribution: DistributionPlan::new(1000, Nanos::ZERO).ok(),
+            phases: load.as_ref().and_then(LoadSchedule::phase_plan),
+            loops: None,
+        },
         wait: WaitMode::Timerfd,
-        resolution: Resolution::Nanos,
-        // The thread's own clock: the warm-up, then -T seconds.
-        duration: duration_secs.map(|s| {
-            Nanos(
-                (s as i64)
-                    .saturating_mul(1_000_000_000)
-                    .saturating_add(WARMUP.as_nanos()),
-            )
-        }),
-        source,
         warmup: Some(WARMUP),
         intervals: Some(IntervalPlan {
             length: Nanos::from_secs(1),
@@ -357,9 +363,6 @@ fn build(
             per_side: buckets as usize,
         }),
         freeze_on_max: raw.freeze,
-        // Percentiles for --fail-if: 1 µs exact buckets over 2 ms.
-        distribution: DistributionPlan::new(1000, Nanos::ZERO).ok(),
-        phases: load.as_ref().and_then(LoadSchedule::phase_plan),
         ..CyclicConfig::new(vec![ThreadPlan {
             index: 0,
             interval: period,
@@ -551,7 +554,7 @@ mod tests {
             s.engine.intervals.map(|i| i.length),
             Some(Nanos::from_secs(1))
         );
-        assert_eq!(s.engine.duration, None);
+        assert_eq!(s.engine.run.duration, None);
         assert_eq!(s.engine.signed_histogram, None);
         assert!(!s.engine.freeze_on_max);
         assert_eq!(
@@ -574,7 +577,7 @@ mod tests {
                 s.engine.threads[0].interval == Nanos::from_micros(250)
             }),
             (&["-T", "5"], |s| {
-                s.duration_secs == Some(5) && s.engine.duration == Some(Nanos::from_secs(6))
+                s.duration_secs == Some(5) && s.engine.run.duration == Some(Nanos::from_secs(6))
             }),
             (&["-T5"], |s| s.duration_secs == Some(5)),
             (&["-T", "2m"], |s| s.duration_secs == Some(120)),
@@ -619,10 +622,10 @@ mod tests {
             (&["-t", "0"], |s| s.engine.wait == WaitMode::Timerfd),
             (&["-t0"], |s| s.engine.wait == WaitMode::Timerfd),
             (&["--synthetic", "3"], |s| {
-                s.engine.source == TimeSourceKind::Synthetic { seed: 3 }
+                s.engine.run.source == TimeSourceKind::Synthetic { seed: 3 }
             }),
             (&["--synthetic=4"], |s| {
-                s.engine.source == TimeSourceKind::Synthetic { seed: 4 }
+                s.engine.run.source == TimeSourceKind::Synthetic { seed: 4 }
             }),
             (&["--json", "-"], |s| s.json == Some(OutputTarget::Stdout)),
             (&["--json=-"], |s| s.json == Some(OutputTarget::Stdout)),

@@ -61,7 +61,7 @@ const FRAME_PERIOD: Duration = Duration::from_millis(10);
 
 /// Runs the measurement described by `settings`; returns the exit status.
 pub fn run(settings: &Settings) -> anyhow::Result<u8> {
-    let synthetic = matches!(settings.engine.source, TimeSourceKind::Synthetic { .. });
+    let synthetic = matches!(settings.engine.run.source, TimeSourceKind::Synthetic { .. });
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
     let mut out = Stdout::new(settings.unbuffered);
@@ -267,7 +267,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             path.clone(),
             shared.clone(),
             settings.engine.threads.clone(),
-            settings.engine.resolution,
+            settings.engine.run.resolution,
         )
         .map_err(|e| {
             note!(
@@ -281,7 +281,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let mut live = LiveText::new(
         live_mode(settings),
         settings.header_policy.clone(),
-        settings.engine.resolution,
+        settings.engine.run.resolution,
         settings.engine.threads.len(),
         settings.oscope_reduction,
     );
@@ -472,7 +472,7 @@ impl Display<'_, '_> {
 
     fn answer_signals(&mut self) {
         let (shared, plans) = (self.running.shared(), &self.settings.engine.threads);
-        let resolution = self.settings.engine.resolution;
+        let resolution = self.settings.engine.run.resolution;
         if self.signals.take_status_request() {
             stdio::to_stderr(|w| write_status_block(w, shared, plans, resolution));
         }

@@ -101,7 +101,7 @@ impl StatsFile {
             path: path.to_path_buf(),
             out: BufWriter::new(file),
             length: plan.length,
-            synthetic: matches!(config.source, TimeSourceKind::Synthetic { .. }),
+            synthetic: matches!(config.run.source, TimeSourceKind::Synthetic { .. }),
             threads: config
                 .threads
                 .iter()
@@ -258,7 +258,7 @@ mod tests {
             priority: 0,
             cpu: None,
         }]);
-        config.source = TimeSourceKind::Synthetic { seed: 1 };
+        config.run.source = TimeSourceKind::Synthetic { seed: 1 };
         config.intervals = Some(IntervalPlan {
             length: Nanos::from_secs(1),
             ring,

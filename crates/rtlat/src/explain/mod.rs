@@ -154,6 +154,7 @@ pub fn start_explain_reader(
         })
         .collect();
     let plan = config
+        .run
         .distribution
         .unwrap_or_else(|| DistributionPlan::new(1000, Nanos::ZERO).expect("the default plan"));
     let since_start = i64::try_from(running.started().elapsed().as_nanos()).unwrap_or(0);

@@ -59,7 +59,7 @@ impl LiveRun for PairRunning {
 /// Runs `settings` in threads mode (or hands fork mode over); returns the
 /// exit status.
 pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
-    let synthetic = matches!(settings.engine.source, TimeSourceKind::Synthetic { .. });
+    let synthetic = matches!(settings.engine.run.source, TimeSourceKind::Synthetic { .. });
     let footprint = rtlat_core::footprint::Footprint::of_pairs(&settings.engine);
     let pairs = format!("-t {}", settings.engine.pairs.len());
     if settings.fork && !synthetic {
@@ -252,9 +252,9 @@ pub fn display(
     out: &mut Stdout,
     load: &mut LoadBeside<'_>,
 ) -> anyhow::Result<Option<EndReason>> {
-    let synthetic = matches!(settings.engine.source, TimeSourceKind::Synthetic { .. });
+    let synthetic = matches!(settings.engine.run.source, TimeSourceKind::Synthetic { .. });
     let npairs = settings.engine.pairs.len();
-    let deadline = match (synthetic, settings.engine.duration) {
+    let deadline = match (synthetic, settings.engine.run.duration) {
         (false, Some(d)) => d.to_duration().map(|d| Instant::now() + d),
         _ => None,
     };

@@ -47,7 +47,7 @@ const POLL_PERIOD: Duration = Duration::from_millis(20);
 
 /// Runs `rtlat latency` with `settings`; returns the exit status.
 pub fn run(settings: &Settings) -> anyhow::Result<u8> {
-    let synthetic = matches!(settings.engine.source, TimeSourceKind::Synthetic { .. });
+    let synthetic = matches!(settings.engine.run.source, TimeSourceKind::Synthetic { .. });
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
     // Xenomai sets stdout line-buffered: each line is out as it is made.

@@ -170,7 +170,9 @@ mod tests {
     use std::sync::mpsc;
     use std::time::Instant;
 
-    use rtlat_core::config::{ClockKind, CyclicConfig, SchedPolicy, TimeSourceKind, WaitMode};
+    use rtlat_core::config::{
+        ClockKind, CyclicConfig, RunConfig, SchedPolicy, TimeSourceKind, WaitMode,
+    };
     use rtlat_core::engine::Engine;
     use rtlat_core::units::Nanos;
 
@@ -187,12 +189,15 @@ mod tests {
             clock: ClockKind::Monotonic,
             wait: WaitMode::Absolute,
             measure: Default::default(),
-            resolution: Resolution::Micros,
-            loops: Some(10),
-            duration: None,
+            run: RunConfig {
+                resolution: Resolution::Micros,
+                loops: Some(10),
+                duration: None,
+                source: TimeSourceKind::Synthetic { seed: 1 },
+                ..RunConfig::default()
+            },
             histogram: None,
             sample_ring: false,
-            source: TimeSourceKind::Synthetic { seed: 1 },
             breaktrace: None,
             spikes: None,
             alignment: None,

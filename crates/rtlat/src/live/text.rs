@@ -221,7 +221,7 @@ pub fn write_status_block(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_core::config::{CyclicConfig, SchedPolicy, TimeSourceKind};
+    use rtlat_core::config::{CyclicConfig, RunConfig, SchedPolicy, TimeSourceKind};
     use rtlat_core::engine::Engine;
     use rtlat_core::stats::Tally;
     use rtlat_core::units::Nanos;
@@ -238,7 +238,10 @@ mod tests {
             })
             .collect();
         let config = CyclicConfig {
-            source: TimeSourceKind::Synthetic { seed: 0 },
+            run: RunConfig {
+                source: TimeSourceKind::Synthetic { seed: 0 },
+                ..RunConfig::default()
+            },
             smi,
             ..CyclicConfig::new(plans.clone())
         };

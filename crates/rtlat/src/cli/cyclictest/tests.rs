@@ -203,10 +203,10 @@ fn cases() -> Vec<Case> {
             })
         },
         case(Some('D'), "duration", "dur", Some("10"), |s, _| {
-            assert_eq!(s.engine.duration, Some(Nanos::from_secs(10)))
+            assert_eq!(s.engine.run.duration, Some(Nanos::from_secs(10)))
         }),
         case(Some('D'), "duration", "du", Some("2m"), |s, _| {
-            assert_eq!(s.engine.duration, Some(Nanos::from_secs(120)))
+            assert_eq!(s.engine.run.duration, Some(Nanos::from_secs(120)))
         }),
         Case {
             extra: &["-t2"],
@@ -247,7 +247,7 @@ fn cases() -> Vec<Case> {
             assert_eq!(s.json, Some(OutputTarget::Stdout))
         }),
         case(Some('l'), "loops", "lo", Some("100"), |s, _| {
-            assert_eq!(s.engine.loops, Some(100))
+            assert_eq!(s.engine.run.loops, Some(100))
         }),
         case(Some('m'), "mlockall", "ml", None, |s, _| {
             assert!(s.mlockall)
@@ -257,7 +257,7 @@ fn cases() -> Vec<Case> {
             assert_eq!(cpus(s), [None]);
         }),
         case(Some('N'), "nsecs", "n", None, |s, _| {
-            assert_eq!(s.engine.resolution, Resolution::Nanos)
+            assert_eq!(s.engine.run.resolution, Resolution::Nanos)
         }),
         case(Some('p'), "priority", "prior", Some("80"), |s, w| {
             assert_eq!(prios(s), [80]);
@@ -325,7 +325,7 @@ fn cases() -> Vec<Case> {
             assert_eq!(s.dma_latency, DmaLatency::SkipDefaultSystem)
         }),
         case(None, "synthetic", "syn", Some("42"), |s, _| {
-            assert_eq!(s.engine.source, TimeSourceKind::Synthetic { seed: 42 })
+            assert_eq!(s.engine.run.source, TimeSourceKind::Synthetic { seed: 42 })
         }),
         Case {
             optional: true,
@@ -380,7 +380,7 @@ fn cases() -> Vec<Case> {
             extra: &["-N"],
             ..case(Some('b'), "breaktrace", "b", Some("50000"), |s, _| {
                 assert_eq!(s.engine.breaktrace, Some(BreakPlan { threshold: 50_000 }));
-                assert_eq!(s.engine.resolution, Resolution::Nanos);
+                assert_eq!(s.engine.run.resolution, Resolution::Nanos);
             })
         },
         Case {
@@ -565,14 +565,14 @@ fn cases() -> Vec<Case> {
             })
         },
         case(None, "bucket-width", "bu", Some("250"), |s, _| {
-            let plan = s.engine.distribution.expect("always kept");
+            let plan = s.engine.run.distribution.expect("always kept");
             assert_eq!((plan.width_ns, plan.exact_buckets), (250, 8_000));
         }),
         Case {
             extra: &["-h", "8000"],
             ..case(None, "bucket-width", "buck", Some("2000"), |s, _| {
                 // The -h range (8 ms) is larger than the default (2 ms).
-                let plan = s.engine.distribution.expect("always kept");
+                let plan = s.engine.run.distribution.expect("always kept");
                 assert_eq!((plan.width_ns, plan.exact_buckets), (2000, 4000));
             })
         },
@@ -622,7 +622,10 @@ fn cases() -> Vec<Case> {
             let load = s.load.as_ref().expect("load");
             assert_eq!(load.phases.len(), 1);
             assert_eq!(load.phases[0].name, "cpu:1");
-            assert_eq!((s.engine.phases.clone(), s.engine.duration), (None, None));
+            assert_eq!(
+                (s.engine.run.phases.clone(), s.engine.run.duration),
+                (None, None)
+            );
         }),
         case(
             None,
@@ -633,10 +636,10 @@ fn cases() -> Vec<Case> {
                 let load = s.load.as_ref().expect("load");
                 let names: Vec<&str> = load.phases.iter().map(|p| p.name.as_str()).collect();
                 assert_eq!(names, ["idle", "cpu:1"]);
-                let ends = &s.engine.phases.as_ref().expect("phases").ends;
+                let ends = &s.engine.run.phases.as_ref().expect("phases").ends;
                 assert_eq!(ends, &[Nanos::from_secs(5), Nanos::from_secs(65)]);
                 // The run ends with the schedule.
-                assert_eq!(s.engine.duration, Some(Nanos::from_secs(65)));
+                assert_eq!(s.engine.run.duration, Some(Nanos::from_secs(65)));
             },
         ),
         Case {
@@ -678,7 +681,10 @@ fn defaults() {
         s,
         Settings {
             engine: CyclicConfig {
-                distribution: Some(DistributionPlan::new(1000, Nanos::ZERO).unwrap()),
+                run: RunConfig {
+                    distribution: Some(DistributionPlan::new(1000, Nanos::ZERO).unwrap()),
+                    ..RunConfig::default()
+                },
                 ..CyclicConfig::new(vec![ThreadPlan {
                     index: 0,
                     interval: Nanos::from_micros(1000),
@@ -1012,7 +1018,7 @@ fn priority_and_policy_rules() {
 
 #[test]
 fn duration_forms() {
-    let d = |v: &str| settings(&["-D", v]).engine.duration;
+    let d = |v: &str| settings(&["-D", v]).engine.run.duration;
     assert_eq!(d("0"), None);
     assert_eq!(d("0m"), None);
     assert_eq!(d("90"), Some(Nanos::from_secs(90)));
@@ -1026,8 +1032,8 @@ fn duration_forms() {
 
 #[test]
 fn loops_and_clock_forms() {
-    assert_eq!(settings(&["-l", "0"]).engine.loops, None);
-    assert_eq!(settings(&["-l", "+5"]).engine.loops, Some(5));
+    assert_eq!(settings(&["-l", "0"]).engine.run.loops, None);
+    assert_eq!(settings(&["-l", "+5"]).engine.run.loops, Some(5));
     assert_eq!(
         settings(&["-c", "MONOTONIC"]).engine.clock,
         ClockKind::Monotonic
@@ -1187,7 +1193,7 @@ fn long_abbreviations_follow_2_4() {
     // A 2.4 prefix keeps its 2.4 meaning despite the hidden --synthetic.
     let s = settings(&["--sy"]);
     assert_eq!(s.engine.wait, WaitMode::Nanosleep);
-    assert_eq!(s.engine.source, TimeSourceKind::Real);
+    assert_eq!(s.engine.run.source, TimeSourceKind::Real);
     assert_eq!(
         err(&["--s"]).split(" (could").next(),
         Some("option '--s' is ambiguous")
@@ -1207,7 +1213,7 @@ fn long_abbreviations_follow_2_4() {
     // Abbreviations that work.
     assert_eq!(settings(&["--j", "-"]).json, Some(OutputTarget::Stdout));
     assert_eq!(
-        settings(&["--dur=1h"]).engine.duration,
+        settings(&["--dur=1h"]).engine.run.duration,
         Some(Nanos::from_secs(3600))
     );
     assert_eq!(intervals_us(&settings(&["--int", "5"])), [5]);

@@ -187,10 +187,10 @@ fn common_cases() -> Vec<Case> {
             })
         },
         case(Some('D'), "duration", "dur", Some("10"), |s| {
-            assert_eq!(s.engine.duration, Some(Nanos::from_secs(10)))
+            assert_eq!(s.engine.run.duration, Some(Nanos::from_secs(10)))
         }),
         case(Some('D'), "duration", "du", Some("2m"), |s| {
-            assert_eq!(s.engine.duration, Some(Nanos::from_secs(120)))
+            assert_eq!(s.engine.run.duration, Some(Nanos::from_secs(120)))
         }),
         case(Some('i'), "interval", "int", Some("250"), |s| {
             assert_eq!(intervals(s), [250])
@@ -205,7 +205,7 @@ fn common_cases() -> Vec<Case> {
             assert_eq!(s.json, Some(OutputTarget::Stdout))
         }),
         case(Some('l'), "loops", "lo", Some("100"), |s| {
-            assert_eq!(s.engine.loops, Some(100))
+            assert_eq!(s.engine.run.loops, Some(100))
         }),
         case(Some('p'), "priority", "prio", Some("80"), |s| {
             assert_eq!(prios(s), [80]);
@@ -235,7 +235,7 @@ fn common_cases() -> Vec<Case> {
             })
         },
         case(None, "nsecs", "ns", None, |s| {
-            assert_eq!(s.engine.resolution, Resolution::Nanos)
+            assert_eq!(s.engine.run.resolution, Resolution::Nanos)
         }),
     ]
 }
@@ -314,12 +314,12 @@ fn defaults() {
         assert_eq!(prios(&s), [0]);
         assert_eq!(s.engine.pairs[0].policy, SchedPolicy::Other);
         assert_eq!(cpus(&s), [None]);
-        assert_eq!(s.engine.loops, None);
-        assert_eq!(s.engine.duration, None);
+        assert_eq!(s.engine.run.loops, None);
+        assert_eq!(s.engine.run.duration, None);
         assert_eq!(s.engine.mechanism, tool.mechanism());
         assert!(!s.quiet && !s.fork);
         assert_eq!((s.json.clone(), s.histogram.clone()), (None, None));
-        assert_eq!(s.engine.source, TimeSourceKind::Real);
+        assert_eq!(s.engine.run.source, TimeSourceKind::Real);
         let with_distance = settings(tool, &["-t", "3"]);
         assert_eq!(intervals(&with_distance), [1000, 1500, 2000]);
     }
@@ -463,10 +463,10 @@ fn fork_roles() {
 fn synthetic_seam() {
     for tool in TOOLS {
         let s = settings(tool, &["--synthetic", "7", "-l", "10"]);
-        assert_eq!(s.engine.source, TimeSourceKind::Synthetic { seed: 7 });
+        assert_eq!(s.engine.run.source, TimeSourceKind::Synthetic { seed: 7 });
         // Newer than 2.4: --sy is not a prefix any 2.4 option has, so it works.
         let s = settings(tool, &["--syn", "8", "-D", "1"]);
-        assert_eq!(s.engine.source, TimeSourceKind::Synthetic { seed: 8 });
+        assert_eq!(s.engine.run.source, TimeSourceKind::Synthetic { seed: 8 });
         assert_eq!(
             err(tool, &["--synthetic", "1"]),
             "--synthetic needs -l/--loops or -D/--duration to end"
@@ -588,7 +588,7 @@ fn pmqtest_timeouts() {
 fn repeated_options_take_the_last_value_and_histfile_alone_warns() {
     for tool in TOOLS {
         let s = settings(tool, &["-i", "100", "-i", "200", "-l", "5", "--loops=6"]);
-        assert_eq!((intervals(&s), s.engine.loops), (vec![200], Some(6)));
+        assert_eq!((intervals(&s), s.engine.run.loops), (vec![200], Some(6)));
         let (s, w) = run(tool, &["--histfile", HISTFILE]);
         assert_eq!(s.histogram, None);
         assert_eq!(
