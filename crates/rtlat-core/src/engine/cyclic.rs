@@ -334,6 +334,18 @@ fn run_loop<S: TimeSource>(
 #[cfg(test)]
 mod simulation;
 
+/// The loop run on its own, as the tests run it: never stopped from
+/// outside, without spike log, SMI counter or trace.
+#[cfg(test)]
+fn measure_alone<S: TimeSource>(
+    source: &mut S,
+    params: &LoopParams,
+    channel: &ThreadChannel,
+) -> LoopEnd {
+    let never = AtomicBool::new(false);
+    measure(source, params, channel, &never, LoopExtras::default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -442,13 +454,7 @@ mod tests {
             interval_length: None,
             explain,
         };
-        let end = measure(
-            &mut source,
-            &params,
-            &channel,
-            &AtomicBool::new(false),
-            LoopExtras::default(),
-        );
+        let end = measure_alone(&mut source, &params, &channel);
         if break_threshold.is_none() {
             assert_eq!(end, LoopEnd::Loops);
         }

@@ -1,6 +1,6 @@
 //! The measuring loop under a scripted clock, held to cyclictest's rules
 //! (rt-tests 2.4, as the behaviour reference states them) in one table:
-//! each row is a run of [`measure`] whose wake-ups come when the script
+//! each row is a run of `cyclic::measure` whose wake-ups come when the script
 //! says, and the figures the thread publishes are compared with what the
 //! C tool computes for the same wake-ups.
 //!
@@ -16,11 +16,9 @@
 //!   and counts;
 //! - `-D`: the first sample at or after the end counts and ends the thread.
 
-use std::sync::atomic::AtomicBool;
-
 use rtlat_sys::clock::Timespec;
 
-use super::{LoopExtras, LoopParams, measure};
+use super::{LoopParams, measure_alone};
 use crate::config::WaitMode;
 use crate::engine::source::{TimeSource, WaitError};
 use crate::engine::time::{self, Period};
@@ -218,13 +216,7 @@ fn run(row: &Row) -> (u64, i64, i64, i64, u64, LoopEnd) {
         interval_length: None,
         explain: None,
     };
-    let end = measure(
-        &mut source,
-        &params,
-        &channel,
-        &AtomicBool::new(false),
-        LoopExtras::default(),
-    );
+    let end = measure_alone(&mut source, &params, &channel);
     let compat = channel.slot.compat();
     (
         compat.cycles,
