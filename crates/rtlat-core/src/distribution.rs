@@ -195,7 +195,7 @@ impl LatencyHistogram {
 
     /// Writes every counter once so that its pages are mapped before the
     /// loop.
-    pub fn prefault(&self) {
+    pub(crate) fn prefault(&self) {
         for cell in self.cells.iter() {
             cell.store(0, Relaxed);
         }
@@ -208,7 +208,7 @@ impl LatencyHistogram {
     /// The heap that [`LatencyHistogram::new`] takes for `plan`, and that
     /// of a [`LatencyHistogram::snapshot`] of it or of a merge (64-bit
     /// counts; [`LatencyHistogram::read_in_place`] takes none).
-    pub fn heap_bytes(plan: DistributionPlan) -> (Bytes, Bytes) {
+    pub(crate) fn heap_bytes(plan: DistributionPlan) -> (Bytes, Bytes) {
         let cells = usize::try_from(plan.exact_buckets)
             .unwrap_or(usize::MAX)
             .saturating_add(plan.log_buckets());

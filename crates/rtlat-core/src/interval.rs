@@ -91,7 +91,7 @@ impl IntervalLog {
     }
 
     /// The heap that [`IntervalLog::new`] takes for `len` intervals.
-    pub fn heap_bytes(len: usize) -> Bytes {
+    pub(crate) fn heap_bytes(len: usize) -> Bytes {
         Bytes::of::<IntervalCell>(len.max(1))
     }
 
@@ -102,7 +102,7 @@ impl IntervalLog {
     }
 
     /// Writes every cell once so its page is mapped before the loop.
-    pub fn prefault(&self) {
+    pub(crate) fn prefault(&self) {
         for cell in self.cells.iter() {
             cell.sequence.store(0, Relaxed);
         }

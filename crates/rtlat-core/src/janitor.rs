@@ -109,7 +109,7 @@ pub fn start(program: &Path) -> io::Result<()> {
 }
 
 /// Whether a janitor runs for this process.
-pub fn is_running() -> bool {
+pub(crate) fn is_running() -> bool {
     link().is_some()
 }
 
@@ -509,7 +509,7 @@ fn left_over(input: impl Read) -> Vec<Record> {
 /// The janitor process ([`HelperRole::Janitor`]): reads the announcements
 /// on standard input until it ends, then removes what is left. Exit status
 /// 0, or 1 after one line per object it failed to remove.
-pub fn janitor_main() -> u8 {
+pub(crate) fn janitor_main() -> u8 {
     clean_up(io::stdin().lock(), &mut io::stderr())
 }
 

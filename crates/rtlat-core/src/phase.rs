@@ -108,7 +108,10 @@ impl PhaseLog {
 
     /// The heap that [`PhaseLog::new`] takes for `phases` phases, and that
     /// of its [`PhaseLog::reports`] (which read the distributions in place).
-    pub fn heap_bytes(phases: usize, distribution: Option<DistributionPlan>) -> (Bytes, Bytes) {
+    pub(crate) fn heap_bytes(
+        phases: usize,
+        distribution: Option<DistributionPlan>,
+    ) -> (Bytes, Bytes) {
         let counters = distribution.map_or(Bytes(0), |d| LatencyHistogram::heap_bytes(d).0);
         let per_phase = Bytes::of::<i64>(1)
             .plus(Bytes::of::<PhaseCell>(1))
@@ -122,7 +125,7 @@ impl PhaseLog {
 
     /// Writes every counter once so that its pages are mapped before the
     /// loop.
-    pub fn prefault(&self) {
+    pub(crate) fn prefault(&self) {
         for cell in self.cells.iter() {
             cell.sealed.store(false, Relaxed);
             if let Some(d) = &cell.distribution {

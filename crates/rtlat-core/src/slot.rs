@@ -265,14 +265,14 @@ impl<'a> SlotWriter<'a> {
 
     /// Counts `n` skipped deadlines.
     #[inline(always)]
-    pub fn add_overruns(&mut self, n: u64) {
+    pub(crate) fn add_overruns(&mut self, n: u64) {
         self.tally.overruns += n;
         self.slot.overruns.store(self.tally.overruns, Relaxed);
     }
 
     /// Counts `n` System Management Interrupts.
     #[inline(always)]
-    pub fn add_smis(&mut self, n: u64) {
+    pub(crate) fn add_smis(&mut self, n: u64) {
         if n != 0 {
             self.tally.smi += n;
             self.slot.smi.store(self.tally.smi, Relaxed);
@@ -321,12 +321,12 @@ impl ThreadSlot {
     /// Moves the thread to `state`.
     /// Release ordering: a reader that sees the new state (Acquire) also
     /// sees every figure published before it.
-    pub fn set_state(&self, state: ThreadState) {
+    pub(crate) fn set_state(&self, state: ThreadState) {
         self.state.store(state.to_raw(), Release);
     }
 
     /// Records how the loop ended and marks the thread ended or failed.
-    pub fn set_end(&self, end: LoopEnd) {
+    pub(crate) fn set_end(&self, end: LoopEnd) {
         let raw = match end {
             LoopEnd::Loops => 1,
             LoopEnd::Duration => 2,
@@ -358,7 +358,7 @@ impl ThreadSlot {
     }
 
     /// How the loop ended, once the thread has [`ThreadState::Ended`].
-    pub fn loop_end(&self) -> Option<LoopEnd> {
+    pub(crate) fn loop_end(&self) -> Option<LoopEnd> {
         match self.end.load(Relaxed) {
             1 => Some(LoopEnd::Loops),
             2 => Some(LoopEnd::Duration),
@@ -406,7 +406,7 @@ impl ThreadSlot {
 
     /// Publishes what disturbed the thread between its first and last
     /// sample (once, after its loop).
-    pub fn publish_disturbances(&self, d: Disturbances) {
+    pub(crate) fn publish_disturbances(&self, d: Disturbances) {
         let cells = &self.disturbances;
         cells
             .involuntary_switches

@@ -49,14 +49,14 @@ impl Histogram {
     /// The heap that [`Histogram::new`] takes for `buckets`, and at most as
     /// much again for its [`Histogram::snapshot`] (buckets and logged
     /// overflows).
-    pub fn heap_bytes(buckets: usize) -> (Bytes, Bytes) {
+    pub(crate) fn heap_bytes(buckets: usize) -> (Bytes, Bytes) {
         let cells = Bytes::of::<AtomicU64>(buckets).times(2);
         (cells, cells)
     }
 
     /// Writes every bucket once, so that its pages are mapped before the
     /// measuring loop runs (first touch from the measuring thread).
-    pub fn prefault(&self) {
+    pub(crate) fn prefault(&self) {
         for cell in self.buckets.iter().chain(self.overflow_log.iter()) {
             cell.store(0, Relaxed);
         }
@@ -130,13 +130,13 @@ impl SignedHistogram {
 
     /// The heap that [`SignedHistogram::new`] takes for `per_side`, and as
     /// much again for its snapshot.
-    pub fn heap_bytes(per_side: usize) -> (Bytes, Bytes) {
+    pub(crate) fn heap_bytes(per_side: usize) -> (Bytes, Bytes) {
         let cells = Bytes::of::<AtomicU64>(per_side).times(2);
         (cells, cells)
     }
 
     /// Writes every bucket once so its pages are mapped before the loop.
-    pub fn prefault(&self) {
+    pub(crate) fn prefault(&self) {
         for cell in self.buckets.iter() {
             cell.store(0, Relaxed);
         }
@@ -187,7 +187,7 @@ impl SampleRing {
     }
 
     /// The heap that [`SampleRing::new`] takes for `len` samples.
-    pub fn heap_bytes(len: usize) -> Bytes {
+    pub(crate) fn heap_bytes(len: usize) -> Bytes {
         Bytes::of::<AtomicI64>(len)
     }
 
@@ -217,7 +217,7 @@ impl SampleRing {
     }
 
     /// Writes every entry once so its pages are mapped before the loop.
-    pub fn prefault(&self) {
+    pub(crate) fn prefault(&self) {
         for v in self.values.iter() {
             v.store(0, Relaxed);
         }
@@ -254,7 +254,7 @@ impl SpikeLog {
 
     /// The heap that [`SpikeLog::new`] takes for `capacity` spikes, and at
     /// most that of its [`SpikeLog::report`].
-    pub fn heap_bytes(capacity: usize) -> (Bytes, Bytes) {
+    pub(crate) fn heap_bytes(capacity: usize) -> (Bytes, Bytes) {
         (
             Bytes::of::<SpikeCell>(capacity),
             Bytes::of::<SpikeRecord>(capacity),
@@ -305,7 +305,7 @@ pub struct BreakCell {
 impl BreakCell {
     /// Records the break if no thread did before; returns whether this
     /// call was the first.
-    pub fn claim(&self, thread: usize, tid: i32, value: i64) -> bool {
+    pub(crate) fn claim(&self, thread: usize, tid: i32, value: i64) -> bool {
         if self
             .claimed
             .compare_exchange(0, 1, Acquire, Relaxed)

@@ -444,7 +444,7 @@ impl SyntheticClock {
 
     /// Leaves the turnstile once the loop has ended; `ends_run` when the
     /// loop count, the duration or a break ended it.
-    pub fn retire(&mut self, ends_run: bool) {
+    pub(crate) fn retire(&mut self, ends_run: bool) {
         if let Some((turnstile, index)) = self.turnstile.take() {
             turnstile.retire(index, ends_run);
         }

@@ -31,7 +31,7 @@ impl Period {
     }
 
     /// The period as a relative `timespec`.
-    pub const fn as_timespec(self) -> Timespec {
+    pub(crate) const fn as_timespec(self) -> Timespec {
         Timespec {
             tv_sec: self.secs,
             tv_nsec: self.nanos,
@@ -72,7 +72,7 @@ pub fn from_nanos(ns: i64) -> Timespec {
 
 /// `a > b`.
 #[inline(always)]
-pub fn is_after(a: &Timespec, b: &Timespec) -> bool {
+pub(crate) fn is_after(a: &Timespec, b: &Timespec) -> bool {
     (a.tv_sec, a.tv_nsec) > (b.tv_sec, b.tv_nsec)
 }
 
@@ -86,14 +86,14 @@ pub fn diff_nanos(a: &Timespec, b: &Timespec) -> i64 {
 /// times a million plus the nanosecond difference truncated toward zero on
 /// its own (so 1.998 µs across a second boundary gives 2, not 1).
 #[inline(always)]
-pub fn diff_micros_c(a: &Timespec, b: &Timespec) -> i64 {
+pub(crate) fn diff_micros_c(a: &Timespec, b: &Timespec) -> i64 {
     (a.tv_sec - b.tv_sec) * 1_000_000 + (a.tv_nsec - b.tv_nsec) / 1_000
 }
 
 /// `t` in whole microseconds since the clock's epoch, as cyclictest stamps
 /// its spikes (seconds times a million plus the truncated nanoseconds).
 #[inline(always)]
-pub fn micros_since_epoch(t: &Timespec) -> i64 {
+pub(crate) fn micros_since_epoch(t: &Timespec) -> i64 {
     t.tv_sec * 1_000_000 + t.tv_nsec / 1_000
 }
 

@@ -280,7 +280,7 @@ impl ForkCells {
     }
 
     /// The process id of a side (0 before it started).
-    pub fn side_id(&self, pair: usize, side: Side) -> i32 {
+    pub(crate) fn side_id(&self, pair: usize, side: Side) -> i32 {
         self.slot(pair, side)[S_ID].load(Relaxed) as i32
     }
 

@@ -378,7 +378,7 @@ impl<'a> SlotSink<'a> {
     }
 
     /// Seals the phase the loop ended in (`--load-schedule`).
-    pub fn finish_phases(&mut self) {
+    pub(crate) fn finish_phases(&mut self) {
         if let Some(phases) = self.phases.as_mut() {
             phases.finish(0);
         }

@@ -16,12 +16,12 @@ use crate::engine::source::WaitError;
 use crate::engine::time::{self, Period};
 
 /// The semaphore of a svsematest set the sender posts to wake the receiver.
-pub const SEM_TO_RECEIVER: u16 = 0;
+pub(crate) const SEM_TO_RECEIVER: u16 = 0;
 /// The semaphore the receiver posts to release the sender.
-pub const SEM_TO_SENDER: u16 = 1;
+pub(crate) const SEM_TO_SENDER: u16 = 1;
 
 /// `EBADMSG`: a pmqtest message was not the one expected.
-pub const EBADMSG: i32 = Errno::BADMSG.raw_os_error();
+pub(crate) const EBADMSG: i32 = Errno::BADMSG.raw_os_error();
 
 /// svsematest's receiver: `semop(-1)` on the hand-off semaphore.
 #[derive(Debug)]
@@ -212,12 +212,12 @@ impl SignalTarget {
 }
 
 /// The signal that wakes sigwaittest's receiver (SIGUSR2).
-pub const fn handoff_signal() -> i32 {
+pub(crate) const fn handoff_signal() -> i32 {
     rtlat_sys::ipc::SIGUSR2
 }
 
 /// The signal that releases sigwaittest's sender (SIGUSR1).
-pub const fn release_signal() -> i32 {
+pub(crate) const fn release_signal() -> i32 {
     rtlat_sys::ipc::SIGUSR1
 }
 

@@ -93,7 +93,7 @@ fn run_helper(ctx: &WorkerCtx, program: &Path) -> WorkerResult {
 /// bytes, little-endian) and ends once stdin is closed. `parent` is the
 /// pid of the process that started it: if that is no longer the parent,
 /// it exits at once. Returns the exit status.
-pub fn helper_main(parent: i32) -> u8 {
+pub(crate) fn helper_main(parent: i32) -> u8 {
     if rtlat_sys::process::die_with_parent(parent).is_err() {
         return 1;
     }

@@ -25,7 +25,7 @@ mod fork;
 mod io;
 mod memory;
 mod messaging;
-pub use fork::helper_main as fork_helper_main;
+pub(crate) use fork::helper_main as fork_helper_main;
 pub mod procstat;
 pub mod schedule;
 mod syscalls;
@@ -213,7 +213,7 @@ pub struct LoadPlan {
     /// Where `io` makes its (unnamed) files: $TMPDIR or /tmp.
     pub temp_root: PathBuf,
     /// The program `fork` workers start to fork in a process of its own
-    /// (the rtlat binary, which runs [`fork_helper_main`] when started as
+    /// (the rtlat binary, which does the forking when started as
     /// [`HelperRole::ForkLoad`](crate::helper::HelperRole::ForkLoad));
     /// `None`: they fork themselves.
     pub fork_helper: Option<PathBuf>,

@@ -68,18 +68,18 @@ impl RingState {
     }
 
     /// The leader has ended the run: the lap under way is the last one.
-    pub fn begin_finish(&self) {
+    pub(crate) fn begin_finish(&self) {
         self.finishing.store(true, Release);
     }
 
     /// Whether the leader has ended the run.
-    pub fn finishing(&self) -> bool {
+    pub(crate) fn finishing(&self) -> bool {
         self.finishing.load(Acquire)
     }
 
     /// Adds a pause of `ns` to the total (leader only, before it passes the
     /// token on).
-    pub fn add_pause(&self, ns: i64) {
+    pub(crate) fn add_pause(&self, ns: i64) {
         let total = self.paused_ns.load(Relaxed);
         self.paused_ns.store(total + ns, Release);
     }
