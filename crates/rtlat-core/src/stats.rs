@@ -1,8 +1,8 @@
 //! Per-thread buffers shared between a measuring thread and its readers.
 //!
 //! Each measuring thread owns one [`ThreadChannel`]: its [`ThreadSlot`] of
-//! running figures (from the crate's slot module, re-exported here), an optional
-//! [`Histogram`], optional [`SampleRing`]s of recent samples, and the
+//! running figures (from the crate's slot module, re-exported here), an
+//! optional [`Histogram`], optional [`SampleRing`]s of recent samples, and the
 //! interval, phase, distribution and explanation buffers it was asked to
 //! keep. The run's [`SpikeLog`] and [`BreakCell`] are shared by all its
 //! threads. The measuring thread is the only writer of its own buffers and

@@ -402,8 +402,8 @@ impl SmiSource for FakeSmiCounter {
 /// latency drawn from a seeded pseudo-random sequence (xorshift64*). Mostly
 /// a few microseconds, sometimes tens or hundreds, rarely more than a period
 /// (so overruns happen too). Runs need no privilege and give the same
-/// numbers for the same seed; with a turnstile (virtual time), the threads of a run
-/// take their samples in virtual-time order.
+/// numbers for the same seed; with the engine's turnstile (virtual time),
+/// the threads of a run take their samples in virtual-time order.
 #[derive(Debug)]
 pub struct SyntheticClock {
     now: Timespec,
