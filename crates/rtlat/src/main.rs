@@ -27,7 +27,6 @@ mod live;
 mod load;
 mod output;
 mod report;
-mod results_file;
 mod rtsetup;
 mod run_audit;
 mod signals;

@@ -8,10 +8,10 @@ use std::ffi::OsString;
 use crate::compare::Settings;
 use crate::compare::judge::NoiseRule;
 use crate::output::OutputTarget;
-use crate::results_file::StdinOr;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OptSpec, Parsed, REQ, getopt_long};
 use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path, spelling, text};
+use rtlat_results::file::StdinOr;
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq)]

@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use super::environment::Facts;
 use super::judge::{ROWS, Row};
-use crate::results_file::{StdinOr, json_problem, read_text};
 use rtlat_args::UsageError;
+use rtlat_results::file::{StdinOr, json_problem, read_text};
 
 /// What is compared of one thread, or of all threads together.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,7 +46,7 @@ pub struct RunFile {
 }
 
 /// Reads and checks `source` (bounded, a byte-order mark skipped: see
-/// [`crate::results_file`]).
+/// [`rtlat_results::file`]).
 pub fn load(source: &StdinOr) -> Result<RunFile, UsageError> {
     let text = read_text(source, WANTED).map_err(|e| UsageError(e.to_string()))?;
     parse(&source.name(), &text)

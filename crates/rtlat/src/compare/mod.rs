@@ -19,9 +19,9 @@ pub mod judge;
 pub mod render;
 
 use crate::output::{OutputTarget, write_to};
-use crate::results_file::StdinOr;
 use judge::NoiseRule;
 use rtlat_args::stdio::{Stdout, tell};
+use rtlat_results::file::StdinOr;
 
 /// What `rtlat compare` was asked.
 #[derive(Clone, Debug, PartialEq)]

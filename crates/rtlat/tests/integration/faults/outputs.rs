@@ -565,7 +565,9 @@ fn file_names_need_not_be_utf8() {
     );
     let svg = not_utf8(d, "plot", ".svg");
     let r = run_with_timeout(
-        rtlat().arg("plot").arg(&json).arg("-o").arg(&svg),
+        crate::support::rtlat_tool("plot", [&json])
+            .arg("-o")
+            .arg(&svg),
         Duration::from_secs(30),
     );
     r.expect_code(0);

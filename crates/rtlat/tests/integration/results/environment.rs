@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::signaltest::synthetic::rtlat_signaltest;
 use crate::support::ipc::{TOOLS, rtlat_ipc};
-use crate::support::{Run, read_json, rtlat, rtlat_cyclictest, run, synthetic};
+use crate::support::{Run, read_json, rtlat, rtlat_cyclictest, rtlat_tool, run, synthetic};
 
 /// The keys of an object, sorted.
 fn keys(v: &Value) -> BTreeSet<&str> {
@@ -308,7 +308,7 @@ fn plot_title_has_the_environment_summary() {
         environment("6.1.0-rt7", "performance", "quiet"),
     );
     let svg = dir.path().join("plot.svg");
-    let r = run(rtlat().arg("plot").arg(&json).arg("-o").arg(&svg));
+    let r = run(rtlat_tool("plot", [&json]).arg("-o").arg(&svg));
     r.expect_code(0);
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(
@@ -317,7 +317,7 @@ fn plot_title_has_the_environment_summary() {
     );
     // Without an environment (synthetic: null), the kernel of sysinfo.
     let plain = result_with(dir.path(), "plain.json", 1, Value::Null);
-    run(rtlat().arg("plot").arg(&plain).arg("-o").arg(&svg)).expect_code(0);
+    run(rtlat_tool("plot", [&plain]).arg("-o").arg(&svg)).expect_code(0);
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(!text.contains("PREEMPT_RT"));
     assert!(text.contains("synthetic · kernel 0.0.0"));

@@ -5,7 +5,6 @@
 //! a real `/usr/bin/cyclictest` run), and bad input: exit 2, one stderr
 //! line naming the file, no picture left behind.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -97,41 +96,23 @@ fn read_svg(path: &Path) -> Svg {
     }
 }
 
-/// A decoded PNG: width, height and 8-bit RGB pixels.
-fn read_png(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgb);
-    assert_eq!(info.bit_depth, png::BitDepth::Eight);
-    let pixels = buf[..info.buffer_size()]
-        .chunks_exact(3)
-        .map(|c| [c[0], c[1], c[2]])
-        .collect();
-    (info.width, info.height, pixels)
-}
-
-/// Checks a PNG is `w`x`h`, not blank (many colours, some ink) and shows
-/// the first `series` line colours.
-fn check_png(path: &Path, (w, h): (u32, u32), series: usize) {
-    let (width, height, pixels) = read_png(path);
-    assert_eq!((width, height), (w, h), "{}", path.display());
-    let colours: BTreeSet<[u8; 3]> = pixels.iter().copied().collect();
-    assert!(colours.len() > 50, "only {} colours", colours.len());
-    let ink = pixels.iter().filter(|p| **p != [255, 255, 255]).count();
+/// Checks a PNG is `w`x`h` 8-bit RGB, from its header. (That the picture
+/// is drawn, its pixels and colours, is tested in the rtlat-plot package,
+/// which alone depends on the PNG crate.)
+fn check_png(path: &Path, (w, h): (u32, u32)) {
+    let bytes = std::fs::read(path).unwrap();
     assert!(
-        ink * 100 > pixels.len() * 2,
-        "{ink} of {} pixels not white",
-        pixels.len()
+        bytes.len() > 33,
+        "{}: {} bytes",
+        path.display(),
+        bytes.len()
     );
-    // The first line colours, drawn at full strength somewhere.
-    for colour in [[31, 119, 180], [214, 39, 40], [44, 160, 44]]
-        .iter()
-        .take(series)
-    {
-        assert!(colours.contains(colour), "no pixel of colour {colour:?}");
-    }
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{}", path.display());
+    assert_eq!(&bytes[12..16], b"IHDR", "{}", path.display());
+    let be = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert_eq!((be(16), be(20)), (w, h), "{}", path.display());
+    // Bit depth 8, colour type 2 (RGB).
+    assert_eq!((bytes[24], bytes[25]), (8, 2), "{}", path.display());
 }
 
 /// A latency as the plot labels it: one decimal, none when it is 0.
@@ -264,10 +245,10 @@ fn png_has_the_size_asked_and_is_drawn() {
         Path::new("-s"),
         Path::new("800x500"),
     ]);
-    check_png(&out, (800, 500), 2);
+    check_png(&out, (800, 500));
     let pct = dir.path().join("pct.PNG");
     plot_ok(&[&json, Path::new("-kpercentile"), Path::new("-o"), &pct]);
-    check_png(&pct, (1000, 600), 1);
+    check_png(&pct, (1000, 600));
     assert_eq!(listing(dir.path()), vec!["pct.PNG", "plot.png", "run.json"]);
 }
 
@@ -355,7 +336,7 @@ fn plots_the_c_tools_histogram_text_and_json() {
     let png = dir.path().join("text.png");
     plot_ok(&[&text, Path::new("-o"), &png]);
     if with_samples > 0 {
-        check_png(&png, (1000, 600), with_samples);
+        check_png(&png, (1000, 600));
     }
 
     // The JSON: the same, titled with host and kernel, "CPU n" (2.4 pins).
@@ -391,7 +372,7 @@ fn plots_the_c_tools_histogram_text_and_json() {
     let png = dir.path().join("json.png");
     plot_ok(&[&json, Path::new("-o"), &png]);
     if with_histogram > 0 {
-        check_png(&png, (1000, 600), with_histogram);
+        check_png(&png, (1000, 600));
     }
 
     // Both at once, as percentile curves.
@@ -404,7 +385,7 @@ fn plots_the_c_tools_histogram_text_and_json() {
         Path::new("-o"),
         &out,
     ]);
-    check_png(&out, (1000, 600), 2);
+    check_png(&out, (1000, 600));
 }
 
 #[test]

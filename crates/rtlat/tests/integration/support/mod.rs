@@ -73,11 +73,23 @@ pub fn rtlat() -> Command {
     cmd
 }
 
-/// `rtlat TOOL ARGS...`, standard input from /dev/null.
+/// `rtlat TOOL ARGS...`, standard input from /dev/null. `rtlat plot` runs
+/// `rtlat-plot`, the binary of the rtlat-plot package, from beside `rtlat`:
+/// `cargo test --workspace` builds it there, `cargo test -p rtlat` alone
+/// does not, which is said here rather than by every plot test's failure.
 pub fn rtlat_tool(
     tool: &str,
     args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>,
 ) -> Command {
+    if tool == "plot" {
+        let plotter = rtlat_path().with_file_name("rtlat-plot");
+        assert!(
+            plotter.is_file(),
+            "{} is not built: `rtlat plot` runs it; run `cargo test --workspace`, or \
+             `cargo build -p rtlat-plot` before `cargo test -p rtlat`",
+            plotter.display()
+        );
+    }
     let mut cmd = rtlat();
     cmd.arg(tool).args(args);
     cmd

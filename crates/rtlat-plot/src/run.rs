@@ -6,16 +6,12 @@
 //! the output renamed over it, so a failure never leaves a partial picture
 //! behind.
 
-pub mod glyphs;
-pub mod input;
-pub mod render;
-pub mod settings;
-
 use std::ffi::OsString;
 
-use crate::cli::plot::{Invocation, help_text, parse};
+use crate::cli::{Invocation, help_text, parse};
+use crate::settings::Settings;
+use crate::{input, render};
 use rtlat_args::UsageError;
-use settings::Settings;
 
 /// `rtlat plot ARGS...`: parse, read, draw, write. Returns the exit status.
 pub fn main(args: &[OsString]) -> anyhow::Result<u8> {

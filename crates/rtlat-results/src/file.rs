@@ -1,9 +1,7 @@
 //! Reading one results file for `rtlat plot` and `rtlat compare`: a path
 //! or standard input (`-`), read whole but never more than
 //! [`MAX_INPUT_BYTES`], refused at the first byte that cannot be text, its
-//! UTF-8 byte-order mark skipped. Both tools read through [`read_text`]:
-//! `rtlat` has this module as its own, `rtlat-plot` includes the same file
-//! by `#[path]`.
+//! UTF-8 byte-order mark skipped. Both tools read through [`read_text`].
 //!
 //! Paths are taken as [`Path`] and shown lossily, so a file name that is
 //! not UTF-8 is read and named (with U+FFFD where its bytes are not).

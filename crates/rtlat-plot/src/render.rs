@@ -19,7 +19,7 @@ use super::input::{Bucket, Input, ThreadData};
 use super::settings::{Kind, OutputFormat, Settings};
 
 /// The bundled font, registered as `sans-serif` for the bitmap backend.
-const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 /// The family every text style names (SVG viewers supply their own).
 const FAMILY: &str = "sans-serif";
 /// The bottom of the sample-count axis: below 1, so single samples show.
@@ -756,7 +756,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plot::input::Format;
+    use crate::input::Format;
 
     fn b(from: f64, to: f64, count: u64) -> Bucket {
         Bucket { from, to, count }

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::results_file::StdinOr;
+use rtlat_results::file::StdinOr;
 
 /// The default picture size, pixels.
 pub const DEFAULT_SIZE: (u32, u32) = (1000, 600);

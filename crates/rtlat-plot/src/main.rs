@@ -1,32 +1,30 @@
 //! `rtlat-plot`: the drawing half of `rtlat plot`, a binary of its own.
 //!
 //! `rtlat plot ARGS` runs this program (found beside `rtlat`) with the same
-//! arguments. The plotting libraries and the built-in font live here, not
-//! in `rtlat`, because `rtlat cyclictest -m` locks the whole `rtlat`
-//! binary in RAM (`mlockall`): what a measuring run never runs should not
-//! be locked with it. It shares the plot code, the command-line helpers and
-//! the results-file reader with `rtlat` by path.
+//! arguments. The plotting libraries and the built-in font live in this
+//! package, not in `rtlat`, because `rtlat cyclictest -m` locks the whole
+//! `rtlat` binary in RAM (`mlockall`): what a measuring run never runs
+//! should not be locked with it. The results are read by `rtlat-results`,
+//! the command line by `rtlat-args`, as in `rtlat`.
 #![forbid(unsafe_code)]
+
+mod cli;
+mod glyphs;
+mod input;
+mod render;
+mod run;
+mod settings;
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
-
-#[path = "../cli/for_plot.rs"]
-mod cli;
-
-#[path = "../plot/mod.rs"]
-mod plot;
-
-#[path = "../results_file.rs"]
-mod results_file;
 
 use rtlat_args::stdio::{self, tell};
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     stdio::set_program_name("rtlat plot".to_string());
-    let status = match plot::main(&args) {
+    let status = match run::main(&args) {
         Ok(status) => status,
         Err(e) => {
             let _ = std::io::stdout().flush();

@@ -2,16 +2,16 @@
 //! standard input), `-o/--output`, `-k/--kind`, `-s/--size`, `-T/--title`
 //! and `-h/--help`, turned into validated [`Settings`]. A bad value is a
 //! one-line [`UsageError`]; the inputs themselves are read later, by
-//! [`crate::plot::input`].
+//! [`crate::input`].
 
 use std::ffi::OsString;
 use std::path::Path;
 
-use crate::plot::settings::{DEFAULT_SIZE, Kind, MAX_SIDE, MIN_SIDE, OutputFormat, Settings};
-use crate::results_file::StdinOr;
+use crate::settings::{DEFAULT_SIZE, Kind, MAX_SIDE, MIN_SIDE, OutputFormat, Settings};
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
 use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path, spelling, text};
+use rtlat_results::file::StdinOr;
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -200,7 +200,7 @@ PNG text uses a bundled font (DejaVu Sans); no system font is needed.
 SVG text names the font family sans-serif, for the viewer to supply.
 A bad input file or option is one line on standard error and exit status 2.
 ",
-        max_input = crate::results_file::MAX_INPUT_BYTES >> 20,
+        max_input = rtlat_results::file::MAX_INPUT_BYTES >> 20,
         min = MIN_SIDE,
         max = MAX_SIDE,
         w = DEFAULT_SIZE.0,

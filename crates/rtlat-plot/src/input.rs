@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::results_file::{InputError, StdinOr, json_problem, read_text};
+use rtlat_results::file::{InputError, StdinOr, json_problem, read_text};
 
 /// Samples from `from` (inclusive) to `to` (exclusive), µs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -111,7 +111,7 @@ impl Input {
 const EXPECTED: &str = "expected JSON or cyclictest -h output";
 
 /// Reads and parses one input (bounded, a byte-order mark skipped: see
-/// [`crate::results_file`]).
+/// [`rtlat_results::file`]).
 pub fn read(source: &StdinOr) -> Result<Input, InputError> {
     let text = read_text(source, EXPECTED)?;
     let name = source.name();
