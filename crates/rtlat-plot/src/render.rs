@@ -15,8 +15,8 @@ use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
 
 use super::glyphs::GlyphBitmap;
-use super::input::{Bucket, Input, ThreadData};
 use super::settings::{Kind, OutputFormat, Settings};
+use crate::input::{Bucket, Samples, ThreadSamples};
 
 /// The bundled font, registered as `sans-serif` for the bitmap backend.
 const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
@@ -96,7 +96,7 @@ pub struct Figure {
 }
 
 /// Draws `inputs` as `settings` ask and returns the file's bytes.
-pub fn render(inputs: &[Input], settings: &Settings) -> anyhow::Result<Vec<u8>> {
+pub fn render(inputs: &[Samples], settings: &Settings) -> anyhow::Result<Vec<u8>> {
     let figure = figure(
         inputs,
         settings.kind,
@@ -168,12 +168,12 @@ fn encode_png(rgb: &[u8], w: u32, h: u32) -> anyhow::Result<Vec<u8>> {
 /// The figure of `kind` for `inputs`, titled `title` or after the inputs.
 /// `width` is the picture's width in pixels (bucket steps are drawn at
 /// least two pixels wide).
-pub fn figure(inputs: &[Input], kind: Kind, title: Option<&str>, width: u32) -> Figure {
+pub fn figure(inputs: &[Samples], kind: Kind, title: Option<&str>, width: u32) -> Figure {
     let (auto_title, subtitle) = titles(inputs);
     let title = title.map_or(auto_title, str::to_string);
     let max = inputs
         .iter()
-        .filter_map(Input::max_us)
+        .filter_map(Samples::max_us)
         .max_by(f64::total_cmp);
     let latency_desc = match max {
         Some(m) => format!("Latency (µs), maximum {} µs", format_us(m)),
@@ -250,10 +250,10 @@ pub fn displayable(text: &str) -> String {
 /// is known) and, for one input, a subtitle with its name and command line.
 /// Where an input records its environment, the kernel is its summary
 /// (kernel release, preemption model, CPU model).
-fn titles(inputs: &[Input]) -> (String, Option<String>) {
+fn titles(inputs: &[Samples]) -> (String, Option<String>) {
     // Host, kernel and date of each input; without the dates, then without
     // the kernels, when that is too long; else the inputs' names.
-    let describe = |input: &Input, level: usize| {
+    let describe = |input: &Samples, level: usize| {
         let parts: Vec<String> = [
             input.host.clone(),
             input
@@ -317,7 +317,7 @@ fn clip(text: &str, limit: usize) -> String {
 
 /// How legends name each input: its file stem, or its name where two
 /// stems are the same.
-fn input_labels(inputs: &[Input]) -> Vec<String> {
+fn input_labels(inputs: &[Samples]) -> Vec<String> {
     inputs
         .iter()
         .map(|i| {
@@ -340,7 +340,7 @@ pub fn format_us(us: f64) -> String {
     }
 }
 
-fn thread_label(prefix: Option<&str>, t: &ThreadData) -> String {
+fn thread_label(prefix: Option<&str>, t: &ThreadSamples) -> String {
     let mut label = match prefix {
         Some(p) => format!("{p} {}", t.name()),
         None => t.name(),
@@ -359,7 +359,7 @@ fn thread_label(prefix: Option<&str>, t: &ThreadData) -> String {
 }
 
 /// One step line per thread of every input.
-fn latency_lines(inputs: &[Input], width: u32) -> (Axes, Vec<Line>) {
+fn latency_lines(inputs: &[Samples], width: u32) -> (Axes, Vec<Line>) {
     let prefixes = input_labels(inputs);
     let several = inputs.len() > 1;
     let (mut lo, mut hi, mut top) = (0.0_f64, f64::MIN, 1_u64);
@@ -446,7 +446,7 @@ pub fn on_columns(buckets: &[Bucket], origin: f64, column: f64) -> Vec<Bucket> {
 
 /// The buckets of all `threads` together, lowest first; buckets with the
 /// same bounds are added up.
-pub fn merge_threads(threads: &[ThreadData]) -> Vec<Bucket> {
+pub fn merge_threads(threads: &[ThreadSamples]) -> Vec<Bucket> {
     let mut all: Vec<Bucket> = threads.iter().flat_map(|t| t.buckets.clone()).collect();
     all.sort_by(|a, b| a.from.total_cmp(&b.from).then(a.to.total_cmp(&b.to)));
     let mut merged: Vec<Bucket> = Vec::with_capacity(all.len());
@@ -504,7 +504,7 @@ pub fn percentile_points(buckets: &[Bucket], overflows: u64, max: Option<f64>) -
 }
 
 /// One curve per input, all its threads together.
-fn percentile_lines(inputs: &[Input]) -> (Axes, Vec<Line>) {
+fn percentile_lines(inputs: &[Samples]) -> (Axes, Vec<Line>) {
     let labels = input_labels(inputs);
     let mut lines = Vec::new();
     let mut most = 1_u64;
@@ -756,7 +756,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::Format;
+    use rtlat_results::Format;
 
     fn b(from: f64, to: f64, count: u64) -> Bucket {
         Bucket { from, to, count }
@@ -768,21 +768,23 @@ mod tests {
         buckets: Vec<Bucket>,
         max: f64,
         over: u64,
-    ) -> ThreadData {
-        ThreadData {
+    ) -> ThreadSamples {
+        ThreadSamples {
             index,
             cpu,
             buckets,
+            min_us: None,
             max_us: Some(max),
             overflows: over,
         }
     }
 
-    fn input(stem: &str, threads: Vec<ThreadData>) -> Input {
-        Input {
+    fn input(stem: &str, threads: Vec<ThreadSamples>) -> Samples {
+        Samples {
             name: format!("dir/{stem}.json"),
             stem: stem.to_string(),
             format: Format::RtlatJson,
+            tool: Some("cyclictest".into()),
             host: Some("box".into()),
             kernel: Some("6.1.0-rt".into()),
             environment: None,

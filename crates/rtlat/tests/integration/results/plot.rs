@@ -159,6 +159,42 @@ fn latency_svg_has_a_step_line_per_thread_and_the_maximum() {
     }
 }
 
+/// The IPC tools' JSON: a line per pair, from its receiver's samples.
+#[test]
+fn plots_an_ipc_tools_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("ipc.json");
+    let mut cmd = rtlat();
+    cmd.args([
+        "ptsematest",
+        "--synthetic",
+        "3",
+        "-q",
+        "-l",
+        "300",
+        "-t",
+        "2",
+    ])
+    .arg(format!("--json={}", json.display()));
+    run(&mut cmd).expect_code(0);
+    let doc = read_json(&json);
+    let out = dir.path().join("ipc.svg");
+    plot_ok(&[&json, Path::new("-o"), &out]);
+    let svg = read_svg(&out);
+    assert_eq!(svg.series.len(), 2, "{:?}", svg.texts);
+    let max = (0..2)
+        .map(|t| {
+            doc["thread"][t.to_string()]["receiver"]["max_ns"]
+                .as_f64()
+                .unwrap()
+        })
+        .fold(0.0, f64::max)
+        / 1000.0;
+    let maximum = format!("maximum {} µs", us_label(max));
+    assert!(svg.has_text(&maximum), "no {maximum:?} in {:?}", svg.texts);
+    assert!(svg.has_text("ptsematest"), "title: {:?}", svg.texts);
+}
+
 #[test]
 fn several_inputs_prefix_the_file_stem() {
     let dir = tempfile::tempdir().unwrap();

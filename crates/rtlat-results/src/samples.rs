@@ -1,0 +1,728 @@
+//! A result as bucketed samples, whatever wrote it: the format is told
+//! from the content, not the file name.
+//!
+//! - rtlat's `--json` (any tool's: an IPC pair's latencies are its
+//!   receiver's): per thread the `distribution` of every sample, buckets
+//!   from 1 µs wide up to log-linear ones in the tail; its `histogram`
+//!   (1 µs buckets) when it has none.
+//! - rt-tests cyclictest's `--json`: per thread a `histogram` object of
+//!   1 µs buckets (ns buckets with `resolution_in_ns: 1`), empty unless
+//!   the run had `-h`.
+//! - cyclictest's histogram block ([`crate::histogram_text`]).
+//!
+//! Every problem is one line naming what is wrong.
+
+use serde_json::Value;
+
+use crate::document::{Distribution, Histogram, ThreadResult};
+use crate::file::{InputError, StdinOr, read_text};
+use crate::read::{Format, ResultDocument};
+
+/// Samples from `from` (inclusive) to `to` (exclusive), µs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bucket {
+    /// Lower bound, µs.
+    pub from: f64,
+    /// Upper bound, µs.
+    pub to: f64,
+    /// Samples in it.
+    pub count: u64,
+}
+
+/// One measuring thread's samples.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadSamples {
+    /// Its index in the run (`T: n`, the JSON key).
+    pub index: usize,
+    /// The CPU it was pinned to, when it was.
+    pub cpu: Option<u32>,
+    /// Non-empty buckets, lowest first.
+    pub buckets: Vec<Bucket>,
+    /// Its smallest latency, µs, when the input says it.
+    pub min_us: Option<f64>,
+    /// Its largest latency, µs, when the input says it.
+    pub max_us: Option<f64>,
+    /// Samples beyond the histogram (not in `buckets`).
+    pub overflows: u64,
+}
+
+impl ThreadSamples {
+    /// `CPU n` when pinned, else `thread n`.
+    pub fn name(&self) -> String {
+        match self.cpu {
+            Some(cpu) => format!("CPU {cpu}"),
+            None => format!("thread {}", self.index),
+        }
+    }
+
+    /// Every sample: those in buckets and the overflows.
+    pub fn count(&self) -> u64 {
+        self.buckets.iter().map(|b| b.count).sum::<u64>() + self.overflows
+    }
+
+    /// The value at `fraction` (0 < fraction <= 1) by the nearest-rank
+    /// rule, as rtlat's distribution answers it: the lower bound of the
+    /// bucket holding the sample of rank ⌈fraction × count⌉, µs, kept
+    /// within the known minimum and maximum. The rank of the largest
+    /// sample is the maximum; any other rank among the overflows is not
+    /// known (`None`), nor is any without samples.
+    pub fn value_at(&self, fraction: f64) -> Option<f64> {
+        let count = self.count();
+        if count == 0 {
+            return None;
+        }
+        let rank = ((fraction * count as f64).ceil() as u64).clamp(1, count);
+        let mut seen = 0;
+        let found = self.buckets.iter().find(|b| {
+            seen += b.count;
+            seen >= rank
+        });
+        let value = match found {
+            Some(bucket) => bucket.from,
+            None if rank == count => return self.max_us,
+            None => return None,
+        };
+        let value = self.min_us.map_or(value, |min| value.max(min));
+        Some(self.max_us.map_or(value, |max| value.min(max)))
+    }
+}
+
+/// One input, read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Samples {
+    /// How messages and titles name it: the path as given, `stdin` for `-`.
+    pub name: String,
+    /// The file name without directory and extension, for legends.
+    pub stem: String,
+    /// What wrote it.
+    pub format: Format,
+    /// The tool that wrote it (`cyclictest`, `ptsematest`): the first
+    /// word of the command line, without its directory and an `rtlat `
+    /// before it.
+    pub tool: Option<String>,
+    /// `sysinfo.nodename`.
+    pub host: Option<String>,
+    /// `sysinfo.release`.
+    pub kernel: Option<String>,
+    /// From rtlat's `"environment"`, where the result has one: the kernel
+    /// release, preemption model and CPU model, in one line
+    /// (`kernel 6.1.0-rt, PREEMPT_RT, Intel(R) Xeon(R) E-2278G`).
+    pub environment: Option<String>,
+    /// `start_time`.
+    pub date: Option<String>,
+    /// `cmdline:`.
+    pub cmdline: Option<String>,
+    /// The threads with at least one sample in a bucket, by index.
+    pub threads: Vec<ThreadSamples>,
+}
+
+impl Samples {
+    /// Nothing yet, written by `format`.
+    pub(crate) fn empty(format: Format) -> Samples {
+        Samples {
+            name: String::new(),
+            stem: String::new(),
+            format,
+            tool: None,
+            host: None,
+            kernel: None,
+            environment: None,
+            date: None,
+            cmdline: None,
+            threads: Vec::new(),
+        }
+    }
+
+    /// Reads and parses `source` (bounded, a byte-order mark skipped: see
+    /// [`crate::file`]); `expected` ends the messages of an input that is
+    /// not text.
+    pub fn read(source: &StdinOr, expected: &str) -> Result<Samples, InputError> {
+        let text = read_text(source, expected)?;
+        let name = source.name();
+        let stem = match source {
+            StdinOr::Stdin => name.clone(),
+            StdinOr::Path(path) => path
+                .file_stem()
+                .map_or_else(|| name.clone(), |s| s.to_string_lossy().into_owned()),
+        };
+        Samples::parse(&name, &stem, &text, expected).map_err(|problem| InputError {
+            file: name,
+            problem,
+        })
+    }
+
+    /// Parses `text`, the content of the input `name` (`stem` for
+    /// legends): JSON or the histogram block.
+    pub fn parse(name: &str, stem: &str, text: &str, expected: &str) -> Result<Samples, String> {
+        if text.trim().is_empty() {
+            return Err(format!("empty file; {expected}"));
+        }
+        let mut samples = if text.trim_start().starts_with(['{', '[']) {
+            Samples::of_document(&ResultDocument::parse(text)?)?
+        } else {
+            crate::histogram_text::parse(text)?
+        };
+        samples.name = name.to_string();
+        samples.stem = stem.to_string();
+        Ok(samples)
+    }
+
+    /// The samples of a `--json` document: each thread's distribution, or
+    /// its histogram (whose overflows are the samples it counted but did
+    /// not bucket).
+    pub fn of_document(doc: &ResultDocument) -> Result<Samples, String> {
+        let format = doc.format();
+        let mut samples = Samples::empty(format);
+        let text = |s: &str| {
+            let s = s.trim();
+            (!s.is_empty()).then(|| s.to_string())
+        };
+        let h = &doc.header;
+        samples.host = text(&h.sysinfo.nodename);
+        samples.kernel = text(&h.sysinfo.release);
+        samples.date = text(&h.start_time);
+        samples.cmdline = text(&h.cmdline);
+        samples.tool = samples.cmdline.as_deref().and_then(tool_of);
+        samples.environment = doc.environment.as_ref().and_then(environment_summary);
+        let scale = doc.units_per_us();
+
+        let mut any_samples = false;
+        for (&index, t) in &doc.threads {
+            let t = t.latencies();
+            let count = t.sample_count();
+            any_samples |= count.is_some_and(|c| c > 0);
+            let thread = thread_samples(index, t, scale)?;
+            if !thread.buckets.is_empty() {
+                samples.threads.push(thread);
+            }
+        }
+        if samples.threads.is_empty() {
+            return Err(if !any_samples {
+                "no samples: every thread has 0 cycles".into()
+            } else if format == Format::RtlatJson {
+                "no histogram data: no thread has \"distribution\" or \"histogram\" buckets".into()
+            } else {
+                "no histogram data: the \"histogram\" objects are empty (cyclictest ran without \
+                 -h/--histogram, or every sample overflowed it); run cyclictest with -h US \
+                 (e.g. -h 1000) to plot its results"
+                    .into()
+            });
+        }
+        Ok(samples)
+    }
+
+    /// The largest latency of all threads, µs, when known.
+    pub fn max_us(&self) -> Option<f64> {
+        self.threads
+            .iter()
+            .filter_map(|t| t.max_us)
+            .max_by(f64::total_cmp)
+    }
+}
+
+/// One thread's buckets (its latencies' side, for an IPC pair).
+fn thread_samples(index: usize, t: &ThreadResult, scale: f64) -> Result<ThreadSamples, String> {
+    let (buckets, from_histogram) = match (&t.distribution, &t.histogram) {
+        (Some(d), _) => (distribution_buckets(index, d)?, false),
+        (None, Some(h)) => (histogram_buckets(h, scale), true),
+        (None, None) => (Vec::new(), true),
+    };
+    let in_buckets: u64 = buckets.iter().map(|b| b.count).sum();
+    // Samples C counted but did not bucket are its histogram overflows;
+    // rtlat's distribution holds every sample.
+    let overflows = if from_histogram {
+        t.sample_count().map_or(0, |c| c.saturating_sub(in_buckets))
+    } else {
+        0
+    };
+    let ns = |ns: Option<i64>| ns.map(|n| n as f64 / 1000.0);
+    Ok(ThreadSamples {
+        index,
+        cpu: t.cpu.and_then(|c| u32::try_from(c).ok()),
+        buckets,
+        min_us: ns(t.min_ns).or(t.min.map(|m| m / scale)),
+        max_us: ns(t.max_ns).or(t.max.map(|m| m / scale)),
+        overflows,
+    })
+}
+
+/// rtlat's distribution as buckets, checked, the empty ones left out.
+fn distribution_buckets(index: usize, d: &Distribution) -> Result<Vec<Bucket>, String> {
+    d.check()
+        .map_err(|what| format!("thread {index}: bad \"distribution\": {what}"))?;
+    let mut buckets: Vec<Bucket> = d
+        .buckets
+        .iter()
+        .filter(|b| b.2 > 0)
+        .map(|&(from, to, count)| Bucket { from, to, count })
+        .collect();
+    buckets.sort_by(|a, b| a.from.total_cmp(&b.from).then(a.to.total_cmp(&b.to)));
+    Ok(buckets)
+}
+
+/// C's histogram, buckets `scale` per µs.
+fn histogram_buckets(h: &Histogram, scale: f64) -> Vec<Bucket> {
+    h.0.iter()
+        .filter(|(_, count)| **count > 0)
+        .map(|(&at, &count)| Bucket {
+            from: at as f64 / scale,
+            to: (at + 1) as f64 / scale,
+            count,
+        })
+        .collect()
+}
+
+/// The tool of a command line: `cyclictest` of `/usr/bin/cyclictest -q`
+/// and of `rtlat cyclictest -q`.
+fn tool_of(cmdline: &str) -> Option<String> {
+    let mut words = cmdline.split_whitespace();
+    let base = |w: &str| w.rsplit('/').next().unwrap_or(w).to_string();
+    let first = base(words.next()?);
+    if first == "rtlat" {
+        words.next().map(base)
+    } else {
+        Some(first)
+    }
+}
+
+/// The one-line summary of an `"environment"` object: `kernel RELEASE`,
+/// the preemption model and the CPU model, each where recorded (runs of
+/// white space in them made one space); `None` when none is.
+fn environment_summary(env: &Value) -> Option<String> {
+    let text = |section: &str, key: &str| {
+        let value = env.get(section)?.get(key)?.as_str()?;
+        let words: Vec<&str> = value.split_whitespace().collect();
+        (!words.is_empty()).then(|| words.join(" "))
+    };
+    let parts: Vec<String> = [
+        text("kernel", "release").map(|r| format!("kernel {r}")),
+        text("kernel", "preemption"),
+        text("cpu", "model"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// `1 overflow`, `2 overflows`.
+pub fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::file::StdinOr;
+
+    const EXPECTED: &str = "expected JSON or cyclictest -h output";
+
+    fn parse(name: &str, stem: &str, text: &str) -> Result<Samples, String> {
+        Samples::parse(name, stem, text, EXPECTED)
+    }
+
+    fn read(source: &StdinOr) -> Result<Samples, crate::file::InputError> {
+        Samples::read(source, EXPECTED)
+    }
+
+    fn ok(text: &str) -> Samples {
+        parse("in.txt", "in", text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    fn err(text: &str) -> String {
+        match parse("in.txt", "in", text) {
+            Err(e) => e,
+            Ok(i) => panic!("expected an error, got {i:?}"),
+        }
+    }
+
+    fn b(from: f64, to: f64, count: u64) -> Bucket {
+        Bucket { from, to, count }
+    }
+
+    const RTLAT_JSON: &str = r#"{
+      "file_version": 1,
+      "cmdline:": "rtlat cyclictest -q -l 10 -t 2 -a --json x.json",
+      "rt_test_version:": "2.40",
+      "rtlat_version": "0.1.0",
+      "start_time": "Sun, 22 Nov 2026 01:44:57 +0000",
+      "sysinfo": {"sysname": "Linux", "nodename": "box", "release": "6.1.0-rt"},
+      "num_threads": 2,
+      "resolution_in_ns": 0,
+      "thread": {
+        "1": {"histogram": {}, "cycles": 4, "min": 3, "max": 130, "cpu": -1,
+              "max_ns": 130400,
+              "percentiles": {"p50": 3.0, "max": 130.4},
+              "distribution": {"unit": "us", "buckets": [[3.0, 4.0, 3], [128.0, 132.0, 1]]}},
+        "0": {"histogram": {}, "cycles": 6, "min": 2, "max": 9, "cpu": 1,
+              "max_ns": 9000,
+              "distribution": {"unit": "us", "buckets": [[2.0, 3.0, 5], [9.0, 10.0, 1]]}}
+      },
+      "all_threads": {"p50": 3.0, "max": 130.4}
+    }"#;
+
+    #[test]
+    fn rtlat_json_distribution() {
+        let i = ok(RTLAT_JSON);
+        assert_eq!(i.format, Format::RtlatJson);
+        assert_eq!(i.host.as_deref(), Some("box"));
+        assert_eq!(i.kernel.as_deref(), Some("6.1.0-rt"));
+        assert_eq!(i.date.as_deref(), Some("Sun, 22 Nov 2026 01:44:57 +0000"));
+        assert_eq!(
+            i.cmdline.as_deref(),
+            Some("rtlat cyclictest -q -l 10 -t 2 -a --json x.json")
+        );
+        assert_eq!(i.threads.len(), 2);
+        let (t0, t1) = (&i.threads[0], &i.threads[1]);
+        assert_eq!((t0.index, t0.cpu, t0.name()), (0, Some(1), "CPU 1".into()));
+        assert_eq!((t1.index, t1.cpu, t1.name()), (1, None, "thread 1".into()));
+        assert_eq!(t0.buckets, vec![b(2.0, 3.0, 5), b(9.0, 10.0, 1)]);
+        assert_eq!(t1.buckets, vec![b(3.0, 4.0, 3), b(128.0, 132.0, 1)]);
+        assert_eq!(t1.max_us, Some(130.4));
+        assert_eq!((t0.overflows, t1.overflows), (0, 0));
+        assert_eq!(i.max_us(), Some(130.4));
+    }
+
+    #[test]
+    fn rtlat_json_environment_in_one_line() {
+        let mut doc: Value = serde_json::from_str(RTLAT_JSON).unwrap();
+        assert_eq!(ok(RTLAT_JSON).environment, None);
+        doc["environment"] = serde_json::json!({
+            "kernel": {"release": "6.1.0-rt", "preemption": "PREEMPT_RT"},
+            "cpu": {"model": "Intel(R)  Xeon(R)\tE-2278G ", "count": 8},
+        });
+        assert_eq!(
+            ok(&doc.to_string()).environment.as_deref(),
+            Some("kernel 6.1.0-rt, PREEMPT_RT, Intel(R) Xeon(R) E-2278G")
+        );
+        // What is not recorded is left out; an audit that could not be
+        // made (null) gives none.
+        doc["environment"] = serde_json::json!({
+            "kernel": {"release": "6.6.0", "preemption": null}, "cpu": {"model": ""}
+        });
+        assert_eq!(
+            ok(&doc.to_string()).environment.as_deref(),
+            Some("kernel 6.6.0")
+        );
+        doc["environment"] = serde_json::json!({"kernel": {}, "cpu": null});
+        assert_eq!(ok(&doc.to_string()).environment, None);
+        doc["environment"] = Value::Null;
+        assert_eq!(ok(&doc.to_string()).environment, None);
+    }
+
+    #[test]
+    fn rtlat_json_without_distribution_uses_its_histogram() {
+        let text = r#"{"rtlat_version": "0.1.0", "resolution_in_ns": 0,
+            "thread": {"0": {"histogram": {"5": 2, "7": 1}, "cycles": 4, "max": 12, "cpu": -1}}}"#;
+        let i = ok(text);
+        assert_eq!(i.threads[0].buckets, vec![b(5.0, 6.0, 2), b(7.0, 8.0, 1)]);
+        assert_eq!(i.threads[0].overflows, 1);
+        assert_eq!(i.threads[0].max_us, Some(12.0));
+        assert_eq!(i.host, None);
+    }
+
+    #[test]
+    fn c_json_histogram() {
+        // Shape of rt-tests 2.4 `cyclictest -q -l 2000 -t 2 -h 50 --json=F`.
+        let text = r##"{
+          "file_version": 1,
+          "cmdline:": "/usr/bin/cyclictest -q -l 2000 -t 2 -h 50 -i 1000 --json=/tmp/c.json",
+          "rt_test_version:": "2.40",
+          "start_time": "Sun, 22 Nov 2026 06:07:41 +0000",
+          "end_time": "Sun, 22 Nov 2026 06:07:43 +0000",
+          "return_code": 0,
+          "sysinfo": {"sysname": "Linux", "nodename": "vm", "release": "6.18.44-fc-v769",
+                      "version": "#1 SMP PREEMPT_DYNAMIC @0", "machine": "x86_64", "realtime": 0},
+          "num_threads": 2,
+          "resolution_in_ns": 0,
+          "thread": {
+            "0": {"histogram": {"18": 1, "34": 1, "45": 1}, "cycles": 2000, "min": 18,
+                  "max": 3412, "avg": 69.55, "cpu": 0, "node": 0},
+            "1": {"histogram": {"20": 1}, "cycles": 2000, "min": 20, "max": 3293,
+                  "avg": 73.60, "cpu": 1, "node": 0}
+          }
+        }"##;
+        let i = ok(text);
+        assert_eq!(i.format, Format::CJson);
+        assert_eq!(i.host.as_deref(), Some("vm"));
+        assert_eq!(
+            i.threads[0].buckets,
+            vec![b(18.0, 19.0, 1), b(34.0, 35.0, 1), b(45.0, 46.0, 1)]
+        );
+        assert_eq!(i.threads[0].overflows, 1997);
+        assert_eq!(i.threads[0].max_us, Some(3412.0));
+        assert_eq!(i.threads[1].name(), "CPU 1");
+        assert_eq!(i.threads[1].overflows, 1999);
+        assert_eq!(i.max_us(), Some(3412.0));
+    }
+
+    #[test]
+    fn c_json_in_nanoseconds() {
+        let text = r#"{"resolution_in_ns": 1, "thread": {"0": {"histogram": {"1500": 2},
+            "cycles": 2, "max": 1500, "cpu": 0}}}"#;
+        let i = ok(text);
+        assert_eq!(i.threads[0].buckets, vec![b(1.5, 1.501, 2)]);
+        assert_eq!(i.threads[0].max_us, Some(1.5));
+    }
+
+    #[test]
+    fn c_json_without_histogram_says_to_use_h() {
+        let text = r#"{"rt_test_version:": "2.40", "thread": {"0": {"histogram": {},
+            "cycles": 100, "min": 3, "max": 20, "avg": 5.0, "cpu": 0, "node": 0}}}"#;
+        let e = err(text);
+        assert!(e.starts_with("no histogram data"), "{e}");
+        assert!(e.contains("-h US"), "{e}");
+    }
+
+    #[test]
+    fn bad_json_is_one_line() {
+        for (text, needle) in [
+            (
+                "{\"thread\": ",
+                "cut short: the JSON ends before it is complete (EOF while parsing",
+            ),
+            ("{\"thread\" 1}", "not valid JSON (expected `:`"),
+            ("{}", "JSON without a \"thread\" object"),
+            ("{\"thread\": {}}", "no threads"),
+            (
+                "{\"thread\": {\"x\": {}}}",
+                "\"thread\" key 'x' is not a thread number",
+            ),
+            ("{\"thread\": {\"0\": {\"cycles\": 0}}}", "no samples"),
+            (
+                r#"{"rtlat_version": "0", "thread": {"0": {"cycles": 3,
+                   "distribution": {"unit": "ns", "buckets": []}}}}"#,
+                "unit 'ns'",
+            ),
+            (
+                r#"{"rtlat_version": "0", "thread": {"0": {"cycles": 3,
+                   "distribution": {"unit": "us", "buckets": [[3, 2, 1]]}}}}"#,
+                "bucket [3,2,1] is not [from, to, count]",
+            ),
+            (
+                r#"{"thread": {"0": {"cycles": 3, "histogram": {"a": 1}}}}"#,
+                "bucket 'a' is not a number",
+            ),
+            ("  \n", "empty file"),
+        ] {
+            let e = err(text);
+            assert!(e.contains(needle), "{text}: {e:?} lacks {needle:?}");
+            assert!(!e.contains('\n'), "{e:?}");
+        }
+    }
+
+    /// `cyclictest -q -l 20 -t 2 -h 5` (2.4), with a leading header line.
+    const C_TEXT: &str = "# /dev/cpu_dma_latency set to 0us\n\
+        # Histogram\n\
+        000000 000000\t000000\n\
+        000001 000002\t000000\n\
+        000002 000010\t000001\n\
+        000003 000000\t000003\n\
+        000004 000001\t000000\n\
+        # Total: 000000013 000000004\n\
+        # Min Latencies: 00001 00002\n\
+        # Avg Latencies: 00002 00007\n\
+        # Max Latencies: 00004 00040\n\
+        # Histogram Overflows: 00007 00016\n\
+        # Histogram Overflow at cycle number:\n\
+        # Thread 0: 00003 00004 00005 00006 00007 # 00002 others\n\
+        # Thread 1: 00000 00001 00002 00003 00004 # 00011 others\n\
+        \n";
+
+    #[test]
+    fn histogram_text_v2_4() {
+        let i = ok(C_TEXT);
+        assert_eq!(i.format, Format::HistogramText);
+        assert_eq!(i.host, None);
+        assert_eq!(i.threads.len(), 2);
+        let (t0, t1) = (&i.threads[0], &i.threads[1]);
+        assert_eq!(
+            t0.buckets,
+            vec![b(1.0, 2.0, 2), b(2.0, 3.0, 10), b(4.0, 5.0, 1)]
+        );
+        assert_eq!(t1.buckets, vec![b(2.0, 3.0, 1), b(3.0, 4.0, 3)]);
+        assert_eq!((t0.max_us, t1.max_us), (Some(4.0), Some(40.0)));
+        assert_eq!((t0.overflows, t1.overflows), (7, 16));
+        assert_eq!(t1.name(), "thread 1");
+    }
+
+    #[test]
+    fn histogram_text_with_sum_column_and_later_layout() {
+        // -H: a sum column and max-of-max / total overflow columns; the
+        // 2.7+ layout leaves out empty buckets and `# Total:`.
+        let text = "# Histogram\n\
+            000003 000001\t000002\t000003\n\
+            000010 000000\t000001\t000001\n\
+            # Min Latencies: 00003 00003\n\
+            # Avg Latencies: 00003 00005\n\
+            # Max Latencies: 00003 00010 00010\n\
+            # Histogram Overflows: 00000 00000 00000\n\
+            # Histogram Overflow at cycle number:\n\
+            # Thread 0: \n\
+            # Thread 1: \n";
+        let i = ok(text);
+        assert_eq!(i.threads[0].buckets, vec![b(3.0, 4.0, 1)]);
+        assert_eq!(i.threads[1].buckets, vec![b(3.0, 4.0, 2), b(10.0, 11.0, 1)]);
+        assert_eq!(i.max_us(), Some(10.0));
+    }
+
+    #[test]
+    fn histogram_text_cut_anywhere_is_refused() {
+        // Up to the end of its `# Histogram Overflows:` line, every cut of
+        // the block is refused, at a line's end or inside one.
+        let needed = C_TEXT.find("# Histogram Overflow at").unwrap();
+        let start = C_TEXT.find("# Histogram\n").unwrap() + "# Histogram\n".len();
+        for cut in start..needed {
+            let e = err(&C_TEXT[..cut]);
+            assert!(!e.contains('\n'), "{e:?}");
+            assert!(
+                e.contains("cut short") || e.contains("without bucket rows"),
+                "cut at {cut}: {e}"
+            );
+        }
+        ok(&C_TEXT[..needed]);
+        for (text, message) in [
+            (
+                "# Histogram\n000000 000004\n000001 00",
+                "line 3 is cut short: the file ends inside it, with no newline ('000001 00')",
+            ),
+            (
+                "# Histogram\n000000 000004\n000001 000001\n",
+                "no '# Min Latencies:' line after the histogram rows: the block is cut short",
+            ),
+            (
+                "# Histogram\n000000 000004\n# Min Latencies: 00000\n# Avg Latencies: 00000\n",
+                "no '# Max Latencies:' line after the histogram rows: the block is cut short",
+            ),
+            (
+                "# Histogram\n000000 000004\t000001\n# Min Latencies: 00000 00000\n\
+                 # Max Latencies: 00000\n# Histogram Overflows: 00000 00000\n",
+                "'# Max Latencies:' has 1 value for 2 threads: the block is cut short",
+            ),
+        ] {
+            assert_eq!(err(text), message);
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_text() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in [("bom.json", RTLAT_JSON), ("bom.txt", C_TEXT)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+            let read = read(&StdinOr::Path(path)).unwrap();
+            assert_eq!(read.threads, ok(text).threads, "{name}");
+        }
+    }
+
+    #[test]
+    fn bad_histogram_text_is_one_line() {
+        for (text, needle) in [
+            ("hello\nworld\n", "no '# Histogram' line"),
+            (
+                "# Histogram\n000001 000002 x\n",
+                "line 2: not a histogram row",
+            ),
+            (
+                "# Histogram\n000001 000002\t000002\t000009\n# Min Latencies: 00001\n",
+                "line 2: 3 counts for 1 thread",
+            ),
+            (
+                "# Histogram\n000000 000000\n# Total: 000000000\n# Min Latencies: 00090\n\
+                 # Max Latencies: 00120\n# Histogram Overflows: 00005\n",
+                "every sample is beyond the histogram (5 overflows); run cyclictest with a larger -h, above the maximum 120 us",
+            ),
+            (
+                "# Histogram\n000000 000000\n# Total: 000000000\n# Min Latencies: 1000000\n\
+                 # Max Latencies: 00000\n# Histogram Overflows: 00000\n",
+                "no samples in the histogram",
+            ),
+            ("# Histogram\n", "without bucket rows"),
+        ] {
+            let e = err(text);
+            assert!(e.contains(needle), "{text}: {e:?} lacks {needle:?}");
+            assert!(!e.contains('\n'), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn files_are_named_in_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.json");
+        let e = read(&StdinOr::Path(missing.clone())).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: cannot read: No such file or directory",
+                missing.display()
+            )
+        );
+        let binary = dir.path().join("bin.dat");
+        std::fs::write(&binary, [0xff, 0xfe, 0x00]).unwrap();
+        let e = read(&StdinOr::Path(binary.clone())).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{}: not a text file", binary.display()))
+        );
+        let good = dir.path().join("run-1.json");
+        std::fs::write(&good, RTLAT_JSON).unwrap();
+        let i = read(&StdinOr::Path(good)).unwrap();
+        assert_eq!(i.stem, "run-1");
+        assert!(i.name.ends_with("run-1.json"));
+    }
+
+    #[test]
+    fn an_ipc_tools_json_is_its_receivers_samples() {
+        // Shape of `rtlat ptsematest -l 200 -q --json=F`.
+        let text = r#"{"cmdline:": "rtlat ptsematest -l 200 -q --json=p.json",
+            "rtlat_version": "0.1.0", "thread": {"0": {
+              "sender": {"cpu": 1, "priority": 0, "samples": 200, "interval": 1000},
+              "receiver": {"cpu": 1, "min": 1, "max": 39, "samples": 200, "min_ns": 1175,
+                "max_ns": 39916, "histogram": {},
+                "distribution": {"unit": "us", "buckets": [[1.0, 2.0, 150], [39.0, 40.0, 50]]}}}}}"#;
+        let i = ok(text);
+        assert_eq!(i.tool.as_deref(), Some("ptsematest"));
+        let t = &i.threads[0];
+        assert_eq!(t.buckets, vec![b(1.0, 2.0, 150), b(39.0, 40.0, 50)]);
+        assert_eq!((t.name(), t.count(), t.overflows), ("CPU 1".into(), 200, 0));
+        assert_eq!((t.min_us, t.max_us), (Some(1.175), Some(39.916)));
+    }
+
+    #[test]
+    fn percentiles_from_buckets_and_overflows() {
+        let t = ThreadSamples {
+            index: 0,
+            cpu: None,
+            buckets: vec![b(3.0, 4.0, 90), b(7.0, 8.0, 8)],
+            min_us: Some(3.0),
+            max_us: Some(500.0),
+            overflows: 2,
+        };
+        assert_eq!(t.count(), 100);
+        assert_eq!(t.value_at(0.5), Some(3.0));
+        assert_eq!(t.value_at(0.9), Some(3.0));
+        assert_eq!(t.value_at(0.95), Some(7.0));
+        assert_eq!(t.value_at(0.98), Some(7.0));
+        // Rank 99 is an overflow: beyond the histogram, not known.
+        assert_eq!(t.value_at(0.99), None);
+        // The last rank is the maximum.
+        assert_eq!(t.value_at(1.0), Some(500.0));
+    }
+
+    #[test]
+    fn the_tool_is_named_by_the_command_line() {
+        for (cmdline, tool) in [
+            ("/usr/bin/cyclictest -q -h 100", "cyclictest"),
+            ("rtlat cyclictest -q", "cyclictest"),
+            ("./target/debug/rtlat signaltest -l 5", "signaltest"),
+            ("cyclictest", "cyclictest"),
+        ] {
+            assert_eq!(tool_of(cmdline).as_deref(), Some(tool), "{cmdline}");
+        }
+        assert_eq!(tool_of("  "), None);
+    }
+}
