@@ -191,7 +191,7 @@ impl Samples {
             let t = t.latencies();
             let count = t.sample_count();
             any_samples |= count.is_some_and(|c| c > 0);
-            let thread = thread_samples(index, t, scale)?;
+            let thread = ThreadSamples::of_thread(index, t, scale)?;
             if !thread.buckets.is_empty() {
                 samples.threads.push(thread);
             }
@@ -220,30 +220,69 @@ impl Samples {
     }
 }
 
-/// One thread's buckets (its latencies' side, for an IPC pair).
-fn thread_samples(index: usize, t: &ThreadResult, scale: f64) -> Result<ThreadSamples, String> {
-    let (buckets, from_histogram) = match (&t.distribution, &t.histogram) {
-        (Some(d), _) => (distribution_buckets(index, d)?, false),
-        (None, Some(h)) => (histogram_buckets(h, scale), true),
-        (None, None) => (Vec::new(), true),
-    };
-    let in_buckets: u64 = buckets.iter().map(|b| b.count).sum();
-    // Samples C counted but did not bucket are its histogram overflows;
-    // rtlat's distribution holds every sample.
-    let overflows = if from_histogram {
-        t.sample_count().map_or(0, |c| c.saturating_sub(in_buckets))
-    } else {
-        0
-    };
-    let ns = |ns: Option<i64>| ns.map(|n| n as f64 / 1000.0);
-    Ok(ThreadSamples {
-        index,
-        cpu: t.cpu.and_then(|c| u32::try_from(c).ok()),
-        buckets,
-        min_us: ns(t.min_ns).or(t.min.map(|m| m / scale)),
-        max_us: ns(t.max_ns).or(t.max.map(|m| m / scale)),
-        overflows,
-    })
+impl ThreadSamples {
+    /// The samples of thread `index` of a `--json` document (pass an IPC
+    /// pair's [`ThreadResult::latencies`]), C's figures `scale` per µs
+    /// ([`ResultDocument::units_per_us`]): its distribution, or its histogram
+    /// and the samples it counted beyond it.
+    pub fn of_thread(index: usize, t: &ThreadResult, scale: f64) -> Result<ThreadSamples, String> {
+        let (buckets, from_histogram) = match (&t.distribution, &t.histogram) {
+            (Some(d), _) => (distribution_buckets(index, d)?, false),
+            (None, Some(h)) => (histogram_buckets(h, scale), true),
+            (None, None) => (Vec::new(), true),
+        };
+        let in_buckets: u64 = buckets.iter().map(|b| b.count).sum();
+        // Samples C counted but did not bucket are its histogram overflows;
+        // rtlat's distribution holds every sample.
+        let overflows = if from_histogram {
+            t.sample_count().map_or(0, |c| c.saturating_sub(in_buckets))
+        } else {
+            0
+        };
+        let ns = |ns: Option<i64>| ns.map(|n| n as f64 / 1000.0);
+        Ok(ThreadSamples {
+            index,
+            cpu: t.cpu.and_then(|c| u32::try_from(c).ok()),
+            buckets,
+            min_us: ns(t.min_ns).or(t.min.map(|m| m / scale)),
+            max_us: ns(t.max_ns).or(t.max.map(|m| m / scale)),
+            overflows,
+        })
+    }
+
+    /// All of `threads` as one: their buckets added up (by bounds),
+    /// overflows summed, the smallest minimum and largest maximum.
+    pub fn merged(threads: &[ThreadSamples]) -> ThreadSamples {
+        let mut counts: std::collections::BTreeMap<(u64, u64), u64> = Default::default();
+        for b in threads.iter().flat_map(|t| &t.buckets) {
+            *counts
+                .entry((b.from.to_bits(), b.to.to_bits()))
+                .or_insert(0) += b.count;
+        }
+        let mut buckets: Vec<Bucket> = counts
+            .into_iter()
+            .map(|((from, to), count)| Bucket {
+                from: f64::from_bits(from),
+                to: f64::from_bits(to),
+                count,
+            })
+            .collect();
+        buckets.sort_by(|a, b| a.from.total_cmp(&b.from).then(a.to.total_cmp(&b.to)));
+        ThreadSamples {
+            index: 0,
+            cpu: None,
+            buckets,
+            min_us: threads
+                .iter()
+                .filter_map(|t| t.min_us)
+                .min_by(f64::total_cmp),
+            max_us: threads
+                .iter()
+                .filter_map(|t| t.max_us)
+                .max_by(f64::total_cmp),
+            overflows: threads.iter().map(|t| t.overflows).sum(),
+        }
+    }
 }
 
 /// rtlat's distribution as buckets, checked, the empty ones left out.

@@ -149,8 +149,10 @@ pub fn help_text() -> String {
 
 Usage: rtlat compare [OPTIONS] BASE NEW
 
-BASE and NEW are JSON results of rtlat ('rtlat cyclictest --json FILE');
-'-' reads one of them from standard input.
+BASE and NEW are JSON results of rtlat ('rtlat cyclictest --json FILE'),
+or of the C cyclictest run with a histogram ('cyclictest -h US --json=FILE':
+its percentiles come from its 1 us buckets, to the whole us, which the
+file's line says); '-' reads one of them from standard input.
 For each thread (matched by index) and for all threads together, prints
 min, p50, p99, p99.9 and max in microseconds, for BASE and NEW, the
 change in percent of BASE and a verdict: better (lower), worse (higher)

@@ -16,7 +16,9 @@
 //! ```
 //! `environment_changes` is `null` unless both results record an
 //! environment (`environment_recorded` says which do); a value without
-//! data is `null`.
+//! data is `null`. A run read from the C cyclictest's JSON has a
+//! `"resolution"` beside its `"samples"`: how its percentiles were made
+//! (from its `-h` histogram, to the whole µs).
 
 use std::io::{self, Write};
 
@@ -85,6 +87,9 @@ struct RunDto<'a> {
     file: &'a str,
     threads: usize,
     samples: u64,
+    /// How the figures were made when not by rtlat (C's histogram).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resolution: Option<&'static str>,
 }
 
 impl<'a> From<&'a RunFile> for RunDto<'a> {
@@ -93,6 +98,7 @@ impl<'a> From<&'a RunFile> for RunDto<'a> {
             file: &run.label,
             threads: run.threads.len(),
             samples: run.all.samples,
+            resolution: run.resolution,
         }
     }
 }

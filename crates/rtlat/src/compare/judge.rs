@@ -65,6 +65,17 @@ impl Row {
         }
     }
 
+    /// The fraction of samples at or below a percentile row; `None` for
+    /// the exact `min` and `max`.
+    pub const fn fraction(self) -> Option<f64> {
+        match self {
+            Row::Min | Row::Max => None,
+            Row::P50 => Some(0.50),
+            Row::P99 => Some(0.99),
+            Row::P99_9 => Some(0.999),
+        }
+    }
+
     /// Samples each run needs for the row to be judged: 10 at or beyond
     /// the percentile. 0 for the exact `min` and `max`.
     pub const fn min_samples(self) -> u64 {

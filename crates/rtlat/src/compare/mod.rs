@@ -1,5 +1,5 @@
 //! `rtlat compare BASE NEW`: two runs' JSON results (`rtlat cyclictest
-//! --json`) side by side. Per thread (matched by index) and for all
+//! --json`, or the C cyclictest's with a `-h` histogram) side by side. Per thread (matched by index) and for all
 //! threads together: min, p50, p99, p99.9 and max in µs, the change in
 //! percent of BASE and a verdict (better, worse, within noise) by the
 //! noise rule of [`judge`]; what differs between the two machines (their

@@ -183,13 +183,17 @@ fn indexes(list: &[usize]) -> String {
 pub fn write_text(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
     let mut out = String::new();
     for (tag, run) in [("BASE", c.base), ("NEW ", c.new)] {
-        let _ = writeln!(
+        let _ = write!(
             out,
             "{tag}  {}: {}, {} samples",
             run.label,
             thread_count(run.threads.len()),
             run.all.samples
         );
+        let _ = match run.resolution {
+            Some(how) => writeln!(out, " ({how})"),
+            None => writeln!(out),
+        };
     }
     if !c.only_base.is_empty() || !c.only_new.is_empty() {
         let mut parts = Vec::new();

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use serde_json::Value;
+
 use crate::support::{
     cyclictest_c, read_json, rtlat, rtlat_tool, run, run_with_timeout, synthetic,
 };
@@ -300,8 +302,8 @@ fn bad_input_is_one_line_naming_the_file() {
         (
             vec![c_json.as_os_str(), good.as_os_str()],
             format!(
-                "{}: written by the C rt-tests tools (no \"rtlat_version\"): it has no \
-                 percentiles",
+                "{}: written by the C rt-tests tools (no \"rtlat_version\"), and no threads in \
+                 the \"thread\" object",
                 c_json.display()
             ),
         ),
@@ -353,26 +355,69 @@ fn bad_input_is_one_line_naming_the_file() {
     }
 }
 
-/// The C cyclictest's own JSON is named as such.
+/// The C cyclictest's own JSON: refused by name without a histogram;
+/// with `-h`, compared from its buckets and said to be known to the whole
+/// µs (in the text and the JSON).
 #[test]
-fn c_cyclictest_json_is_refused_by_name() {
+fn c_cyclictest_json_needs_a_histogram() {
     require_root!();
     require_c_cyclictest!();
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("c.json");
-    let mut cmd = cyclictest_c();
-    cmd.args(["-q", "-l", "100", "-i", "200", "-t", "1"])
-        .arg(format!("--json={}", path.display()));
-    run_with_timeout(&mut cmd, Duration::from_secs(10)).expect_code(0);
-    let r = run(&mut compare([&path, &testdata().join("base.json")]));
+    let c_json = |name: &str, h: &[&str]| {
+        let path = dir.path().join(name);
+        let mut cmd = cyclictest_c();
+        cmd.args(["-q", "-l", "300", "-i", "200", "-t", "1"])
+            .args(h)
+            .arg(format!("--json={}", path.display()));
+        run_with_timeout(&mut cmd, Duration::from_secs(10)).expect_code(0);
+        path
+    };
+    let plain = c_json("c.json", &[]);
+    let r = run(&mut compare([&plain, &testdata().join("base.json")]));
     r.expect_code(2);
     assert_eq!(
         r.stderr,
         format!(
-            "rtlat compare: {}: written by the C rt-tests tools (no \"rtlat_version\"): it has \
-             no percentiles; compare takes the JSON files of 'rtlat cyclictest --json'\n",
-            path.display()
+            "rtlat compare: {}: written by the C rt-tests tools (no \"rtlat_version\") without \
+             a histogram (thread 0 has none): it has no percentiles; run cyclictest with -h US \
+             (e.g. -h 1000); compare takes the JSON files of 'rtlat cyclictest --json' (or of C \
+             cyclictest with -h)\n",
+            plain.display()
         )
+    );
+
+    let hist = c_json("h.json", &["-h", "20000"]);
+    let base = testdata().join("base.json");
+    let out = dir.path().join("cmp.json");
+    let r = run(compare([&hist, &base]).arg("--json").arg(&out));
+    r.expect_code(0);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "BASE  {}: 1 thread, 300 samples (rt-tests cyclictest: percentiles from its -h \
+             histogram, to the whole us)",
+            hist.display()
+        ),
+        "{}",
+        r.describe()
+    );
+    assert!(lines[1].ends_with(" samples"), "{}", r.describe());
+    let doc = read_json(&out);
+    assert_eq!(
+        doc["base"]["resolution"],
+        "rt-tests cyclictest: percentiles from its -h histogram, to the whole us"
+    );
+    assert!(doc["new"].get("resolution").is_none(), "{doc}");
+    // Its figures are whole µs.
+    let c: Value = read_json(&hist);
+    let p50 = &doc["subjects"][0]["rows"][1];
+    assert_eq!(p50["row"], "p50");
+    let base_us = p50["base_us"].as_f64().unwrap();
+    assert_eq!(base_us.fract(), 0.0, "{p50}");
+    assert!(
+        base_us >= c["thread"]["0"]["min"].as_f64().unwrap(),
+        "{p50}"
     );
 }
 
