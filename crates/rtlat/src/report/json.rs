@@ -16,8 +16,11 @@
 //! [`write_envelope`]); last, always, the run's `verdict` (see
 //! [`super::verdict`]).
 //!
-//! The serialisation types are private to this module; the core crate's
-//! [`RunReport`] stays plain data.
+//! The document's parts are the serde types of
+//! [`rtlat_results::document`] (which readers of the document use too):
+//! this module makes them from the core crate's [`RunReport`], which stays
+//! plain data, and adds what only rtlat writes (load, phases, explain,
+//! environment, audit, verdict).
 
 use std::io::{self, Write};
 
@@ -29,6 +32,7 @@ use rtlat_core::load::schedule::KindFigures;
 use rtlat_core::phase::PhaseReport;
 use rtlat_core::report::{Disturbances, HistogramData, RunReport, ThreadReport};
 use rtlat_core::units::{Nanos, Resolution};
+use rtlat_results::document::{self as doc, CyclicThread, Header};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
@@ -73,7 +77,7 @@ pub fn write_json_with(
         wait: config.wait.name(),
         measure: config.measure.name(),
     };
-    write_thread_document(w, report, meta, Some(methods), extras, ThreadDto::from)
+    write_thread_document(w, report, meta, Some(methods), extras, cyclic_thread)
 }
 
 /// What a document carries besides the run's figures: the load that ran
@@ -311,14 +315,16 @@ pub fn write_envelope<M: Serialize>(
     verdict: &Verdict,
 ) -> io::Result<()> {
     let doc = Document {
-        file_version: 1,
-        cmdline: &meta.cmdline,
-        rt_test_version: RT_TEST_VERSION,
-        rtlat_version: env!("CARGO_PKG_VERSION"),
-        start_time: &meta.start_time,
-        end_time: &meta.end_time,
-        return_code: meta.return_code,
-        sysinfo: SysInfoDto::from(&meta.sysinfo),
+        header: Header {
+            file_version: 1,
+            cmdline: meta.cmdline.clone(),
+            rt_test_version: RT_TEST_VERSION.to_string(),
+            rtlat_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            start_time: meta.start_time.clone(),
+            end_time: meta.end_time.clone(),
+            return_code: meta.return_code,
+            sysinfo: sysinfo(&meta.sysinfo),
+        },
         members,
         environment: meta.audit.as_ref().map(|a| &a.environment),
         audit: meta.audit.as_ref().map(|a| a.checks.as_slice()),
@@ -332,16 +338,8 @@ pub fn write_envelope<M: Serialize>(
 
 #[derive(Serialize)]
 struct Document<'a, M: Serialize> {
-    file_version: u32,
-    #[serde(rename = "cmdline:")]
-    cmdline: &'a str,
-    #[serde(rename = "rt_test_version:")]
-    rt_test_version: &'static str,
-    rtlat_version: &'static str,
-    start_time: &'a str,
-    end_time: &'a str,
-    return_code: i32,
-    sysinfo: SysInfoDto<'a>,
+    #[serde(flatten)]
+    header: Header,
     #[serde(flatten)]
     members: &'a M,
     environment: Option<&'a Environment>,
@@ -399,27 +397,15 @@ impl<'m> TrailingMembers<'m> {
     }
 }
 
-#[derive(Serialize)]
-struct SysInfoDto<'a> {
-    sysname: &'a str,
-    nodename: &'a str,
-    release: &'a str,
-    version: &'a str,
-    machine: &'a str,
-    /// 0 or 1, a number as in C.
-    realtime: u8,
-}
-
-impl<'a> From<&'a SysInfo> for SysInfoDto<'a> {
-    fn from(s: &'a SysInfo) -> Self {
-        SysInfoDto {
-            sysname: &s.sysname,
-            nodename: &s.nodename,
-            release: &s.release,
-            version: &s.version,
-            machine: &s.machine,
-            realtime: u8::from(s.realtime),
-        }
+/// The `sysinfo` object of the machine.
+fn sysinfo(s: &SysInfo) -> doc::SysInfo {
+    doc::SysInfo {
+        sysname: s.sysname.clone(),
+        nodename: s.nodename.clone(),
+        release: s.release.clone(),
+        version: s.version.clone(),
+        machine: s.machine.clone(),
+        realtime: u8::from(s.realtime),
     }
 }
 
@@ -439,107 +425,64 @@ impl<'a, D: Serialize> Serialize for Threads<'a, D> {
 }
 
 /// The non-zero buckets of a histogram as `"<bucket>": count`, in bucket
-/// order; `{}` without a histogram. Other tools' JSON uses it too.
+/// order ([`doc::Histogram`]); `{}` without a histogram. Other tools' JSON
+/// uses it too.
 pub struct Buckets<'a>(pub Option<&'a HistogramData>);
 
 impl Serialize for Buckets<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let buckets = self.0.map_or(&[][..], |h| &h.buckets[..]);
-        let mut map = s.serialize_map(None)?;
-        for (bucket, count) in buckets.iter().enumerate().filter(|(_, c)| **c != 0) {
-            map.serialize_entry(&bucket, count)?;
-        }
-        map.end()
+        histogram(self.0).serialize(s)
     }
 }
 
-#[derive(Serialize)]
-struct ThreadDto<'a> {
-    histogram: Buckets<'a>,
-    cycles: u64,
-    min: i64,
-    max: i64,
-    /// `%.2f` of the exact average; `null` without samples.
-    avg: Option<f64>,
-    /// -1 when not pinned.
-    cpu: i64,
-    /// -1 when unknown.
-    node: i64,
-    // Our additions, after the C keys.
-    overruns: u64,
-    min_ns: Option<i64>,
-    max_ns: Option<i64>,
-    mean_ns: Option<f64>,
-    /// Sample standard deviation in µs (3 decimals) of the ns samples;
-    /// `null` without samples, left out without a sum of squares.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stddev: Option<Option<f64>>,
-    tid: i32,
-    priority: u8,
-    interval_us: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    smi_count: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    disturbances: Option<DisturbancesDto>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    percentiles: Option<Percentiles<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    distribution: Option<DistributionDto<'a>>,
-    /// `--explain`: programmed expiry to the timer's handler.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    irq_latency: Option<Percentiles<'a>>,
-    /// `--explain`: wake-up to the switch into the thread.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    thread_latency: Option<Percentiles<'a>>,
-    /// `--explain`: the wake-ups in those, `{"switch_traced",
-    /// "switch_not_traced"}` (the latter in `irq_latency` only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    wakeups: Option<WakeupsDto>,
+/// The non-zero buckets of `h`.
+fn histogram(h: Option<&HistogramData>) -> doc::Histogram {
+    let buckets = h.map_or(&[][..], |h| &h.buckets[..]);
+    doc::Histogram(
+        buckets
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c != 0)
+            .map(|(bucket, &count)| (bucket as i64, count))
+            .collect(),
+    )
 }
 
-/// A thread's wake-ups as `--explain` followed them.
-#[derive(Clone, Copy, Debug, Serialize)]
-struct WakeupsDto {
-    switch_traced: u64,
-    switch_not_traced: u64,
-}
-
-impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
-    fn from(t: &'a ThreadReport) -> Self {
-        let c = &t.compat;
-        ThreadDto {
-            histogram: Buckets(t.histogram.as_ref()),
-            cycles: c.cycles,
-            min: c.min_shown(),
-            max: c.max_shown(),
-            avg: c.avg().map(|a| round_decimals(a, 2)),
-            cpu: t.cpu.and_then(|c| i64::try_from(c).ok()).unwrap_or(-1),
-            node: t.node.map_or(-1, i64::from),
-            overruns: t.precise.overruns,
-            min_ns: t.precise.min.map(|n| n.as_nanos()),
-            max_ns: t.precise.max.map(|n| n.as_nanos()),
-            mean_ns: t.precise.mean(c.cycles).map(|m| round_decimals(m, 1)),
-            stddev: stddev_us(t),
-            tid: t.tid,
-            priority: t.priority,
-            interval_us: t.interval.as_micros_truncated(),
-            smi_count: t.smi_count,
-            disturbances: t.disturbances.map(DisturbancesDto::from),
-            percentiles: t.distribution.as_ref().map(Percentiles),
-            distribution: t.distribution.as_ref().map(DistributionDto),
-            irq_latency: t
-                .wakeup_latencies
-                .as_ref()
-                .map(|w| Percentiles(&w.irq_latency)),
-            thread_latency: t
-                .wakeup_latencies
-                .as_ref()
-                .map(|w| Percentiles(&w.thread_latency)),
-            wakeups: t.wakeup_latencies.as_ref().map(|w| WakeupsDto {
-                switch_traced: w.switch_traced,
-                switch_not_traced: w.switch_not_traced,
-            }),
-        }
+/// One thread of cyclictest's document.
+fn cyclic_thread(t: &ThreadReport) -> CyclicThread {
+    let c = &t.compat;
+    CyclicThread {
+        histogram: histogram(t.histogram.as_ref()),
+        cycles: c.cycles,
+        min: c.min_shown(),
+        max: c.max_shown(),
+        avg: c.avg().map(|a| round_decimals(a, 2)),
+        cpu: t.cpu.and_then(|c| i64::try_from(c).ok()).unwrap_or(-1),
+        node: t.node.map_or(-1, i64::from),
+        overruns: t.precise.overruns,
+        min_ns: t.precise.min.map(|n| n.as_nanos()),
+        max_ns: t.precise.max.map(|n| n.as_nanos()),
+        mean_ns: t.precise.mean(c.cycles).map(|m| round_decimals(m, 1)),
+        stddev: stddev_us(t),
+        tid: t.tid,
+        priority: t.priority,
+        interval_us: t.interval.as_micros_truncated(),
+        smi_count: t.smi_count,
+        disturbances: t.disturbances.map(|d| DisturbancesDto::from(d).0),
+        percentiles: t.distribution.as_ref().map(percentiles),
+        distribution: t.distribution.as_ref().map(distribution),
+        irq_latency: t
+            .wakeup_latencies
+            .as_ref()
+            .map(|w| percentiles(&w.irq_latency)),
+        thread_latency: t
+            .wakeup_latencies
+            .as_ref()
+            .map(|w| percentiles(&w.thread_latency)),
+        wakeups: t.wakeup_latencies.as_ref().map(|w| doc::Wakeups {
+            switch_traced: w.switch_traced,
+            switch_not_traced: w.switch_not_traced,
+        }),
     }
 }
 
@@ -548,37 +491,39 @@ impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
 /// "minor_faults", "major_faults"}`, counted between its first and last
 /// sample.
 #[derive(Clone, Copy, Debug, Serialize)]
-pub struct DisturbancesDto {
-    involuntary_switches: u64,
-    migrations: Option<u64>,
-    minor_faults: u64,
-    major_faults: u64,
-}
+#[serde(transparent)]
+pub struct DisturbancesDto(pub doc::Disturbances);
 
 impl From<Disturbances> for DisturbancesDto {
     fn from(d: Disturbances) -> Self {
-        DisturbancesDto {
+        DisturbancesDto(doc::Disturbances {
             involuntary_switches: d.involuntary_switches,
             migrations: d.migrations,
             minor_faults: d.minor_faults,
             major_faults: d.major_faults,
-        }
+        })
     }
 }
 
 /// `{"p50": µs, "p90": .., "p99": .., "p99.9": .., "p99.99": ..,
-/// "p99.999": .., "max": µs}`, 3 decimals, `null` without samples.
+/// "p99.999": .., "max": µs}` ([`doc::Percentiles`]), 3 decimals, `null`
+/// without samples.
 pub struct Percentiles<'a>(pub &'a Distribution);
 
 impl Serialize for Percentiles<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let values = self.0.standard_percentiles();
-        let mut map = s.serialize_map(Some(values.len()))?;
-        for (label, value) in values {
-            map.serialize_entry(label, &value.map(micros))?;
-        }
-        map.end()
+        percentiles(self.0).serialize(s)
     }
+}
+
+/// The standard percentiles of `d`, µs.
+fn percentiles(d: &Distribution) -> doc::Percentiles {
+    let mut p = doc::Percentiles::default();
+    for (label, value) in d.standard_percentiles() {
+        let known = p.set(label, value.map(micros));
+        debug_assert!(known, "percentile {label} is not in the document");
+    }
+    p
 }
 
 /// The full distribution: `{"unit": "us", "buckets": [[from, to, count],
@@ -589,26 +534,27 @@ pub struct DistributionDto<'a>(pub &'a Distribution);
 
 impl Serialize for DistributionDto<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let d = self.0;
-        let min = d.min().map_or(0, |m| m.as_nanos());
-        let max = d.max().map_or(0, |m| m.as_nanos());
-        let buckets: Vec<(f64, f64, u64)> = d
-            .buckets()
-            .map(|b| {
-                let lower = if b.lower == i64::MIN { min } else { b.lower };
-                let upper = if b.upper == i64::MAX {
-                    max + 1
-                } else {
-                    b.upper
-                };
-                (micros(Nanos(lower)), micros(Nanos(upper)), b.count)
-            })
-            .collect();
-        let mut map = s.serialize_map(Some(2))?;
-        map.serialize_entry("unit", "us")?;
-        map.serialize_entry("buckets", &buckets)?;
-        map.end()
+        distribution(self.0).serialize(s)
     }
+}
+
+/// The non-empty buckets of `d` ([`doc::Distribution`]).
+fn distribution(d: &Distribution) -> doc::Distribution {
+    let min = d.min().map_or(0, |m| m.as_nanos());
+    let max = d.max().map_or(0, |m| m.as_nanos());
+    let buckets: Vec<(f64, f64, u64)> = d
+        .buckets()
+        .map(|b| {
+            let lower = if b.lower == i64::MIN { min } else { b.lower };
+            let upper = if b.upper == i64::MAX {
+                max + 1
+            } else {
+                b.upper
+            };
+            (micros(Nanos(lower)), micros(Nanos(upper)), b.count)
+        })
+        .collect();
+    doc::Distribution::of_buckets(buckets)
 }
 
 /// ns as µs with 3 decimals.
@@ -741,6 +687,43 @@ mod tests {
                     .build(),
             ],
         )
+    }
+
+    /// What rtlat writes reads back through rtlat-results' types and
+    /// writes again the same: one schema, not a copy of it.
+    #[test]
+    fn the_document_reads_back_as_its_types() {
+        let mut report = one_thread_histogram();
+        report.threads[0] = ThreadFixture::new(0)
+            .pinned(0, 0)
+            .samples(
+                &[12, 13, 13, 12, 43, 20, 25],
+                Resolution::Micros,
+                250,
+                Some(30),
+            )
+            .distribution(&[12_400, 13_000, 13_700, 12_100, 43_500, 20_000, 25_900])
+            .build();
+        let v = parse(&json(&report, "cyclictest -q"));
+        let header: Header = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(header.cmdline, "cyclictest -q");
+        assert_eq!(
+            header.rtlat_version.as_deref(),
+            Some(env!("CARGO_PKG_VERSION"))
+        );
+        let again = serde_json::to_value(&header).unwrap();
+        for (key, value) in again.as_object().unwrap() {
+            assert_eq!(&v[key], value, "{key}");
+        }
+        let thread: CyclicThread = serde_json::from_value(v["thread"]["0"].clone()).unwrap();
+        assert_eq!(thread.cycles, 7);
+        assert_eq!(thread.histogram.0.get(&13), Some(&2));
+        assert!(thread.distribution.is_some() && thread.percentiles.is_some());
+        assert_eq!(serde_json::to_value(&thread).unwrap(), v["thread"]["0"]);
+        let read = rtlat_results::ResultDocument::parse(&v.to_string()).unwrap();
+        assert_eq!(read.format(), rtlat_results::Format::RtlatJson);
+        assert_eq!(read.threads[&0].percentiles().unwrap(), thread.percentiles);
+        assert_eq!(read.all_threads().unwrap(), thread.percentiles);
     }
 
     #[test]
