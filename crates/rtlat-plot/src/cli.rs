@@ -1,20 +1,22 @@
 //! The `rtlat plot` command line: input files (positional, `-` for
-//! standard input), `-o/--output`, `-k/--kind`, `-s/--size`, `-T/--title`
-//! and `-h/--help`, turned into validated [`Settings`]. A bad value is a
+//! standard input), `-o/--output`, `-k/--kind`, `-s/--size`, `-T/--title`,
+//! `--xmax`, `--log-x` and `-h/--help`, turned into validated [`Settings`]. A bad value is a
 //! one-line [`UsageError`]; the inputs themselves are read later, by
 //! [`crate::input`].
 
 use std::ffi::OsString;
 use std::path::Path;
 
-use crate::settings::{DEFAULT_SIZE, Kind, MAX_SIDE, MIN_SIDE, OutputFormat, Settings};
+use crate::settings::{
+    DEFAULT_SIZE, Kind, LatencyAxis, MAX_SIDE, MAX_XMAX_US, MIN_SIDE, OutputFormat, Settings,
+};
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
 use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path, spelling, text};
 use rtlat_results::file::StdinOr;
 
 /// What the command line asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Invocation {
     /// `--help`: print [`help_text`] and exit 0.
     Help,
@@ -28,6 +30,8 @@ enum Opt {
     Kind,
     Size,
     Title,
+    Xmax,
+    LogX,
     Help,
 }
 
@@ -36,6 +40,8 @@ const OPTIONS: &[OptSpec<Opt>] = &[
     OptSpec::new(Opt::Kind, Some('k'), "kind", ValueKind::Required),
     OptSpec::new(Opt::Size, Some('s'), "size", ValueKind::Required),
     OptSpec::new(Opt::Title, Some('T'), "title", ValueKind::Required),
+    OptSpec::new(Opt::Xmax, None, "xmax", ValueKind::Required),
+    OptSpec::new(Opt::LogX, None, "log-x", ValueKind::None),
     OptSpec::new(Opt::Help, Some('h'), "help", ValueKind::None),
 ];
 
@@ -53,6 +59,8 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
     let mut kind = None;
     let mut size = None;
     let mut title = None;
+    let mut xmax = None;
+    let mut log_x = false;
     for item in items {
         match item {
             Parsed::Positional(word) => inputs.push(word),
@@ -62,6 +70,8 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
                 Opt::Kind => kind = Some(text(id, value.as_deref())?),
                 Opt::Size => size = Some(text(id, value.as_deref())?),
                 Opt::Title => title = Some(text(id, value.as_deref())?),
+                Opt::Xmax => xmax = Some(text(id, value.as_deref())?),
+                Opt::LogX => log_x = true,
             },
         }
     }
@@ -88,6 +98,27 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
             )
         })?,
     };
+    let xmax_us = match &xmax {
+        None => None,
+        Some(text) => Some(parse_xmax(text).ok_or_else(|| {
+            invalid(
+                Opt::Xmax,
+                text,
+                format_args!(
+                    "expected a latency in us above 0, at most {MAX_XMAX_US:.0} (e.g. 500)"
+                ),
+            )
+        })?),
+    };
+    if kind != Kind::Latency {
+        let given = [(Opt::Xmax, xmax.is_some()), (Opt::LogX, log_x)];
+        if let Some((id, _)) = given.iter().find(|(_, given)| *given) {
+            return Err(UsageError(format!(
+                "{}: applies to the latency plot (-k latency), not to -k percentile",
+                id.spelling()
+            )));
+        }
+    }
     if inputs.is_empty() {
         return Err(UsageError(
             "no input file: give one or more cyclictest --json files or -h histogram outputs \
@@ -127,6 +158,10 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
         output: output_path,
         format,
         kind,
+        latency_axis: LatencyAxis {
+            xmax_us,
+            log: log_x,
+        },
         size,
         title: title.filter(|t| !t.trim().is_empty()),
     }))
@@ -144,6 +179,21 @@ fn parse_size(text: &str) -> Option<(u32, u32)> {
             .filter(|v| (MIN_SIDE..=MAX_SIDE).contains(v))
     };
     Some((side(w)?, side(h)?))
+}
+
+/// `--xmax`: µs above 0 and at most [`MAX_XMAX_US`], `us` after the
+/// number allowed.
+fn parse_xmax(text: &str) -> Option<f64> {
+    let text = text.trim();
+    let number = text
+        .strip_suffix("us")
+        .or_else(|| text.strip_suffix("µs"))
+        .unwrap_or(text)
+        .trim_end();
+    number
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0 && *v <= MAX_XMAX_US)
 }
 
 /// Whether `a` and `b` name the same existing file.
@@ -164,8 +214,9 @@ pub fn help_text() -> String {
 Usage: rtlat plot INPUT... -o OUT.svg|OUT.png [OPTIONS]
 
 Reads one or more results, each one of (told apart by their content):
-  - the --json file of rtlat cyclictest (its \"distribution\" of every
-    sample; the \"histogram\" when there is none),
+  - the --json file of rtlat cyclictest or another rtlat tool (its
+    \"distribution\" of every sample, an IPC pair's receiver's; the
+    \"histogram\" when there is none),
   - the --json file of rt-tests cyclictest run with -h/--histogram,
   - the histogram block that cyclictest -h/-H prints (its standard output
     or --histfile), from rt-tests or rtlat: 1 us buckets, one column per
@@ -180,7 +231,8 @@ Kinds of plot (-k):
               one step line per thread: CPU n when the thread was pinned,
               thread n otherwise, after the file name when there are
               several inputs; the maximum in the axis label, each thread's
-              maximum and its histogram overflows in the legend
+              maximum and its histogram overflows in the legend; --xmax
+              and --log-x shape its latency axis
   percentile  latency (us, log scale) against percentile (50 %, 90 %,
               99 %, ... on a log scale of 1 - p), one line per input with
               all its threads together, for comparing runs; overflows are
@@ -193,7 +245,14 @@ Options:
   -s, --size WxH      picture size in pixels, each {min} to {max}
                                                                [{w}x{h}]
   -T, --title TEXT    title (default: host, kernel and start time of the
-                      run when the input says them, else the file name)
+                      run when the input says them, else the file name;
+                      inputs of different tools or programs: each named,
+                      'cyclictest (rtlat) vs cyclictest (rt-tests)')
+      --xmax US       latency plot: the latency axis ends at US; samples
+                      beyond are counted in the legend ('N beyond xmax')
+                      and the axis label, not drawn     [the largest bucket]
+      --log-x         latency plot: a log scale for latency, so that one
+                      spike far out does not squeeze the rest into a column
   -h, --help          print this help
 
 PNG text uses a bundled font (DejaVu Sans); no system font is needed.
@@ -243,6 +302,28 @@ mod tests {
         assert_eq!(s.kind, Kind::Latency);
         assert_eq!(s.size, (1000, 600));
         assert_eq!(s.title, None);
+        assert_eq!(s.latency_axis, LatencyAxis::default());
+        for (words, xmax, log) in [
+            (vec!["a", "-o", svg, "--xmax", "500"], Some(500.0), false),
+            (
+                vec!["a", "-o", svg, "--xmax=2.5us", "--log-x"],
+                Some(2.5),
+                true,
+            ),
+            (
+                vec!["a", "-o", svg, "--log-x", "--xm", " 20000 µs"],
+                Some(20000.0),
+                true,
+            ),
+            (vec!["--log", "a", "-o", svg], None, true),
+        ] {
+            let s = settings(&words);
+            assert_eq!(
+                s.latency_axis,
+                LatencyAxis { xmax_us: xmax, log },
+                "{words:?}"
+            );
+        }
 
         let png = dir.path().join("OUT.PNG");
         let png = png.to_str().unwrap();
@@ -317,6 +398,37 @@ mod tests {
                 "unrecognized option '--frob'",
             ),
             (vec!["a.json", "-o"], "option '-o' requires a value"),
+            (
+                vec!["a.json", "-o", svg, "--xmax", "0"],
+                "--xmax: invalid value '0': expected a latency in us above 0, at most \
+                 1000000000 (e.g. 500)",
+            ),
+            (vec!["a.json", "-o", svg, "--xmax=-5"], "invalid value '-5'"),
+            (
+                vec!["a.json", "-o", svg, "--xmax", "2ms"],
+                "invalid value '2ms'",
+            ),
+            (
+                vec!["a.json", "-o", svg, "--xmax", "inf"],
+                "invalid value 'inf'",
+            ),
+            (
+                vec!["a.json", "-o", svg, "--xmax", "1e10"],
+                "invalid value '1e10'",
+            ),
+            (
+                vec!["a.json", "-o", svg, "--xmax"],
+                "option '--xmax' requires",
+            ),
+            (
+                vec!["a.json", "-o", svg, "-k", "percentile", "--xmax", "50"],
+                "--xmax: applies to the latency plot (-k latency), not to -k percentile",
+            ),
+            (
+                vec!["a.json", "-o", svg, "--log-x", "-kpercentile"],
+                "--log-x: applies to the latency plot (-k latency), not to -k percentile",
+            ),
+            (vec!["a.json", "-o", svg, "--log-x=yes"], "--log-x"),
         ] {
             let e = error(&words);
             assert!(e.contains(needle), "{words:?}: {e:?} lacks {needle:?}");

@@ -15,8 +15,10 @@ use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
 
 use super::glyphs::GlyphBitmap;
-use super::settings::{Kind, OutputFormat, Settings};
+use super::settings::{Kind, LatencyAxis, OutputFormat, Settings};
 use crate::input::{Bucket, Samples, ThreadSamples};
+use rtlat_results::Format;
+use rtlat_results::samples::plural;
 
 /// The bundled font, registered as `sans-serif` for the bitmap backend.
 const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
@@ -62,10 +64,13 @@ pub struct Line {
 /// The axes of a figure.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Axes {
-    /// x: latency µs, linear; y: samples, log from [`COUNT_FLOOR`] to `y_top`.
+    /// x: latency µs, linear or log; y: samples, log from [`COUNT_FLOOR`]
+    /// to `y_top`.
     Latency {
         /// The latency range.
         x: Range<f64>,
+        /// Whether the latency axis is a log scale (`--log-x`).
+        log_x: bool,
         /// The top of the count axis.
         y_top: f64,
     },
@@ -100,6 +105,7 @@ pub fn render(inputs: &[Samples], settings: &Settings) -> anyhow::Result<Vec<u8>
     let figure = figure(
         inputs,
         settings.kind,
+        settings.latency_axis,
         settings.title.as_deref(),
         settings.size.0,
     );
@@ -165,10 +171,16 @@ fn encode_png(rgb: &[u8], w: u32, h: u32) -> anyhow::Result<Vec<u8>> {
 // ---------------------------------------------------------------------------
 // Figures
 
-/// The figure of `kind` for `inputs`, titled `title` or after the inputs.
-/// `width` is the picture's width in pixels (bucket steps are drawn at
-/// least two pixels wide).
-pub fn figure(inputs: &[Samples], kind: Kind, title: Option<&str>, width: u32) -> Figure {
+/// The figure of `kind` for `inputs`, titled `title` or after the inputs,
+/// a latency plot's latency axis as `axis` says. `width` is the picture's
+/// width in pixels (bucket steps are drawn at least two pixels wide).
+pub fn figure(
+    inputs: &[Samples],
+    kind: Kind,
+    axis: LatencyAxis,
+    title: Option<&str>,
+    width: u32,
+) -> Figure {
     let (auto_title, subtitle) = titles(inputs);
     let title = title.map_or(auto_title, str::to_string);
     let max = inputs
@@ -181,11 +193,22 @@ pub fn figure(inputs: &[Samples], kind: Kind, title: Option<&str>, width: u32) -
     };
     let figure = match kind {
         Kind::Latency => {
-            let (axes, lines) = latency_lines(inputs, width);
+            let (axes, lines, beyond) = latency_lines(inputs, width, axis);
+            let mut x_desc = latency_desc;
+            if axis.log {
+                x_desc = x_desc.replacen("(µs)", "(µs, log scale)", 1);
+            }
+            if let Some(xmax) = axis.xmax_us.filter(|_| beyond > 0) {
+                x_desc.push_str(&format!(
+                    "; {} beyond xmax {} µs not drawn",
+                    plural(beyond, "sample"),
+                    format_us(xmax)
+                ));
+            }
             Figure {
                 title,
                 subtitle,
-                x_desc: latency_desc,
+                x_desc,
                 y_desc: "Number of samples".to_string(),
                 axes,
                 lines,
@@ -249,7 +272,9 @@ pub fn displayable(text: &str) -> String {
 /// The title (host, kernel, start time of each input; its name when none
 /// is known) and, for one input, a subtitle with its name and command line.
 /// Where an input records its environment, the kernel is its summary
-/// (kernel release, preemption model, CPU model).
+/// (kernel release, preemption model, CPU model). Inputs of different
+/// tools or programs are named in the title instead ([`origins`]), the
+/// machines under it.
 fn titles(inputs: &[Samples]) -> (String, Option<String>) {
     // Host, kernel and date of each input; without the dates, then without
     // the kernels, when that is too long; else the inputs' names.
@@ -287,6 +312,9 @@ fn titles(inputs: &[Samples]) -> (String, Option<String>) {
             break;
         }
     }
+    if let Some(origins) = origins(inputs) {
+        return (clip(&origins, TITLE_LIMIT), title);
+    }
     let title = title.unwrap_or_else(|| {
         let listed = format!("{} runs: {}", inputs.len(), input_labels(inputs).join(", "));
         if listed.chars().count() <= TITLE_LIMIT {
@@ -306,6 +334,26 @@ fn titles(inputs: &[Samples]) -> (String, Option<String>) {
         _ => None,
     };
     (title, subtitle)
+}
+
+/// What wrote each input, when they differ: `cyclictest (rtlat) vs
+/// cyclictest (rt-tests)`, each origin once, in input order; a histogram
+/// block (whose writer it does not say) and a result without a command
+/// line are named by their file. `None` for one input, or inputs all of
+/// one tool and program.
+fn origins(inputs: &[Samples]) -> Option<String> {
+    let mut names: Vec<String> = Vec::new();
+    for input in inputs {
+        let name = match (&input.tool, input.format) {
+            (_, Format::HistogramText) => format!("{} (-h histogram)", input.stem),
+            (Some(tool), format) => format!("{tool} ({})", format.writer()),
+            (None, format) => format!("{} ({})", input.stem, format.writer()),
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    (names.len() > 1).then(|| names.join(" vs "))
 }
 
 fn clip(text: &str, limit: usize) -> String {
@@ -340,7 +388,9 @@ pub fn format_us(us: f64) -> String {
     }
 }
 
-fn thread_label(prefix: Option<&str>, t: &ThreadSamples) -> String {
+/// A thread's legend: its name (after `prefix`), maximum, overflows and
+/// the samples `beyond` `--xmax`.
+fn thread_label(prefix: Option<&str>, t: &ThreadSamples, beyond: u64) -> String {
     let mut label = match prefix {
         Some(p) => format!("{p} {}", t.name()),
         None => t.name(),
@@ -350,7 +400,10 @@ fn thread_label(prefix: Option<&str>, t: &ThreadSamples) -> String {
         details.push(format!("max {} µs", format_us(max)));
     }
     if t.overflows > 0 {
-        details.push(format!("{} overflows", t.overflows));
+        details.push(plural(t.overflows, "overflow"));
+    }
+    if beyond > 0 {
+        details.push(format!("{beyond} beyond xmax"));
     }
     if !details.is_empty() {
         label.push_str(&format!(" ({})", details.join(", ")));
@@ -358,34 +411,128 @@ fn thread_label(prefix: Option<&str>, t: &ThreadSamples) -> String {
     label
 }
 
-/// One step line per thread of every input.
-fn latency_lines(inputs: &[Samples], width: u32) -> (Axes, Vec<Line>) {
+/// One step line per thread of every input, on a latency axis as `axis`
+/// says; also the samples beyond `--xmax`, not drawn, of all threads.
+fn latency_lines(inputs: &[Samples], width: u32, axis: LatencyAxis) -> (Axes, Vec<Line>, u64) {
     let prefixes = input_labels(inputs);
     let several = inputs.len() > 1;
+    // Each thread's buckets up to --xmax, and how many samples are beyond.
+    let shown: Vec<Vec<(Vec<Bucket>, u64)>> = inputs
+        .iter()
+        .map(|i| {
+            i.threads
+                .iter()
+                .map(|t| clip_at(&t.buckets, axis.xmax_us))
+                .collect()
+        })
+        .collect();
     let (mut lo, mut hi, mut top) = (0.0_f64, f64::MIN, 1_u64);
-    for t in inputs.iter().flat_map(|i| &i.threads) {
-        if let (Some(first), Some(last)) = (t.buckets.first(), t.buckets.last()) {
+    let mut lowest_positive = f64::MAX;
+    for (buckets, _) in shown.iter().flatten() {
+        if let (Some(first), Some(last)) = (buckets.first(), buckets.last()) {
             lo = lo.min(first.from);
             hi = hi.max(last.to);
-            top = top.max(t.buckets.iter().map(|b| b.count).max().unwrap_or(1));
+            top = top.max(buckets.iter().map(|b| b.count).max().unwrap_or(1));
+        }
+        if let Some(b) = buckets.iter().find(|b| b.to > 0.0) {
+            lowest_positive = lowest_positive.min(if b.from > 0.0 { b.from } else { b.to });
         }
     }
-    let hi = hi.max(lo + 10.0);
-    let x = lo..hi + (hi - lo) * 0.02;
-    // Two pixels of the plotting area (about 85 % of the picture).
-    let column = (x.end - x.start) * 2.0 / (f64::from(width) * 0.85);
+    let (x, column) = if axis.log {
+        // From a little below the lowest positive latency (0 and below
+        // drawn there) to a quarter above the highest, or --xmax.
+        let start = if lowest_positive < f64::MAX {
+            lowest_positive * 0.8
+        } else {
+            1.0
+        };
+        let end = axis.xmax_us.unwrap_or((hi * 1.25).max(start * 10.0));
+        let x = start..end.max(start * 10.0);
+        // Two pixels of the plotting area, in decades.
+        let column = (x.end.log10() - x.start.log10()) * 2.0 / (f64::from(width) * 0.85);
+        (x, column)
+    } else {
+        let hi = hi.max(lo + 10.0);
+        let x = match axis.xmax_us {
+            Some(xmax) => lo..xmax,
+            None => lo..hi + (hi - lo) * 0.02,
+        };
+        // Two pixels of the plotting area (about 85 % of the picture).
+        let column = (x.end - x.start) * 2.0 / (f64::from(width) * 0.85);
+        (x, column)
+    };
     let mut lines = Vec::new();
-    for (input, prefix) in inputs.iter().zip(&prefixes) {
-        for t in input.threads.iter().filter(|t| !t.buckets.is_empty()) {
+    let mut beyond_all = 0;
+    for ((input, prefix), threads) in inputs.iter().zip(&prefixes).zip(&shown) {
+        for (t, (buckets, beyond)) in input.threads.iter().zip(threads) {
+            if t.buckets.is_empty() {
+                continue;
+            }
+            beyond_all += beyond;
+            let drawn = if axis.log {
+                on_log_columns(buckets, x.start, column)
+            } else {
+                on_columns(buckets, x.start, column)
+            };
             lines.push(Line {
-                label: thread_label(several.then_some(prefix.as_str()), t),
-                points: step_points(&on_columns(&t.buckets, x.start, column), COUNT_FLOOR),
+                label: thread_label(several.then_some(prefix.as_str()), t, *beyond),
+                points: step_points(&drawn, COUNT_FLOOR),
             });
         }
     }
     // A whole decade above the highest count leaves room for the legend.
     let y_top = 10_f64.powf((top as f64 * 2.0).log10().ceil()).max(10.0);
-    (Axes::Latency { x, y_top }, lines)
+    let axes = Axes::Latency {
+        x,
+        log_x: axis.log,
+        y_top,
+    };
+    (axes, lines, beyond_all)
+}
+
+/// `buckets` (sorted) up to `xmax`: those from `xmax` up left out and
+/// their samples counted; one across `xmax` ends there (its samples drawn:
+/// where in it they lie is not known). All of them without `xmax`.
+pub fn clip_at(buckets: &[Bucket], xmax: Option<f64>) -> (Vec<Bucket>, u64) {
+    let Some(xmax) = xmax else {
+        return (buckets.to_vec(), 0);
+    };
+    let mut shown = Vec::with_capacity(buckets.len());
+    let mut beyond = 0;
+    for b in buckets {
+        if b.from >= xmax {
+            beyond += b.count;
+        } else {
+            shown.push(Bucket {
+                to: b.to.min(xmax),
+                ..*b
+            });
+        }
+    }
+    (shown, beyond)
+}
+
+/// [`on_columns`] on a log axis starting at `start` (> 0), `column`
+/// decades wide: the bounds at or below `start` are drawn at `start`.
+pub fn on_log_columns(buckets: &[Bucket], start: f64, column: f64) -> Vec<Bucket> {
+    let log = |v: f64| v.max(start).log10();
+    let in_decades: Vec<Bucket> = buckets
+        .iter()
+        .filter(|b| b.to > start)
+        .map(|b| Bucket {
+            from: log(b.from),
+            to: log(b.to),
+            count: b.count,
+        })
+        .collect();
+    on_columns(&in_decades, start.log10(), column)
+        .into_iter()
+        .map(|b| Bucket {
+            from: 10_f64.powf(b.from),
+            to: 10_f64.powf(b.to),
+            count: b.count,
+        })
+        .collect()
 }
 
 /// The outline of `buckets` (sorted, not overlapping): up at each
@@ -518,7 +665,7 @@ fn percentile_lines(inputs: &[Samples]) -> (Axes, Vec<Line>) {
             details.push(format!("max {} µs", format_us(max)));
         }
         if overflows > 0 {
-            details.push(format!("{overflows} overflows"));
+            details.push(plural(overflows, "overflow"));
         }
         lines.push(Line {
             label: format!("{label} ({})", details.join(", ")),
@@ -636,18 +783,31 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
         y_area: px(80.0) as u32,
     };
     match &figure.axes {
-        Axes::Latency { x, y_top } => {
+        Axes::Latency { x, log_x, y_top } => {
             let y = COUNT_FLOOR..*y_top;
             let y_spec = y.clone().log_scale().with_key_points(log_ticks(&y));
-            chart(
-                &area,
-                figure,
-                &style,
-                x.clone(),
-                y_spec,
-                &|v: &f64| latency_label(*v),
-                &|v: &f64| count_label(*v),
-            )
+            if *log_x {
+                let x_spec = x.clone().log_scale().with_key_points(log_ticks(x));
+                chart(
+                    &area,
+                    figure,
+                    &style,
+                    x_spec,
+                    y_spec,
+                    &|v: &f64| latency_label(*v),
+                    &|v: &f64| count_label(*v),
+                )
+            } else {
+                chart(
+                    &area,
+                    figure,
+                    &style,
+                    x.clone(),
+                    y_spec,
+                    &|v: &f64| latency_label(*v),
+                    &|v: &f64| count_label(*v),
+                )
+            }
         }
         Axes::Percentile { x_end, y } => {
             let mut x_ticks = vec![1.0];
@@ -756,7 +916,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_results::Format;
 
     fn b(from: f64, to: f64, count: u64) -> Bucket {
         Bucket { from, to, count }
@@ -817,7 +976,7 @@ mod tests {
                 (vec![one.clone()], None),
                 (vec![one.clone(), two.clone()], None),
             ] {
-                let f = figure(&inputs, kind, title, 1000);
+                let f = figure(&inputs, kind, LatencyAxis::default(), title, 1000);
                 let texts = [&f.title, &f.x_desc, &f.y_desc]
                     .into_iter()
                     .chain(&f.subtitle)
@@ -957,7 +1116,13 @@ mod tests {
         );
         let mut c = input("c", vec![thread(0, Some(1), vec![b(1.0, 2.0, 3)], 1.0, 0)]);
         c.host = Some("other".into());
-        let f = figure(&[a.clone(), c], Kind::Latency, None, 1000);
+        let f = figure(
+            &[a.clone(), c],
+            Kind::Latency,
+            LatencyAxis::default(),
+            None,
+            1000,
+        );
         assert_eq!(f.title, "box · kernel 6.1.0-rt / other · kernel 6.1.0-rt");
         assert_eq!(f.subtitle, None);
         assert_eq!(f.x_desc, "Latency (µs), maximum 123 µs");
@@ -970,14 +1135,21 @@ mod tests {
                 "c CPU 1 (max 1 µs)"
             ]
         );
-        let Axes::Latency { x, y_top } = f.axes else {
+        let Axes::Latency { x, log_x, y_top } = f.axes else {
             panic!("{:?}", f.axes)
         };
         assert_eq!(x.start, 0.0);
+        assert!(!log_x);
         assert!(x.end >= 41.0, "{x:?}");
         assert_eq!(y_top, 1000.0);
 
-        let one = figure(&[a], Kind::Latency, Some("mine"), 1000);
+        let one = figure(
+            &[a],
+            Kind::Latency,
+            LatencyAxis::default(),
+            Some("mine"),
+            1000,
+        );
         assert_eq!(one.title, "mine");
         assert_eq!(
             one.subtitle.as_deref(),
@@ -990,7 +1162,13 @@ mod tests {
     fn the_environment_summary_takes_the_kernels_place_in_the_title() {
         let mut a = input("a", vec![thread(0, Some(0), vec![b(2.0, 3.0, 5)], 2.0, 0)]);
         a.environment = Some("kernel 6.1.0-rt, PREEMPT_RT, Xeon E-2278G".into());
-        let f = figure(std::slice::from_ref(&a), Kind::Latency, None, 1000);
+        let f = figure(
+            std::slice::from_ref(&a),
+            Kind::Latency,
+            LatencyAxis::default(),
+            None,
+            1000,
+        );
         assert_eq!(
             f.title,
             "box · kernel 6.1.0-rt, PREEMPT_RT, Xeon E-2278G · Sun, 22 Nov 2026 01:44:57 +0000"
@@ -998,7 +1176,13 @@ mod tests {
         // Beside an input without one, each says what it has.
         let mut c = input("c", vec![thread(0, Some(1), vec![b(1.0, 2.0, 3)], 1.0, 0)]);
         c.host = Some("other".into());
-        let f = figure(&[a, c], Kind::Percentile, None, 1000);
+        let f = figure(
+            &[a, c],
+            Kind::Percentile,
+            LatencyAxis::default(),
+            None,
+            1000,
+        );
         assert_eq!(
             f.title,
             "box · kernel 6.1.0-rt, PREEMPT_RT, Xeon E-2278G / other · kernel 6.1.0-rt"
@@ -1016,7 +1200,13 @@ mod tests {
         );
         let mut other = input("run", vec![thread(0, None, vec![b(0.0, 1.0, 5)], 0.0, 0)]);
         other.name = "elsewhere/run.json".into();
-        let f = figure(&[a, other], Kind::Percentile, None, 1000);
+        let f = figure(
+            &[a, other],
+            Kind::Percentile,
+            LatencyAxis::default(),
+            None,
+            1000,
+        );
         assert_eq!(f.lines.len(), 2);
         assert_eq!(f.lines[0].label, "dir/run.json (100 samples, max 9 µs)");
         assert_eq!(f.lines[1].label, "elsewhere/run.json (5 samples, max 0 µs)");
@@ -1028,5 +1218,188 @@ mod tests {
         assert!(y.start > 0.0 && y.start < 2.0, "{y:?}");
         // Zero latencies sit on the bottom of the log axis.
         assert!(f.lines[1].points.iter().all(|p| p.1 >= y.start));
+    }
+
+    /// A body of samples around 10 µs and one spike at 20 ms.
+    fn spiky() -> Samples {
+        input(
+            "spiky",
+            vec![thread(
+                0,
+                Some(0),
+                vec![
+                    b(0.0, 1.0, 2),
+                    b(9.0, 10.0, 900),
+                    b(12.0, 13.0, 90),
+                    b(20000.0, 20001.0, 1),
+                ],
+                20000.5,
+                1,
+            )],
+        )
+    }
+
+    #[test]
+    fn xmax_ends_the_axis_and_counts_what_is_beyond() {
+        let axis = LatencyAxis {
+            xmax_us: Some(100.0),
+            log: false,
+        };
+        let f = figure(&[spiky()], Kind::Latency, axis, None, 1000);
+        let Axes::Latency { x, log_x, .. } = &f.axes else {
+            panic!("{:?}", f.axes)
+        };
+        assert_eq!((x.clone(), *log_x), (0.0..100.0, false));
+        assert_eq!(
+            f.lines[0].label,
+            "CPU 0 (max 20000.5 µs, 1 overflow, 1 beyond xmax)"
+        );
+        assert_eq!(
+            f.x_desc,
+            "Latency (µs), maximum 20000.5 µs; 1 sample beyond xmax 100 µs not drawn"
+        );
+        assert!(f.lines[0].points.iter().all(|p| p.0 <= 100.0), "{f:?}");
+        // Nothing beyond: nothing said.
+        let wide = LatencyAxis {
+            xmax_us: Some(30000.0),
+            log: false,
+        };
+        let f = figure(&[spiky()], Kind::Latency, wide, None, 1000);
+        assert_eq!(f.lines[0].label, "CPU 0 (max 20000.5 µs, 1 overflow)");
+        assert_eq!(f.x_desc, "Latency (µs), maximum 20000.5 µs");
+    }
+
+    #[test]
+    fn clipping_at_xmax() {
+        let buckets = [
+            b(1.0, 2.0, 5),
+            b(8.0, 12.0, 3),
+            b(10.0, 11.0, 2),
+            b(50.0, 51.0, 1),
+        ];
+        assert_eq!(clip_at(&buckets, None), (buckets.to_vec(), 0));
+        assert_eq!(
+            clip_at(&buckets, Some(10.0)),
+            (vec![b(1.0, 2.0, 5), b(8.0, 10.0, 3)], 3)
+        );
+        assert_eq!(clip_at(&buckets, Some(0.5)), (vec![], 11));
+    }
+
+    #[test]
+    fn log_x_spreads_the_body_and_keeps_the_spike() {
+        let axis = LatencyAxis {
+            xmax_us: None,
+            log: true,
+        };
+        let f = figure(&[spiky()], Kind::Latency, axis, None, 1000);
+        let Axes::Latency { x, log_x, .. } = &f.axes else {
+            panic!("{:?}", f.axes)
+        };
+        assert!(*log_x);
+        // From below the first positive bound (the [0, 1) bucket's 1) to
+        // above the spike.
+        assert_eq!(x.start, 0.8);
+        assert!(x.end > 20001.0, "{x:?}");
+        assert_eq!(f.x_desc, "Latency (µs, log scale), maximum 20000.5 µs");
+        let points = &f.lines[0].points;
+        assert!(points.iter().all(|p| p.0 >= x.start), "{points:?}");
+        // The body's buckets stay apart: 9-10 and 12-13 µs are each drawn
+        // at their own place, the spike too.
+        for at in [9.0, 12.0, 20000.0] {
+            assert!(
+                points
+                    .iter()
+                    .any(|p| (p.0 - at).abs() < at * 0.01 && p.1 > 0.5),
+                "no step at {at}: {points:?}"
+            );
+        }
+        // Both options together: a log axis up to --xmax.
+        let both = LatencyAxis {
+            xmax_us: Some(1000.0),
+            log: true,
+        };
+        let f = figure(&[spiky()], Kind::Latency, both, None, 1000);
+        let Axes::Latency { x, .. } = &f.axes else {
+            panic!("{:?}", f.axes)
+        };
+        assert_eq!(x.clone(), 0.8..1000.0);
+        assert!(f.lines[0].label.ends_with("1 beyond xmax)"));
+    }
+
+    #[test]
+    fn log_columns_keep_narrow_buckets_visible() {
+        // 1 µs at 10 µs is 0.04 decades: on columns of 0.1 decade it is
+        // drawn one column wide; [0, 1) from the axis' start at 0.5 spans
+        // 0.3 decades, four columns.
+        let drawn = on_log_columns(&[b(0.0, 1.0, 3), b(10.0, 11.0, 4)], 0.5, 0.1);
+        assert_eq!(drawn.len(), 5, "{drawn:?}");
+        assert!((drawn[0].from - 0.5).abs() < 1e-9, "{drawn:?}");
+        assert!(drawn.iter().all(|b| b.to > b.from));
+        let last = drawn.last().unwrap();
+        assert!(
+            last.from <= 10.0 && last.to >= 11.0 && last.count == 4,
+            "{drawn:?}"
+        );
+    }
+
+    #[test]
+    fn mixed_inputs_are_named_in_the_title() {
+        let rtlat = input("r", vec![thread(0, Some(0), vec![b(2.0, 3.0, 5)], 2.0, 0)]);
+        let mut c = rtlat.clone();
+        c.stem = "c".into();
+        c.format = Format::CJson;
+        let mut text = rtlat.clone();
+        text.stem = "hist".into();
+        text.format = Format::HistogramText;
+        text.tool = None;
+        let mut ipc = rtlat.clone();
+        ipc.tool = Some("ptsematest".into());
+        let title = |inputs: &[Samples]| {
+            figure(inputs, Kind::Percentile, LatencyAxis::default(), None, 1000).title
+        };
+        assert_eq!(
+            title(&[rtlat.clone(), c.clone()]),
+            "cyclictest (rtlat) vs cyclictest (rt-tests)"
+        );
+        assert_eq!(
+            title(&[rtlat.clone(), text.clone(), rtlat.clone()]),
+            "cyclictest (rtlat) vs hist (-h histogram)"
+        );
+        assert_eq!(
+            title(&[rtlat.clone(), ipc]),
+            "cyclictest (rtlat) vs ptsematest (rtlat)"
+        );
+        // The machines go under it.
+        let f = figure(
+            &[rtlat.clone(), c],
+            Kind::Latency,
+            LatencyAxis::default(),
+            None,
+            1000,
+        );
+        assert_eq!(
+            f.subtitle.as_deref(),
+            Some("box · kernel 6.1.0-rt · Sun, 22 Nov 2026 01:44:57 +0000")
+        );
+        // Runs of one tool and program: the machines are the title.
+        assert_eq!(
+            title(&[rtlat.clone(), rtlat]),
+            "box · kernel 6.1.0-rt · Sun, 22 Nov 2026 01:44:57 +0000"
+        );
+    }
+
+    #[test]
+    fn one_overflow_is_singular() {
+        let one = input("o", vec![thread(0, None, vec![b(2.0, 3.0, 5)], 90.0, 1)]);
+        let f = figure(
+            std::slice::from_ref(&one),
+            Kind::Latency,
+            LatencyAxis::default(),
+            None,
+            1000,
+        );
+        assert_eq!(f.lines[0].label, "thread 0 (max 90 µs, 1 overflow)");
+        let f = figure(&[one], Kind::Percentile, LatencyAxis::default(), None, 1000);
+        assert_eq!(f.lines[0].label, "o (6 samples, max 90 µs, 1 overflow)");
     }
 }

@@ -41,8 +41,21 @@ impl OutputFormat {
     }
 }
 
+/// The largest `--xmax`, µs (1000 s).
+pub const MAX_XMAX_US: f64 = 1e9;
+
+/// The latency axis of the latency plot.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LatencyAxis {
+    /// `--xmax`: the axis ends there, µs; the samples beyond are counted in
+    /// the legend and the axis label, not drawn.
+    pub xmax_us: Option<f64>,
+    /// `--log-x`: a log scale.
+    pub log: bool,
+}
+
 /// The validated `rtlat plot` command line.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
     /// The results to draw, in command-line order.
     pub inputs: Vec<StdinOr>,
@@ -52,6 +65,8 @@ pub struct Settings {
     pub format: OutputFormat,
     /// What to draw.
     pub kind: Kind,
+    /// The latency axis (latency plot only).
+    pub latency_axis: LatencyAxis,
     /// Width and height in pixels.
     pub size: (u32, u32),
     /// `-T`: replaces the title made from the inputs.
