@@ -785,28 +785,11 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
     match &figure.axes {
         Axes::Latency { x, log_x, y_top } => {
             let y = COUNT_FLOOR..*y_top;
-            let y_spec = y.clone().log_scale().with_key_points(log_ticks(&y));
             if *log_x {
                 let x_spec = x.clone().log_scale().with_key_points(log_ticks(x));
-                chart(
-                    &area,
-                    figure,
-                    &style,
-                    x_spec,
-                    y_spec,
-                    &|v: &f64| latency_label(*v),
-                    &|v: &f64| count_label(*v),
-                )
+                latency_chart(&area, figure, &style, x_spec, y)
             } else {
-                chart(
-                    &area,
-                    figure,
-                    &style,
-                    x.clone(),
-                    y_spec,
-                    &|v: &f64| latency_label(*v),
-                    &|v: &f64| count_label(*v),
-                )
+                latency_chart(&area, figure, &style, x.clone(), y)
             }
         }
         Axes::Percentile { x_end, y } => {
@@ -829,6 +812,32 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
             )
         }
     }
+}
+
+/// The latency plot's chart: latency on `x` (linear or log), samples on a
+/// log axis over `y`.
+fn latency_chart<DB, X>(
+    area: &DrawingArea<DB, Shift>,
+    figure: &Figure,
+    style: &Style,
+    x: X,
+    y: Range<f64>,
+) -> DrawResult<DB>
+where
+    DB: DrawingBackend,
+    X: AsRangedCoord<Value = f64>,
+    X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let y_spec = y.clone().log_scale().with_key_points(log_ticks(&y));
+    chart(
+        area,
+        figure,
+        style,
+        x,
+        y_spec,
+        &|v: &f64| latency_label(*v),
+        &|v: &f64| count_label(*v),
+    )
 }
 
 /// Text sizes and spacing, pixels.
