@@ -65,8 +65,10 @@ pub fn load(source: &StdinOr) -> Result<RunFile, UsageError> {
     parse(&source.name(), &text)
 }
 
-const WANTED: &str =
-    "compare takes the JSON files of 'rtlat cyclictest --json' (or of C cyclictest with -h)";
+/// Ends the refusals of what is not a result compare reads (as before the
+/// C cyclictest's JSON with a histogram was read: the refusals of a C file
+/// say what it needs, `-h`).
+const WANTED: &str = "compare takes the JSON files of 'rtlat cyclictest --json'";
 
 /// Reads `text`, the content of the file `label`.
 pub fn parse(label: &str, text: &str) -> Result<RunFile, UsageError> {
@@ -325,7 +327,7 @@ mod tests {
                 c_json,
                 "x.json: written by the C rt-tests tools (no \"rtlat_version\"), and not valid \
                  JSON (invalid number at line 5 column 67); compare takes the JSON files of \
-                 'rtlat cyclictest --json' (or of C cyclictest with -h)",
+                 'rtlat cyclictest --json'",
             ),
             (
                 "T: 0 ( 1000) P: 0",

@@ -380,8 +380,7 @@ fn c_cyclictest_json_needs_a_histogram() {
         format!(
             "rtlat compare: {}: written by the C rt-tests tools (no \"rtlat_version\") without \
              a histogram (thread 0 has none): it has no percentiles; run cyclictest with -h US \
-             (e.g. -h 1000); compare takes the JSON files of 'rtlat cyclictest --json' (or of C \
-             cyclictest with -h)\n",
+             (e.g. -h 1000); compare takes the JSON files of 'rtlat cyclictest --json'\n",
             plain.display()
         )
     );
