@@ -7,7 +7,7 @@
 //! - [`samples`]: any result as bucketed samples per thread
 //!   ([`Samples`]): rtlat's distribution, C's `-h` histogram in its JSON,
 //!   or the `-h`/`--histfile` text ([`histogram_text`]);
-//! - [`file`]: reading one results file (a path or standard input),
+//! - [`file`](mod@file): reading one results file (a path or standard input),
 //!   bounded and checked to be text.
 //!
 //! Another program reading a result file:
