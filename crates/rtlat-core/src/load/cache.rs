@@ -11,8 +11,10 @@
 //! 1 MiB): it steps through the buffer 4099 lines at a time (a new page
 //! every step, out of reach of the prefetchers), visiting every line once
 //! per pass, so its dirty lines take the place of everything else the
-//! cache held. The first worker to run allocates and touches the buffer;
-//! the others wait for it.
+//! cache held. The first worker to get ready allocates and touches the
+//! buffer, the others wait for it, all before they say they are ready: the
+//! rate counts the sweeps only, however long a large buffer takes to touch
+//! (a 260 MiB last-level cache gives a 512 MiB buffer, about a second).
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -61,7 +63,7 @@ impl Lines {
     }
 
     /// The shared buffer, allocated and touched by the first caller.
-    fn buffer(&self) -> Result<&[AtomicU64], String> {
+    pub(super) fn buffer(&self) -> Result<&[AtomicU64], String> {
         self.buffer
             .get_or_init(|| allocate(buffer_bytes()))
             .as_deref()

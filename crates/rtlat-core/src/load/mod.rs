@@ -518,7 +518,10 @@ fn prepare(kind: LoadKind, ctx: &WorkerCtx) -> Result<Prepared, String> {
     Ok(match kind {
         LoadKind::Cpu => Prepared::Cpu,
         LoadKind::Memory => Prepared::Memory(memory::Buffer::new(ctx.shared.memory_bytes)?),
-        LoadKind::Cache => Prepared::Cache,
+        LoadKind::Cache => {
+            ctx.shared.cache_lines.buffer()?;
+            Prepared::Cache
+        }
         LoadKind::Io => Prepared::Io(io::File::create(ctx)?),
         LoadKind::Messaging => Prepared::Messaging,
         LoadKind::Syscalls => Prepared::Syscalls,
