@@ -2,6 +2,7 @@
 //! `rtlat-plot`), so that neither includes the other's files by path:
 //!
 //! - [`error`]: the usage error (exit status 2);
+//! - [`invocation`]: what a command line asks for (the help, or a run);
 //! - [`getopt`]: the hand-written getopt_long that reproduces the C tools'
 //!   parsing (why not clap: see its module documentation);
 //! - [`values`]: parsers of option values (numbers in ranges, durations,
@@ -10,14 +11,18 @@
 //!   first sample and written whole (temporary file, rename);
 //! - [`stdio`]: standard output and error that may fail without a panic,
 //!   and the exit status that follows;
-//! - [`tools`]: each tool's one-line summary, for every help.
+//! - [`tools`]: each tool's one-line summary, for every help;
+//! - [`testing`]: what every tool's parser tests ask of a command line.
 #![forbid(unsafe_code)]
 
 pub mod error;
 pub mod getopt;
+pub mod invocation;
 pub mod output_file;
 pub mod stdio;
+pub mod testing;
 pub mod tools;
 pub mod values;
 
 pub use error::UsageError;
+pub use invocation::Invocation;

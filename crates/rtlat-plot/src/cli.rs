@@ -15,14 +15,9 @@ use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
 use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path, spelling, text};
 use rtlat_results::file::StdinOr;
 
-/// What the command line asks for.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Invocation {
-    /// `--help`: print [`help_text`] and exit 0.
-    Help,
-    /// Draw a plot.
-    Run(Settings),
-}
+/// What the command line asks for: [`help_text`], or to draw a plot with these
+/// settings.
+pub type Invocation = rtlat_args::Invocation<Settings>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Opt {
@@ -270,24 +265,15 @@ A bad input file or option is one line on standard error and exit status 2.
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rtlat_args::testing::{expect_run, expect_usage_error, os_words as args};
     use std::path::PathBuf;
 
-    fn args(words: &[&str]) -> Vec<OsString> {
-        words.iter().map(OsString::from).collect()
-    }
-
     fn settings(words: &[&str]) -> Settings {
-        match parse(&args(words)) {
-            Ok(Invocation::Run(s)) => s,
-            other => panic!("{words:?}: {other:?}"),
-        }
+        expect_run(parse(&args(words)), words)
     }
 
     fn error(words: &[&str]) -> String {
-        match parse(&args(words)) {
-            Err(e) => e.0,
-            other => panic!("{words:?}: expected an error, got {other:?}"),
-        }
+        expect_usage_error(parse(&args(words)), words)
     }
 
     #[test]

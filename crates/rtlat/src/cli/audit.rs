@@ -21,14 +21,9 @@ use rtlat_args::values::{
     DirReport, OptionName, SystemView, int_in, int_in_or, invalid, new_file_path, spelling, text,
 };
 
-/// What the command line asks for.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Invocation {
-    /// `--help`: print [`help_text`] and exit 0.
-    Help,
-    /// Audit.
-    Run(Settings),
-}
+/// What the command line asks for: [`help_text`], or to audit with these
+/// settings.
+pub type Invocation = rtlat_args::Invocation<Settings>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Opt {
@@ -243,10 +238,7 @@ written, 2 a usage error, 3 a check at or above --fail-on's level.
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn os(args: &[&str]) -> Vec<OsString> {
-        args.iter().map(OsString::from).collect()
-    }
+    use rtlat_args::testing::{expect_run, expect_usage_error, os_words as os};
 
     fn four_cpus(_: &Path) -> SystemView {
         SystemView {
@@ -256,17 +248,11 @@ mod tests {
     }
 
     fn run(args: &[&str]) -> Settings {
-        match parse(&os(args), four_cpus) {
-            Ok(Invocation::Run(s)) => s,
-            other => panic!("{args:?}: {other:?}"),
-        }
+        expect_run(parse(&os(args), four_cpus), args)
     }
 
     fn error(args: &[&str]) -> String {
-        match parse(&os(args), four_cpus) {
-            Err(e) => e.0,
-            Ok(i) => panic!("{args:?}: accepted as {i:?}"),
-        }
+        expect_usage_error(parse(&os(args), four_cpus), args)
     }
 
     #[test]

@@ -13,14 +13,9 @@ use rtlat_args::getopt::{NO, OptSpec, Parsed, REQ, getopt_long};
 use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path, spelling, text};
 use rtlat_results::file::StdinOr;
 
-/// What the command line asks for.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Invocation {
-    /// `--help`: print [`help_text`] and exit 0.
-    Help,
-    /// Compare.
-    Run(Settings),
-}
+/// What the command line asks for: [`help_text`], or to compare with these
+/// settings.
+pub type Invocation = rtlat_args::Invocation<Settings>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Opt {
@@ -198,23 +193,14 @@ error or a file that is not an rtlat result (named, with what is wrong),
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn os(args: &[&str]) -> Vec<OsString> {
-        args.iter().map(OsString::from).collect()
-    }
+    use rtlat_args::testing::{expect_run, expect_usage_error, os_words as os};
 
     fn run(args: &[&str]) -> Settings {
-        match parse(&os(args)) {
-            Ok(Invocation::Run(s)) => s,
-            other => panic!("{args:?}: {other:?}"),
-        }
+        expect_run(parse(&os(args)), args)
     }
 
     fn error(args: &[&str]) -> String {
-        match parse(&os(args)) {
-            Err(e) => e.0,
-            Ok(i) => panic!("{args:?}: accepted as {i:?}"),
-        }
+        expect_usage_error(parse(&os(args)), args)
     }
 
     #[test]

@@ -23,7 +23,7 @@ use rtlat_core::units::{Nanos, Resolution};
 use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
 use super::load_options::run_duration;
 use super::output_options::{self as outputs, output_path, output_target};
-use super::shared::{SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use super::stop_options as stop;
 use crate::cyclictest::settings::{
     DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit, Settings,
@@ -40,24 +40,8 @@ use rtlat_args::values::{
 #[cfg(test)]
 mod tests;
 
-/// What the command line asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "built once per process; boxing would only complicate the callers"
-)]
-pub enum Invocation {
-    /// `--help` or `-?`: print [`help_text`] to stdout and exit 0.
-    Help,
-    /// Measure.
-    Run {
-        /// The validated settings.
-        settings: Settings,
-        /// Complete stderr lines (no newline) to print, in order, before
-        /// anything else.
-        warnings: Vec<String>,
-    },
-}
+/// What the command line asks for: [`help_text`], or to measure.
+pub type Invocation = rtlat_args::Invocation<Measure<Settings>>;
 
 /// The option ids of the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -348,7 +332,7 @@ pub fn parse(
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
-    Ok(Invocation::Run { settings, warnings })
+    Ok(Invocation::Run(Measure { settings, warnings }))
 }
 
 /// How the measuring threads are placed on CPUs.

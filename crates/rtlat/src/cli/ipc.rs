@@ -17,7 +17,7 @@ use rtlat_core::units::Nanos;
 use super::gates::{self, GateOpt};
 use super::load_options::{self, LoadOpt, run_duration};
 use super::output_options as outputs;
-use super::shared::{SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use super::stop_options::{self as stop, StopOpt};
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
@@ -42,12 +42,7 @@ pub enum Invocation {
     /// `-h`/`--help`: print [`help_text`] to stdout and exit 0.
     Help,
     /// Measure.
-    Run {
-        /// The validated settings.
-        settings: IpcSettings,
-        /// Complete stderr lines to print first.
-        warnings: Vec<String>,
-    },
+    Run(Measure<IpcSettings>),
     /// `-fr<N>` / `-fs<N>`: be side `side` of pair `pair` of a fork-mode
     /// run started by another rtlat process.
     ForkChild {
@@ -251,7 +246,7 @@ pub fn parse(
     }
     let affinity_zero_is_cpu = affinity_attached(args, &specs);
     let (settings, warnings) = build(tool, raw, affinity_zero_is_cpu, cmdline, system)?;
-    Ok(Invocation::Run { settings, warnings })
+    Ok(Invocation::Run(Measure { settings, warnings }))
 }
 
 /// `-fr<N>` / `-fs<N>`: the hidden values of `-f` that name a fork-mode

@@ -22,7 +22,7 @@ use rtlat_core::units::{Nanos, Resolution};
 use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
 use super::load_options::run_duration;
 use super::output_options::{self as outputs, output_path};
-use super::shared::{SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use crate::latency::settings::{Settings, WARMUP};
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
@@ -31,19 +31,8 @@ use rtlat_args::values::{
     optional_text, spelling, text,
 };
 
-/// What the command line asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Invocation {
-    /// `--help`: print [`help_text`] and exit 0.
-    Help,
-    /// Measure.
-    Run {
-        /// The validated settings.
-        settings: Box<Settings>,
-        /// Complete stderr lines to print first.
-        warnings: Vec<String>,
-    },
-}
+/// What the command line asks for: [`help_text`], or to measure.
+pub type Invocation = rtlat_args::Invocation<Measure<Box<Settings>>>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Opt {
@@ -193,10 +182,10 @@ pub fn parse(
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
-    Ok(Invocation::Run {
+    Ok(Invocation::Run(Measure {
         settings: Box::new(settings),
         warnings,
-    })
+    }))
 }
 
 fn needs_xenomai(id: Opt, value: &str, what: &str) -> UsageError {
@@ -511,33 +500,20 @@ samples, in microseconds whatever the bucket width.
 mod tests {
     use super::*;
     use crate::output::OutputTarget;
+    use rtlat_args::testing::{expect_run, expect_usage_error, os_words, two_cpus};
     use rtlat_core::config::TimeSourceKind;
     use std::path::PathBuf;
 
-    fn system() -> SystemView {
-        SystemView {
-            allowed_cpus: vec![0, 1],
-            configured_cpus: 2,
-        }
-    }
-
     fn parse_words(words: &[&str]) -> Result<Invocation, UsageError> {
-        let args: Vec<OsString> = words.iter().map(OsString::from).collect();
-        parse(&args, "latency".into(), &system())
+        parse(&os_words(words), "latency".into(), &two_cpus())
     }
 
     fn settings(words: &[&str]) -> Settings {
-        match parse_words(words) {
-            Ok(Invocation::Run { settings, .. }) => *settings,
-            other => panic!("{words:?}: {other:?}"),
-        }
+        *expect_run(parse_words(words), words).settings
     }
 
     fn error(words: &[&str]) -> String {
-        match parse_words(words) {
-            Err(e) => e.0,
-            other => panic!("{words:?} should fail: {other:?}"),
-        }
+        expect_usage_error(parse_words(words), words)
     }
 
     #[test]
@@ -648,7 +624,7 @@ mod tests {
     fn help_is_the_long_option_only() {
         assert!(matches!(parse_words(&["--help"]), Ok(Invocation::Help)));
         assert!(matches!(parse_words(&["--he"]), Ok(Invocation::Help)));
-        assert!(matches!(parse_words(&["-h"]), Ok(Invocation::Run { .. })));
+        assert!(matches!(parse_words(&["-h"]), Ok(Invocation::Run(_))));
     }
 
     #[test]
@@ -734,7 +710,7 @@ mod tests {
     #[test]
     fn quiet_without_duration_warns_as_xenomai_and_is_ignored() {
         match parse_words(&["-q"]) {
-            Ok(Invocation::Run { settings, warnings }) => {
+            Ok(Invocation::Run(Measure { settings, warnings })) => {
                 assert!(!settings.quiet);
                 assert_eq!(
                     warnings,

@@ -15,14 +15,9 @@ use rtlat_args::values::{
     DURATION_EXPECTED, DurationError, OptionName, SystemView, int_in, invalid, spelling, text,
 };
 
-/// What the command line asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Invocation {
-    /// `--help`: print [`help_text`] and exit 0.
-    Help,
-    /// Run the load.
-    Run(Settings),
-}
+/// What the command line asks for: [`help_text`], or to run the load with
+/// these settings.
+pub type Invocation = rtlat_args::Invocation<Settings>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Opt {
@@ -224,6 +219,7 @@ failed, 2 for a usage error.
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rtlat_args::testing::os_words;
     use rtlat_core::units::Nanos;
 
     fn system() -> SystemView {
@@ -234,8 +230,7 @@ mod tests {
     }
 
     fn run(words: &[&str]) -> Result<Settings, String> {
-        let args: Vec<OsString> = words.iter().map(OsString::from).collect();
-        match parse(&args, &system(), PathBuf::from("/tmp")) {
+        match parse(&os_words(words), &system(), PathBuf::from("/tmp")) {
             Ok(Invocation::Run(s)) => Ok(s),
             Ok(Invocation::Help) => Err("help".into()),
             Err(e) => Err(e.0),

@@ -6,10 +6,11 @@
 
 use std::ffi::OsString;
 
-use rtlat_args::stdio;
 use rtlat_args::values::{SystemView, print_warnings};
+use rtlat_args::{Invocation, stdio};
 
 use super::dispatch::Tool;
+use super::shared::Measure;
 use crate::ipc::PairTool;
 use crate::{audit, compare, cyclictest, ipc, latency, load, signaltest};
 
@@ -31,36 +32,21 @@ pub fn run_tool(tool: Tool, args: &[OsString], cmdline: String) -> anyhow::Resul
 }
 
 fn run_cyclictest(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
-    use super::cyclictest::{Invocation, help_text, parse};
-    match parse(args, cmdline, &SystemView::of_this_process())? {
-        Invocation::Help => help(&help_text()),
-        Invocation::Run { settings, warnings } => {
-            print_warnings(&warnings);
-            cyclictest::run::run(&settings)
-        }
-    }
+    use super::cyclictest::{help_text, parse};
+    let invocation = parse(args, cmdline, &SystemView::of_this_process())?;
+    measure(invocation, help_text, cyclictest::run::run)
 }
 
 fn run_signaltest(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
-    use super::signaltest::{Invocation, help_text, parse};
-    match parse(args, cmdline, &SystemView::of_this_process())? {
-        Invocation::Help => help(&help_text()),
-        Invocation::Run { settings, warnings } => {
-            print_warnings(&warnings);
-            signaltest::run::run(&settings)
-        }
-    }
+    use super::signaltest::{help_text, parse};
+    let invocation = parse(args, cmdline, &SystemView::of_this_process())?;
+    measure(invocation, help_text, |s| signaltest::run::run(s))
 }
 
 fn run_latency(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
-    use super::latency::{Invocation, help_text, parse};
-    match parse(args, cmdline, &SystemView::of_this_process())? {
-        Invocation::Help => help(&help_text()),
-        Invocation::Run { settings, warnings } => {
-            print_warnings(&warnings);
-            latency::run::run(&settings)
-        }
-    }
+    use super::latency::{help_text, parse};
+    let invocation = parse(args, cmdline, &SystemView::of_this_process())?;
+    measure(invocation, help_text, |s| latency::run::run(s))
 }
 
 fn run_pair_tool(tool: PairTool, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
@@ -68,35 +54,57 @@ fn run_pair_tool(tool: PairTool, args: &[OsString], cmdline: String) -> anyhow::
     match parse(tool, args, cmdline, &SystemView::of_this_process())? {
         Invocation::Help => help(&help_text(tool)),
         Invocation::ForkChild { side, pair } => ipc::fork::child(tool, side, pair),
-        Invocation::Run { settings, warnings } => {
-            print_warnings(&warnings);
-            ipc::run::run(&settings)
-        }
+        Invocation::Run(run) => measured(run, ipc::run::run),
     }
 }
 
 fn run_compare(args: &[OsString]) -> anyhow::Result<u8> {
-    use super::compare::{Invocation, help_text, parse};
-    match parse(args)? {
-        Invocation::Help => help(&help_text()),
-        Invocation::Run(settings) => compare::run(&settings),
-    }
+    use super::compare::{help_text, parse};
+    settled(parse(args)?, help_text, compare::run)
 }
 
 fn run_load(args: &[OsString]) -> anyhow::Result<u8> {
-    use super::load::{Invocation, help_text, parse};
-    match parse(args, &SystemView::of_this_process(), std::env::temp_dir())? {
-        Invocation::Help => help(&help_text()),
-        Invocation::Run(settings) => load::run(&settings),
-    }
+    use super::load::{help_text, parse};
+    let invocation = parse(args, &SystemView::of_this_process(), std::env::temp_dir())?;
+    settled(invocation, help_text, load::run)
 }
 
 fn run_audit(args: &[OsString]) -> anyhow::Result<u8> {
-    use super::audit::{Invocation, help_text, parse};
-    match parse(args, audit::machine_of)? {
+    use super::audit::{help_text, parse};
+    settled(parse(args, audit::machine_of)?, help_text, audit::run)
+}
+
+/// A tool that does not measure: its help, or `run` with its settings.
+fn settled<S>(
+    invocation: Invocation<S>,
+    help_text: fn() -> String,
+    run: fn(&S) -> anyhow::Result<u8>,
+) -> anyhow::Result<u8> {
+    match invocation {
         Invocation::Help => help(&help_text()),
-        Invocation::Run(settings) => audit::run(&settings),
+        Invocation::Run(settings) => run(&settings),
     }
+}
+
+/// A measuring tool: its help, or its warnings and then `run`.
+fn measure<S>(
+    invocation: Invocation<Measure<S>>,
+    help_text: fn() -> String,
+    run: impl FnOnce(&S) -> anyhow::Result<u8>,
+) -> anyhow::Result<u8> {
+    match invocation {
+        Invocation::Help => help(&help_text()),
+        Invocation::Run(measure) => measured(measure, run),
+    }
+}
+
+/// Prints the warnings, then runs.
+fn measured<S>(
+    measure: Measure<S>,
+    run: impl FnOnce(&S) -> anyhow::Result<u8>,
+) -> anyhow::Result<u8> {
+    print_warnings(&measure.warnings);
+    run(&measure.settings)
 }
 
 /// `rtlat plot ARGS`: runs `rtlat-plot ARGS`, the binary built beside this

@@ -5,7 +5,8 @@
 //! lines) live in [`stop_options`](super::stop_options),
 //! [`output_options`](super::output_options), [`gates`](super::gates) and
 //! [`load_options`](super::load_options); the hidden `--synthetic SEED`,
-//! one option, lives here.
+//! one option, lives here, and so does [`Measure`], what a measuring
+//! tool's command line asks it to run.
 
 use std::ffi::OsString;
 
@@ -20,6 +21,17 @@ use crate::gate::GatePlan;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
 use rtlat_args::values::{OptionName, SystemView, text, time_source};
+
+/// A measuring tool's run: what its command line asks for is
+/// `Invocation<Measure<its settings>>` (the pair tools add the fork child).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Measure<S> {
+    /// The validated settings.
+    pub settings: S,
+    /// Complete stderr lines (no newline) to print, in order, before
+    /// anything else.
+    pub warnings: Vec<String>,
+}
 
 /// An option of one of the shared groups.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

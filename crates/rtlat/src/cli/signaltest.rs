@@ -16,7 +16,7 @@ use rtlat_core::ring::{C_PACING, RingConfig, RingThreadPlan};
 use super::gates::{self, GateOpt};
 use super::load_options::{self, LoadOpt};
 use super::output_options as outputs;
-use super::shared::{SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use super::stop_options as stop;
 use crate::signaltest::settings::Settings;
 use rtlat_args::UsageError;
@@ -25,19 +25,8 @@ use rtlat_args::values::{
     OptionName, SystemView, int_in, invalid, opt_values, optional_text, spelling, text,
 };
 
-/// What the command line asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Invocation {
-    /// `-h`/`--help`: print [`help_text`] and exit 0.
-    Help,
-    /// Measure.
-    Run {
-        /// The validated settings.
-        settings: Box<Settings>,
-        /// Complete stderr lines to print first.
-        warnings: Vec<String>,
-    },
-}
+/// What the command line asks for: [`help_text`], or to measure.
+pub type Invocation = rtlat_args::Invocation<Measure<Box<Settings>>>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Opt {
@@ -134,10 +123,10 @@ pub fn parse(
         }
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
-    Ok(Invocation::Run {
+    Ok(Invocation::Run(Measure {
         settings: Box::new(settings),
         warnings,
-    })
+    }))
 }
 
 fn build(
@@ -346,41 +335,25 @@ Example: a ring of four threads at priority 80, 10000 trips, summary only:
 mod tests {
     use super::*;
     use crate::output::OutputTarget;
+    use rtlat_args::testing::{expect_run, expect_usage_error, os_words, two_cpus};
     use rtlat_core::config::TimeSourceKind;
     use rtlat_core::units::Nanos;
     use rtlat_core::units::Resolution;
 
-    fn system() -> SystemView {
-        SystemView {
-            allowed_cpus: vec![0, 1],
-            configured_cpus: 2,
-        }
-    }
-
     fn parse_words(words: &[&str]) -> Result<Invocation, UsageError> {
-        let args: Vec<OsString> = words.iter().map(OsString::from).collect();
-        parse(&args, "signaltest".into(), &system())
+        parse(&os_words(words), "signaltest".into(), &two_cpus())
     }
 
     fn settings(words: &[&str]) -> Settings {
-        match parse_words(words) {
-            Ok(Invocation::Run { settings, .. }) => *settings,
-            other => panic!("{words:?}: {other:?}"),
-        }
+        *expect_run(parse_words(words), words).settings
     }
 
     fn warnings(words: &[&str]) -> Vec<String> {
-        match parse_words(words) {
-            Ok(Invocation::Run { warnings, .. }) => warnings,
-            other => panic!("{words:?}: {other:?}"),
-        }
+        expect_run(parse_words(words), words).warnings
     }
 
     fn error(words: &[&str]) -> String {
-        match parse_words(words) {
-            Err(e) => e.0,
-            other => panic!("{words:?} should fail: {other:?}"),
-        }
+        expect_usage_error(parse_words(words), words)
     }
 
     #[test]

@@ -1,13 +1,7 @@
 //! Table tests: every spelling of every option, every error, the warnings.
 
 use super::*;
-
-fn sys2() -> SystemView {
-    SystemView {
-        allowed_cpus: vec![0, 1],
-        configured_cpus: 2,
-    }
-}
+use rtlat_args::testing::{expect_run, expect_usage_error, os_words as os, two_cpus as sys2};
 
 fn sys4() -> SystemView {
     SystemView {
@@ -16,20 +10,13 @@ fn sys4() -> SystemView {
     }
 }
 
-fn os(args: &[&str]) -> Vec<OsString> {
-    args.iter().map(OsString::from).collect()
-}
-
 fn try_on(system: &SystemView, args: &[&str]) -> Result<Invocation, UsageError> {
     parse(&os(args), String::new(), system)
 }
 
 fn run_on(system: &SystemView, args: &[&str]) -> (Settings, Vec<String>) {
-    match try_on(system, args) {
-        Ok(Invocation::Run { settings, warnings }) => (settings, warnings),
-        Ok(Invocation::Help) => panic!("{args:?}: help"),
-        Err(e) => panic!("{args:?}: {e}"),
-    }
+    let Measure { settings, warnings } = expect_run(try_on(system, args), args);
+    (settings, warnings)
 }
 
 fn run(args: &[&str]) -> (Settings, Vec<String>) {
@@ -41,10 +28,7 @@ fn settings(args: &[&str]) -> Settings {
 }
 
 fn err_on(system: &SystemView, args: &[&str]) -> String {
-    match try_on(system, args) {
-        Err(e) => e.to_string(),
-        Ok(other) => panic!("{args:?}: expected an error, got {other:?}"),
-    }
+    expect_usage_error(try_on(system, args), args)
 }
 
 fn err(args: &[&str]) -> String {
@@ -727,7 +711,7 @@ fn defaults() {
 #[test]
 fn cmdline_is_stored_as_given() {
     let inv = parse(&os(&["-q"]), "cyclictest -q".into(), &sys2()).unwrap();
-    let Invocation::Run { settings, .. } = inv else {
+    let Invocation::Run(Measure { settings, .. }) = inv else {
         panic!("help")
     };
     assert_eq!(settings.cmdline, "cyclictest -q");
@@ -1122,7 +1106,7 @@ fn file_names_are_bytes_other_values_text() {
     let mut json = OsString::from("--json=");
     json.push(&name);
     let parsed = parse(&[json], String::new(), &sys2()).unwrap();
-    let Invocation::Run { settings, .. } = parsed else {
+    let Invocation::Run(Measure { settings, .. }) = parsed else {
         panic!("{parsed:?}")
     };
     assert_eq!(settings.json, Some(OutputTarget::File(name)));
@@ -1456,7 +1440,7 @@ fn formerly_refused_options_are_accepted() {
         &["-R", "--db"],
     ] {
         assert!(
-            matches!(try_on(&sys2(), args), Ok(Invocation::Run { .. })),
+            matches!(try_on(&sys2(), args), Ok(Invocation::Run(_))),
             "{args:?}"
         );
     }

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::output::OutputTarget;
+use rtlat_args::testing::{expect_usage_error, os_words, two_cpus as sys2};
 use rtlat_core::units::Resolution;
 
 const TOOLS: [PairTool; 4] = [
@@ -12,25 +13,13 @@ const TOOLS: [PairTool; 4] = [
     PairTool::Sigwaittest,
 ];
 
-fn sys2() -> SystemView {
-    SystemView {
-        allowed_cpus: vec![0, 1],
-        configured_cpus: 2,
-    }
-}
-
-fn os(args: &[String]) -> Vec<OsString> {
-    args.iter().map(OsString::from).collect()
-}
-
 fn try_parse(tool: PairTool, args: &[&str]) -> Result<Invocation, UsageError> {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    parse(tool, &os(&args), String::new(), &sys2())
+    parse(tool, &os_words(args), String::new(), &sys2())
 }
 
 fn run(tool: PairTool, args: &[&str]) -> (IpcSettings, Vec<String>) {
     match try_parse(tool, args) {
-        Ok(Invocation::Run { settings, warnings }) => (settings, warnings),
+        Ok(Invocation::Run(Measure { settings, warnings })) => (settings, warnings),
         other => panic!("{tool:?} {args:?}: {other:?}"),
     }
 }
@@ -40,10 +29,7 @@ fn settings(tool: PairTool, args: &[&str]) -> IpcSettings {
 }
 
 fn err(tool: PairTool, args: &[&str]) -> String {
-    match try_parse(tool, args) {
-        Err(e) => e.to_string(),
-        Ok(other) => panic!("{tool:?} {args:?}: expected an error, got {other:?}"),
-    }
+    expect_usage_error(try_parse(tool, args), (tool, args))
 }
 
 fn intervals(s: &IpcSettings) -> Vec<i64> {
@@ -378,7 +364,8 @@ fn threads_and_affinity_edge_values() {
         let name = std::env::temp_dir().join(std::ffi::OsStr::from_bytes(b"rtlat-\xff.json"));
         let mut args = vec![OsString::from("--json"), name.clone().into_os_string()];
         args.extend(["-a0", "-t", "3"].map(OsString::from));
-        let Ok(Invocation::Run { settings: s, .. }) = parse(tool, &args, String::new(), &sys2())
+        let Ok(Invocation::Run(Measure { settings: s, .. })) =
+            parse(tool, &args, String::new(), &sys2())
         else {
             panic!("{args:?}")
         };
