@@ -15,10 +15,6 @@ use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
 use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path, spelling, text};
 use rtlat_results::file::StdinOr;
 
-/// What the command line asks for: [`help_text`], or to draw a plot with these
-/// settings.
-pub type Invocation = rtlat_args::Invocation<Settings>;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Opt {
     Output,
@@ -45,6 +41,10 @@ impl OptionName for Opt {
         spelling(self, OPTIONS)
     }
 }
+
+/// What the command line asks for: [`help_text`], or to draw a plot with these
+/// settings.
+pub type Invocation = rtlat_args::Invocation<Settings>;
 
 /// Reads the `rtlat plot` command line (`args` without the program name).
 pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {

@@ -21,10 +21,6 @@ use rtlat_args::values::{
     DirReport, OptionName, SystemView, int_in, int_in_or, invalid, new_file_path, spelling, text,
 };
 
-/// What the command line asks for: [`help_text`], or to audit with these
-/// settings.
-pub type Invocation = rtlat_args::Invocation<Settings>;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Opt {
     Cpus,
@@ -67,6 +63,10 @@ struct Raw {
     fail_on: Option<String>,
     root: Option<OsString>,
 }
+
+/// What the command line asks for: [`help_text`], or to audit with these
+/// settings.
+pub type Invocation = rtlat_args::Invocation<Settings>;
 
 /// Reads the `rtlat audit` command line (`args` without the program and
 /// tool names). `machine_of` gives the CPUs of the machine under a root

@@ -13,10 +13,6 @@ use rtlat_args::getopt::{NO, OptSpec, Parsed, REQ, getopt_long};
 use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path, spelling, text};
 use rtlat_results::file::StdinOr;
 
-/// What the command line asks for: [`help_text`], or to compare with these
-/// settings.
-pub type Invocation = rtlat_args::Invocation<Settings>;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Opt {
     Help,
@@ -41,6 +37,10 @@ impl OptionName for Opt {
 /// The relative noise term by default, percent of BASE.
 pub const DEFAULT_NOISE_PERCENT: f64 = 10.0;
 const MAX_NOISE_PERCENT: f64 = 1000.0;
+
+/// What the command line asks for: [`help_text`], or to compare with these
+/// settings.
+pub type Invocation = rtlat_args::Invocation<Settings>;
 
 /// Reads the `rtlat compare` command line (`args` without the program and
 /// tool names).

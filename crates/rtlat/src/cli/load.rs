@@ -15,10 +15,6 @@ use rtlat_args::values::{
     DURATION_EXPECTED, DurationError, OptionName, SystemView, int_in, invalid, spelling, text,
 };
 
-/// What the command line asks for: [`help_text`], or to run the load with
-/// these settings.
-pub type Invocation = rtlat_args::Invocation<Settings>;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Opt {
     Duration,
@@ -39,6 +35,10 @@ impl OptionName for Opt {
         spelling(self, OPTIONS)
     }
 }
+
+/// What the command line asks for: [`help_text`], or to run the load with
+/// these settings.
+pub type Invocation = rtlat_args::Invocation<Settings>;
 
 /// Reads the `rtlat load` command line (`args` without the program name);
 /// `temp_root` is where `io` makes its files ($TMPDIR or /tmp).
