@@ -1,6 +1,6 @@
 //! What every tool's parser tests ask of a command line: words as the
-//! parsers take them, a fixed two-CPU machine, "this must run" and "this
-//! must be refused". Public, not `cfg(test)`, because the tests live in
+//! parsers take them, a fixed two-CPU machine, "this must run", "this
+//! must be refused", and every way of spelling an option. Public, not `cfg(test)`, because the tests live in
 //! other crates (`rtlat`, `rtlat-plot`).
 
 use std::ffi::OsString;
@@ -39,4 +39,75 @@ pub fn expect_usage_error<T: Debug>(parsed: Result<T, UsageError>, context: impl
         Err(e) => e.0,
         Ok(other) => panic!("{context:?}: expected an error, got {other:?}"),
     }
+}
+
+/// One option as a spelling test writes it.
+#[derive(Clone, Copy, Debug)]
+pub struct Spelled<'a> {
+    /// The letter, if it has one.
+    pub short: Option<char>,
+    /// The long name.
+    pub long: &'a str,
+    /// A shortened long name that must still mean this option.
+    pub abbrev: &'a str,
+    /// The value to give it, if it takes one.
+    pub value: Option<&'a str>,
+}
+
+/// Every way getopt_long accepts of writing `option`, each with the flag
+/// `partner` before, after or clustered with it, behind the words `extra`.
+/// `optional`: the value is optional, so nothing but the value may follow
+/// the letter in the same word. `space_in_word`: also `"-X VALUE"` as one
+/// word (the value then starts with a space: not for a value taken
+/// verbatim, such as a path).
+pub fn spellings(
+    option: &Spelled,
+    optional: bool,
+    space_in_word: bool,
+    partner: char,
+    extra: &[&str],
+) -> Vec<Vec<String>> {
+    let p = partner;
+    let pf = format!("-{p}");
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut add = |words: Vec<String>| {
+        let mut argv: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        argv.extend(words);
+        out.push(argv);
+    };
+    match (option.short, option.value) {
+        (Some(s), Some(v)) => {
+            add(vec![pf.clone(), format!("-{s}"), v.into()]);
+            add(vec![pf.clone(), format!("-{s}{v}")]);
+            add(vec![format!("-{p}{s}{v}")]);
+            add(vec![format!("-{p}{s}"), v.into()]);
+            if space_in_word {
+                add(vec![pf.clone(), format!("-{s} {v}")]);
+            }
+            add(vec![format!("-{s}"), v.into(), pf.clone()]);
+        }
+        (Some(s), None) => {
+            add(vec![pf.clone(), format!("-{s}")]);
+            add(vec![format!("-{p}{s}")]);
+            add(vec![format!("-{s}"), pf.clone()]);
+            if !optional {
+                add(vec![format!("-{s}{p}")]);
+            }
+        }
+        (None, _) => {}
+    }
+    for name in [option.long, option.abbrev] {
+        match option.value {
+            Some(v) => {
+                add(vec![pf.clone(), format!("--{name}"), v.into()]);
+                add(vec![pf.clone(), format!("--{name}={v}")]);
+                add(vec![format!("--{name}={v}"), pf.clone()]);
+            }
+            None => {
+                add(vec![pf.clone(), format!("--{name}")]);
+                add(vec![format!("--{name}"), pf.clone()]);
+            }
+        }
+    }
+    out
 }

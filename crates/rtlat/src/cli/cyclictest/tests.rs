@@ -1,7 +1,9 @@
 //! Table tests: every spelling of every option, every error, the warnings.
 
 use super::*;
-use rtlat_args::testing::{expect_run, expect_usage_error, os_words as os, two_cpus as sys2};
+use rtlat_args::testing::{
+    Spelled, expect_run, expect_usage_error, os_words as os, spellings, two_cpus as sys2,
+};
 
 fn sys4() -> SystemView {
     SystemView {
@@ -53,11 +55,7 @@ fn prios(s: &Settings) -> Vec<u8> {
 
 /// One option and what it must do.
 struct Case {
-    short: Option<char>,
-    long: &'static str,
-    /// A shortened long name that must still mean this option.
-    abbrev: &'static str,
-    value: Option<&'static str>,
+    name: Spelled<'static>,
     /// The value is optional: `-t` cannot be followed by another flag in
     /// the same word.
     optional: bool,
@@ -72,55 +70,22 @@ struct Case {
 impl Case {
     /// The flag grouped with the option in clusters.
     fn partner(&self) -> char {
-        if self.short == Some('q') { 'm' } else { 'q' }
+        if self.name.short == Some('q') {
+            'm'
+        } else {
+            'q'
+        }
     }
 
     /// Every way of writing this option, each with the partner flag.
     fn spellings(&self) -> Vec<Vec<String>> {
-        let p = self.partner();
-        let mut out: Vec<Vec<String>> = Vec::new();
-        let mut add = |words: &[String]| {
-            let mut argv: Vec<String> = self.extra.iter().map(|s| s.to_string()).collect();
-            argv.extend_from_slice(words);
-            out.push(argv);
-        };
-        let pf = format!("-{p}");
-        match (self.short, self.value) {
-            (Some(s), Some(v)) => {
-                add(&[pf.clone(), format!("-{s}"), v.into()]);
-                add(&[pf.clone(), format!("-{s}{v}")]);
-                add(&[format!("-{p}{s}{v}")]);
-                add(&[format!("-{p}{s}"), v.into()]);
-                if !self.verbatim {
-                    add(&[pf.clone(), format!("-{s} {v}")]);
-                }
-                add(&[format!("-{s}"), v.into(), pf.clone()]);
-            }
-            (Some(s), None) => {
-                add(&[pf.clone(), format!("-{s}")]);
-                add(&[format!("-{p}{s}")]);
-                add(&[format!("-{s}"), pf.clone()]);
-                if !self.optional {
-                    add(&[format!("-{s}{p}")]);
-                }
-            }
-            (None, _) => {}
-        }
-        let longs = [self.long, self.abbrev];
-        for name in longs {
-            match self.value {
-                Some(v) => {
-                    add(&[pf.clone(), format!("--{name}"), v.into()]);
-                    add(&[pf.clone(), format!("--{name}={v}")]);
-                    add(&[format!("--{name}={v}"), pf.clone()]);
-                }
-                None => {
-                    add(&[pf.clone(), format!("--{name}")]);
-                    add(&[format!("--{name}"), pf.clone()]);
-                }
-            }
-        }
-        out
+        spellings(
+            &self.name,
+            self.optional,
+            !self.verbatim,
+            self.partner(),
+            self.extra,
+        )
     }
 }
 
@@ -132,10 +97,12 @@ const fn case(
     check: fn(&Settings, &[String]),
 ) -> Case {
     Case {
-        short,
-        long,
-        abbrev,
-        value,
+        name: Spelled {
+            short,
+            long,
+            abbrev,
+            value,
+        },
         optional: false,
         verbatim: false,
         extra: &[],
@@ -642,7 +609,7 @@ fn every_spelling_of_every_option() {
     let mut checked = 0;
     for case in cases() {
         let spellings = case.spellings();
-        assert!(spellings.len() >= 4, "{}", case.long);
+        assert!(spellings.len() >= 4, "{}", case.name.long);
         let first: Vec<&str> = spellings[0].iter().map(String::as_str).collect();
         let (want, want_warnings) = run(&first);
         (case.check)(&want, &want_warnings);

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::output::OutputTarget;
-use rtlat_args::testing::{expect_usage_error, os_words, two_cpus as sys2};
+use rtlat_args::testing::{Spelled, expect_usage_error, os_words, spellings, two_cpus as sys2};
 use rtlat_core::units::Resolution;
 
 const TOOLS: [PairTool; 4] = [
@@ -50,11 +50,7 @@ fn cpus(s: &IpcSettings) -> Vec<Option<usize>> {
 
 /// One option and what it must do.
 struct Case {
-    short: Option<char>,
-    long: &'static str,
-    /// A shortened long name that must still mean this option.
-    abbrev: &'static str,
-    value: Option<&'static str>,
+    name: Spelled<'static>,
     /// The value is optional (`-t`, `-a`, `-f`): nothing may follow the
     /// letter in the same word but the value.
     optional: bool,
@@ -70,10 +66,12 @@ const fn case(
     check: fn(&IpcSettings),
 ) -> Case {
     Case {
-        short,
-        long,
-        abbrev,
-        value,
+        name: Spelled {
+            short,
+            long,
+            abbrev,
+            value,
+        },
         optional: false,
         extra: &[],
         check,
@@ -84,61 +82,23 @@ impl Case {
     /// Every way of writing the option, each with a partner flag.
     fn spellings(&self, tool: PairTool) -> Vec<Vec<String>> {
         // sigwaittest has no flag but -q (and -h): -q is then spelled alone.
-        let p = match (self.short, tool) {
+        let p = match (self.name.short, tool) {
             (Some('q'), PairTool::Sigwaittest) => return self.alone(),
             (Some('q'), _) => 'S',
             _ => 'q',
         };
-        let pf = format!("-{p}");
-        let mut out: Vec<Vec<String>> = Vec::new();
-        let mut add = |words: Vec<String>| {
-            let mut argv: Vec<String> = self.extra.iter().map(|s| s.to_string()).collect();
-            argv.extend(words);
-            out.push(argv);
-        };
-        match (self.short, self.value) {
-            (Some(s), Some(v)) => {
-                add(vec![pf.clone(), format!("-{s}"), v.into()]);
-                add(vec![pf.clone(), format!("-{s}{v}")]);
-                add(vec![format!("-{p}{s}{v}")]);
-                add(vec![format!("-{p}{s}"), v.into()]);
-                add(vec![format!("-{s}"), v.into(), pf.clone()]);
-            }
-            (Some(s), None) => {
-                add(vec![pf.clone(), format!("-{s}")]);
-                add(vec![format!("-{p}{s}")]);
-                add(vec![format!("-{s}"), pf.clone()]);
-                if !self.optional {
-                    add(vec![format!("-{s}{p}")]);
-                }
-            }
-            (None, _) => {}
-        }
-        for name in [self.long, self.abbrev] {
-            match self.value {
-                Some(v) => {
-                    add(vec![pf.clone(), format!("--{name}"), v.into()]);
-                    add(vec![pf.clone(), format!("--{name}={v}")]);
-                    add(vec![format!("--{name}={v}"), pf.clone()]);
-                }
-                None => {
-                    add(vec![pf.clone(), format!("--{name}")]);
-                    add(vec![format!("--{name}"), pf.clone()]);
-                }
-            }
-        }
-        out
+        spellings(&self.name, self.optional, false, p, self.extra)
     }
 }
 
 impl Case {
     fn alone(&self) -> Vec<Vec<String>> {
         let mut out = Vec::new();
-        if let Some(s) = self.short {
+        if let Some(s) = self.name.short {
             out.push(vec![format!("-{s}")]);
         }
-        out.push(vec![format!("--{}", self.long)]);
-        out.push(vec![format!("--{}", self.abbrev)]);
+        out.push(vec![format!("--{}", self.name.long)]);
+        out.push(vec![format!("--{}", self.name.abbrev)]);
         out
     }
 }
