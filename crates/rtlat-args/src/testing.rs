@@ -1,7 +1,8 @@
 //! What every tool's parser tests ask of a command line: words as the
 //! parsers take them, a fixed two-CPU machine, "this must run", "this
-//! must be refused", and every way of spelling an option. Public, not `cfg(test)`, because the tests live in
-//! other crates (`rtlat`, `rtlat-plot`).
+//! must be refused", and every way of spelling an option. Public, not
+//! `cfg(test)`, because the tests live in other crates (`rtlat`,
+//! `rtlat-plot`).
 
 use std::ffi::OsString;
 use std::fmt::Debug;
