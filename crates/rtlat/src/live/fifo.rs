@@ -170,9 +170,7 @@ mod tests {
     use std::sync::mpsc;
     use std::time::Instant;
 
-    use rtlat_core::config::{
-        ClockKind, CyclicConfig, RunConfig, SchedPolicy, TimeSourceKind, WaitMode,
-    };
+    use rtlat_core::config::{CyclicConfig, RunConfig, SchedPolicy, TimeSourceKind};
     use rtlat_core::engine::Engine;
     use rtlat_core::units::Nanos;
 
@@ -185,10 +183,6 @@ mod tests {
             cpu: None,
         };
         CyclicConfig {
-            threads: vec![plan(0), plan(1)],
-            clock: ClockKind::Monotonic,
-            wait: WaitMode::Absolute,
-            measure: Default::default(),
             run: RunConfig {
                 resolution: Resolution::Micros,
                 loops: Some(10),
@@ -196,13 +190,7 @@ mod tests {
                 source: TimeSourceKind::Synthetic { seed: 1 },
                 ..RunConfig::default()
             },
-            histogram: None,
-            sample_ring: false,
-            breaktrace: None,
-            spikes: None,
-            alignment: None,
-            smi: false,
-            ..CyclicConfig::new(Vec::new())
+            ..CyclicConfig::new(vec![plan(0), plan(1)])
         }
     }
 
