@@ -177,7 +177,7 @@ pub enum TimeSourceKind {
     },
 }
 
-/// One measuring thread as it will run.
+/// One measuring thread as it will run (also an IPC pair: [`crate::ipc::PairPlan`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ThreadPlan {
     /// Thread number, 0-based (the `T:` column).

@@ -16,6 +16,7 @@ use std::sync::atomic::{
 
 use crate::buffers::zeroed_cells;
 use crate::candidates::CandidateRing;
+use crate::config::RunConfig;
 use crate::distribution::LatencyHistogram;
 use crate::figures::{BreakReport, HistogramData, SignedHistogramData, SpikeRecord, SpikeReport};
 use crate::interval::IntervalLog;
@@ -352,6 +353,30 @@ pub struct ThreadChannel {
     pub phases: Option<PhaseLog>,
     /// Samples offered for explanation (`--explain`), when requested.
     pub candidates: Option<CandidateRing>,
+}
+
+impl ThreadChannel {
+    /// A channel with a histogram of `buckets` (if any) and the full
+    /// distribution and phase log `run` asks for, the rest empty: what
+    /// every engine's measuring thread keeps alike. `None` when memory
+    /// runs out.
+    pub fn for_run(buckets: Option<usize>, run: &RunConfig) -> Option<ThreadChannel> {
+        Some(ThreadChannel {
+            histogram: match buckets {
+                Some(n) => Some(Histogram::new(n)?),
+                None => None,
+            },
+            distribution: match run.distribution {
+                Some(plan) => Some(Arc::new(LatencyHistogram::new(plan)?)),
+                None => None,
+            },
+            phases: match &run.phases {
+                Some(plan) => Some(PhaseLog::new(plan, run.distribution)?),
+                None => None,
+            },
+            ..ThreadChannel::default()
+        })
+    }
 }
 
 #[cfg(test)]

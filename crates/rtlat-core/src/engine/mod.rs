@@ -33,13 +33,11 @@ use crate::config::{
     Alignment, ClockKind, CyclicConfig, MeasureMode, SAMPLE_RING_LEN, SchedPolicy, ThreadPlan,
     TimeSourceKind, WaitMode,
 };
-use crate::distribution::LatencyHistogram;
 use crate::interval::IntervalLog;
-use crate::phase::PhaseLog;
 use crate::report::{EndReason, RunReport, ThreadError, ThreadStep};
 use crate::stats::{
-    BreakCell, Histogram, LoopEnd, SampleRing, SignedHistogram, SpikeLog, ThreadChannel,
-    ThreadState, try_collect_slice,
+    BreakCell, LoopEnd, SampleRing, SignedHistogram, SpikeLog, ThreadChannel, ThreadState,
+    try_collect_slice,
 };
 use cyclic::LoopParams;
 use source::{
@@ -188,11 +186,6 @@ impl Engine {
         let channels = try_collect_slice(
             config.threads.iter().map(|_| {
                 Ok(ThreadChannel {
-                    slot: Default::default(),
-                    histogram: match config.histogram {
-                        Some(h) => Some(Histogram::new(h.buckets).ok_or_else(out_of_memory)?),
-                        None => None,
-                    },
                     samples: ring(config.sample_ring)?,
                     smi_samples: ring(config.sample_ring && config.smi)?,
                     signed_histogram: match config.signed_histogram {
@@ -206,23 +199,12 @@ impl Engine {
                         Some(plan) => Some(IntervalLog::new(plan.ring).ok_or_else(out_of_memory)?),
                         None => None,
                     },
-                    distribution: match config.run.distribution {
-                        Some(plan) => Some(Arc::new(
-                            LatencyHistogram::new(plan).ok_or_else(out_of_memory)?,
-                        )),
-                        None => None,
-                    },
-                    phases: match &config.run.phases {
-                        Some(plan) => Some(
-                            PhaseLog::new(plan, config.run.distribution)
-                                .ok_or_else(out_of_memory)?,
-                        ),
-                        None => None,
-                    },
                     candidates: match config.explain {
                         Some(_) => Some(CandidateRing::new().ok_or_else(out_of_memory)?),
                         None => None,
                     },
+                    ..ThreadChannel::for_run(config.histogram.map(|h| h.buckets), &config.run)
+                        .ok_or_else(out_of_memory)?
                 })
             }),
             out_of_memory,
@@ -682,33 +664,20 @@ impl Running {
         // A thread asleep until a far deadline gets the wake-up signal, again
         // until it has left its loop (a signal sent just before it went to
         // sleep would be missed once).
-        threads::wake_until_left(
-            || {
-                let slots = self.shared.channels.iter().map(|c| &c.slot);
-                self.handles.iter().zip(slots)
-            },
+        threads::wake_channels_until_left(
+            &self.handles,
+            &self.shared.channels,
             (self.config.run.source == TimeSourceKind::Real).then(signals::wake_signal),
         );
         for h in std::mem::take(&mut self.handles) {
             let _ = h.join();
         }
         let end = self.end_reason(external_stop);
-        let threads = self
-            .config
-            .threads
-            .iter()
-            .zip(self.shared.channels.iter())
-            .map(|(plan, c)| {
-                let who = threads::ThreadIdentity {
-                    index: plan.index,
-                    policy: plan.policy,
-                    priority: plan.priority,
-                    interval: plan.interval,
-                    cpu: plan.cpu,
-                };
-                threads::report(who, c, self.config.smi)
-            })
-            .collect();
+        let threads = threads::reports(
+            self.config.threads.iter().cloned(),
+            &self.shared.channels,
+            self.config.smi,
+        );
         RunReport {
             resolution: self.config.run.resolution,
             clock: self.config.clock,

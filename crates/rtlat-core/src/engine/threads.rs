@@ -12,29 +12,30 @@ use rtlat_sys::usage::ThreadCounters;
 use rtlat_sys::{Errno, affinity, sched, signals, system};
 
 use super::sys_policy;
-use crate::config::SchedPolicy;
+use crate::config::{SchedPolicy, ThreadPlan};
 use crate::figures::{Disturbances, ThreadError, ThreadStep};
 use crate::phase::PhaseLog;
 use crate::report::ThreadReport;
 use crate::slot::{ThreadSlot, ThreadState};
 use crate::stats::{Histogram, SignedHistogram, ThreadChannel};
-use crate::units::Nanos;
 
-/// What a thread's report says of the thread itself: its plan.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ThreadIdentity {
-    pub index: usize,
-    pub policy: SchedPolicy,
-    pub priority: u8,
-    /// Its period (zero where it has none: a ring member).
-    pub interval: Nanos,
-    pub cpu: Option<usize>,
+/// The reports of the threads that have ended, one per plan and channel,
+/// in order: each `plan` (for a ring member, its period zero), and
+/// everything its channel holds (the histogram copied, the distributions
+/// read in place); its SMI count when the run counted them. The one
+/// builder of a [`ThreadReport`] for every engine.
+pub(crate) fn reports(
+    plans: impl Iterator<Item = ThreadPlan>,
+    channels: &[ThreadChannel],
+    smi: bool,
+) -> Vec<ThreadReport> {
+    plans
+        .zip(channels)
+        .map(|(who, channel)| report(who, channel, smi))
+        .collect()
 }
 
-/// The report of one thread that has ended: `who`, and everything its
-/// channel holds (the histogram copied, the distributions read in place);
-/// its SMI count when the run counted them.
-pub(crate) fn report(who: ThreadIdentity, channel: &ThreadChannel, smi: bool) -> ThreadReport {
+fn report(who: ThreadPlan, channel: &ThreadChannel, smi: bool) -> ThreadReport {
     let slot = &channel.slot;
     let precise = slot.precise();
     ThreadReport {
@@ -160,6 +161,19 @@ where
         }
         std::thread::sleep(Duration::from_millis(1));
     }
+}
+
+/// [`wake_until_left`] for an engine whose threads are `handles`, each with
+/// the channel of the same index.
+pub(crate) fn wake_channels_until_left(
+    handles: &[RawThread],
+    channels: &[ThreadChannel],
+    signal: Option<i32>,
+) {
+    wake_until_left(
+        || handles.iter().zip(channels.iter().map(|c| &c.slot)),
+        signal,
+    );
 }
 
 /// The first thread of `channels` whose set-up failed, with its index.

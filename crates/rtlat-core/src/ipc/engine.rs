@@ -31,7 +31,7 @@ use crate::distribution::LatencyHistogram;
 use crate::engine::time::Period;
 use crate::engine::{STACK_PREFAULT_BYTES, THREAD_STACK_BYTES, threads};
 use crate::janitor::KeptSemSet;
-use crate::phase::{PhaseLog, PhaseWriter};
+use crate::phase::PhaseWriter;
 use crate::report::{EndReason, ThreadStep};
 use crate::stats::{
     BreakCell, Histogram, LoopEnd, SlotWriter, ThreadChannel, ThreadSlot, ThreadState,
@@ -171,27 +171,8 @@ impl PairEngine {
         let pairs = try_collect_slice(
             config.pairs.iter().map(|_| {
                 Ok(PairChannel {
-                    receiver: ThreadChannel {
-                        slot: ThreadSlot::default(),
-                        histogram: match config.histogram {
-                            Some(n) => Some(Histogram::new(n).ok_or_else(out_of_memory)?),
-                            None => None,
-                        },
-                        distribution: match config.run.distribution {
-                            Some(plan) => Some(Arc::new(
-                                LatencyHistogram::new(plan).ok_or_else(out_of_memory)?,
-                            )),
-                            None => None,
-                        },
-                        phases: match &config.run.phases {
-                            Some(plan) => Some(
-                                PhaseLog::new(plan, config.run.distribution)
-                                    .ok_or_else(out_of_memory)?,
-                            ),
-                            None => None,
-                        },
-                        ..ThreadChannel::default()
-                    },
+                    receiver: ThreadChannel::for_run(config.histogram, &config.run)
+                        .ok_or_else(out_of_memory)?,
                     sender: ThreadSlot::default(),
                     control: PairControl::default(),
                 })

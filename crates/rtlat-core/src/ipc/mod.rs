@@ -27,7 +27,7 @@ pub mod links;
 pub mod report;
 pub(crate) mod synthetic;
 
-use crate::config::{RunConfig, SchedPolicy};
+use crate::config::{RunConfig, ThreadPlan};
 use crate::units::Nanos;
 
 /// How the two sides of a pair hand off.
@@ -64,20 +64,10 @@ impl Side {
     }
 }
 
-/// One pair as it will run. Both sides share policy, priority and CPU.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PairPlan {
-    /// Pair number, 0-based.
-    pub index: usize,
-    /// The receiver's sleep between hand-offs (0: none).
-    pub interval: Nanos,
-    /// Scheduling policy of both sides.
-    pub policy: SchedPolicy,
-    /// Real-time priority (0 with a non-real-time policy).
-    pub priority: u8,
-    /// CPU both sides are pinned to, if any.
-    pub cpu: Option<usize>,
-}
+/// One pair as it will run: the plan of a measuring thread, whose
+/// `interval` is the receiver's sleep between hand-offs (0: none) and whose
+/// policy, priority and CPU both sides share.
+pub type PairPlan = ThreadPlan;
 
 /// pmqtest's time-outs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

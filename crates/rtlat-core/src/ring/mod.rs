@@ -22,7 +22,7 @@ use rtlat_sys::thread::RawThread;
 use rtlat_sys::tracefs::TraceControl;
 use rtlat_sys::{Errno, memory, sched, system};
 
-use crate::config::{ClockKind, SAMPLE_RING_LEN, SchedPolicy, TimeSourceKind};
+use crate::config::{ClockKind, SAMPLE_RING_LEN, SchedPolicy, ThreadPlan, TimeSourceKind};
 use crate::engine::time::Period;
 use crate::engine::{STACK_PREFAULT_BYTES, SYNTHETIC_TID_BASE, THREAD_STACK_BYTES, threads};
 use crate::report::{EndReason, RunReport, ThreadError, ThreadStep};
@@ -419,11 +419,9 @@ impl RingRunning {
         // has left (one sent just before it waited is kept pending, as the
         // signal is blocked). Nobody is joined before every member has left,
         // so no member ever signals a joined thread.
-        threads::wake_until_left(
-            || {
-                let slots = self.shared.channels.iter().map(|c| &c.slot);
-                self.handles.iter().zip(slots)
-            },
+        threads::wake_channels_until_left(
+            &self.handles,
+            &self.shared.channels,
             self.shared.baton.is_none().then_some(self.config.signal),
         );
         let all_left = self.all_done();
@@ -434,22 +432,14 @@ impl RingRunning {
             // Otherwise dropped: detached, never joined.
         }
         let end = self.end_reason(external_stop);
-        let threads = self
-            .config
-            .threads
-            .iter()
-            .zip(self.shared.channels.iter())
-            .map(|(plan, c)| {
-                let who = threads::ThreadIdentity {
-                    index: plan.index,
-                    policy: plan.policy,
-                    priority: plan.priority,
-                    interval: Nanos::ZERO,
-                    cpu: plan.cpu,
-                };
-                threads::report(who, c, false)
-            })
-            .collect();
+        let plans = self.config.threads.iter().map(|member| ThreadPlan {
+            index: member.index,
+            interval: Nanos::ZERO,
+            policy: member.policy,
+            priority: member.priority,
+            cpu: member.cpu,
+        });
+        let threads = threads::reports(plans, &self.shared.channels, false);
         RunReport {
             resolution: self.config.resolution,
             clock: ClockKind::Monotonic,
