@@ -143,9 +143,7 @@ fn ring_runs_stay_within_their_footprint() {
             threads: (0..threads)
                 .map(|index| RingThreadPlan {
                     index,
-                    policy: SchedPolicy::Other,
-                    priority: 0,
-                    cpu: None,
+                    ..RingThreadPlan::default()
                 })
                 .collect(),
             signal: rtlat_sys::signals::wake_signal() + 1,

@@ -39,8 +39,8 @@ pub const C_PACING: Pacing = Pacing {
     pause: Period::from_nanos(10_000_000),
 };
 
-/// One member of the ring.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One member of the ring (by default: member 0, SCHED_OTHER, unpinned).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RingThreadPlan {
     /// Position in the ring, 0-based; member `i` passes to `i + 1`, the
     /// last one to 0.
@@ -495,9 +495,7 @@ mod tests {
             threads: (0..n)
                 .map(|index| RingThreadPlan {
                     index,
-                    policy: SchedPolicy::Other,
-                    priority: 0,
-                    cpu: None,
+                    ..RingThreadPlan::default()
                 })
                 .collect(),
             // SIGRTMIN + 2: unused by anything else in the test binary.
