@@ -15,8 +15,8 @@ use rtlat_core::distribution::{DistributionPlan, LatencyHistogram};
 use rtlat_core::ipc::engine::{CountSink, SlotSink};
 use rtlat_core::ipc::handoff::{self, ReceiverLink, ReceiverParams, SenderLink, SenderParams};
 use rtlat_core::ipc::links::{
-    FutexReceiver, FutexSender, MqReceiver, MqSender, SemReceiver, SemSender, SignalReceiver,
-    SignalSender, SignalTarget,
+    FutexLink, MqReceiver, MqSender, SemReceiver, SemSender, SignalReceiver, SignalSender,
+    SignalTarget,
 };
 use rtlat_core::stats::{Histogram, LoopEnd, ThreadChannel, ThreadSlot};
 use rtlat_core::units::{Nanos, Resolution};
@@ -180,11 +180,7 @@ fn futex_hand_offs_allocate_nothing() {
     let pair = Pair::new();
     let sems = Arc::new((BinarySemaphore::new(), BinarySemaphore::new()));
     let (r, s) = (Arc::clone(&sems), Arc::clone(&sems));
-    let results = run_pair(
-        &pair,
-        move |_| FutexReceiverOwned(r),
-        move |_| FutexSenderOwned(s),
-    );
+    let results = run_pair(&pair, move |_| FutexOwned(r), move |_| FutexOwned(s));
     check("futex", &pair, results);
 }
 
@@ -261,38 +257,29 @@ impl SenderLink for MqSenderOwned {
     }
 }
 
-struct FutexReceiverOwned(Arc<(BinarySemaphore, BinarySemaphore)>);
-impl ReceiverLink for FutexReceiverOwned {
-    fn wait(&mut self) -> Result<handoff::Wake, rtlat_core::engine::source::WaitError> {
-        FutexReceiver {
+/// Both ends of a ptsematest link over semaphores it owns.
+struct FutexOwned(Arc<(BinarySemaphore, BinarySemaphore)>);
+impl FutexOwned {
+    fn link(&self) -> FutexLink<'_> {
+        FutexLink {
             test: &self.0.0,
             sync: &self.0.1,
         }
-        .wait()
-    }
-    fn release(&mut self) -> Result<(), rtlat_core::engine::source::WaitError> {
-        FutexReceiver {
-            test: &self.0.0,
-            sync: &self.0.1,
-        }
-        .release()
     }
 }
-
-struct FutexSenderOwned(Arc<(BinarySemaphore, BinarySemaphore)>);
-impl SenderLink for FutexSenderOwned {
+impl ReceiverLink for FutexOwned {
+    fn wait(&mut self) -> Result<handoff::Wake, rtlat_core::engine::source::WaitError> {
+        self.link().wait()
+    }
+    fn release(&mut self) -> Result<(), rtlat_core::engine::source::WaitError> {
+        self.link().release()
+    }
+}
+impl SenderLink for FutexOwned {
     fn hand_off(&mut self) -> Result<(), rtlat_core::engine::source::WaitError> {
-        FutexSender {
-            test: &self.0.0,
-            sync: &self.0.1,
-        }
-        .hand_off()
+        self.link().hand_off()
     }
     fn wait_release(&mut self) -> Result<(), rtlat_core::engine::source::WaitError> {
-        FutexSender {
-            test: &self.0.0,
-            sync: &self.0.1,
-        }
-        .wait_release()
+        self.link().wait_release()
     }
 }

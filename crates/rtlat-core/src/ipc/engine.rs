@@ -21,8 +21,8 @@ use rtlat_sys::{Errno, memory, sched, system};
 
 use super::handoff::{self, ReceiverParams, ReceiverSink, SenderParams, SenderSink};
 use super::links::{
-    FutexReceiver, FutexSender, MqReceiver, MqSender, SemReceiver, SemSender, SignalReceiver,
-    SignalSender, SignalTarget, interval_timespec,
+    FutexLink, MqReceiver, MqSender, SemReceiver, SemSender, SignalReceiver, SignalSender,
+    SignalTarget, interval_timespec,
 };
 use super::report::{PairReport, PairResult, SideResult, end_reason};
 use super::{Mechanism, PairConfig, PairPlan, Side};
@@ -474,7 +474,7 @@ impl SideJob {
                 handoff::receive(&mut link, &mut sink, sent, stop, &params)
             }
             Objects::Futex { test, sync } => {
-                let mut link = FutexReceiver { test, sync };
+                let mut link = FutexLink { test, sync };
                 handoff::receive(&mut link, &mut sink, sent, stop, &params)
             }
             Objects::Signal => {
@@ -503,7 +503,7 @@ impl SideJob {
                 &params,
             ),
             Objects::Futex { test, sync } => {
-                let mut link = FutexSender { test, sync };
+                let mut link = FutexLink { test, sync };
                 handoff::send(&mut link, &mut sink, sent, stop, &params)
             }
             Objects::Signal => {

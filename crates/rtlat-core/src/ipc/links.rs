@@ -56,16 +56,18 @@ impl SenderLink for SemSender<'_> {
     }
 }
 
-/// ptsematest's receiver: waits on the test semaphore, posts the sync one.
+/// ptsematest's link, the same two semaphores at either end: the receiver
+/// waits on the test semaphore and posts the sync one, the sender posts
+/// the test semaphore and waits on the sync one.
 #[derive(Debug)]
-pub struct FutexReceiver<'a> {
+pub struct FutexLink<'a> {
     /// Posted by the sender to wake the receiver.
     pub test: &'a BinarySemaphore,
     /// Posted by the receiver to release the sender.
     pub sync: &'a BinarySemaphore,
 }
 
-impl ReceiverLink for FutexReceiver<'_> {
+impl ReceiverLink for FutexLink<'_> {
     #[inline(always)]
     fn wait(&mut self) -> Result<Wake, WaitError> {
         self.test.wait()?;
@@ -78,16 +80,7 @@ impl ReceiverLink for FutexReceiver<'_> {
     }
 }
 
-/// ptsematest's sender.
-#[derive(Debug)]
-pub struct FutexSender<'a> {
-    /// Posted by the sender to wake the receiver.
-    pub test: &'a BinarySemaphore,
-    /// Posted by the receiver to release the sender.
-    pub sync: &'a BinarySemaphore,
-}
-
-impl SenderLink for FutexSender<'_> {
+impl SenderLink for FutexLink<'_> {
     #[inline(always)]
     fn hand_off(&mut self) -> Result<(), WaitError> {
         Ok(self.test.post()?)
