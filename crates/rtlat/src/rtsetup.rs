@@ -171,3 +171,18 @@ pub fn errno_text(e: Errno) -> String {
 
 /// An I/O error as C's `strerror` words it.
 pub use rtlat_sys::io_strerror;
+
+/// The line of a measuring thread (`who`: "measuring thread 0") that could
+/// not be pinned to `cpu`; `why`: the errno in C's words.
+pub fn pin_failure(who: &str, cpu: impl std::fmt::Display, why: &str) -> String {
+    format!("{who}: cannot pin to CPU {cpu}: {why}")
+}
+
+/// The line of a measuring thread (`who`) that could not get `policy` at
+/// `priority`; `why`: the errno in C's words.
+pub fn policy_failure(who: &str, policy: SchedPolicy, priority: u8, why: &str) -> String {
+    format!(
+        "{who}: cannot set SCHED_{} priority {priority}: {why}",
+        policy.name().to_uppercase()
+    )
+}

@@ -31,6 +31,7 @@ use crate::explain::{ExplainSession, start_explain_reader};
 use crate::gate;
 use crate::host::Host;
 use crate::limits;
+use crate::live::after_frame;
 use crate::live::fifo::FifoServer;
 use crate::live::snapshot::StatusSnapshotFile;
 use crate::live::text::{LiveMode, LiveText, write_status_block};
@@ -48,8 +49,8 @@ use crate::report::spikes::write_spikes;
 use crate::report::status::write_quiet_summary;
 use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{
-    check_realtime_privilege, errno_text, io_strerror, lock_memory, note_not_realtime,
-    start_janitor,
+    check_realtime_privilege, errno_text, io_strerror, lock_memory, note_not_realtime, pin_failure,
+    policy_failure, start_janitor,
 };
 use crate::run_audit;
 use crate::signals::SignalFlags;
@@ -409,12 +410,8 @@ impl Display<'_, '_> {
                 String::new()
             };
             out.emit(|w| live.write_frame(w, self.running.shared(), plans, &loadavg));
-            out.flush();
-            if out.is_closed() {
-                return Ok(true);
-            }
-            if ended {
-                return Ok(false);
+            if let Some(stopped) = after_frame(out, ended) {
+                return Ok(stopped);
             }
             std::thread::sleep(FRAME_PERIOD);
             self.between_frames();
@@ -659,29 +656,23 @@ fn open_trace_files(settings: &Settings) -> Option<TraceControl> {
 fn describe_thread_error(index: usize, error: ThreadError, settings: &Settings) -> String {
     let errno = rtlat_sys::strerror(error.errno);
     let plan = &settings.engine.threads[index];
+    let who = format!("measuring thread {index}");
     match error.step {
-        ThreadStep::Affinity => format!(
-            "measuring thread {index}: cannot pin to CPU {}: {errno}",
-            plan.cpu.unwrap_or(0)
-        ),
-        ThreadStep::Scheduler => format!(
-            "measuring thread {index}: cannot set SCHED_{} priority {}: {errno}",
-            plan.policy.name().to_uppercase(),
-            plan.priority
-        ),
+        ThreadStep::Affinity => pin_failure(&who, plan.cpu.unwrap_or(0), &errno),
+        ThreadStep::Scheduler => policy_failure(&who, plan.policy, plan.priority, &errno),
         ThreadStep::Wait => {
-            format!("measuring thread {index}: waiting for its deadline failed: {errno}")
+            format!("{who}: waiting for its deadline failed: {errno}")
         }
         ThreadStep::SmiCounter => format!(
-            "measuring thread {index}: cannot read the SMI counter of CPU {}: {errno}; \
+            "{who}: cannot read the SMI counter of CPU {}: {errno}; \
              is the msr module loaded (modprobe msr)?",
             plan.cpu.unwrap_or(0)
         ),
         ThreadStep::Timer if settings.engine.wait == WaitMode::Timerfd => {
-            format!("measuring thread {index}: cannot set up its timerfd (--wait timerfd): {errno}")
+            format!("{who}: cannot set up its timerfd (--wait timerfd): {errno}")
         }
         ThreadStep::Timer => {
-            format!("measuring thread {index}: cannot set up its POSIX timer (-x): {errno}")
+            format!("{who}: cannot set up its POSIX timer (-x): {errno}")
         }
     }
 }

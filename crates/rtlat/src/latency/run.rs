@@ -28,6 +28,7 @@ use super::settings::Settings;
 use super::settings::WARMUP;
 use crate::explain::{ExplainSession, start_explain_reader};
 use crate::host::Host;
+use crate::live::after_frame;
 use crate::load::beside::LoadBeside;
 use crate::output::{FirstFailure, OutputTarget, Stdout, end_run, write_to};
 use crate::report::RunMeta;
@@ -188,12 +189,8 @@ fn until_end(
         lines.clear();
         seconds.take(log, &mut lines);
         out.emit(|w| w.write_all(&lines));
-        out.flush();
-        if out.is_closed() {
-            return Ok(true);
-        }
-        if ended {
-            return Ok(false);
+        if let Some(stopped) = after_frame(out, ended) {
+            return Ok(stopped);
         }
         std::thread::sleep(POLL_PERIOD);
         load.drive();

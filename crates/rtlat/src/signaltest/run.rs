@@ -20,6 +20,7 @@ use rtlat_sys::tracefs::{self, TraceControl};
 use super::output::{write_json, write_sample_line, write_status_line, write_thread_line};
 use super::settings::Settings;
 use crate::host::Host;
+use crate::live::after_frame;
 use crate::load::beside::LoadBeside;
 use crate::output::{FirstFailure, Stdout, end_run, write_to};
 use crate::report::RunMeta;
@@ -27,7 +28,10 @@ use crate::report::closing::write_closing_lines;
 use crate::report::histogram::write_histogram;
 use crate::report::json::Extras;
 use crate::report::verdict::{self, SystemWatch};
-use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory, note_not_realtime};
+use crate::rtsetup::{
+    check_realtime_privilege, io_strerror, lock_memory, note_not_realtime, pin_failure,
+    policy_failure,
+};
 use crate::run_audit;
 use crate::signals::SignalFlags;
 use rtlat_args::stdio::{self, note, tell};
@@ -205,12 +209,8 @@ impl Display<'_> {
             // shows thread 0 with its final count.
             let ended = self.running.reached_end();
             self.draw(verbose, out);
-            out.flush();
-            if out.is_closed() {
-                return Ok(true);
-            }
-            if ended {
-                return Ok(false);
+            if let Some(stopped) = after_frame(out, ended) {
+                return Ok(stopped);
             }
             std::thread::sleep(FRAME_PERIOD);
             if self.signals.take_status_request() {
@@ -360,16 +360,13 @@ fn open_tracing_on() -> Option<TraceControl> {
 fn describe_thread_error(index: usize, error: ThreadError, settings: &Settings) -> String {
     let why = rtlat_sys::strerror(error.errno);
     let plan = &settings.ring.threads[index];
+    let who = format!("ring thread {index}");
     match error.step {
-        ThreadStep::Affinity => format!(
-            "ring thread {index}: cannot pin to CPU {}: {why}",
-            plan.cpu.map_or("?".to_string(), |c| c.to_string())
-        ),
-        ThreadStep::Scheduler => format!(
-            "ring thread {index}: cannot set SCHED_{} priority {}: {why}",
-            plan.policy.name().to_uppercase(),
-            plan.priority
-        ),
-        _ => format!("ring thread {index}: waiting for or passing on the signal failed: {why}"),
+        ThreadStep::Affinity => {
+            let cpu = plan.cpu.map_or("?".to_string(), |c| c.to_string());
+            pin_failure(&who, cpu, &why)
+        }
+        ThreadStep::Scheduler => policy_failure(&who, plan.policy, plan.priority, &why),
+        _ => format!("{who}: waiting for or passing on the signal failed: {why}"),
     }
 }
