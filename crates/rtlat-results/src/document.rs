@@ -51,7 +51,8 @@ pub struct Header {
     pub sysinfo: SysInfo,
 }
 
-/// `uname` and whether the kernel says it is real-time.
+/// `uname` and whether the kernel says it is real-time: the `sysinfo`
+/// object, as rtlat builds it for a run and as a document holds it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SysInfo {
@@ -65,8 +66,23 @@ pub struct SysInfo {
     pub version: String,
     /// `x86_64`.
     pub machine: String,
-    /// 0 or 1, a number as in C.
-    pub realtime: u8,
+    /// `/sys/kernel/realtime` reads 1 (a PREEMPT_RT kernel); written 0 or
+    /// 1, a number as in C (any number but 0 reads as true).
+    #[serde(with = "zero_or_one")]
+    pub realtime: bool,
+}
+
+/// A flag written as C writes it, the number 0 or 1.
+mod zero_or_one {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(flag: &bool, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u8(u8::from(*flag))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+        Ok(u8::deserialize(d)? != 0)
+    }
 }
 
 /// The keys of a [`Percentiles`] object, in the order written.

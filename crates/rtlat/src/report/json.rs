@@ -39,7 +39,7 @@ use serde::ser::{SerializeMap, Serializer};
 use super::explain::{ExplainEventsDto, ExplanationsDto};
 use super::load::LoadResults;
 use super::verdict::Verdict;
-use super::{RunMeta, SysInfo};
+use super::RunMeta;
 use crate::explain::ExplainOutcome;
 
 /// The rt-tests version the document claims to be, as C 2.4 writes it.
@@ -323,7 +323,7 @@ pub fn write_envelope<M: Serialize>(
             start_time: meta.start_time.clone(),
             end_time: meta.end_time.clone(),
             return_code: meta.return_code,
-            sysinfo: sysinfo(&meta.sysinfo),
+            sysinfo: meta.sysinfo.clone(),
         },
         members,
         environment: meta.audit.as_ref().map(|a| &a.environment),
@@ -394,18 +394,6 @@ impl<'m> TrailingMembers<'m> {
             explain: extras.explain.map(ExplanationsDto),
             explain_events: extras.explain.map(ExplainEventsDto::of),
         }
-    }
-}
-
-/// The `sysinfo` object of the machine.
-fn sysinfo(s: &SysInfo) -> doc::SysInfo {
-    doc::SysInfo {
-        sysname: s.sysname.clone(),
-        nodename: s.nodename.clone(),
-        release: s.release.clone(),
-        version: s.version.clone(),
-        machine: s.machine.clone(),
-        realtime: u8::from(s.realtime),
     }
 }
 

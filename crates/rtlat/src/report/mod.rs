@@ -50,19 +50,6 @@ pub struct RunMeta {
     pub audit: Option<rtlat_audit::Audit>,
 }
 
-/// The `sysinfo` object of the JSON envelope.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SysInfo {
-    /// `uname -s`.
-    pub sysname: String,
-    /// `uname -n`.
-    pub nodename: String,
-    /// `uname -r`.
-    pub release: String,
-    /// `uname -v`.
-    pub version: String,
-    /// `uname -m`.
-    pub machine: String,
-    /// `/sys/kernel/realtime` reads 1 (a PREEMPT_RT kernel).
-    pub realtime: bool,
-}
+/// The `sysinfo` object of the JSON envelope: `uname` and real-time
+/// kernel facts, the type the results documents read.
+pub use rtlat_results::document::SysInfo;
