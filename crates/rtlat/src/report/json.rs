@@ -36,10 +36,10 @@ use rtlat_results::document::{self as doc, CyclicThread, Header};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
+use super::RunMeta;
 use super::explain::{ExplainEventsDto, ExplanationsDto};
 use super::load::LoadResults;
 use super::verdict::Verdict;
-use super::RunMeta;
 use crate::explain::ExplainOutcome;
 
 /// The rt-tests version the document claims to be, as C 2.4 writes it.
