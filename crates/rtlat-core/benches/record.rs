@@ -19,71 +19,68 @@ fn sample(i: u64) -> i64 {
     divan::black_box((i.wrapping_mul(2_654_435_761) % 97) as i64)
 }
 
-#[divan::bench]
-fn record_one_sample(bencher: Bencher) {
+/// Records one sample per iteration: `units_of(cycle)` units, `ns_of(units)`
+/// ns, into the running figures and a histogram of `buckets`, then hands
+/// the ns to `also` (the distribution, or nothing).
+fn bench_record(
+    bencher: Bencher,
+    buckets: usize,
+    units_of: impl Fn(u64) -> i64,
+    ns_of: impl Fn(i64) -> i64,
+    mut also: impl FnMut(i64),
+) {
     let slot = ThreadSlot::default();
-    let histogram = Histogram::new(1000).expect("1000 buckets");
+    let histogram = Histogram::new(buckets).expect("the buckets");
     let mut writer = SlotWriter::new(&slot);
     let mut cycle = 0u64;
     bencher.bench_local(|| {
-        let units = sample(cycle);
-        writer.record(units, units * 1000);
+        let units = units_of(cycle);
+        let ns = ns_of(units);
+        writer.record(units, ns);
         histogram.record(units, cycle);
+        also(ns);
         cycle += 1;
     });
 }
 
+/// The full distribution with the default plan (exact range to 1000 µs).
+fn distribution() -> LatencyHistogram {
+    LatencyHistogram::new(DistributionPlan::new(1000, Nanos::ZERO).expect("the default plan"))
+        .expect("memory")
+}
+
+#[divan::bench]
+fn record_one_sample(bencher: Bencher) {
+    bench_record(bencher, 1000, sample, |units| units * 1000, |_| {});
+}
+
 #[divan::bench]
 fn record_one_overflowing_sample(bencher: Bencher) {
-    let slot = ThreadSlot::default();
-    let histogram = Histogram::new(10).expect("10 buckets");
-    let mut writer = SlotWriter::new(&slot);
-    let mut cycle = 0u64;
-    bencher.bench_local(|| {
-        let units = 50 + sample(cycle);
-        writer.record(units, units * 1000);
-        histogram.record(units, cycle);
-        cycle += 1;
-    });
+    let units_of = |cycle| 50 + sample(cycle);
+    bench_record(bencher, 10, units_of, |units| units * 1000, |_| {});
 }
 
 /// What every run now does per sample: the running figures, the
 /// cyclictest histogram and the full distribution (exact range).
 #[divan::bench]
 fn record_one_sample_with_distribution(bencher: Bencher) {
-    let slot = ThreadSlot::default();
-    let histogram = Histogram::new(1000).expect("1000 buckets");
-    let distribution =
-        LatencyHistogram::new(DistributionPlan::new(1000, Nanos::ZERO).expect("the default plan"))
-            .expect("memory");
-    let mut writer = SlotWriter::new(&slot);
-    let mut cycle = 0u64;
-    bencher.bench_local(|| {
-        let units = sample(cycle);
-        writer.record(units, units * 1000 + 123);
-        histogram.record(units, cycle);
-        distribution.record(units * 1000 + 123);
-        cycle += 1;
-    });
+    let distribution = distribution();
+    let ns_of = |units| units * 1000 + 123;
+    bench_record(bencher, 1000, sample, ns_of, |ns| distribution.record(ns));
 }
 
 /// The same with a sample in the distribution's log-linear range.
 #[divan::bench]
 fn record_one_long_sample_with_distribution(bencher: Bencher) {
-    let slot = ThreadSlot::default();
-    let histogram = Histogram::new(1000).expect("1000 buckets");
-    let distribution =
-        LatencyHistogram::new(DistributionPlan::new(1000, Nanos::ZERO).expect("the default plan"))
-            .expect("memory");
-    let mut writer = SlotWriter::new(&slot);
-    let mut cycle = 0u64;
-    bencher.bench_local(|| {
-        let units = 6_000 + sample(cycle) * 100;
-        writer.record(units, units * 1000);
-        histogram.record(units, cycle);
-        distribution.record(units * 1000);
-        cycle += 1;
-    });
+    let distribution = distribution();
+    let units_of = |cycle| 6_000 + sample(cycle) * 100;
+    bench_record(
+        bencher,
+        1000,
+        units_of,
+        |units| units * 1000,
+        |ns| distribution.record(ns),
+    );
 }
 
 /// The harness and the making of the sample value alone, to subtract from
