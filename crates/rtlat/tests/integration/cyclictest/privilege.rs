@@ -1,71 +1,13 @@
 //! Missing privilege (root, to drop it with setpriv): a real-time run refuses with one clear line and exit 1; a `--policy other` run works unprivileged.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
+use crate::support::nobody::run_as_nobody;
+use crate::support::{Run, parse_status_lines};
 
-use crate::support::{Run, parse_status_lines, rtlat_path, run_with_timeout};
-
-/// A copy of rtlat that `nobody` can read and execute, in a 0755 tempdir.
-struct NobodyBinary {
-    _dir: tempfile::TempDir,
-    path: PathBuf,
-}
-
-fn nobody_binary() -> NobodyBinary {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let path = dir.path().join("rtlat");
-    std::fs::copy(rtlat_path(), &path).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    NobodyBinary { _dir: dir, path }
-}
-
-fn has_setpriv() -> bool {
-    ["/usr/bin/setpriv", "/bin/setpriv"]
-        .iter()
-        .any(|p| Path::new(p).exists())
-}
-
-/// `setpriv --reuid=65534 ... <copy of rtlat> cyclictest ARGS`, run from /.
-/// The copy's exec fails with ETXTBSY ("Text file busy") while a child
-/// another test thread forked meanwhile still holds the copy's write
-/// descriptor (until that child's own exec): the run is tried again then,
-/// up to 5 times.
+/// `rtlat cyclictest ARGS` as `nobody` without capabilities.
 fn as_nobody(args: &[&str]) -> Run {
-    let bin = nobody_binary();
-    let mut attempt = 0;
-    loop {
-        let mut cmd = Command::new("setpriv");
-        cmd.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--inh-caps=-all",
-        ])
-        .arg(&bin.path)
-        .arg("cyclictest")
-        .args(args)
-        .current_dir("/")
-        .stdin(std::process::Stdio::null());
-        let r = run_with_timeout(&mut cmd, Duration::from_secs(5));
-        attempt += 1;
-        if !r.stderr.contains("Text file busy") || attempt == 5 {
-            return r;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-macro_rules! require_root_and_setpriv {
-    () => {
-        require_root!();
-        if !has_setpriv() {
-            skip_note!("SKIPPED (needs setpriv): {}", function_name!());
-            return;
-        }
-    };
+    let mut all = vec!["cyclictest"];
+    all.extend_from_slice(args);
+    run_as_nobody(&all)
 }
 
 const NEEDLES: [&str; 3] = ["CAP_SYS_NICE", "RLIMIT_RTPRIO", "--policy other"];

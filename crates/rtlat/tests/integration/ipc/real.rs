@@ -271,30 +271,8 @@ fn fork_child_role_by_hand_is_refused() {
 
 #[test]
 fn realtime_priority_without_privilege_exits_1_with_advice() {
-    require_root!();
-    if !std::path::Path::new("/usr/bin/setpriv").exists() {
-        skip_note!("SKIPPED (needs setpriv): {}", function_name!());
-        return;
-    }
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let bin = dir.path().join("rtlat");
-    std::fs::copy(crate::support::rtlat_path(), &bin).unwrap();
-    let as_nobody = |args: &[&str]| {
-        let mut cmd = std::process::Command::new("setpriv");
-        cmd.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--inh-caps=-all",
-        ])
-        .arg(&bin)
-        .args(args)
-        .current_dir("/")
-        .stdin(std::process::Stdio::null());
-        run_with_timeout(&mut cmd, Duration::from_secs(5))
-    };
+    require_root_and_setpriv!();
+    let as_nobody = crate::support::nobody::run_as_nobody;
     for tool in TOOLS {
         let r = as_nobody(&[tool, "-q", "-p", "80", "-l", "10"]);
         r.expect_code(1);

@@ -3,7 +3,6 @@
 //! input (exit 2, one line, nothing created) and, as root dropping to
 //! `nobody`, the missing-privilege refusal.
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -313,43 +312,16 @@ fn rtlat_sys_cpus() -> usize {
         .unwrap_or(1)
 }
 
-fn has_setpriv() -> bool {
-    ["/usr/bin/setpriv", "/bin/setpriv"]
-        .iter()
-        .any(|p| Path::new(p).exists())
-}
-
-/// `setpriv` to `nobody` (no capabilities) running a readable copy of
-/// rtlat as `signaltest ARGS`.
+/// `rtlat signaltest ARGS` as `nobody` without capabilities.
 fn as_nobody(args: &[&str]) -> Run {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let bin = dir.path().join("rtlat");
-    std::fs::copy(rtlat_path(), &bin).unwrap();
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let mut cmd = Command::new("setpriv");
-    cmd.args([
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        "--inh-caps=-all",
-    ])
-    .arg(&bin)
-    .arg("signaltest")
-    .args(args)
-    .current_dir("/")
-    .stdin(Stdio::null());
-    run_with_timeout(&mut cmd, Duration::from_secs(5))
+    let mut all = vec!["signaltest"];
+    all.extend_from_slice(args);
+    crate::support::nobody::run_as_nobody(&all)
 }
 
 #[test]
 fn realtime_without_privilege_exits_1_with_advice() {
-    require_root!();
-    if !has_setpriv() {
-        skip_note!("SKIPPED (needs setpriv): {}", function_name!());
-        return;
-    }
+    require_root_and_setpriv!();
     let r = as_nobody(&["-q", "-p", "80", "-l", "10"]);
     r.expect_code(1);
     assert_eq!(r.stdout, "");

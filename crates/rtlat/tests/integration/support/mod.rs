@@ -827,3 +827,6 @@ fn histogram_parser_reads_the_reference_block() {
     assert_eq!(h.overflow_others, [Some(1), None]);
     check_histogram_invariants(&h, Some(&[5, 1]));
 }
+
+#[macro_use]
+pub(crate) mod nobody;
