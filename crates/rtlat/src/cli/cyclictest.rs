@@ -88,6 +88,7 @@ enum Opt {
     BucketWidth,
     Percentiles,
     Verdict,
+    NoProgress,
     Hgrm,
     HgrmPerThread,
     DeepestIdleState,
@@ -156,6 +157,8 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         OptSpec::new_long(Opt::BucketWidth, "bucket-width", REQ),
         OptSpec::new_long(Opt::Percentiles, "percentiles", NO),
         OptSpec::new_long(Opt::Verdict, "verdict", NO),
+        // No 2.4 name starts with `no`: `--n` stays --nsecs.
+        OptSpec::new_long(Opt::NoProgress, "no-progress", NO),
         OptSpec::new_long(Opt::Hgrm, "hgrm", REQ),
         OptSpec::new_long(Opt::HgrmPerThread, "hgrm-per-thread", NO),
     ];
@@ -230,6 +233,7 @@ struct Raw {
     bucket_width: Option<String>,
     percentiles: bool,
     verdict: bool,
+    no_progress: bool,
     hgrm: Option<OsString>,
     hgrm_per_thread: bool,
     explain: ExplainArgs,
@@ -323,6 +327,7 @@ pub fn parse(
             Opt::BucketWidth => raw.bucket_width = Some(val()?),
             Opt::Percentiles => raw.percentiles = true,
             Opt::Verdict => raw.verdict = true,
+            Opt::NoProgress => raw.no_progress = true,
             Opt::Hgrm => raw.hgrm = Some(path()),
             Opt::HgrmPerThread => raw.hgrm_per_thread = true,
             Opt::Explain => raw.explain.explain = Some(optional()?),
@@ -818,6 +823,7 @@ fn build(
             ..CyclicConfig::new(Vec::new())
         },
         quiet: raw.quiet,
+        progress: raw.quiet && !raw.verbose && !raw.no_progress,
         verbose: raw.verbose,
         unbuffered: raw.unbuffered,
         histogram: outputs.histogram.map(|target| HistogramOutput {
@@ -1150,7 +1156,9 @@ When to stop (by default the run goes on until Ctrl-C):
 
 Output:
   -q, --quiet            no live display, one summary line per thread at
-                         the end (none when a histogram is printed)
+                         the end (none when a histogram is printed); on a
+                         terminal, a progress line on stderr until then
+      --no-progress      with -q: no progress line
   -v, --verbose          print every sample instead of the live display
   -o, --oscope=N         with -v: print one line per N samples, the largest
                          of them, 1 to 2147483647                     [1]

@@ -20,6 +20,7 @@ use rtlat_core::config::{MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
 use rtlat_core::engine::{Engine, Running};
 use rtlat_core::footprint::Footprint;
 use rtlat_core::report::{PreciseStats, RunReport, ThreadError, ThreadStep};
+use rtlat_core::units::Nanos;
 use rtlat_sys::affinity;
 use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::power::{self, DmaLatencyError};
@@ -33,6 +34,7 @@ use crate::host::Host;
 use crate::limits;
 use crate::live::after_frame;
 use crate::live::fifo::FifoServer;
+use crate::live::progress::{Progress, ProgressLine};
 use crate::live::snapshot::StatusSnapshotFile;
 use crate::live::text::{LiveMode, LiveText, write_status_block};
 use crate::load::beside::LoadBeside;
@@ -286,6 +288,10 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         settings.engine.threads.len(),
         settings.oscope_reduction,
     );
+    let progress = ProgressLine::on_terminal(
+        settings.progress && host != Host::Pinned,
+        planned_length(settings),
+    );
     let mut display = Display {
         settings,
         running: &running,
@@ -294,8 +300,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         stats: stats.as_mut(),
         host,
         load: &mut load,
+        progress,
     };
     let external_stop = display.until_end(&mut live, &mut out)?;
+    if let Some(line) = display.progress.take() {
+        line.erase();
+    }
     if settings.refresh_on_max {
         out.emit(|w| live.write_leave(w, settings.engine.threads.len()));
     }
@@ -382,6 +392,8 @@ struct Display<'a, 's> {
     host: Host,
     /// `--load`, `--load-schedule`: moved to the next phase when due.
     load: &'a mut LoadBeside<'s>,
+    /// `-q` on a terminal: the progress line on stderr.
+    progress: Option<ProgressLine>,
 }
 
 impl Display<'_, '_> {
@@ -417,6 +429,9 @@ impl Display<'_, '_> {
             self.between_frames();
             if self.must_stop() {
                 return Ok(true);
+            }
+            if let Some(line) = self.progress.as_mut() {
+                line.tick(|| progress_of(self.running));
             }
             out.emit(|w| live.write_rewind(w, plans.len()));
             if self.settings.refresh_on_max {
@@ -489,6 +504,41 @@ impl Display<'_, '_> {
                 None => note!("ERROR: rstat_fd not valid"),
             }
         }
+    }
+}
+
+/// How long the run is to last, for the progress line: `-D`, or `-l`
+/// periods of the slowest thread, whichever ends first; `None` when neither
+/// is given.
+fn planned_length(settings: &Settings) -> Option<Duration> {
+    let run = &settings.engine.run;
+    let by_duration = run.duration.and_then(Nanos::to_duration);
+    let slowest = settings
+        .engine
+        .threads
+        .iter()
+        .map(|t| t.interval.as_nanos())
+        .max();
+    let by_loops = run.loops.zip(slowest).map(|(loops, interval_ns)| {
+        Duration::from_nanos(
+            u64::try_from(interval_ns)
+                .unwrap_or(0)
+                .saturating_mul(loops),
+        )
+    });
+    match (by_duration, by_loops) {
+        (Some(d), Some(l)) => Some(d.min(l)),
+        (d, l) => d.or(l),
+    }
+}
+
+/// What the progress line shows, read from the shared slots.
+fn progress_of(running: &Running) -> Progress {
+    let channels = &running.shared().channels;
+    Progress {
+        elapsed: running.started().elapsed(),
+        samples: channels.iter().map(|c| c.slot.compat().cycles).sum(),
+        max: channels.iter().filter_map(|c| c.slot.precise().max).max(),
     }
 }
 

@@ -53,6 +53,9 @@ pub struct Settings {
     pub engine: CyclicConfig,
     /// `-q`: no live display, `T:` summary at the end (unless a histogram).
     pub quiet: bool,
+    /// `-q` without `-v` or `--no-progress`: a progress line on stderr
+    /// while the run goes on, when stderr is a terminal.
+    pub progress: bool,
     /// `-v`: print every sample instead of the live display.
     pub verbose: bool,
     /// `-u`: write every line through at once.

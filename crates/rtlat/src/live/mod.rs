@@ -2,6 +2,7 @@
 //! (never real-time) while the measuring threads run.
 
 pub mod fifo;
+pub mod progress;
 pub mod snapshot;
 pub mod text;
 

@@ -243,22 +243,17 @@ fn fail_on_exits_3_exactly_when_a_check_is_at_or_above_the_level() {
 /// `no_color` as NO_COLOR (`None`: unset); `None` when `script` cannot
 /// run.
 fn on_a_terminal(args: &str, no_color: Option<&str>, test: &str) -> Option<Run> {
-    let line = format!("{} audit {args}", crate::support::rtlat_path().display());
-    let mut cmd = Command::new("script");
-    cmd.args(["-qec", &line, "/dev/null"]).stdin(Stdio::null());
-    match no_color {
-        Some(value) => cmd.env("NO_COLOR", value),
-        None => cmd.env_remove("NO_COLOR"),
-    };
-    let r = spawn_with(&mut cmd, Stdio::piped(), Stdio::piped()).wait(Duration::from_secs(10));
-    if r.code() != Some(0) && !r.stdout.contains("suggested: ") {
-        skip_note!(
-            "SKIPPED (script(1) gave no terminal: {}): {test}",
-            r.describe()
-        );
-        return None;
-    }
-    Some(r)
+    crate::support::on_a_pseudo_terminal(
+        &format!("audit {args}"),
+        |cmd| {
+            match no_color {
+                Some(value) => cmd.env("NO_COLOR", value),
+                None => cmd.env_remove("NO_COLOR"),
+            };
+        },
+        |r| r.code() == Some(0) || r.stdout.contains("suggested: "),
+        test,
+    )
 }
 
 #[test]

@@ -645,6 +645,7 @@ fn defaults() {
                 }])
             },
             quiet: false,
+            progress: false,
             verbose: false,
             unbuffered: false,
             histogram: None,
@@ -2002,4 +2003,20 @@ fn deepest_idle_state_limits_the_measured_cpus_instead_of_cpu_dma_latency() {
             "{e}"
         );
     }
+}
+
+#[test]
+fn progress_line_only_with_quiet_without_verbose_or_no_progress() {
+    assert!(run(&["-q"]).0.progress);
+    assert!(!run(&[]).0.progress, "the live display is there");
+    assert!(!run(&["-q", "-v"]).0.progress, "-v prints every sample");
+    assert!(!run(&["-q", "--no-progress"]).0.progress);
+    assert!(
+        !run(&["-q", "--no"]).0.progress,
+        "--no abbreviates --no-progress"
+    );
+    let mut abbreviated = settings(&["-q", "--n"]);
+    let spelled = settings(&["-q", "--nsecs"]);
+    abbreviated.cmdline.clone_from(&spelled.cmdline);
+    assert_eq!(abbreviated, spelled, "--n stays --nsecs, as in 2.4");
 }

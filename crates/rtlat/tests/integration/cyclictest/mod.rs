@@ -4,6 +4,7 @@ pub(crate) mod differential;
 pub(crate) mod idle_states;
 pub(crate) mod methods;
 pub(crate) mod privilege;
+pub(crate) mod progress;
 pub(crate) mod real;
 pub(crate) mod signals;
 pub(crate) mod snapshot_file;

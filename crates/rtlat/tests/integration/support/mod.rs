@@ -830,3 +830,30 @@ fn histogram_parser_reads_the_reference_block() {
 
 #[macro_use]
 pub(crate) mod nobody;
+
+/// Runs `rtlat ARGS` (one shell line after the binary's path) with stdout
+/// and stderr on a pseudo-terminal: `script -qec`, which copies what the
+/// terminal shows to its own stdout. `env` sets up the command (its
+/// environment) before it starts; bounded by 15 s. `None`, with a SKIPPED
+/// line naming `test`, unless `ran` sees that the tool ran: `script` could
+/// not give it a terminal.
+pub fn on_a_pseudo_terminal(
+    args: &str,
+    env: impl FnOnce(&mut Command),
+    ran: impl FnOnce(&Run) -> bool,
+    test: &str,
+) -> Option<Run> {
+    let line = format!("{} {args}", rtlat_path().display());
+    let mut cmd = Command::new("script");
+    cmd.args(["-qec", &line, "/dev/null"]).stdin(Stdio::null());
+    env(&mut cmd);
+    let r = spawn_with(&mut cmd, Stdio::piped(), Stdio::piped()).wait(Duration::from_secs(15));
+    if !ran(&r) {
+        skip_note!(
+            "SKIPPED (script(1) gave no terminal: {}): {test}",
+            r.describe()
+        );
+        return None;
+    }
+    Some(r)
+}
