@@ -1364,6 +1364,7 @@ fn every_table_entry_is_reachable() {
                     | Opt::BucketWidth
                     | Opt::Percentiles
                     | Opt::Verdict
+                    | Opt::NoProgress
                     | Opt::Hgrm
                     | Opt::HgrmPerThread
                     | Opt::Shared(SharedOpt::Gate(_) | SharedOpt::Load(_) | SharedOpt::Synthetic)
