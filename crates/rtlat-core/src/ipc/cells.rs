@@ -32,7 +32,7 @@ use crate::report::{
     BreakReport, CompatStats, Disturbances, EndReason, HistogramData, PreciseStats, ThreadError,
     ThreadStep,
 };
-use crate::slot::{LoopEnd, Tally};
+use crate::slot::LoopEnd;
 use crate::units::{Nanos, Resolution};
 
 const MAGIC: u64 = 0x7274_6c61_7469_7063; // "rtlatipc"
@@ -506,53 +506,62 @@ fn histogram_data(h: &[AtomicU64], buckets: usize) -> HistogramData {
 
 /// A receiver's results into its slot cells (and histogram cells), the
 /// way [`SlotWriter`](crate::stats::SlotWriter) publishes: plain stores,
-/// minimum and maximum only when they move.
+/// minimum and maximum only when they move. It keeps its own figures, not
+/// a `Tally`: the cells publish no sum of squares, so the receiver's loop
+/// neither squares each sample in 128 bits nor copies a tally per cycle.
 struct CellSink<'a> {
     slot: &'a [AtomicU64],
     histogram: Option<&'a [AtomicU64]>,
     buckets: usize,
-    /// The receiver's running figures, kept as a slot writer keeps them.
-    tally: Tally,
-}
-
-/// Stores `new` in `cell` if it differs from `old` (a minimum or maximum
-/// that moved).
-#[inline(always)]
-fn store_if_moved(cell: &AtomicU64, old: i64, new: i64) {
-    if new != old {
-        cell.store(new as u64, Relaxed);
-    }
+    cycles: u64,
+    min: i64,
+    max: i64,
+    sum: i64,
+    min_ns: i64,
+    max_ns: i64,
+    sum_ns: i64,
 }
 
 impl ReceiverSink for CellSink<'_> {
     #[inline(always)]
     fn record(&mut self, units: i64, ns: i64, _now_ns: i64) -> u64 {
         let s = self.slot;
-        let before = self.tally;
-        self.tally.record(units, ns);
-        let t = &self.tally;
-        store_if_moved(&s[S_MIN], before.min, t.min);
-        store_if_moved(&s[S_MAX], before.max, t.max);
-        store_if_moved(&s[S_MIN_NS], before.min_ns, t.min_ns);
-        store_if_moved(&s[S_MAX_NS], before.max_ns, t.max_ns);
+        if units < self.min {
+            self.min = units;
+            s[S_MIN].store(units as u64, Relaxed);
+        }
+        if units > self.max {
+            self.max = units;
+            s[S_MAX].store(units as u64, Relaxed);
+        }
+        if ns < self.min_ns {
+            self.min_ns = ns;
+            s[S_MIN_NS].store(ns as u64, Relaxed);
+        }
+        if ns > self.max_ns {
+            self.max_ns = ns;
+            s[S_MAX_NS].store(ns as u64, Relaxed);
+        }
+        self.sum = self.sum.wrapping_add(units);
+        self.sum_ns = self.sum_ns.wrapping_add(ns);
         s[S_ACT].store(units as u64, Relaxed);
-        s[S_SUM].store(t.sum as u64, Relaxed);
-        s[S_SUM_NS].store(t.sum_ns as u64, Relaxed);
-        let cycles = t.cycles;
+        s[S_SUM].store(self.sum as u64, Relaxed);
+        s[S_SUM_NS].store(self.sum_ns as u64, Relaxed);
         if let Some(h) = self.histogram {
             match usize::try_from(units).ok().filter(|&u| u < self.buckets) {
                 Some(u) => h[u].store(h[u].load(Relaxed) + 1, Relaxed),
                 None => {
                     let n = h[self.buckets].load(Relaxed);
                     if (n as usize) < self.buckets {
-                        h[self.buckets + 1 + n as usize].store(cycles - 1, Relaxed);
+                        h[self.buckets + 1 + n as usize].store(self.cycles, Relaxed);
                     }
                     h[self.buckets].store(n + 1, Relaxed);
                 }
             }
         }
-        s[S_CYCLES].store(cycles, Relaxed);
-        cycles
+        self.cycles += 1;
+        s[S_CYCLES].store(self.cycles, Relaxed);
+        self.cycles
     }
 
     #[inline(always)]
@@ -638,7 +647,13 @@ pub fn run_side(
                 slot,
                 histogram: cells.histogram(pair),
                 buckets: cells.buckets,
-                tally: Tally::default(),
+                cycles: 0,
+                min: i64::MAX,
+                max: i64::MIN,
+                sum: 0,
+                min_ns: i64::MAX,
+                max_ns: i64::MIN,
+                sum_ns: 0,
             };
             match cells.mechanism() {
                 Mechanism::Signal => {
