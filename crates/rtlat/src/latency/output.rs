@@ -15,6 +15,8 @@ use std::io::{self, Write};
 use rtlat_core::report::{SignedHistogramData, sample_stddev};
 use rtlat_core::units::Nanos;
 
+use crate::report::clock_time;
+
 /// The name Xenomai gives its test mode 0, the only one on Linux.
 pub const TEST_MODE_NAME: &str = "periodic user-mode task";
 
@@ -242,16 +244,6 @@ fn figure_width(value: Option<f64>, width: usize) -> String {
         Some(v) => format!("{v:width$.3}"),
         None => format!("{:>width$}", "-"),
     }
-}
-
-/// `hh:mm:ss` (hours keep growing past 99, as `%.2ld` does).
-fn clock_time(secs: u64) -> String {
-    format!(
-        "{:02}:{:02}:{:02}",
-        secs / 3600,
-        (secs / 60) % 60,
-        secs % 60
-    )
 }
 
 #[cfg(test)]

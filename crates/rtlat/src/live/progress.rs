@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 use rtlat_args::stdio;
 use rtlat_core::units::Nanos;
 
+use crate::report::clock_time;
+
 /// How often the line is redrawn.
 const REDRAW_PERIOD: Duration = Duration::from_secs(1);
 
@@ -78,8 +80,8 @@ impl ProgressLine {
     }
 }
 
-/// `rtlat cyclictest: 0:01:05 of 24:00:00, 65001 samples, max 12.3 us,
-/// 23:58:55 left` (without a total: `0:01:05, 65001 samples, ...`).
+/// `rtlat cyclictest: 00:01:05 of 24:00:00, 65001 samples, max 12.3 us,
+/// 23:58:55 left` (without a total: `00:01:05, 65001 samples, ...`).
 pub fn describe(progress: &Progress, total: Option<Duration>) -> String {
     let max = progress.max.map_or_else(
         || "no sample yet".to_string(),
@@ -109,10 +111,9 @@ fn round_up(d: Duration) -> Duration {
     Duration::from_secs(d.as_secs() + u64::from(d.subsec_nanos() > 0))
 }
 
-/// Whole seconds as H:MM:SS (hours may pass 24: `36:00:00`).
+/// `d` as `hh:mm:ss`, whole seconds.
 fn clock(d: Duration) -> String {
-    let s = d.as_secs();
-    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    clock_time(d.as_secs())
 }
 
 #[cfg(test)]
@@ -134,7 +135,7 @@ mod tests {
             Some(Duration::from_secs(24 * 3600)),
         );
         assert!(
-            line.ends_with(": 0:01:05 of 24:00:00, 65001 samples, max 12.3 us, 23:58:55 left"),
+            line.ends_with(": 00:01:05 of 24:00:00, 65001 samples, max 12.3 us, 23:58:55 left"),
             "{line}"
         );
     }
@@ -143,7 +144,7 @@ mod tests {
     fn without_a_total_there_is_no_time_left_and_before_a_sample_no_max() {
         let line = describe(&progress(3, 0, None), None);
         assert!(
-            line.ends_with(": 0:00:03, 0 samples, no sample yet"),
+            line.ends_with(": 00:00:03, 0 samples, no sample yet"),
             "{line}"
         );
     }
@@ -157,7 +158,7 @@ mod tests {
         };
         let line = describe(&p, Some(Duration::from_secs(3)));
         assert!(
-            line.ends_with(": 0:00:00 of 0:00:03, 9 samples, max 79.6 us, 0:00:03 left"),
+            line.ends_with(": 00:00:00 of 00:00:03, 9 samples, max 79.6 us, 00:00:03 left"),
             "{line}"
         );
     }
@@ -165,7 +166,8 @@ mod tests {
     #[test]
     fn hours_pass_a_day_and_time_left_never_goes_below_zero() {
         assert_eq!(clock(Duration::from_secs(36 * 3600 + 61)), "36:01:01");
+        assert_eq!(clock(Duration::from_secs(100 * 3600)), "100:00:00");
         let line = describe(&progress(5, 1, Some(1_000)), Some(Duration::from_secs(4)));
-        assert!(line.ends_with(", 0:00:00 left"), "{line}");
+        assert!(line.ends_with(", 00:00:00 left"), "{line}");
     }
 }

@@ -31,6 +31,17 @@ pub mod status;
 pub(crate) mod test_support;
 pub mod verdict;
 
+/// Whole seconds as `hh:mm:ss` (hours keep growing past 99, as Xenomai's
+/// `%.2ld` does): latency's elapsed and duration, the progress line.
+pub fn clock_time(secs: u64) -> String {
+    format!(
+        "{:02}:{:02}:{:02}",
+        secs / 3600,
+        (secs / 60) % 60,
+        secs % 60
+    )
+}
+
 /// Facts about the run and the machine that are not measurements, for
 /// formats that carry them (JSON). Built by the binary, pinned in tests.
 #[derive(Clone, Debug, PartialEq)]

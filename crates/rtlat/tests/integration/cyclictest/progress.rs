@@ -28,7 +28,7 @@ fn a_quiet_run_on_a_terminal_shows_its_progress_then_erases_it() {
     let (last, lines) = draws.split_last().unwrap();
     for line in lines {
         assert!(
-            line.starts_with("rtlat cyclictest: 0:00:0") && line.contains(" of 0:00:02, "),
+            line.starts_with("rtlat cyclictest: 00:00:0") && line.contains(" of 00:00:02, "),
             "{line:?}\n{}",
             r.describe()
         );
