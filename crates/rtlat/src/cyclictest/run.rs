@@ -68,11 +68,6 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
     let mut out = Stdout::new(settings.unbuffered);
-    limits::check_room(
-        &format!("-t {}", settings.engine.threads.len()),
-        &Footprint::of_cyclic(&settings.engine),
-        settings.mlockall && !synthetic,
-    )?;
 
     // --explain's refusals come first: one line, nothing else printed.
     let tracing = match &settings.explain {
@@ -93,8 +88,6 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                 settings.engine.max_priority(),
                 "--policy other, no -p",
             )?;
-        } else {
-            note_not_realtime("the measuring threads", settings.engine.threads[0].policy);
         }
         if settings.engine.measure == MeasureMode::Tsc
             && let Err(why) = rtlat_sys::tsc::support()
@@ -106,6 +99,15 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         {
             bail!("--smi: the SMI counter is not available on this CPU: {why}");
         }
+    }
+    // After the privilege: without it no limit matters.
+    limits::check_room(
+        &format!("-t {}", settings.engine.threads.len()),
+        &Footprint::of_cyclic(&settings.engine),
+        settings.mlockall && !synthetic,
+    )?;
+    if !synthetic && !settings.engine.needs_realtime() {
+        note_not_realtime("the measuring threads", settings.engine.threads[0].policy);
     }
 
     // Made before anything else, so that a file that cannot be written

@@ -37,7 +37,7 @@ use rtlat_sys::signals;
 use super::PairTool;
 use super::run::{
     Beside, CpuTracker, LiveRun, ProcView, RunFacts, audit_pair_run, describe_error, display,
-    finish, lock_memory, open_trace_files, prepare_process,
+    finish, lock_memory, open_trace_files,
 };
 use super::settings::IpcSettings;
 use crate::host::Host;
@@ -144,7 +144,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let start_time = host.timestamp();
     let mut out = Stdout::new(false);
     let audit = audit_pair_run(settings, host);
-    prepare_process(&settings.engine)?;
+    lock_memory(&settings.engine)?;
     let signals = SignalFlags::install()?;
     let sysv = settings.engine.mechanism == Mechanism::SysvSemaphore;
     if sysv {

@@ -62,6 +62,14 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let synthetic = matches!(settings.engine.run.source, TimeSourceKind::Synthetic { .. });
     let footprint = rtlat_core::footprint::Footprint::of_pairs(&settings.engine);
     let pairs = format!("-t {}", settings.engine.pairs.len());
+    if !synthetic && settings.engine.needs_realtime() {
+        // Before the room: without the privilege no limit matters.
+        check_realtime_privilege(
+            SchedPolicy::Fifo,
+            settings.engine.max_priority(),
+            "leave out -p",
+        )?;
+    }
     if settings.fork && !synthetic {
         // Each side is a process of its own: the tasks count, the memory
         // is the children's.
@@ -71,12 +79,16 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
             ..footprint
         };
         crate::limits::check_room(&pairs, &processes, false)?;
+        note_if_not_realtime(&settings.engine);
         return super::fork::run(settings);
     }
     // Locked for real-time runs; a SCHED_OTHER run goes on unlocked when
     // the lock limit is too small (lock_memory).
     let locked = !synthetic && settings.engine.needs_realtime();
     crate::limits::check_room(&pairs, &footprint, locked)?;
+    if !synthetic {
+        note_if_not_realtime(&settings.engine);
+    }
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
     let mut out = Stdout::new(false);
@@ -84,7 +96,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let trace = if synthetic {
         None
     } else {
-        prepare_process(&settings.engine)?;
+        lock_memory(&settings.engine)?;
         open_trace_files(&settings.engine)
     };
     let signals = SignalFlags::install()?;
@@ -114,16 +126,13 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     finish(settings, &report, &mut cpus, facts, &mut out, beside)
 }
 
-/// The C tools' process set-up, done our way: a real-time run needs the
-/// privilege (refused up front, with advice); a SCHED_OTHER run needs none.
-/// Memory is locked, as the C tools lock it ([`lock_memory`]).
-pub fn prepare_process(config: &PairConfig) -> anyhow::Result<()> {
-    if config.needs_realtime() {
-        check_realtime_privilege(SchedPolicy::Fifo, config.max_priority(), "leave out -p")?;
-    } else {
+/// A SCHED_OTHER run needs no privilege; it gets a note saying its
+/// figures are not real-time latencies. (A real-time run's privilege is
+/// checked before anything else, the room included.)
+fn note_if_not_realtime(config: &PairConfig) {
+    if !config.needs_realtime() {
         note_not_realtime("the pairs", SchedPolicy::Other);
     }
-    lock_memory(config)
 }
 
 /// `mlockall(MCL_CURRENT | MCL_FUTURE)`. A real-time run must have it; a

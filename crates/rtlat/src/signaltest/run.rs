@@ -57,18 +57,17 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let host = if synthetic { Host::Pinned } else { Host::Real };
     let start_time = host.timestamp();
     let mut out = Stdout::new(false);
+    if !synthetic && ring.needs_realtime() {
+        // Before the room: without the privilege no limit matters.
+        check_realtime_privilege(SchedPolicy::Fifo, ring.max_priority(), "leave out -p")?;
+    }
     crate::limits::check_room(
         &format!("-t {}", ring.threads.len()),
         &rtlat_core::footprint::Footprint::of_ring(ring),
         settings.mlockall && !synthetic,
     )?;
-
-    if !synthetic {
-        if ring.needs_realtime() {
-            check_realtime_privilege(SchedPolicy::Fifo, ring.max_priority(), "leave out -p")?;
-        } else {
-            note_not_realtime("the ring threads", SchedPolicy::Other);
-        }
+    if !synthetic && !ring.needs_realtime() {
+        note_not_realtime("the ring threads", SchedPolicy::Other);
     }
     // A ring has no interval: its idle states are judged against the
     // default one.

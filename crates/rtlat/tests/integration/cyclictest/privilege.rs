@@ -76,3 +76,28 @@ fn nobody_asking_for_explain_is_refused_before_any_sample() {
     );
     assert!(!r.stdout.contains("T:"), "nothing measured: {}", r.stdout);
 }
+
+/// `-m` under a locked-memory limit too small for the run (a container's
+/// 64 KiB) and without CAP_IPC_LOCK: one line naming RLIMIT_MEMLOCK and
+/// `-t`, exit 1, nothing measured; without the privilege for `-p` as well,
+/// the privilege's refusal comes first (no limit matters without it).
+#[test]
+fn mlockall_beyond_the_memlock_limit_is_refused_after_the_privilege() {
+    require_root_and_setpriv!();
+    use crate::support::nobody::{Who, run_restricted};
+    let args = ["cyclictest", "-m", "-p", "80", "-t", "2", "-q", "-l", "10"];
+    let r = run_restricted(Who::RootWithoutIpcLock, Some(64 << 10), &args);
+    r.expect_code(1);
+    let lines = r.stderr_lines();
+    assert_eq!(lines.len(), 1, "{}", r.describe());
+    assert!(
+        lines[0].contains("RLIMIT_MEMLOCK") && lines[0].contains("-t 2"),
+        "{}",
+        r.describe()
+    );
+    assert!(parse_status_lines(&r.stdout).is_empty(), "{}", r.describe());
+    let r = run_restricted(Who::Nobody, Some(64 << 10), &args);
+    r.expect_code(1);
+    assert_eq!(r.stderr_lines().len(), 1, "{}", r.describe());
+    assert!(r.stderr.contains("CAP_SYS_NICE"), "{}", r.describe());
+}

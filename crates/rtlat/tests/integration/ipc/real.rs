@@ -284,3 +284,45 @@ fn realtime_priority_without_privilege_exits_1_with_advice() {
         assert_eq!(last_frame(&r.stdout, 1).headers[0].cycles, 50);
     }
 }
+
+/// The IPC tools lock their memory as C's do, unasked. Under a locked-memory
+/// limit too small for the run (a container's 64 KiB) and without
+/// CAP_IPC_LOCK, a real-time run is one line naming RLIMIT_MEMLOCK and exit 1
+/// before anything is measured, while a SCHED_OTHER run goes on unlocked
+/// with a note saying so. Without the privilege for -p, that refusal comes
+/// first: no limit matters then.
+#[test]
+fn a_memlock_limit_too_small_refuses_realtime_and_notes_other() {
+    require_root_and_setpriv!();
+    use crate::support::nobody::{Who, run_restricted};
+    let small = Some(64 << 10);
+    for tool in TOOLS {
+        let with = |who: Who, args: &[&str]| {
+            let mut all = vec![tool];
+            all.extend_from_slice(args);
+            run_restricted(who, small, &all)
+        };
+        let r = with(Who::RootWithoutIpcLock, &["-q", "-p", "80", "-l", "10"]);
+        r.expect_code(1);
+        let lines = r.stderr_lines();
+        assert_eq!(lines.len(), 1, "{}", r.describe());
+        assert!(
+            lines[0].contains("RLIMIT_MEMLOCK") && lines[0].contains("ulimit -l"),
+            "{}",
+            r.describe()
+        );
+        assert!(r.stdout.is_empty(), "{}", r.describe());
+        let r = with(Who::Nobody, &["-q", "-p", "80", "-l", "10"]);
+        r.expect_code(1);
+        assert!(r.stderr.contains("CAP_SYS_NICE"), "{}", r.describe());
+        assert!(!r.stderr.contains("RLIMIT_MEMLOCK"), "{}", r.describe());
+        let r = with(Who::Nobody, &["-q", "-i", "100", "-l", "50"]);
+        r.expect_code(0);
+        assert!(
+            r.stderr.contains("mlockall failed") && r.stderr.contains("memory unlocked"),
+            "{}",
+            r.describe()
+        );
+        assert_eq!(last_frame(&r.stdout, 1).headers[0].cycles, 50);
+    }
+}

@@ -8,11 +8,14 @@ use std::time::Duration;
 
 use super::{Run, rtlat_path, run_with_timeout};
 
-/// Whether `setpriv` (util-linux) is there to drop privilege with.
+/// Whether `setpriv` and `prlimit` (util-linux) are there to drop
+/// privilege and pin limits with.
 pub fn has_setpriv() -> bool {
-    ["/usr/bin/setpriv", "/bin/setpriv"]
-        .iter()
-        .any(|p| Path::new(p).exists())
+    ["setpriv", "prlimit"].iter().all(|tool| {
+        ["/usr/bin", "/bin"]
+            .iter()
+            .any(|dir| Path::new(dir).join(tool).exists())
+    })
 }
 
 /// A copy of rtlat that `nobody` can read and execute, in a 0755 tempdir
@@ -31,26 +34,64 @@ fn nobody_binary() -> NobodyBinary {
     NobodyBinary { _dir: dir, path }
 }
 
+/// Who a restricted run is.
+#[derive(Clone, Copy)]
+pub enum Who {
+    /// `nobody` (uid and gid 65534) without capabilities.
+    Nobody,
+    /// root without CAP_IPC_LOCK (dropped from the bounding set): it may
+    /// use real-time priorities but not lock beyond RLIMIT_MEMLOCK, as a
+    /// user given `rtprio` in limits.conf but a small `memlock`.
+    RootWithoutIpcLock,
+}
+
 /// `setpriv --reuid=65534 ... <copy of rtlat> ARGS` (ARGS start with the
-/// tool), run from /, bounded by 5 s. The copy's exec fails with ETXTBSY
-/// ("Text file busy") while a child another test thread forked meanwhile
-/// still holds the copy's write descriptor (until that child's own exec):
-/// the run is tried again then, up to 5 times.
+/// tool), run from /, bounded by 5 s, with the limits the test runner has.
 pub fn run_as_nobody(args: &[&str]) -> Run {
+    run_restricted(Who::Nobody, None, args)
+}
+
+/// The hard RLIMIT_MEMLOCK of this process in bytes (None: unlimited).
+fn memlock_hard_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max locked memory"))?;
+    line.split_whitespace().nth(4)?.parse().ok()
+}
+
+/// Runs `<copy of rtlat> ARGS` as `who` from /, bounded by 5 s, with
+/// RLIMIT_MEMLOCK (soft and hard) lowered to `memlock` bytes when given
+/// (to the hard limit the runner has when that is lower: raising it needs
+/// CAP_SYS_RESOURCE, which a container may not give even to root).
+///
+/// The copy's exec fails with ETXTBSY ("Text file busy") while a child
+/// another test thread forked meanwhile still holds the copy's write
+/// descriptor (until that child's own exec): the run is tried again then,
+/// up to 5 times.
+pub fn run_restricted(who: Who, memlock: Option<u64>, args: &[&str]) -> Run {
     let bin = nobody_binary();
     let mut attempt = 0;
     loop {
-        let mut cmd = Command::new("setpriv");
-        cmd.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--inh-caps=-all",
-        ])
-        .arg(&bin.path)
-        .args(args)
-        .current_dir("/")
-        .stdin(Stdio::null());
+        let mut cmd = Command::new("prlimit");
+        if let Some(wanted) = memlock {
+            let bytes = memlock_hard_limit().map_or(wanted, |hard| hard.min(wanted));
+            cmd.arg(format!("--memlock={bytes}:{bytes}"));
+        }
+        cmd.arg("setpriv");
+        match who {
+            Who::Nobody => cmd.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "--inh-caps=-all",
+            ]),
+            Who::RootWithoutIpcLock => cmd.args(["--bounding-set=-ipc_lock", "--inh-caps=-all"]),
+        };
+        cmd.arg(&bin.path)
+            .args(args)
+            .current_dir("/")
+            .stdin(Stdio::null());
         let r = run_with_timeout(&mut cmd, Duration::from_secs(5));
         attempt += 1;
         if !r.stderr.contains("Text file busy") || attempt == 5 {
@@ -60,12 +101,13 @@ pub fn run_as_nobody(args: &[&str]) -> Run {
     }
 }
 
-/// Skips (with a SKIPPED line) unless the test runs as root with `setpriv`.
+/// Skips (with a SKIPPED line) unless the test runs as root with `setpriv`
+/// and `prlimit`.
 macro_rules! require_root_and_setpriv {
     () => {
         require_root!();
         if !$crate::support::nobody::has_setpriv() {
-            skip_note!("SKIPPED (needs setpriv): {}", function_name!());
+            skip_note!("SKIPPED (needs setpriv and prlimit): {}", function_name!());
             return;
         }
     };
