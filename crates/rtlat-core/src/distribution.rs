@@ -431,6 +431,29 @@ impl PartialEq for Distribution {
 
 impl Eq for Distribution {}
 
+/// A [`Distribution`]'s counts without its empty buckets: (place in the
+/// plan, count) for the exact and log-linear buckets, lowest first, and
+/// the counts beyond both ends. A checkpoint keeps a thread's distribution
+/// in this form; a rolling window keeps its segments in it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SparseCounts {
+    /// Samples below zero.
+    pub below_zero: u64,
+    /// Samples at or above 2^[`TOP_EXPONENT`] ns.
+    pub above_top: u64,
+    /// Wraps lost (see [`Distribution::lost_wraps`]).
+    pub lost_wraps: u64,
+    /// (place, count) of every non-empty bucket.
+    pub cells: Vec<(u64, u64)>,
+}
+
+impl SparseCounts {
+    /// Samples counted.
+    pub fn count(&self) -> u64 {
+        self.below_zero + self.above_top + self.cells.iter().map(|&(_, c)| c).sum::<u64>()
+    }
+}
+
 /// The percentiles every output reports, as (label, fraction).
 pub const STANDARD_PERCENTILES: [(&str, f64); 6] = [
     ("p50", 0.50),
@@ -513,6 +536,92 @@ impl Distribution {
         };
     }
 
+    /// The samples counted since `earlier`, a snapshot of the same writer
+    /// taken before this one: the bucket counts' differences (a bucket that
+    /// shrank, which a wrap in progress can show for an instant, gives 0).
+    /// The extremes of the difference are unknown: `None`.
+    ///
+    /// # Panics
+    /// If the plans differ, as [`Distribution::merge`].
+    pub fn delta_since(&self, earlier: &Distribution) -> Distribution {
+        assert_eq!(
+            self.plan, earlier.plan,
+            "subtracting distributions of two shapes"
+        );
+        let counts: Vec<u64> = self
+            .counts
+            .iter()
+            .zip(earlier.counts.iter())
+            .map(|(now, then)| now.saturating_sub(then))
+            .collect();
+        let below_zero = self.below_zero.saturating_sub(earlier.below_zero);
+        let above_top = self.above_top.saturating_sub(earlier.above_top);
+        Distribution {
+            plan: self.plan,
+            count: counts.iter().sum::<u64>() + below_zero + above_top,
+            counts: Counts::Owned(counts),
+            below_zero,
+            above_top,
+            lost_wraps: self.lost_wraps.saturating_sub(earlier.lost_wraps),
+            min: None,
+            max: None,
+        }
+    }
+
+    /// The non-empty buckets by their place in the plan: what a file keeps
+    /// to rebuild this distribution exactly ([`Distribution::from_sparse`]).
+    pub fn to_sparse(&self) -> SparseCounts {
+        SparseCounts {
+            below_zero: self.below_zero,
+            above_top: self.above_top,
+            lost_wraps: self.lost_wraps,
+            cells: self
+                .counts
+                .iter()
+                .enumerate()
+                .filter(|&(_, count)| count > 0)
+                .map(|(index, count)| (index as u64, count))
+                .collect(),
+        }
+    }
+
+    /// The distribution of `plan`'s shape that `sparse` describes, with the
+    /// extremes `min` and `max`; `None` when a cell lies outside the plan.
+    pub fn from_sparse(
+        plan: DistributionPlan,
+        sparse: &SparseCounts,
+        min: Option<Nanos>,
+        max: Option<Nanos>,
+    ) -> Option<Distribution> {
+        let mut distribution = Distribution::empty(plan);
+        distribution.add_sparse(sparse)?;
+        distribution.min = min;
+        distribution.max = max;
+        Some(distribution)
+    }
+
+    /// Adds `sparse`'s counts (the extremes are left as they are); `None`,
+    /// and nothing added, when a cell lies outside the plan.
+    pub fn add_sparse(&mut self, sparse: &SparseCounts) -> Option<()> {
+        let len = self.counts.len() as u64;
+        if sparse.cells.iter().any(|&(index, _)| index >= len) {
+            return None;
+        }
+        let mut own = match std::mem::replace(&mut self.counts, Counts::Owned(Vec::new())) {
+            Counts::Owned(counts) => counts,
+            in_place => in_place.iter().collect(),
+        };
+        for &(index, count) in &sparse.cells {
+            own[index as usize] += count;
+        }
+        self.counts = Counts::Owned(own);
+        self.below_zero += sparse.below_zero;
+        self.above_top += sparse.above_top;
+        self.lost_wraps += sparse.lost_wraps;
+        self.count += sparse.count();
+        Some(())
+    }
+
     /// Every bucket with at least one sample, lowest first.
     pub fn buckets(&self) -> impl Iterator<Item = Bucket> + '_ {
         let width = self.plan.width_ns as i64;
@@ -592,6 +701,57 @@ mod tests {
 
     fn plan() -> DistributionPlan {
         DistributionPlan::new(1000, Nanos::ZERO).unwrap()
+    }
+
+    fn recorded(samples: &[i64]) -> Distribution {
+        let h = LatencyHistogram::new(plan()).unwrap();
+        for &ns in samples {
+            h.record(ns);
+        }
+        h.snapshot(None, None)
+    }
+
+    #[test]
+    fn delta_since_counts_only_the_samples_in_between() {
+        let h = LatencyHistogram::new(plan()).unwrap();
+        for ns in [-5, 1_500, 3_000_000] {
+            h.record(ns);
+        }
+        let earlier = h.snapshot(None, None);
+        for ns in [-7, 1_700, 2_500, 3_000_000, 1 << 40] {
+            h.record(ns);
+        }
+        let delta = h.snapshot(None, None).delta_since(&earlier);
+        assert_eq!(delta.count(), 5);
+        assert_eq!(delta, {
+            let mut d = recorded(&[-7, 1_700, 2_500, 3_000_000, 1 << 40]);
+            d.min = None;
+            d.max = None;
+            d
+        });
+        assert_eq!((delta.min(), delta.max()), (None, None));
+        assert_eq!(delta.delta_since(&delta).count(), 0);
+    }
+
+    #[test]
+    fn sparse_counts_rebuild_the_distribution_exactly() {
+        let d = recorded(&[-1, 0, 999, 1_000, 1_000, 2_500_000, 70_000_000_000]);
+        let sparse = d.to_sparse();
+        assert_eq!(sparse.count(), 7);
+        assert_eq!((sparse.below_zero, sparse.above_top), (1, 1));
+        assert_eq!(sparse.cells.len(), 3);
+        assert_eq!(
+            Distribution::from_sparse(plan(), &sparse, None, None),
+            Some(d)
+        );
+        let outside = SparseCounts {
+            cells: vec![(1 << 30, 1)],
+            ..SparseCounts::default()
+        };
+        assert_eq!(
+            Distribution::from_sparse(plan(), &outside, None, None),
+            None
+        );
     }
 
     /// End of the default exact range, ns.
