@@ -7,7 +7,7 @@
 /// Each tool's subcommand name and its one-line summary, in the order
 /// `rtlat --help` lists them. A summary fits the top help's column (at
 /// most 65 characters).
-pub const SUMMARIES: [(&str, &str); 11] = [
+pub const SUMMARIES: [(&str, &str); 12] = [
     (
         "cyclictest",
         "measure how late a periodic timer wakes a thread up",
@@ -35,6 +35,10 @@ pub const SUMMARIES: [(&str, &str); 11] = [
     (
         "latency",
         "Xenomai's `latency` test on Linux: timer wake-up latency",
+    ),
+    (
+        "monitor",
+        "cyclictest until stopped: Prometheus metrics, checkpoints",
     ),
     (
         "plot",

@@ -452,6 +452,35 @@ impl SparseCounts {
     pub fn count(&self) -> u64 {
         self.below_zero + self.above_top + self.cells.iter().map(|&(_, c)| c).sum::<u64>()
     }
+
+    /// Adds `other`'s counts (of the same plan), keeping the cells in
+    /// order: one pass over both.
+    pub fn add(&mut self, other: &SparseCounts) {
+        self.below_zero += other.below_zero;
+        self.above_top += other.above_top;
+        self.lost_wraps += other.lost_wraps;
+        if other.cells.is_empty() {
+            return;
+        }
+        let mine = std::mem::take(&mut self.cells);
+        let mut merged = Vec::with_capacity(mine.len() + other.cells.len());
+        let (mut a, mut b) = (mine.iter().peekable(), other.cells.iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(&&(i, x)), Some(&&(j, y))) if i == j => {
+                    a.next();
+                    b.next();
+                    (i, x + y)
+                }
+                (Some(&&(i, _)), Some(&&(j, _))) if j < i => *b.next().unwrap_or(&(j, 0)),
+                (Some(_), _) => *a.next().unwrap_or(&(0, 0)),
+                (None, Some(_)) => *b.next().unwrap_or(&(0, 0)),
+                (None, None) => break,
+            };
+            merged.push(next);
+        }
+        self.cells = merged;
+    }
 }
 
 /// The percentiles every output reports, as (label, fraction).
@@ -731,6 +760,21 @@ mod tests {
         });
         assert_eq!((delta.min(), delta.max()), (None, None));
         assert_eq!(delta.delta_since(&delta).count(), 0);
+    }
+
+    #[test]
+    fn sparse_counts_add_like_their_distributions_merge() {
+        let a = recorded(&[-1, 500, 1_500, 1_500, 9_000_000]);
+        let b = recorded(&[1_500, 2_500, 70_000_000_000, 9_100_000]);
+        let mut sum = a.to_sparse();
+        sum.add(&b.to_sparse());
+        let mut merged = a.clone();
+        merged.merge(&b);
+        assert_eq!(sum, merged.to_sparse());
+        assert!(sum.cells.windows(2).all(|w| w[0].0 < w[1].0));
+        let mut empty = SparseCounts::default();
+        empty.add(&sum);
+        assert_eq!(empty, sum);
     }
 
     #[test]

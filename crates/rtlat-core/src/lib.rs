@@ -113,7 +113,7 @@ pub mod units;
 pub use config::{
     ClockKind, CyclicConfig, HistogramPlan, RunConfig, SchedPolicy, ThreadPlan, WaitMode,
 };
-pub use distribution::{Distribution, DistributionPlan, LatencyHistogram};
+pub use distribution::{Distribution, DistributionPlan, LatencyHistogram, SparseCounts};
 pub use engine::{Engine, EngineError, Running};
 pub use figures::{CompatStats, PreciseStats};
 pub use report::{EndReason, RunReport, ThreadReport};

@@ -25,6 +25,7 @@ mod latency;
 mod limits;
 mod live;
 mod load;
+mod monitor;
 mod output;
 mod report;
 mod rtsetup;

@@ -656,6 +656,25 @@ impl Running {
         }
     }
 
+    /// The results so far, the threads measuring on: each distribution a
+    /// copy, the run's end [`EndReason::Stopped`] (it has not ended). What
+    /// a long run's reader (`rtlat monitor`) publishes and checkpoints.
+    pub fn report_so_far(&self) -> RunReport {
+        RunReport {
+            resolution: self.config.run.resolution,
+            clock: self.config.clock,
+            end: EndReason::Stopped,
+            threads: threads::reports(
+                self.config.threads.iter().cloned(),
+                &self.shared.channels,
+                self.config.smi,
+                threads::Reading::Running,
+            ),
+            break_info: self.shared.breaks.get(),
+            spikes: self.shared.spikes.as_ref().map(SpikeLog::report),
+        }
+    }
+
     /// Stops every thread, waits for them and collects the results.
     /// `external_stop`: the stop came from outside (a signal, a closed
     /// output), not from the run itself.
@@ -677,6 +696,7 @@ impl Running {
             self.config.threads.iter().cloned(),
             &self.shared.channels,
             self.config.smi,
+            threads::Reading::Ended,
         );
         RunReport {
             resolution: self.config.run.resolution,

@@ -28,14 +28,27 @@ pub(crate) fn reports(
     plans: impl Iterator<Item = ThreadPlan>,
     channels: &[ThreadChannel],
     smi: bool,
+    reading: Reading,
 ) -> Vec<ThreadReport> {
     plans
         .zip(channels)
-        .map(|(who, channel)| report(who, channel, smi))
+        .map(|(who, channel)| report(who, channel, smi, reading))
         .collect()
 }
 
-fn report(who: ThreadPlan, channel: &ThreadChannel, smi: bool) -> ThreadReport {
+/// Whether the writers of the figures read have ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// Ended: the distributions are read in place.
+    Ended,
+    /// Still running: the distributions are copies
+    /// ([`crate::distribution::LatencyHistogram::snapshot`]), the other
+    /// figures what the slots hold at that moment (two neighbouring
+    /// cycles' at worst).
+    Running,
+}
+
+fn report(who: ThreadPlan, channel: &ThreadChannel, smi: bool, reading: Reading) -> ThreadReport {
     let slot = &channel.slot;
     let precise = slot.precise();
     ThreadReport {
@@ -54,10 +67,10 @@ fn report(who: ThreadPlan, channel: &ThreadChannel, smi: bool) -> ThreadReport {
             .signed_histogram
             .as_ref()
             .map(SignedHistogram::snapshot),
-        distribution: channel
-            .distribution
-            .as_ref()
-            .map(|d| d.read_in_place(precise.min, precise.max)),
+        distribution: channel.distribution.as_ref().map(|d| match reading {
+            Reading::Ended => d.read_in_place(precise.min, precise.max),
+            Reading::Running => d.snapshot(precise.min, precise.max),
+        }),
         phases: channel
             .phases
             .as_ref()

@@ -439,7 +439,8 @@ impl RingRunning {
             priority: member.priority,
             cpu: member.cpu,
         });
-        let threads = threads::reports(plans, &self.shared.channels, false);
+        let threads =
+            threads::reports(plans, &self.shared.channels, false, threads::Reading::Ended);
         RunReport {
             resolution: self.config.resolution,
             clock: ClockKind::Monotonic,

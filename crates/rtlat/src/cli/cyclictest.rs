@@ -22,12 +22,14 @@ use rtlat_core::units::{Nanos, Resolution};
 
 use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
 use super::load_options::run_duration;
+use super::monitor::{MonitorArgs, MonitorOpt};
 use super::output_options::{self as outputs, output_path, output_target};
 use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use super::stop_options as stop;
 use crate::cyclictest::settings::{
     DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit, Settings,
 };
+use crate::monitor::settings::MonitorPlan;
 use crate::output::OutputTarget;
 pub use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OPT_CPUS, OPT_NUM, OptSpec, REQ, getopt_long};
@@ -96,6 +98,8 @@ enum Opt {
     ExplainThreshold,
     ExplainTrace,
     Shared(SharedOpt),
+    /// `rtlat monitor`'s own (refused by `rtlat cyclictest`).
+    Monitor(MonitorOpt),
 }
 
 /// Every option cyclictest 2.4 knows, plus ours and our hidden test seams.
@@ -172,6 +176,7 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         OptSpec::new_long(Opt::ExplainThreshold, "explain-threshold", REQ),
         OptSpec::new_long(Opt::ExplainTrace, "explain-trace", REQ),
     ]);
+    rows.extend(super::monitor::rows(Opt::Monitor));
     rows
 });
 
@@ -238,6 +243,7 @@ struct Raw {
     hgrm_per_thread: bool,
     explain: ExplainArgs,
     shared: SharedArgs,
+    monitor: MonitorArgs,
 }
 
 pub(crate) const MAX_INTERVAL_US: i64 = i32::MAX as i64;
@@ -266,6 +272,16 @@ const MAX_SYNTHETIC_STATS_RING: u64 = 16_384;
 /// `args` excludes the program name (and the subcommand); `cmdline` is
 /// stored as given for the JSON output.
 pub fn parse(
+    args: &[OsString],
+    cmdline: String,
+    system: &SystemView,
+) -> Result<Invocation, UsageError> {
+    parse_as(Flavour::Cyclictest, args, cmdline, system)
+}
+
+/// Reads a command line of `flavour`.
+fn parse_as(
+    flavour: Flavour,
     args: &[OsString],
     cmdline: String,
     system: &SystemView,
@@ -334,10 +350,129 @@ pub fn parse(
             Opt::ExplainThreshold => raw.explain.threshold = Some(val()?),
             Opt::ExplainTrace => raw.explain.trace = Some(path()),
             Opt::Shared(which) => raw.shared.set(which, value, id)?,
+            Opt::Monitor(which) => raw.monitor.set(which, value),
         }
     }
-    let (settings, warnings) = build(raw, cmdline, system)?;
+    match flavour {
+        Flavour::Cyclictest => {
+            if let Some(which) = raw.monitor.first_given() {
+                return Err(UsageError(format!(
+                    "{}: an option of rtlat monitor, not of cyclictest (rtlat monitor --help)",
+                    Opt::Monitor(which).spelling()
+                )));
+            }
+        }
+        Flavour::Monitor => monitor_defaults(&mut raw)?,
+    }
+    let monitor = match flavour {
+        Flavour::Monitor => Some(raw.monitor.validate(Opt::Monitor)?),
+        Flavour::Cyclictest => None,
+    };
+    let (mut settings, warnings) = build(raw, cmdline, system)?;
+    if let Some(plan) = monitor {
+        monitor_settings(&mut settings, plan)?;
+    }
     Ok(Invocation::Run(Measure { settings, warnings }))
+}
+
+/// Which command line [`parse_as`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavour {
+    /// `rtlat cyclictest`: the monitor's options are refused.
+    Cyclictest,
+    /// `rtlat monitor`: the monitor's options and defaults.
+    Monitor,
+}
+
+/// Reads the `rtlat monitor` command line: cyclictest's options with the
+/// monitor's defaults, and the monitor's own.
+pub fn parse_monitor(
+    args: &[OsString],
+    cmdline: String,
+    system: &SystemView,
+) -> Result<Invocation, UsageError> {
+    parse_as(Flavour::Monitor, args, cmdline, system)
+}
+
+/// The monitor's defaults where the command line says nothing: one
+/// thread per allowed CPU (or per CPU of `-a`'s list), each pinned, all
+/// at the same interval (`-d 0`);
+/// SCHED_FIFO priority 95 (above the threaded interrupt handlers' 50,
+/// below the kernel's own per-CPU threads at 99); memory locked; no live
+/// display. What only makes sense with a display is refused.
+fn monitor_defaults(raw: &mut Raw) -> Result<(), UsageError> {
+    let refuse = |id: Opt, why: &str| -> Result<(), UsageError> {
+        Err(UsageError(format!(
+            "{}: not with rtlat monitor ({why})",
+            id.spelling()
+        )))
+    };
+    if raw.verbose {
+        return refuse(
+            Opt::Verbose,
+            "it prints no samples: its figures are at /metrics",
+        );
+    }
+    if raw.refresh_on_max {
+        return refuse(Opt::RefreshOnMax, "it has no live display");
+    }
+    if raw.oscope.is_some() {
+        return refuse(Opt::Oscope, "it prints no samples");
+    }
+    if !raw.smp && raw.threads.is_none() {
+        if raw.affinity.is_none() {
+            raw.affinity = Some(None);
+        }
+        raw.threads = Some(None);
+    }
+    if raw.distance.is_none() {
+        raw.distance = Some("0".to_owned());
+    }
+    if raw.priority.is_none() && raw.policy.is_none() {
+        raw.priority = Some("95".to_owned());
+        raw.priority_sets_fifo = true;
+    }
+    raw.mlockall = true;
+    raw.quiet = true;
+    raw.no_progress = true;
+    Ok(())
+}
+
+/// The monitor's plan into `settings`, and what the run it makes cannot
+/// have: a synthetic clock (the monitor's figures come second by second,
+/// in real time), the `-h` block (its histogram is
+/// `rtlat_latency_seconds`, and the distribution of `--json`), intervals
+/// longer than the second whose maximum it reads.
+fn monitor_settings(settings: &mut Settings, plan: MonitorPlan) -> Result<(), UsageError> {
+    if matches!(settings.engine.run.source, TimeSourceKind::Synthetic { .. }) {
+        return Err(UsageError(
+            "--synthetic: not with rtlat monitor (its figures come second by second, in real              time)"
+                .to_owned(),
+        ));
+    }
+    if settings.histogram.is_some() {
+        return Err(UsageError(
+            "-h/--histogram: not with rtlat monitor (its histogram is rtlat_latency_seconds, and              every sample is in the distribution of --json and --checkpoint)"
+                .to_owned(),
+        ));
+    }
+    match &settings.engine.intervals {
+        Some(i) if i.length > Nanos::from_secs(1) => {
+            return Err(UsageError(format!(
+                "{}: at most 1 s with rtlat monitor (it reads each second's maximum from the                  intervals)",
+                Opt::StatsInterval.spelling()
+            )));
+        }
+        Some(_) => {}
+        None => {
+            settings.engine.intervals = Some(IntervalPlan {
+                length: Nanos::from_secs(1),
+                ring: STATS_RING,
+            });
+        }
+    }
+    settings.monitor = Some(plan);
+    Ok(())
 }
 
 /// How the measuring threads are placed on CPUs.
@@ -860,6 +995,7 @@ fn build(
         gates,
         load,
         explain,
+        monitor: None,
     };
     Ok((settings, warnings))
 }

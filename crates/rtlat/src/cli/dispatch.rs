@@ -24,6 +24,9 @@ pub enum Tool {
     Signaltest,
     /// `rtlat latency`: Xenomai's `latency` test.
     Latency,
+    /// `rtlat monitor`: cyclictest until stopped, with metrics and
+    /// checkpoints.
+    Monitor,
     /// `rtlat plot`: latency plots (SVG, PNG) from cyclictest results.
     Plot,
     /// `rtlat compare`: two runs' JSON results side by side.
@@ -35,7 +38,7 @@ pub enum Tool {
 }
 
 impl Tool {
-    const ALL: [Tool; 11] = [
+    const ALL: [Tool; 12] = [
         Tool::Cyclictest,
         Tool::Svsematest,
         Tool::Pmqtest,
@@ -43,6 +46,7 @@ impl Tool {
         Tool::Sigwaittest,
         Tool::Signaltest,
         Tool::Latency,
+        Tool::Monitor,
         Tool::Plot,
         Tool::Compare,
         Tool::Load,
@@ -59,6 +63,7 @@ impl Tool {
             Tool::Sigwaittest => "sigwaittest",
             Tool::Signaltest => "signaltest",
             Tool::Latency => "latency",
+            Tool::Monitor => "monitor",
             Tool::Plot => "plot",
             Tool::Compare => "compare",
             Tool::Load => "load",
@@ -189,6 +194,8 @@ Usage: rtlat <TOOL> [OPTIONS]
 Measuring tools (each with the options and output of the tool of its name,
 from rt-tests or, for latency, Xenomai):
 {measuring}
+Long runs and fleets:
+{monitoring}
 Result tools:
 {results}
 Load:
@@ -203,9 +210,10 @@ Options:
 ",
         version = env!("CARGO_PKG_VERSION"),
         measuring = list(&Tool::ALL[..7]),
-        results = list(&Tool::ALL[7..9]),
-        load = list(&Tool::ALL[9..10]),
-        machine = list(&Tool::ALL[10..]),
+        monitoring = list(&Tool::ALL[7..8]),
+        results = list(&Tool::ALL[8..10]),
+        load = list(&Tool::ALL[10..11]),
+        machine = list(&Tool::ALL[11..]),
     )
 }
 

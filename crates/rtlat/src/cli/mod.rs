@@ -9,6 +9,7 @@ pub mod ipc;
 pub mod latency;
 pub mod load;
 pub mod load_options;
+pub mod monitor;
 pub mod output_options;
 pub mod run;
 pub mod shared;

@@ -20,6 +20,7 @@ pub fn run_tool(tool: Tool, args: &[OsString], cmdline: String) -> anyhow::Resul
         Tool::Cyclictest => run_cyclictest(args, cmdline),
         Tool::Signaltest => run_signaltest(args, cmdline),
         Tool::Latency => run_latency(args, cmdline),
+        Tool::Monitor => run_monitor(args, cmdline),
         Tool::Compare => run_compare(args),
         Tool::Load => run_load(args),
         Tool::Audit => run_audit(args),
@@ -35,6 +36,12 @@ fn run_cyclictest(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
     use super::cyclictest::{help_text, parse};
     let invocation = parse(args, cmdline, &SystemView::of_this_process())?;
     measure(invocation, help_text, cyclictest::run::run)
+}
+
+fn run_monitor(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
+    use super::cyclictest::parse_monitor;
+    let invocation = parse_monitor(args, cmdline, &SystemView::of_this_process())?;
+    measure(invocation, super::monitor::help_text, cyclictest::run::run)
 }
 
 fn run_signaltest(args: &[OsString], cmdline: String) -> anyhow::Result<u8> {

@@ -38,6 +38,7 @@ use crate::live::progress::{Progress, ProgressLine};
 use crate::live::snapshot::StatusSnapshotFile;
 use crate::live::text::{LiveMode, LiveText, write_status_block};
 use crate::load::beside::LoadBeside;
+use crate::monitor::Monitor;
 use crate::output::OutputTarget;
 use crate::output::{FirstFailure, Stdout, end_run, write_to};
 use crate::report::RunMeta;
@@ -61,6 +62,8 @@ use rtlat_sys::tracefs::{self, TraceControl};
 
 /// How often the live display is redrawn (cyclictest: `usleep(10000)`).
 const FRAME_PERIOD: Duration = Duration::from_millis(10);
+/// How often `rtlat monitor`'s main thread looks ([`Display::frame_period`]).
+const MONITOR_FRAME_PERIOD: Duration = Duration::from_millis(100);
 
 /// Runs the measurement described by `settings`; returns the exit status.
 pub fn run(settings: &Settings) -> anyhow::Result<u8> {
@@ -134,8 +137,14 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             out.emit(|w| writeln!(w, "Using {} cpus.", cpus.len()));
         }
     }
-    let shows = settings.json.is_some() || settings.verdict;
+    let shows = settings.json.is_some() || settings.verdict || settings.monitor.is_some();
     let audit = run_audit::audit_cyclic_run(host, &settings.engine, shows, settings.gates.as_ref());
+    // Before the first sample: a checkpoint that does not fit, an address
+    // in use, stop the run here.
+    let mut monitor = match &settings.monitor {
+        Some(plan) => Some(prepare_monitor(plan, settings, host, &start_time, &audit)?),
+        None => None,
+    };
     // Allocated before mlockall, so that locking maps and pre-faults it, and
     // a lock limit too small for it is reported by mlockall, clearly.
     let trace = if synthetic {
@@ -264,6 +273,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         );
     }
 
+    if let Some(monitor) = monitor.as_mut()
+        && let Err(e) = monitor.start(running.started())
+    {
+        running.finish(false);
+        return Err(e);
+    }
+
     let shared = running.shared_handle();
     // The run is on by then: a FIFO that cannot be made now (the file
     // system changed since the check) only loses the FIFO, with a line.
@@ -303,6 +319,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         host,
         load: &mut load,
         progress,
+        monitor: monitor.as_mut(),
     };
     let external_stop = display.until_end(&mut live, &mut out)?;
     if let Some(line) = display.progress.take() {
@@ -313,6 +330,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     let run_time = running.started().elapsed();
     let mut report = running.finish(external_stop);
+    if let Some(monitor) = monitor.as_mut() {
+        monitor.end();
+        // A resumed run's totals include the checkpoint's.
+        report = monitor.combined(report);
+    }
     // After the threads have stopped: the last events are read, the
     // pending samples (a -b break's too) explained, the instance removed.
     let explained = explain.and_then(ExplainSession::finish);
@@ -360,8 +382,31 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         verdict: &verdict,
         explain: explained.as_ref(),
     };
-    let written =
-        write_final_outputs(settings, &report, &meta, extras, &mut out).and(stats_written);
+    // The monitor's result document: its --json and its last checkpoint.
+    let monitor_document = match monitor.as_mut() {
+        Some(monitor) => {
+            let mut document = Vec::new();
+            write_json_with(&mut document, &report, &meta, &settings.engine, extras)?;
+            let mut full = Vec::new();
+            monitor.add_sections(&report, &document, &mut full)?;
+            Some(full)
+        }
+        None => None,
+    };
+    let monitor_finished = match (monitor, &monitor_document) {
+        (Some(monitor), Some(document)) => monitor.finish(&report, document),
+        _ => Ok(()),
+    };
+    let written = write_final_outputs(
+        settings,
+        &report,
+        &meta,
+        extras,
+        monitor_document.as_deref(),
+        &mut out,
+    )
+    .and(stats_written)
+    .and(monitor_finished);
     let failure = thread_failure
         .map(|(index, error)| describe_thread_error(index, error, settings))
         .or_else(|| load.failure.clone());
@@ -396,6 +441,8 @@ struct Display<'a, 's> {
     load: &'a mut LoadBeside<'s>,
     /// `-q` on a terminal: the progress line on stderr.
     progress: Option<ProgressLine>,
+    /// `rtlat monitor`: updated once a second.
+    monitor: Option<&'a mut Monitor>,
 }
 
 impl Display<'_, '_> {
@@ -427,7 +474,7 @@ impl Display<'_, '_> {
             if let Some(stopped) = after_frame(out, ended) {
                 return Ok(stopped);
             }
-            std::thread::sleep(FRAME_PERIOD);
+            std::thread::sleep(self.frame_period());
             self.between_frames();
             if self.must_stop() {
                 return Ok(true);
@@ -457,6 +504,17 @@ impl Display<'_, '_> {
         }
     }
 
+    /// How long the main thread sleeps between two looks: cyclictest's
+    /// 10 ms, the monitor's 100 ms (it has no display to keep fresh; its
+    /// updates come once a second, and a signal is answered within it).
+    fn frame_period(&self) -> Duration {
+        if self.monitor.is_some() {
+            MONITOR_FRAME_PERIOD
+        } else {
+            FRAME_PERIOD
+        }
+    }
+
     /// Every thread's current maximum (for `-M`).
     fn maxima(&self) -> Vec<i64> {
         self.running
@@ -476,6 +534,9 @@ impl Display<'_, '_> {
             stats.drain_if_due(self.running.shared());
         }
         self.load.drive();
+        if let Some(monitor) = self.monitor.as_deref_mut() {
+            monitor.tick_if_due(self.running);
+        }
     }
 
     /// Whether the run is to stop early: a stop signal, or a load that
@@ -507,6 +568,58 @@ impl Display<'_, '_> {
             }
         }
     }
+}
+
+/// The monitor of the run: its result documents carry the run's
+/// envelope (this start; the end time of the moment written), its verdict
+/// level is `--verdict`'s on the figures so far.
+fn prepare_monitor(
+    plan: &crate::monitor::settings::MonitorPlan,
+    settings: &Settings,
+    host: Host,
+    start_time: &str,
+    audit: &Option<rtlat_audit::Audit>,
+) -> anyhow::Result<Monitor> {
+    let kernel = audit.as_ref().map(|a| &a.environment.kernel);
+    let info = crate::monitor::metrics::Info {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        kernel: kernel
+            .and_then(|k| k.release.clone())
+            .unwrap_or_else(|| host.sysinfo().release),
+        preemption: kernel
+            .and_then(|k| k.preemption.clone())
+            .unwrap_or_else(|| "unknown".to_owned()),
+    };
+    let meta = host.run_meta(
+        settings.cmdline.clone(),
+        start_time.to_owned(),
+        0,
+        audit.clone(),
+    );
+    let judged = meta.clone();
+    let judge =
+        Box::new(
+            move |report: &RunReport| match verdict::judge(report, &judged, None).level {
+                verdict::Level::Trustworthy => 0,
+                verdict::Level::Caveats => 1,
+                verdict::Level::Untrustworthy => 2,
+            },
+        );
+    let engine = settings.engine.clone();
+    let write_document = Box::new(move |report: &RunReport, w: &mut Vec<u8>| {
+        let meta = RunMeta {
+            end_time: host.timestamp(),
+            ..meta.clone()
+        };
+        let verdict = verdict::judge(report, &meta, None);
+        let extras = Extras {
+            load: None,
+            verdict: &verdict,
+            explain: None,
+        };
+        write_json_with(w, report, &meta, &engine, extras)
+    });
+    Monitor::prepare(plan, &settings.engine, info, write_document, judge)
 }
 
 /// How long the run is to last, for the progress line: `-D`, or `-l`
@@ -563,13 +676,20 @@ fn write_final_outputs(
     report: &RunReport,
     meta: &RunMeta,
     extras: Extras<'_, '_>,
+    monitor_document: Option<&[u8]>,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
     let mut failures = FirstFailure::default();
     if let Some(target) = &settings.json {
-        failures.keep(write_to(target, out, "--json", |mut w| {
-            write_json_with(&mut w, report, meta, &settings.engine, extras)
-        }));
+        failures.keep(write_to(
+            target,
+            out,
+            "--json",
+            |mut w| match monitor_document {
+                Some(document) => w.write_all(document),
+                None => write_json_with(&mut w, report, meta, &settings.engine, extras),
+            },
+        ));
     }
     if settings.quiet && settings.histogram.is_none() {
         out.emit(|w| write_quiet_summary(w, report));

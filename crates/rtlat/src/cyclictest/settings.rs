@@ -119,6 +119,8 @@ pub struct Settings {
     pub load: Option<LoadSchedule>,
     /// `--explain`, if given.
     pub explain: Option<crate::explain::ExplainPlan>,
+    /// `rtlat monitor`: what it adds to the run.
+    pub monitor: Option<crate::monitor::settings::MonitorPlan>,
 }
 
 /// `--hgrm FILE` (and `--hgrm-per-thread`).

@@ -672,6 +672,7 @@ fn defaults() {
             gates: None,
             load: None,
             explain: None,
+            monitor: None,
         }
     );
 }
@@ -742,6 +743,12 @@ fn help_text_mentions_every_option() {
             // The hidden test seams.
             if long == "synthetic" || long == "inject-disturbances" {
                 assert!(!text.contains(long), "{long}");
+                continue;
+            }
+            // rtlat monitor's, in its help.
+            if matches!(spec.id, Opt::Monitor(_)) {
+                assert!(!text.contains(&format!("--{long}")), "--{long}");
+                assert!(crate::cli::monitor::help_text().contains(&format!("--{long}")));
                 continue;
             }
             assert!(text.contains(&format!("--{long}")), "--{long}");
@@ -1372,6 +1379,7 @@ fn every_table_entry_is_reachable() {
                     | Opt::Explain
                     | Opt::ExplainThreshold
                     | Opt::ExplainTrace
+                    | Opt::Monitor(_)
             ),
             "{:?}",
             spec.id

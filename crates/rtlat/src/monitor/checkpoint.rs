@@ -1,0 +1,432 @@
+//! Checkpoints: the monitor's whole state in one file, written atomically
+//! (a temporary file, fsync, rename, fsync of the directory), and read back
+//! by `--resume`.
+//!
+//! A checkpoint is a `rtlat cyclictest --json` result document (so
+//! `rtlat compare` and `rtlat plot` read it like any result) with two
+//! members added at the end:
+//! - `"monitor"`: what resuming needs exactly: per thread the counters and
+//!   the distribution by its buckets' places (`cells`), the distribution's
+//!   shape, the first start, the gaps between a checkpoint and the start
+//!   that resumed from it;
+//! - `"timeline"`: one object per thread and minute, the shape of a
+//!   `--stats-file` line (`time`, `elapsed`, `thread`, `interval`,
+//!   `cycles`, `min`, `avg`, `max`, `p99`, `overruns`, and `partial` on a
+//!   last, short minute), for `rtlat plot --kind timeline`.
+//!
+//! The final `--json` of a monitor run is the same document.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use rtlat_core::distribution::{Distribution, DistributionPlan, SparseCounts};
+use rtlat_core::report::ThreadReport;
+use rtlat_core::units::Nanos;
+use rtlat_core::{CompatStats, PreciseStats};
+
+use super::tracker::TimelineEntry;
+
+/// The version of the `"monitor"` member this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// The `"monitor"` member.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MonitorState {
+    /// [`VERSION`].
+    pub checkpoint_version: u32,
+    /// When this state was written, Unix seconds.
+    pub written: f64,
+    /// When the monitored run first started, Unix seconds.
+    pub first_start: f64,
+    /// When the process that wrote this started measuring.
+    pub this_start: f64,
+    /// The distributions' shape.
+    pub plan: PlanState,
+    /// The gaps recorded by `--resume`, oldest first.
+    pub gaps: Vec<Gap>,
+    /// Per thread, in order.
+    pub threads: Vec<ThreadState>,
+}
+
+/// A [`DistributionPlan`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanState {
+    /// Width of an exact bucket, ns.
+    pub width_ns: u64,
+    /// Exact buckets.
+    pub exact_buckets: u64,
+}
+
+/// Time not measured: from a checkpoint to the start that resumed from it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Gap {
+    /// The checkpoint's time, Unix seconds.
+    pub from: f64,
+    /// The resumed start, Unix seconds.
+    pub to: f64,
+    /// `to - from`.
+    pub seconds: f64,
+}
+
+/// One thread's totals.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThreadState {
+    /// Thread number.
+    pub thread: usize,
+    /// Its CPU; -1 when not pinned.
+    pub cpu: i64,
+    /// Samples.
+    pub cycles: u64,
+    /// Periods missed.
+    pub overruns: u64,
+    /// SMIs, with `--smi`.
+    pub smi: Option<u64>,
+    /// Exact extremes, ns; `null` without samples.
+    pub min_ns: Option<i64>,
+    /// Largest.
+    pub max_ns: Option<i64>,
+    /// Sum of the samples, ns.
+    pub sum_ns: i128,
+    /// C's figures in the run's unit: smallest, largest, last, sum.
+    pub compat_min: i64,
+    /// Largest.
+    pub compat_max: i64,
+    /// Last.
+    pub compat_act: i64,
+    /// Sum.
+    pub compat_sum: i64,
+    /// Samples below zero.
+    pub below_zero: u64,
+    /// Samples above the distribution's top.
+    pub above_top: u64,
+    /// Wraps lost.
+    pub lost_wraps: u64,
+    /// (place, count) of every non-empty bucket.
+    pub cells: Vec<(u64, u64)>,
+}
+
+impl ThreadState {
+    /// The state of `t` (whose distribution must be kept).
+    pub fn of(t: &ThreadReport) -> ThreadState {
+        let sparse = t
+            .distribution
+            .as_ref()
+            .map(Distribution::to_sparse)
+            .unwrap_or_default();
+        ThreadState {
+            thread: t.index,
+            cpu: t.cpu.map_or(-1, |c| c as i64),
+            cycles: t.compat.cycles,
+            overruns: t.precise.overruns,
+            smi: t.smi_count,
+            min_ns: t.precise.min.map(|n| n.0),
+            max_ns: t.precise.max.map(|n| n.0),
+            sum_ns: t.precise.sum_ns,
+            compat_min: t.compat.min,
+            compat_max: t.compat.max,
+            compat_act: t.compat.act,
+            compat_sum: t.compat.sum,
+            below_zero: sparse.below_zero,
+            above_top: sparse.above_top,
+            lost_wraps: sparse.lost_wraps,
+            cells: sparse.cells,
+        }
+    }
+
+    /// Adds these totals to `live`, the same thread's figures since the
+    /// resumed start. The sum of squares is not kept in a checkpoint: the
+    /// combined figures have none (no standard deviation).
+    pub fn add_to(&self, live: &mut ThreadReport, plan: DistributionPlan) {
+        let compat = live.compat;
+        let had = self.cycles > 0;
+        let has = compat.cycles > 0;
+        live.compat = CompatStats {
+            cycles: self.cycles + compat.cycles,
+            min: match (had, has) {
+                (true, true) => self.compat_min.min(compat.min),
+                (true, false) => self.compat_min,
+                _ => compat.min,
+            },
+            max: match (had, has) {
+                (true, true) => self.compat_max.max(compat.max),
+                (true, false) => self.compat_max,
+                _ => compat.max,
+            },
+            act: if has { compat.act } else { self.compat_act },
+            sum: self.compat_sum + compat.sum,
+        };
+        let precise = live.precise;
+        live.precise = PreciseStats {
+            min: lesser(self.min_ns.map(Nanos), precise.min),
+            max: self.max_ns.map(Nanos).max(precise.max),
+            sum_ns: self.sum_ns + precise.sum_ns,
+            sum_sq_ns: None,
+            overruns: self.overruns + precise.overruns,
+        };
+        live.smi_count = match (self.smi, live.smi_count) {
+            (Some(a), Some(b)) => Some(a + b),
+            (_, b) => b,
+        };
+        let sparse = SparseCounts {
+            below_zero: self.below_zero,
+            above_top: self.above_top,
+            lost_wraps: self.lost_wraps,
+            cells: self.cells.clone(),
+        };
+        let mut distribution = Distribution::empty(plan);
+        distribution.add_sparse(&sparse);
+        if let Some(d) = &live.distribution {
+            distribution.merge(d);
+        }
+        live.distribution = Some(with_extremes(
+            distribution,
+            live.precise.min,
+            live.precise.max,
+        ));
+    }
+}
+
+fn lesser(a: Option<Nanos>, b: Option<Nanos>) -> Option<Nanos> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// `d` with the exact extremes `min` and `max`.
+fn with_extremes(d: Distribution, min: Option<Nanos>, max: Option<Nanos>) -> Distribution {
+    let plan = d.plan();
+    Distribution::from_sparse(plan, &d.to_sparse(), min, max).unwrap_or(d)
+}
+
+/// A timeline entry as written: a `--stats-file` line's shape with `p99`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimelineLine {
+    /// End, Unix seconds (ms).
+    pub time: f64,
+    /// End, seconds since the first start.
+    pub elapsed: f64,
+    /// Thread number.
+    pub thread: usize,
+    /// Minute number since the first start.
+    pub interval: u64,
+    /// Samples.
+    pub cycles: u64,
+    /// µs, 3 decimals; `null` without samples.
+    pub min: Option<f64>,
+    /// Mean.
+    pub avg: Option<f64>,
+    /// Largest.
+    pub max: Option<f64>,
+    /// p99, to the bucket.
+    pub p99: Option<f64>,
+    /// Periods missed.
+    pub overruns: u64,
+    /// A last minute cut short.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+}
+
+fn micros(ns: f64) -> f64 {
+    ns.round() / 1000.0
+}
+
+impl TimelineLine {
+    /// As written.
+    pub fn of(e: &TimelineEntry) -> TimelineLine {
+        let us = |n: Option<Nanos>| n.map(|n| micros(n.0 as f64));
+        TimelineLine {
+            time: (e.time_s * 1000.0).round() / 1000.0,
+            elapsed: (e.elapsed_s * 1000.0).round() / 1000.0,
+            thread: e.thread,
+            interval: e.index,
+            cycles: e.stretch_cycles,
+            min: us(e.min),
+            avg: e.mean_ns.map(micros),
+            max: us(e.max),
+            p99: us(e.p99),
+            overruns: e.overruns,
+            partial: e.partial,
+        }
+    }
+
+    /// Read back (the µs figures to the ns).
+    pub fn entry(&self) -> TimelineEntry {
+        let ns = |us: Option<f64>| us.map(|u| Nanos((u * 1000.0).round() as i64));
+        TimelineEntry {
+            thread: self.thread,
+            index: self.interval,
+            time_s: self.time,
+            elapsed_s: self.elapsed,
+            stretch_cycles: self.cycles,
+            min: ns(self.min),
+            mean_ns: self.avg.map(|a| a * 1000.0),
+            max: ns(self.max),
+            p99: ns(self.p99),
+            overruns: self.overruns,
+            partial: self.partial,
+        }
+    }
+}
+
+/// The members a monitor adds to its result document.
+#[derive(Serialize)]
+struct Added<'a> {
+    monitor: &'a MonitorState,
+    timeline: Vec<TimelineLine>,
+}
+
+/// Writes `document` (a whole pretty-printed JSON object, as the result
+/// writer makes it) with the monitor's members added before its closing
+/// brace.
+pub fn write_with_sections<'e>(
+    w: &mut dyn Write,
+    document: &[u8],
+    state: &MonitorState,
+    timeline: impl Iterator<Item = &'e TimelineEntry>,
+) -> io::Result<()> {
+    let trimmed = document.trim_ascii_end();
+    let Some(body) = trimmed.strip_suffix(b"}") else {
+        return Err(io::Error::other("the result document is not a JSON object"));
+    };
+    let added = serde_json::to_vec_pretty(&Added {
+        monitor: state,
+        timeline: timeline.map(TimelineLine::of).collect(),
+    })?;
+    // `{\n  "monitor": ...\n}`: its members, after a comma.
+    let members = added
+        .strip_prefix(b"{")
+        .and_then(|m| m.trim_ascii_end().strip_suffix(b"}"))
+        .unwrap_or(&added);
+    w.write_all(body.trim_ascii_end())?;
+    w.write_all(b",")?;
+    w.write_all(members.trim_ascii_end())?;
+    w.write_all(b"\n}\n")
+}
+
+/// Writes `bytes` to `path` whole or not at all, durably: the temporary
+/// file is synced before the rename, the directory after it (a checkpoint
+/// must survive a power cut, not only a crash).
+pub fn store(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    rtlat_args::output_file::write_whole(path, |w| w.write_all(bytes))?;
+    let dir = rtlat_args::output_file::directory_of(path);
+    std::fs::File::open(dir)?.sync_all()
+}
+
+/// A checkpoint read back for `--resume`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resumed {
+    /// Its `"monitor"` member.
+    pub state: MonitorState,
+    /// Its timeline.
+    pub timeline: Vec<TimelineEntry>,
+}
+
+/// What a checkpoint file holds of use to `--resume`.
+#[derive(Deserialize)]
+struct CheckpointFile {
+    monitor: Option<MonitorState>,
+    #[serde(default)]
+    timeline: Vec<TimelineLine>,
+}
+
+/// Reads the checkpoint `text`; the problem in a few words otherwise.
+pub fn read(text: &str) -> Result<Resumed, String> {
+    let file: CheckpointFile =
+        serde_json::from_str(text).map_err(|e| rtlat_results::file::json_problem(&e))?;
+    let Some(state) = file.monitor else {
+        return Err("no \"monitor\" member: not a checkpoint of rtlat monitor".into());
+    };
+    if state.checkpoint_version != VERSION {
+        return Err(format!(
+            "checkpoint version {}, this rtlat reads version {VERSION}",
+            state.checkpoint_version
+        ));
+    }
+    Ok(Resumed {
+        state,
+        timeline: file.timeline.iter().map(TimelineLine::entry).collect(),
+    })
+}
+
+impl PlanState {
+    /// The plan `p`.
+    pub fn of(p: DistributionPlan) -> PlanState {
+        PlanState {
+            width_ns: p.width_ns,
+            exact_buckets: p.exact_buckets,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> MonitorState {
+        MonitorState {
+            checkpoint_version: VERSION,
+            written: 1_700_000_100.5,
+            first_start: 1_700_000_000.0,
+            this_start: 1_700_000_000.0,
+            plan: PlanState {
+                width_ns: 1000,
+                exact_buckets: 2000,
+            },
+            gaps: vec![],
+            threads: vec![ThreadState {
+                thread: 0,
+                cpu: 1,
+                cycles: 3,
+                sum_ns: 12_000,
+                cells: vec![(3, 2), (6, 1)],
+                ..ThreadState::default()
+            }],
+        }
+    }
+
+    #[test]
+    fn sections_go_before_the_closing_brace_and_read_back() {
+        let doc = b"{\n  \"thread\": {\n    \"0\": {}\n  }\n}\n";
+        let entry = TimelineEntry {
+            thread: 0,
+            index: 4,
+            time_s: 1_700_000_300.0,
+            elapsed_s: 300.0,
+            stretch_cycles: 60_000,
+            min: Some(Nanos(1_234)),
+            mean_ns: Some(2_345.6),
+            max: Some(Nanos(45_678)),
+            p99: Some(Nanos(5_000)),
+            overruns: 0,
+            partial: false,
+        };
+        let mut out = Vec::new();
+        write_with_sections(&mut out, doc, &state(), [entry.clone()].iter()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).expect(&text);
+        assert!(value["thread"]["0"].is_object());
+        assert_eq!(value["timeline"][0]["max"], 45.678);
+        assert_eq!(value["timeline"][0]["interval"], 4);
+        let back = read(&text).unwrap();
+        assert_eq!(back.state, state());
+        assert_eq!(back.timeline[0].max, entry.max);
+        assert_eq!(back.timeline[0].p99, entry.p99);
+    }
+
+    #[test]
+    fn what_is_not_a_checkpoint_says_so() {
+        assert!(
+            read("{\"thread\": {}}")
+                .unwrap_err()
+                .contains("not a checkpoint")
+        );
+        assert!(read("{").is_err());
+        let mut old = state();
+        old.checkpoint_version = 99;
+        let text = format!("{{\"monitor\": {}}}", serde_json::to_string(&old).unwrap());
+        assert!(read(&text).unwrap_err().contains("version 99"));
+    }
+}
