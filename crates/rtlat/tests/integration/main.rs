@@ -19,5 +19,6 @@ mod faults;
 mod ipc;
 mod latency;
 mod load;
+mod monitor;
 mod results;
 mod signaltest;
