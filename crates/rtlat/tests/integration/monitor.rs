@@ -483,11 +483,63 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(r.stdout.is_empty());
     }
     // cyclictest does not take the monitor's options.
-    let r = run(&mut rtlat_cyclictest(["--listen", "127.0.0.1:0", "-l", "1"]));
+    let r = run(&mut rtlat_cyclictest([
+        "--listen",
+        "127.0.0.1:0",
+        "-l",
+        "1",
+    ]));
     r.expect_code(2);
     assert!(
         r.stderr.contains("--listen: an option of rtlat monitor"),
         "{}",
         r.stderr
     );
+}
+
+/// contrib/systemd/rtlat-monitor.service: `systemd-analyze verify` accepts
+/// it (when there), and its ExecStart, run as systemd would run it (with
+/// `$$` as `$`, rtlat and the state directory where the test has them,
+/// and `-D 2` so that it ends), starts fresh, then resumes.
+#[test]
+fn the_systemd_unit_starts_fresh_then_resumes() {
+    require_root!();
+    let unit =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contrib/systemd/rtlat-monitor.service");
+    let text = std::fs::read_to_string(&unit).unwrap();
+    match Command::new("systemd-analyze")
+        .arg("verify")
+        .arg(&unit)
+        .output()
+    {
+        Ok(out) => assert!(
+            out.status.success() && out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(_) => skip_note!(
+            "SKIPPED systemd-analyze verify (not installed): {}",
+            function_name!()
+        ),
+    }
+    assert!(text.contains("\nKillSignal=SIGINT\n") && text.contains("\nRestart=always\n"));
+    let exec = text
+        .lines()
+        .find_map(|l| l.strip_prefix("ExecStart=/bin/sh -c '"))
+        .and_then(|l| l.strip_suffix('\''))
+        .expect("ExecStart=/bin/sh -c '...'");
+    let state = tempfile::tempdir().unwrap();
+    let script = exec
+        .replace("$$", "$")
+        .replace("/usr/bin/rtlat", rtlat_path().to_str().unwrap())
+        .replace("/var/lib/rtlat", state.path().to_str().unwrap())
+        .replace("127.0.0.1:9489", "127.0.0.1:0")
+        .replace("\"$@\"", "\"$@\" -D 2");
+    let first = run(Command::new("sh").args(["-c", &script]));
+    first.expect_code(0);
+    assert!(!first.stderr.contains("resumed"), "{}", first.stderr);
+    assert!(state.path().join("monitor.json").is_file());
+    let second = run(Command::new("sh").args(["-c", &script]));
+    second.expect_code(0);
+    assert!(second.stderr.contains("resumed:"), "{}", second.stderr);
 }
