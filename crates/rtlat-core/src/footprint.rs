@@ -64,10 +64,18 @@ impl Footprint {
             phases: config.run.phases.as_ref().map_or(0, |p| p.ends.len()),
             candidates: config.explain.is_some(),
         };
+        // The --stats-file writer's p99: a snapshot of each thread's
+        // distribution kept between drains, and while it drains one
+        // thread, a new snapshot and the difference of the two.
+        let interval_copy = match (config.intervals, config.run.distribution) {
+            (Some(_), Some(plan)) => LatencyHistogram::heap_bytes(plan).1,
+            _ => Bytes(0),
+        };
         let per_thread = buffers
             .heap()
             .plus(Bytes::of::<ThreadReport>(1))
-            .plus(Bytes::of::<ThreadPlan>(2));
+            .plus(Bytes::of::<ThreadPlan>(2))
+            .plus(interval_copy);
         let spikes = config.spikes.map_or(Bytes(0), |s| {
             let (log, report) = SpikeLog::heap_bytes(s.capacity);
             log.plus(report)
@@ -75,7 +83,7 @@ impl Footprint {
         Footprint::of_threads(
             config.threads.len(),
             per_thread,
-            spikes.plus(buffers.merged()),
+            spikes.plus(buffers.merged()).plus(interval_copy.times(2)),
         )
     }
 

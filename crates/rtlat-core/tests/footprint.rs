@@ -114,6 +114,9 @@ fn cyclic_runs_stay_within_their_footprint() {
             width: Nanos(1000),
             per_side: 1000,
         }),
+        // The estimate also counts the --stats-file writer's copies of
+        // the distribution (one per thread and two more), which the engine
+        // does not make.
         intervals: Some(IntervalPlan {
             length: Nanos::from_micros(10_000),
             ring: 64,

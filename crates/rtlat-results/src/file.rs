@@ -60,6 +60,17 @@ impl StdinOr {
             StdinOr::Path(path) => path.display().to_string(),
         }
     }
+
+    /// How legends name it: the file name without directory and
+    /// extension; `stdin` for standard input.
+    pub fn stem(&self) -> String {
+        match self {
+            StdinOr::Path(path) => path
+                .file_stem()
+                .map_or_else(|| self.name(), |s| s.to_string_lossy().into_owned()),
+            StdinOr::Stdin => self.name(),
+        }
+    }
 }
 
 /// A problem with an input: `<file>: <problem>`, one line.

@@ -7,6 +7,9 @@
 //! - [`samples`]: any result as bucketed samples per thread
 //!   ([`Samples`]): rtlat's distribution, C's `-h` histogram in its JSON,
 //!   or the `-h`/`--histfile` text ([`histogram_text`]);
+//! - [`timeline`]: the `--stats-file` lines (latency over time) as a
+//!   type ([`timeline::StatsLine`]), and a reader of them or of a
+//!   document's `"timeline"` array ([`timeline::Timeline`]);
 //! - [`file`](mod@file): reading one results file (a path or standard input),
 //!   bounded and checked to be text.
 //!
@@ -38,6 +41,7 @@ pub mod file;
 pub mod histogram_text;
 pub mod read;
 pub mod samples;
+pub mod timeline;
 
 pub use file::{InputError, MAX_INPUT_BYTES, StdinOr, read_text};
 pub use read::{Format, ResultDocument};

@@ -139,12 +139,7 @@ impl Samples {
     pub fn read(source: &StdinOr, expected: &str) -> Result<Samples, InputError> {
         let text = read_text(source, expected)?;
         let name = source.name();
-        let stem = match source {
-            StdinOr::Stdin => name.clone(),
-            StdinOr::Path(path) => path
-                .file_stem()
-                .map_or_else(|| name.clone(), |s| s.to_string_lossy().into_owned()),
-        };
+        let stem = source.stem();
         Samples::parse(&name, &stem, &text, expected).map_err(|problem| InputError {
             file: name,
             problem,

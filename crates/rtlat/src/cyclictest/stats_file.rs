@@ -21,6 +21,30 @@
 //! batch. A synthetic run (`--synthetic`) is written once its threads have
 //! stopped, thread after thread, with times counted from the Unix epoch, so
 //! that the file is the same every time; its ring holds the whole run.
+//!
+//! The `p99` of a line is read here, never in the measuring loop, from the
+//! thread's full distribution ([`rtlat_core::distribution`]): when a drain
+//! finds sealed intervals of a thread, it takes one snapshot of that
+//! thread's distribution and subtracts the one taken at the thread's
+//! previous such drain ([`Distribution::delta_since`]); the p99 of that
+//! difference is the lines'. It is an approximation, on two counts:
+//! - the samples are those between two drains, not those between the
+//!   interval's exact bounds: the boundary between two intervals' p99 is
+//!   the drain that found the first sealed, up to [`DRAIN_PERIOD`] (and
+//!   the time a drain takes) after its end, so the first samples of the
+//!   next interval count in the earlier one's p99 and not in their own;
+//! - the intervals of a thread sealed in one drain (intervals shorter than
+//!   [`DRAIN_PERIOD`], a drain late, a synthetic run drained once at its
+//!   end) share one p99, that of their samples together.
+//!
+//! Each line's p99 is then kept within the interval's own exact `min` and
+//! `max` (which stay exact), and is otherwise what `--percentiles` would
+//! say of those samples: the lower bound of the bucket holding the sample
+//! of rank ⌈0.99 × n⌉, 1 µs wide by default. The cost is bounded: one
+//! snapshot of a thread's distribution (and one difference) per drain
+//! that sealed one of its intervals, and one snapshot per thread kept in
+//! between, about 32 KiB each with the default buckets
+//! ([`rtlat_core::footprint`] counts them).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -29,6 +53,7 @@ use std::time::Instant;
 
 use anyhow::anyhow;
 use rtlat_core::config::{CyclicConfig, TimeSourceKind};
+use rtlat_core::distribution::{Distribution, LatencyHistogram};
 use rtlat_core::engine::source::SYNTHETIC_START;
 use rtlat_core::engine::{Running, Shared, sys_clock, time};
 use rtlat_core::interval::{IntervalReader, IntervalRecord};
@@ -66,6 +91,9 @@ struct Cursor {
     /// Intervals were lost since the last line: the numbers missing before
     /// the next record may be lost ones, not empty ones.
     gap_unknown: bool,
+    /// The thread's distribution at the last drain that sealed one of its
+    /// intervals; `None` before that drain (or without a distribution).
+    seen: Option<Distribution>,
 }
 
 /// How the run's clock maps to the lines' times: one reading of the run's
@@ -109,6 +137,7 @@ impl StatsFile {
                     reader: IntervalReader::new(),
                     next_index: 0,
                     gap_unknown: false,
+                    seen: None,
                 })
                 .collect(),
             batch: Vec::with_capacity(plan.ring),
@@ -205,6 +234,10 @@ impl StatsFile {
                 // has written a record.
                 let lossless = cursor.reader.lost() == lost_before;
                 cursor.gap_unknown |= !lossless;
+                let p99 = match channel.distribution.as_deref() {
+                    Some(histogram) if !self.batch.is_empty() => cursor.p99_since_seen(histogram),
+                    _ => None,
+                };
                 let origin = log.origin_ns().unwrap_or(timeline.clock_ns);
                 for record in self.batch.iter() {
                     if !cursor.gap_unknown {
@@ -213,7 +246,8 @@ impl StatsFile {
                             write_empty_interval(&mut self.out, thread, index, timeline.at(end))?;
                         }
                     }
-                    write_interval(&mut self.out, thread, record, timeline.at(record.end_ns))?;
+                    let end = timeline.at(record.end_ns);
+                    write_interval(&mut self.out, thread, record, p99, end)?;
                     cursor.next_index = record.index + 1;
                     cursor.gap_unknown &= !lossless;
                 }
@@ -223,6 +257,22 @@ impl StatsFile {
         if let Err(e) = result {
             self.error = Some(e);
         }
+    }
+}
+
+impl Cursor {
+    /// The p99 of the samples `histogram` (the thread's distribution) counted
+    /// since the last call (since the start for the first), which takes a
+    /// snapshot of it and keeps it for the next call. `None` without
+    /// samples.
+    fn p99_since_seen(&mut self, histogram: &LatencyHistogram) -> Option<Nanos> {
+        let now = histogram.snapshot(None, None);
+        let p99 = match &self.seen {
+            Some(seen) => now.delta_since(seen).value_at(0.99),
+            None => now.value_at(0.99),
+        };
+        self.seen = Some(now);
+        p99
     }
 }
 
@@ -259,6 +309,8 @@ mod tests {
             cpu: None,
         }]);
         config.run.source = TimeSourceKind::Synthetic { seed: 1 };
+        config.run.distribution =
+            Some(rtlat_core::distribution::DistributionPlan::new(1000, Nanos::ZERO).unwrap());
         config.intervals = Some(IntervalPlan {
             length: Nanos::from_secs(1),
             ring,
@@ -321,6 +373,109 @@ mod tests {
         let got = intervals(&path);
         // 25 may have been lost or empty: no line; 27 and 28 were empty.
         assert_eq!(got[7..], [(26, 1), (27, 0), (28, 0), (29, 1)]);
+    }
+
+    /// (interval, p99) of each line, in file order.
+    fn p99s(path: &Path) -> Vec<(u64, Option<f64>)> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (v["interval"].as_u64().unwrap(), v["p99"].as_f64())
+            })
+            .collect()
+    }
+
+    /// The p99 of `samples` (ns, below 2 ms) as a line gives it: the sample
+    /// of rank ⌈0.99 n⌉ down to its 1 µs bucket, in µs, kept within
+    /// `[min, max]` (ns) of the interval.
+    fn expected_p99(samples: &[i64], (min, max): (i64, i64)) -> f64 {
+        let mut sorted = samples.to_vec();
+        sorted.sort_unstable();
+        let rank = (0.99 * sorted.len() as f64).ceil() as usize;
+        let floor = sorted[rank - 1] / 1000 * 1000;
+        floor.clamp(min, max) as f64 / 1000.0
+    }
+
+    #[test]
+    fn p99_is_that_of_the_samples_since_the_last_drain_that_sealed() {
+        use rtlat_core::interval::IntervalWriter;
+        let dir = tempfile::tempdir().unwrap();
+        let (engine, mut file, path) = prepared(64, dir.path());
+        let shared = engine.shared();
+        let channel = &shared.channels[0];
+        let log = channel.intervals.as_ref().unwrap();
+        let histogram = channel.distribution.as_deref().unwrap();
+        let second = 1_000_000_000;
+        let mut w = IntervalWriter::new(log, 0, second);
+        // What the measuring loop does: each sample into the distribution,
+        // then into its interval (which it may seal).
+        let mut take = |deadline: i64, ns: i64| {
+            histogram.record(ns);
+            w.add(deadline, ns, 0);
+        };
+        // Interval 0: 1.5, 2.5, .. 200.5 µs; the first sample of interval
+        // 1 (0.7 µs) seals it before the drain, and counts in its p99.
+        let first: Vec<i64> = (1..=200).map(|k| k * 1000 + 500).collect();
+        for (i, &ns) in first.iter().enumerate() {
+            take(i as i64 * 1_000_000, ns);
+        }
+        take(second, 700);
+        file.drain(shared);
+        let both: Vec<i64> = first.iter().copied().chain([700]).collect();
+        let p99_0 = expected_p99(&both, (1_500, 200_500));
+        assert_eq!(p99_0, 198.0);
+        assert_eq!(p99s(&path), [(0, Some(p99_0))]);
+
+        // A drain that seals nothing takes no snapshot: interval 1's
+        // samples after the first drain all count in its p99, the 0.7 µs
+        // one (before that drain) not.
+        let second_half: Vec<i64> = (0..300).map(|k| 5_000 + (k % 100) * 1000).collect();
+        for (i, &ns) in second_half[..100].iter().enumerate() {
+            take(second + 1_000_000 * (i as i64 + 1), ns);
+        }
+        file.drain(shared);
+        assert_eq!(p99s(&path).len(), 1);
+        for (i, &ns) in second_half[100..].iter().enumerate() {
+            take(second + 1_000_000 * (i as i64 + 101), ns);
+        }
+        // A spike seals interval 1 (it counts in 1's p99, not its max).
+        take(2 * second, 1_500_000);
+        file.drain(shared);
+        let with_spike: Vec<i64> = second_half.iter().copied().chain([1_500_000]).collect();
+        let p99_1 = expected_p99(&with_spike, (700, 104_000));
+        assert_eq!(p99_1, 104.0);
+        assert_eq!(p99s(&path)[1], (1, Some(p99_1)));
+
+        // Intervals 2 and 3 sealed in one drain share the p99 of their
+        // samples together, each kept within its own min and max.
+        let low: Vec<i64> = (0..100).map(|k| 10_000 + k * 10).collect();
+        let high: Vec<i64> = (0..100).map(|k| 50_000 + k * 100).collect();
+        for (i, &ns) in low.iter().enumerate() {
+            take(2 * second + 1 + i as i64, ns);
+        }
+        for (i, &ns) in high.iter().enumerate() {
+            take(3 * second + i as i64, ns);
+        }
+        take(4 * second, 20_000);
+        file.drain(shared);
+        let together: Vec<i64> = low.iter().chain(&high).copied().chain([20_000]).collect();
+        let shared_p99 = expected_p99(&together, (i64::MIN, i64::MAX));
+        assert_eq!(shared_p99, 59.0);
+        assert_eq!(
+            p99s(&path)[2..],
+            [
+                (2, Some(expected_p99(&together, (10_000, 1_500_000)))),
+                (3, Some(expected_p99(&together, (50_000, 59_900)))),
+            ]
+        );
+        assert_eq!(p99s(&path)[2].1, Some(59.0));
+        assert_eq!(p99s(&path)[3].1, Some(59.0));
+        // The max stays exact: the spike is interval 2's.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let third: serde_json::Value = serde_json::from_str(text.lines().nth(2).unwrap()).unwrap();
+        assert_eq!(third["max"], serde_json::json!(1500.0));
     }
 
     #[test]

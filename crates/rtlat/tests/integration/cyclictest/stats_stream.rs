@@ -20,12 +20,13 @@ struct Line {
     min: Option<f64>,
     avg: Option<f64>,
     max: Option<f64>,
+    p99: Option<f64>,
     overruns: u64,
     partial: bool,
 }
 
-const KEYS: [&str; 9] = [
-    "time", "elapsed", "thread", "interval", "cycles", "min", "avg", "max", "overruns",
+const KEYS: [&str; 10] = [
+    "time", "elapsed", "thread", "interval", "cycles", "min", "avg", "max", "p99", "overruns",
 ];
 
 fn parse_line(text: &str) -> Line {
@@ -56,6 +57,7 @@ fn parse_line(text: &str) -> Line {
         min: v["min"].as_f64(),
         avg: v["avg"].as_f64(),
         max: v["max"].as_f64(),
+        p99: v["p99"].as_f64(),
         overruns: int("overruns"),
         partial: obj.contains_key("partial"),
     }
@@ -123,13 +125,14 @@ fn check_against_json(lines: &[Line], json: &Value, contiguous: bool) {
             }
         }
         for l in &mine {
-            match (l.min, l.avg, l.max) {
-                (Some(min), Some(avg), Some(max)) => {
+            match (l.min, l.avg, l.max, l.p99) {
+                (Some(min), Some(avg), Some(max), Some(p99)) => {
                     assert!(l.cycles > 0, "{l:?}");
                     assert!(min <= avg && avg <= max, "min <= avg <= max: {l:?}");
+                    assert!(min <= p99 && p99 <= max, "min <= p99 <= max: {l:?}");
                 }
-                (None, None, None) => assert_eq!(l.cycles, 0, "{l:?}"),
-                _ => panic!("min, avg, max all or none: {l:?}"),
+                (None, None, None, None) => assert_eq!(l.cycles, 0, "{l:?}"),
+                _ => panic!("min, avg, max, p99 all or none: {l:?}"),
             }
             assert!(l.elapsed > 0.0, "{l:?}");
         }
@@ -197,6 +200,17 @@ fn synthetic_two_threads_snapshot() {
     let last_of = |thread| lines.iter().rfind(|l| l.thread == thread).unwrap();
     assert!(last_of(0).partial, "{:?}", last_of(0));
     assert!(!last_of(1).partial, "{:?}", last_of(1));
+    // Drained once, at the end: each thread's lines share the p99 of its
+    // whole run, which --json gives, each kept within its line's min and
+    // max.
+    let json = read_json(&f.json);
+    for l in &lines {
+        let whole = json["thread"][l.thread.to_string()]["percentiles"]["p99"]
+            .as_f64()
+            .unwrap();
+        let expected = whole.clamp(l.min.unwrap(), l.max.unwrap());
+        assert_eq!(l.p99, Some(expected), "{l:?}");
+    }
     // The same seed writes the same file.
     let (again, _) = synthetic_run(7, &args, "0.5");
     assert_eq!(std::fs::read_to_string(&again.stats).unwrap(), text);
@@ -214,7 +228,10 @@ fn synthetic_intervals_without_samples_are_lines_with_zero_cycles() {
     let cycles: Vec<u64> = lines.iter().map(|l| l.cycles).collect();
     assert_eq!(cycles, [0, 1, 1, 0, 1, 1]);
     for l in lines.iter().filter(|l| l.cycles == 0) {
-        assert_eq!((l.min, l.avg, l.max, l.overruns), (None, None, None, 0));
+        assert_eq!(
+            (l.min, l.avg, l.max, l.p99, l.overruns),
+            (None, None, None, None, 0)
+        );
     }
 }
 
