@@ -76,7 +76,14 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
         Some(text) => match text.trim() {
             "latency" => Kind::Latency,
             "percentile" | "percentiles" => Kind::Percentile,
-            _ => return Err(invalid(Opt::Kind, text, "expected latency or percentile")),
+            "timeline" => Kind::Timeline,
+            _ => {
+                return Err(invalid(
+                    Opt::Kind,
+                    text,
+                    "expected latency, percentile or timeline",
+                ));
+            }
         },
     };
     let size = match &size {
@@ -109,16 +116,26 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
         let given = [(Opt::Xmax, xmax.is_some()), (Opt::LogX, log_x)];
         if let Some((id, _)) = given.iter().find(|(_, given)| *given) {
             return Err(UsageError(format!(
-                "{}: applies to the latency plot (-k latency), not to -k percentile",
-                id.spelling()
+                "{}: applies to the latency plot (-k latency), not to -k {}",
+                id.spelling(),
+                kind.name()
             )));
         }
     }
     if inputs.is_empty() {
         return Err(UsageError(
-            "no input file: give one or more cyclictest --json files or -h histogram outputs \
-             ('-' for standard input), see 'rtlat plot --help'"
-                .to_string(),
+            match kind {
+                Kind::Timeline => {
+                    "no input file: give one or more cyclictest --stats-file files \
+                               or monitor checkpoints ('-' for standard input), see 'rtlat \
+                               plot --help'"
+                }
+                _ => {
+                    "no input file: give one or more cyclictest --json files or -h histogram \
+                  outputs ('-' for standard input), see 'rtlat plot --help'"
+                }
+            }
+            .to_string(),
         ));
     }
     if inputs.iter().filter(|i| *i == "-").count() > 1 {
@@ -208,7 +225,8 @@ pub fn help_text() -> String {
 
 Usage: rtlat plot INPUT... -o OUT.svg|OUT.png [OPTIONS]
 
-Reads one or more results, each one of (told apart by their content):
+The latency and percentile plots read one or more results, each one of
+(told apart by their content):
   - the --json file of rtlat cyclictest or another rtlat tool (its
     \"distribution\" of every sample, an IPC pair's receiver's; the
     \"histogram\" when there is none),
@@ -219,6 +237,13 @@ Reads one or more results, each one of (told apart by their content):
 and draws them as one picture. '-' reads standard input. An input is at
 most {max_input} MiB; one cut short (a -h block without its summary, JSON that
 ends early) is refused.
+
+The timeline plot (-k timeline) reads instead, each input one of:
+  - the --stats-file of rtlat cyclictest (one JSON line per thread and
+    interval of --stats-interval), also while the run writes it: a last
+    line cut short is not drawn, and a note on standard error says so;
+  - a JSON document with a \"timeline\" array of such lines (what rtlat
+    monitor --checkpoint writes).
 
 Kinds of plot (-k):
   latency     the OSADL latency plot: number of samples (log scale, from
@@ -232,17 +257,24 @@ Kinds of plot (-k):
               99 %, ... on a log scale of 1 - p), one line per input with
               all its threads together, for comparing runs; overflows are
               drawn between the top of the histogram and the maximum
+  timeline    the OSADL long-term plot: each interval's maximum (us,
+              linear) against the time of its end, one line per thread,
+              and its p99 (a fainter line of the same colour) where the
+              input has it; gaps where a thread took no sample; times of
+              day in the local time zone (TZ), with dates over longer
+              spans; each thread's largest maximum and when in the legend
 
 Options:
   -o, --output FILE   the picture to write; FILE ends in .svg or .png
                       (required). It is written whole or not at all.
-  -k, --kind KIND     latency or percentile                     [latency]
+  -k, --kind KIND     latency, percentile or timeline           [latency]
   -s, --size WxH      picture size in pixels, each {min} to {max}
                                                                [{w}x{h}]
   -T, --title TEXT    title (default: host, kernel and start time of the
                       run when the input says them, else the file name;
                       inputs of different tools or programs: each named,
-                      'cyclictest (rtlat) vs cyclictest (rt-tests)')
+                      'cyclictest (rtlat) vs cyclictest (rt-tests)'; the
+                      timeline plot: the inputs' names)
       --xmax US       latency plot: the latency axis ends at US; samples
                       beyond are counted in the legend ('N beyond xmax')
                       and the axis label, not drawn     [the largest bucket]
@@ -336,6 +368,8 @@ mod tests {
                 "{words:?}"
             );
         }
+        let s = settings(&["s.jsonl", "-", "-o", svg, "--kind=timeline"]);
+        assert_eq!((s.kind, s.inputs.len()), (Kind::Timeline, 2));
         let s = settings(&["a", "-o", svg, "-T", "my box", "-k", "latency"]);
         assert_eq!(s.title.as_deref(), Some("my box"));
         assert_eq!(parse(&args(&["-h"])).unwrap(), Invocation::Help);
@@ -367,7 +401,7 @@ mod tests {
             ),
             (
                 vec!["a.json", "-o", svg, "-k", "bars"],
-                "-k/--kind: invalid value 'bars': expected latency or percentile",
+                "-k/--kind: invalid value 'bars': expected latency, percentile or timeline",
             ),
             (
                 vec!["a.json", "-o", svg, "-s", "100x100"],
@@ -415,6 +449,19 @@ mod tests {
                 "--log-x: applies to the latency plot (-k latency), not to -k percentile",
             ),
             (vec!["a.json", "-o", svg, "--log-x=yes"], "--log-x"),
+            (
+                vec!["a.json", "-o", svg, "-k", "timeline", "--log-x"],
+                "--log-x: applies to the latency plot (-k latency), not to -k timeline",
+            ),
+            (
+                vec!["a.json", "-o", svg, "-k", "timeline", "--xmax", "9"],
+                "--xmax: applies to the latency plot (-k latency), not to -k timeline",
+            ),
+            (
+                vec!["-o", svg, "-k", "timeline"],
+                "no input file: give one or more cyclictest --stats-file files or monitor \
+                 checkpoints",
+            ),
         ] {
             let e = error(&words);
             assert!(e.contains(needle), "{words:?}: {e:?} lacks {needle:?}");

@@ -14,6 +14,7 @@ mod input;
 mod render;
 mod run;
 mod settings;
+mod timeline;
 
 use std::ffi::OsString;
 use std::io::Write;

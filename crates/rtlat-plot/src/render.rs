@@ -1,5 +1,6 @@
 //! Drawing: the inputs become a [`Figure`] (plain data: lines, axis
-//! ranges, labels; unit-tested), which plotters draws on an SVG or bitmap
+//! ranges, labels; unit-tested; the timeline's is made by
+//! [`crate::timeline`]), which plotters draws on an SVG or bitmap
 //! backend. The PNG is encoded from the RGB buffer with the `png` crate, and
 //! its text is drawn with the bundled DejaVu Sans (no fontconfig, no
 //! freetype). Every text of a figure, whatever input or option it comes
@@ -27,7 +28,7 @@ const FAMILY: &str = "sans-serif";
 /// The bottom of the sample-count axis: below 1, so single samples show.
 pub const COUNT_FLOOR: f64 = 0.5;
 /// Titles longer than this list the inputs' names instead.
-const TITLE_LIMIT: usize = 110;
+pub const TITLE_LIMIT: usize = 110;
 
 /// Line colours, one per series in order (then again, darker).
 const PALETTE: [RGBColor; 10] = [
@@ -43,6 +44,12 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
+/// `c` halfway to white, for a line beside one of colour `c`.
+fn faint(c: RGBColor) -> RGBColor {
+    let half = |v: u8| v + (255 - v) / 2;
+    RGBColor(half(c.0), half(c.1), half(c.2))
+}
+
 fn colour(i: usize) -> RGBColor {
     let RGBColor(r, g, b) = PALETTE[i % PALETTE.len()];
     if (i / PALETTE.len()).is_multiple_of(2) {
@@ -57,8 +64,25 @@ fn colour(i: usize) -> RGBColor {
 pub struct Line {
     /// Its legend text.
     pub label: String,
-    /// Its points, in drawing order.
+    /// Its points, in drawing order; a point whose y is NaN is a gap (the
+    /// line stops before it and starts again after it).
     pub points: Vec<(f64, f64)>,
+    /// Its place in [`PALETTE`] (then again, darker).
+    pub colour: usize,
+    /// Drawn thinner and lighter, beside a main line of the same colour.
+    pub faint: bool,
+}
+
+impl Line {
+    /// A main line of colour `colour`.
+    fn new(label: String, points: Vec<(f64, f64)>, colour: usize) -> Line {
+        Line {
+            label,
+            points,
+            colour,
+            faint: false,
+        }
+    }
 }
 
 /// The axes of a figure.
@@ -78,6 +102,16 @@ pub enum Axes {
     Percentile {
         /// The right end, a power of ten.
         x_end: f64,
+        /// The latency range.
+        y: Range<f64>,
+    },
+    /// x: wall-clock time, Unix seconds, labelled at `ticks`; y: latency
+    /// µs, linear.
+    Timeline {
+        /// The time range.
+        x: Range<f64>,
+        /// Where the time axis is labelled, and how.
+        ticks: Vec<(f64, String)>,
         /// The latency range.
         y: Range<f64>,
     },
@@ -109,6 +143,12 @@ pub fn render(inputs: &[Samples], settings: &Settings) -> anyhow::Result<Vec<u8>
         settings.title.as_deref(),
         settings.size.0,
     );
+    picture(&figure, settings)
+}
+
+/// Draws `figure` in the format and size `settings` ask and returns the
+/// file's bytes.
+pub fn picture(figure: &Figure, settings: &Settings) -> anyhow::Result<Vec<u8>> {
     let (w, h) = settings.size;
     let err = |e: String| anyhow!("drawing the plot: {e}");
     // Both backends lay text out with the font's metrics.
@@ -118,7 +158,7 @@ pub fn render(inputs: &[Samples], settings: &Settings) -> anyhow::Result<Vec<u8>
             let mut svg = String::new();
             {
                 let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
-                draw(&root, &figure).map_err(|e| err(e.to_string()))?;
+                draw(&root, figure).map_err(|e| err(e.to_string()))?;
                 root.present().map_err(|e| err(e.to_string()))?;
             }
             Ok(svg.into_bytes())
@@ -129,7 +169,7 @@ pub fn render(inputs: &[Samples], settings: &Settings) -> anyhow::Result<Vec<u8>
                 let backend = GlyphBitmap::new(BitMapBackend::with_buffer(&mut rgb, (w, h)), FONT)
                     .ok_or_else(|| anyhow!("the bundled font cannot be read"))?;
                 let root = backend.into_drawing_area();
-                draw(&root, &figure).map_err(|e| err(e.to_string()))?;
+                draw(&root, figure).map_err(|e| err(e.to_string()))?;
                 root.present().map_err(|e| err(e.to_string()))?;
             }
             encode_png(&rgb, w, h)
@@ -225,13 +265,14 @@ pub fn figure(
                 lines,
             }
         }
+        Kind::Timeline => unreachable!("the timeline plot is drawn from timelines"),
     };
     figure.displayable()
 }
 
 impl Figure {
     /// The figure with every text [`displayable`].
-    fn displayable(self) -> Figure {
+    pub fn displayable(self) -> Figure {
         Figure {
             title: displayable(&self.title),
             subtitle: self.subtitle.as_deref().map(displayable),
@@ -243,7 +284,7 @@ impl Figure {
                 .into_iter()
                 .map(|line| Line {
                     label: displayable(&line.label),
-                    points: line.points,
+                    ..line
                 })
                 .collect(),
         }
@@ -356,7 +397,8 @@ fn origins(inputs: &[Samples]) -> Option<String> {
     (names.len() > 1).then(|| names.join(" vs "))
 }
 
-fn clip(text: &str, limit: usize) -> String {
+/// `text` cut after `limit` characters, `...` marking the cut.
+pub fn clip(text: &str, limit: usize) -> String {
     match text.char_indices().nth(limit) {
         Some((at, _)) => format!("{}...", &text[..at]),
         None => text.to_string(),
@@ -366,15 +408,21 @@ fn clip(text: &str, limit: usize) -> String {
 /// How legends name each input: its file stem, or its name where two
 /// stems are the same.
 fn input_labels(inputs: &[Samples]) -> Vec<String> {
+    let named: Vec<(&str, &str)> = inputs
+        .iter()
+        .map(|i| (i.stem.as_str(), i.name.as_str()))
+        .collect();
+    legend_names(&named)
+}
+
+/// How legends name inputs given as (stem, name): the stem, or the name
+/// where two stems are the same.
+pub fn legend_names(inputs: &[(&str, &str)]) -> Vec<String> {
     inputs
         .iter()
-        .map(|i| {
-            let clash = inputs.iter().filter(|o| o.stem == i.stem).count() > 1;
-            if clash {
-                i.name.clone()
-            } else {
-                i.stem.clone()
-            }
+        .map(|&(stem, name)| {
+            let clash = inputs.iter().filter(|o| o.0 == stem).count() > 1;
+            if clash { name } else { stem }.to_string()
         })
         .collect()
 }
@@ -474,10 +522,11 @@ fn latency_lines(inputs: &[Samples], width: u32, axis: LatencyAxis) -> (Axes, Ve
             } else {
                 on_columns(buckets, x.start, column)
             };
-            lines.push(Line {
-                label: thread_label(several.then_some(prefix.as_str()), t, *beyond),
-                points: step_points(&drawn, COUNT_FLOOR),
-            });
+            lines.push(Line::new(
+                thread_label(several.then_some(prefix.as_str()), t, *beyond),
+                step_points(&drawn, COUNT_FLOOR),
+                lines.len(),
+            ));
         }
     }
     // A whole decade above the highest count leaves room for the legend.
@@ -667,10 +716,11 @@ fn percentile_lines(inputs: &[Samples]) -> (Axes, Vec<Line>) {
         if overflows > 0 {
             details.push(plural(overflows, "overflow"));
         }
-        lines.push(Line {
-            label: format!("{label} ({})", details.join(", ")),
-            points: percentile_points(&buckets, overflows, input.max_us()),
-        });
+        lines.push(Line::new(
+            format!("{label} ({})", details.join(", ")),
+            percentile_points(&buckets, overflows, input.max_us()),
+            lines.len(),
+        ));
     }
     let positive = lines
         .iter()
@@ -811,6 +861,52 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
                 &|v: &f64| latency_label(*v),
             )
         }
+        Axes::Timeline { x, ticks, y } => {
+            let x_spec = TimeAxis {
+                linear: x.clone().into(),
+                ticks: ticks.iter().map(|t| t.0).collect(),
+            };
+            // plotters asks for the label of each key point.
+            let x_fmt = |v: &f64| {
+                ticks
+                    .iter()
+                    .min_by(|a, b| (a.0 - v).abs().total_cmp(&(b.0 - v).abs()))
+                    .map_or_else(String::new, |t| t.1.clone())
+            };
+            chart(
+                &area,
+                figure,
+                &style,
+                x_spec,
+                y.clone(),
+                &x_fmt,
+                &|v: &f64| format_us(*v),
+            )
+        }
+    }
+}
+
+/// A linear axis labelled at given points: the timeline's time axis
+/// (plotters' own key points on a linear axis take no formatter of ours).
+struct TimeAxis {
+    linear: plotters::coord::types::RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for TimeAxis {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.linear.map(value, limit)
+    }
+
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, _hint: Hint) -> Vec<f64> {
+        self.ticks.clone()
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.linear.range()
     }
 }
 
@@ -888,12 +984,25 @@ where
         .draw()?;
     let swatch = (style.legend * 1.3) as i32;
     let thick = (style.line_width as i32 + 1).max(3);
-    for (i, line) in figure.lines.iter().enumerate() {
-        let c = colour(i);
+    for line in &figure.lines {
+        let (c, width, thick) = match line.faint {
+            false => (colour(line.colour), style.line_width, thick),
+            true => (
+                faint(colour(line.colour)),
+                (style.line_width / 2).max(1),
+                (thick / 2).max(2),
+            ),
+        };
+        // One series a stretch between gaps; the first is in the legend.
+        let mut stretches = line
+            .points
+            .split(|p| p.1.is_nan())
+            .filter(|s| !s.is_empty());
+        let first = stretches.next().unwrap_or(&[]);
         chart
             .draw_series(LineSeries::new(
-                line.points.iter().copied(),
-                c.stroke_width(style.line_width),
+                first.iter().copied(),
+                c.stroke_width(width),
             ))?
             .label(line.label.as_str())
             .legend(move |(x, y)| {
@@ -902,6 +1011,17 @@ where
                     c.filled(),
                 )
             });
+        for stretch in std::iter::once(first).chain(stretches) {
+            if let [point] = stretch {
+                // A line of one point draws nothing: a dot instead.
+                chart.draw_series(std::iter::once(Circle::new(*point, width + 1, c.filled())))?;
+            } else if !std::ptr::eq(stretch, first) {
+                chart.draw_series(LineSeries::new(
+                    stretch.iter().copied(),
+                    c.stroke_width(width),
+                ))?;
+            }
+        }
     }
     if !figure.lines.is_empty() {
         chart
@@ -911,6 +1031,8 @@ where
                 Axes::Latency { .. } => SeriesLabelPosition::UpperRight,
                 // Below the rising curves.
                 Axes::Percentile { .. } => SeriesLabelPosition::LowerRight,
+                // In the room left above the maxima.
+                Axes::Timeline { .. } => SeriesLabelPosition::UpperRight,
             })
             .label_font((FAMILY, style.legend))
             .legend_area_size(swatch + (style.legend * 0.6) as i32)

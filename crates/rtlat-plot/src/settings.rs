@@ -18,6 +18,21 @@ pub enum Kind {
     Latency,
     /// Latency against percentile, one line per input.
     Percentile,
+    /// Each interval's maximum and p99 against the time of day, two lines
+    /// per thread (OSADL's long-term plots), from `--stats-file` lines or
+    /// a monitor checkpoint.
+    Timeline,
+}
+
+impl Kind {
+    /// Its `-k` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Latency => "latency",
+            Kind::Percentile => "percentile",
+            Kind::Timeline => "timeline",
+        }
+    }
 }
 
 /// The picture's file format, from the output file's extension.

@@ -1,9 +1,10 @@
 //! The `rtlat-plot` binary itself (what `rtlat plot` runs), on fixed
 //! inputs: PNG output decoded (size, not blank, the series colours), the
 //! latency axis shaped by `--xmax` and `--log-x` around a 20 ms spike,
-//! the title of mixed inputs, and bad values (exit 2, one line, no
-//! picture). `data/synthetic.json` is the output of `rtlat cyclictest
-//! --synthetic 4 -q -l 2000 -t 2 --json=...`.
+//! the title of mixed inputs, the timeline plot's lines and their
+//! colours, and bad values (exit 2, one line, no picture).
+//! `data/synthetic.json` is the output of `rtlat cyclictest --synthetic 4
+//! -q -l 2000 -t 2 --json=...`.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -153,6 +154,58 @@ fn xmax_and_log_x_shape_the_latency_axis() {
     let ticks: BTreeSet<i64> = numbers(&texts).into_iter().map(|t| t as i64).collect();
     for decade in [1, 10, 100, 1000, 10000] {
         assert!(ticks.contains(&decade), "no {decade} in {texts:?}");
+    }
+}
+
+/// The pixels of the PNG at `path`.
+fn png_colours(path: &Path) -> BTreeSet<[u8; 3]> {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf[..info.buffer_size()]
+        .chunks_exact(3)
+        .map(|c| [c[0], c[1], c[2]])
+        .collect()
+}
+
+#[test]
+fn timeline_png_draws_each_threads_max_and_p99() {
+    let dir = tempfile::tempdir().unwrap();
+    let stats = dir.path().join("stats.jsonl");
+    let lines: String = (0..40)
+        .flat_map(|k| {
+            (0..2).map(move |t| {
+                format!(
+                    "{{\"time\":{},\"elapsed\":{},\"thread\":{t},\"interval\":{k},\
+                     \"cycles\":100,\"min\":2.0,\"avg\":5.0,\"max\":{},\"p99\":{},\
+                     \"overruns\":0}}\n",
+                    1_795_615_200.0 + 0.5 * f64::from(k + 1),
+                    0.5 * f64::from(k + 1),
+                    40 + (k * 7 + t * 13) % 30,
+                    12 + (k + t) % 5,
+                )
+            })
+        })
+        .collect();
+    std::fs::write(&stats, lines).unwrap();
+    let out = dir.path().join("t.png");
+    plot_ok(&[
+        "-k".as_ref(),
+        "timeline".as_ref(),
+        stats.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
+    let colours = png_colours(&out);
+    // Both threads' max lines and their fainter p99 lines.
+    for colour in [
+        [31, 119, 180],
+        [143, 187, 217],
+        [214, 39, 40],
+        [234, 147, 147],
+    ] {
+        assert!(colours.contains(&colour), "no pixel of colour {colour:?}");
     }
 }
 

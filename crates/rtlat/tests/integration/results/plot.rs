@@ -15,7 +15,7 @@ use crate::support::{
 };
 
 /// `rtlat plot ARGS...`.
-fn plot(args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>) -> Command {
+pub(super) fn plot(args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>) -> Command {
     rtlat_tool("plot", args)
 }
 
@@ -40,25 +40,28 @@ fn rtlat_json(dir: &Path, name: &str, seed: u64, args: &[&str]) -> PathBuf {
 /// What an SVG shows: its data lines (polylines of 4 points or more; axes,
 /// ticks and legend swatches are 2-point lines or rectangles) and its text.
 #[derive(Debug)]
-struct Svg {
-    size: (String, String),
-    series: Vec<Vec<(f64, f64)>>,
-    texts: Vec<String>,
+pub(super) struct Svg {
+    pub(super) size: (String, String),
+    pub(super) series: Vec<Vec<(f64, f64)>>,
+    /// The stroke colour of each of `series`.
+    pub(super) strokes: Vec<String>,
+    pub(super) texts: Vec<String>,
 }
 
 impl Svg {
-    fn has_text(&self, needle: &str) -> bool {
+    pub(super) fn has_text(&self, needle: &str) -> bool {
         self.texts.iter().any(|t| t.contains(needle))
     }
 }
 
-fn read_svg(path: &Path) -> Svg {
+pub(super) fn read_svg(path: &Path) -> Svg {
     let text = std::fs::read_to_string(path).unwrap();
     let doc = roxmltree::Document::parse(&text)
         .unwrap_or_else(|e| panic!("{} is not XML: {e}", path.display()));
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "svg");
     let mut series = Vec::new();
+    let mut strokes = Vec::new();
     let mut texts = Vec::new();
     for node in root.descendants() {
         match node.tag_name().name() {
@@ -74,6 +77,7 @@ fn read_svg(path: &Path) -> Svg {
                     .collect();
                 if points.len() >= 4 {
                     series.push(points);
+                    strokes.push(node.attribute("stroke").unwrap_or_default().to_string());
                 }
             }
             "text" => texts.push(
@@ -92,6 +96,7 @@ fn read_svg(path: &Path) -> Svg {
             root.attribute("height").unwrap().to_string(),
         ),
         series,
+        strokes,
         texts,
     }
 }
@@ -99,7 +104,7 @@ fn read_svg(path: &Path) -> Svg {
 /// Checks a PNG is `w`x`h` 8-bit RGB, from its header. (That the picture
 /// is drawn, its pixels and colours, is tested in the rtlat-plot package,
 /// which alone depends on the PNG crate.)
-fn check_png(path: &Path, (w, h): (u32, u32)) {
+pub(super) fn check_png(path: &Path, (w, h): (u32, u32)) {
     let bytes = std::fs::read(path).unwrap();
     assert!(
         bytes.len() > 33,
@@ -116,7 +121,7 @@ fn check_png(path: &Path, (w, h): (u32, u32)) {
 }
 
 /// A latency as the plot labels it: one decimal, none when it is 0.
-fn us_label(us: f64) -> String {
+pub(super) fn us_label(us: f64) -> String {
     let text = format!("{us:.1}");
     text.strip_suffix(".0").map_or(text.clone(), str::to_string)
 }
@@ -454,7 +459,7 @@ fn c_json_without_histogram_asks_for_h() {
 
 /// Runs `rtlat plot ARGS` in `dir` and checks a usage error: exit 2, one
 /// stderr line, nothing on stdout, no file added to or changed in `dir`.
-fn bad(dir: &Path, args: &[&str]) -> Run {
+pub(super) fn bad(dir: &Path, args: &[&str]) -> Run {
     let before: Vec<(String, Vec<u8>)> = listing(dir)
         .into_iter()
         .map(|n| {
