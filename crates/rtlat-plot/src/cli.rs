@@ -258,11 +258,12 @@ Kinds of plot (-k):
               all its threads together, for comparing runs; overflows are
               drawn between the top of the histogram and the maximum
   timeline    the OSADL long-term plot: each interval's maximum (us,
-              linear) against the time of its end, one line per thread,
-              and its p99 (a fainter line of the same colour) where the
-              input has it; gaps where a thread took no sample; times of
-              day in the local time zone (TZ), with dates over longer
-              spans; each thread's largest maximum and when in the legend
+              linear) against time, a step over the interval, one line
+              per thread, and its p99 (a fainter line of the same colour)
+              where the input has it; gaps where a thread took no sample;
+              times of day in the local time zone (TZ), with dates over
+              longer spans; each thread's largest maximum and when in the
+              legend
 
 Options:
   -o, --output FILE   the picture to write; FILE ends in .svg or .png

@@ -158,7 +158,7 @@ pub fn picture(figure: &Figure, settings: &Settings) -> anyhow::Result<Vec<u8>> 
             let mut svg = String::new();
             {
                 let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
-                draw(&root, figure).map_err(|e| err(e.to_string()))?;
+                draw(&root, figure, false).map_err(|e| err(e.to_string()))?;
                 root.present().map_err(|e| err(e.to_string()))?;
             }
             Ok(svg.into_bytes())
@@ -169,7 +169,7 @@ pub fn picture(figure: &Figure, settings: &Settings) -> anyhow::Result<Vec<u8>> 
                 let backend = GlyphBitmap::new(BitMapBackend::with_buffer(&mut rgb, (w, h)), FONT)
                     .ok_or_else(|| anyhow!("the bundled font cannot be read"))?;
                 let root = backend.into_drawing_area();
-                draw(&root, figure).map_err(|e| err(e.to_string()))?;
+                draw(&root, figure, true).map_err(|e| err(e.to_string()))?;
                 root.present().map_err(|e| err(e.to_string()))?;
             }
             encode_png(&rgb, w, h)
@@ -806,7 +806,12 @@ fn latency_label(v: f64) -> String {
 
 type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> DrawResult<DB> {
+/// Draws `figure` on `root`, a bitmap when `bitmap`.
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    figure: &Figure,
+    bitmap: bool,
+) -> DrawResult<DB> {
     let (w, h) = root.dim_in_pixel();
     let scale = (f64::from(w) / 1000.0)
         .min(f64::from(h) / 600.0)
@@ -827,6 +832,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
         label: px(14.0),
         desc: px(16.0),
         legend: px(14.0),
+        segments: bitmap && matches!(figure.axes, Axes::Timeline { .. }),
         line_width: (2.0 * scale).round().max(1.0) as u32,
         margin: px(15.0) as u32,
         x_area: px(55.0) as u32,
@@ -936,8 +942,13 @@ where
     )
 }
 
-/// Text sizes and spacing, pixels.
+/// Text sizes and spacing, pixels, and how lines are drawn.
 struct Style {
+    /// Each segment of a line drawn apart: the bitmap backend fills a
+    /// thick line as one polygon, in which the up and down strokes of a
+    /// spike a pixel apart cancel out and the join of an acute angle
+    /// reaches far past its point (the timeline's spikes).
+    segments: bool,
     label: f64,
     desc: f64,
     legend: f64,
@@ -993,15 +1004,11 @@ where
                 (thick / 2).max(2),
             ),
         };
-        // One series a stretch between gaps; the first is in the legend.
-        let mut stretches = line
-            .points
-            .split(|p| p.1.is_nan())
-            .filter(|s| !s.is_empty());
-        let first = stretches.next().unwrap_or(&[]);
+        // The legend's entry, a series without elements; then the line,
+        // a stretch between gaps at a time.
         chart
             .draw_series(LineSeries::new(
-                first.iter().copied(),
+                std::iter::empty::<(f64, f64)>(),
                 c.stroke_width(width),
             ))?
             .label(line.label.as_str())
@@ -1011,11 +1018,20 @@ where
                     c.filled(),
                 )
             });
-        for stretch in std::iter::once(first).chain(stretches) {
-            if let [point] = stretch {
+        for stretch in line.points.split(|p| p.1.is_nan()) {
+            let Some(&point) = stretch.first() else {
+                continue;
+            };
+            if stretch.iter().all(|p| *p == point) {
                 // A line of one point draws nothing: a dot instead.
-                chart.draw_series(std::iter::once(Circle::new(*point, width + 1, c.filled())))?;
-            } else if !std::ptr::eq(stretch, first) {
+                chart.draw_series(std::iter::once(Circle::new(point, width + 1, c.filled())))?;
+            } else if style.segments {
+                chart.draw_series(
+                    stretch
+                        .windows(2)
+                        .map(|w| PathElement::new(vec![w[0], w[1]], c.stroke_width(width))),
+                )?;
+            } else {
                 chart.draw_series(LineSeries::new(
                     stretch.iter().copied(),
                     c.stroke_width(width),

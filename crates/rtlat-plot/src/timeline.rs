@@ -10,8 +10,12 @@
 //!   time of day, with dates for spans over a day.
 //! - Latency is on a linear axis, as OSADL draws it (its log scales are
 //!   for counts of samples), from 0.
-//! - An interval without samples (`null` figures) is a gap in its
-//!   thread's lines.
+//! - Each interval's figure is a step over the interval, from its start
+//!   (the previous interval's end) to its end, as OSADL's 5-minute maxima
+//!   hold for their 5 minutes; an interval without samples (`null`
+//!   figures) is a gap in its thread's lines. (Steps also keep a thick
+//!   line's corners square: the bitmap backend draws the joins of
+//!   spikes, acute angles, far past their points.)
 //! - More points than pixels: each pixel column keeps its largest value,
 //!   so no maximum is lost from sight.
 
@@ -67,16 +71,19 @@ pub fn figure(inputs: &[Timeline], title: Option<&str>, width: u32, tz: &TimeZon
     let prefixes = legend_names(&named);
     let several = inputs.len() > 1;
     let all = || inputs.iter().flat_map(|i| &i.lines);
-    let (first, last) = all().fold((f64::MAX, f64::MIN), |(lo, hi), l| {
+    let (first_end, last) = all().fold((f64::MAX, f64::MIN), |(lo, hi), l| {
         (lo.min(l.time), hi.max(l.time))
     });
+    let length = interval_length(inputs);
+    // The time shown starts where the first interval did.
+    let first = first_end - length.unwrap_or(0.0);
     let x = time_range(first, last);
     // One pixel of the plotting area (about 85 % of the picture).
     let column = (x.end - x.start) / (f64::from(width) * 0.85);
     // When a maximum happened: the time of day, the date too over days,
     // tenths of seconds for intervals under a second.
     let day = |t: f64| clock(t, tz, "%Y-%m-%d");
-    let when_format = match (day(first) == day(last), interval_length(inputs)) {
+    let when_format = match (day(first) == day(last), length) {
         (true, Some(s)) if s < 1.0 => "%H:%M:%S%.1f",
         (true, _) => "%H:%M:%S",
         (false, _) => "%Y-%m-%d %H:%M:%S",
@@ -113,7 +120,10 @@ pub fn figure(inputs: &[Timeline], title: Option<&str>, width: u32, tz: &TimeZon
                     .iter()
                     .map(|l| (l.time, value(l).unwrap_or(f64::NAN)))
                     .collect();
-                on_time_columns(&points, x.start, column)
+                steps(
+                    &on_time_columns(&points, x.start, column),
+                    length.unwrap_or(0.0),
+                )
             };
             lines.push(Line {
                 label,
@@ -317,6 +327,25 @@ pub fn on_time_columns(points: &[(f64, f64)], origin: f64, column: f64) -> Vec<(
     out
 }
 
+/// The step line of `points` (interval ends, sorted; NaN for a gap): each
+/// point's value from the previous point's x (`length` before it for the
+/// first) to its own, two points per interval so that the step lines of
+/// two figures of the same intervals have the same x's.
+pub fn steps(points: &[(f64, f64)], length: f64) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(points.len() * 2);
+    let mut start = points.first().map_or(0.0, |p| p.0 - length);
+    for &(x, y) in points {
+        if y.is_nan() {
+            out.push((x, f64::NAN));
+        } else {
+            out.push((start, y));
+            out.push((x, y));
+        }
+        start = x;
+    }
+    out
+}
+
 /// Where to label the time axis `x` (Unix s) in `tz`, and how: at most
 /// about `most` labels, on round times of day (whole seconds, minutes,
 /// hours, local midnights); the time of day within a day, dates beside it
@@ -440,28 +469,43 @@ mod tests {
                 ("thread 1 p99", 1, true),
             ]
         );
+        // Steps over each interval, from its start (half a second before
+        // the first end) to its end.
         assert_eq!(
             f.lines[0].points,
             [
+                (T0, 10.0),
                 (T0 + 0.5, 10.0),
+                (T0 + 0.5, 11.0),
                 (T0 + 1.0, 11.0),
+                (T0 + 1.0, 12.0),
                 (T0 + 1.5, 12.0),
+                (T0 + 1.5, 13.0),
                 (T0 + 2.0, 13.0)
             ]
         );
-        let gap = &f.lines[2].points[4];
+        let gap = &f.lines[2].points[8];
         assert!(gap.1.is_nan() && gap.0 == T0 + 2.5, "{gap:?}");
-        assert_eq!(f.lines[3].points[5], (T0 + 3.0, 8.0));
+        assert_eq!(
+            f.lines[2].points[9..],
+            [(T0 + 2.5, 90.25), (T0 + 3.0, 90.25)]
+        );
+        assert_eq!(f.lines[3].points[9..], [(T0 + 2.5, 8.0), (T0 + 3.0, 8.0)]);
+        // The p99 steps share the max's x's.
+        let xs = |l: &Line| l.points.iter().map(|p| p.0).collect::<Vec<f64>>();
+        assert_eq!(xs(&f.lines[0]), xs(&f.lines[1]));
+        assert_eq!(xs(&f.lines[2]), xs(&f.lines[3]));
         let Axes::Timeline { x, ticks, y } = &f.axes else {
             panic!("{:?}", f.axes)
         };
-        assert!(x.start < T0 + 0.5 && x.end > T0 + 3.0, "{x:?}");
+        assert!(x.start < T0 && x.end > T0 + 3.0, "{x:?}");
         assert_eq!(y.start, 0.0);
         assert!(y.end > 90.25 * 1.3, "{y:?}");
         let labels: Vec<&str> = ticks.iter().map(|t| t.1.as_str()).collect();
         assert_eq!(
             labels,
             [
+                "14:00:00.0",
                 "14:00:00.5",
                 "14:00:01.0",
                 "14:00:01.5",

@@ -1,6 +1,6 @@
 //! `rtlat plot --kind timeline`: a real short run's `--stats-file` drawn as
-//! SVG (a maximum and a p99 line per thread, each thread's largest maximum
-//! in the legend, times of day on the axis) and PNG; a monitor
+//! SVG (a maximum and a p99 step line per thread, each thread's largest
+//! maximum in the legend, times of day on the axis) and PNG; a monitor
 //! checkpoint's `"timeline"` (`testdata/checkpoint.json`, two days of
 //! hourly intervals, one without samples) with dates on the axis; a stats
 //! file cut short while written; bad input (exit 2, one stderr line naming
@@ -70,8 +70,8 @@ fn a_real_runs_stats_file_has_a_max_and_a_p99_line_per_thread() {
 
     assert_eq!(timeline_ok(d, &["stats.jsonl", "-o", "t.svg"]), "");
     let svg = read_svg(&d.join("t.svg"));
-    // One max and one p99 polyline per thread, each a point per line of
-    // the thread (no interval without samples here).
+    // One max and one p99 polyline per thread, a step over each line's
+    // interval: two points a line (no interval without samples here).
     for (thread, (max, p99)) in [(MAX_0, P99_0), (MAX_1, P99_1)].into_iter().enumerate() {
         let mine: Vec<&Value> = lines.iter().filter(|l| l["thread"] == thread).collect();
         let (maxes, p99s) = (drawn_in(&svg, max), drawn_in(&svg, p99));
@@ -80,8 +80,8 @@ fn a_real_runs_stats_file_has_a_max_and_a_p99_line_per_thread() {
             (1, 1),
             "thread {thread}: {svg:#?}"
         );
-        assert_eq!(maxes[0].len(), mine.len(), "thread {thread}");
-        assert_eq!(p99s[0].len(), mine.len(), "thread {thread}");
+        assert_eq!(maxes[0].len(), 2 * mine.len(), "thread {thread}");
+        assert_eq!(p99s[0].len(), 2 * mine.len(), "thread {thread}");
         // Time runs left to right; the p99 is never above the max (SVG's
         // y grows downwards).
         for pair in maxes[0].windows(2) {
@@ -165,13 +165,14 @@ fn a_checkpoints_timeline_plots_with_dates() {
     assert_eq!(drawn_in(&svg, P99_0).len(), 1, "{svg:#?}");
     assert_eq!(drawn_in(&svg, MAX_1).len(), 2, "{svg:#?}");
     assert_eq!(drawn_in(&svg, P99_1).len(), 2, "{svg:#?}");
-    assert_eq!(drawn_in(&svg, MAX_0)[0].len(), 48);
+    assert_eq!(drawn_in(&svg, MAX_0)[0].len(), 2 * 48);
     assert_eq!(
         drawn_in(&svg, MAX_1).iter().map(|s| s.len()).sum::<usize>(),
-        47
+        2 * 47
     );
     for needle in [
-        "Time (UTC), 2026-11-24 07:00:00 to 2026-11-26 06:00:00",
+        // From the first interval's start.
+        "Time (UTC), 2026-11-24 06:00:00 to 2026-11-26 06:00:00",
         "Latency (µs), maximum 412.5 µs",
         "thread 0 max (largest 412.5 µs at 2026-11-25 13:00:00)",
         "thread 1 p99",
@@ -200,7 +201,7 @@ fn a_stats_file_being_written_is_drawn_up_to_its_last_whole_line() {
          not drawn\n"
     );
     let svg = read_svg(&d.join("g.svg"));
-    assert_eq!(drawn_in(&svg, MAX_0)[0].len(), 5);
+    assert_eq!(drawn_in(&svg, MAX_0)[0].len(), 2 * 5);
     assert!(
         svg.has_text("1 last line cut short not drawn"),
         "{:#?}",
