@@ -262,8 +262,8 @@ Kinds of plot (-k):
               per thread, and its p99 (a fainter line of the same colour)
               where the input has it; gaps where a thread took no sample;
               times of day in the local time zone (TZ), with dates over
-              longer spans; each thread's largest maximum and when in the
-              legend
+              longer spans; each thread's largest maximum and the end of
+              its interval in the legend
 
 Options:
   -o, --output FILE   the picture to write; FILE ends in .svg or .png

@@ -80,8 +80,8 @@ pub fn figure(inputs: &[Timeline], title: Option<&str>, width: u32, tz: &TimeZon
     let x = time_range(first, last);
     // One pixel of the plotting area (about 85 % of the picture).
     let column = (x.end - x.start) / (f64::from(width) * 0.85);
-    // When a maximum happened: the time of day, the date too over days,
-    // tenths of seconds for intervals under a second.
+    // The end of a largest maximum's interval: the time of day, the date
+    // too over days, tenths of seconds for intervals under a second.
     let day = |t: f64| clock(t, tz, "%Y-%m-%d");
     let when_format = match (day(first) == day(last), length) {
         (true, Some(s)) if s < 1.0 => "%H:%M:%S%.1f",
@@ -110,7 +110,10 @@ pub fn figure(inputs: &[Timeline], title: Option<&str>, width: u32, tz: &TimeZon
                     if top.as_ref().is_none_or(|t| max > t.0) {
                         top = Some((max, name.clone()));
                     }
-                    format!("{name} max (largest {} µs at {when})", format_us(max))
+                    format!(
+                        "{name} max (largest {} µs, interval ending {when})",
+                        format_us(max)
+                    )
                 }
                 None => format!("{name} max (no samples)"),
             };
@@ -463,9 +466,17 @@ mod tests {
         assert_eq!(
             labels,
             [
-                ("thread 0 max (largest 13 µs at 14:00:02.0)", 0, false),
+                (
+                    "thread 0 max (largest 13 µs, interval ending 14:00:02.0)",
+                    0,
+                    false
+                ),
                 ("thread 0 p99", 0, true),
-                ("thread 1 max (largest 90.2 µs at 14:00:03.0)", 1, false),
+                (
+                    "thread 1 max (largest 90.2 µs, interval ending 14:00:03.0)",
+                    1,
+                    false
+                ),
                 ("thread 1 p99", 1, true),
             ]
         );

@@ -95,7 +95,10 @@ fn a_real_runs_stats_file_has_a_max_and_a_p99_line_per_thread() {
             .iter()
             .map(|l| l["max"].as_f64().unwrap())
             .fold(f64::MIN, f64::max);
-        let legend = format!("thread {thread} max (largest {} µs at ", us_label(largest));
+        let legend = format!(
+            "thread {thread} max (largest {} µs, interval ending ",
+            us_label(largest)
+        );
         assert!(svg.has_text(&legend), "{legend:?} in {:#?}", svg.texts);
         assert!(
             svg.has_text(&format!("thread {thread} p99")),
@@ -174,7 +177,7 @@ fn a_checkpoints_timeline_plots_with_dates() {
         // From the first interval's start.
         "Time (UTC), 2026-11-24 06:00:00 to 2026-11-26 06:00:00",
         "Latency (µs), maximum 412.5 µs",
-        "thread 0 max (largest 412.5 µs at 2026-11-25 13:00:00)",
+        "thread 0 max (largest 412.5 µs, interval ending 2026-11-25 13:00:00)",
         "thread 1 p99",
         "maximum and p99 of each 1 h interval: 96 intervals, 2 threads",
         // Dates beside the times of day over two days.
