@@ -2,7 +2,8 @@
 //! SVG (a maximum and a p99 step line per thread, each thread's largest
 //! maximum in the legend, times of day on the axis) and PNG; a monitor
 //! checkpoint's `"timeline"` (`testdata/checkpoint.json`, two days of
-//! hourly intervals, one without samples) with dates on the axis; a stats
+//! hourly intervals, one without samples) with dates on the axis, and a
+//! real two-second monitor's (root); a stats
 //! file cut short while written; bad input (exit 2, one stderr line naming
 //! the file and the line, no picture). Times are shown in UTC (`TZ=UTC`).
 
@@ -184,6 +185,45 @@ fn a_checkpoints_timeline_plots_with_dates() {
         "11-25 00:00",
     ] {
         assert!(svg.has_text(needle), "{needle:?} in {:#?}", svg.texts);
+    }
+}
+
+#[test]
+fn a_real_monitor_checkpoint_plots() {
+    require_root!();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Two seconds: one (partial) minute of the timeline per thread.
+    let mut cmd = crate::support::rtlat_tool(
+        "monitor",
+        [
+            "-D",
+            "2",
+            "-t",
+            "2",
+            "--textfile=m.prom",
+            "--checkpoint=m.json",
+        ],
+    );
+    cmd.current_dir(d);
+    run_with_timeout(&mut cmd, Duration::from_secs(15)).expect_code(0);
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("m.json")).unwrap()).unwrap();
+    let entries = doc["timeline"].as_array().unwrap();
+    assert!(!entries.is_empty(), "{doc}");
+    assert_eq!(timeline_ok(d, &["m.json", "-o", "m.svg"]), "");
+    let svg = read_svg(&d.join("m.svg"));
+    for thread in 0..2 {
+        let largest = entries
+            .iter()
+            .filter(|e| e["thread"] == thread)
+            .filter_map(|e| e["max"].as_f64())
+            .fold(f64::MIN, f64::max);
+        let legend = format!(
+            "thread {thread} max (largest {} µs, interval ending ",
+            us_label(largest)
+        );
+        assert!(svg.has_text(&legend), "{legend:?} in {:#?}", svg.texts);
     }
 }
 
