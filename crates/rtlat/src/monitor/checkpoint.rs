@@ -25,6 +25,7 @@ use rtlat_core::distribution::{Distribution, DistributionPlan, SparseCounts};
 use rtlat_core::report::ThreadReport;
 use rtlat_core::units::Nanos;
 use rtlat_core::{CompatStats, PreciseStats};
+use rtlat_results::timeline::StatsLine;
 
 use super::tracker::TimelineEntry;
 
@@ -201,73 +202,44 @@ fn with_extremes(d: Distribution, min: Option<Nanos>, max: Option<Nanos>) -> Dis
     Distribution::from_sparse(plan, &d.to_sparse(), min, max).unwrap_or(d)
 }
 
-/// A timeline entry as written: a `--stats-file` line's shape with `p99`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TimelineLine {
-    /// End, Unix seconds (ms).
-    pub time: f64,
-    /// End, seconds since the first start.
-    pub elapsed: f64,
-    /// Thread number.
-    pub thread: usize,
-    /// Minute number since the first start.
-    pub interval: u64,
-    /// Samples.
-    pub cycles: u64,
-    /// µs, 3 decimals; `null` without samples.
-    pub min: Option<f64>,
-    /// Mean.
-    pub avg: Option<f64>,
-    /// Largest.
-    pub max: Option<f64>,
-    /// p99, to the bucket.
-    pub p99: Option<f64>,
-    /// Periods missed.
-    pub overruns: u64,
-    /// A last minute cut short.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub partial: bool,
-}
-
 fn micros(ns: f64) -> f64 {
     ns.round() / 1000.0
 }
 
-impl TimelineLine {
-    /// As written.
-    pub fn of(e: &TimelineEntry) -> TimelineLine {
-        let us = |n: Option<Nanos>| n.map(|n| micros(n.0 as f64));
-        TimelineLine {
-            time: (e.time_s * 1000.0).round() / 1000.0,
-            elapsed: (e.elapsed_s * 1000.0).round() / 1000.0,
-            thread: e.thread,
-            interval: e.index,
-            cycles: e.stretch_cycles,
-            min: us(e.min),
-            avg: e.mean_ns.map(micros),
-            max: us(e.max),
-            p99: us(e.p99),
-            overruns: e.overruns,
-            partial: e.partial,
-        }
+/// A timeline entry as written: a `--stats-file` line (the one type of
+/// both, in rtlat-results).
+pub fn line_of(e: &TimelineEntry) -> StatsLine {
+    let us = |n: Option<Nanos>| n.map(|n| micros(n.0 as f64));
+    StatsLine {
+        time: (e.time_s * 1000.0).round() / 1000.0,
+        elapsed: (e.elapsed_s * 1000.0).round() / 1000.0,
+        thread: e.thread,
+        interval: e.index,
+        cycles: e.stretch_cycles,
+        min: us(e.min),
+        avg: e.mean_ns.map(micros),
+        max: us(e.max),
+        p99: us(e.p99),
+        overruns: e.overruns,
+        partial: e.partial,
     }
+}
 
-    /// Read back (the µs figures to the ns).
-    pub fn entry(&self) -> TimelineEntry {
-        let ns = |us: Option<f64>| us.map(|u| Nanos((u * 1000.0).round() as i64));
-        TimelineEntry {
-            thread: self.thread,
-            index: self.interval,
-            time_s: self.time,
-            elapsed_s: self.elapsed,
-            stretch_cycles: self.cycles,
-            min: ns(self.min),
-            mean_ns: self.avg.map(|a| a * 1000.0),
-            max: ns(self.max),
-            p99: ns(self.p99),
-            overruns: self.overruns,
-            partial: self.partial,
-        }
+/// A timeline entry read back (the µs figures to the ns).
+pub fn entry_of(line: &StatsLine) -> TimelineEntry {
+    let ns = |us: Option<f64>| us.map(|u| Nanos((u * 1000.0).round() as i64));
+    TimelineEntry {
+        thread: line.thread,
+        index: line.interval,
+        time_s: line.time,
+        elapsed_s: line.elapsed,
+        stretch_cycles: line.cycles,
+        min: ns(line.min),
+        mean_ns: line.avg.map(|a| a * 1000.0),
+        max: ns(line.max),
+        p99: ns(line.p99),
+        overruns: line.overruns,
+        partial: line.partial,
     }
 }
 
@@ -275,7 +247,7 @@ impl TimelineLine {
 #[derive(Serialize)]
 struct Added<'a> {
     monitor: &'a MonitorState,
-    timeline: Vec<TimelineLine>,
+    timeline: Vec<StatsLine>,
 }
 
 /// Writes `document` (a whole pretty-printed JSON object, as the result
@@ -293,7 +265,7 @@ pub fn write_with_sections<'e>(
     };
     let added = serde_json::to_vec_pretty(&Added {
         monitor: state,
-        timeline: timeline.map(TimelineLine::of).collect(),
+        timeline: timeline.map(line_of).collect(),
     })?;
     // `{\n  "monitor": ...\n}`: its members, after a comma.
     let members = added
@@ -329,7 +301,7 @@ pub struct Resumed {
 struct CheckpointFile {
     monitor: Option<MonitorState>,
     #[serde(default)]
-    timeline: Vec<TimelineLine>,
+    timeline: Vec<StatsLine>,
 }
 
 /// Reads the checkpoint `text`; the problem in a few words otherwise.
@@ -347,7 +319,7 @@ pub fn read(text: &str) -> Result<Resumed, String> {
     }
     Ok(Resumed {
         state,
-        timeline: file.timeline.iter().map(TimelineLine::entry).collect(),
+        timeline: file.timeline.iter().map(entry_of).collect(),
     })
 }
 

@@ -40,7 +40,7 @@ impl Monitor {
             s
         });
         let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let serves = args.iter().any(|a| *a == "--listen");
+        let serves = args.contains(&"--listen");
         let mut first = String::new();
         let address = if serves {
             stderr.read_line(&mut first).unwrap();
