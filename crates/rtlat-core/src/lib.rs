@@ -35,12 +35,16 @@
 //! let histogram = LatencyHistogram::new(plan).expect("memory for the buckets");
 //!
 //! let period = Duration::from_micros(200);
-//! let mut deadline = Instant::now() + period;
+//! let start = Instant::now();
+//! let mut deadline = start + period;
 //! for _ in 0..300 {
 //!     std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
 //!     let late_ns = Instant::now().duration_since(deadline).as_nanos() as i64;
-//!     // Whole microseconds as cyclictest counts them, and the nanoseconds.
-//!     writer.record(late_ns / 1_000, late_ns);
+//!     // Whole microseconds as cyclictest counts them, the nanoseconds, and
+//!     // when (here the deadline, ns since the start: the slot keeps the
+//!     // time of the largest sample).
+//!     let at_ns = deadline.duration_since(start).as_nanos() as i64;
+//!     writer.record(late_ns / 1_000, late_ns, at_ns);
 //!     histogram.record(late_ns);
 //!     deadline += period;
 //! }
@@ -54,6 +58,8 @@
 //! assert!(compat.min <= compat.avg_truncated() && compat.avg_truncated() <= compat.max);
 //! let p99 = distribution.value_at(0.99).expect("samples");
 //! assert!(precise.min.unwrap() <= p99 && p99 <= precise.max.unwrap());
+//! let max_at = slot.max_at().expect("samples").as_nanos();
+//! assert!(max_at > 0 && max_at <= 300 * 200_000);
 //! println!("min {} avg {} max {} us, p99 {p99:?}", compat.min, compat.avg_truncated(), compat.max);
 //! ```
 //!
@@ -118,7 +124,7 @@ pub use engine::{Engine, EngineError, Running};
 pub use figures::{CompatStats, PreciseStats};
 pub use report::{EndReason, RunReport, ThreadReport};
 pub use slot::{SlotWriter, ThreadSlot};
-pub use units::{Nanos, Resolution};
+pub use units::{ClockInstant, Nanos, Resolution};
 
 impl helper::HelperRole {
     /// Does the role's job; returns the exit status. (Here, above the

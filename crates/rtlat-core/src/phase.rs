@@ -202,7 +202,7 @@ impl<'a> PhaseWriter<'a> {
         if deadline_ns >= self.current_end {
             self.advance(deadline_ns, overruns);
         }
-        self.tally.record(units, ns);
+        self.tally.record(units, ns, deadline_ns);
         if let Some(d) = &self.log.cells[self.current].distribution {
             d.record(ns);
         }

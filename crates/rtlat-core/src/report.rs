@@ -5,7 +5,7 @@
 //! types, re-exported here) and its distributions, read in place.
 
 use crate::config::{ClockKind, SchedPolicy};
-use crate::units::{Nanos, Resolution};
+use crate::units::{ClockInstant, Nanos, Resolution};
 
 pub use crate::figures::{
     BreakReport, CompatStats, Disturbances, HistogramData, PreciseStats, SignedHistogramData,
@@ -50,6 +50,12 @@ pub struct ThreadReport {
     pub compat: CompatStats,
     /// Full-precision figures.
     pub precise: PreciseStats,
+    /// When the largest sample (`precise.max`) was taken, on the run's
+    /// clock: its deadline in cyclic runs (cyclictest, latency), its
+    /// reception in the signal ring; the first of equal largest samples.
+    /// `None` without samples, and for the IPC tools (whose reports do
+    /// not carry it).
+    pub max_at: Option<ClockInstant>,
     /// Histogram, when one was requested.
     pub histogram: Option<HistogramData>,
     /// The signed nanosecond histogram (`latency`), if one was kept.

@@ -14,7 +14,7 @@ use std::sync::atomic::{
 };
 
 use crate::figures::{CompatStats, Disturbances, PreciseStats, ThreadError, ThreadStep};
-use crate::units::Nanos;
+use crate::units::{ClockInstant, Nanos};
 
 /// Life cycle of a measuring thread, as seen by readers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +81,8 @@ pub struct ThreadSlot {
     sum: AtomicI64,
     min_ns: AtomicI64,
     max_ns: AtomicI64,
+    /// When the sample of `max_ns` was taken, ns on the run's clock.
+    max_at_ns: AtomicI64,
     sum_ns: AtomicI64,
     overruns: AtomicU64,
     smi: AtomicU64,
@@ -122,6 +124,7 @@ impl Default for ThreadSlot {
             sum: AtomicI64::new(0),
             min_ns: AtomicI64::new(i64::MAX),
             max_ns: AtomicI64::new(i64::MIN),
+            max_at_ns: AtomicI64::new(0),
             sum_ns: AtomicI64::new(0),
             overruns: AtomicU64::new(0),
             smi: AtomicU64::new(0),
@@ -151,6 +154,12 @@ pub struct Tally {
     pub min_ns: i64,
     /// Largest sample in ns.
     pub max_ns: i64,
+    /// When the sample of `max_ns` was taken, ns on the run's clock: the
+    /// first of equal largest samples (a later equal one does not move
+    /// it). What "when" means is the recording loop's: the sample's
+    /// deadline in cyclic runs, its reception in the signal ring and the
+    /// IPC pairs.
+    pub max_at_ns: i64,
     /// Sum of samples in ns.
     pub sum_ns: i64,
     /// Deadlines skipped because a wake-up came after the next one.
@@ -172,6 +181,7 @@ impl Default for Tally {
             sum: 0,
             min_ns: i64::MAX,
             max_ns: i64::MIN,
+            max_at_ns: 0,
             sum_ns: 0,
             overruns: 0,
             smi: 0,
@@ -181,15 +191,19 @@ impl Default for Tally {
 }
 
 impl Tally {
-    /// Adds one sample: `units` in C-compatible units, `ns` in nanoseconds.
+    /// Adds one sample: `units` in C-compatible units, `ns` in nanoseconds,
+    /// taken at `at_ns` on the run's clock.
     #[inline(always)]
-    pub fn record(&mut self, units: i64, ns: i64) {
+    pub fn record(&mut self, units: i64, ns: i64, at_ns: i64) {
         self.act = units;
         self.min = self.min.min(units);
         self.max = self.max.max(units);
         self.sum = self.sum.wrapping_add(units);
         self.min_ns = self.min_ns.min(ns);
-        self.max_ns = self.max_ns.max(ns);
+        if ns > self.max_ns {
+            self.max_ns = ns;
+            self.max_at_ns = at_ns;
+        }
         self.sum_ns = self.sum_ns.wrapping_add(ns);
         self.sum_sq_ns = self.sum_sq_ns.wrapping_add(square(ns));
         self.cycles += 1;
@@ -206,8 +220,9 @@ fn square(ns: i64) -> u128 {
 /// The measuring thread's side of its [`ThreadSlot`]: keeps the running
 /// figures in [`Tally`] and publishes each field when it changes. A sample
 /// costs four plain stores (last value, the two sums, the count); minimum
-/// and maximum are stored only when they move, overruns and SMIs only when
-/// they happen. The sum of squares (one multiplication and a 128-bit add
+/// and maximum are stored only when they move (the ns maximum with the
+/// time of its sample: one more store), overruns and SMIs only when they
+/// happen. The sum of squares (one multiplication and a 128-bit add
 /// per sample, in registers) is published once, by [`SlotWriter::finish`].
 #[derive(Debug)]
 pub struct SlotWriter<'a> {
@@ -231,15 +246,22 @@ impl<'a> SlotWriter<'a> {
     }
 
     /// Records and publishes one sample: `units` in C-compatible units,
-    /// `ns` in nanoseconds. The count is stored last.
+    /// `ns` in nanoseconds, taken at `at_ns` on the run's clock (kept only
+    /// when `ns` is a new maximum: the first of equal maxima keeps its
+    /// time). The count is stored last.
     #[inline(always)]
-    pub fn record(&mut self, units: i64, ns: i64) {
+    pub fn record(&mut self, units: i64, ns: i64, at_ns: i64) {
         let t = &mut self.tally;
         let s = self.slot;
         publish_if(units < t.min, &mut t.min, units, &s.min);
         publish_if(units > t.max, &mut t.max, units, &s.max);
         publish_if(ns < t.min_ns, &mut t.min_ns, ns, &s.min_ns);
-        publish_if(ns > t.max_ns, &mut t.max_ns, ns, &s.max_ns);
+        if ns > t.max_ns {
+            t.max_ns = ns;
+            t.max_at_ns = at_ns;
+            s.max_ns.store(ns, Relaxed);
+            s.max_at_ns.store(at_ns, Relaxed);
+        }
         t.act = units;
         t.sum = t.sum.wrapping_add(units);
         t.sum_ns = t.sum_ns.wrapping_add(ns);
@@ -306,6 +328,7 @@ impl ThreadSlot {
         self.sum.store(t.sum, Relaxed);
         self.min_ns.store(t.min_ns, Relaxed);
         self.max_ns.store(t.max_ns, Relaxed);
+        self.max_at_ns.store(t.max_at_ns, Relaxed);
         self.sum_ns.store(t.sum_ns, Relaxed);
         self.overruns.store(t.overruns, Relaxed);
         self.smi.store(t.smi, Relaxed);
@@ -399,6 +422,12 @@ impl ThreadSlot {
         }
     }
 
+    /// When the largest sample (in ns, [`PreciseStats::max`]) was taken,
+    /// on the run's clock; `None` before the first sample.
+    pub fn max_at(&self) -> Option<ClockInstant> {
+        (self.cycles.load(Relaxed) > 0).then(|| ClockInstant(self.max_at_ns.load(Relaxed)))
+    }
+
     /// System Management Interrupts counted so far (`--smi`).
     pub fn smi_count(&self) -> u64 {
         self.smi.load(Relaxed)
@@ -460,7 +489,7 @@ mod tests {
     fn tally_tracks_min_max_sum() {
         let mut t = Tally::default();
         for v in [5, -2, 9] {
-            t.record(v, v * 1000);
+            t.record(v, v * 1000, 0);
         }
         assert_eq!((t.min, t.max, t.sum, t.act, t.cycles), (-2, 9, 12, 9, 3));
         let slot = ThreadSlot::default();
@@ -475,9 +504,9 @@ mod tests {
         let by_writer = ThreadSlot::default();
         let mut writer = SlotWriter::new(&by_writer);
         let mut tally = Tally::default();
-        for v in samples {
-            writer.record(v, v * 1000 + 7);
-            tally.record(v, v * 1000 + 7);
+        for (at, v) in samples.into_iter().enumerate() {
+            writer.record(v, v * 1000 + 7, at as i64 * 10);
+            tally.record(v, v * 1000 + 7, at as i64 * 10);
         }
         writer.add_overruns(2);
         writer.add_smis(0);
@@ -489,6 +518,7 @@ mod tests {
         by_tally.publish(&tally);
         assert_eq!(by_writer.compat(), by_tally.compat());
         assert_eq!(by_writer.precise(), by_tally.precise());
+        assert_eq!(by_writer.max_at(), by_tally.max_at());
         assert_eq!(by_writer.smi_count(), 3);
         assert_eq!(writer.cycles(), samples.len() as u64);
     }
@@ -498,7 +528,7 @@ mod tests {
         let slot = ThreadSlot::default();
         let mut writer = SlotWriter::new(&slot);
         for ns in [3_000_000_000i64, -4, 5] {
-            writer.record(ns / 1000, ns);
+            writer.record(ns / 1000, ns, 0);
         }
         assert_eq!(slot.precise().sum_sq_ns, None, "not before the end");
         writer.finish();
@@ -506,5 +536,39 @@ mod tests {
             slot.precise().sum_sq_ns,
             Some(9_000_000_000_000_000_000 + 16 + 25)
         );
+    }
+
+    #[test]
+    fn the_time_of_the_maximum_is_that_of_its_first_sample() {
+        // (units, ns, at): the ns maximum 9_400 comes twice, at 30 and 50;
+        // the first keeps its time. The units maximum (10, at 40) is
+        // another sample: the time follows the ns maximum.
+        let samples = [
+            (5, 5_000, 10),
+            (9, 9_400, 30),
+            (10, 9_300, 40),
+            (9, 9_400, 50),
+            (-1, -1_000, 60),
+        ];
+        let slot = ThreadSlot::default();
+        assert_eq!(slot.max_at(), None, "no sample, no time");
+        let mut writer = SlotWriter::new(&slot);
+        let mut tally = Tally::default();
+        for (units, ns, at) in samples {
+            writer.record(units, ns, at);
+            tally.record(units, ns, at);
+        }
+        assert_eq!(slot.max_at(), Some(ClockInstant(30)));
+        assert_eq!(slot.precise().max, Some(Nanos(9_400)));
+        assert_eq!(slot.compat().max, 10);
+        assert_eq!((tally.max_ns, tally.max_at_ns), (9_400, 30));
+    }
+
+    #[test]
+    fn a_first_sample_below_zero_has_its_time_kept() {
+        let slot = ThreadSlot::default();
+        let mut writer = SlotWriter::new(&slot);
+        writer.record(-3, -3_000, -77);
+        assert_eq!(slot.max_at(), Some(ClockInstant(-77)));
     }
 }

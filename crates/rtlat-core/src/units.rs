@@ -49,6 +49,26 @@ impl fmt::Display for Nanos {
     }
 }
 
+/// A moment on a run's clock, in nanoseconds since that clock's origin
+/// (CLOCK_MONOTONIC: boot; CLOCK_REALTIME: the Unix epoch; a synthetic
+/// run's virtual clock: its own start). Only the binary maps it to the
+/// wall clock, with one reading of both clocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ClockInstant(pub i64);
+
+impl ClockInstant {
+    /// Nanoseconds since the clock's origin.
+    pub const fn as_nanos(self) -> i64 {
+        self.0
+    }
+
+    /// The time from `earlier` to this moment (negative when `earlier`
+    /// is later; saturating).
+    pub const fn since(self, earlier: ClockInstant) -> Nanos {
+        Nanos(self.0.saturating_sub(earlier.0))
+    }
+}
+
 /// An amount of memory in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Bytes(pub u64);
@@ -141,5 +161,13 @@ mod tests {
         assert_eq!(Bytes(u64::MAX).to_string(), "16777216.0 TiB");
         assert_eq!(Bytes::of::<u64>(3).plus(Bytes(1)).times(2), Bytes(50));
         assert_eq!(Bytes(1025).kib(), 2);
+    }
+
+    #[test]
+    fn a_clock_instant_gives_the_time_since_another() {
+        let (earlier, later) = (ClockInstant(1_000), ClockInstant(4_500));
+        assert_eq!(later.since(earlier), Nanos(3_500));
+        assert_eq!(earlier.since(later), Nanos(-3_500));
+        assert_eq!(ClockInstant(i64::MIN).since(later), Nanos(i64::MIN));
     }
 }

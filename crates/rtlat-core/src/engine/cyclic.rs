@@ -254,7 +254,11 @@ fn run_loop<S: TimeSource>(
             freeze_above = freeze_above.max(ns);
         } else {
             let cycle = writer.cycles();
-            writer.record(units, ns);
+            // A new maximum keeps its deadline as its time, ns on the run's
+            // clock: what the intervals and phases file a sample under, so
+            // that it falls in the `--stats-file` interval that holds it
+            // (its wake-up is that plus the sample).
+            writer.record(units, ns, time::to_nanos(&next));
             if let Some(h) = histogram {
                 h.record(units, cycle);
             }

@@ -62,6 +62,7 @@ fn report(who: ThreadPlan, channel: &ThreadChannel, smi: bool, reading: Reading)
         smi_count: smi.then(|| slot.smi_count()),
         compat: slot.compat(),
         precise,
+        max_at: slot.max_at(),
         histogram: channel.histogram.as_ref().map(Histogram::snapshot),
         signed_histogram: channel
             .signed_histogram

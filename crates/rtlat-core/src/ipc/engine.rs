@@ -370,7 +370,7 @@ impl ReceiverSink for SlotSink<'_> {
     #[inline(always)]
     fn record(&mut self, units: i64, ns: i64, now_ns: i64) -> u64 {
         let cycle = self.writer.cycles();
-        self.writer.record(units, ns);
+        self.writer.record(units, ns, now_ns);
         if let Some(h) = self.histogram {
             h.record(units, cycle);
         }
@@ -404,7 +404,8 @@ impl<'a> CountSink<'a> {
 impl SenderSink for CountSink<'_> {
     #[inline(always)]
     fn count(&mut self) -> u64 {
-        self.0.record(0, 0);
+        // A count only: no latency, so no time of a maximum either.
+        self.0.record(0, 0, 0);
         self.0.cycles()
     }
 }
@@ -670,5 +671,21 @@ impl PairRunning {
             pairs,
             break_info,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_receiver_keeps_the_reception_of_its_largest_sample() {
+        let channel = ThreadChannel::default();
+        let timeouts = AtomicU64::new(0);
+        let mut sink = SlotSink::new(&channel, &timeouts);
+        for (ns, now_ns) in [(4_000, 100), (9_000, 200), (9_000, 300), (2_000, 400)] {
+            sink.record(ns / 1_000, ns, now_ns);
+        }
+        assert_eq!(channel.slot.max_at(), Some(crate::units::ClockInstant(200)));
     }
 }

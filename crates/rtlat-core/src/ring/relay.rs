@@ -175,7 +175,9 @@ pub fn relay<P: RingPort>(
             if let Some(h) = histogram {
                 h.record(units, cycle);
             }
-            writer.record(units, ns);
+            // A new maximum keeps its reception (the end of its lap) as
+            // its time.
+            writer.record(units, ns, time::to_nanos(&now));
             if params.break_threshold.is_some_and(|limit| units > limit) {
                 return last_pass(port, ring, LoopEnd::Break(units));
             }
@@ -308,6 +310,9 @@ mod tests {
         let c = channel.slot.compat();
         assert_eq!((c.cycles, c.min, c.max, c.act, c.sum), (3, 25, 45, 45, 100));
         assert_eq!(port.passes, 4);
+        // The largest lap (45 us) ended at the reception at 100 us.
+        let at = channel.slot.max_at().unwrap();
+        assert_eq!(at.as_nanos(), time::to_nanos(&at_us(100)));
     }
 
     #[test]

@@ -264,6 +264,9 @@ pub fn receivers_as_run_report(report: &PairReport, cpus: &[ShownCpus]) -> RunRe
                 smi_count: None,
                 compat: p.receiver.compat,
                 precise: p.receiver.precise,
+                // The pairs' results do not carry it (the fork mode's
+                // receivers keep no time of their maximum).
+                max_at: None,
                 histogram: p.histogram.clone(),
                 signed_histogram: None,
                 distribution: p.distribution.clone(),

@@ -249,7 +249,7 @@ mod tests {
         for (channel, values) in shared.channels.iter().zip(samples) {
             let mut tally = Tally::default();
             for &v in *values {
-                tally.record(v, v * 1000);
+                tally.record(v, v * 1000, 0);
             }
             tally.smi = 3;
             channel.slot.set_tid(6104 + tally.cycles as i32);
@@ -293,7 +293,7 @@ mod tests {
         let mut tally = Tally::default();
         for (cycle, &v) in values.iter().enumerate() {
             ring.record(cycle as u64, v);
-            tally.record(v, v * 1000);
+            tally.record(v, v * 1000, 0);
         }
         let channel = ThreadChannel {
             slot: Default::default(),

@@ -8,7 +8,7 @@ use rtlat_core::config::{ClockKind, SchedPolicy};
 use rtlat_core::report::{
     CompatStats, EndReason, HistogramData, PreciseStats, RunReport, ThreadReport,
 };
-use rtlat_core::units::{Nanos, Resolution};
+use rtlat_core::units::{ClockInstant, Nanos, Resolution};
 
 use super::{RunMeta, SysInfo};
 
@@ -34,6 +34,7 @@ impl ThreadFixture {
                 smi_count: None,
                 compat: CompatStats::default(),
                 precise: PreciseStats::default(),
+                max_at: None,
                 histogram: None,
                 signed_histogram: None,
                 distribution: None,
@@ -95,7 +96,9 @@ impl ThreadFixture {
     /// `resolution`; each sample's precise value is the unit value plus
     /// `extra_ns` (sub-unit remainder, < 1 unit). With `buckets`, also fills a
     /// histogram of that many buckets, logging at most `buckets` overflow
-    /// cycle numbers as the engine does.
+    /// cycle numbers as the engine does. The time of the maximum is the
+    /// deadline of the first largest sample, the first deadline one
+    /// interval after 0 on the run's clock.
     pub fn samples(
         mut self,
         samples: &[i64],
@@ -108,6 +111,7 @@ impl ThreadFixture {
             overruns: self.thread.precise.overruns,
             ..PreciseStats::default()
         };
+        let mut max_at = None;
         let mut hist = buckets.map(|n| HistogramData {
             buckets: vec![0; n],
             overflows: 0,
@@ -125,6 +129,10 @@ impl ThreadFixture {
             compat.cycles += 1;
 
             let ns = Nanos(v * resolution.nanos_per_unit() + extra_ns);
+            if precise.max.is_none_or(|m| ns > m) {
+                let deadline = (cycle as i64 + 1) * self.thread.interval.as_nanos();
+                max_at = Some(ClockInstant(deadline));
+            }
             precise.min = Some(precise.min.map_or(ns, |m| m.min(ns)));
             precise.max = Some(precise.max.map_or(ns, |m| m.max(ns)));
             precise.sum_ns += i128::from(ns.as_nanos());
@@ -145,6 +153,7 @@ impl ThreadFixture {
         }
         self.thread.compat = compat;
         self.thread.precise = precise;
+        self.thread.max_at = max_at;
         self.thread.histogram = hist;
         self
     }

@@ -14,7 +14,9 @@
 //!   silently; rtlat counts them as overruns);
 //! - `-b`: the first sample strictly above the threshold ends the thread,
 //!   and counts;
-//! - `-D`: the first sample at or after the end counts and ends the thread.
+//! - `-D`: the first sample at or after the end counts and ends the thread;
+//! - (rtlat's own, C keeps none) the time of the maximum is the deadline of
+//!   the largest sample in ns, the first of equal ones.
 
 use rtlat_sys::clock::Timespec;
 
@@ -24,7 +26,7 @@ use crate::engine::source::{TimeSource, WaitError};
 use crate::engine::time::{self, Period};
 use crate::slot::LoopEnd;
 use crate::stats::ThreadChannel;
-use crate::units::Resolution;
+use crate::units::{ClockInstant, Resolution};
 
 /// The period of every row: 1 ms.
 const PERIOD_NS: i64 = 1_000_000;
@@ -68,13 +70,15 @@ struct Row {
     /// `-D`, ns after the start.
     duration_ns: Option<i64>,
     /// Expected: samples counted, min, max, average shown (µs), periods
-    /// skipped, and how the loop ended.
+    /// skipped, how the loop ended, and the time of the ns maximum (ns
+    /// after the start).
     cycles: u64,
     min: i64,
     max: i64,
     avg: i64,
     missed: u64,
     end: LoopEnd,
+    max_at: i64,
 }
 
 const ROWS: &[Row] = &[
@@ -89,6 +93,7 @@ const ROWS: &[Row] = &[
         avg: 5,
         missed: 0,
         end: LoopEnd::Loops,
+        max_at: 2 * PERIOD_NS,
     },
     Row {
         name: "each sample truncated to whole us before the sum",
@@ -102,6 +107,7 @@ const ROWS: &[Row] = &[
         avg: 1,
         missed: 0,
         end: LoopEnd::Loops,
+        max_at: 3 * PERIOD_NS,
     },
     Row {
         name: "the average truncated, not rounded",
@@ -115,6 +121,7 @@ const ROWS: &[Row] = &[
         avg: 10,
         missed: 0,
         end: LoopEnd::Loops,
+        max_at: 3 * PERIOD_NS,
     },
     Row {
         name: "an early wake-up truncated toward zero",
@@ -128,6 +135,7 @@ const ROWS: &[Row] = &[
         avg: 1,
         missed: 0,
         end: LoopEnd::Loops,
+        max_at: 2 * PERIOD_NS,
     },
     Row {
         name: "missed periods skipped and counted",
@@ -142,6 +150,7 @@ const ROWS: &[Row] = &[
         avg: 582,
         missed: 2,
         end: LoopEnd::Loops,
+        max_at: 2 * PERIOD_NS,
     },
     Row {
         name: "a wake-up exactly one period late skips nothing",
@@ -155,6 +164,7 @@ const ROWS: &[Row] = &[
         avg: 500,
         missed: 0,
         end: LoopEnd::Loops,
+        max_at: PERIOD_NS,
     },
     Row {
         name: "-b: the first sample above the threshold stops the thread",
@@ -167,6 +177,7 @@ const ROWS: &[Row] = &[
         avg: 17,
         missed: 0,
         end: LoopEnd::Break(30),
+        max_at: 2 * PERIOD_NS,
     },
     Row {
         name: "-b: a sample at the threshold does not",
@@ -179,6 +190,7 @@ const ROWS: &[Row] = &[
         avg: 17,
         missed: 0,
         end: LoopEnd::Loops,
+        max_at: 2 * PERIOD_NS,
     },
     Row {
         name: "-D: the sample at the end counts and ends the thread",
@@ -191,11 +203,55 @@ const ROWS: &[Row] = &[
         avg: 10,
         missed: 0,
         end: LoopEnd::Duration,
+        max_at: PERIOD_NS,
+    },
+    Row {
+        name: "equal maxima: the first one's deadline is the time",
+        late: &[5_000, 9_000, 3_000, 9_000],
+        break_us: None,
+        duration_ns: None,
+        cycles: 4,
+        min: 3,
+        max: 9,
+        avg: 6,
+        missed: 0,
+        end: LoopEnd::Loops,
+        max_at: 2 * PERIOD_NS,
+    },
+    Row {
+        name: "the time follows the ns maximum, not the first equal us one",
+        // All three show as 7 us; the second, 7.9 us, is the maximum.
+        late: &[7_500, 7_900, 7_000],
+        break_us: None,
+        duration_ns: None,
+        cycles: 3,
+        min: 7,
+        max: 7,
+        avg: 7,
+        missed: 0,
+        end: LoopEnd::Loops,
+        max_at: 2 * PERIOD_NS,
+    },
+    Row {
+        name: "the time of the maximum counts the skipped periods",
+        // The second wake-up skips the deadlines at 3 and 4 ms; the fourth
+        // sample, the largest, is the one of the deadline at 6 ms (and
+        // skips two more).
+        late: &[10_000, 2_300_000, 10_000, 3_000_000],
+        break_us: None,
+        duration_ns: None,
+        cycles: 4,
+        min: 10,
+        max: 3_000,
+        avg: 1_330,
+        missed: 4,
+        end: LoopEnd::Loops,
+        max_at: 6 * PERIOD_NS,
     },
 ];
 
 /// Runs `row` and returns the figures its thread published.
-fn run(row: &Row) -> (u64, i64, i64, i64, u64, LoopEnd) {
+fn run(row: &Row) -> (u64, i64, i64, i64, u64, LoopEnd, Option<i64>) {
     let mut source = ScriptedWakeups {
         now_ns: START_NS,
         late: row.late,
@@ -225,6 +281,10 @@ fn run(row: &Row) -> (u64, i64, i64, i64, u64, LoopEnd) {
         compat.avg_truncated(),
         channel.slot.precise().overruns,
         end,
+        channel
+            .slot
+            .max_at()
+            .map(|at| at.since(ClockInstant(START_NS)).as_nanos()),
     )
 }
 
@@ -232,12 +292,20 @@ fn run(row: &Row) -> (u64, i64, i64, i64, u64, LoopEnd) {
 fn the_loop_follows_cyclictest_rules() {
     let mut wrong = Vec::new();
     for row in ROWS {
-        let expected = (row.cycles, row.min, row.max, row.avg, row.missed, row.end);
+        let expected = (
+            row.cycles,
+            row.min,
+            row.max,
+            row.avg,
+            row.missed,
+            row.end,
+            Some(row.max_at),
+        );
         let got = run(row);
         if got != expected {
             wrong.push(format!(
                 "{}: got {got:?}, expected {expected:?} \
-                 (cycles, min, max, avg, missed, end)",
+                 (cycles, min, max, avg, missed, end, max_at)",
                 row.name
             ));
         }
