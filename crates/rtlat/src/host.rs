@@ -3,8 +3,12 @@
 //! runs and pinned to fixed values for synthetic ones, so that a synthetic
 //! run prints the same bytes on every machine.
 
+use rtlat_core::engine::time;
+use rtlat_core::units::ClockInstant;
+use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::system;
 
+use crate::report::run_clock::Timeline;
 use crate::report::{RunMeta, SysInfo};
 
 /// Where the host facts come from.
@@ -39,6 +43,22 @@ impl Host {
                 }
             }
             Host::Pinned => 0,
+        }
+    }
+
+    /// How the run's `clock` maps to the wall clock, read now (once the
+    /// measuring threads have started): `clock` and then the wall clock.
+    /// Pinned: a synthetic clock's `synthetic_origin` is the Unix epoch
+    /// (as [`Host::unix_time_ns`]).
+    pub fn timeline(self, clock: Clock, synthetic_origin: ClockInstant) -> Timeline {
+        let at = match self {
+            Host::Real => ClockInstant(time::to_nanos(&clock::now(clock))),
+            Host::Pinned => synthetic_origin,
+        };
+        Timeline {
+            clock: at,
+            unix_ns: self.unix_time_ns(),
+            start: None,
         }
     }
 

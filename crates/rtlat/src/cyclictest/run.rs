@@ -17,10 +17,11 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use rtlat_core::config::{MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
-use rtlat_core::engine::{Engine, Running};
+use rtlat_core::engine::source::SYNTHETIC_START;
+use rtlat_core::engine::{Engine, Running, time};
 use rtlat_core::footprint::Footprint;
 use rtlat_core::report::{PreciseStats, RunReport, ThreadError, ThreadStep};
-use rtlat_core::units::Nanos;
+use rtlat_core::units::{ClockInstant, Nanos};
 use rtlat_sys::affinity;
 use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::power::{self, DmaLatencyError};
@@ -251,8 +252,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let system = SystemWatch::start(!synthetic, settings.engine.threads.iter().map(|t| t.cpu));
     let running = engine.start().context("starting the measuring threads")?;
     load.set_origin(running.started());
+    let timeline = host.timeline(
+        rtlat_core::engine::sys_clock(settings.engine.clock),
+        ClockInstant(time::to_nanos(&SYNTHETIC_START)),
+    );
     if let Some(stats) = stats.as_mut() {
-        stats.start(&running, host);
+        stats.start(timeline);
     }
     if let Some((index, error)) = running.setup_error() {
         running.finish(false);

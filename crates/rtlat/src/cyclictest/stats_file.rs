@@ -54,12 +54,11 @@ use std::time::Instant;
 use anyhow::anyhow;
 use rtlat_core::config::{CyclicConfig, TimeSourceKind};
 use rtlat_core::distribution::{Distribution, LatencyHistogram};
-use rtlat_core::engine::source::SYNTHETIC_START;
-use rtlat_core::engine::{Running, Shared, sys_clock, time};
+use rtlat_core::engine::Shared;
 use rtlat_core::interval::{IntervalReader, IntervalRecord};
-use rtlat_core::units::Nanos;
+use rtlat_core::units::{ClockInstant, Nanos};
 
-use crate::host::Host;
+use crate::report::run_clock::Timeline;
 use crate::report::stats_stream::{IntervalEnd, write_empty_interval, write_interval};
 use crate::rtsetup::io_strerror;
 use rtlat_args::stdio::tell;
@@ -94,19 +93,6 @@ struct Cursor {
     /// The thread's distribution at the last drain that sealed one of its
     /// intervals; `None` before that drain (or without a distribution).
     seen: Option<Distribution>,
-}
-
-/// How the run's clock maps to the lines' times: one reading of the run's
-/// clock with the wall clock at that moment, and the run's start (thread
-/// 0's first interval, the common start with `-A`/`--secaligned`).
-#[derive(Clone, Copy, Debug)]
-struct Timeline {
-    /// A moment, ns on the run's clock...
-    clock_ns: i64,
-    /// ...and the wall clock then, ns since the Unix epoch.
-    unix_ns: i128,
-    /// The run's start, ns on the run's clock, once thread 0 has begun.
-    start_ns: Option<i64>,
 }
 
 impl StatsFile {
@@ -147,21 +133,12 @@ impl StatsFile {
         })
     }
 
-    /// Sets the time base once the measuring threads have passed their
-    /// start barrier (call right after [`rtlat_core::engine::Engine::start`]):
-    /// a synthetic clock's origin is the Unix epoch; a real run reads both
-    /// clocks now.
-    pub fn start(&mut self, running: &Running, host: Host) {
-        let clock_ns = if self.synthetic {
-            time::to_nanos(&SYNTHETIC_START)
-        } else {
-            time::to_nanos(&rtlat_sys::clock::now(sys_clock(running.config().clock)))
-        };
-        self.timeline = Some(Timeline {
-            clock_ns,
-            unix_ns: host.unix_time_ns(),
-            start_ns: None,
-        });
+    /// Sets the time base, read once the measuring threads have passed
+    /// their start barrier ([`crate::host::Host::timeline`]); the lines'
+    /// elapsed times count from thread 0's start, once it has begun (its
+    /// first interval: the common start with `-A`/`--secaligned`).
+    pub fn start(&mut self, timeline: Timeline) {
+        self.timeline = Some(timeline);
     }
 
     /// During a real run: writes what the threads sealed, at most every
@@ -207,12 +184,13 @@ impl StatsFile {
         let Some(timeline) = self.timeline.as_mut() else {
             return;
         };
-        if timeline.start_ns.is_none() {
-            timeline.start_ns = shared
+        if timeline.start.is_none() {
+            timeline.start = shared
                 .channels
                 .first()
                 .and_then(|c| c.intervals.as_ref())
-                .and_then(|log| log.origin_ns());
+                .and_then(|log| log.origin_ns())
+                .map(ClockInstant);
         }
         let timeline = *timeline;
         let result = (|| {
@@ -238,15 +216,15 @@ impl StatsFile {
                     Some(histogram) if !self.batch.is_empty() => cursor.p99_since_seen(histogram),
                     _ => None,
                 };
-                let origin = log.origin_ns().unwrap_or(timeline.clock_ns);
+                let origin = log.origin_ns().unwrap_or(timeline.clock.as_nanos());
                 for record in self.batch.iter() {
                     if !cursor.gap_unknown {
                         for index in cursor.next_index..record.index {
                             let end = interval_end(origin, index, self.length);
-                            write_empty_interval(&mut self.out, thread, index, timeline.at(end))?;
+                            write_empty_interval(&mut self.out, thread, index, at(&timeline, end))?;
                         }
                     }
-                    let end = timeline.at(record.end_ns);
+                    let end = at(&timeline, record.end_ns);
                     write_interval(&mut self.out, thread, record, p99, end)?;
                     cursor.next_index = record.index + 1;
                     cursor.gap_unknown &= !lossless;
@@ -283,13 +261,12 @@ fn interval_end(origin: i64, index: u64, length: Nanos) -> i64 {
     origin.saturating_add(intervals.saturating_mul(length.as_nanos()))
 }
 
-impl Timeline {
-    /// The line times of `clock_ns`, a time on the run's clock.
-    fn at(&self, clock_ns: i64) -> IntervalEnd {
-        IntervalEnd {
-            unix_ns: self.unix_ns + i128::from(clock_ns - self.clock_ns),
-            elapsed: Nanos(clock_ns - self.start_ns.unwrap_or(self.clock_ns)),
-        }
+/// The line times of `clock_ns`, a time on the run's clock.
+fn at(timeline: &Timeline, clock_ns: i64) -> IntervalEnd {
+    let at = ClockInstant(clock_ns);
+    IntervalEnd {
+        unix_ns: timeline.unix_ns(at),
+        elapsed: timeline.elapsed(at),
     }
 }
 
@@ -319,9 +296,9 @@ mod tests {
         let path = dir.join("s.jsonl");
         let mut file = StatsFile::create(&path, &config).unwrap();
         file.timeline = Some(Timeline {
-            clock_ns: 0,
+            clock: ClockInstant(0),
             unix_ns: 0,
-            start_ns: None,
+            start: None,
         });
         (engine, file, path)
     }
@@ -484,11 +461,11 @@ mod tests {
         assert_eq!(interval_end(7, 0, half), 500_000_007);
         assert_eq!(interval_end(7, 3, half), 2_000_000_007);
         let timeline = Timeline {
-            clock_ns: 1_000,
+            clock: ClockInstant(1_000),
             unix_ns: 5_000_000_000,
-            start_ns: Some(800),
+            start: Some(ClockInstant(800)),
         };
-        let end = timeline.at(1_500);
+        let end = at(&timeline, 1_500);
         assert_eq!((end.elapsed, end.unix_ns), (Nanos(700), 5_000_000_500));
     }
 }

@@ -14,7 +14,9 @@
 //! - [`breaktrace`]: the `-b` thread ids and break lines;
 //! - [`verdict`]: the verdict on a run (JSON `"verdict"`, `--verdict`);
 //! - [`explain`]: the `--explain` lines, JSON and `--explain-trace` file;
-//! - [`closing`]: the load, explain and verdict lines a cyclic tool ends with.
+//! - [`closing`]: the load, explain and verdict lines a cyclic tool ends with;
+//! - [`run_clock`]: the run's clock mapped to the wall clock, for the
+//!   outputs that show a time.
 
 pub mod breaktrace;
 pub mod closing;
@@ -24,6 +26,7 @@ pub mod histogram;
 pub mod json;
 pub mod load;
 pub mod percentiles;
+pub mod run_clock;
 pub mod spikes;
 pub mod stats_stream;
 pub mod status;
