@@ -347,6 +347,11 @@ pub struct CyclicThread {
     /// `--explain`: the wake-ups in those.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wakeups: Option<Wakeups>,
+    /// When its largest sample (`max_ns`) was taken: Unix seconds, 6
+    /// decimals; `null` without samples. Written always, read as `None`
+    /// from documents written before it.
+    #[serde(default)]
+    pub max_time: Option<f64>,
 }
 
 /// What a reader takes of any tool's thread: cyclictest's and

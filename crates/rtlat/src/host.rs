@@ -3,7 +3,8 @@
 //! runs and pinned to fixed values for synthetic ones, so that a synthetic
 //! run prints the same bytes on every machine.
 
-use rtlat_core::engine::time;
+use rtlat_core::engine::source::SYNTHETIC_START;
+use rtlat_core::engine::{Running, sys_clock, time};
 use rtlat_core::units::ClockInstant;
 use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::system;
@@ -60,6 +61,13 @@ impl Host {
             unix_ns: self.unix_time_ns(),
             start: None,
         }
+    }
+
+    /// [`Host::timeline`] of a cyclic run (cyclictest, latency) whose
+    /// threads have started: its clock, and its synthetic threads' start.
+    pub fn cyclic_timeline(self, running: &Running) -> Timeline {
+        let origin = ClockInstant(time::to_nanos(&SYNTHETIC_START));
+        self.timeline(sys_clock(running.config().clock), origin)
     }
 
     /// The text of `/proc/loadavg`.

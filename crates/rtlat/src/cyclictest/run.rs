@@ -17,11 +17,10 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use rtlat_core::config::{MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
-use rtlat_core::engine::source::SYNTHETIC_START;
-use rtlat_core::engine::{Engine, Running, time};
+use rtlat_core::engine::{Engine, Running};
 use rtlat_core::footprint::Footprint;
 use rtlat_core::report::{PreciseStats, RunReport, ThreadError, ThreadStep};
-use rtlat_core::units::{ClockInstant, Nanos};
+use rtlat_core::units::Nanos;
 use rtlat_sys::affinity;
 use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::power::{self, DmaLatencyError};
@@ -252,10 +251,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let system = SystemWatch::start(!synthetic, settings.engine.threads.iter().map(|t| t.cpu));
     let running = engine.start().context("starting the measuring threads")?;
     load.set_origin(running.started());
-    let timeline = host.timeline(
-        rtlat_core::engine::sys_clock(settings.engine.clock),
-        ClockInstant(time::to_nanos(&SYNTHETIC_START)),
-    );
+    let timeline = host.cyclic_timeline(&running);
     if let Some(stats) = stats.as_mut() {
         stats.start(timeline);
     }
@@ -386,6 +382,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         load: load_results.as_ref(),
         verdict: &verdict,
         explain: explained.as_ref(),
+        timeline: Some(timeline),
     };
     // The monitor's result document: its --json and its last checkpoint.
     let monitor_document = match monitor.as_mut() {
@@ -621,6 +618,8 @@ fn prepare_monitor(
             load: None,
             verdict: &verdict,
             explain: None,
+            // No time of the maxima: see `timeline` in `run`.
+            timeline: None,
         };
         write_json_with(w, report, &meta, &engine, extras)
     });
@@ -673,7 +672,8 @@ fn live_mode(settings: &Settings) -> LiveMode {
 }
 
 /// JSON first (so `--json=-` comes before the summary, as in C), then the
-/// `-q` summary, then the histogram, ..., the `--verdict` lines last.
+/// `-q` summary, then the histogram, ..., the `--verdict` lines and the
+/// times of the maxima (`--verdict`, `--percentiles`) last.
 /// Every output is attempted even if an earlier one failed; the first
 /// failure is returned.
 fn write_final_outputs(
@@ -722,6 +722,7 @@ fn write_final_outputs(
         &extras,
         settings.explain.as_ref(),
         settings.verdict,
+        settings.verdict || settings.percentiles,
     ));
     failures.into_result()
 }

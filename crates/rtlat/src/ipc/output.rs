@@ -399,6 +399,7 @@ mod tests {
                 load: None,
                 verdict: &verdict,
                 explain: None,
+                timeline: None,
             },
         )
         .unwrap();

@@ -391,6 +391,7 @@ pub fn finish(
                 load: load_results.as_ref(),
                 verdict: &verdict,
                 explain: None,
+                timeline: None,
             };
             write_json(
                 &mut &mut *w,

@@ -94,6 +94,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let mut load = LoadBeside::start(settings.load.as_ref())?;
     let system = SystemWatch::start(!synthetic, settings.engine.threads.iter().map(|t| t.cpu));
     let running = engine.start().context("starting the measuring thread")?;
+    let timeline = host.cyclic_timeline(&running);
     load.set_origin(running.started() + WARMUP_DURATION);
     if let Some((_, error)) = running.setup_error() {
         running.finish(false);
@@ -156,6 +157,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         load: load_results.as_ref(),
         verdict: &verdict,
         explain: explained.as_ref(),
+        timeline: Some(timeline),
     };
     let written = write_final_outputs(settings, &report, &meta, extras, &seconds, &mut out);
     let status = end_run(&mut out, written, failure, status)?;
@@ -364,6 +366,7 @@ fn write_final_outputs(
         report,
         &extras,
         settings.explain.as_ref(),
+        settings.verdict,
         settings.verdict,
     ));
     failures.into_result()

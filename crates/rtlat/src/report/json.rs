@@ -7,9 +7,12 @@
 //! never `-nan`. Our additions: `rtlat_version` at the top level and, per
 //! thread, `overruns`, `min_ns`, `max_ns`, `mean_ns`, `stddev` (µs, from
 //! the ns samples; absent where the engine keeps no sum of squares), `tid`,
-//! `priority`, `interval_us`, `smi_count` with `--smi`, and `disturbances`
+//! `priority`, `interval_us`, `smi_count` with `--smi`, `disturbances`
 //! (what disturbed the thread between its first and last sample, real runs
-//! only: [`DisturbancesDto`]); with `--load`
+//! only: [`DisturbancesDto`]), its percentiles, distribution and
+//! `--explain` figures, and last `max_time` (when its largest sample was
+//! taken: Unix seconds with 6 decimals, `null` without samples; see
+//! [`super::max_time`]); with `--load`
 //! or `--load-schedule`, the top-level `load` object and `phases` array
 //! (see [`super::load`]); then the `environment` and `audit` of the audit
 //! made before the first sample (`null` without one: see
@@ -39,6 +42,7 @@ use serde::ser::{SerializeMap, Serializer};
 use super::RunMeta;
 use super::explain::{ExplainEventsDto, ExplanationsDto};
 use super::load::LoadResults;
+use super::run_clock::Timeline;
 use super::verdict::Verdict;
 use crate::explain::ExplainOutcome;
 
@@ -61,6 +65,7 @@ pub fn write_json(
         load,
         verdict,
         explain: None,
+        timeline: Some(super::test_support::timeline()),
     };
     write_json_with(w, report, meta, config, extras)
 }
@@ -81,7 +86,8 @@ pub fn write_json_with(
 }
 
 /// What a document carries besides the run's figures: the load that ran
-/// beside it, if any, and the verdict.
+/// beside it, if any, the verdict, and how its times map to the wall
+/// clock.
 #[derive(Clone, Copy)]
 pub struct Extras<'a, 'l> {
     /// `--load` or `--load-schedule`, if given.
@@ -90,6 +96,10 @@ pub struct Extras<'a, 'l> {
     pub verdict: &'a Verdict,
     /// `--explain`, if given.
     pub explain: Option<&'a ExplainOutcome>,
+    /// The run's clock against the wall clock, for each thread's time of
+    /// its maximum; `None` where the report has no such time (the IPC
+    /// tools).
+    pub timeline: Option<Timeline>,
 }
 
 /// The wait and measure methods of a cyclictest run, for the JSON.
@@ -104,14 +114,14 @@ pub struct Methods {
 /// Writes the JSON document of a tool with one object per thread
 /// (cyclictest, signaltest): the envelope, then `num_threads`, our
 /// `resolution_in_ns` and the `thread` object, each thread's value made by
-/// `dto`.
+/// `dto` (with the run's timeline, if any).
 pub fn write_thread_document<'a, D: Serialize>(
     w: &mut impl Write,
     report: &'a RunReport,
     meta: &RunMeta,
     methods: Option<Methods>,
     extras: Extras<'a, '_>,
-    dto: fn(&'a ThreadReport) -> D,
+    dto: fn(&'a ThreadReport, Option<&Timeline>) -> D,
 ) -> io::Result<()> {
     let merged = report.merged_distribution();
     write_envelope(
@@ -122,7 +132,7 @@ pub fn write_thread_document<'a, D: Serialize>(
             resolution_in_ns: u8::from(report.resolution == Resolution::Nanos),
             wait_method: methods.map(|m| m.wait),
             measure_method: methods.map(|m| m.measure),
-            thread: Threads(&report.threads, dto),
+            thread: Threads(&report.threads, dto, extras.timeline),
             trailing: TrailingMembers::new(merged.as_ref(), extras, &report.threads),
         },
         extras.verdict,
@@ -398,18 +408,32 @@ impl<'m> TrailingMembers<'m> {
 }
 
 /// The `thread` object: `"0": {..}, "1": {..}, ...` in thread order
-/// (numeric, not lexicographic), each thread's value made by the function.
-struct Threads<'a, D: Serialize>(&'a [ThreadReport], fn(&'a ThreadReport) -> D);
+/// (numeric, not lexicographic), each thread's value made by the function
+/// (with the timeline).
+struct Threads<'a, D: Serialize>(
+    &'a [ThreadReport],
+    fn(&'a ThreadReport, Option<&Timeline>) -> D,
+    Option<Timeline>,
+);
 
 impl<'a, D: Serialize> Serialize for Threads<'a, D> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(self.0.len()))?;
         for t in self.0 {
             // serde_json writes integer map keys as strings.
-            map.serialize_entry(&t.index, &(self.1)(t))?;
+            map.serialize_entry(&t.index, &(self.1)(t, self.2.as_ref()))?;
         }
         map.end()
     }
+}
+
+/// When `t`'s largest sample was taken, in Unix seconds with 6 decimals
+/// (`max_time`); `None` without samples or without a timeline.
+pub fn max_time(t: &ThreadReport, timeline: Option<&Timeline>) -> Option<f64> {
+    let unix_ns = timeline?.unix_ns(t.max_at?);
+    // Whole µs (rounded), exact in an f64: the quotient is the nearest
+    // f64 to the 6-decimal number, which is what JSON shows.
+    Some((unix_ns + 500).div_euclid(1000) as f64 / 1e6)
 }
 
 /// The non-zero buckets of a histogram as `"<bucket>": count`, in bucket
@@ -437,7 +461,7 @@ fn histogram(h: Option<&HistogramData>) -> doc::Histogram {
 }
 
 /// One thread of cyclictest's document.
-fn cyclic_thread(t: &ThreadReport) -> CyclicThread {
+fn cyclic_thread(t: &ThreadReport, timeline: Option<&Timeline>) -> CyclicThread {
     let c = &t.compat;
     CyclicThread {
         histogram: histogram(t.histogram.as_ref()),
@@ -471,6 +495,7 @@ fn cyclic_thread(t: &ThreadReport) -> CyclicThread {
             switch_traced: w.switch_traced,
             switch_not_traced: w.switch_not_traced,
         }),
+        max_time: max_time(t, timeline),
     }
 }
 
@@ -739,6 +764,39 @@ mod tests {
         assert_eq!(v["thread"]["0"]["avg"], serde_json::json!(19.71));
         assert_eq!(v["thread"]["0"]["histogram"]["13"], 2);
         assert!(v["thread"]["0"]["histogram"].get("43").is_none());
+        // The maximum, 43 us, is the fifth sample: its deadline is 2.5 ms
+        // after the run's clock read 0 (01:44:57 UTC).
+        assert_eq!(
+            v["thread"]["0"]["max_time"],
+            serde_json::json!(1_795_311_897.002_5)
+        );
+    }
+
+    #[test]
+    fn max_time_is_unix_seconds_to_the_microsecond() {
+        let mut t = ThreadFixture::new(0)
+            .samples(&[5], Resolution::Micros, 0, None)
+            .build();
+        let timeline = Timeline {
+            clock: rtlat_core::units::ClockInstant(0),
+            unix_ns: 1_795_311_897_123_456_500,
+            start: None,
+        };
+        t.max_at = Some(rtlat_core::units::ClockInstant(0));
+        let seconds = max_time(&t, Some(&timeline)).unwrap();
+        assert_eq!(
+            serde_json::to_string(&seconds).unwrap(),
+            "1795311897.123457"
+        );
+        t.max_at = Some(rtlat_core::units::ClockInstant(-1_000));
+        let seconds = max_time(&t, Some(&timeline)).unwrap();
+        assert_eq!(
+            serde_json::to_string(&seconds).unwrap(),
+            "1795311897.123456"
+        );
+        assert_eq!(max_time(&t, None), None, "no timeline, no time");
+        t.max_at = None;
+        assert_eq!(max_time(&t, Some(&timeline)), None, "no sample, no time");
     }
 
     #[test]
@@ -762,6 +820,7 @@ mod tests {
             "tid",
             "priority",
             "interval_us",
+            "max_time",
         ];
         let pos = key_order_in_text(&text, &per_thread);
         assert!(pos.is_sorted(), "{pos:?}");
@@ -911,6 +970,7 @@ mod tests {
                 "interval_us",
                 "max",
                 "max_ns",
+                "max_time",
                 "mean_ns",
                 "min",
                 "min_ns",

@@ -9,12 +9,15 @@
 //! - [`json`]: the `--json` document (rt-tests keys plus our additions);
 //! - [`load`]: the `--load` and `--load-schedule` lines;
 //! - [`percentiles`]: the `--percentiles` table;
+//! - [`max_time`]: when each thread's maximum was taken (`--percentiles`,
+//!   `--verdict`);
 //! - [`spikes`]: the `--spike` list;
 //! - [`stats_stream`]: the `--stats-file` lines, written during the run;
 //! - [`breaktrace`]: the `-b` thread ids and break lines;
 //! - [`verdict`]: the verdict on a run (JSON `"verdict"`, `--verdict`);
 //! - [`explain`]: the `--explain` lines, JSON and `--explain-trace` file;
-//! - [`closing`]: the load, explain and verdict lines a cyclic tool ends with;
+//! - [`closing`]: the load, explain, verdict and max-time lines a cyclic
+//!   tool ends with;
 //! - [`run_clock`]: the run's clock mapped to the wall clock, for the
 //!   outputs that show a time.
 
@@ -25,6 +28,7 @@ pub mod hgrm;
 pub mod histogram;
 pub mod json;
 pub mod load;
+pub mod max_time;
 pub mod percentiles;
 pub mod run_clock;
 pub mod spikes;

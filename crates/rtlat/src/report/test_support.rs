@@ -10,6 +10,7 @@ use rtlat_core::report::{
 };
 use rtlat_core::units::{ClockInstant, Nanos, Resolution};
 
+use super::run_clock::Timeline;
 use super::{RunMeta, SysInfo};
 
 /// Builder for one [`ThreadReport`].
@@ -214,6 +215,16 @@ pub fn meta(cmdline: &str) -> RunMeta {
             realtime: false,
         },
         audit: None,
+    }
+}
+
+/// The run's clock of [`run`] against the wall clock: its 0 (the threads'
+/// start) at [`meta`]'s start time, Sun, 22 Nov 2026 01:44:57 UTC.
+pub fn timeline() -> Timeline {
+    Timeline {
+        clock: ClockInstant(0),
+        unix_ns: 1_795_311_897_000_000_000,
+        start: None,
     }
 }
 

@@ -10,8 +10,9 @@ use serde::Serialize;
 
 use crate::report::RunMeta;
 use crate::report::json::{
-    Buckets, DisturbancesDto, Extras, round_decimals, write_thread_document,
+    Buckets, DisturbancesDto, Extras, max_time, round_decimals, write_thread_document,
 };
+use crate::report::run_clock::Timeline;
 
 /// Min as signaltest shows it before the first sample.
 const MIN_BEFORE_FIRST: i64 = 1_000_000;
@@ -91,16 +92,16 @@ pub fn write_sample_line(
 
 /// Writes the JSON document: the rt-tests envelope, then signaltest's
 /// `num_threads` and `thread` members. Ours are added: `resolution_in_ns`,
-/// and per thread `min_ns`, `max_ns`, `mean_ns`, `tid`, `priority` and,
-/// with `--histogram`, `histogram`; and the run's `verdict` (and its
-/// `load` with `--load`).
+/// and per thread `min_ns`, `max_ns`, `mean_ns`, `tid`, `priority`, with
+/// `--histogram` `histogram`, `disturbances` and last `max_time` (as
+/// cyclictest's); and the run's `verdict` (and its `load` with `--load`).
 pub fn write_json(
     w: &mut impl Write,
     report: &RunReport,
     meta: &RunMeta,
     extras: &Extras<'_, '_>,
 ) -> io::Result<()> {
-    write_thread_document(w, report, meta, None, *extras, ThreadDto::from)
+    write_thread_document(w, report, meta, None, *extras, ThreadDto::of)
 }
 
 #[derive(Serialize)]
@@ -121,10 +122,11 @@ struct ThreadDto<'a> {
     histogram: Option<Buckets<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     disturbances: Option<DisturbancesDto>,
+    max_time: Option<f64>,
 }
 
-impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
-    fn from(t: &'a ThreadReport) -> Self {
+impl<'a> ThreadDto<'a> {
+    fn of(t: &'a ThreadReport, timeline: Option<&Timeline>) -> Self {
         let c = &t.compat;
         ThreadDto {
             cycles: c.cycles,
@@ -139,6 +141,7 @@ impl<'a> From<&'a ThreadReport> for ThreadDto<'a> {
             priority: t.priority,
             histogram: t.histogram.as_ref().map(|h| Buckets(Some(h))),
             disturbances: t.disturbances.map(DisturbancesDto::from),
+            max_time: max_time(t, timeline),
         }
     }
 }

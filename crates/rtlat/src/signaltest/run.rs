@@ -12,9 +12,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use rtlat_core::config::{SchedPolicy, TimeSourceKind};
+use rtlat_core::engine::time;
 use rtlat_core::report::{RunReport, ThreadError, ThreadStep};
+use rtlat_core::ring::port::SYNTHETIC_RING_START;
 use rtlat_core::ring::{RingEngine, RingRunning};
 use rtlat_core::stats::ThreadChannel;
+use rtlat_core::units::ClockInstant;
+use rtlat_sys::clock::Clock;
 use rtlat_sys::tracefs::{self, TraceControl};
 
 use super::output::{write_json, write_sample_line, write_status_line, write_thread_line};
@@ -94,6 +98,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let mut load = LoadBeside::start(settings.load.as_ref())?;
     let system = SystemWatch::start(!synthetic, ring.threads.iter().map(|t| t.cpu));
     let running = engine.start().context("starting the ring threads")?;
+    let timeline = host.timeline(Clock::Monotonic, ring_origin());
     load.set_origin(Instant::now());
     if let Some((index, error)) = running.setup_error() {
         running.finish(false);
@@ -150,6 +155,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         load: load_results.as_ref(),
         verdict: &verdict,
         explain: None,
+        timeline: Some(timeline),
     };
     let written = write_final_outputs(settings, &report, &meta, &extras, &mut out);
     let failure = thread_failure
@@ -167,6 +173,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         seconds,
         status,
     )
+}
+
+/// Where a synthetic ring's clock starts (the real ring's clock is
+/// CLOCK_MONOTONIC).
+fn ring_origin() -> ClockInstant {
+    ClockInstant(time::to_nanos(&SYNTHETIC_RING_START))
 }
 
 /// The main thread while the ring runs.
@@ -333,6 +345,7 @@ fn write_final_outputs(
         report,
         extras,
         None,
+        settings.verdict,
         settings.verdict,
     ));
     failures.into_result()

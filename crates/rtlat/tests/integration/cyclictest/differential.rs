@@ -203,6 +203,7 @@ const EXTRA_KEYS: &[&str] = &[
     "thread.*.disturbances.minor_faults",
     "thread.*.interval_us",
     "thread.*.max_ns",
+    "thread.*.max_time",
     "thread.*.mean_ns",
     "thread.*.min_ns",
     "thread.*.overruns",

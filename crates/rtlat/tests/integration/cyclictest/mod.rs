@@ -2,6 +2,7 @@
 
 pub(crate) mod differential;
 pub(crate) mod idle_states;
+pub(crate) mod max_time;
 pub(crate) mod methods;
 pub(crate) mod privilege;
 pub(crate) mod progress;

@@ -97,7 +97,7 @@ fn every_tools_json_carries_a_verdict_after_the_c_keys() {
 }
 
 #[test]
-fn verdict_lines_come_last_and_only_with_the_option() {
+fn verdict_lines_come_last_but_the_max_time_and_only_with_the_option() {
     let args = ["-q", "-l", "2000", "-p", "80", "-i", "500"];
     let plain = run(&mut synthetic(3, args));
     plain.expect_code(0);
@@ -141,7 +141,11 @@ fn verdict_lines_come_last_and_only_with_the_option() {
         tail[2 + reasons.len()],
         "# Suggested duration: 500 s, for 10 samples beyond the highest percentile quoted"
     );
-    assert_eq!(tail.len(), 3 + reasons.len(), "the verdict is last");
+    // Then, last, when the thread's maximum was taken.
+    assert_eq!(tail.len(), 4 + reasons.len(), "{}", with.stdout);
+    let max_time = crate::support::parse_max_time_line(tail[3 + reasons.len()])
+        .unwrap_or_else(|| panic!("a max-time line last:\n{}", with.stdout));
+    crate::support::check_max_time_line(&max_time, &doc["thread"]["0"]);
 }
 
 #[test]

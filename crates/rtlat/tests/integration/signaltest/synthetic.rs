@@ -162,6 +162,24 @@ fn synthetic_json_to_stdout() {
 }
 
 #[test]
+fn verdict_ends_with_the_time_of_each_threads_maximum() {
+    let plain = synthetic(7, &["-q", "-l", "300", "-t", "3"]);
+    assert!(!plain.stdout.contains("into the run"), "{}", plain.stdout);
+    let r = synthetic(7, &["-q", "-l", "300", "-t", "3", "--verdict", "--json=-"]);
+    let start = r.stdout.find('{').expect("JSON after the T: lines");
+    let end = r.stdout.rfind("\n}\n").expect("the JSON's end") + 3;
+    let v: serde_json::Value = serde_json::from_str(&r.stdout[start..end]).unwrap();
+    let lines = crate::support::max_time_lines(&r.stdout[end..]);
+    let threads: Vec<usize> = lines.iter().map(|l| l.thread).collect();
+    assert_eq!(threads, [0, 1, 2], "{}", r.stdout);
+    for line in &lines {
+        crate::support::check_max_time_line(line, &v["thread"][line.thread.to_string()]);
+    }
+    let last = r.stdout.lines().last().unwrap();
+    assert!(last.starts_with("# Thread 2: max "), "{}", r.stdout);
+}
+
+#[test]
 fn synthetic_json_cpu_is_each_threads_own() {
     // C writes thread 0's CPU for every thread.
     let r = synthetic(7, &["-q", "-l", "30", "-t", "3", "-a", "--json=-"]);

@@ -373,6 +373,65 @@ pub fn run_with_json(args: &[&str]) -> (Run, serde_json::Value) {
 }
 
 // ---------------------------------------------------------------------------
+// `# Thread N: max ... us at ... UTC, hh:mm:ss into the run` lines
+
+/// One line of the time of a thread's maximum (`--percentiles`,
+/// `--verdict`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MaxTimeLine {
+    pub thread: usize,
+    /// The maximum, µs (three decimals).
+    pub max_us: f64,
+    /// When, ms since the Unix epoch (the line's UTC time).
+    pub unix_ms: i64,
+    /// Whole seconds into the run.
+    pub into_s: u64,
+}
+
+/// Parses `# Thread 0: max 42.317 us at 2026-11-25 14:03:22.123 UTC,
+/// 00:01:05 into the run`; `None` for any other line.
+pub fn parse_max_time_line(line: &str) -> Option<MaxTimeLine> {
+    let rest = line.strip_prefix("# Thread ")?;
+    let (thread, rest) = rest.split_once(": max ")?;
+    let (max, rest) = rest.split_once(" us at ")?;
+    let (date, rest) = rest.split_once(" UTC, ")?;
+    let into = rest.strip_suffix(" into the run")?;
+    let stamp: jiff::Timestamp = format!("{}Z", date.replace(' ', "T")).parse().ok()?;
+    let hms: Vec<u64> = into
+        .split(':')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    let [h, m, s] = hms[..] else { return None };
+    Some(MaxTimeLine {
+        thread: thread.parse().ok()?,
+        max_us: max.parse().ok()?,
+        unix_ms: stamp.as_millisecond(),
+        into_s: h * 3600 + m * 60 + s,
+    })
+}
+
+/// Every max-time line of `text`, in order.
+pub fn max_time_lines(text: &str) -> Vec<MaxTimeLine> {
+    text.lines().filter_map(parse_max_time_line).collect()
+}
+
+/// Checks a max-time line against its thread's JSON object: the value is
+/// `max_ns`, and the time `max_time` (Unix seconds, rounded to the µs)
+/// truncated to the ms.
+pub fn check_max_time_line(line: &MaxTimeLine, thread: &serde_json::Value) {
+    let max_ns = thread["max_ns"].as_i64().expect("max_ns");
+    assert_eq!(
+        format!("{:.3}", line.max_us),
+        format!("{:.3}", max_ns as f64 / 1000.0),
+        "{line:?} {thread}"
+    );
+    let max_time_us = (thread["max_time"].as_f64().expect("max_time") * 1e6).round() as i64;
+    // The line truncates the time to the ms; max_time rounds it to the µs.
+    let behind_us = max_time_us - line.unix_ms * 1000;
+    assert!((0..=1000).contains(&behind_us), "{line:?} {thread}");
+}
+
+// ---------------------------------------------------------------------------
 // `T:` status lines
 
 /// One `T:` line: `T:%2d (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld`.
