@@ -36,7 +36,7 @@ fn bench_record(
     bencher.bench_local(|| {
         let units = units_of(cycle);
         let ns = ns_of(units);
-        writer.record(units, ns, cycle as i64);
+        writer.record(units, ns, || cycle as i64);
         histogram.record(units, cycle);
         also(ns);
         cycle += 1;

@@ -41,9 +41,9 @@
 //!     std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
 //!     let late_ns = Instant::now().duration_since(deadline).as_nanos() as i64;
 //!     // Whole microseconds as cyclictest counts them, the nanoseconds, and
-//!     // when (here the deadline, ns since the start: the slot keeps the
-//!     // time of the largest sample).
-//!     let at_ns = deadline.duration_since(start).as_nanos() as i64;
+//!     // when (here the deadline, ns since the start), asked for only when
+//!     // the sample is the largest yet: the slot keeps its time.
+//!     let at_ns = || deadline.duration_since(start).as_nanos() as i64;
 //!     writer.record(late_ns / 1_000, late_ns, at_ns);
 //!     histogram.record(late_ns);
 //!     deadline += period;

@@ -246,17 +246,19 @@ impl<'a> SlotWriter<'a> {
     }
 
     /// Records and publishes one sample: `units` in C-compatible units,
-    /// `ns` in nanoseconds, taken at `at_ns` on the run's clock (kept only
-    /// when `ns` is a new maximum: the first of equal maxima keeps its
-    /// time). The count is stored last.
+    /// `ns` in nanoseconds, taken at `at_ns()` on the run's clock. `at_ns`
+    /// is called only when `ns` is a new maximum (the first of equal maxima
+    /// keeps its time), so that other samples cost nothing for it. The
+    /// count is stored last.
     #[inline(always)]
-    pub fn record(&mut self, units: i64, ns: i64, at_ns: i64) {
+    pub fn record(&mut self, units: i64, ns: i64, at_ns: impl FnOnce() -> i64) {
         let t = &mut self.tally;
         let s = self.slot;
         publish_if(units < t.min, &mut t.min, units, &s.min);
         publish_if(units > t.max, &mut t.max, units, &s.max);
         publish_if(ns < t.min_ns, &mut t.min_ns, ns, &s.min_ns);
         if ns > t.max_ns {
+            let at_ns = at_ns();
             t.max_ns = ns;
             t.max_at_ns = at_ns;
             s.max_ns.store(ns, Relaxed);
@@ -505,7 +507,7 @@ mod tests {
         let mut writer = SlotWriter::new(&by_writer);
         let mut tally = Tally::default();
         for (at, v) in samples.into_iter().enumerate() {
-            writer.record(v, v * 1000 + 7, at as i64 * 10);
+            writer.record(v, v * 1000 + 7, || at as i64 * 10);
             tally.record(v, v * 1000 + 7, at as i64 * 10);
         }
         writer.add_overruns(2);
@@ -528,7 +530,7 @@ mod tests {
         let slot = ThreadSlot::default();
         let mut writer = SlotWriter::new(&slot);
         for ns in [3_000_000_000i64, -4, 5] {
-            writer.record(ns / 1000, ns, 0);
+            writer.record(ns / 1000, ns, || 0);
         }
         assert_eq!(slot.precise().sum_sq_ns, None, "not before the end");
         writer.finish();
@@ -555,7 +557,7 @@ mod tests {
         let mut writer = SlotWriter::new(&slot);
         let mut tally = Tally::default();
         for (units, ns, at) in samples {
-            writer.record(units, ns, at);
+            writer.record(units, ns, || at);
             tally.record(units, ns, at);
         }
         assert_eq!(slot.max_at(), Some(ClockInstant(30)));
@@ -568,7 +570,7 @@ mod tests {
     fn a_first_sample_below_zero_has_its_time_kept() {
         let slot = ThreadSlot::default();
         let mut writer = SlotWriter::new(&slot);
-        writer.record(-3, -3_000, -77);
+        writer.record(-3, -3_000, || -77);
         assert_eq!(slot.max_at(), Some(ClockInstant(-77)));
     }
 }

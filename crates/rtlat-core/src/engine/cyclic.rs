@@ -258,7 +258,7 @@ fn run_loop<S: TimeSource>(
             // clock: what the intervals and phases file a sample under, so
             // that it falls in the `--stats-file` interval that holds it
             // (its wake-up is that plus the sample).
-            writer.record(units, ns, time::to_nanos(&next));
+            writer.record(units, ns, || time::to_nanos(&next));
             if let Some(h) = histogram {
                 h.record(units, cycle);
             }

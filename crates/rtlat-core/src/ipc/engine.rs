@@ -370,7 +370,7 @@ impl ReceiverSink for SlotSink<'_> {
     #[inline(always)]
     fn record(&mut self, units: i64, ns: i64, now_ns: i64) -> u64 {
         let cycle = self.writer.cycles();
-        self.writer.record(units, ns, now_ns);
+        self.writer.record(units, ns, || now_ns);
         if let Some(h) = self.histogram {
             h.record(units, cycle);
         }
@@ -405,7 +405,7 @@ impl SenderSink for CountSink<'_> {
     #[inline(always)]
     fn count(&mut self) -> u64 {
         // A count only: no latency, so no time of a maximum either.
-        self.0.record(0, 0, 0);
+        self.0.record(0, 0, || 0);
         self.0.cycles()
     }
 }

@@ -150,14 +150,14 @@ pub(crate) fn fill(config: &PairConfig, seed: u64, shared: &PairShared) -> EndRe
             if h.sent_at > until || config.run.loops == Some(sender.cycles()) {
                 break;
             }
-            sender.record(0, 0, 0);
+            sender.record(0, 0, || 0);
             if h.received_at > until {
                 break;
             }
             timeouts += h.timeouts;
             let u = units(h.latency, config.run.resolution);
             let cycle = receiver.cycles();
-            receiver.record(u, h.latency, h.received_at);
+            receiver.record(u, h.latency, || h.received_at);
             if let Some(hist) = &channel.receiver.histogram {
                 hist.record(u, cycle);
             }

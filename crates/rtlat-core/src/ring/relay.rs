@@ -177,7 +177,7 @@ pub fn relay<P: RingPort>(
             }
             // A new maximum keeps its reception (the end of its lap) as
             // its time.
-            writer.record(units, ns, time::to_nanos(&now));
+            writer.record(units, ns, || time::to_nanos(&now));
             if params.break_threshold.is_some_and(|limit| units > limit) {
                 return last_pass(port, ring, LoopEnd::Break(units));
             }
