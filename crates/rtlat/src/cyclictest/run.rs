@@ -382,7 +382,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         load: load_results.as_ref(),
         verdict: &verdict,
         explain: explained.as_ref(),
-        timeline: Some(timeline),
+        // A monitor's figures may be a resumed checkpoint's, whose maxima
+        // come without their times: none is shown (`max_time` null).
+        timeline: monitor.is_none().then_some(timeline),
     };
     // The monitor's result document: its --json and its last checkpoint.
     let monitor_document = match monitor.as_mut() {

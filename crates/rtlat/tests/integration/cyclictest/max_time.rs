@@ -200,3 +200,36 @@ fn the_maximum_falls_in_the_stats_file_interval_that_holds_it() {
         );
     }
 }
+
+#[test]
+fn a_monitor_shows_no_time_of_its_maxima() {
+    // A resumed monitor's maxima may be its checkpoint's, which keeps no
+    // time: a monitor shows none, resumed or not.
+    require_root!();
+    let dir = tempfile::tempdir().unwrap();
+    let (json, prom) = (dir.path().join("run.json"), dir.path().join("m.prom"));
+    let r = run_with_timeout(
+        crate::support::rtlat().args([
+            "monitor",
+            "-l",
+            "300",
+            "-t",
+            "1",
+            "--percentiles",
+            "--verdict",
+            &format!("--textfile={}", prom.display()),
+            &format!("--json={}", json.display()),
+        ]),
+        Duration::from_secs(10),
+    );
+    r.expect_code(0);
+    assert!(max_time_lines(&r.stdout).is_empty(), "{}", r.stdout);
+    assert!(r.stdout.contains("# Verdict: "), "{}", r.stdout);
+    let doc = read_json(&json);
+    assert!(
+        doc["thread"]["0"]["max_time"].is_null(),
+        "{}",
+        doc["thread"]["0"]
+    );
+    assert!(doc["thread"]["0"]["max_ns"].is_i64());
+}
