@@ -48,6 +48,7 @@ use crate::report::hgrm;
 use crate::report::histogram::write_histogram;
 use crate::report::json::{Extras, write_json_with};
 use crate::report::percentiles::write_percentiles;
+use crate::report::run_clock::Timeline;
 use crate::report::spikes::write_spikes;
 use crate::report::status::write_quiet_summary;
 use crate::report::verdict::{self, SystemWatch};
@@ -275,7 +276,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
 
     if let Some(monitor) = monitor.as_mut()
-        && let Err(e) = monitor.start(running.started())
+        && let Err(e) = monitor.start(running.started(), Some(timeline))
     {
         running.finish(false);
         return Err(e);
@@ -382,9 +383,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         load: load_results.as_ref(),
         verdict: &verdict,
         explain: explained.as_ref(),
-        // A monitor's figures may be a resumed checkpoint's, whose maxima
-        // come without their times: none is shown (`max_time` null).
-        timeline: monitor.is_none().then_some(timeline),
+        timeline: Some(timeline),
     };
     // The monitor's result document: its --json and its last checkpoint.
     let monitor_document = match monitor.as_mut() {
@@ -610,21 +609,22 @@ fn prepare_monitor(
             },
         );
     let engine = settings.engine.clone();
-    let write_document = Box::new(move |report: &RunReport, w: &mut Vec<u8>| {
-        let meta = RunMeta {
-            end_time: host.timestamp(),
-            ..meta.clone()
-        };
-        let verdict = verdict::judge(report, &meta, None);
-        let extras = Extras {
-            load: None,
-            verdict: &verdict,
-            explain: None,
-            // No time of the maxima: see `timeline` in `run`.
-            timeline: None,
-        };
-        write_json_with(w, report, &meta, &engine, extras)
-    });
+    let write_document = Box::new(
+        move |report: &RunReport, timeline: Option<&Timeline>, w: &mut Vec<u8>| {
+            let meta = RunMeta {
+                end_time: host.timestamp(),
+                ..meta.clone()
+            };
+            let verdict = verdict::judge(report, &meta, None);
+            let extras = Extras {
+                load: None,
+                verdict: &verdict,
+                explain: None,
+                timeline: timeline.copied(),
+            };
+            write_json_with(w, report, &meta, &engine, extras)
+        },
+    );
     Monitor::prepare(plan, &settings.engine, info, write_document, judge)
 }
 

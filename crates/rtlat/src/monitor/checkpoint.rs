@@ -28,6 +28,7 @@ use rtlat_core::{CompatStats, PreciseStats};
 use rtlat_results::timeline::StatsLine;
 
 use super::tracker::TimelineEntry;
+use crate::report::run_clock::Timeline;
 
 /// The version of the `"monitor"` member this build writes and reads.
 pub const VERSION: u32 = 1;
@@ -88,6 +89,10 @@ pub struct ThreadState {
     pub min_ns: Option<i64>,
     /// Largest.
     pub max_ns: Option<i64>,
+    /// When the largest was taken, Unix seconds (µs); `null` without
+    /// samples or without a time.
+    #[serde(default)]
+    pub max_time: Option<f64>,
     /// Sum of the samples, ns.
     pub sum_ns: i128,
     /// C's figures in the run's unit: smallest, largest, last, sum.
@@ -109,8 +114,9 @@ pub struct ThreadState {
 }
 
 impl ThreadState {
-    /// The state of `t` (whose distribution must be kept).
-    pub fn of(t: &ThreadReport) -> ThreadState {
+    /// The state of `t` (whose distribution must be kept); the time of its
+    /// maximum through `timeline`.
+    pub fn of(t: &ThreadReport, timeline: Option<&Timeline>) -> ThreadState {
         let sparse = t
             .distribution
             .as_ref()
@@ -124,6 +130,7 @@ impl ThreadState {
             smi: t.smi_count,
             min_ns: t.precise.min.map(|n| n.0),
             max_ns: t.precise.max.map(|n| n.0),
+            max_time: crate::report::json::max_time(t, timeline),
             sum_ns: t.precise.sum_ns,
             compat_min: t.compat.min,
             compat_max: t.compat.max,
@@ -137,9 +144,24 @@ impl ThreadState {
     }
 
     /// Adds these totals to `live`, the same thread's figures since the
-    /// resumed start. The sum of squares is not kept in a checkpoint: the
-    /// combined figures have none (no standard deviation).
-    pub fn add_to(&self, live: &mut ThreadReport, plan: DistributionPlan) {
+    /// resumed start; the larger maximum keeps its time (the checkpoint's
+    /// mapped onto this run's clock through `timeline`). The sum of
+    /// squares is not kept in a checkpoint: the combined figures have none
+    /// (no standard deviation).
+    pub fn add_to(
+        &self,
+        live: &mut ThreadReport,
+        plan: DistributionPlan,
+        timeline: Option<&Timeline>,
+    ) {
+        if self.max_ns.map(Nanos) > live.precise.max {
+            live.max_at = match (self.max_time, timeline) {
+                (Some(unix_s), Some(timeline)) => {
+                    Some(timeline.clock_at((unix_s * 1e9).round() as i128))
+                }
+                _ => None,
+            };
+        }
         let compat = live.compat;
         let had = self.cycles > 0;
         let has = compat.cycles > 0;

@@ -33,6 +33,7 @@ use rtlat_core::engine::Running;
 use rtlat_core::report::RunReport;
 use rtlat_core::units::Nanos;
 
+use crate::report::run_clock::Timeline;
 use checkpoint::{Gap, MonitorState, PlanState, Resumed, ThreadState};
 use http::{Bound, Published, Server};
 use metrics::{BUCKET_BOUNDS_NS, Figures, Info, ThreadFigures, WindowSeconds};
@@ -41,7 +42,8 @@ use tracker::{Origin, Tracker, WINDOW_QUANTILES};
 
 /// Writes the run's result document for a report (the `--json` writer
 /// with the run's envelope).
-pub type DocumentWriter = Box<dyn Fn(&RunReport, &mut Vec<u8>) -> io::Result<()>>;
+pub type DocumentWriter =
+    Box<dyn Fn(&RunReport, Option<&Timeline>, &mut Vec<u8>) -> io::Result<()>>;
 /// The verdict level (0, 1, 2) of a report.
 pub type Judge = Box<dyn Fn(&RunReport) -> u8>;
 
@@ -57,6 +59,8 @@ pub struct Monitor {
     state: MonitorState,
     info: Info,
     started: Option<Instant>,
+    /// The run's clock against the wall clock (the time of the maxima).
+    timeline: Option<Timeline>,
     /// The next second to take.
     next_second: u64,
     last_checkpoint: Option<Instant>,
@@ -154,6 +158,7 @@ impl Monitor {
             state,
             info,
             started: None,
+            timeline: None,
             next_second: 0,
             last_checkpoint: None,
             checkpoint_failures: 0,
@@ -167,8 +172,9 @@ impl Monitor {
     /// Once the measuring threads run (and the main thread has its
     /// `--mainaffinity`, which the HTTP thread inherits): serves the
     /// metrics and says where.
-    pub fn start(&mut self, started: Instant) -> anyhow::Result<()> {
+    pub fn start(&mut self, started: Instant, timeline: Option<Timeline>) -> anyhow::Result<()> {
         self.started = Some(started);
+        self.timeline = timeline;
         self.last_checkpoint = Some(started);
         if let Some(bound) = self.bound.take() {
             let address = bound.address();
@@ -229,7 +235,7 @@ impl Monitor {
     pub fn combined(&self, mut report: RunReport) -> RunReport {
         if let Some(r) = &self.resumed {
             for (t, base) in report.threads.iter_mut().zip(&r.state.threads) {
-                base.add_to(t, self.distribution_plan);
+                base.add_to(t, self.distribution_plan, self.timeline.as_ref());
             }
         }
         report
@@ -247,7 +253,7 @@ impl Monitor {
     /// (a checkpoint's contents).
     fn write_document(&mut self, combined: &RunReport, w: &mut dyn io::Write) -> io::Result<()> {
         let mut document = Vec::new();
-        (self.write_document)(combined, &mut document)?;
+        (self.write_document)(combined, self.timeline.as_ref(), &mut document)?;
         self.add_sections(combined, &document, w)
     }
 
@@ -260,7 +266,12 @@ impl Monitor {
         w: &mut dyn io::Write,
     ) -> io::Result<()> {
         self.state.written = unix_now();
-        self.state.threads = combined.threads.iter().map(ThreadState::of).collect();
+        let timeline = self.timeline.as_ref();
+        self.state.threads = combined
+            .threads
+            .iter()
+            .map(|t| ThreadState::of(t, timeline))
+            .collect();
         checkpoint::write_with_sections(w, document, &self.state, self.tracker.timeline())
     }
 

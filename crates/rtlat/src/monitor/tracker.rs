@@ -9,8 +9,9 @@
 //! window keeps about 60 segments of its length (a 1 h window: one per
 //! minute), so it covers its length to within a sixtieth, at a memory cost
 //! that does not grow with the run. The timeline keeps one entry per
-//! thread and minute (the shape of a `--stats-file` line, with `p99`), the
-//! last week of them.
+//! thread and 5 minutes (OSADL's period; the shape of a `--stats-file`
+//! line, with `p99`), the last day of them: what a checkpoint written
+//! every minute can carry (a longer history is Prometheus' job).
 
 use std::collections::VecDeque;
 
@@ -25,9 +26,9 @@ pub const WINDOW_QUANTILES: [(&str, f64); 3] = [("99", 0.99), ("99.9", 0.999), (
 /// Segments per window.
 const SEGMENTS: u64 = 60;
 /// Length of a timeline entry, seconds.
-pub const TIMELINE_PERIOD_S: u64 = 60;
-/// Timeline entries kept per thread: a week of minutes.
-pub const TIMELINE_KEPT: usize = 7 * 24 * 60;
+pub const TIMELINE_PERIOD_S: u64 = 300;
+/// Timeline entries kept per thread: a day of them.
+pub const TIMELINE_KEPT: usize = 24 * 3600 / TIMELINE_PERIOD_S as usize;
 
 /// One thread's samples over a stretch of time.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -156,12 +157,12 @@ fn clamp_to(value: Option<Nanos>, min: Option<Nanos>, max: Option<Nanos>) -> Opt
     Some(max.map_or(v, |m| v.min(m)))
 }
 
-/// One timeline entry: a thread's minute.
+/// One timeline entry: a thread's 5 minutes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimelineEntry {
     /// Thread number.
     pub thread: usize,
-    /// The entry's number since the monitor's start (minutes).
+    /// The entry's number since the monitor's first start.
     pub index: u64,
     /// Its end, Unix seconds.
     pub time_s: f64,
@@ -200,7 +201,7 @@ pub struct Tracker {
     readers: Vec<IntervalReader>,
     previous: Vec<Option<Distribution>>,
     windows: Vec<RollingWindow>,
-    /// The current minute's stretch per thread, and its number.
+    /// The current timeline entry's stretch per thread, and its number.
     minute: (u64, Vec<Stretch>),
     timeline: VecDeque<TimelineEntry>,
     origin: Origin,
@@ -386,23 +387,26 @@ mod tests {
     }
 
     #[test]
-    fn the_timeline_has_one_entry_per_thread_and_minute() {
+    fn the_timeline_has_one_entry_per_thread_and_period() {
         let mut t = tracker(&[]);
         let h = LatencyHistogram::new(plan()).unwrap();
-        for s in 0..150 {
-            second_of(&mut t, &h, s, &[if s == 70 { 900 } else { 3 }]);
+        let period = TIMELINE_PERIOD_S;
+        for s in 0..period * 2 + period / 2 {
+            // Two samples of 900 µs in the second period: below its p99's
+            // rank, the rest 3 µs.
+            let spike = s == period + 10 || s == period + 20;
+            second_of(&mut t, &h, s, &[if spike { 900 } else { 3 }, 3, 3, 3]);
         }
-        t.close_minute(150, true);
+        t.close_minute(period * 2 + period / 2, true);
         let entries: Vec<_> = t.timeline().collect();
         assert_eq!(entries.len(), 3);
         assert_eq!(
             entries.iter().map(|e| e.index).collect::<Vec<_>>(),
             [0, 1, 2]
         );
-        // 60 samples: the 99th percentile is the largest.
         assert_eq!(entries[0].p99, Some(Nanos(3_000)));
-        assert_eq!(entries[1].p99, Some(Nanos(900_000)));
-        assert_eq!(entries[1].time_s, 1_700_000_120.0);
+        assert_eq!(entries[1].p99, Some(Nanos(3_000)));
+        assert_eq!(entries[1].time_s, 1_700_000_000.0 + (2 * period) as f64);
         assert!(entries[2].partial && !entries[1].partial);
     }
 }

@@ -25,6 +25,14 @@ impl Timeline {
         self.unix_ns + i128::from(at.as_nanos()) - i128::from(self.clock.as_nanos())
     }
 
+    /// The moment on the run's clock of the wall-clock time `unix_ns` (ns
+    /// since the Unix epoch); before the run's clock began for a time
+    /// before the boot, which is still a moment to compare and map back.
+    pub fn clock_at(&self, unix_ns: i128) -> ClockInstant {
+        let offset = unix_ns - self.unix_ns + i128::from(self.clock.as_nanos());
+        ClockInstant(offset.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64)
+    }
+
     /// The time from the run's start to `at`.
     pub fn elapsed(&self, at: ClockInstant) -> Nanos {
         at.since(self.start.unwrap_or(self.clock))
@@ -51,5 +59,7 @@ mod tests {
         };
         assert_eq!(from_reading.elapsed(at), Nanos(500));
         assert_eq!(from_reading.unix_ns(ClockInstant(0)), 4_999_999_000);
+        assert_eq!(timeline.clock_at(timeline.unix_ns(at)), at);
+        assert_eq!(timeline.clock_at(0), ClockInstant(1_000 - 5_000_000_000));
     }
 }

@@ -202,34 +202,62 @@ fn the_maximum_falls_in_the_stats_file_interval_that_holds_it() {
 }
 
 #[test]
-fn a_monitor_shows_no_time_of_its_maxima() {
-    // A resumed monitor's maxima may be its checkpoint's, which keeps no
-    // time: a monitor shows none, resumed or not.
+fn a_monitor_shows_the_time_of_its_maxima_over_a_resume() {
+    // The checkpoint keeps each thread's maximum with its time; after
+    // --resume the larger maximum keeps its own.
     require_root!();
     let dir = tempfile::tempdir().unwrap();
-    let (json, prom) = (dir.path().join("run.json"), dir.path().join("m.prom"));
-    let r = run_with_timeout(
-        crate::support::rtlat().args([
-            "monitor",
-            "-l",
-            "300",
-            "-t",
-            "1",
-            "--percentiles",
-            "--verdict",
-            &format!("--textfile={}", prom.display()),
-            &format!("--json={}", json.display()),
-        ]),
-        Duration::from_secs(10),
-    );
-    r.expect_code(0);
-    assert!(max_time_lines(&r.stdout).is_empty(), "{}", r.stdout);
-    assert!(r.stdout.contains("# Verdict: "), "{}", r.stdout);
-    let doc = read_json(&json);
+    let (json, checkpoint) = (dir.path().join("run.json"), dir.path().join("state.json"));
+    let monitor = |extra: &[&str]| {
+        let mut args = vec![
+            "monitor".to_owned(),
+            "-l".into(),
+            "300".into(),
+            "-t".into(),
+            "1".into(),
+            "--percentiles".into(),
+            format!("--checkpoint={}", checkpoint.display()),
+            format!("--json={}", json.display()),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let before = now_s();
+        let r = run_with_timeout(crate::support::rtlat().args(&args), Duration::from_secs(10));
+        r.expect_code(0);
+        (r, before, now_s())
+    };
+    let (r, before, after) = monitor(&[]);
+    assert_eq!(max_time_lines(&r.stdout).len(), 1, "{}", r.stdout);
+    let first = read_json(&json);
+    let first_time = first["thread"]["0"]["max_time"].as_f64().expect("a time");
     assert!(
-        doc["thread"]["0"]["max_time"].is_null(),
-        "{}",
-        doc["thread"]["0"]
+        before <= first_time && first_time <= after,
+        "{first_time} not in {before}..{after}"
     );
-    assert!(doc["thread"]["0"]["max_ns"].is_i64());
+    assert_eq!(
+        first["monitor"]["threads"][0]["max_time"],
+        first["thread"]["0"]["max_time"]
+    );
+    let (r, _, _) = monitor(&["--resume"]);
+    assert_eq!(max_time_lines(&r.stdout).len(), 1, "{}", r.stdout);
+    let second = read_json(&json);
+    let t = &second["thread"]["0"];
+    let (first_max, second_max) = (
+        first["thread"]["0"]["max_ns"].as_i64(),
+        t["max_ns"].as_i64(),
+    );
+    assert!(second_max >= first_max);
+    let time = t["max_time"].as_f64().expect("a time");
+    if second_max == first_max {
+        // The checkpoint's maximum stands, with its time (to the µs).
+        assert!((time - first_time).abs() < 2e-6, "{time} vs {first_time}");
+    } else {
+        assert!(time > first_time, "{time} after {first_time}");
+    }
+}
+
+fn now_s() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
 }
