@@ -597,6 +597,62 @@ impl Distribution {
         }
     }
 
+    /// [`Distribution::delta_since`] kept sparse, without a dense copy of
+    /// the difference: one pass over both, allocating only the cells.
+    ///
+    /// # Panics
+    /// If the plans differ, as [`Distribution::merge`].
+    pub fn sparse_delta_since(&self, earlier: &Distribution) -> SparseCounts {
+        assert_eq!(
+            self.plan, earlier.plan,
+            "subtracting distributions of two shapes"
+        );
+        SparseCounts {
+            below_zero: self.below_zero.saturating_sub(earlier.below_zero),
+            above_top: self.above_top.saturating_sub(earlier.above_top),
+            lost_wraps: self.lost_wraps.saturating_sub(earlier.lost_wraps),
+            cells: self
+                .counts
+                .iter()
+                .zip(earlier.counts.iter())
+                .enumerate()
+                .filter(|&(_, (now, then))| now > then)
+                .map(|(index, (now, then))| (index as u64, now - then))
+                .collect(),
+        }
+    }
+
+    /// Sets the exact extremes (those of the samples counted, which the
+    /// buckets alone do not give).
+    pub fn set_extremes(&mut self, min: Option<Nanos>, max: Option<Nanos>) {
+        self.min = min;
+        self.max = max;
+    }
+
+    /// Makes this distribution a copy of `other` (of the same plan),
+    /// reusing its own bucket storage when it has one: a reader that keeps
+    /// the last snapshot allocates nothing to keep the next.
+    ///
+    /// # Panics
+    /// If the plans differ, as [`Distribution::merge`].
+    pub fn assign_from(&mut self, other: &Distribution) {
+        assert_eq!(self.plan, other.plan, "copying distributions of two shapes");
+        match &mut self.counts {
+            Counts::Owned(own) if own.len() == other.counts.len() => {
+                for (mine, theirs) in own.iter_mut().zip(other.counts.iter()) {
+                    *mine = theirs;
+                }
+            }
+            counts => *counts = Counts::Owned(other.counts.iter().collect()),
+        }
+        self.below_zero = other.below_zero;
+        self.above_top = other.above_top;
+        self.count = other.count;
+        self.lost_wraps = other.lost_wraps;
+        self.min = other.min;
+        self.max = other.max;
+    }
+
     /// The non-empty buckets by their place in the plan: what a file keeps
     /// to rebuild this distribution exactly ([`Distribution::from_sparse`]).
     pub fn to_sparse(&self) -> SparseCounts {
@@ -760,6 +816,26 @@ mod tests {
         });
         assert_eq!((delta.min(), delta.max()), (None, None));
         assert_eq!(delta.delta_since(&delta).count(), 0);
+    }
+
+    #[test]
+    fn the_sparse_delta_is_the_delta_kept_sparse_and_assign_copies() {
+        let h = LatencyHistogram::new(plan()).unwrap();
+        for ns in [-5, 1_500, 3_000_000] {
+            h.record(ns);
+        }
+        let mut kept = h.snapshot(None, None);
+        for ns in [-7, 1_700, 2_500, 3_000_000, 1 << 40] {
+            h.record(ns);
+        }
+        let now = h.snapshot(Some(Nanos(-7)), Some(Nanos(1 << 40)));
+        assert_eq!(
+            now.sparse_delta_since(&kept),
+            now.delta_since(&kept).to_sparse()
+        );
+        kept.assign_from(&now);
+        assert_eq!(kept, now);
+        assert_eq!(now.sparse_delta_since(&kept).count(), 0);
     }
 
     #[test]

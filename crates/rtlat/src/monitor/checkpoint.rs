@@ -203,11 +203,8 @@ impl ThreadState {
         if let Some(d) = &live.distribution {
             distribution.merge(d);
         }
-        live.distribution = Some(with_extremes(
-            distribution,
-            live.precise.min,
-            live.precise.max,
-        ));
+        distribution.set_extremes(live.precise.min, live.precise.max);
+        live.distribution = Some(distribution);
     }
 }
 
@@ -216,12 +213,6 @@ fn lesser(a: Option<Nanos>, b: Option<Nanos>) -> Option<Nanos> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
-}
-
-/// `d` with the exact extremes `min` and `max`.
-fn with_extremes(d: Distribution, min: Option<Nanos>, max: Option<Nanos>) -> Distribution {
-    let plan = d.plan();
-    Distribution::from_sparse(plan, &d.to_sparse(), min, max).unwrap_or(d)
 }
 
 fn micros(ns: f64) -> f64 {

@@ -247,11 +247,17 @@ impl Tracker {
                 reader.drain(log, |record| stretch.add_record(&record));
             }
             if let Some(now) = now {
-                stretch.counts = match &self.previous[thread] {
-                    Some(before) => now.delta_since(before).to_sparse(),
-                    None => now.to_sparse(),
-                };
-                self.previous[thread] = Some(now.clone());
+                // The last snapshot is kept in place: no copy is made.
+                match &mut self.previous[thread] {
+                    Some(before) => {
+                        stretch.counts = now.sparse_delta_since(before);
+                        before.assign_from(now);
+                    }
+                    empty => {
+                        stretch.counts = now.to_sparse();
+                        *empty = Some(now.clone());
+                    }
+                }
             }
             stretches.push(stretch);
         }
