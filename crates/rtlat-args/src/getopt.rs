@@ -89,6 +89,12 @@ pub struct OptSpec<T> {
     /// Whether the long name existed in cyclictest 2.4: such names win the
     /// abbreviation match over names added later.
     pub in_2_4: bool,
+    /// Left out of the help, the man page, the completions and the
+    /// "did you mean" hints: a test seam, or an option that is only read
+    /// to be refused with a reason (one of the C tool's that Linux cannot
+    /// do, a shared option that this tool cannot honour). Set with
+    /// [`OptSpec::hidden`].
+    pub hidden: bool,
 }
 
 /// A flag: `--quiet=x` is an error.
@@ -109,6 +115,7 @@ impl<T> OptSpec<T> {
             long: Some(long),
             value,
             in_2_4: true,
+            hidden: false,
         }
     }
 
@@ -120,6 +127,7 @@ impl<T> OptSpec<T> {
             long: None,
             value,
             in_2_4: true,
+            hidden: false,
         }
     }
 
@@ -132,6 +140,7 @@ impl<T> OptSpec<T> {
             long: Some(long),
             value,
             in_2_4: false,
+            hidden: false,
         }
     }
 
@@ -143,6 +152,7 @@ impl<T> OptSpec<T> {
             long: Some(long),
             value,
             in_2_4: false,
+            hidden: false,
         }
     }
 
@@ -155,6 +165,31 @@ impl<T> OptSpec<T> {
             long: self.long,
             value: self.value,
             in_2_4: self.in_2_4,
+            hidden: self.hidden,
+        }
+    }
+
+    /// The row without its id: what the documentation (man pages,
+    /// completions) needs of it.
+    pub fn names(&self) -> OptSpec<()> {
+        OptSpec {
+            id: (),
+            short: self.short,
+            long: self.long,
+            value: self.value,
+            in_2_4: self.in_2_4,
+            hidden: self.hidden,
+        }
+    }
+}
+
+impl<T: Copy> OptSpec<T> {
+    /// The same row, left out of the help, the man page, the completions
+    /// and the hints (the parser still reads it).
+    pub const fn hidden(self) -> Self {
+        OptSpec {
+            hidden: true,
+            ..self
         }
     }
 }
@@ -244,10 +279,11 @@ fn has_help<T>(specs: &[OptSpec<T>]) -> bool {
 
 /// The long name nearest to `name` by edit distance (a typo: at most two
 /// edits, and fewer than the name's length), the first in table order on
-/// a tie.
+/// a tie; never a hidden one.
 fn nearest_long<T>(name: &str, specs: &[OptSpec<T>]) -> Option<&'static str> {
     specs
         .iter()
+        .filter(|s| !s.hidden)
         .filter_map(|s| s.long)
         .map(|long| (strsim::damerau_levenshtein(name, long), long))
         .filter(|&(distance, _)| distance <= 2 && distance < name.len())
@@ -463,6 +499,7 @@ mod tests {
             long: Some(long),
             value,
             in_2_4,
+            hidden: false,
         }
     }
 
@@ -690,6 +727,7 @@ mod tests {
             long: Some("xx"),
             value: ValueKind::Optional(Peek::Never),
             in_2_4: true,
+            hidden: false,
         }];
         let args: Vec<OsString> = ["-x", "5"].iter().map(OsString::from).collect();
         assert_eq!(
@@ -743,6 +781,7 @@ mod tests {
                 long: Some("spike"),
                 value: ValueKind::None,
                 in_2_4: true,
+                hidden: false,
             },
             OptSpec {
                 id: 2u8,
@@ -750,6 +789,7 @@ mod tests {
                 long: Some("spike-nodes"),
                 value: ValueKind::None,
                 in_2_4: true,
+                hidden: false,
             },
         ];
         let args = vec![OsString::from("--spike")];

@@ -149,7 +149,7 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         // it never changes what a 2.4 abbreviation means (`--sy` is --system).
         row(SYNTHETIC, Opt::Shared),
         // The verdict's test seam: disturbances a synthetic run stands in for.
-        OptSpec::new_long(Opt::InjectDisturbances, "inject-disturbances", REQ),
+        OptSpec::new_long(Opt::InjectDisturbances, "inject-disturbances", REQ).hidden(),
         // Newer than 2.4 too: `--m`, `--w` keep what they meant in 2.4.
         OptSpec::new_long(Opt::Wait, "wait", REQ),
         OptSpec::new_long(Opt::Measure, "measure", REQ),

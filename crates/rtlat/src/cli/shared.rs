@@ -51,7 +51,8 @@ pub enum SharedOpt {
 /// The hidden `--synthetic SEED`: the deterministic test seam, not in any
 /// help. Newer than 2.4, so it never changes what a 2.4 abbreviation
 /// means (`--sy` stays cyclictest's --system).
-pub const SYNTHETIC: OptSpec<SharedOpt> = OptSpec::new_long(SharedOpt::Synthetic, "synthetic", REQ);
+pub const SYNTHETIC: OptSpec<SharedOpt> =
+    OptSpec::new_long(SharedOpt::Synthetic, "synthetic", REQ).hidden();
 
 /// A group's row in a tool's table, `wrap` being the tool's variant
 /// (`Opt::Shared`).

@@ -65,7 +65,12 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         OptSpec::new_long(Opt::Nsecs, "nsecs", NO),
         OptSpec::new_long(Opt::Verdict, "verdict", NO),
     ];
-    rows.extend(gate_and_load_rows(Opt::Shared));
+    // --load-schedule is read to be refused (a ring keeps no per-phase
+    // figures): not in the help, the man page or the completions.
+    let schedule = Opt::Shared(SharedOpt::Load(LoadOpt::Schedule));
+    rows.extend(
+        gate_and_load_rows(Opt::Shared).map(|r| if r.id == schedule { r.hidden() } else { r }),
+    );
     // Hidden: the deterministic test seam.
     rows.push(row(SYNTHETIC, Opt::Shared));
     rows

@@ -741,7 +741,7 @@ fn help_text_mentions_every_option() {
     for spec in OPTIONS.iter() {
         if let Some(long) = spec.long {
             // The hidden test seams.
-            if long == "synthetic" || long == "inject-disturbances" {
+            if spec.hidden {
                 assert!(!text.contains(long), "{long}");
                 continue;
             }
