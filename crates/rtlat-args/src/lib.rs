@@ -12,9 +12,12 @@
 //! - [`stdio`]: standard output and error that may fail without a panic,
 //!   and the exit status that follows;
 //! - [`tools`]: each tool's one-line summary, for every help;
+//! - [`docs`]: man pages and shell completions from the option tables and
+//!   the help texts;
 //! - [`testing`]: what every tool's parser tests ask of a command line.
 #![forbid(unsafe_code)]
 
+pub mod docs;
 pub mod error;
 pub mod getopt;
 pub mod invocation;
