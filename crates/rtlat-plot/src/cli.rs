@@ -380,6 +380,31 @@ mod tests {
         );
     }
 
+    /// rtlat's man page and completions of rtlat plot are made from this
+    /// help (`rtlat --generate`, from `rtlat-plot --help`): it must list
+    /// every option of the table, no other, each with the value the table
+    /// says it takes.
+    #[test]
+    fn the_help_lists_exactly_the_table() {
+        use rtlat_args::docs::{help, undocumented};
+        let table: Vec<OptSpec<()>> = OPTIONS.iter().map(OptSpec::names).collect();
+        let help = help::parse(&help_text());
+        assert_eq!(undocumented(&table, &help), (vec![], vec![]));
+        for row in OPTIONS {
+            let long = format!("--{}", row.long.unwrap());
+            let entry = help
+                .entries()
+                .find(|e| e.spellings().iter().any(|s| s.name == long))
+                .unwrap();
+            let documented = match entry.value() {
+                None => ValueKind::None,
+                Some((_, false)) => ValueKind::Required,
+                Some((name, true)) => panic!("{long}: an optional value [{name}]"),
+            };
+            assert_eq!(documented, row.value, "{long}");
+        }
+    }
+
     #[test]
     fn bad_command_lines_are_one_line_errors() {
         let dir = tempfile::tempdir().unwrap();

@@ -91,6 +91,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
             stdio::print(&format!("rtlat {}\n", env!("CARGO_PKG_VERSION")))?;
             Ok(0)
         }
+        Command::Generate(args) => cli::generate::run(&args),
         Command::Tool {
             tool,
             args,

@@ -193,6 +193,11 @@ fn fail_level(text: &str) -> Result<Status, UsageError> {
 }
 
 /// `rtlat audit --help`.
+/// The option table, as the man page and the completions see it.
+pub fn table() -> Vec<OptSpec<()>> {
+    OPTIONS.iter().map(OptSpec::names).collect()
+}
+
 pub fn help_text() -> String {
     let title = super::dispatch::Tool::Audit.help_title();
     format!(

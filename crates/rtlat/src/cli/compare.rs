@@ -137,6 +137,11 @@ fn noise_percent(text: &str) -> Result<f64, UsageError> {
 }
 
 /// `rtlat compare --help`.
+/// The option table, as the man page and the completions see it.
+pub fn table() -> Vec<OptSpec<()>> {
+    OPTIONS.iter().map(OptSpec::names).collect()
+}
+
 pub fn help_text() -> String {
     let title = super::dispatch::Tool::Compare.help_title();
     format!(

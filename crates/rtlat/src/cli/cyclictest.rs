@@ -1216,6 +1216,17 @@ fn policy_from_name(text: &str) -> Result<SchedPolicy, UsageError> {
     }
 }
 
+/// The option table of `flavour`, as the man page and the completions see
+/// it: rtlat monitor's has every row, rtlat cyclictest's all but the
+/// monitor's own.
+pub fn table(flavour: Flavour) -> Vec<OptSpec<()>> {
+    OPTIONS
+        .iter()
+        .filter(|row| flavour == Flavour::Monitor || !matches!(row.id, Opt::Monitor(_)))
+        .map(OptSpec::names)
+        .collect()
+}
+
 /// The text of `rtlat cyclictest --help`.
 pub fn help_text() -> String {
     format!(

@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use rtlat_args::UsageError;
+use rtlat_args::getopt::{NO, OptSpec, REQ};
 
 /// The tools rtlat provides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,7 +39,9 @@ pub enum Tool {
 }
 
 impl Tool {
-    const ALL: [Tool; 12] = [
+    /// Every tool, in the order `rtlat --help` lists them: the measuring
+    /// tools first.
+    pub const ALL: [Tool; 12] = [
         Tool::Cyclictest,
         Tool::Svsematest,
         Tool::Pmqtest,
@@ -82,9 +85,46 @@ impl Tool {
         format!("rtlat {}: {}", self.name(), self.summary())
     }
 
+    /// Whether it is also a C tool of its name (rt-tests', Xenomai's
+    /// `latency`), which a symlink to rtlat of that name runs: the
+    /// measuring tools.
+    pub fn has_c_name(self) -> bool {
+        Tool::ALL[..7].contains(&self)
+    }
+
     fn from_name(name: &str) -> Option<Tool> {
         Tool::ALL.into_iter().find(|t| t.name() == name)
     }
+}
+
+/// rtlat's own options (before a tool's name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopOpt {
+    /// `-h`, `--help` (and the word `help`).
+    Help,
+    /// `-V`, `--version`.
+    Version,
+    /// `--generate KIND [DIR]`: man pages and completions (hidden: for
+    /// packagers, see [`super::generate`]).
+    Generate,
+}
+
+/// Their table: only an exact spelling counts, as the first word.
+pub const TOP_OPTIONS: [OptSpec<TopOpt>; 3] = [
+    OptSpec::new(TopOpt::Help, Some('h'), "help", NO),
+    OptSpec::new(TopOpt::Version, Some('V'), "version", NO),
+    OptSpec::new_long(TopOpt::Generate, "generate", REQ).hidden(),
+];
+
+/// The option of [`TOP_OPTIONS`] spelled exactly `word`.
+fn top_option(word: &str) -> Option<TopOpt> {
+    TOP_OPTIONS
+        .iter()
+        .find(|row| {
+            row.short.is_some_and(|c| word == format!("-{c}"))
+                || row.long.is_some_and(|l| word == format!("--{l}"))
+        })
+        .map(|row| row.id)
 }
 
 /// What the command line asks for.
@@ -94,6 +134,8 @@ pub enum Command {
     TopHelp,
     /// `rtlat --version`.
     Version,
+    /// `rtlat --generate ARGS...`.
+    Generate(Vec<OsString>),
     /// Run a tool.
     Tool {
         /// Which one.
@@ -154,9 +196,15 @@ pub fn select(argv: &[OsString]) -> Result<Command, UsageError> {
             tool_names()
         )));
     };
-    match first.to_string_lossy().as_ref() {
-        "-h" | "--help" | "help" => Ok(Command::TopHelp),
-        "-V" | "--version" => Ok(Command::Version),
+    let first = first.to_string_lossy();
+    match top_option(&first) {
+        Some(TopOpt::Help) => return Ok(Command::TopHelp),
+        Some(TopOpt::Version) => return Ok(Command::Version),
+        Some(TopOpt::Generate) => return Ok(Command::Generate(argv[2..].to_vec())),
+        None => {}
+    }
+    match first.as_ref() {
+        "help" => Ok(Command::TopHelp),
         name => match Tool::from_name(name) {
             Some(tool) => Ok(Command::Tool {
                 tool,
@@ -280,6 +328,31 @@ mod tests {
         assert!(matches!(
             select(&argv(&["rtlat", "-V"])),
             Ok(Command::Version)
+        ));
+    }
+
+    #[test]
+    fn every_spelling_of_the_top_options() {
+        for (word, id) in [
+            ("-h", TopOpt::Help),
+            ("--help", TopOpt::Help),
+            ("-V", TopOpt::Version),
+            ("--version", TopOpt::Version),
+            ("--generate", TopOpt::Generate),
+        ] {
+            assert_eq!(top_option(word), Some(id), "{word}");
+        }
+        // Exact spellings only: no abbreviation, no cluster.
+        for word in ["--vers", "-hV", "--gen", "-"] {
+            assert_eq!(top_option(word), None, "{word}");
+        }
+        assert!(matches!(
+            select(&argv(&["rtlat", "help"])),
+            Ok(Command::TopHelp)
+        ));
+        assert!(matches!(
+            select(&argv(&["rtlat", "--generate", "man", "/tmp/x"])),
+            Ok(Command::Generate(args)) if args == argv(&["man", "/tmp/x"])
         ));
     }
 }

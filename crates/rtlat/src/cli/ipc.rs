@@ -566,6 +566,12 @@ fn cpu_list(cpus: &[usize]) -> String {
     parts.join(",")
 }
 
+/// The option table of `tool`, as the man page and the completions see
+/// it.
+pub fn table(tool: PairTool) -> Vec<OptSpec<()>> {
+    options(tool).iter().map(OptSpec::names).collect()
+}
+
 /// The text of `rtlat <tool> --help`.
 pub fn help_text(tool: PairTool) -> String {
     let name = tool.name();

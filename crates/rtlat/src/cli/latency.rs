@@ -415,6 +415,11 @@ fn list_cpus(cpus: &[usize]) -> String {
 }
 
 /// The text of `rtlat latency --help`.
+/// The option table, as the man page and the completions see it.
+pub fn table() -> Vec<OptSpec<()>> {
+    OPTIONS.iter().map(OptSpec::names).collect()
+}
+
 pub fn help_text() -> String {
     format!(
         "\

@@ -145,6 +145,11 @@ fn fill(text: &str, first: &str, rest: &str) -> String {
 }
 
 /// `rtlat load --help`.
+/// The option table, as the man page and the completions see it.
+pub fn table() -> Vec<OptSpec<()>> {
+    OPTIONS.iter().map(OptSpec::names).collect()
+}
+
 pub fn help_text() -> String {
     let mut kinds = String::new();
     for (kind, what) in [

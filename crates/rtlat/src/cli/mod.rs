@@ -5,6 +5,7 @@ pub mod cyclictest;
 pub mod dispatch;
 pub mod explain;
 pub mod gates;
+pub mod generate;
 pub mod ipc;
 pub mod latency;
 pub mod load;

@@ -261,6 +261,11 @@ fn build(
 }
 
 /// The text of `rtlat signaltest --help`.
+/// The option table, as the man page and the completions see it.
+pub fn table() -> Vec<OptSpec<()>> {
+    OPTIONS.iter().map(OptSpec::names).collect()
+}
+
 pub fn help_text() -> String {
     format!(
         "\

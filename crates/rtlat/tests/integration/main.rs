@@ -14,6 +14,7 @@ mod support;
 mod audit;
 mod cli;
 mod cyclictest;
+mod docs;
 mod explain;
 mod faults;
 mod ipc;

@@ -1,0 +1,385 @@
+//! What `rtlat --generate` writes for packages, used the way a system uses
+//! it: the man pages rendered by groff and man without a warning, the
+//! completions loaded into bash (and exercised), zsh and fish.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{rtlat, rtlat_path, run};
+
+/// Whether `program` runs (`program --version`).
+fn has(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Returns from the calling test, saying so, when `program` is missing.
+macro_rules! require_program {
+    ($program:expr) => {
+        if !has($program) {
+            skip_note!("SKIPPED (needs {}): {}", $program, function_name!());
+            return;
+        }
+    };
+}
+
+/// `rtlat --generate all` into a new directory (the prefix).
+fn generated() -> tempfile::TempDir {
+    let plotter = rtlat_path().with_file_name("rtlat-plot");
+    assert!(
+        plotter.is_file(),
+        "{} is not built: rtlat --generate reads rtlat plot's options from it; \
+         run `cargo test --workspace`",
+        plotter.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    run(rtlat().arg("--generate").arg("all").arg(dir.path())).expect_code(0);
+    dir
+}
+
+/// Runs `cmd`, which must succeed and say nothing on stderr (`what`
+/// names it in the failure); its stdout.
+fn quietly(cmd: &mut Command, what: impl std::fmt::Display) -> String {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stderr.is_empty(),
+        "{what}: {:?}: {stderr}",
+        out.status
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn man_pages(prefix: &Path) -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(prefix.join("share/man/man1"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    pages.sort();
+    pages
+}
+
+/// Every tool, the measuring ones (whose C tools' names complete as the
+/// tool when they run rtlat) first.
+fn tools() -> impl Iterator<Item = &'static str> {
+    rtlat_args::tools::SUMMARIES.iter().map(|(name, _)| *name)
+}
+
+fn c_names() -> impl Iterator<Item = &'static str> {
+    tools().take(7)
+}
+
+#[test]
+fn the_tree_a_package_installs() {
+    let dir = generated();
+    let p = dir.path();
+    let mut want: Vec<String> = tools().map(|t| format!("rtlat-{t}.1")).collect();
+    want.push("rtlat.1".into());
+    want.sort();
+    let pages: Vec<String> = man_pages(p)
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(pages, want);
+
+    let bash = p.join("share/bash-completion/completions");
+    assert!(bash.join("rtlat").is_file());
+    for name in c_names().chain(["rtlat-plot"]) {
+        assert_eq!(
+            std::fs::read_link(bash.join(name)).unwrap(),
+            Path::new("rtlat"),
+            "{name}: bash-completion loads the file named after the command"
+        );
+    }
+    assert!(p.join("share/zsh/vendor-completions/_rtlat").is_file());
+    let fish = p.join("share/fish/vendor_completions.d");
+    for name in c_names().chain(["rtlat", "rtlat-plot"]) {
+        assert!(fish.join(format!("{name}.fish")).is_file(), "{name}.fish");
+    }
+    // Readable by all, as installed files are.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(p.join("share/man/man1/rtlat.1"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o444, 0o444, "{mode:o}");
+
+    // Generating again replaces the files, links included.
+    run(rtlat().arg("--generate").arg("all").arg(p)).expect_code(0);
+}
+
+#[test]
+fn generate_usage_errors_and_stdout() {
+    for args in [
+        vec!["--generate"],
+        vec!["--generate", "man"],
+        vec!["--generate", "pdf", "/tmp"],
+    ] {
+        let r = run(rtlat().args(&args));
+        r.expect_code(2);
+        assert!(
+            r.stderr.starts_with("rtlat: --generate KIND [DIR]"),
+            "{}",
+            r.describe()
+        );
+    }
+    let r = run(rtlat().args(["--generate", "bash"]));
+    r.expect_code(0);
+    assert!(
+        r.stdout
+            .contains("\ncomplete -o default -F _rtlat rtlat rtlat-plot cyclictest ")
+    );
+    // Not in the help: it is for packagers.
+    let help = run(rtlat().arg("--help"));
+    assert!(!help.stdout.contains("generate"), "{}", help.stdout);
+}
+
+#[test]
+fn man_pages_render_without_warnings() {
+    require_program!("groff");
+    let dir = generated();
+    for page in man_pages(dir.path()) {
+        let text = quietly(
+            Command::new("groff")
+                .args(["-ww", "-man", "-Tutf8"])
+                .arg(&page),
+            page.display(),
+        );
+        assert!(text.len() > 1000, "{}", page.display());
+    }
+}
+
+/// `man --warnings -l PAGE` (groff's warnings on stderr), 80 columns,
+/// no pager.
+fn man(page: &Path) -> Command {
+    let mut cmd = Command::new("man");
+    cmd.args(["--warnings", "-l"])
+        .arg(page)
+        .env("MANWIDTH", "80")
+        .env("MANPAGER", "cat")
+        .env("PAGER", "cat");
+    cmd
+}
+
+#[test]
+fn man_shows_the_pages() {
+    require_program!("man");
+    let dir = generated();
+    for page in man_pages(dir.path()) {
+        let text = quietly(&mut man(&page), page.display());
+        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS"] {
+            assert!(
+                text.lines().any(|l| l == section),
+                "{}: {section}",
+                page.display()
+            );
+        }
+    }
+    // What a reader sees of one option, and the C tool's name in the
+    // synopsis.
+    let page = dir.path().join("share/man/man1/rtlat-cyclictest.1");
+    let text = quietly(&mut man(&page), page.display());
+    assert!(text.contains("\n       -h, --histogram=US\n"), "{text}");
+    assert!(text.contains("\n       cyclictest [OPTIONS]\n"), "{text}");
+}
+
+/// rtlat plot's page comes from `rtlat-plot --help`: every option it
+/// lists is an entry of the page.
+#[test]
+fn the_plot_page_has_every_option_of_rtlat_plot() {
+    let dir = generated();
+    let roff = std::fs::read_to_string(dir.path().join("share/man/man1/rtlat-plot.1")).unwrap();
+    let help = run(Command::new(rtlat_path().with_file_name("rtlat-plot")).arg("--help"));
+    let help = rtlat_args::docs::help::parse(&help.stdout);
+    let names = help.option_names();
+    assert!(names.contains(&"--output".to_string()));
+    for name in names {
+        let tag = format!("\\fB{}\\fR", name.replace('-', "\\-"));
+        assert!(
+            roff.lines().any(|l| l.contains(&tag)),
+            "{name} not in rtlat-plot.1"
+        );
+    }
+}
+
+/// A bash that has sourced the generated script, then runs `script`.
+fn bash(prefix: &Path, path: &str, script: &str) -> String {
+    let file = prefix.join("share/bash-completion/completions/rtlat");
+    quietly(
+        Command::new("bash")
+            .args(["--norc", "--noprofile", "-c"])
+            .arg(format!("source '{}' || exit 9\n{script}", file.display()))
+            .env("PATH", path),
+        script,
+    )
+}
+
+/// What `_rtlat` offers for the command line `words` (the last one being
+/// completed), sorted.
+fn bash_offers(prefix: &Path, path: &str, words: &[&str]) -> Vec<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let out = bash(
+        prefix,
+        path,
+        &format!(
+            "COMP_WORDS=({})\nCOMP_CWORD={}\n_rtlat\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            quoted.join(" "),
+            words.len() - 1
+        ),
+    );
+    let mut offers: Vec<String> = out
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
+    offers.sort();
+    offers
+}
+
+#[test]
+fn bash_completes_tools_and_options() {
+    require_program!("bash");
+    let dir = generated();
+    let p = dir.path();
+    let path = std::env::var("PATH").unwrap_or_default();
+    assert_eq!(
+        bash(p, &path, "complete -p rtlat rtlat-plot cyclictest"),
+        "complete -o default -F _rtlat rtlat\ncomplete -o default -F _rtlat rtlat-plot\n\
+         complete -o default -F _rtlat cyclictest\n"
+    );
+    // cyclictest has three long options that start so (-H/--histofall is
+    // rt-tests' as well); the IPC tools two.
+    assert_eq!(
+        bash_offers(p, &path, &["rtlat", "cyclictest", "--hi"]),
+        ["--histfile", "--histofall", "--histogram"]
+    );
+    assert_eq!(
+        bash_offers(p, &path, &["rtlat", "svsematest", "--hi"]),
+        ["--histfile", "--histogram"]
+    );
+    assert_eq!(bash_offers(p, &path, &["rtlat", "cy"]), ["cyclictest"]);
+    assert_eq!(bash_offers(p, &path, &["rtlat", "--v"]), ["--version"]);
+    assert_eq!(
+        bash_offers(p, &path, &["rtlat", "monitor", "--resu"]),
+        ["--resume"]
+    );
+    assert_eq!(bash_offers(p, &path, &["rtlat-plot", "--ou"]), ["--output"]);
+    assert_eq!(
+        bash_offers(p, &path, &["rtlat", "plot", "--l"]),
+        ["--log-x"]
+    );
+    // Hidden rows are never offered.
+    assert!(bash_offers(p, &path, &["rtlat", "cyclictest", "--sy"]) == ["--system"]);
+    // A value is no option: bash's file names (`complete -o default`).
+    assert!(bash_offers(p, &path, &["rtlat", "cyclictest", "--json", "--h"]).is_empty());
+    assert!(bash_offers(p, &path, &["rtlat", "cyclictest", "-q", "x"]).is_empty());
+}
+
+#[test]
+fn bash_completes_a_c_tool_s_name_only_when_it_runs_rtlat() {
+    require_program!("bash");
+    let dir = generated();
+    let p = dir.path();
+    let bin = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(rtlat_path(), bin.path().join("cyclictest")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    assert_eq!(
+        bash_offers(p, &path, &["cyclictest", "--hi"]),
+        ["--histfile", "--histofall", "--histogram"]
+    );
+    assert_eq!(
+        bash_offers(p, &path, &["pmqtest", "--forc"]),
+        Vec::<String>::new()
+    );
+    // Another program of that name (Debian's C cyclictest): nothing of ours.
+    let other = tempfile::tempdir().unwrap();
+    let fake = other.path().join("cyclictest");
+    std::fs::write(&fake, "#!/bin/sh\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/bin:/bin", other.path().display());
+    assert!(bash_offers(p, &path, &["cyclictest", "--hi"]).is_empty());
+}
+
+#[test]
+fn zsh_reads_the_script_and_offers_each_tool_s_options() {
+    require_program!("zsh");
+    let dir = generated();
+    let file = dir.path().join("share/zsh/vendor-completions/_rtlat");
+    quietly(Command::new("zsh").arg("-n").arg(&file), "zsh -n");
+    // The function with the completion system's helpers replaced by
+    // printing what they are given (the system itself needs a terminal).
+    let offers = |words: &str, current: usize| -> Vec<String> {
+        let script = format!(
+            "_describe() {{ print -l -- ${{(P)${{@[-1]}}}} }}\n\
+             _files() {{ print FILES }}\n_default() {{ print DEFAULT }}\n\
+             source '{}'\nwords=({words})\nCURRENT={current}\nPREFIX=${{words[CURRENT]}}\n_rtlat",
+            file.display()
+        );
+        quietly(Command::new("zsh").args(["-f", "-c"]).arg(script), words)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    // Sourcing runs _rtlat once with no words: the C-name branch, default.
+    let hi: Vec<String> = offers("rtlat cyclictest --hi", 3)
+        .into_iter()
+        .filter(|o| o.starts_with("--hi"))
+        .map(|o| o.split(':').next().unwrap().to_string())
+        .collect();
+    assert_eq!(hi, ["--histogram", "--histofall", "--histfile"]);
+    let tools = offers("rtlat ''", 2);
+    assert!(
+        tools
+            .iter()
+            .any(|t| t.starts_with("cyclictest:measure how late")),
+        "{tools:?}"
+    );
+    assert!(offers("rtlat cyclictest --json ''", 4).ends_with(&["FILES".to_string()]));
+    assert!(
+        offers("rtlat-plot --o", 2)
+            .iter()
+            .any(|o| o.starts_with("--output:"))
+    );
+}
+
+#[test]
+fn fish_reads_the_scripts_and_completes() {
+    require_program!("fish");
+    let dir = generated();
+    let d = dir.path().join("share/fish/vendor_completions.d");
+    for entry in std::fs::read_dir(&d).unwrap() {
+        let file = entry.unwrap().path();
+        quietly(
+            Command::new("fish").arg("--no-execute").arg(&file),
+            file.display(),
+        );
+    }
+    let complete = |file: &str, line: &str| -> Vec<String> {
+        let script = format!("source '{}'; complete -C '{line}'", d.join(file).display());
+        let mut words: Vec<String> = quietly(
+            Command::new("fish")
+                .arg("--no-config")
+                .arg("-c")
+                .arg(script),
+            line,
+        )
+        .lines()
+        .map(|l| l.split('\t').next().unwrap().to_string())
+        .collect();
+        words.sort();
+        words
+    };
+    assert_eq!(
+        complete("rtlat.fish", "rtlat cyclictest --hi"),
+        ["--histfile", "--histofall", "--histogram"]
+    );
+    assert_eq!(complete("rtlat.fish", "rtlat cy"), ["cyclictest"]);
+    assert_eq!(complete("rtlat-plot.fish", "rtlat-plot --ou"), ["--output"]);
+}
