@@ -14,6 +14,7 @@
 //! - [`tools`]: each tool's one-line summary, for every help;
 //! - [`docs`]: man pages and shell completions from the option tables and
 //!   the help texts;
+//! - [`version`]: the `--version` line (version, commit, target);
 //! - [`testing`]: what every tool's parser tests ask of a command line.
 #![forbid(unsafe_code)]
 
@@ -26,6 +27,7 @@ pub mod stdio;
 pub mod testing;
 pub mod tools;
 pub mod values;
+pub mod version;
 
 pub use error::UsageError;
 pub use invocation::Invocation;

@@ -24,6 +24,7 @@ enum Opt {
     Xmax,
     LogX,
     Help,
+    Version,
 }
 
 const OPTIONS: &[OptSpec<Opt>] = &[
@@ -34,6 +35,7 @@ const OPTIONS: &[OptSpec<Opt>] = &[
     OptSpec::new(Opt::Xmax, None, "xmax", ValueKind::Required),
     OptSpec::new(Opt::LogX, None, "log-x", ValueKind::None),
     OptSpec::new(Opt::Help, Some('h'), "help", ValueKind::None),
+    OptSpec::new(Opt::Version, Some('V'), "version", ValueKind::None),
 ];
 
 impl OptionName for Opt {
@@ -42,9 +44,16 @@ impl OptionName for Opt {
     }
 }
 
-/// What the command line asks for: [`help_text`], or to draw a plot with these
-/// settings.
-pub type Invocation = rtlat_args::Invocation<Settings>;
+/// What the command line asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Invocation {
+    /// `-h`, `--help`: print [`help_text`].
+    Help,
+    /// `-V`, `--version`: print [`rtlat_args::version::line`].
+    Version,
+    /// Draw a plot with these settings.
+    Run(Settings),
+}
 
 /// Reads the `rtlat plot` command line (`args` without the program name).
 pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
@@ -61,6 +70,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
             Parsed::Positional(word) => inputs.push(word),
             Parsed::Opt { id, value, .. } => match id {
                 Opt::Help => return Ok(Invocation::Help),
+                Opt::Version => return Ok(Invocation::Version),
                 Opt::Output => output = Some(value.unwrap_or_default()),
                 Opt::Kind => kind = Some(text(id, value.as_deref())?),
                 Opt::Size => size = Some(text(id, value.as_deref())?),
@@ -282,6 +292,7 @@ Options:
       --log-x         latency plot: a log scale for latency, so that one
                       spike far out does not squeeze the rest into a column
   -h, --help          print this help
+  -V, --version       print the version, the commit and the target
 
 PNG text uses a bundled font (DejaVu Sans); no system font is needed.
 SVG text names the font family sans-serif, for the viewer to supply.
@@ -298,11 +309,14 @@ A bad input file or option is one line on standard error and exit status 2.
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_args::testing::{expect_run, expect_usage_error, os_words as args};
+    use rtlat_args::testing::{expect_usage_error, os_words as args};
     use std::path::PathBuf;
 
     fn settings(words: &[&str]) -> Settings {
-        expect_run(parse(&args(words)), words)
+        match parse(&args(words)) {
+            Ok(Invocation::Run(settings)) => settings,
+            other => panic!("{words:?}: {other:?}"),
+        }
     }
 
     fn error(words: &[&str]) -> String {
@@ -374,6 +388,12 @@ mod tests {
         let s = settings(&["a", "-o", svg, "-T", "my box", "-k", "latency"]);
         assert_eq!(s.title.as_deref(), Some("my box"));
         assert_eq!(parse(&args(&["-h"])).unwrap(), Invocation::Help);
+        for version in ["-V", "--version", "--vers"] {
+            assert_eq!(
+                parse(&args(&["a", version, "-o", "y.jpg"])).unwrap(),
+                Invocation::Version
+            );
+        }
         assert_eq!(
             parse(&args(&["x", "--help", "-o", "y.jpg"])).unwrap(),
             Invocation::Help

@@ -23,6 +23,10 @@ pub fn main(args: &[OsString]) -> anyhow::Result<u8> {
             rtlat_args::stdio::print(&help_text())?;
             Ok(0)
         }
+        Invocation::Version => {
+            rtlat_args::stdio::print(&rtlat_args::version::line("rtlat-plot"))?;
+            Ok(0)
+        }
         Invocation::Run(settings) => {
             run(&settings)?;
             Ok(0)

@@ -88,7 +88,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
             Ok(0)
         }
         Command::Version => {
-            stdio::print(&format!("rtlat {}\n", env!("CARGO_PKG_VERSION")))?;
+            stdio::print(&rtlat_args::version::line("rtlat"))?;
             Ok(0)
         }
         Command::Generate(args) => cli::generate::run(&args),

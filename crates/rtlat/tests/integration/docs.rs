@@ -1,6 +1,7 @@
 //! What `rtlat --generate` writes for packages, used the way a system uses
 //! it: the man pages rendered by groff and man without a warning, the
-//! completions loaded into bash (and exercised), zsh and fish.
+//! completions loaded into bash (and exercised), zsh and fish; and the
+//! `--version` line of both programs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -194,7 +195,7 @@ fn the_plot_page_has_every_option_of_rtlat_plot() {
     let help = run(Command::new(rtlat_path().with_file_name("rtlat-plot")).arg("--help"));
     let help = rtlat_args::docs::help::parse(&help.stdout);
     let names = help.option_names();
-    assert!(names.contains(&"--output".to_string()));
+    assert!(names.contains(&"--output".to_string()) && names.contains(&"-V".to_string()));
     for name in names {
         let tag = format!("\\fB{}\\fR", name.replace('-', "\\-"));
         assert!(
@@ -382,4 +383,71 @@ fn fish_reads_the_scripts_and_completes() {
     );
     assert_eq!(complete("rtlat.fish", "rtlat cy"), ["cyclictest"]);
     assert_eq!(complete("rtlat-plot.fish", "rtlat-plot --ou"), ["--output"]);
+}
+
+#[test]
+fn version_names_the_commit_and_the_target() {
+    let expected_commit = git_commit();
+    for (program, args) in [
+        (rtlat_path(), vec!["--version"]),
+        (rtlat_path(), vec!["-V"]),
+        (rtlat_path().with_file_name("rtlat-plot"), vec!["--version"]),
+        (rtlat_path(), vec!["plot", "-V"]),
+    ] {
+        let r = run(Command::new(&program).args(&args));
+        r.expect_code(0);
+        let name = if program.ends_with("rtlat-plot") || args[0] == "plot" {
+            "rtlat-plot"
+        } else {
+            "rtlat"
+        };
+        assert_eq!(
+            r.stdout,
+            format!(
+                "{name} {} (commit {expected_commit}, {})\n",
+                env!("CARGO_PKG_VERSION"),
+                rtlat_args::version::TARGET
+            ),
+            "{program:?} {args:?}"
+        );
+    }
+    // The target is the one these tests were built for.
+    let arch = match std::env::consts::ARCH {
+        "x86" => "i686",
+        "arm" => "armv7",
+        other => other,
+    };
+    assert!(
+        rtlat_args::version::TARGET.starts_with(arch)
+            && rtlat_args::version::TARGET.contains("-linux-"),
+        "{}",
+        rtlat_args::version::TARGET
+    );
+}
+
+/// The commit of this checkout as the build script says it (`-dirty` when
+/// a tracked file differs), or `unknown` outside one.
+fn git_commit() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(&root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let top = git(&["rev-parse", "--show-toplevel"]);
+    let is_top =
+        top.is_some_and(|t| std::fs::canonicalize(t).ok() == std::fs::canonicalize(&root).ok());
+    match (is_top, git(&["rev-parse", "--short=7", "HEAD"])) {
+        (true, Some(hash)) => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_none_or(|s| !s.is_empty());
+            if dirty { format!("{hash}-dirty") } else { hash }
+        }
+        _ => "unknown".to_string(),
+    }
 }
