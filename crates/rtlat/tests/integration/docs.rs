@@ -283,29 +283,40 @@ fn bash_completes_a_c_tool_s_name_only_when_it_runs_rtlat() {
     require_program!("bash");
     let dir = generated();
     let p = dir.path();
-    let bin = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(rtlat_path(), bin.path().join("cyclictest")).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.path().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let paths = CNamePaths::new();
     assert_eq!(
-        bash_offers(p, &path, &["cyclictest", "--hi"]),
+        bash_offers(p, &paths.to_rtlat, &["cyclictest", "--hi"]),
         ["--histfile", "--histofall", "--histogram"]
     );
-    assert_eq!(
-        bash_offers(p, &path, &["pmqtest", "--forc"]),
-        Vec::<String>::new()
-    );
-    // Another program of that name (Debian's C cyclictest): nothing of ours.
-    let other = tempfile::tempdir().unwrap();
-    let fake = other.path().join("cyclictest");
-    std::fs::write(&fake, "#!/bin/sh\n").unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!("{}:/usr/bin:/bin", other.path().display());
-    assert!(bash_offers(p, &path, &["cyclictest", "--hi"]).is_empty());
+    // Not in PATH as rtlat: nothing of ours.
+    assert!(bash_offers(p, &paths.to_rtlat, &["pmqtest", "--forc"]).is_empty());
+    assert!(bash_offers(p, &paths.to_other, &["cyclictest", "--hi"]).is_empty());
+}
+
+/// `PATH`s in which `cyclictest` is a link to rtlat, or another program
+/// (Debian's C cyclictest, say).
+struct CNamePaths {
+    _dirs: [tempfile::TempDir; 2],
+    to_rtlat: String,
+    to_other: String,
+}
+
+impl CNamePaths {
+    fn new() -> CNamePaths {
+        let rtlat = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(rtlat_path(), rtlat.path().join("cyclictest")).unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let fake = other.path().join("cyclictest");
+        std::fs::write(&fake, "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = std::env::var("PATH").unwrap_or_default();
+        CNamePaths {
+            to_rtlat: format!("{}:{path}", rtlat.path().display()),
+            to_other: format!("{}:{path}", other.path().display()),
+            _dirs: [rtlat, other],
+        }
+    }
 }
 
 #[test]
@@ -316,25 +327,42 @@ fn zsh_reads_the_script_and_offers_each_tool_s_options() {
     quietly(Command::new("zsh").arg("-n").arg(&file), "zsh -n");
     // The function with the completion system's helpers replaced by
     // printing what they are given (the system itself needs a terminal).
-    let offers = |words: &str, current: usize| -> Vec<String> {
+    let paths = CNamePaths::new();
+    let offers_in = |path: &str, words: &str, current: usize| -> Vec<String> {
         let script = format!(
             "_describe() {{ print -l -- ${{(P)${{@[-1]}}}} }}\n\
              _files() {{ print FILES }}\n_default() {{ print DEFAULT }}\n\
              source '{}'\nwords=({words})\nCURRENT={current}\nPREFIX=${{words[CURRENT]}}\n_rtlat",
             file.display()
         );
-        quietly(Command::new("zsh").args(["-f", "-c"]).arg(script), words)
-            .lines()
-            .map(str::to_string)
+        quietly(
+            Command::new("zsh")
+                .args(["-f", "-c"])
+                .arg(script)
+                .env("PATH", path),
+            words,
+        )
+        .lines()
+        .map(str::to_string)
+        .collect()
+    };
+    let offers = |words: &str, current: usize| offers_in(&paths.to_other, words, current);
+    let hi = |offered: Vec<String>| -> Vec<String> {
+        offered
+            .into_iter()
+            .filter(|o| o.starts_with("--hi"))
+            .map(|o| o.split(':').next().unwrap().to_string())
             .collect()
     };
-    // Sourcing runs _rtlat once with no words: the C-name branch, default.
-    let hi: Vec<String> = offers("rtlat cyclictest --hi", 3)
-        .into_iter()
-        .filter(|o| o.starts_with("--hi"))
-        .map(|o| o.split(':').next().unwrap().to_string())
-        .collect();
-    assert_eq!(hi, ["--histogram", "--histofall", "--histfile"]);
+    // (Sourcing runs _rtlat once with no words: _default, printed first.)
+    let three = ["--histogram", "--histofall", "--histfile"];
+    assert_eq!(hi(offers("rtlat cyclictest --hi", 3)), three);
+    // A C tool's name: the tool when it runs rtlat, the default otherwise.
+    assert_eq!(hi(offers_in(&paths.to_rtlat, "cyclictest --hi", 2)), three);
+    assert_eq!(
+        offers_in(&paths.to_other, "cyclictest --hi", 2),
+        ["DEFAULT", "DEFAULT"]
+    );
     let tools = offers("rtlat ''", 2);
     assert!(
         tools
@@ -362,13 +390,15 @@ fn fish_reads_the_scripts_and_completes() {
             file.display(),
         );
     }
-    let complete = |file: &str, line: &str| -> Vec<String> {
+    let paths = CNamePaths::new();
+    let complete_in = |path: &str, file: &str, line: &str| -> Vec<String> {
         let script = format!("source '{}'; complete -C '{line}'", d.join(file).display());
         let mut words: Vec<String> = quietly(
             Command::new("fish")
                 .arg("--no-config")
                 .arg("-c")
-                .arg(script),
+                .arg(script)
+                .env("PATH", path),
             line,
         )
         .lines()
@@ -377,12 +407,20 @@ fn fish_reads_the_scripts_and_completes() {
         words.sort();
         words
     };
+    let complete = |file: &str, line: &str| complete_in(&paths.to_other, file, line);
     assert_eq!(
         complete("rtlat.fish", "rtlat cyclictest --hi"),
         ["--histfile", "--histofall", "--histogram"]
     );
     assert_eq!(complete("rtlat.fish", "rtlat cy"), ["cyclictest"]);
     assert_eq!(complete("rtlat-plot.fish", "rtlat-plot --ou"), ["--output"]);
+    // A C tool's name: the tool when it runs rtlat, nothing of ours
+    // otherwise.
+    assert_eq!(
+        complete_in(&paths.to_rtlat, "cyclictest.fish", "cyclictest --hi"),
+        ["--histfile", "--histofall", "--histogram"]
+    );
+    assert!(complete_in(&paths.to_other, "cyclictest.fish", "cyclictest --hi").is_empty());
 }
 
 #[test]
@@ -408,7 +446,8 @@ fn version_names_the_commit_and_the_target() {
                 env!("CARGO_PKG_VERSION"),
                 rtlat_args::version::TARGET
             ),
-            "{program:?} {args:?}"
+            "{program:?} {args:?} (rtlat-plot is rebuilt by cargo test --workspace, \
+             not by cargo test -p rtlat)"
         );
     }
     // The target is the one these tests were built for.
