@@ -21,5 +21,6 @@ mod ipc;
 mod latency;
 mod load;
 mod monitor;
+mod package;
 mod results;
 mod signaltest;

@@ -1,0 +1,139 @@
+//! The Debian package (`ci/package-deb`), built from this test run's
+//! binaries: lintian finds no error; `dpkg -i` installs it; the C tools'
+//! names in /usr/lib/rtlat/bin run rtlat without shadowing Debian's
+//! rt-tests; `man rtlat-cyclictest` and the bash completion work; and
+//! `dpkg --purge` leaves nothing of it behind. Root, with dpkg.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::*;
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn has(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn sh(script: &str) -> Run {
+    run_with_timeout(
+        Command::new("sh").args(["-c", script]),
+        std::time::Duration::from_secs(120),
+    )
+}
+
+fn purge() {
+    let _ = Command::new("dpkg").args(["--purge", "rtlat"]).output();
+}
+
+#[test]
+fn the_package_installs_runs_and_goes_away() {
+    require_root!();
+    if !has("dpkg-deb") || !has("strip") {
+        skip_note!("SKIPPED (needs dpkg-deb and strip): {}", function_name!());
+        return;
+    }
+    let bin_dir = rtlat_path().parent().unwrap().to_path_buf();
+    if !bin_dir.join("rtlat-plot").exists() {
+        skip_note!(
+            "SKIPPED (rtlat-plot not built: run cargo test --workspace): {}",
+            function_name!()
+        );
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let built = run_with_timeout(
+        Command::new(repository().join("ci/package-deb"))
+            .arg("--bin-dir")
+            .arg(&bin_dir)
+            .arg("--host-bin-dir")
+            .arg(&bin_dir)
+            .arg("--out")
+            .arg(out.path()),
+        std::time::Duration::from_secs(120),
+    );
+    built.expect_code(0);
+    let deb = PathBuf::from(built.stdout.lines().last().unwrap());
+    assert!(
+        deb.ends_with("rtlat_0.1.0-1_amd64.deb") || deb.exists(),
+        "{deb:?}"
+    );
+
+    if has("lintian") {
+        let l = sh(&format!("lintian --allow-root {} 2>&1", deb.display()));
+        let errors: Vec<&str> = l.stdout.lines().filter(|l| l.starts_with("E:")).collect();
+        assert!(errors.is_empty(), "lintian errors:\n{}", l.stdout);
+    } else {
+        skip_note!("SKIPPED lintian (not installed): {}", function_name!());
+    }
+
+    purge();
+    let c_before = std::fs::read("/usr/bin/cyclictest").ok();
+    let installed = sh(&format!("dpkg -i {} 2>&1", deb.display()));
+    assert_eq!(installed.code(), Some(0), "{}", installed.stdout);
+    let result = std::panic::catch_unwind(|| {
+        // The C tools' names run rtlat, from the symlink directory only.
+        let ours = sh("PATH=/usr/lib/rtlat/bin:$PATH cyclictest --help | head -1");
+        assert!(
+            ours.stdout.starts_with("rtlat cyclictest:"),
+            "{}",
+            ours.describe()
+        );
+        let run = sh("PATH=/usr/lib/rtlat/bin:$PATH cyclictest -q -l 50 -i 1000");
+        run.expect_code(0);
+        assert_eq!(parse_status_lines(&run.stdout).len(), 1, "{}", run.stdout);
+        assert_eq!(
+            std::fs::read("/usr/bin/cyclictest").ok(),
+            c_before,
+            "Debian's cyclictest is left alone"
+        );
+        let version = sh("rtlat --version");
+        assert!(
+            version.stdout.starts_with("rtlat 0.1.0 (commit "),
+            "{}",
+            version.stdout
+        );
+        if has("man") {
+            let page = sh("MANPAGER=cat MANWIDTH=80 man rtlat-cyclictest 2>&1");
+            assert_eq!(page.code(), Some(0), "{}", page.stdout);
+            assert!(page.stdout.contains("--histogram"), "{}", page.stdout);
+        } else {
+            skip_note!("SKIPPED man (man-db not installed): {}", function_name!());
+        }
+        let completion =
+            sh("bash -c '. /usr/share/bash-completion/completions/rtlat && complete -p rtlat'");
+        assert!(
+            completion.stdout.contains("rtlat"),
+            "{}",
+            completion.describe()
+        );
+        assert!(Path::new("/lib/systemd/system/rtlat-monitor.service").exists());
+    });
+    let purged = sh("dpkg --purge rtlat 2>&1");
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+    assert_eq!(purged.code(), Some(0), "{}", purged.stdout);
+    for gone in [
+        "/usr/bin/rtlat",
+        "/usr/bin/rtlat-plot",
+        "/usr/lib/rtlat",
+        "/usr/share/man/man1/rtlat-cyclictest.1.gz",
+        "/usr/share/doc/rtlat",
+        "/lib/systemd/system/rtlat-monitor.service",
+    ] {
+        assert!(!Path::new(gone).exists(), "{gone} left behind");
+    }
+    let listed = sh("dpkg -s rtlat 2>&1");
+    assert_ne!(
+        listed.code(),
+        Some(0),
+        "still known to dpkg: {}",
+        listed.stdout
+    );
+}
