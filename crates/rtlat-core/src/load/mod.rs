@@ -4,7 +4,10 @@
 //! A [`LoadPlan`] says which [`LoadKind`]s run with how many workers, where
 //! and at which nice value; [`LoadSet::start`] starts them all and returns
 //! a [`Running`] set once every worker is ready (or an error, with nothing
-//! left running); [`Running::stop`] raises the stop flag every worker loop
+//! left running). No worker begins its loop before every worker is ready:
+//! one kind's setup (the `cache` buffer touches hundreds of MiB) never
+//! competes with another kind's loop, and every operation counted falls
+//! between the start and the stop that the rates divide by. [`Running::stop`] raises the stop flag every worker loop
 //! checks, joins every thread (children of `fork` are always waited for)
 //! and returns a [`LoadReport`]: how many operations each kind did, so load
 //! is measured, not assumed. One file per kind holds its loop and says what
@@ -35,7 +38,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{Condvar, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -349,9 +352,62 @@ struct Worker {
     handle: Option<JoinHandle<WorkerResult>>,
 }
 
+/// Whether the workers, once ready, may begin their loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GateState {
+    Closed,
+    Open,
+    Cancelled,
+}
+
+/// Holds ready workers until every worker is ready ([`StartGate::open`])
+/// or the start has failed ([`StartGate::cancel`]).
+#[derive(Debug)]
+struct StartGate {
+    state: Mutex<GateState>,
+    changed: Condvar,
+}
+
+impl StartGate {
+    fn new() -> StartGate {
+        StartGate {
+            state: Mutex::new(GateState::Closed),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Blocks while the gate is closed; true when it opened, false when
+    /// the start was cancelled.
+    fn wait(&self) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        while *state == GateState::Closed {
+            state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+        }
+        *state == GateState::Open
+    }
+
+    fn set(&self, to: GateState) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if *state == GateState::Closed {
+            *state = to;
+            self.changed.notify_all();
+        }
+    }
+
+    fn open(&self) {
+        self.set(GateState::Open);
+    }
+
+    /// Lets waiting workers end without running (no effect once open).
+    fn cancel(&self) {
+        self.set(GateState::Cancelled);
+    }
+}
+
 /// A load that is running. Dropping it stops it too (without a report).
 pub struct Running {
     stop: Arc<AtomicBool>,
+    gate: Arc<StartGate>,
     workers: Vec<Worker>,
     kinds: Vec<KindPlan>,
     started: Instant,
@@ -368,9 +424,19 @@ impl fmt::Debug for Running {
 
 impl LoadSet {
     /// Starts every worker of `plan` and returns once all are set up
-    /// (policy, nice value, affinity, buffers). If any fails, the others
-    /// are stopped and joined, and the first error is returned.
+    /// (policy, nice value, affinity, buffers) and have begun their loops
+    /// together. If any fails, the others are stopped and joined without
+    /// having run, and the first error is returned.
     pub fn start(plan: &LoadPlan) -> Result<Running, LoadError> {
+        let mut running = LoadSet::ready(plan)?;
+        running.started = Instant::now();
+        running.gate.open();
+        Ok(running)
+    }
+
+    /// Starts every worker of `plan` and returns once all are set up, each
+    /// held at the closed start gate.
+    fn ready(plan: &LoadPlan) -> Result<Running, LoadError> {
         let io = plan.kinds.iter().any(|k| k.kind == LoadKind::Io);
         if io {
             check_temp_root(&plan.temp_root)?;
@@ -382,8 +448,10 @@ impl LoadSet {
             fork_helper: plan.fork_helper.clone(),
         });
         let stop = Arc::new(AtomicBool::new(false));
+        let gate = Arc::new(StartGate::new());
         let mut running = Running {
             stop: Arc::clone(&stop),
+            gate: Arc::clone(&gate),
             workers: Vec::new(),
             kinds: plan.kinds.clone(),
             started: Instant::now(),
@@ -404,10 +472,11 @@ impl LoadSet {
                 let kind = kp.kind;
                 let nice = plan.nice;
                 let tx = ready_tx.clone();
+                let gate = Arc::clone(&gate);
                 let spawned = std::thread::Builder::new()
                     .name(format!("load-{}-{index}", kind.name()))
                     .stack_size(256 * 1024)
-                    .spawn(move || worker_main(kind, ctx, cpu, nice, tx));
+                    .spawn(move || worker_main(kind, ctx, cpu, nice, tx, &gate));
                 match spawned {
                     Ok(handle) => running.workers.push(Worker {
                         kind,
@@ -451,7 +520,6 @@ impl LoadSet {
             running.finish();
             return Err(e);
         }
-        running.started = Instant::now();
         Ok(running)
     }
 }
@@ -462,6 +530,7 @@ fn worker_main(
     cpu: Option<usize>,
     nice: Option<i32>,
     ready: mpsc::Sender<Result<(), LoadError>>,
+    gate: &StartGate,
 ) -> WorkerResult {
     let fail = |message: String| LoadError::Worker {
         kind,
@@ -499,6 +568,9 @@ fn worker_main(
         }
     };
     drop(ready);
+    if !gate.wait() {
+        return Ok(());
+    }
     state.run(&ctx)
 }
 
@@ -580,6 +652,7 @@ impl Running {
     /// counters). Returns the workers' errors.
     fn finish(&mut self) -> Vec<LoadError> {
         self.stop.store(true, Ordering::Relaxed);
+        self.gate.cancel();
         let mut errors = Vec::new();
         for w in &mut self.workers {
             let Some(handle) = w.handle.take() else {

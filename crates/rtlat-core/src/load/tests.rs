@@ -95,6 +95,67 @@ fn io_in_an_unwritable_directory_fails_before_starting() {
     );
 }
 
+/// Ready workers wait at the gate: nothing is counted before it opens, so
+/// one kind's long setup neither competes with another's loop nor inflates
+/// its rate.
+#[test]
+fn no_worker_runs_before_every_worker_is_ready() {
+    let mut p = plan(LoadKind::Cpu, 2);
+    p.kinds.push(KindPlan {
+        kind: LoadKind::Timers,
+        workers: 1,
+    });
+    let mut running = LoadSet::ready(&p).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let counted = |r: &Running| {
+        r.workers
+            .iter()
+            .map(|w| w.counter.get())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(counted(&running), [0, 0, 0]);
+    assert!(!running.any_worker_ended());
+    running.started = Instant::now();
+    running.gate.open();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        counted(&running).iter().all(|&n| n > 0),
+        "{:?}",
+        counted(&running)
+    );
+    let report = running.stop();
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+}
+
+/// A start that is given up releases the waiting workers without a loop.
+#[test]
+fn a_cancelled_start_ends_its_ready_workers_unrun() {
+    let mut running = LoadSet::ready(&plan(LoadKind::Cpu, 2)).unwrap();
+    let errors = running.finish();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(running.workers.iter().all(|w| w.counter.get() == 0));
+    assert!(running.any_worker_ended());
+}
+
+#[test]
+fn the_start_gate_opens_or_cancels_once() {
+    let gate = Arc::new(StartGate::new());
+    let waiter = {
+        let gate = Arc::clone(&gate);
+        std::thread::spawn(move || gate.wait())
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!waiter.is_finished());
+    gate.open();
+    gate.cancel();
+    assert!(waiter.join().unwrap());
+    assert!(gate.wait());
+    let cancelled = StartGate::new();
+    cancelled.cancel();
+    cancelled.open();
+    assert!(!cancelled.wait());
+}
+
 #[test]
 fn a_worker_that_cannot_start_stops_the_others() {
     let mut p = plan(LoadKind::Cpu, 1);
