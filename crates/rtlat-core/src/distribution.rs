@@ -132,6 +132,31 @@ impl DistributionPlan {
         let powers = TOP_EXPONENT.saturating_sub(self.first_exponent()) as usize;
         powers * SUB_BUCKETS as usize
     }
+
+    /// Buckets between zero and 2^[`TOP_EXPONENT`] ns: the exact ones, then
+    /// the log-linear ones (the places of a [`SparseCounts`] cell).
+    pub fn places(&self) -> u64 {
+        self.exact_buckets + self.log_buckets() as u64
+    }
+
+    /// The bounds (lower, upper) in ns of the bucket at `place` (below
+    /// [`DistributionPlan::places`]).
+    pub fn bucket(&self, place: usize) -> (i64, i64) {
+        let exact_buckets = self.exact_buckets as usize;
+        if place < exact_buckets {
+            let width = self.width_ns as i64;
+            return (place as i64 * width, (place as i64 + 1) * width);
+        }
+        let i = place - exact_buckets;
+        let exponent = self.first_exponent() + (i as u64 / SUB_BUCKETS) as u32;
+        let sub = i as u64 % SUB_BUCKETS;
+        let step = 1i64 << (exponent - SUB_BITS);
+        let lower = (1i64 << exponent) + sub as i64 * step;
+        // The first power's lowest buckets overlap the exact range: they
+        // start where it ends.
+        let exact_end = self.exact_end() as i64;
+        (lower.max(exact_end), (lower + step).max(exact_end))
+    }
 }
 
 /// One bucket that wrapped: which one, and how many times.
@@ -454,7 +479,10 @@ impl SparseCounts {
     }
 
     /// Adds `other`'s counts (of the same plan), keeping the cells in
-    /// order: one pass over both.
+    /// order, in place: one pass to count the cells of the union, one
+    /// merge from the back into this list grown to that length. A list
+    /// that is added to over and over (a window's segment) grows by
+    /// amortised doubling instead of being copied to a new one each time.
     pub fn add(&mut self, other: &SparseCounts) {
         self.below_zero += other.below_zero;
         self.above_top += other.above_top;
@@ -462,24 +490,73 @@ impl SparseCounts {
         if other.cells.is_empty() {
             return;
         }
-        let mine = std::mem::take(&mut self.cells);
-        let mut merged = Vec::with_capacity(mine.len() + other.cells.len());
-        let (mut a, mut b) = (mine.iter().peekable(), other.cells.iter().peekable());
-        loop {
-            let next = match (a.peek(), b.peek()) {
-                (Some(&&(i, x)), Some(&&(j, y))) if i == j => {
-                    a.next();
-                    b.next();
-                    (i, x + y)
+        let (mine, theirs) = (self.cells.len(), other.cells.len());
+        let (mut a, mut b, mut union) = (0, 0, 0);
+        while a < mine || b < theirs {
+            match (self.cells.get(a), other.cells.get(b)) {
+                (Some(&(i, _)), Some(&(j, _))) if i == j => (a, b) = (a + 1, b + 1),
+                (Some(&(i, _)), Some(&(j, _))) if j < i => b += 1,
+                (Some(_), _) => a += 1,
+                (None, _) => b += 1,
+            }
+            union += 1;
+        }
+        self.cells.resize(union, (0, 0));
+        // From the back: the place written is never before the next cell
+        // of this list still to be read (it is that cell's place plus the
+        // cells of `other` not yet placed that this list lacks).
+        let (mut a, mut b) = (mine, theirs);
+        for k in (0..union).rev() {
+            let cell = match (a.checked_sub(1), b.checked_sub(1)) {
+                (Some(x), Some(y)) if self.cells[x].0 == other.cells[y].0 => {
+                    (a, b) = (x, y);
+                    (self.cells[x].0, self.cells[x].1 + other.cells[y].1)
                 }
-                (Some(&&(i, _)), Some(&&(j, _))) if j < i => *b.next().unwrap_or(&(j, 0)),
-                (Some(_), _) => *a.next().unwrap_or(&(0, 0)),
-                (None, Some(_)) => *b.next().unwrap_or(&(0, 0)),
+                (Some(x), Some(y)) if self.cells[x].0 < other.cells[y].0 => {
+                    b = y;
+                    other.cells[y]
+                }
+                (Some(x), _) => {
+                    a = x;
+                    self.cells[x]
+                }
+                (None, Some(y)) => {
+                    b = y;
+                    other.cells[y]
+                }
                 (None, None) => break,
             };
-            merged.push(next);
+            self.cells[k] = cell;
         }
-        self.cells = merged;
+    }
+
+    /// The value at `fraction` of these counts, laid out by `plan`, by the
+    /// same nearest-rank rule as [`Distribution::value_at`] (without
+    /// extremes to keep it within): the answer of
+    /// `Distribution::from_sparse(plan, self, None, None)?.value_at(fraction)`
+    /// without making the dense distribution. `None` without samples or
+    /// when a cell lies outside the plan.
+    pub fn value_at(&self, plan: DistributionPlan, fraction: f64) -> Option<Nanos> {
+        let count = self.count();
+        if count == 0 || self.cells.iter().any(|&(place, _)| place >= plan.places()) {
+            return None;
+        }
+        let rank = ((fraction * count as f64).ceil() as u64).clamp(1, count);
+        let below = std::iter::once((i64::MIN, self.below_zero));
+        let cells = self
+            .cells
+            .iter()
+            .map(|&(place, n)| (plan.bucket(place as usize).0, n));
+        let above = std::iter::once((1i64 << TOP_EXPONENT, self.above_top));
+        let mut seen = 0;
+        below
+            .chain(cells)
+            .chain(above)
+            .find(|&(_, n)| {
+                seen += n;
+                n > 0 && seen >= rank
+            })
+            .map(|(lower, _)| Nanos(lower))
     }
 }
 
@@ -498,7 +575,7 @@ impl Distribution {
     pub fn empty(plan: DistributionPlan) -> Distribution {
         Distribution {
             plan,
-            counts: Counts::Owned(vec![0; plan.exact_buckets as usize + plan.log_buckets()]),
+            counts: Counts::Owned(vec![0; plan.places() as usize]),
             below_zero: 0,
             above_top: 0,
             count: 0,
@@ -709,44 +786,29 @@ impl Distribution {
 
     /// Every bucket with at least one sample, lowest first.
     pub fn buckets(&self) -> impl Iterator<Item = Bucket> + '_ {
-        let width = self.plan.width_ns as i64;
         let below = std::iter::once(Bucket {
             lower: i64::MIN,
             upper: 0,
             count: self.below_zero,
         });
-        let exact_buckets = self.plan.exact_buckets as usize;
-        let exact = (0..exact_buckets).map(move |i| Bucket {
-            lower: i as i64 * width,
-            upper: (i as i64 + 1) * width,
-            count: self.counts.get(i),
-        });
-        let first_exponent = self.plan.first_exponent();
-        let exact_end = self.plan.exact_end() as i64;
-        let log = (0..self.plan.log_buckets()).map(move |i| {
-            let count = self.counts.get(exact_buckets + i);
-            let exponent = first_exponent + (i as u64 / SUB_BUCKETS) as u32;
-            let sub = i as u64 % SUB_BUCKETS;
-            let step = 1i64 << (exponent - SUB_BITS);
-            let lower = (1i64 << exponent) + sub as i64 * step;
-            // The first power's lowest buckets overlap the exact range:
-            // they start where it ends.
-            Bucket {
-                lower: lower.max(exact_end),
-                upper: (lower + step).max(exact_end),
-                count,
-            }
+        let plan = self.plan;
+        let places = (0..plan.places() as usize).filter_map(move |place| {
+            let count = self.counts.get(place);
+            (count > 0).then(|| {
+                let (lower, upper) = plan.bucket(place);
+                Bucket {
+                    lower,
+                    upper,
+                    count,
+                }
+            })
         });
         let above = std::iter::once(Bucket {
             lower: 1i64 << TOP_EXPONENT,
             upper: i64::MAX,
             count: self.above_top,
         });
-        below
-            .chain(exact)
-            .chain(log)
-            .chain(above)
-            .filter(|b| b.count > 0)
+        below.chain(places).chain(above).filter(|b| b.count > 0)
     }
 
     /// The value at `fraction` (0 < fraction <= 1) by the nearest-rank
@@ -872,6 +934,8 @@ mod tests {
             Distribution::from_sparse(plan(), &outside, None, None),
             None
         );
+        assert_eq!(outside.value_at(plan(), 0.5), None);
+        assert_eq!(SparseCounts::default().value_at(plan(), 0.5), None);
     }
 
     /// End of the default exact range, ns.
@@ -1076,6 +1140,34 @@ mod tests {
             };
             prop_assert!(truth - got <= allowed, "{got} vs {truth}, allowed {allowed}");
             prop_assert!(got >= *values.iter().min().unwrap());
+        }
+
+        /// Sparse counts add, in place, like their distributions merge, and
+        /// give the value at any fraction that the dense distribution gives.
+        #[test]
+        fn sparse_counts_add_and_rank_like_distributions(
+            a in prop::collection::vec(
+                prop_oneof![
+                    8 => 0i64..20_000,
+                    2 => exact_end()..1i64 << (TOP_EXPONENT + 1),
+                    1 => -2_000i64..0,
+                ],
+                0..200,
+            ),
+            b in prop::collection::vec(
+                prop_oneof![8 => 0i64..20_000, 2 => exact_end()..1i64 << 40],
+                0..200,
+            ),
+            fraction in 0.0001f64..=1.0,
+        ) {
+            let (da, db) = (recorded(&a), recorded(&b));
+            let mut sum = da.to_sparse();
+            sum.add(&db.to_sparse());
+            let mut merged = da.clone();
+            merged.merge(&db);
+            prop_assert_eq!(&sum, &merged.to_sparse());
+            let dense = Distribution::from_sparse(plan(), &sum, None, None).unwrap();
+            prop_assert_eq!(sum.value_at(plan(), fraction), dense.value_at(fraction));
         }
 
         /// Merging two threads' distributions gives the distribution of all

@@ -9,10 +9,10 @@
 //!   the distribution by its buckets' places (`cells`), the distribution's
 //!   shape, the first start, the gaps between a checkpoint and the start
 //!   that resumed from it;
-//! - `"timeline"`: one object per thread and minute, the shape of a
+//! - `"timeline"`: one object per thread and 5 minutes, the shape of a
 //!   `--stats-file` line (`time`, `elapsed`, `thread`, `interval`,
 //!   `cycles`, `min`, `avg`, `max`, `p99`, `overruns`, and `partial` on a
-//!   last, short minute), for `rtlat plot --kind timeline`.
+//!   last, short period), for `rtlat plot --kind timeline`.
 //!
 //! The final `--json` of a monitor run is the same document.
 
@@ -258,44 +258,130 @@ pub fn entry_of(line: &StatsLine) -> TimelineEntry {
 
 /// The members a monitor adds to its result document.
 #[derive(Serialize)]
-struct Added<'a> {
+#[serde(bound(serialize = "Lines<I>: Serialize"))]
+struct Added<'a, I> {
     monitor: &'a MonitorState,
-    timeline: Vec<StatsLine>,
+    timeline: Lines<I>,
+}
+
+/// Timeline entries serialized as `--stats-file` lines one by one, with
+/// no list of them made first.
+struct Lines<I>(I);
+
+impl<'e, I: Iterator<Item = &'e TimelineEntry> + Clone> Serialize for Lines<I> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.clone().map(line_of))
+    }
+}
+
+/// Passes on what a pretty-printed JSON object holds between its braces:
+/// its opening `{` is dropped, and its closing `\n}` held back (the last
+/// two bytes seen are held until more come) and checked by `finish`.
+struct BetweenBraces<'w> {
+    inner: &'w mut dyn Write,
+    opened: bool,
+    held: [u8; 2],
+    held_len: usize,
+}
+
+impl<'w> BetweenBraces<'w> {
+    fn new(inner: &'w mut dyn Write) -> BetweenBraces<'w> {
+        BetweenBraces {
+            inner,
+            opened: false,
+            held: [0; 2],
+            held_len: 0,
+        }
+    }
+
+    fn finish(self) -> io::Result<()> {
+        if self.opened && self.held[..self.held_len] == *b"\n}" {
+            Ok(())
+        } else {
+            Err(io::Error::other(
+                "the monitor's members are not a JSON object",
+            ))
+        }
+    }
+}
+
+impl Write for BetweenBraces<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn write_all(&mut self, mut buf: &[u8]) -> io::Result<()> {
+        if !self.opened {
+            let Some((&first, rest)) = buf.split_first() else {
+                return Ok(());
+            };
+            if first != b'{' {
+                return Err(io::Error::other(
+                    "the monitor's members are not a JSON object",
+                ));
+            }
+            self.opened = true;
+            buf = rest;
+        }
+        if buf.len() >= 2 {
+            self.inner.write_all(&self.held[..self.held_len])?;
+            let (pass, hold) = buf.split_at(buf.len() - 2);
+            self.inner.write_all(pass)?;
+            self.held.copy_from_slice(hold);
+            self.held_len = 2;
+            return Ok(());
+        }
+        let mut joined = [0u8; 3];
+        let total = self.held_len + buf.len();
+        joined[..self.held_len].copy_from_slice(&self.held[..self.held_len]);
+        joined[self.held_len..total].copy_from_slice(buf);
+        let keep = total.min(2);
+        self.inner.write_all(&joined[..total - keep])?;
+        self.held[..keep].copy_from_slice(&joined[total - keep..total]);
+        self.held_len = keep;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Writes `document` (a whole pretty-printed JSON object, as the result
 /// writer makes it) with the monitor's members added before its closing
-/// brace.
+/// brace, streamed to `w` (a checkpoint is written without a copy of it
+/// in memory).
 pub fn write_with_sections<'e>(
     w: &mut dyn Write,
     document: &[u8],
     state: &MonitorState,
-    timeline: impl Iterator<Item = &'e TimelineEntry>,
+    timeline: impl Iterator<Item = &'e TimelineEntry> + Clone,
 ) -> io::Result<()> {
     let trimmed = document.trim_ascii_end();
     let Some(body) = trimmed.strip_suffix(b"}") else {
         return Err(io::Error::other("the result document is not a JSON object"));
     };
-    let added = serde_json::to_vec_pretty(&Added {
-        monitor: state,
-        timeline: timeline.map(line_of).collect(),
-    })?;
-    // `{\n  "monitor": ...\n}`: its members, after a comma.
-    let members = added
-        .strip_prefix(b"{")
-        .and_then(|m| m.trim_ascii_end().strip_suffix(b"}"))
-        .unwrap_or(&added);
     w.write_all(body.trim_ascii_end())?;
     w.write_all(b",")?;
-    w.write_all(members.trim_ascii_end())?;
+    // `{\n  "monitor": ...\n}`: its members, after the comma.
+    let mut members = BetweenBraces::new(w);
+    serde_json::to_writer_pretty(
+        &mut members,
+        &Added {
+            monitor: state,
+            timeline: Lines(timeline),
+        },
+    )?;
+    members.finish()?;
     w.write_all(b"\n}\n")
 }
 
-/// Writes `bytes` to `path` whole or not at all, durably: the temporary
-/// file is synced before the rename, the directory after it (a checkpoint
-/// must survive a power cut, not only a crash).
-pub fn store(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    rtlat_args::output_file::write_whole(path, |w| w.write_all(bytes))?;
+/// Writes to `path`, whole or not at all, durably, what `write` writes:
+/// the temporary file is synced before the rename, the directory after it
+/// (a checkpoint must survive a power cut, not only a crash).
+pub fn store(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    rtlat_args::output_file::write_whole(path, write)?;
     let dir = rtlat_args::output_file::directory_of(path);
     std::fs::File::open(dir)?.sync_all()
 }
@@ -399,6 +485,52 @@ mod tests {
         assert_eq!(back.state, state());
         assert_eq!(back.timeline[0].max, entry.max);
         assert_eq!(back.timeline[0].p99, entry.p99);
+        // The members are streamed as they would be cut out of the whole
+        // pretty-printed object: the same bytes.
+        #[derive(Serialize)]
+        struct Whole {
+            monitor: MonitorState,
+            timeline: Vec<StatsLine>,
+        }
+        let whole = serde_json::to_string_pretty(&Whole {
+            monitor: state(),
+            timeline: vec![line_of(&entry)],
+        })
+        .unwrap();
+        let members = whole
+            .strip_prefix('{')
+            .unwrap()
+            .strip_suffix("\n}")
+            .unwrap();
+        assert_eq!(
+            text,
+            format!("{{\n  \"thread\": {{\n    \"0\": {{}}\n  }},{members}\n}}\n")
+        );
+    }
+
+    /// Whatever pieces the serializer writes in, what lies between the
+    /// braces comes through whole, and anything but an object is refused.
+    #[test]
+    fn between_braces_drops_the_braces_of_any_split() {
+        let object = b"{\n  \"a\": [1, 2],\n  \"b\": {}\n}";
+        for piece in 1..=object.len() {
+            let mut out = Vec::new();
+            let mut members = BetweenBraces::new(&mut out);
+            for chunk in object.chunks(piece) {
+                members.write_all(chunk).unwrap();
+            }
+            members.finish().unwrap();
+            assert_eq!(out, &object[1..object.len() - 2], "pieces of {piece}");
+        }
+        for not_an_object in [&b"[1]"[..], b"{\"a\": 1}", b"", b"{"] {
+            let mut out = Vec::new();
+            let mut members = BetweenBraces::new(&mut out);
+            let written = members.write_all(not_an_object);
+            assert!(
+                written.is_err() || members.finish().is_err(),
+                "{not_an_object:?}"
+            );
+        }
     }
 
     #[test]

@@ -74,7 +74,6 @@ pub struct Monitor {
     /// the next: a long run does not grow and free half a megabyte a
     /// minute (under `-m`, what the heap once held stays locked).
     document_buffer: Vec<u8>,
-    checkpoint_buffer: Vec<u8>,
 }
 
 impl std::fmt::Debug for Monitor {
@@ -172,7 +171,6 @@ impl Monitor {
             write_document,
             judge,
             document_buffer: Vec::new(),
-            checkpoint_buffer: Vec::new(),
         })
     }
 
@@ -256,17 +254,6 @@ impl Monitor {
         }
     }
 
-    /// Writes the result document of `combined` with the monitor's members
-    /// (a checkpoint's contents).
-    fn write_document(&mut self, combined: &RunReport, w: &mut dyn io::Write) -> io::Result<()> {
-        let mut document = std::mem::take(&mut self.document_buffer);
-        document.clear();
-        (self.write_document)(combined, self.timeline.as_ref(), &mut document)?;
-        let written = self.add_sections(combined, &document, w);
-        self.document_buffer = document;
-        written
-    }
-
     /// Writes `document`, the result document of `combined`, with the
     /// monitor's members added (the final `--json` and checkpoint).
     pub fn add_sections(
@@ -285,16 +272,18 @@ impl Monitor {
         checkpoint::write_with_sections(w, document, &self.state, self.tracker.timeline())
     }
 
+    /// Writes the result document of `combined` with the monitor's members
+    /// to the checkpoint file, streamed (the result document alone is made
+    /// in memory, in a buffer kept from one checkpoint to the next).
     fn write_checkpoint(&mut self, combined: &RunReport) {
         let Some(path) = self.plan.checkpoint.clone() else {
             return;
         };
-        let mut bytes = std::mem::take(&mut self.checkpoint_buffer);
-        bytes.clear();
-        let written = self
-            .write_document(combined, &mut bytes)
-            .and_then(|()| checkpoint::store(&path, &bytes));
-        self.checkpoint_buffer = bytes;
+        let mut document = std::mem::take(&mut self.document_buffer);
+        document.clear();
+        let written = (self.write_document)(combined, self.timeline.as_ref(), &mut document)
+            .and_then(|()| checkpoint::store(&path, |w| self.add_sections(combined, &document, w)));
+        self.document_buffer = document;
         match written {
             Ok(()) => self.checkpoint_time_s = Some(self.state.written),
             Err(e) => {
@@ -335,13 +324,13 @@ impl Monitor {
         self.published.set(encoded);
     }
 
-    fn figures(&self, combined: &RunReport) -> Figures {
+    fn figures(&mut self, combined: &RunReport) -> Figures {
+        let tracker = &mut self.tracker;
         let threads = combined
             .threads
             .iter()
             .map(|t| {
-                let mut windows: Vec<WindowSeconds> = self
-                    .tracker
+                let mut windows: Vec<WindowSeconds> = tracker
                     .window_figures(t.index)
                     .into_iter()
                     .map(|w| WindowSeconds {
@@ -408,7 +397,7 @@ impl Monitor {
         let Some(path) = self.plan.checkpoint.clone() else {
             return Ok(());
         };
-        checkpoint::store(&path, document)
+        checkpoint::store(&path, |w| w.write_all(document))
             .with_context(|| format!("--checkpoint: cannot write '{}'", path.display()))
     }
 }

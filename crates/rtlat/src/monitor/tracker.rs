@@ -128,22 +128,24 @@ impl RollingWindow {
         }
     }
 
-    fn figures(&self, thread: usize, plan: DistributionPlan) -> WindowFigures {
-        let mut total = Stretch::default();
+    /// The window's figures for `thread`, summed in `total` (whose cell
+    /// list is reused from one call to the next).
+    fn figures(&self, thread: usize, plan: DistributionPlan, total: &mut Stretch) -> WindowFigures {
+        let mut cells = std::mem::take(&mut total.counts.cells);
+        cells.clear();
+        *total = Stretch::default();
+        total.counts.cells = cells;
         for (_, threads) in &self.segments {
             if let Some(s) = threads.get(thread) {
                 total.add(s);
             }
         }
-        let mut distribution = Distribution::empty(plan);
-        let counted = distribution.add_sparse(&total.counts).is_some();
         WindowFigures {
             label: self.window.label.clone(),
             max: total.max,
             quantiles: WINDOW_QUANTILES
                 .iter()
-                .map(|&(_, q)| counted.then(|| distribution.value_at(q)).flatten())
-                .map(|v| clamp_to(v, total.min, total.max))
+                .map(|&(_, q)| clamp_to(total.counts.value_at(plan, q), total.min, total.max))
                 .collect(),
             samples: total.counts.count(),
         }
@@ -201,6 +203,8 @@ pub struct Tracker {
     readers: Vec<IntervalReader>,
     previous: Vec<Option<Distribution>>,
     windows: Vec<RollingWindow>,
+    /// Where a window's segments are summed (its cells kept for the next).
+    window_total: Stretch,
     /// The current timeline entry's stretch per thread, and its number.
     minute: (u64, Vec<Stretch>),
     timeline: VecDeque<TimelineEntry>,
@@ -225,6 +229,7 @@ impl Tracker {
             readers: (0..threads).map(|_| IntervalReader::new()).collect(),
             previous: vec![None; threads],
             windows: windows.iter().cloned().map(RollingWindow::new).collect(),
+            window_total: Stretch::default(),
             minute: (next_minute, vec![Stretch::default(); threads]),
             timeline: timeline.into(),
             origin,
@@ -288,10 +293,7 @@ impl Tracker {
             return;
         }
         for (thread, s) in stretches.into_iter().enumerate() {
-            let mut distribution = Distribution::empty(self.plan);
-            let p99 = distribution
-                .add_sparse(&s.counts)
-                .and_then(|()| distribution.value_at(0.99));
+            let p99 = s.counts.value_at(self.plan, 0.99);
             self.timeline.push_back(TimelineEntry {
                 thread,
                 index,
@@ -312,15 +314,16 @@ impl Tracker {
     }
 
     /// Every window's figures for `thread`, shortest window first.
-    pub fn window_figures(&self, thread: usize) -> Vec<WindowFigures> {
+    pub fn window_figures(&mut self, thread: usize) -> Vec<WindowFigures> {
+        let total = &mut self.window_total;
         self.windows
             .iter()
-            .map(|w| w.figures(thread, self.plan))
+            .map(|w| w.figures(thread, self.plan, total))
             .collect()
     }
 
     /// The timeline, oldest first.
-    pub fn timeline(&self) -> impl Iterator<Item = &TimelineEntry> {
+    pub fn timeline(&self) -> impl Iterator<Item = &TimelineEntry> + Clone {
         self.timeline.iter()
     }
 }
