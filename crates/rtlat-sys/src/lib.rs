@@ -23,6 +23,7 @@ pub mod sched;
 pub mod signals;
 pub mod system;
 pub mod thread;
+mod time64;
 pub mod timer;
 pub mod timerfd;
 pub mod trace_instance;

@@ -6,6 +6,7 @@
 use crate::Errno;
 use crate::clock::{Clock, Timespec};
 use crate::signals::SignalWaiter;
+use crate::time64;
 
 /// The signal the timers send (cyclictest uses SIGALRM too).
 pub const TIMER_SIGNAL: i32 = libc::SIGALRM;
@@ -52,23 +53,41 @@ impl ThreadTimer {
     /// clock, or relative to now when `absolute` is false), then every
     /// `interval`.
     pub fn arm(&self, first: &Timespec, interval: &Timespec, absolute: bool) -> Result<(), Errno> {
-        let spec = libc::itimerspec {
-            it_interval: libc::timespec {
-                tv_sec: interval.tv_sec,
-                tv_nsec: interval.tv_nsec,
-            },
-            it_value: libc::timespec {
-                tv_sec: first.tv_sec,
-                tv_nsec: first.tv_nsec,
-            },
+        // 64-bit seconds on every target: an absolute CLOCK_REALTIME
+        // expiry after 2038 stays what it is on armv7 and i686 too.
+        let spec = time64::Itimerspec {
+            it_interval: time64::raw(interval),
+            it_value: time64::raw(first),
         };
         let flags = if absolute { libc::TIMER_ABSTIME } else { 0 };
         // SAFETY: `self.id` is a timer created by timer_create and not yet
         // deleted (deleted only in Drop); `spec` is a live, initialised
-        // itimerspec; a null old-value pointer is allowed.
-        let rc = unsafe { libc::timer_settime(self.id, flags, &spec, std::ptr::null_mut()) };
+        // itimerspec of the call's time width; a null old-value pointer is
+        // allowed.
+        let rc = unsafe { time64::timer_settime(self.id, flags, &spec, std::ptr::null_mut()) };
         if rc == 0 {
             Ok(())
+        } else {
+            Err(crate::last_errno())
+        }
+    }
+
+    /// The time left until the next expiry (`timer_gettime`).
+    #[cfg(test)]
+    fn remaining(&self) -> Result<Timespec, Errno> {
+        let zero = time64::raw(&Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        });
+        let mut spec = time64::Itimerspec {
+            it_interval: zero,
+            it_value: zero,
+        };
+        // SAFETY: `self.id` is a live timer (see `arm`); `spec` is a live,
+        // writable itimerspec of the call's time width.
+        let rc = unsafe { time64::timer_gettime(self.id, &mut spec) };
+        if rc == 0 {
+            Ok(time64::from_raw(&spec.it_value))
         } else {
             Err(crate::last_errno())
         }
@@ -128,5 +147,29 @@ mod tests {
         })
         .join()
         .unwrap();
+    }
+
+    #[test]
+    fn an_absolute_realtime_expiry_after_2038_is_kept() {
+        // 2040-01-01T00:00:00Z, past 2^31 s: with a 32-bit time_t it would
+        // wrap to 1904 (or be refused) and the timer would fire at once.
+        let timer = ThreadTimer::for_current_thread(Clock::Realtime).unwrap();
+        let first = Timespec {
+            tv_sec: 2_208_988_800,
+            tv_nsec: 0,
+        };
+        let zero = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        timer.arm(&first, &zero, true).unwrap();
+        let now = crate::clock::now(Clock::Realtime);
+        let left = timer.remaining().unwrap();
+        let expected = first.tv_sec - now.tv_sec;
+        assert!(
+            (left.tv_sec - expected).abs() <= 1,
+            "{} s left, {expected} s expected",
+            left.tv_sec
+        );
     }
 }

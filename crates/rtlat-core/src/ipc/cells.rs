@@ -493,7 +493,9 @@ fn set_end(slot: &[AtomicU64], end: LoopEnd) {
 
 fn histogram_data(h: &[AtomicU64], buckets: usize) -> HistogramData {
     let overflows = h[buckets].load(Relaxed);
-    let logged = (overflows as usize).min(buckets);
+    // A count past usize::MAX (2^32 on 32-bit targets) logs every cell,
+    // never the count's low bits.
+    let logged = usize::try_from(overflows).map_or(buckets, |n| n.min(buckets));
     HistogramData {
         buckets: h[..buckets].iter().map(|c| c.load(Relaxed)).collect(),
         overflows,
@@ -520,6 +522,23 @@ struct CellSink<'a> {
     min_ns: i64,
     max_ns: i64,
     sum_ns: i64,
+}
+
+impl<'a> CellSink<'a> {
+    fn new(slot: &'a [AtomicU64], histogram: Option<&'a [AtomicU64]>, buckets: usize) -> Self {
+        CellSink {
+            slot,
+            histogram,
+            buckets,
+            cycles: 0,
+            min: i64::MAX,
+            max: i64::MIN,
+            sum: 0,
+            min_ns: i64::MAX,
+            max_ns: i64::MIN,
+            sum_ns: 0,
+        }
+    }
 }
 
 impl ReceiverSink for CellSink<'_> {
@@ -552,8 +571,10 @@ impl ReceiverSink for CellSink<'_> {
                 Some(u) => h[u].store(h[u].load(Relaxed) + 1, Relaxed),
                 None => {
                     let n = h[self.buckets].load(Relaxed);
-                    if (n as usize) < self.buckets {
-                        h[self.buckets + 1 + n as usize].store(self.cycles, Relaxed);
+                    // Only the first `buckets` overflows are logged; a
+                    // count past 2^32 must not wrap into the log on 32-bit.
+                    if let Some(i) = usize::try_from(n).ok().filter(|&i| i < self.buckets) {
+                        h[self.buckets + 1 + i].store(self.cycles, Relaxed);
                     }
                     h[self.buckets].store(n + 1, Relaxed);
                 }
@@ -643,18 +664,7 @@ pub fn run_side(
     let end = match side {
         Side::Receiver => {
             let params = receiver_params(&config, &plan);
-            let mut sink = CellSink {
-                slot,
-                histogram: cells.histogram(pair),
-                buckets: cells.buckets,
-                cycles: 0,
-                min: i64::MAX,
-                max: i64::MIN,
-                sum: 0,
-                min_ns: i64::MAX,
-                max_ns: i64::MIN,
-                sum_ns: 0,
-            };
+            let mut sink = CellSink::new(slot, cells.histogram(pair), cells.buckets);
             match cells.mechanism() {
                 Mechanism::Signal => {
                     let mut link = SignalReceiver::new(SignalTarget::Process(partner));
@@ -694,4 +704,44 @@ pub fn run_side(
     }
     set_end(slot, end);
     Ok(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAST_2_32: u64 = (1 << 32) + 1;
+
+    fn cells(n: usize) -> Vec<AtomicU64> {
+        (0..n).map(|_| AtomicU64::new(0)).collect()
+    }
+
+    #[test]
+    fn an_overflow_count_past_2_32_logs_every_cell() {
+        let buckets = 3;
+        let h = cells(2 * buckets + 1);
+        h[buckets].store(PAST_2_32, Relaxed);
+        for (i, c) in h[buckets + 1..].iter().enumerate() {
+            c.store(100 + i as u64, Relaxed);
+        }
+        let data = histogram_data(&h, buckets);
+        assert_eq!(data.overflows, PAST_2_32);
+        assert_eq!(data.overflow_cycles, vec![100, 101, 102]);
+    }
+
+    #[test]
+    fn an_overflow_past_2_32_does_not_overwrite_the_logged_cycles() {
+        let buckets = 3;
+        let slot = cells(S_SUM_NS + 1);
+        let h = cells(2 * buckets + 1);
+        h[buckets].store(PAST_2_32, Relaxed);
+        let mut sink = CellSink::new(&slot, Some(&h), buckets);
+        sink.cycles = 41;
+        // 10 units: past the 3 buckets, so an overflow.
+        assert_eq!(sink.record(10, 10_000, 0), 42);
+        assert_eq!(h[buckets].load(Relaxed), PAST_2_32 + 1);
+        // Cut to 32 bits the count would be 1, and cycle 41 would land in
+        // the second logged cell.
+        assert!(h[buckets + 1..].iter().all(|c| c.load(Relaxed) == 0));
+    }
 }

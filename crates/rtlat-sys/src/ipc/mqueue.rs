@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use super::last_errno;
 use crate::Errno;
 use crate::clock::Timespec;
+use crate::time64;
 
 /// An open POSIX message queue without a name; closed when dropped.
 #[derive(Debug)]
@@ -27,8 +28,10 @@ impl MessageQueue {
     pub fn create_private(max_messages: i64, message_size: i64) -> Result<MessageQueue, Errno> {
         // SAFETY: an all-zero mq_attr is valid; the fields we need are set below.
         let mut attr: libc::mq_attr = unsafe { std::mem::zeroed() };
-        attr.mq_maxmsg = max_messages;
-        attr.mq_msgsize = message_size;
+        // `long` fields: 32 bits on 32-bit targets, where a larger value
+        // is refused rather than cut.
+        attr.mq_maxmsg = libc::c_long::try_from(max_messages).map_err(|_| Errno::INVAL)?;
+        attr.mq_msgsize = libc::c_long::try_from(message_size).map_err(|_| Errno::INVAL)?;
         loop {
             let name = format!(
                 "/rtlat-{}-{}",
@@ -91,14 +94,13 @@ impl MessageQueue {
     /// CLOCK_REALTIME with `Err(Errno::TIMEDOUT)`.
     #[inline]
     pub fn receive_until(&self, buf: &mut [u8], deadline: &Timespec) -> Result<usize, Errno> {
-        let limit = libc::timespec {
-            tv_sec: deadline.tv_sec as libc::time_t,
-            tv_nsec: deadline.tv_nsec as libc::c_long,
-        };
+        // 64-bit seconds on every target (a deadline after 2038 too).
+        let limit = time64::raw(deadline);
         // SAFETY: `buf` is live and writable for its length, `limit` is an
-        // initialised timespec; a null priority pointer is allowed.
+        // initialised timespec of the call's time width; a null priority
+        // pointer is allowed.
         let n = unsafe {
-            libc::mq_timedreceive(
+            time64::mq_timedreceive(
                 self.mqd,
                 buf.as_mut_ptr().cast(),
                 buf.len(),
@@ -130,5 +132,34 @@ mod tests {
         assert_eq!(&buf[..7], b"Testing");
         let now = crate::clock::now(crate::clock::Clock::Realtime);
         assert_eq!(q.receive_until(&mut buf, &now), Err(Errno::TIMEDOUT));
+    }
+
+    #[test]
+    fn a_deadline_after_2038_waits_for_the_message() {
+        // 2040: cut to a 32-bit time_t it would be negative (EINVAL) or in
+        // the past (ETIMEDOUT at once).
+        let q = std::sync::Arc::new(MessageQueue::create_private(1, 8).unwrap());
+        let sender = std::sync::Arc::clone(&q);
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            sender.send(b"late", 1).unwrap();
+        });
+        let deadline = Timespec {
+            tv_sec: 2_208_988_800,
+            tv_nsec: 0,
+        };
+        let mut buf = [0u8; 8];
+        assert_eq!(q.receive_until(&mut buf, &deadline), Ok(4));
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn sizes_beyond_a_c_long_are_refused_not_cut() {
+        if std::mem::size_of::<libc::c_long>() == 4 {
+            let e = MessageQueue::create_private(1 << 32, 8).unwrap_err();
+            assert_eq!(e, Errno::INVAL);
+        } else {
+            println!("SKIPPED sizes_beyond_a_c_long_are_refused_not_cut: long is 64-bit here");
+        }
     }
 }

@@ -101,9 +101,11 @@ impl OptionName for Opt {
     }
 }
 
-/// Xenomai's default period on x86 (CONFIG_XENO_DEFAULT_PERIOD); 1000 µs
-/// on other architectures, as Xenomai builds them.
-pub const DEFAULT_PERIOD_US: i64 = if cfg!(target_arch = "x86_64") {
+/// Xenomai's default period on x86, 32- and 64-bit alike (its configure
+/// script sets CONFIG_XENO_DEFAULT_PERIOD to 100 µs for `i*86` and
+/// `x86_64` builds); 1000 µs on other architectures (ARM, arm64), as
+/// Xenomai builds them.
+pub const DEFAULT_PERIOD_US: i64 = if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
     100
 } else {
     1000
@@ -509,6 +511,16 @@ mod tests {
     use rtlat_args::testing::{expect_run, expect_usage_error, os_words, two_cpus};
     use rtlat_core::config::TimeSourceKind;
     use std::path::PathBuf;
+
+    #[test]
+    fn the_default_period_is_xenomais_for_this_architecture() {
+        // 100 µs on every x86 (i686 included), 1000 µs elsewhere.
+        let expected = match std::env::consts::ARCH {
+            "x86" | "x86_64" => 100,
+            _ => 1000,
+        };
+        assert_eq!(DEFAULT_PERIOD_US, expected);
+    }
 
     fn parse_words(words: &[&str]) -> Result<Invocation, UsageError> {
         parse(&os_words(words), "latency".into(), &two_cpus())
