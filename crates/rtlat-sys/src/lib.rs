@@ -11,6 +11,7 @@
 pub mod affinity;
 pub mod clock;
 pub mod cpuidle;
+pub mod emulation;
 pub mod fifo;
 pub mod fs;
 pub mod ipc;

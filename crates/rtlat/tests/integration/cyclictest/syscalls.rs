@@ -87,6 +87,7 @@ fn a_64_bit_time_sleep_counts_as_the_wait() {
 
 #[test]
 fn one_syscall_per_cycle_in_the_steady_state() {
+    skip_if_emulated!("strace counts the emulator's system calls, not the program's");
     let Some((by_name, total)) = per_cycle(&[]) else {
         skip_note!("SKIPPED (needs /usr/bin/strace): {}", function_name!());
         return;
@@ -107,6 +108,7 @@ fn one_syscall_per_cycle_in_the_steady_state() {
 
 #[test]
 fn the_count_sees_a_second_call_per_cycle() {
+    skip_if_emulated!("strace counts the emulator's system calls, not the program's");
     // -x waits with sigwaitinfo and reads the timer's overrun count: two
     // calls per cycle. The same counting must see both (a control that the
     // test above can fail).

@@ -470,6 +470,7 @@ fn each_at_once<T: Send + 'static>(items: Vec<T>, check: fn(T)) {
 
 #[test]
 fn sigkill_of_an_ipc_run_leaves_no_process_and_no_ipc_object() {
+    skip_if_emulated!("the sides must be running within a time an emulated start does not keep");
     require_root!();
     let queues = MessageQueues::mount();
     if queues.is_none() {
@@ -702,6 +703,7 @@ fn every_stop_signal_to_the_group_ends_a_fork_load_normally() {
 
 #[test]
 fn a_killed_fork_mode_side_ends_the_run_with_an_error() {
+    skip_if_emulated!("the sides must be running within a time an emulated start does not keep");
     require_root!();
     let run = Watched::start(&["svsematest", "-f", "-p", "80", "-i", "500", "-q"]);
     run.wait_until("running both sides", || {

@@ -56,6 +56,9 @@ fn sixty_five_thousand_threads_under_one_gib_are_refused_up_front() {
 
 #[test]
 fn every_threaded_tool_checks_its_memory_before_the_run() {
+    skip_if_emulated!(
+        "the address-space limit leaves the emulator no room for its 128 MiB code buffer"
+    );
     for args in [
         &["cyclictest", "-t", "4000", "-D", "30", "-q"][..],
         &[

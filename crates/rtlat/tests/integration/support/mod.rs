@@ -44,6 +44,24 @@ macro_rules! require_root {
     };
 }
 
+/// Returns from the calling test, saying so on stderr with `$why`, when
+/// this program runs under an emulator (qemu-user; how it is detected:
+/// `rtlat_sys::emulation`). Only for what emulation cannot keep: times
+/// (start-up, periods, when a signal arrives) or the program's own system
+/// calls as strace sees them.
+macro_rules! skip_if_emulated {
+    ($why:expr) => {
+        if let Some(emulator) = rtlat_sys::emulation::emulated() {
+            skip_note!(
+                "SKIPPED (emulated: {emulator}; {}): {}",
+                $why,
+                function_name!()
+            );
+            return;
+        }
+    };
+}
+
 /// Returns from the calling test, saying so on stderr, when the C reference
 /// tool is not installed.
 macro_rules! require_c_cyclictest {
