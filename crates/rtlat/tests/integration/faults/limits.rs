@@ -41,6 +41,9 @@ fn assert_refused(run: &Run, limit: &str) {
 
 #[test]
 fn sixty_five_thousand_threads_under_one_gib_are_refused_up_front() {
+    skip_if_emulated!(
+        "ulimit -v leaves qemu-user no room to reserve its guest address space and code buffer"
+    );
     let run = run(&mut under_address_space_limit(
         1 << 20,
         &["cyclictest", "-t", "65536", "-l", "3", "-q"],
@@ -57,7 +60,7 @@ fn sixty_five_thousand_threads_under_one_gib_are_refused_up_front() {
 #[test]
 fn every_threaded_tool_checks_its_memory_before_the_run() {
     skip_if_emulated!(
-        "the address-space limit leaves the emulator no room for its 128 MiB code buffer"
+        "ulimit -v leaves qemu-user no room to reserve its guest address space and code buffer"
     );
     for args in [
         &["cyclictest", "-t", "4000", "-D", "30", "-q"][..],

@@ -116,6 +116,9 @@ fn histogram_text() -> String {
 
 #[test]
 fn dev_zero_is_refused_at_its_first_byte() {
+    skip_if_emulated!(
+        "ulimit -v leaves qemu-user no room to reserve its guest address space and code buffer"
+    );
     let new = testdata().join("new.json");
     for (name, args) in [
         (
@@ -146,6 +149,9 @@ fn dev_zero_is_refused_at_its_first_byte() {
 
 #[test]
 fn a_file_over_the_limit_is_refused_by_its_size() {
+    skip_if_emulated!(
+        "ulimit -v leaves qemu-user no room to reserve its guest address space and code buffer"
+    );
     let dir = tempfile::tempdir().unwrap();
     let huge = dir.path().join("huge.json");
     // Sparse: it takes no disk, and is never read.
@@ -175,6 +181,9 @@ fn a_file_over_the_limit_is_refused_by_its_size() {
 
 #[test]
 fn an_endless_standard_input_stops_at_the_limit() {
+    skip_if_emulated!(
+        "ulimit -v leaves qemu-user no room to reserve its guest address space and code buffer"
+    );
     let dir = tempfile::tempdir().unwrap();
     let svg = dir.path().join("out.svg");
     let new = testdata().join("new.json");
