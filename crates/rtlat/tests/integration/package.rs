@@ -1,5 +1,7 @@
 //! The Debian package (`ci/package-deb`), built from this test run's
-//! binaries: lintian finds no error; `dpkg -i` installs it; the C tools'
+//! binaries for their own architecture (arm64 or armhf in a cross test run
+//! under qemu-user): lintian finds no error; where this machine's dpkg
+//! takes that architecture, `dpkg -i` installs it; the C tools'
 //! names in /usr/lib/rtlat/bin run rtlat without shadowing Debian's
 //! rt-tests; `man rtlat-cyclictest` and the bash completion work; and
 //! `dpkg --purge` leaves nothing of it behind. Root, with dpkg.
@@ -31,11 +33,37 @@ fn purge() {
     let _ = Command::new("dpkg").args(["--purge", "rtlat"]).output();
 }
 
+/// The Debian architecture of the binaries this test run built (a cross
+/// test run under qemu-user builds arm64 or armhf ones on an amd64 host).
+fn built_architecture() -> Option<&'static str> {
+    match std::env::consts::ARCH {
+        "x86_64" => Some("amd64"),
+        "x86" => Some("i386"),
+        "aarch64" => Some("arm64"),
+        "arm" => Some("armhf"),
+        _ => None,
+    }
+}
+
+/// Whether this machine's dpkg installs packages of `arch`.
+fn dpkg_installs(arch: &str) -> bool {
+    let listed = sh("dpkg --print-architecture; dpkg --print-foreign-architectures");
+    listed.stdout.lines().any(|a| a.trim() == arch)
+}
+
 #[test]
 fn the_package_installs_runs_and_goes_away() {
     require_root!();
-    if !has("dpkg-deb") || !has("strip") {
-        skip_note!("SKIPPED (needs dpkg-deb and strip): {}", function_name!());
+    let Some(arch) = built_architecture() else {
+        skip_note!(
+            "SKIPPED (ci/package-deb packs amd64, arm64, armhf or i386, not {}): {}",
+            std::env::consts::ARCH,
+            function_name!()
+        );
+        return;
+    };
+    if !has("dpkg-deb") {
+        skip_note!("SKIPPED (needs dpkg-deb): {}", function_name!());
         return;
     }
     let bin_dir = rtlat_path().parent().unwrap().to_path_buf();
@@ -49,6 +77,7 @@ fn the_package_installs_runs_and_goes_away() {
     let out = tempfile::tempdir().unwrap();
     let built = run_with_timeout(
         Command::new(repository().join("ci/package-deb"))
+            .args(["--arch", arch])
             .arg("--bin-dir")
             .arg(&bin_dir)
             .arg("--host-bin-dir")
@@ -60,9 +89,11 @@ fn the_package_installs_runs_and_goes_away() {
     built.expect_code(0);
     let deb = PathBuf::from(built.stdout.lines().last().unwrap());
     assert!(
-        deb.ends_with("rtlat_0.1.0-1_amd64.deb") || deb.exists(),
+        deb.ends_with(format!("rtlat_0.1.0-1_{arch}.deb")) && deb.exists(),
         "{deb:?}"
     );
+    let control = sh(&format!("dpkg-deb --field {} Architecture", deb.display()));
+    assert_eq!(control.stdout.trim(), arch, "{}", control.describe());
 
     if has("lintian") {
         let l = sh(&format!("lintian --allow-root {} 2>&1", deb.display()));
@@ -72,6 +103,14 @@ fn the_package_installs_runs_and_goes_away() {
         skip_note!("SKIPPED lintian (not installed): {}", function_name!());
     }
 
+    if !dpkg_installs(arch) {
+        skip_note!(
+            "SKIPPED dpkg -i and what follows (this machine's dpkg does not install {arch} \
+             packages; built and checked by lintian): {}",
+            function_name!()
+        );
+        return;
+    }
     purge();
     let c_before = std::fs::read("/usr/bin/cyclictest").ok();
     let installed = sh(&format!("dpkg -i {} 2>&1", deb.display()));
