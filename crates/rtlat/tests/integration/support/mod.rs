@@ -307,9 +307,11 @@ impl Running {
         send_signal(self.pid(), name);
     }
 
-    /// Waits at most `limit` from now; on time-out kills the child and
-    /// panics.
+    /// Waits at most `limit` from now (a safety net against a hang, never
+    /// a measure: [`safety_net`] widens it under emulation); on time-out
+    /// kills the child and panics.
     pub fn wait(mut self, limit: Duration) -> Run {
+        let limit = safety_net(limit);
         let deadline = Instant::now() + limit;
         loop {
             if let Some(status) = self.child.try_wait().expect("try_wait") {
@@ -355,6 +357,22 @@ pub fn send_signal(pid: u32, name: &str) {
         .status()
         .expect("kill(1)");
     assert!(status.success(), "kill -{name} {pid} failed");
+}
+
+/// How much longer a safety net waits under qemu-user, where starting a
+/// process and its first code take seconds and parallel tests share two
+/// emulated CPUs (an audit of a fake tree passed its 10 s net there).
+pub const EMULATED_SLOWDOWN: u32 = 6;
+
+/// `limit` as a safety net: as it is natively, [`EMULATED_SLOWDOWN`] times
+/// it under emulation. Tests that assert how fast something ends say
+/// SKIPPED under emulation instead (`skip_if_emulated!`).
+pub fn safety_net(limit: Duration) -> Duration {
+    if rtlat_sys::emulation::emulated().is_some() {
+        limit * EMULATED_SLOWDOWN
+    } else {
+        limit
+    }
 }
 
 /// Runs `cmd` to completion, killing it and panicking after `limit`.
