@@ -11,7 +11,7 @@ use std::time::Duration;
 use rtlat_audit::CHECK_IDS;
 use serde_json::Value;
 
-use crate::support::{Run, dev_full, rtlat, rtlat_tool, run, spawn_with};
+use crate::support::{Run, SpawnChecked, dev_full, rtlat, rtlat_tool, run, spawn_with};
 
 /// The five status words, harmless to worst.
 const STATUSES: [&str; 5] = ["ok", "info", "unknown", "warn", "bad"];
@@ -79,7 +79,7 @@ fn jq_accepts(text: &str, test: &str) -> Option<bool> {
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn();
+        .spawn_checked();
     let mut child = match child {
         Ok(child) => child,
         Err(e) => {

@@ -6,13 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{rtlat, rtlat_path, run};
+use crate::support::{SpawnChecked, rtlat, rtlat_path, run};
 
 /// Whether `program` runs (`program --version`).
 fn has(program: &str) -> bool {
     Command::new(program)
         .arg("--version")
-        .output()
+        .output_checked()
         .is_ok_and(|o| o.status.success())
 }
 
@@ -43,7 +43,7 @@ fn generated() -> tempfile::TempDir {
 /// Runs `cmd`, which must succeed and say nothing on stderr (`what`
 /// names it in the failure); its stdout.
 fn quietly(cmd: &mut Command, what: impl std::fmt::Display) -> String {
-    let out = cmd.output().unwrap();
+    let out = cmd.output_checked().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success() && stderr.is_empty(),
@@ -473,7 +473,7 @@ fn git_commit() -> String {
             .arg("-C")
             .arg(&root)
             .args(args)
-            .output()
+            .output_checked()
             .ok()
             .filter(|o| o.status.success())
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())

@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::results::verdict::json_of;
-use crate::support::{Run, allowed_cpus, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn};
+use crate::support::{
+    Run, SpawnChecked, allowed_cpus, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn,
+};
 
 const TRACING: &str = "/sys/kernel/tracing";
 
@@ -153,7 +155,7 @@ impl Spinner {
             let status = Command::new(tool)
                 .args(&args)
                 .stdout(std::process::Stdio::null())
-                .status()
+                .status_checked()
                 .unwrap();
             assert!(status.success(), "{tool} {args:?}");
         }
@@ -313,7 +315,7 @@ fn tracefs_writes(log: &str) -> Vec<String> {
 fn has_strace() -> bool {
     Command::new("strace")
         .arg("-V")
-        .output()
+        .output_checked()
         .is_ok_and(|o| o.status.success())
 }
 

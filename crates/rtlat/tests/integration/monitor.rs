@@ -31,7 +31,7 @@ impl Monitor {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .spawn()
+            .spawn_checked()
             .expect("spawning rtlat monitor");
         let mut stdout = child.stdout.take().unwrap();
         let stdout = std::thread::spawn(move || {
@@ -133,7 +133,7 @@ fn promtool(text: &str) -> Option<(bool, String)> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()
+        .spawn_checked()
         .ok()?;
     child
         .stdin
@@ -513,7 +513,7 @@ fn the_systemd_unit_starts_fresh_then_resumes() {
     match Command::new("systemd-analyze")
         .arg("verify")
         .arg(&unit)
-        .output()
+        .output_checked()
     {
         Ok(out) => assert!(
             out.status.success() && out.stderr.is_empty(),

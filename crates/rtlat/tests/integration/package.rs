@@ -18,7 +18,7 @@ fn repository() -> PathBuf {
 fn has(tool: &str) -> bool {
     Command::new("sh")
         .args(["-c", &format!("command -v {tool}")])
-        .output()
+        .output_checked()
         .is_ok_and(|o| o.status.success())
 }
 
@@ -30,7 +30,9 @@ fn sh(script: &str) -> Run {
 }
 
 fn purge() {
-    let _ = Command::new("dpkg").args(["--purge", "rtlat"]).output();
+    let _ = Command::new("dpkg")
+        .args(["--purge", "rtlat"])
+        .output_checked();
 }
 
 /// The Debian architecture of the binaries this test run built (a cross

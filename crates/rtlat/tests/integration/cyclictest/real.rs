@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use crate::cyclictest::synthetic::{deadline_phases, parse_break, parse_spike_block};
 use crate::support::{
-    allowed_cpus, check_histogram_invariants, check_status_invariants, json_thread_ints,
-    parse_histogram, parse_status_lines, rtlat_cyclictest, run, run_with_json, run_with_timeout,
-    shape, spawn,
+    SpawnChecked, allowed_cpus, check_histogram_invariants, check_status_invariants,
+    json_thread_ints, parse_histogram, parse_status_lines, rtlat_cyclictest, run, run_with_json,
+    run_with_timeout, shape, spawn,
 };
 
 #[test]
@@ -171,7 +171,7 @@ impl TraceGuard {
                 .args(["-t", "tracefs", "nodev", TRACEFS_DIR])
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
-                .status();
+                .status_checked();
         }
         let saved = std::fs::read_to_string(&on).ok();
         TraceGuard {

@@ -18,7 +18,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-use crate::support::{read_json, rtlat, rtlat_path, send_signal};
+use crate::support::{SpawnChecked, read_json, rtlat, rtlat_path, safety_net, send_signal};
 
 /// How long after a SIGKILL everything of the run must be gone.
 const CLEAN_WITHIN: Duration = Duration::from_secs(1);
@@ -147,7 +147,7 @@ impl MessageQueues {
             .args(["-t", "mqueue", "mqueue"])
             .arg(dir.path())
             .stderr(Stdio::null())
-            .status()
+            .status_checked()
             .is_ok_and(|s| s.success());
         mounted.then_some(MessageQueues(dir))
     }
@@ -166,7 +166,7 @@ impl MessageQueues {
 
 impl Drop for MessageQueues {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.0.path()).status();
+        let _ = Command::new("umount").arg(self.0.path()).status_checked();
     }
 }
 
@@ -212,7 +212,7 @@ impl Watched {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let mut child = cmd.spawn().expect("spawning rtlat");
+        let mut child = cmd.spawn_checked().expect("spawning rtlat");
         let (tx, lines) = channel();
         let (stdout_tx, stdout) = channel();
         let (stderr_tx, stderr) = channel();
@@ -246,7 +246,8 @@ impl Watched {
 
     /// Waits (up to 10 s) for an output line containing `text`.
     fn wait_for_line(&self, text: &str) {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let limit = safety_net(Duration::from_secs(10));
+        let deadline = Instant::now() + limit;
         while let Some(left) = deadline.checked_duration_since(Instant::now()) {
             match self.lines.recv_timeout(left) {
                 Ok(line) if line.contains(text) => return,
@@ -254,16 +255,18 @@ impl Watched {
                 Err(_) => break,
             }
         }
-        panic!("{}: no line with '{text}' within 10 s", self.what);
+        panic!("{}: no line with '{text}' within {limit:?}", self.what);
     }
 
-    /// Waits (up to 10 s) until `ready` holds.
+    /// Waits until `ready` holds, up to a safety net of 10 s (wider under
+    /// emulation, where a start takes seconds).
     fn wait_until(&self, what: &str, ready: impl Fn() -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let limit = safety_net(Duration::from_secs(10));
+        let deadline = Instant::now() + limit;
         while !ready() {
             assert!(
                 Instant::now() < deadline,
-                "{}: not {what} within 10 s",
+                "{}: not {what} within {limit:?}",
                 self.what
             );
             std::thread::sleep(Duration::from_millis(10));
@@ -299,14 +302,15 @@ impl Watched {
             .arg(format!("-{signal}"))
             .arg("--")
             .arg(format!("-{}", self.pid))
-            .status()
+            .status_checked()
             .expect("kill(1)");
         assert!(status.success(), "kill -{signal} -{}", self.pid);
     }
 
-    /// Waits (up to `limit`) for the run to exit; kills it and fails on
-    /// time-out.
+    /// Waits (up to `limit`, a safety net: wider under emulation) for the
+    /// run to exit; kills it and fails on time-out.
     fn wait(mut self, limit: Duration) -> (Ended, tempfile::TempDir) {
+        let limit = safety_net(limit);
         let deadline = Instant::now() + limit;
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -321,16 +325,15 @@ impl Watched {
         };
         // Closed once no process of the run has them open: a process
         // left behind keeps them open.
+        let net = safety_net(Duration::from_secs(5));
         let closed = |output: &Receiver<String>, name: &str| {
-            output
-                .recv_timeout(Duration::from_secs(5))
-                .unwrap_or_else(|_| {
-                    panic!(
-                        "{}: its {name} is still open 5 s after it exited: processes of the \
-                         run are left",
-                        self.what
-                    )
-                })
+            output.recv_timeout(net).unwrap_or_else(|_| {
+                panic!(
+                    "{}: its {name} is still open {net:?} after it exited: processes of the \
+                     run are left",
+                    self.what
+                )
+            })
         };
         let ended = Ended {
             status,
@@ -348,7 +351,7 @@ impl Drop for Watched {
         let _ = Command::new("kill")
             .args(["-KILL", "--", &format!("-{}", self.pid)])
             .stderr(Stdio::null())
-            .status();
+            .status_checked();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -735,7 +738,7 @@ fn a_stray_helper_variable_changes_nothing() {
         let out = rtlat()
             .args(["cyclictest", "--synthetic", "1", "-q", "-l", "100"])
             .env(key, value)
-            .output()
+            .output_checked()
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "{key}: {out:?}");
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -746,7 +749,7 @@ fn a_stray_helper_variable_changes_nothing() {
         let out = rtlat()
             .args(["load", "cpu:1", "-D", "1"])
             .env(key, value)
-            .output()
+            .output_checked()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
@@ -764,7 +767,7 @@ fn fork_mode_sides_refuse_to_run_outside_a_run() {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let out = cmd.output().unwrap();
+        let out = cmd.output_checked().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{side} {env:?}: {out:?}");
         assert_eq!(stderr.lines().count(), 1, "{stderr}");

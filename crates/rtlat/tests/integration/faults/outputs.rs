@@ -35,7 +35,7 @@ impl Tmpfs {
             .args(["-t", "tmpfs", "-o", options, "rtlat-test"])
             .arg(dir.path())
             .stdin(Stdio::null())
-            .output()
+            .output_checked()
             .map_err(|e| format!("mount(8): {e}"))?;
         if !out.status.success() {
             return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
@@ -52,7 +52,7 @@ impl Tmpfs {
         let status = Command::new("mount")
             .args(["-o", "remount,ro"])
             .arg(self.path())
-            .status()
+            .status_checked()
             .expect("mount(8)");
         assert!(status.success(), "remount,ro {}", self.path().display());
     }
@@ -87,10 +87,13 @@ impl Drop for Tmpfs {
     fn drop(&mut self) {
         let unmounted = Command::new("umount")
             .arg(self.path())
-            .status()
+            .status_checked()
             .is_ok_and(|s| s.success());
         if !unmounted {
-            let _ = Command::new("umount").arg("-l").arg(self.path()).status();
+            let _ = Command::new("umount")
+                .arg("-l")
+                .arg(self.path())
+                .status_checked();
         }
     }
 }
@@ -595,7 +598,7 @@ fn json_to_dev_stdout_goes_where_standard_output_goes() {
     let status = synthetic(1, ["-q", "-l", "100", "--json=/dev/stdout"])
         .stdout(Stdio::from(out))
         .stderr(Stdio::null())
-        .status()
+        .status_checked()
         .unwrap();
     assert_eq!(status.code(), Some(0));
     let text = std::fs::read_to_string(&out_path).unwrap();

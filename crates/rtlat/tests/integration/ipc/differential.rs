@@ -3,7 +3,7 @@
 //! has every key of theirs.
 
 use crate::support::ipc::{FORK_TOOLS, TOOLS, c_tool, has_c, last_frame, plain_lines, rtlat_ipc};
-use crate::support::{Run, json_key_paths, read_json, run, shape};
+use crate::support::{Run, SEVERAL_PRIORITIES_EMULATED, json_key_paths, read_json, run, shape};
 
 macro_rules! require_c_tool {
     ($tool:expr) => {
@@ -36,6 +36,7 @@ fn assert_same_shapes(tool: &str, c: &str, ours: &str) {
 
 #[test]
 fn quiet_two_pairs_same_structure() {
+    skip_if_emulated!(SEVERAL_PRIORITIES_EMULATED);
     require_root!();
     for tool in TOOLS {
         require_c_tool!(tool);
@@ -126,6 +127,7 @@ fn fork_mode_same_structure() {
 
 #[test]
 fn json_keys_are_a_superset() {
+    skip_if_emulated!(SEVERAL_PRIORITIES_EMULATED);
     require_root!();
     for tool in TOOLS {
         require_c_tool!(tool);

@@ -5,10 +5,11 @@
 use std::time::Duration;
 
 use crate::support::ipc::{FORK_TOOLS, TOOLS, check_frame, frames, last_frame, rtlat_ipc};
-use crate::support::{read_json, run, run_with_timeout, spawn};
+use crate::support::{SEVERAL_PRIORITIES_EMULATED, read_json, run, run_with_timeout, spawn};
 
 #[test]
 fn threads_mode_quiet_two_pairs_with_json() {
+    skip_if_emulated!(SEVERAL_PRIORITIES_EMULATED);
     require_root!();
     for tool in TOOLS {
         let dir = tempfile::tempdir().unwrap();

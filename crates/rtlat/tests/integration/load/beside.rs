@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::support::{is_root, read_json, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn};
+use crate::support::{
+    SpawnChecked, is_root, read_json, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn,
+};
 
 /// The processes of process group `pgrp` still there, zombies included.
 fn processes_in_group(pgrp: u32) -> Vec<String> {
@@ -311,7 +313,7 @@ fn a_load_that_fails_during_the_run_ends_it_with_status_1() {
     let mounted = Command::new("mount")
         .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
         .arg(mount_point.path())
-        .status()
+        .status_checked()
         .is_ok_and(|s| s.success());
     if !mounted {
         skip_note!("SKIPPED (cannot mount a tmpfs here): {}", function_name!());
@@ -335,7 +337,9 @@ fn a_load_that_fails_during_the_run_ends_it_with_status_1() {
     let r = child.wait(Duration::from_secs(15));
     let left = processes_in_group(pid);
     let entries = std::fs::read_dir(mount_point.path()).unwrap().count();
-    let _ = Command::new("umount").arg(mount_point.path()).status();
+    let _ = Command::new("umount")
+        .arg(mount_point.path())
+        .status_checked();
     assert_eq!(r.code(), Some(1), "{}", r.describe());
     assert!(
         r.stderr.contains("io load, worker 0: writing"),

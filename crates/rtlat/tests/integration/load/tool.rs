@@ -5,7 +5,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use crate::support::{rtlat, run_with_timeout, spawn};
+use crate::support::{SpawnChecked, rtlat, run_with_timeout, spawn};
 
 fn load(args: &[&str]) -> Command {
     let mut cmd = rtlat();
@@ -74,7 +74,7 @@ fn sigint_stops_fork_and_messaging_with_nothing_left() {
     );
     let ps = Command::new("ps")
         .args(["--no-headers", "--ppid", &pid.to_string()])
-        .output()
+        .output_checked()
         .expect("ps");
     assert!(
         String::from_utf8_lossy(&ps.stdout).trim().is_empty(),
