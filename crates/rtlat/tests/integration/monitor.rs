@@ -69,7 +69,8 @@ impl Monitor {
     /// `GET /metrics` with `accept`; the body.
     fn scrape(&self, accept: &str) -> String {
         let mut s = TcpStream::connect(self.address.unwrap()).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.set_read_timeout(Some(safety_net(Duration::from_secs(5))))
+            .unwrap();
         write!(
             s,
             "GET /metrics HTTP/1.1\r\nHost: t\r\nAccept: {accept}\r\n\r\n"
@@ -89,7 +90,7 @@ impl Monitor {
     }
 
     fn wait(&mut self) -> (Option<i32>, String, String) {
-        let deadline = Instant::now() + Duration::from_secs(15);
+        let deadline = Instant::now() + safety_net(Duration::from_secs(15));
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 break status;
@@ -248,6 +249,7 @@ impl Monitor {
 /// The checkpoint's `monitor` member, once it has been written `times`
 /// times (its `written` changed).
 fn checkpoint_written(path: &Path, times: usize, limit: Duration) -> serde_json::Value {
+    let limit = safety_net(limit);
     let began = Instant::now();
     let mut seen = Vec::new();
     loop {

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use rtlat_sys::cpuidle::{CPU_SYSFS, idle_states};
 
-use crate::support::{Running, allowed_cpus, rtlat_cyclictest, run, spawn};
+use crate::support::{Running, allowed_cpus, rtlat_cyclictest, run, safety_net, spawn};
 
 const WARNING: &str = "WARN: not setting cpu_dma_latency, --deepest-idle-state is set instead";
 
@@ -93,9 +93,10 @@ macro_rules! require_cpuidle {
     };
 }
 
-/// Waits up to 3 s for `done`.
+/// Waits for `done` up to a safety net of 3 s (wider under emulation,
+/// where the run and its janitor are emulated processes).
 fn eventually(mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(3);
+    let deadline = Instant::now() + safety_net(Duration::from_secs(3));
     while Instant::now() < deadline {
         if done() {
             return true;

@@ -14,7 +14,7 @@ use crate::cyclictest::synthetic::{deadline_phases, parse_break, parse_spike_blo
 use crate::support::{
     SpawnChecked, allowed_cpus, check_histogram_invariants, check_status_invariants,
     json_thread_ints, parse_histogram, parse_status_lines, rtlat_cyclictest, run, run_with_json,
-    run_with_timeout, shape, spawn,
+    run_with_timeout, safety_net, shape, spawn,
 };
 
 #[test]
@@ -495,7 +495,7 @@ fn fifo_serves_status_lines_while_running() {
         "-p",
         "80",
     ]));
-    let deadline = Instant::now() + Duration::from_millis(800);
+    let deadline = Instant::now() + safety_net(Duration::from_millis(800));
     while !path.exists() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -512,7 +512,7 @@ fn fifo_serves_status_lines_while_running() {
         let _ = tx.send(res.map(|_| text));
     });
     let text = rx
-        .recv_timeout(Duration::from_millis(1500))
+        .recv_timeout(safety_net(Duration::from_millis(1500)))
         .expect("a snapshot from the FIFO within 1.5 s")
         .expect("reading the FIFO");
     // One snapshot of one thread: one line. A reader slower than the
