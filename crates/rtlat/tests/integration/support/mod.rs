@@ -62,6 +62,26 @@ macro_rules! skip_if_emulated {
     };
 }
 
+/// Asserts that a run took less than `$limit` (its `$elapsed`), with the
+/// message `$($context)+`. Under emulation, where start-up alone takes
+/// a good part of a second and the time a run takes follows the load, the
+/// check is not made: a run that took longer says so on stderr, as a
+/// SKIPPED time check, and the rest of the test goes on.
+macro_rules! assert_faster_than {
+    ($elapsed:expr, $limit:expr, $($context:tt)+) => {{
+        let (elapsed, limit): (std::time::Duration, std::time::Duration) = ($elapsed, $limit);
+        match rtlat_sys::emulation::emulated() {
+            Some(emulator) if elapsed >= limit => skip_note!(
+                "SKIPPED a time check (emulated: {emulator}; emulated runs do not keep native \
+                 times): took {elapsed:?}, natively under {limit:?}: {}",
+                function_name!()
+            ),
+            Some(_) => {}
+            None => assert!(elapsed < limit, $($context)+),
+        }
+    }};
+}
+
 /// Returns from the calling test, saying so on stderr, when the C reference
 /// tool is not installed.
 macro_rules! require_c_cyclictest {

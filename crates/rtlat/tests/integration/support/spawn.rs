@@ -14,7 +14,7 @@
 //! with a NOTE line on stderr.
 //! Natively the methods are `spawn`, `output` and `status`, unchanged.
 
-use std::io;
+use std::io::{self, Write};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -88,7 +88,9 @@ fn spawn_leaving(
         let pid = child.id();
         let _ = child.kill();
         let _ = child.wait();
-        eprintln!(
+        // Straight to stderr (libtest captures eprintln!): seen in every run.
+        let _ = writeln!(
+            io::stderr(),
             "NOTE (emulated: {emulator}): pid {pid}, started for {:?}, was still the test \
              binary {within:?} after its fork (qemu-user's fork deadlock); killed it \
              (attempt {attempt} of {ATTEMPTS})",
