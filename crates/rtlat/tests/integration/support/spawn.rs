@@ -177,7 +177,7 @@ mod tests {
                 Command::new("sleep").arg("30"),
                 b"sleep\x0030\x00",
                 Duration::from_millis(200),
-                "test",
+                "none: a stand-in stuck child of this check's own test",
             )
         });
         let message = failed.unwrap_err().downcast::<String>().unwrap();
