@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use crate::results::verdict::json_of;
 use crate::support::{
     Run, SpawnChecked, allowed_cpus, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn,
+    wait_until,
 };
 
 const TRACING: &str = "/sys/kernel/tracing";
@@ -75,20 +76,6 @@ fn bad_values_are_usage_errors_in_both_tools() {
         &["--explain", "--clock", "1"],
         "not with --clock 1",
     );
-}
-
-/// Whether `done` holds within `limit`, looking every 5 ms.
-fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    loop {
-        if done() {
-            return true;
-        }
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 /// The run's instance directory.

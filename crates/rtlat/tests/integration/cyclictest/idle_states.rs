@@ -10,11 +10,11 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rtlat_sys::cpuidle::{CPU_SYSFS, idle_states};
 
-use crate::support::{Running, allowed_cpus, rtlat_cyclictest, run, safety_net, spawn};
+use crate::support::{Running, allowed_cpus, rtlat_cyclictest, run, spawn, wait_until};
 
 const WARNING: &str = "WARN: not setting cpu_dma_latency, --deepest-idle-state is set instead";
 
@@ -93,17 +93,10 @@ macro_rules! require_cpuidle {
     };
 }
 
-/// Waits for `done` up to a safety net of 3 s (wider under emulation,
-/// where the run and its janitor are emulated processes).
-fn eventually(mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + safety_net(Duration::from_secs(3));
-    while Instant::now() < deadline {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    done()
+/// Whether `done` holds within a safety net of 3 s (wider under
+/// emulation, where the run and its janitor are emulated processes).
+fn eventually(done: impl FnMut() -> bool) -> bool {
+    wait_until(Duration::from_secs(3), done)
 }
 
 fn all_disabled(cpu: usize) -> bool {

@@ -18,7 +18,10 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-use crate::support::{SpawnChecked, read_json, rtlat, rtlat_path, safety_net, send_signal};
+use crate::support::{
+    SpawnChecked, describe_process, read_json, rtlat, rtlat_path, safety_net, send_signal,
+    wait_until,
+};
 
 /// How long after a SIGKILL everything of the run must be gone.
 const CLEAN_WITHIN: Duration = Duration::from_secs(1);
@@ -261,16 +264,13 @@ impl Watched {
     /// Waits until `ready` holds, up to a safety net of 10 s (wider under
     /// emulation, where a start takes seconds).
     fn wait_until(&self, what: &str, ready: impl Fn() -> bool) {
-        let limit = safety_net(Duration::from_secs(10));
-        let deadline = Instant::now() + limit;
-        while !ready() {
-            assert!(
-                Instant::now() < deadline,
-                "{}: not {what} within {limit:?}",
-                self.what
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let limit = Duration::from_secs(10);
+        assert!(
+            wait_until(limit, ready),
+            "{}: not {what} within {:?}",
+            self.what,
+            safety_net(limit)
+        );
     }
 
     /// Waits until `n` helper processes (fork-mode sides, fork load
@@ -317,9 +317,13 @@ impl Watched {
                 break status;
             }
             if Instant::now() > deadline {
+                let what_it_was = describe_process(self.child.id());
                 let _ = self.child.kill();
                 let _ = self.child.wait();
-                panic!("{}: still running after {limit:?}; killed it", self.what);
+                panic!(
+                    "{}: still running after {limit:?}; killed it. It was: {what_it_was}",
+                    self.what
+                );
             }
             std::thread::sleep(Duration::from_millis(5));
         };

@@ -371,11 +371,26 @@ impl Drop for Running {
     }
 }
 
+/// Whether `done` holds within `limit`, looking every 5 ms. `limit` is a
+/// safety net ([`safety_net`]: wider under emulation), never a measure.
+pub fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + safety_net(limit);
+    loop {
+        if done() {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// What `/proc` says of a process that outlived its safety net: the
 /// program it runs (a forked child that never reached exec is still the
 /// test binary), its command line, and each thread's name, state and
 /// wait channel.
-fn describe_process(pid: u32) -> String {
+pub fn describe_process(pid: u32) -> String {
     let proc_dir = PathBuf::from(format!("/proc/{pid}"));
     let exe = std::fs::read_link(proc_dir.join("exe"))
         .map(|p| p.display().to_string())
