@@ -6,8 +6,8 @@
 //! wait on futexes forever, and the child is still the test binary
 //! (`/proc/PID/cmdline` is the test's own). Seen in `cli::shared_options`
 //! on aarch64: 2 runs in 30 with two test threads, each a test failing at
-//! its safety net. The test process is the only multi-threaded guest
-//! that forks there, so under emulation every child a test starts goes
+//! its safety net. The test process forks most, from many threads at
+//! once, so under emulation every child the integration tests start goes
 //! through [`SpawnChecked`]: a child still in the test's own image
 //! [`EXEC_WITHIN`] after its fork never ran a line of what it was
 //! started for, and is killed and started again (at most three times),
