@@ -28,6 +28,10 @@
 //!   released just BEFORE the owner removes the object, which tells the
 //!   janitor to forget it. The owner removes its objects itself, exactly
 //!   when it did without a janitor.
+//! - A setting ([`keep_setting`]: a sysfs file and its previous value) is
+//!   announced BEFORE it is changed, and forgotten right after the owner
+//!   writes it back: the janitor writing back a value the file still
+//!   holds is harmless, so no kill leaves a setting changed.
 //! - When the pipe reaches end of file (the run has exited, however it
 //!   ended), the janitor removes whatever is still announced and exits.
 //!   At a normal end nothing is left and [`finish`] only waits for it.
@@ -224,9 +228,10 @@ const MAX_VALUE: usize = 64;
 /// Announces a setting this process changed: the file at `path` (a sysfs
 /// or procfs setting) held `previous` before. Should the process die
 /// before it releases the returned [`Kept`], the janitor writes `previous`
-/// back. Release it right AFTER restoring the setting yourself (a second
-/// write of the same value is harmless; a kill in between must not leave
-/// the setting changed).
+/// back. Announce it BEFORE changing the setting, and release it right
+/// AFTER restoring the setting yourself: a second write of the same value
+/// is harmless, while a kill in between must not leave the setting
+/// changed.
 pub fn keep_setting(path: &Path, previous: &[u8]) -> io::Result<Kept> {
     if !is_running() {
         return Ok(Kept(None));

@@ -3,12 +3,14 @@
 //! libcpupower: disabling the states deeper than a limit on some CPUs for
 //! the length of a run, and putting every `disable` file back as it was.
 //!
-//! [`limit_idle_states`] writes `1` to the `disable` file of every state
-//! whose index is above the limit and returns an [`IdleStateLimit`] that
-//! remembers each file's previous content; dropping it (or
-//! [`IdleStateLimit::restore`]) writes those back. The saved values are
-//! also available ([`IdleStateLimit::saved`]) so that a process that
-//! outlives a killed run can restore them.
+//! Two steps, so that a process that outlives a killed run can be told
+//! what to put back before anything is changed:
+//! - [`IdleStatePlan::new`] checks every CPU and reads the `disable` file
+//!   of every state whose index is above the limit; the files not yet
+//!   disabled, with their contents, are [`IdleStatePlan::changes`].
+//! - [`IdleStatePlan::apply`] writes `1` to each and returns an
+//!   [`IdleStateLimit`]; dropping it (or [`IdleStateLimit::restore`])
+//!   writes the previous contents back.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -56,12 +58,6 @@ pub struct IdleStateLimit {
 }
 
 impl IdleStateLimit {
-    /// The files changed, with their previous contents, in the order they
-    /// were changed.
-    pub fn saved(&self) -> &[SavedDisable] {
-        &self.saved
-    }
-
     /// Writes every saved value back (once); returns the first failure,
     /// having tried every file.
     pub fn restore(&mut self) -> Result<(), CpuIdleError> {
@@ -102,29 +98,32 @@ pub fn idle_states(root: &Path, cpu: usize) -> Vec<(u32, PathBuf)> {
     states
 }
 
-/// Disables, on each of `cpus`, every idle state whose index is above
-/// `deepest` (`-1`: all of them), under `root` (normally [`CPU_SYSFS`]).
-/// Every CPU is checked for idle states before anything is written; on a
-/// write failure what was already changed is put back.
-pub fn limit_idle_states(
-    root: &Path,
-    cpus: &[usize],
-    deepest: i32,
-) -> Result<IdleStateLimit, CpuIdleError> {
-    let mut per_cpu = Vec::with_capacity(cpus.len());
-    for &cpu in cpus {
-        let states = idle_states(root, cpu);
-        if states.is_empty() {
-            return Err(CpuIdleError::NoStates {
-                cpu,
-                dir: root.join(format!("cpu{cpu}/cpuidle")),
-            });
+/// The `disable` files a limit would change, read but not yet written.
+#[derive(Debug)]
+#[must_use = "nothing is changed until it is applied"]
+pub struct IdleStatePlan {
+    changes: Vec<SavedDisable>,
+}
+
+impl IdleStatePlan {
+    /// Plans to disable, on each of `cpus`, every idle state whose index
+    /// is above `deepest` (`-1`: all of them), under `root` (normally
+    /// [`CPU_SYSFS`]). Every CPU is checked for idle states and every
+    /// file read; nothing is written.
+    pub fn new(root: &Path, cpus: &[usize], deepest: i32) -> Result<IdleStatePlan, CpuIdleError> {
+        let mut per_cpu = Vec::with_capacity(cpus.len());
+        for &cpu in cpus {
+            let states = idle_states(root, cpu);
+            if states.is_empty() {
+                return Err(CpuIdleError::NoStates {
+                    cpu,
+                    dir: root.join(format!("cpu{cpu}/cpuidle")),
+                });
+            }
+            per_cpu.push(states);
         }
-        per_cpu.push(states);
-    }
-    let mut limit = IdleStateLimit { saved: Vec::new() };
-    for states in per_cpu {
-        for (index, dir) in states {
+        let mut changes = Vec::new();
+        for (index, dir) in per_cpu.into_iter().flatten() {
             if i64::from(index) <= i64::from(deepest) {
                 continue;
             }
@@ -137,14 +136,31 @@ pub fn limit_idle_states(
                 })?
                 .trim()
                 .to_owned();
-            if previous == "1" {
-                continue;
+            if previous != "1" {
+                changes.push(SavedDisable { path, previous });
             }
-            write_disable(&path, "1")?;
-            limit.saved.push(SavedDisable { path, previous });
         }
+        Ok(IdleStatePlan { changes })
     }
-    Ok(limit)
+
+    /// The files to disable, with their contents now, in the order
+    /// [`IdleStatePlan::apply`] writes them.
+    pub fn changes(&self) -> &[SavedDisable] {
+        &self.changes
+    }
+
+    /// Disables the planned states. On a write failure, what was already
+    /// changed is put back before the error is returned.
+    pub fn apply(self) -> Result<IdleStateLimit, CpuIdleError> {
+        let mut limit = IdleStateLimit {
+            saved: Vec::with_capacity(self.changes.len()),
+        };
+        for change in self.changes {
+            write_disable(&change.path, "1")?;
+            limit.saved.push(change);
+        }
+        Ok(limit)
+    }
 }
 
 /// Writes `value` to a `disable` file.
@@ -184,15 +200,40 @@ mod tests {
     fn states_above_the_limit_are_disabled_on_the_cpus_given_and_restored() {
         let root = tree(3, 4);
         let r = root.path();
-        let mut limit = limit_idle_states(r, &[0, 2], 1).unwrap();
+        let plan = IdleStatePlan::new(r, &[0, 2], 1).unwrap();
+        // CPU 0's state 2 was disabled already: not planned, so not
+        // enabled at the end.
+        let planned: Vec<(PathBuf, &str)> = plan
+            .changes()
+            .iter()
+            .map(|c| {
+                (
+                    c.path.strip_prefix(r).unwrap().to_owned(),
+                    c.previous.as_str(),
+                )
+            })
+            .collect();
+        let expected: Vec<(PathBuf, &str)> = [
+            "cpu0/cpuidle/state3",
+            "cpu2/cpuidle/state2",
+            "cpu2/cpuidle/state3",
+        ]
+        .into_iter()
+        .map(|dir| (Path::new(dir).join("disable"), "0"))
+        .collect();
+        assert_eq!(planned, expected);
+        assert!(
+            [(0, 3), (2, 2), (2, 3)]
+                .iter()
+                .all(|&(cpu, k)| !disabled(r, cpu, k)),
+            "a plan writes nothing"
+        );
+        let mut limit = plan.apply().unwrap();
         for cpu in [0, 2] {
             assert!(!disabled(r, cpu, 0) && !disabled(r, cpu, 1));
             assert!(disabled(r, cpu, 2) && disabled(r, cpu, 3));
         }
         assert!((0..4).all(|k| !disabled(r, 1, k)), "CPU 1 untouched");
-        // CPU 0's state 2 was disabled already: not saved, so not enabled
-        // at the end.
-        assert_eq!(limit.saved().len(), 3);
         limit.restore().unwrap();
         assert!(disabled(r, 0, 2));
         for (cpu, k) in [(0, 3), (2, 2), (2, 3)] {
@@ -204,7 +245,7 @@ mod tests {
     fn minus_one_disables_every_state_and_dropping_restores() {
         let root = tree(2, 2);
         let r = root.path();
-        let limit = limit_idle_states(r, &[0, 1], -1).unwrap();
+        let limit = IdleStatePlan::new(r, &[0, 1], -1).unwrap().apply().unwrap();
         assert!((0..2).all(|cpu| (0..2).all(|k| disabled(r, cpu, k))));
         drop(limit);
         assert!((0..2).all(|cpu| (0..2).all(|k| !disabled(r, cpu, k))));
@@ -214,7 +255,7 @@ mod tests {
     fn a_cpu_without_states_is_refused_before_anything_is_written() {
         let root = tree(1, 2);
         let r = root.path();
-        let err = limit_idle_states(r, &[0, 5], -1).unwrap_err();
+        let err = IdleStatePlan::new(r, &[0, 5], -1).unwrap_err();
         assert!(
             matches!(err, CpuIdleError::NoStates { cpu: 5, .. }),
             "{err}"
@@ -226,12 +267,32 @@ mod tests {
     fn a_failed_write_puts_back_what_was_changed() {
         let root = tree(2, 2);
         let r = root.path();
-        // CPU 1's state 1 cannot be written: its `disable` is a directory.
+        let plan = IdleStatePlan::new(r, &[0, 1], 0).unwrap();
+        // Once planned, CPU 1's state 1 can no longer be written: its
+        // `disable` is now a directory.
         let blocked = r.join("cpu1/cpuidle/state1/disable");
         std::fs::remove_file(&blocked).unwrap();
         std::fs::create_dir(&blocked).unwrap();
-        let err = limit_idle_states(r, &[0, 1], 0).unwrap_err();
-        assert!(matches!(err, CpuIdleError::File { .. }), "{err}");
+        let err = plan.apply().unwrap_err();
+        assert!(
+            matches!(&err, CpuIdleError::File { action: "write", path, .. } if *path == blocked),
+            "{err}"
+        );
         assert!(!disabled(r, 0, 1), "CPU 0's state 1 was put back");
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_read_is_refused_by_the_plan() {
+        let root = tree(2, 2);
+        let r = root.path();
+        let unreadable = r.join("cpu1/cpuidle/state1/disable");
+        std::fs::remove_file(&unreadable).unwrap();
+        std::fs::create_dir(&unreadable).unwrap();
+        let err = IdleStatePlan::new(r, &[0, 1], 0).unwrap_err();
+        assert!(
+            matches!(&err, CpuIdleError::File { action: "read", path, .. } if *path == unreadable),
+            "{err}"
+        );
+        assert!(!disabled(r, 0, 1), "nothing written");
     }
 }

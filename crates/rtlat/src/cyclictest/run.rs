@@ -163,9 +163,18 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         let (wait, measure) = (settings.engine.wait.name(), settings.engine.measure.name());
         out.emit(|w| writeln!(w, "# wait: {wait}, measure: {measure}"));
     }
+    // Before anything the run must put back is changed: from the first
+    // disabled idle state on, a stop signal ends the run through its normal
+    // end (which restores them), and a SIGKILL leaves them to the janitor.
+    let signals = SignalFlags::install()?;
+    start_janitor(if settings.deepest_idle_state.is_some() && !synthetic {
+        "its status file in /dev/shm (and the -F FIFO) and the disabled idle states"
+    } else {
+        "its status file in /dev/shm (and the -F FIFO)"
+    });
     // Before the cpu_dma_latency step, as in rt-tests 2.8; restored when
     // dropped, on every way out of this function.
-    let mut idle_states = match (&settings.deepest_idle_state, synthetic) {
+    let _idle_states = match (&settings.deepest_idle_state, synthetic) {
         (Some(setting), false) => Some(LimitedIdleStates::apply(setting)?),
         _ => None,
     };
@@ -188,15 +197,6 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                 settings.debug_resolution,
             )
         });
-    }
-    let signals = SignalFlags::install()?;
-    start_janitor(if idle_states.is_some() {
-        "its status file in /dev/shm (and the -F FIFO) and the disabled idle states"
-    } else {
-        "its status file in /dev/shm (and the -F FIFO)"
-    });
-    if let Some(states) = idle_states.as_mut() {
-        states.announce_to_janitor();
     }
     // The run's own trace instance, recording from before the first sample.
     let mut explain = match (&settings.explain, &tracing) {
