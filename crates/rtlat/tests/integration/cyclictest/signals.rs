@@ -5,10 +5,11 @@ use std::time::Duration;
 use crate::support::{
     check_histogram_invariants, json_thread_ints, parse_histogram, parse_status_line,
     parse_status_lines, read_json, rtlat_cyclictest, rtlat_path, run_with_timeout, spawn,
-    symlinked_cyclictest,
+    symlinked_cyclictest, wait_for_realtime_threads,
 };
 
-/// An endless run (no `-l`) stopped by `signal` after 700 ms.
+/// An endless run (no `-l`) stopped by `signal` 700 ms after its measuring
+/// thread started.
 fn stops_cleanly_on(signal: &str, with_json: bool) {
     let dir = tempfile::tempdir().unwrap();
     let json_path = dir.path().join("sig.json");
@@ -17,6 +18,7 @@ fn stops_cleanly_on(signal: &str, with_json: bool) {
         cmd.arg(format!("--json={}", json_path.display()));
     }
     let child = spawn(&mut cmd);
+    wait_for_realtime_threads(child.pid(), 1);
     std::thread::sleep(Duration::from_millis(700));
     child.signal(signal);
     let r = child.wait(Duration::from_secs(2));
@@ -40,27 +42,18 @@ fn stops_cleanly_on(signal: &str, with_json: bool) {
 
 #[test]
 fn sigint_stops_with_the_histogram() {
-    skip_if_emulated!(
-        "a signal sent at a fixed time after the start can come before the emulated start has set its handlers"
-    );
     require_root!();
     stops_cleanly_on("INT", false);
 }
 
 #[test]
 fn sigterm_stops_with_histogram_and_json() {
-    skip_if_emulated!(
-        "a signal sent at a fixed time after the start can come before the emulated start has set its handlers"
-    );
     require_root!();
     stops_cleanly_on("TERM", true);
 }
 
 #[test]
 fn sighup_stops_with_histogram_and_json() {
-    skip_if_emulated!(
-        "a signal sent at a fixed time after the start can come before the emulated start has set its handlers"
-    );
     require_root!();
     stops_cleanly_on("HUP", true);
 }
@@ -157,13 +150,11 @@ fn closed_pipe_ends_the_run_quietly() {
 
 #[test]
 fn sigusr1_prints_status_and_the_run_continues() {
-    skip_if_emulated!(
-        "a signal sent at a fixed time after the start can come before the emulated start has set its handlers"
-    );
     require_root!();
     let child = spawn(&mut rtlat_cyclictest([
         "-q", "-m", "-p", "80", "-i", "1000", "-l", "800",
     ]));
+    wait_for_realtime_threads(child.pid(), 1);
     std::thread::sleep(Duration::from_millis(300));
     child.signal("USR1");
     let r = child.wait(Duration::from_secs(3));
@@ -190,9 +181,6 @@ fn sigusr1_prints_status_and_the_run_continues() {
 /// as C does, and the JSON stays valid (`null`, never `-nan`).
 #[test]
 fn sigint_before_the_first_sample() {
-    skip_if_emulated!(
-        "a signal sent at a fixed time after the start can come before the emulated start has set its handlers"
-    );
     require_root!();
     let dir = tempfile::tempdir().unwrap();
     let json_path = dir.path().join("zero.json");
@@ -206,6 +194,7 @@ fn sigint_before_the_first_sample() {
         "5",
         &format!("--json={}", json_path.display()),
     ]));
+    wait_for_realtime_threads(child.pid(), 1);
     std::thread::sleep(Duration::from_millis(300));
     child.signal("INT");
     let r = child.wait(Duration::from_secs(2));

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::support::{
     Run, check_status_invariants, parse_status_lines, rtlat_cyclictest, run_with_timeout, spawn,
+    wait_for_realtime_threads,
 };
 
 const SNAPSHOT_TOOLS: &[&str] = &[
@@ -185,15 +186,13 @@ fn status_file_removed_after_loops() {
 
 #[test]
 fn sigusr1_status_block_on_stderr_two_threads() {
-    skip_if_emulated!(
-        "a signal sent at a fixed time after the start can come before the emulated start has set its handlers"
-    );
     require_root!();
     let mut cleanup = LeftoverCleanup(None);
     let child = spawn(&mut rtlat_cyclictest([
         "-q", "-p", "80", "-i", "1000", "-l", "600", "-t", "2",
     ]));
     cleanup.0 = Some(child.pid());
+    wait_for_realtime_threads(child.pid(), 2);
     std::thread::sleep(Duration::from_millis(300));
     child.signal("USR1");
     let r = child.wait(Duration::from_secs(3));

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::support::{
     Run, is_root, read_json, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn, synthetic,
+    wait_for_realtime_threads,
 };
 
 /// One line of the stats file.
@@ -313,14 +314,12 @@ fn the_file_grows_while_the_run_goes_on() {
 
 #[test]
 fn sigint_writes_the_last_lines_and_the_json() {
-    skip_if_emulated!(
-        "a signal sent at a fixed time after the start can come before the emulated start has set its handlers"
-    );
     require_root!();
     let f = files();
     let mut cmd = rtlat_cyclictest(["-q", "-p", "80", "-i", "1000"]);
     cmd.args(f.args("0.25"));
     let child = spawn(&mut cmd);
+    wait_for_realtime_threads(child.pid(), 1);
     std::thread::sleep(Duration::from_millis(1200));
     child.signal("INT");
     let r = child.wait(Duration::from_secs(3));

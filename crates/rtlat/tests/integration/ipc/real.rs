@@ -5,7 +5,9 @@
 use std::time::Duration;
 
 use crate::support::ipc::{FORK_TOOLS, TOOLS, check_frame, frames, last_frame, rtlat_ipc};
-use crate::support::{SEVERAL_PRIORITIES_EMULATED, read_json, run, run_with_timeout, spawn};
+use crate::support::{
+    SEVERAL_PRIORITIES_EMULATED, read_json, run, run_with_timeout, spawn, wait_for_realtime_threads,
+};
 
 #[test]
 fn threads_mode_quiet_two_pairs_with_json() {
@@ -167,9 +169,6 @@ fn duration_ends_the_run() {
 
 #[test]
 fn sigint_stops_with_the_final_frame() {
-    skip_if_emulated!(
-        "a signal sent at a fixed time after the start can come before the emulated start has set its handlers"
-    );
     require_root!();
     for tool in ["svsematest", "sigwaittest"] {
         for fork in [false, true] {
@@ -178,6 +177,8 @@ fn sigint_stops_with_the_final_frame() {
                 args.push("-f");
             }
             let child = spawn(&mut rtlat_ipc(tool, &args));
+            // Both sides: in fork mode, each is a process of its own.
+            wait_for_realtime_threads(child.pid(), 2);
             std::thread::sleep(Duration::from_millis(300));
             child.signal("INT");
             let r = child.wait(Duration::from_secs(5));

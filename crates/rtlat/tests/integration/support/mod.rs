@@ -386,6 +386,69 @@ pub fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     }
 }
 
+/// Waits until the run `pid` and the processes it started have `count`
+/// threads under a real-time policy (SCHED_FIFO or SCHED_RR): the sign
+/// that a run started with `-p` is set up, since every tool installs its
+/// stop-signal handlers before it starts its measuring threads or its
+/// sides. A signal sent some time after this sign is answered as the test
+/// expects even under emulation, where the start alone takes a large and
+/// varying part of a second (and a fork-mode side another one). Panics,
+/// describing the run, if the sign has not come within a safety net of
+/// 10 s.
+pub fn wait_for_realtime_threads(pid: u32, count: usize) {
+    let found = wait_until(Duration::from_secs(10), || {
+        std::iter::once(pid)
+            .chain(children_of(pid))
+            .map(realtime_threads)
+            .sum::<usize>()
+            >= count
+    });
+    assert!(
+        found,
+        "not {count} threads under a real-time policy in run {pid} and its children: {}",
+        describe_process(pid)
+    );
+}
+
+/// The fields of a `/proc/.../stat` line after the command name (the
+/// first of them is the state, field 3 of proc(5)).
+fn stat_fields_after_comm(path: &Path) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let (_, after) = text.rsplit_once(')')?;
+    Some(after.split_whitespace().map(str::to_owned).collect())
+}
+
+/// The processes whose parent is `pid`.
+fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&child| {
+            stat_fields_after_comm(&PathBuf::from(format!("/proc/{child}/stat")))
+                .and_then(|f| f.get(1)?.parse::<u32>().ok())
+                == Some(pid)
+        })
+        .collect()
+}
+
+/// How many threads of `pid` run under SCHED_FIFO (1) or SCHED_RR (2):
+/// field 41 of proc(5)'s `stat`.
+fn realtime_threads(pid: u32) -> usize {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter(|task| {
+            stat_fields_after_comm(&task.path().join("stat"))
+                .is_some_and(|f| matches!(f.get(38).map(String::as_str), Some("1" | "2")))
+        })
+        .count()
+}
+
 /// What `/proc` says of a process that outlived its safety net: the
 /// program it runs (a forked child that never reached exec is still the
 /// test binary), its command line, and each thread's name, state and
@@ -1009,6 +1072,31 @@ fn histogram_parser_reads_the_reference_block() {
     assert_eq!(h.overflow_cycles, [vec![0, 3], vec![]]);
     assert_eq!(h.overflow_others, [Some(1), None]);
     check_histogram_invariants(&h, Some(&[5, 1]));
+}
+
+#[test]
+fn the_realtime_sign_counts_the_threads_of_the_run_and_its_children() {
+    require_root!();
+    let plain = spawn(Command::new("sleep").arg("10"));
+    let realtime = spawn(Command::new("chrt").args(["-f", "1", "sleep", "10"]));
+    let parent =
+        spawn(Command::new("sh").args(["-c", "chrt -f 1 sleep 10 & chrt -r 1 sleep 10 & wait"]));
+    wait_for_realtime_threads(realtime.pid(), 1);
+    wait_for_realtime_threads(parent.pid(), 2);
+    assert_eq!(
+        realtime_threads(parent.pid()),
+        0,
+        "sh itself is not real-time"
+    );
+    assert_eq!(realtime_threads(plain.pid()), 0);
+    assert!(children_of(plain.pid()).is_empty());
+    for child in children_of(parent.pid()) {
+        send_signal(child, "KILL");
+    }
+    for run in [plain, realtime, parent] {
+        run.signal("KILL");
+        let _ = run.wait(Duration::from_secs(5));
+    }
 }
 
 #[macro_use]
