@@ -163,21 +163,19 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         let (wait, measure) = (settings.engine.wait.name(), settings.engine.measure.name());
         out.emit(|w| writeln!(w, "# wait: {wait}, measure: {measure}"));
     }
+    let idle_state_limit = settings.deepest_idle_state.as_ref().filter(|_| !synthetic);
     // Before anything the run must put back is changed: from the first
     // disabled idle state on, a stop signal ends the run through its normal
     // end (which restores them), and a SIGKILL leaves them to the janitor.
     let signals = SignalFlags::install()?;
-    start_janitor(if settings.deepest_idle_state.is_some() && !synthetic {
+    start_janitor(if idle_state_limit.is_some() {
         "its status file in /dev/shm (and the -F FIFO) and the disabled idle states"
     } else {
         "its status file in /dev/shm (and the -F FIFO)"
     });
     // Before the cpu_dma_latency step, as in rt-tests 2.8; restored when
     // dropped, on every way out of this function.
-    let _idle_states = match (&settings.deepest_idle_state, synthetic) {
-        (Some(setting), false) => Some(LimitedIdleStates::apply(setting)?),
-        _ => None,
-    };
+    let _idle_states = idle_state_limit.map(LimitedIdleStates::apply).transpose()?;
     let _dma_request = request_dma_latency(settings.dma_latency, synthetic, &mut out)?;
     if !synthetic
         && clock::resolution(Clock::Monotonic)
