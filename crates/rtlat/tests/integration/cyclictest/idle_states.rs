@@ -10,11 +10,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rtlat_sys::cpuidle::{CPU_SYSFS, idle_states};
 
-use crate::support::{Running, allowed_cpus, rtlat_cyclictest, run, safety_net, spawn, wait_until};
+use crate::support::{
+    Running, allowed_cpus, rtlat_cyclictest, run, spawn, wait_until, wait_until_spinning,
+};
 
 const WARNING: &str = "WARN: not setting cpu_dma_latency, --deepest-idle-state is set instead";
 
@@ -97,19 +99,6 @@ macro_rules! require_cpuidle {
 /// emulation, where the run and its janitor are emulated processes).
 fn eventually(done: impl FnMut() -> bool) -> bool {
     wait_until(Duration::from_secs(3), done)
-}
-
-/// Whether `done` holds within a safety net of `limit`, checked again
-/// and again without sleeping, so that the first moment it holds is seen.
-fn wait_until_spinning(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + safety_net(limit);
-    while !done() {
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::yield_now();
-    }
-    true
 }
 
 fn all_disabled(cpu: usize) -> bool {

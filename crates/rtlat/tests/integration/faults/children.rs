@@ -19,8 +19,8 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use crate::support::{
-    SpawnChecked, describe_process, read_json, rtlat, rtlat_path, safety_net, send_signal,
-    wait_until,
+    SpawnChecked, describe_process, proc_stat, read_json, rtlat, rtlat_path, safety_net,
+    send_signal, wait_until,
 };
 
 /// How long after a SIGKILL everything of the run must be gone.
@@ -35,11 +35,7 @@ struct Proc {
 
 /// What `/proc/PID/stat` says: (name, state, ppid, start time).
 fn stat_of(pid: i32) -> Option<(String, char, i32, u64)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let open = text.find('(')?;
-    let close = text.rfind(')')?;
-    let name = text[open + 1..close].to_string();
-    let fields: Vec<&str> = text[close + 1..].split_whitespace().collect();
+    let (name, fields) = proc_stat(Path::new(&format!("/proc/{pid}/stat")))?;
     // Fields from 3 (state) on: state ppid ... starttime is field 22.
     let state = fields.first()?.chars().next()?;
     let ppid = fields.get(1)?.parse().ok()?;

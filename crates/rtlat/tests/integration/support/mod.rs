@@ -373,7 +373,19 @@ impl Drop for Running {
 
 /// Whether `done` holds within `limit`, looking every 5 ms. `limit` is a
 /// safety net ([`safety_net`]: wider under emulation), never a measure.
-pub fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+pub fn wait_until(limit: Duration, done: impl FnMut() -> bool) -> bool {
+    poll_until(limit, || std::thread::sleep(Duration::from_millis(5)), done)
+}
+
+/// [`wait_until`] without a pause between looks (only a yield), so that
+/// the first moment `done` holds is seen.
+pub fn wait_until_spinning(limit: Duration, done: impl FnMut() -> bool) -> bool {
+    poll_until(limit, std::thread::yield_now, done)
+}
+
+/// Whether `done` holds within the safety net of `limit`, calling `pause`
+/// between looks.
+fn poll_until(limit: Duration, pause: impl Fn(), mut done: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + safety_net(limit);
     loop {
         if done() {
@@ -382,7 +394,7 @@ pub fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
         if Instant::now() > deadline {
             return false;
         }
-        std::thread::sleep(Duration::from_millis(5));
+        pause();
     }
 }
 
@@ -410,12 +422,14 @@ pub fn wait_for_realtime_threads(pid: u32, count: usize) {
     );
 }
 
-/// The fields of a `/proc/.../stat` line after the command name (the
-/// first of them is the state, field 3 of proc(5)).
-fn stat_fields_after_comm(path: &Path) -> Option<Vec<String>> {
+/// A `/proc/.../stat` line: the command name, and the fields after it
+/// (the first of them is the state, field 3 of proc(5)).
+pub fn proc_stat(path: &Path) -> Option<(String, Vec<String>)> {
     let text = std::fs::read_to_string(path).ok()?;
-    let (_, after) = text.rsplit_once(')')?;
-    Some(after.split_whitespace().map(str::to_owned).collect())
+    let (before, after) = text.rsplit_once(')')?;
+    let (_, name) = before.split_once('(')?;
+    let fields = after.split_whitespace().map(str::to_owned).collect();
+    Some((name.to_owned(), fields))
 }
 
 /// The processes whose parent is `pid`.
@@ -427,8 +441,8 @@ fn children_of(pid: u32) -> Vec<u32> {
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter(|&child| {
-            stat_fields_after_comm(&PathBuf::from(format!("/proc/{child}/stat")))
-                .and_then(|f| f.get(1)?.parse::<u32>().ok())
+            proc_stat(&PathBuf::from(format!("/proc/{child}/stat")))
+                .and_then(|(_, f)| f.get(1)?.parse::<u32>().ok())
                 == Some(pid)
         })
         .collect()
@@ -443,8 +457,8 @@ fn realtime_threads(pid: u32) -> usize {
     tasks
         .flatten()
         .filter(|task| {
-            stat_fields_after_comm(&task.path().join("stat"))
-                .is_some_and(|f| matches!(f.get(38).map(String::as_str), Some("1" | "2")))
+            proc_stat(&task.path().join("stat"))
+                .is_some_and(|(_, f)| matches!(f.get(38).map(String::as_str), Some("1" | "2")))
         })
         .count()
 }
