@@ -127,10 +127,42 @@ mod tests {
         assert_eq!(hits.load(Ordering::SeqCst), 1);
     }
 
+    const EXPECTED_PANIC: &str = "expected in this test";
+
+    /// How many times the panic hook was handed [`EXPECTED_PANIC`], which
+    /// it keeps off stderr (a thread made here is not one of libtest's,
+    /// whose output it captures, so the default hook would print the
+    /// message and a backtrace in a passing run); every other panic goes
+    /// to the hook there was.
+    static EXPECTED_PANICS_SEEN: AtomicUsize = AtomicUsize::new(0);
+
+    fn keep_the_expected_panic_quiet() {
+        static INSTALL: std::sync::Once = std::sync::Once::new();
+        INSTALL.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if info.payload().downcast_ref::<&str>() == Some(&EXPECTED_PANIC) {
+                    EXPECTED_PANICS_SEEN.fetch_add(1, Ordering::SeqCst);
+                } else {
+                    previous(info);
+                }
+            }));
+        });
+    }
+
     #[test]
     fn a_panicking_job_does_not_take_the_process_down() {
-        let t = spawn("rtlat-panic", 64 * 1024, || panic!("expected in this test")).unwrap();
+        keep_the_expected_panic_quiet();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let ran_in_job = Arc::clone(&ran);
+        let t = spawn("rtlat-panic", 64 * 1024, move || {
+            ran_in_job.fetch_add(1, Ordering::SeqCst);
+            std::panic::panic_any(EXPECTED_PANIC)
+        })
+        .unwrap();
         t.join().unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+        assert_eq!(EXPECTED_PANICS_SEEN.load(Ordering::SeqCst), 1);
     }
 
     #[test]

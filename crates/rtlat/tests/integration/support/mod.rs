@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -163,7 +164,7 @@ pub fn has_c_cyclictest() -> bool {
     Path::new(C_CYCLICTEST).is_file()
 }
 
-fn proc_status_field(name: &str) -> Option<String> {
+pub(crate) fn proc_status_field(name: &str) -> Option<String> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     status
         .lines()
@@ -186,12 +187,20 @@ pub fn is_root() -> bool {
 
 /// The CPUs this process may run on (`Cpus_allowed_list`).
 pub fn allowed_cpus() -> Vec<usize> {
-    let list = proc_status_field("Cpus_allowed_list:").expect("Cpus_allowed_list");
+    parse_cpu_list(&proc_status_field("Cpus_allowed_list:").expect("Cpus_allowed_list"))
+}
+
+/// A kernel CPU list (`0-3,8,10-11`) as CPU numbers, ascending.
+pub fn parse_cpu_list(list: &str) -> Vec<usize> {
     let mut cpus = Vec::new();
-    for part in list.split(',').filter(|p| !p.is_empty()) {
+    for part in list.trim().split(',').filter(|p| !p.is_empty()) {
+        let number = |n: &str| {
+            n.parse::<usize>()
+                .unwrap_or_else(|_| panic!("not a CPU list: {list:?}"))
+        };
         match part.split_once('-') {
-            Some((a, b)) => cpus.extend(a.parse::<usize>().unwrap()..=b.parse::<usize>().unwrap()),
-            None => cpus.push(part.parse().unwrap()),
+            Some((a, b)) => cpus.extend(number(a)..=number(b)),
+            None => cpus.push(number(part)),
         }
     }
     cpus
@@ -264,18 +273,49 @@ impl Run {
 pub struct Running {
     child: Child,
     start: Instant,
-    out: Option<JoinHandle<Vec<u8>>>,
-    err: Option<JoinHandle<Vec<u8>>>,
+    out: Option<Drained>,
+    err: Option<Drained>,
 }
 
-fn drain(r: Option<impl Read + Send + 'static>) -> JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(mut r) = r {
-            let _ = r.read_to_end(&mut buf);
-        }
-        buf
-    })
+/// One output of a child, read into a buffer as it comes: the test can
+/// look at what has come so far ([`Running::wait_for_stdout`]).
+#[derive(Debug)]
+struct Drained {
+    so_far: Arc<Mutex<Vec<u8>>>,
+    reader: JoinHandle<()>,
+}
+
+impl Drained {
+    fn start(r: Option<impl Read + Send + 'static>) -> Drained {
+        let so_far = Arc::new(Mutex::new(Vec::new()));
+        let buffer = Arc::clone(&so_far);
+        let reader = std::thread::spawn(move || {
+            let Some(mut r) = r else { return };
+            let mut chunk = [0u8; 4096];
+            loop {
+                match r.read(&mut chunk) {
+                    Ok(0) => return,
+                    Ok(n) => buffer
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .extend_from_slice(&chunk[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => return,
+                }
+            }
+        });
+        Drained { so_far, reader }
+    }
+
+    fn text_so_far(&self) -> String {
+        String::from_utf8_lossy(&self.so_far.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
+    }
+
+    /// Everything, once the writer closed its end.
+    fn finish(self) -> Vec<u8> {
+        self.reader.join().expect("output reader");
+        std::mem::take(&mut *self.so_far.lock().unwrap_or_else(|e| e.into_inner()))
+    }
 }
 
 /// `/dev/full` opened for writing, as a child's stdout or stderr: every
@@ -301,8 +341,8 @@ pub fn spawn_with(cmd: &mut Command, stdout: Stdio, stderr: Stdio) -> Running {
     let mut child = cmd
         .spawn_checked()
         .unwrap_or_else(|e| panic!("spawning {cmd:?}: {e}"));
-    let out = Some(drain(child.stdout.take()));
-    let err = Some(drain(child.stderr.take()));
+    let out = Some(Drained::start(child.stdout.take()));
+    let err = Some(Drained::start(child.stderr.take()));
     Running {
         child,
         start,
@@ -322,6 +362,37 @@ impl Running {
         self.child.stdin.take()
     }
 
+    /// What the child wrote to its standard output so far.
+    pub fn stdout_so_far(&self) -> String {
+        self.out
+            .as_ref()
+            .map(Drained::text_so_far)
+            .unwrap_or_default()
+    }
+
+    /// What the child wrote to its standard error so far.
+    pub fn stderr_so_far(&self) -> String {
+        self.err
+            .as_ref()
+            .map(Drained::text_so_far)
+            .unwrap_or_default()
+    }
+
+    /// Waits until the standard output so far satisfies `done` (a line
+    /// the test waits for), within the safety net of `limit`; panics
+    /// with what came, and what `/proc` says of the child, if it does not.
+    pub fn wait_for_stdout(&self, limit: Duration, what: &str, mut done: impl FnMut(&str) -> bool) {
+        let seen = wait_until(limit, || done(&self.stdout_so_far()));
+        assert!(
+            seen,
+            "{what}: not on stdout within {limit:?}\n--- stdout so far ---\n{}\n--- stderr so far \
+             ---\n{}\n--- the process ---\n{}",
+            self.stdout_so_far(),
+            self.stderr_so_far(),
+            describe_process(self.pid())
+        );
+    }
+
     /// Sends a signal by name (`INT`, `TERM`, `HUP`, `USR1`) with kill(1).
     pub fn signal(&self, name: &str) {
         send_signal(self.pid(), name);
@@ -336,8 +407,9 @@ impl Running {
         loop {
             if let Some(status) = self.child.try_wait().expect("try_wait") {
                 let elapsed = self.start.elapsed();
-                let stdout = self.out.take().unwrap().join().unwrap();
-                let stderr = self.err.take().unwrap().join().unwrap();
+                let stdout = self.out.take().unwrap().finish();
+                let stderr = self.err.take().unwrap().finish();
+                realtime_check::assert_kept_to_its_lease(self.child.id());
                 return Run {
                     status,
                     stdout: String::from_utf8_lossy(&stdout).into_owned(),
@@ -433,7 +505,7 @@ pub fn proc_stat(path: &Path) -> Option<(String, Vec<String>)> {
 }
 
 /// The processes whose parent is `pid`.
-fn children_of(pid: u32) -> Vec<u32> {
+pub(crate) fn children_of(pid: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -450,7 +522,7 @@ fn children_of(pid: u32) -> Vec<u32> {
 
 /// How many threads of `pid` run under SCHED_FIFO (1) or SCHED_RR (2):
 /// field 41 of proc(5)'s `stat`.
-fn realtime_threads(pid: u32) -> usize {
+pub(crate) fn realtime_threads(pid: u32) -> usize {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return 0;
     };
@@ -1091,10 +1163,14 @@ fn histogram_parser_reads_the_reference_block() {
 #[test]
 fn the_realtime_sign_counts_the_threads_of_the_run_and_its_children() {
     require_root!();
+    let lease = cpus::CpuLease::one();
     let plain = spawn(Command::new("sleep").arg("10"));
-    let realtime = spawn(Command::new("chrt").args(["-f", "1", "sleep", "10"]));
-    let parent =
-        spawn(Command::new("sh").args(["-c", "chrt -f 1 sleep 10 & chrt -r 1 sleep 10 & wait"]));
+    let realtime = spawn(lease.pinned("chrt").args(["-f", "1", "sleep", "10"]));
+    let parent = spawn(
+        lease
+            .pinned("sh")
+            .args(["-c", "chrt -f 1 sleep 10 & chrt -r 1 sleep 10 & wait"]),
+    );
     wait_for_realtime_threads(realtime.pid(), 1);
     wait_for_realtime_threads(parent.pid(), 2);
     assert_eq!(
@@ -1115,8 +1191,11 @@ fn the_realtime_sign_counts_the_threads_of_the_run_and_its_children() {
 
 #[macro_use]
 pub(crate) mod nobody;
-// After the macros, which its tests use.
+// After the macros, which their tests use.
+pub(crate) mod cpus;
+pub(crate) mod realtime_check;
 pub(crate) mod spawn;
+pub(crate) mod spinner;
 
 pub use spawn::SpawnChecked;
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::{Run, rtlat_path, run_with_timeout};
+use super::{Run, SpawnChecked, rtlat_path, run_with_timeout};
 
 /// Whether `setpriv` and `prlimit` (util-linux) are there to drop
 /// privilege and pin limits with.
@@ -25,12 +25,27 @@ struct NobodyBinary {
     path: PathBuf,
 }
 
+/// The copy is written by `install(1)`, a process of its own that has
+/// ended before the copy runs. Written from this process, the copy's
+/// write descriptor would be inherited by every child another test
+/// thread forks meanwhile, until that child's exec, and the copy's exec
+/// would fail with ETXTBSY ("Text file busy") now and then.
 fn nobody_binary() -> NobodyBinary {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let path = dir.path().join("rtlat");
-    std::fs::copy(rtlat_path(), &path).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let status = Command::new("install")
+        .args(["-m", "0755"])
+        .arg(rtlat_path())
+        .arg(&path)
+        .stdin(Stdio::null())
+        .status_checked()
+        .expect("install(1)");
+    assert!(
+        status.success(),
+        "install(1) could not copy rtlat to {}",
+        path.display()
+    );
     NobodyBinary { _dir: dir, path }
 }
 
@@ -64,41 +79,28 @@ fn memlock_hard_limit() -> Option<u64> {
 /// RLIMIT_MEMLOCK (soft and hard) lowered to `memlock` bytes when given
 /// (to the hard limit the runner has when that is lower: raising it needs
 /// CAP_SYS_RESOURCE, which a container may not give even to root).
-///
-/// The copy's exec fails with ETXTBSY ("Text file busy") while a child
-/// another test thread forked meanwhile still holds the copy's write
-/// descriptor (until that child's own exec): the run is tried again then,
-/// up to 5 times.
 pub fn run_restricted(who: Who, memlock: Option<u64>, args: &[&str]) -> Run {
     let bin = nobody_binary();
-    let mut attempt = 0;
-    loop {
-        let mut cmd = Command::new("prlimit");
-        if let Some(wanted) = memlock {
-            let bytes = memlock_hard_limit().map_or(wanted, |hard| hard.min(wanted));
-            cmd.arg(format!("--memlock={bytes}:{bytes}"));
-        }
-        cmd.arg("setpriv");
-        match who {
-            Who::Nobody => cmd.args([
-                "--reuid=65534",
-                "--regid=65534",
-                "--clear-groups",
-                "--inh-caps=-all",
-            ]),
-            Who::RootWithoutIpcLock => cmd.args(["--bounding-set=-ipc_lock", "--inh-caps=-all"]),
-        };
-        cmd.arg(&bin.path)
-            .args(args)
-            .current_dir("/")
-            .stdin(Stdio::null());
-        let r = run_with_timeout(&mut cmd, Duration::from_secs(5));
-        attempt += 1;
-        if !r.stderr.contains("Text file busy") || attempt == 5 {
-            return r;
-        }
-        std::thread::sleep(Duration::from_millis(50));
+    let mut cmd = Command::new("prlimit");
+    if let Some(wanted) = memlock {
+        let bytes = memlock_hard_limit().map_or(wanted, |hard| hard.min(wanted));
+        cmd.arg(format!("--memlock={bytes}:{bytes}"));
     }
+    cmd.arg("setpriv");
+    match who {
+        Who::Nobody => cmd.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+        ]),
+        Who::RootWithoutIpcLock => cmd.args(["--bounding-set=-ipc_lock", "--inh-caps=-all"]),
+    };
+    cmd.arg(&bin.path)
+        .args(args)
+        .current_dir("/")
+        .stdin(Stdio::null());
+    run_with_timeout(&mut cmd, Duration::from_secs(5))
 }
 
 /// Skips (with a SKIPPED line) unless the test runs as root with `setpriv`

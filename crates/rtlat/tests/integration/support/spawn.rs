@@ -40,22 +40,39 @@ pub trait SpawnChecked {
 
 impl SpawnChecked for Command {
     fn spawn_checked(&mut self) -> io::Result<Child> {
-        match rtlat_sys::emulation::emulated() {
-            Some(emulator) => spawn_leaving(self, &own_command_line(), EXEC_WITHIN, &emulator),
-            None => self.spawn(),
-        }
+        let child = match rtlat_sys::emulation::emulated() {
+            Some(emulator) => spawn_leaving(
+                self,
+                &own_command_line(),
+                EXEC_WITHIN,
+                &emulator,
+                // Straight to stderr (libtest captures eprintln!): seen in
+                // every run.
+                &mut io::stderr(),
+            )?,
+            None => self.spawn()?,
+        };
+        super::realtime_check::watch(child.id());
+        Ok(child)
     }
 
     fn output_checked(&mut self) -> io::Result<Output> {
-        self.stdin(Stdio::null())
+        let child = self
+            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .spawn_checked()?
-            .wait_with_output()
+            .spawn_checked()?;
+        let pid = child.id();
+        let output = child.wait_with_output()?;
+        super::realtime_check::assert_kept_to_its_lease(pid);
+        Ok(output)
     }
 
     fn status_checked(&mut self) -> io::Result<ExitStatus> {
-        self.spawn_checked()?.wait()
+        let mut child = self.spawn_checked()?;
+        let status = child.wait()?;
+        super::realtime_check::assert_kept_to_its_lease(child.id());
+        Ok(status)
     }
 }
 
@@ -73,12 +90,13 @@ fn own_command_line() -> Vec<u8> {
 
 /// Spawns `cmd`; a child whose command line still ends with `image`
 /// `within` after its fork is killed and `cmd` spawned again, up to
-/// [`ATTEMPTS`] times, each said on stderr.
+/// [`ATTEMPTS`] times, each said on `notes` in a NOTE line.
 fn spawn_leaving(
     cmd: &mut Command,
     image: &[u8],
     within: Duration,
     emulator: &str,
+    notes: &mut dyn Write,
 ) -> io::Result<Child> {
     for attempt in 1..=ATTEMPTS {
         let mut child = cmd.spawn()?;
@@ -88,9 +106,8 @@ fn spawn_leaving(
         let pid = child.id();
         let _ = child.kill();
         let _ = child.wait();
-        // Straight to stderr (libtest captures eprintln!): seen in every run.
         let _ = writeln!(
-            io::stderr(),
+            notes,
             "NOTE (emulated: {emulator}): pid {pid}, started for {:?}, was still the test \
              binary {within:?} after its fork (qemu-user's fork deadlock); killed it \
              (attempt {attempt} of {ATTEMPTS})",
@@ -135,6 +152,7 @@ mod tests {
             &own_command_line(),
             Duration::from_secs(5),
             "test",
+            &mut Vec::new(),
         )
         .unwrap();
         // Empty for a moment after posix_spawn returns, while the exec
@@ -159,6 +177,7 @@ mod tests {
             b"true\x00",
             Duration::from_secs(5),
             "test",
+            &mut Vec::new(),
         )
         .unwrap();
         assert!(child.wait().unwrap().success());
@@ -172,19 +191,31 @@ mod tests {
         );
         // `sleep 30` stands for a child stuck in the test's image.
         let started = Instant::now();
-        let failed = std::panic::catch_unwind(|| {
+        let mut notes = Vec::new();
+        let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             spawn_leaving(
                 Command::new("sleep").arg("30"),
                 b"sleep\x0030\x00",
                 Duration::from_millis(200),
-                "none: a stand-in stuck child of this check's own test",
+                "stand-in",
+                &mut notes,
             )
-        });
+        }));
         let message = failed.unwrap_err().downcast::<String>().unwrap();
         assert!(
             message.contains("3 children in a row never reached their exec"),
             "{message}"
         );
+        let notes = String::from_utf8(notes).unwrap();
+        let lines: Vec<&str> = notes.lines().collect();
+        assert_eq!(lines.len(), 3, "{notes}");
+        for (attempt, line) in (1..).zip(&lines) {
+            assert!(
+                line.starts_with("NOTE (emulated: stand-in): pid ")
+                    && line.ends_with(&format!("killed it (attempt {attempt} of 3)")),
+                "{line}"
+            );
+        }
         // Three tries of 200 ms each, each child killed, not waited out.
         assert!(started.elapsed() < Duration::from_secs(10));
     }
