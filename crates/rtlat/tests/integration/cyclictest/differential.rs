@@ -2,12 +2,14 @@
 //! with the same options give the same exit status and print the same
 //! structure (lines, line shapes with the numbers hidden, JSON keys) on
 //! stdout, and on stderr where it is meant to match; the plain options
-//! first, then those that add blocks of their own.
+//! first, then those that add blocks of their own. The real-time runs
+//! of both tools are pinned (`-a`) to the CPU their test leases.
 
 use std::collections::BTreeSet;
 
 use crate::cyclictest::real::TraceGuard;
 use crate::cyclictest::synthetic::{parse_break, parse_samples, parse_spike_block};
+use crate::support::cpus::CpuLease;
 use crate::support::{
     Run, check_status_invariants, cyclictest_c, json_key_paths, parse_histogram,
     parse_status_lines, read_json, rtlat_cyclictest, run, shape,
@@ -21,6 +23,17 @@ pub(crate) fn both(args: &[&str]) -> (Run, Run) {
     let ours = run(&mut rtlat_cyclictest(args));
     ours.expect_code(0);
     (c, ours)
+}
+
+/// [`both`] with `-a` the leased CPUs first: the real-time threads of
+/// either tool stay on them (C 2.4 pins thread i to CPU i without `-a`).
+/// First, because C 2.4 given `-v` before `-a` prints `Using N cpus.`
+/// twice, once while it parses `-a`, and rtlat once.
+fn both_on(lease: &CpuLease, args: &[&str]) -> (Run, Run) {
+    let cpus = lease.list();
+    let mut pinned = vec!["-a", &cpus];
+    pinned.extend(args);
+    both(&pinned)
 }
 
 /// The shape used for comparison. The overflow-at lines list a
@@ -67,7 +80,11 @@ pub(crate) fn assert_same_shapes(c: &Run, ours: &Run) {
 fn quiet_two_threads() {
     require_root!();
     require_c_cyclictest!();
-    let (c, ours) = both(&["-q", "-p", "80", "-i", "500", "-l", "200", "-t", "2"]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(
+        &lease,
+        &["-q", "-p", "80", "-i", "500", "-l", "200", "-t", "2"],
+    );
     assert_same_shapes(&c, &ours);
     let lines = parse_status_lines(&ours.stdout);
     check_status_invariants(&lines);
@@ -82,9 +99,13 @@ fn quiet_two_threads() {
 fn quiet_histogram() {
     require_root!();
     require_c_cyclictest!();
-    let (c, ours) = both(&[
-        "-q", "-p", "80", "-i", "500", "-l", "200", "-h", "30", "-t", "2",
-    ]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(
+        &lease,
+        &[
+            "-q", "-p", "80", "-i", "500", "-l", "200", "-h", "30", "-t", "2",
+        ],
+    );
     assert_same_shapes(&c, &ours);
     let (hc, ho) = (
         parse_histogram(&c.stdout).unwrap(),
@@ -99,9 +120,13 @@ fn quiet_histogram() {
 fn quiet_histofall() {
     require_root!();
     require_c_cyclictest!();
-    let (c, ours) = both(&[
-        "-q", "-p", "80", "-i", "500", "-l", "200", "-H", "30", "-t", "2",
-    ]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(
+        &lease,
+        &[
+            "-q", "-p", "80", "-i", "500", "-l", "200", "-H", "30", "-t", "2",
+        ],
+    );
     assert_same_shapes(&c, &ours);
     let (hc, ho) = (
         parse_histogram(&c.stdout).unwrap(),
@@ -116,7 +141,8 @@ fn quiet_histofall() {
 fn live_frames() {
     require_root!();
     require_c_cyclictest!();
-    let (c, ours) = both(&["-p", "80", "-i", "1000", "-l", "100"]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(&lease, &["-p", "80", "-i", "1000", "-l", "100"]);
     for (who, r) in [("C", &c), ("rtlat", &ours)] {
         let lines: Vec<&str> = r.stdout.lines().collect();
         assert_eq!(lines[0], "# /dev/cpu_dma_latency set to 0us", "{who}");
@@ -156,7 +182,8 @@ fn live_frames() {
 fn quiet_nanoseconds() {
     require_root!();
     require_c_cyclictest!();
-    let (c, ours) = both(&["-q", "-N", "-p", "80", "-i", "500", "-l", "100"]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(&lease, &["-q", "-N", "-p", "80", "-i", "500", "-l", "100"]);
     assert_same_shapes(&c, &ours);
 }
 
@@ -164,7 +191,8 @@ fn quiet_nanoseconds() {
 fn quiet_round_robin() {
     require_root!();
     require_c_cyclictest!();
-    let (c, ours) = both(&["-q", "-p", "80", "-l", "50", "--policy=rr"]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(&lease, &["-q", "-p", "80", "-l", "50", "--policy=rr"]);
     assert_same_shapes(&c, &ours);
 }
 
@@ -172,6 +200,7 @@ fn quiet_round_robin() {
 fn quiet_without_priority_shows_p0() {
     require_root!();
     require_c_cyclictest!();
+    // SCHED_OTHER: nothing real-time to keep on a leased CPU.
     let (c, ours) = both(&["-q", "-l", "50"]);
     assert_same_shapes(&c, &ours);
     for r in [&c, &ours] {
@@ -225,12 +254,14 @@ const EXTRA_KEYS: &[&str] = &[
     "wait_method",
 ];
 
-fn json_keys_superset(args: &[&str]) {
+/// Runs both tools with `args` on the leased CPU, each writing `--json`.
+fn json_keys_superset(lease: &CpuLease, args: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let c_json = dir.path().join("c.json");
     let our_json = dir.path().join("rtlat.json");
     let with = |path: &std::path::Path| {
         let mut v: Vec<String> = vec![format!("--json={}", path.display())];
+        v.extend(["-a".to_owned(), lease.list()]);
         v.extend(args.iter().map(|s| s.to_string()));
         v
     };
@@ -257,7 +288,7 @@ fn json_keys_superset(args: &[&str]) {
         EXTRA_KEYS.iter().copied().collect::<BTreeSet<_>>(),
         "rtlat's extra JSON keys"
     );
-    // Same types where the keys match (cpu values differ: C 2.4 always pins).
+    // Same types where the keys match; the same CPU, the leased one.
     for key in [
         "num_threads",
         "resolution_in_ns",
@@ -275,6 +306,10 @@ fn json_keys_superset(args: &[&str]) {
                 "thread {t} {field}: C {a} vs rtlat {b}"
             );
         }
+        let leased = serde_json::Value::from(lease.cpu());
+        for (who, json) in [("C", &cj), ("rtlat", &oj)] {
+            assert_eq!(json["thread"][t]["cpu"], leased, "{who}: thread {t} cpu");
+        }
     }
 }
 
@@ -282,19 +317,23 @@ fn json_keys_superset(args: &[&str]) {
 fn json_keys_with_histogram() {
     require_root!();
     require_c_cyclictest!();
-    json_keys_superset(&["-q", "-p", "80", "-l", "100", "-h", "10"]);
+    let lease = CpuLease::one();
+    json_keys_superset(&lease, &["-q", "-p", "80", "-l", "100", "-h", "10"]);
 }
 
 #[test]
 fn json_keys_without_histogram() {
     require_root!();
     require_c_cyclictest!();
-    json_keys_superset(&["-q", "-p", "80", "-i", "500", "-l", "100", "-t", "2"]);
+    let lease = CpuLease::one();
+    json_keys_superset(
+        &lease,
+        &["-q", "-p", "80", "-i", "500", "-l", "100", "-t", "2"],
+    );
 }
 
 /// stderr: every C line must be in ours; ours may add only `rtlat cyclictest: note:` lines.
-fn assert_same_stderr(args: &[&str]) {
-    let (c, ours) = both(args);
+fn assert_same_stderr(c: &Run, ours: &Run) {
     let c_lines: Vec<&str> = c.stderr.lines().collect();
     let our_lines: Vec<&str> = ours.stderr.lines().collect();
     for l in &c_lines {
@@ -316,14 +355,18 @@ fn assert_same_stderr(args: &[&str]) {
 fn stderr_like_c_without_priority() {
     require_root!();
     require_c_cyclictest!();
-    assert_same_stderr(&["-q", "-l", "50"]);
+    // SCHED_OTHER: nothing real-time to keep on a leased CPU.
+    let (c, ours) = both(&["-q", "-l", "50"]);
+    assert_same_stderr(&c, &ours);
 }
 
 #[test]
 fn stderr_like_c_with_round_robin() {
     require_root!();
     require_c_cyclictest!();
-    assert_same_stderr(&["-q", "-p", "80", "-l", "50", "--policy=rr"]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(&lease, &["-q", "-p", "80", "-l", "50", "--policy=rr"]);
+    assert_same_stderr(&c, &ours);
 }
 
 /// Regression: `-p 80` alone used to add `policy and priority don't match:
@@ -332,7 +375,9 @@ fn stderr_like_c_with_round_robin() {
 fn stderr_like_c_with_priority() {
     require_root!();
     require_c_cyclictest!();
-    assert_same_stderr(&["-q", "-p", "80", "-i", "500", "-l", "50"]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(&lease, &["-q", "-p", "80", "-i", "500", "-l", "50"]);
+    assert_same_stderr(&c, &ours);
 }
 
 fn assert_same_stderr_shapes(c: &Run, ours: &Run) {
@@ -349,22 +394,26 @@ fn assert_same_stderr_shapes(c: &Run, ours: &Run) {
 fn spike_block() {
     require_root!();
     require_c_cyclictest!();
+    let lease = CpuLease::one();
     // Trigger 1 µs: reliably exceeded, so both print the block.
-    let (c, ours) = both(&[
-        "-q",
-        "-p",
-        "80",
-        "-i",
-        "500",
-        "-l",
-        "3000",
-        "--spike",
-        "1",
-        "--spike-nodes",
-        "3",
-        "-t",
-        "2",
-    ]);
+    let (c, ours) = both_on(
+        &lease,
+        &[
+            "-q",
+            "-p",
+            "80",
+            "-i",
+            "500",
+            "-l",
+            "3000",
+            "--spike",
+            "1",
+            "--spike-nodes",
+            "3",
+            "-t",
+            "2",
+        ],
+    );
     assert_same_shapes(&c, &ours);
     for r in [&c, &ours] {
         let block = parse_spike_block(&r.stdout).expect("spike block");
@@ -379,7 +428,11 @@ fn breaktrace_lines() {
     require_root!();
     require_c_cyclictest!();
     let _guard = TraceGuard::acquire();
-    let (c, ours) = both(&["-q", "-p", "80", "-i", "500", "-l", "5000", "-b", "1"]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(
+        &lease,
+        &["-q", "-p", "80", "-i", "500", "-l", "5000", "-b", "1"],
+    );
     assert_same_shapes(&c, &ours);
     for r in [&c, &ours] {
         let b = parse_break(&r.stdout);
@@ -394,9 +447,13 @@ fn breaktrace_lines_two_threads() {
     require_root!();
     require_c_cyclictest!();
     let _guard = TraceGuard::acquire();
-    let (c, ours) = both(&[
-        "-q", "-p", "80", "-i", "500", "-l", "5000", "-b", "1", "-t", "2",
-    ]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(
+        &lease,
+        &[
+            "-q", "-p", "80", "-i", "500", "-l", "5000", "-b", "1", "-t", "2",
+        ],
+    );
     assert_same_shapes(&c, &ours);
 }
 
@@ -407,10 +464,10 @@ fn refresh_on_max_tail() {
     );
     require_root!();
     require_c_cyclictest!();
-    let (c, ours) = both(&["-M", "-p", "80", "-l", "300"]);
-    // C can miss a new maximum signalled while its main thread sleeps (its
-    // condition-variable wait races with the signal) and then shows a
-    // single frame; rtlat polls the maxima and always redraws at least once.
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(&lease, &["-M", "-p", "80", "-l", "300"]);
+    // rtlat polls the maxima and always redraws at least once, then moves
+    // the cursor up after its last frame, and down at the end.
     let ours_frames = ours.stdout.split("\x1b[3A").count();
     assert!(ours_frames >= 3, "at least one redraw:\n{:?}", ours.stdout);
     assert!(
@@ -423,50 +480,44 @@ fn refresh_on_max_tail() {
         ours.stdout.lines().next(),
         "first line"
     );
-    // Under load C can miss every signal and end without moving the
-    // cursor at all: then there is no C frame to compare with.
-    if c.stdout.split("\x1b[3A").count() < 2 {
-        eprintln!(
-            "NOTE {}: C cyclictest -M drew no frame with a cursor move (its race); \
-             rtlat's frames checked alone",
-            function_name!()
-        );
-        assert!(ours.stdout.ends_with("\x1b[3A\x1b[3B"), "{:?}", ours.stdout);
-        return;
-    }
+    // C's main thread draws a frame, sleeps 10 ms, checks for the end,
+    // moves the cursor up and waits for a new maximum; the end of the run
+    // wakes it to move the cursor down. A maximum signalled while it is not
+    // waiting is lost (its condition-variable wait races with the signal),
+    // so C may draw a single frame, and when the end comes during a
+    // frame's sleep that frame is not followed by the move up, the first
+    // one included (no cursor move up at all). Whichever way C ended, its
+    // last frame is the one before the final move down.
     let tail = |r: &Run| -> Vec<String> {
-        let frames: Vec<&str> = r.stdout.split("\x1b[3A").collect();
-        assert!(
-            frames.len() >= 2,
-            "a frame, then the cursor moves:\n{:?}",
-            r.stdout
-        );
-        // The cursor goes back down after the last frame. C checks for the
-        // end between drawing a frame and moving the cursor up, so its
-        // last frame may or may not be followed by the move up.
-        let last = frames[frames.len() - 1];
-        assert!(last.ends_with("\x1b[3B"), "{:?}", r.stdout);
-        let frame = match last.strip_suffix("\x1b[3B") {
-            Some("") => frames[frames.len() - 2],
-            Some(drawn) => drawn,
-            None => unreachable!(),
-        };
+        let drawn = r
+            .stdout
+            .strip_suffix("\x1b[3B")
+            .unwrap_or_else(|| panic!("the cursor goes back down at the end: {:?}", r.stdout));
+        let drawn = drawn.strip_suffix("\x1b[3A").unwrap_or(drawn);
+        let last = drawn.rsplit("\x1b[3A").next().unwrap();
         // The first frame also carries the cpu_dma_latency line printed
         // before it; compare the frame itself.
-        frame
-            .lines()
+        last.lines()
             .filter(|l| !l.starts_with("# /dev/cpu_dma_latency"))
             .map(shape)
             .collect()
     };
-    assert_eq!(tail(&c), tail(&ours), "the last frame and the tail");
+    let c_last = tail(&c);
+    assert_eq!(
+        c_last.len(),
+        3,
+        "header, empty line, T: line: {:?}",
+        c.stdout
+    );
+    assert_eq!(c_last, tail(&ours), "the last frame and the tail");
 }
 
 #[test]
 fn oscope_verbose_lines() {
     require_root!();
     require_c_cyclictest!();
-    let (c, ours) = both(&["-v", "-o", "10", "-l", "100", "-p", "80"]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(&lease, &["-v", "-o", "10", "-l", "100", "-p", "80"]);
     assert_same_shapes(&c, &ours);
     for r in [&c, &ours] {
         let s = parse_samples(&r.stdout);
@@ -484,7 +535,8 @@ fn oscope_verbose_lines() {
 fn quiet_posix_timers() {
     require_root!();
     require_c_cyclictest!();
-    let (c, ours) = both(&["-q", "-x", "-p", "80", "-l", "100"]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(&lease, &["-q", "-x", "-p", "80", "-l", "100"]);
     assert_same_shapes(&c, &ours);
     assert_same_stderr_shapes(&c, &ours);
 }
@@ -493,7 +545,8 @@ fn quiet_posix_timers() {
 fn quiet_nanosleep() {
     require_root!();
     require_c_cyclictest!();
-    let (c, ours) = both(&["-q", "-s", "-p", "80", "-l", "100"]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(&lease, &["-q", "-s", "-p", "80", "-l", "100"]);
     assert_same_shapes(&c, &ours);
     assert_same_stderr_shapes(&c, &ours);
 }
@@ -502,7 +555,8 @@ fn quiet_nanosleep() {
 fn nanosleep_with_posix_timers() {
     require_root!();
     require_c_cyclictest!();
-    let (c, ours) = both(&["-q", "-s", "-x", "-p", "80", "-l", "50"]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(&lease, &["-q", "-s", "-x", "-p", "80", "-l", "50"]);
     assert_same_shapes(&c, &ours);
     assert_eq!(c.stderr, ours.stderr, "the three WARN lines");
 }
@@ -511,7 +565,11 @@ fn nanosleep_with_posix_timers() {
 fn quiet_aligned_two_threads() {
     require_root!();
     require_c_cyclictest!();
-    let (c, ours) = both(&["-q", "-A", "100", "-p", "80", "-l", "100", "-t", "2"]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(
+        &lease,
+        &["-q", "-A", "100", "-p", "80", "-l", "100", "-t", "2"],
+    );
     assert_same_shapes(&c, &ours);
     let (a, b) = (
         parse_status_lines(&c.stdout),
@@ -527,7 +585,8 @@ fn quiet_aligned_two_threads() {
 fn resolution_warnings() {
     require_root!();
     require_c_cyclictest!();
-    let (c, ours) = both(&["-R", "-v", "-q", "-l", "10", "-p", "80"]);
+    let lease = CpuLease::one();
+    let (c, ours) = both_on(&lease, &["-R", "-v", "-q", "-l", "10", "-p", "80"]);
     assert_same_stderr_shapes(&c, &ours);
     assert_eq!(ours.stderr_lines().len(), 2);
 }
