@@ -1,27 +1,40 @@
-//! Short real runs of `rtlat cyclictest` (root, SCHED_FIFO): structure and
-//! invariants of the output, never absolute latencies; the plain runs
-//! first, then the options with blocks or side effects of their own: `-b`
-//! (with and without tracefs marks), `-x`, `-s`, `-A`, `--secaligned`,
-//! `-F`, `-M`, `-R`, `--smi`.
+//! Short real runs of `rtlat cyclictest` (root, SCHED_FIFO, on the CPUs
+//! each test leases): structure and invariants of the output, never
+//! absolute latencies; the plain runs first, then the options with blocks
+//! or side effects of their own: `-b` (with and without tracefs marks),
+//! `-x`, `-s`, `-A`, `--secaligned`, `-F`, `-M`, `-R`, `--smi`.
 
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::cyclictest::synthetic::{deadline_phases, parse_break, parse_spike_block};
+use crate::support::cpus::CpuLease;
 use crate::support::{
-    SpawnChecked, allowed_cpus, check_histogram_invariants, check_status_invariants,
-    json_thread_ints, parse_histogram, parse_status_lines, rtlat_cyclictest, run, run_with_json,
-    run_with_timeout, safety_net, shape, spawn,
+    SpawnChecked, check_histogram_invariants, check_status_invariants, json_thread_ints,
+    parse_histogram, parse_status_lines, rtlat_cyclictest, run, run_with_json, run_with_timeout,
+    safety_net, shape, spawn, wait_until,
 };
 
 #[test]
 fn quiet_two_threads_fifo() {
     require_root!();
+    let lease = CpuLease::one();
     let r = run(&mut rtlat_cyclictest([
-        "-q", "-m", "-p", "80", "-i", "500", "-l", "200", "-t", "2",
+        "-q",
+        "-m",
+        "-p",
+        "80",
+        "-i",
+        "500",
+        "-l",
+        "200",
+        "-t",
+        "2",
+        "-a",
+        &lease.list(),
     ]));
     r.expect_code(0);
     let lines = parse_status_lines(&r.stdout);
@@ -49,8 +62,20 @@ fn quiet_two_threads_fifo() {
 #[test]
 fn histogram_total_plus_overflows_is_cycles() {
     require_root!();
+    let lease = CpuLease::one();
     let (r, json) = run_with_json(&[
-        "-q", "-m", "-p80", "-i200", "-h", "100", "-l", "300", "-t", "2",
+        "-q",
+        "-m",
+        "-p80",
+        "-i200",
+        "-h",
+        "100",
+        "-l",
+        "300",
+        "-t",
+        "2",
+        "-a",
+        &lease.list(),
     ]);
     assert!(
         parse_status_lines(&r.stdout).is_empty(),
@@ -110,8 +135,10 @@ fn duration_one_second() {
 #[test]
 fn smp_one_thread_per_allowed_cpu() {
     require_root!();
+    // One thread on every allowed CPU: the whole machine.
+    let lease = CpuLease::all();
     let (r, json) = run_with_json(&["-S", "-q", "-p", "80", "-l", "100", "-i", "500"]);
-    let cpus = allowed_cpus();
+    let cpus = lease.cpus();
     let lines = parse_status_lines(&r.stdout);
     assert_eq!(lines.len(), cpus.len(), "one thread per allowed CPU");
     check_status_invariants(&lines);
@@ -128,27 +155,30 @@ fn smp_one_thread_per_allowed_cpu() {
 #[test]
 fn affinity_pins_every_thread() {
     require_root!();
-    if !allowed_cpus().contains(&1) {
-        skip_note!("SKIPPED (needs CPU 1): {}", function_name!());
-        return;
-    }
-    let (r, json) = run_with_json(&["-a", "1", "-t", "2", "-q", "-l", "50", "-p", "80"]);
+    let lease = CpuLease::one();
+    let (r, json) = run_with_json(&["-a", &lease.list(), "-t", "2", "-q", "-l", "50", "-p", "80"]);
     assert_eq!(parse_status_lines(&r.stdout).len(), 2);
-    assert_eq!(json_thread_ints(&json, "cpu"), [1, 1]);
+    let cpu = lease.cpu() as i64;
+    assert_eq!(json_thread_ints(&json, "cpu"), [cpu, cpu]);
 }
 
 #[test]
 fn no_affinity_means_not_pinned() {
     require_root!();
+    // Unpinned real-time threads may run on any CPU.
+    let lease = CpuLease::all();
     let (_, json) = run_with_json(&["-t", "2", "-q", "-l", "50", "-p", "80"]);
     assert_eq!(json_thread_ints(&json, "cpu"), [-1, -1], "2.5+ behaviour");
+    drop(lease);
 }
 
 // ---------------------------------------------------------------------------
 // tracefs
 
 /// Serialises every real rtlat run with `-b` (it writes `tracing_on`, a
-/// global switch) and restores `tracing_on` when dropped.
+/// global switch) and restores `tracing_on` when dropped. A test takes it
+/// before its CPU lease, never while holding one: a test holding the guard
+/// may wait for a CPU, so a test holding a CPU must not wait for the guard.
 pub(crate) struct TraceGuard {
     _lock: MutexGuard<'static, ()>,
     /// The tracefs directory, when mounted (or mounted by us).
@@ -220,8 +250,9 @@ macro_rules! require_tracefs {
 // ---------------------------------------------------------------------------
 // -b
 
-fn break_run(args: &[&str]) -> crate::support::Run {
-    let r = run(&mut rtlat_cyclictest(args));
+/// A `-b` run of `args` on the leased CPU.
+fn break_run(lease: &CpuLease, args: &[&str]) -> crate::support::Run {
+    let r = run(rtlat_cyclictest(args).args(["-a", &lease.list()]));
     r.expect_code(0);
     let lines = parse_status_lines(&r.stdout);
     check_status_invariants(&lines);
@@ -250,7 +281,11 @@ fn break_run(args: &[&str]) -> crate::support::Run {
 fn breaktrace_stops_at_the_first_spike() {
     require_root!();
     let _guard = TraceGuard::acquire();
-    let r = break_run(&["-b", "1", "-q", "-p", "80", "-i", "500", "-l", "10000"]);
+    let lease = CpuLease::one();
+    let r = break_run(
+        &lease,
+        &["-b", "1", "-q", "-p", "80", "-i", "500", "-l", "10000"],
+    );
     assert_faster_than!(
         r.elapsed,
         Duration::from_secs(2),
@@ -267,9 +302,13 @@ fn breaktrace_stops_at_the_first_spike() {
 fn breaktrace_two_threads() {
     require_root!();
     let _guard = TraceGuard::acquire();
-    break_run(&[
-        "-b", "1", "-q", "-p", "80", "-i", "500", "-l", "10000", "-t", "2",
-    ]);
+    let lease = CpuLease::one();
+    break_run(
+        &lease,
+        &[
+            "-b", "1", "-q", "-p", "80", "-i", "500", "-l", "10000", "-t", "2",
+        ],
+    );
 }
 
 /// With `--tracemark`: the marker text in the trace, then tracing stopped.
@@ -287,19 +326,23 @@ fn breaktrace_tracemark_writes_the_marker_and_stops_tracing() {
         );
         return;
     }
+    let lease = CpuLease::one();
     guard.set_tracing_on("1");
-    let r = break_run(&[
-        "-b",
-        "1",
-        "--tracemark",
-        "-q",
-        "-p",
-        "80",
-        "-i",
-        "500",
-        "-l",
-        "10000",
-    ]);
+    let r = break_run(
+        &lease,
+        &[
+            "-b",
+            "1",
+            "--tracemark",
+            "-q",
+            "-p",
+            "80",
+            "-i",
+            "500",
+            "-l",
+            "10000",
+        ],
+    );
     assert_eq!(guard.tracing_on().as_deref(), Some("0"), "tracing stopped");
     let b = parse_break(&r.stdout);
     let trace = std::fs::read_to_string(dir.join("trace")).expect("reading trace");
@@ -317,8 +360,12 @@ fn breaktrace_tracemark_writes_the_marker_and_stops_tracing() {
 fn breaktrace_without_tracemark_stops_tracing() {
     require_root!();
     let guard = require_tracefs!();
+    let lease = CpuLease::one();
     guard.set_tracing_on("1");
-    let r = break_run(&["-b", "1", "-q", "-p", "80", "-i", "500", "-l", "10000"]);
+    let r = break_run(
+        &lease,
+        &["-b", "1", "-q", "-p", "80", "-i", "500", "-l", "10000"],
+    );
     assert_eq!(
         guard.tracing_on().as_deref(),
         Some("0"),
@@ -333,9 +380,20 @@ fn breaktrace_without_tracemark_stops_tracing() {
 fn breaktrace_not_reached() {
     require_root!();
     let guard = TraceGuard::acquire();
+    let lease = CpuLease::one();
     let before = guard.tracing_on();
     let r = run(&mut rtlat_cyclictest([
-        "-b", "1000000", "-q", "-p", "80", "-i", "500", "-l", "100",
+        "-b",
+        "1000000",
+        "-q",
+        "-p",
+        "80",
+        "-i",
+        "500",
+        "-l",
+        "100",
+        "-a",
+        &lease.list(),
     ]));
     r.expect_code(0);
     let lines = parse_status_lines(&r.stdout);
@@ -350,9 +408,12 @@ fn breaktrace_not_reached() {
 // ---------------------------------------------------------------------------
 // Wait modes and alignment
 
+/// 200 cycles of `mode` at priority 80, on a leased CPU.
 fn two_hundred_cycles(mode: &[&str]) {
+    let lease = CpuLease::one();
+    let cpu = lease.list();
     let mut args = mode.to_vec();
-    args.extend(["-q", "-p", "80", "-l", "200"]);
+    args.extend(["-q", "-p", "80", "-l", "200", "-a", &cpu]);
     let r = run(&mut rtlat_cyclictest(&args));
     r.expect_code(0);
     let lines = parse_status_lines(&r.stdout);
@@ -394,8 +455,17 @@ fn relative_clock_nanosleep() {
 #[test]
 fn nanosleep_with_posix_timers_warns_and_falls_back() {
     require_root!();
+    let lease = CpuLease::one();
     let r = run(&mut rtlat_cyclictest([
-        "-s", "-x", "-q", "-p", "80", "-l", "50",
+        "-s",
+        "-x",
+        "-q",
+        "-p",
+        "80",
+        "-l",
+        "50",
+        "-a",
+        &lease.list(),
     ]));
     r.expect_code(0);
     assert_eq!(
@@ -414,8 +484,23 @@ fn nanosleep_with_posix_timers_warns_and_falls_back() {
 #[test]
 fn aligned_two_threads() {
     require_root!();
+    let lease = CpuLease::one();
     let r = run(&mut rtlat_cyclictest([
-        "-A", "100", "-t", "2", "-d", "0", "--spike", "1", "-q", "-p", "80", "-l", "100",
+        "-A",
+        "100",
+        "-t",
+        "2",
+        "-d",
+        "0",
+        "--spike",
+        "1",
+        "-q",
+        "-p",
+        "80",
+        "-l",
+        "100",
+        "-a",
+        &lease.list(),
     ]));
     r.expect_code(0);
     let lines = parse_status_lines(&r.stdout);
@@ -448,6 +533,7 @@ fn aligned_two_threads() {
 #[test]
 fn secaligned_two_threads() {
     require_root!();
+    let lease = CpuLease::one();
     let r = run(&mut rtlat_cyclictest([
         "--secaligned",
         "250",
@@ -462,6 +548,8 @@ fn secaligned_two_threads() {
         "80",
         "-l",
         "50",
+        "-a",
+        &lease.list(),
     ]));
     r.expect_code(0);
     assert_faster_than!(r.elapsed, Duration::from_millis(2600), "{:?}", r.elapsed);
@@ -485,6 +573,7 @@ fn secaligned_two_threads() {
 #[test]
 fn fifo_serves_status_lines_while_running() {
     require_root!();
+    let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f");
     let child = spawn(&mut rtlat_cyclictest([
@@ -495,11 +584,15 @@ fn fifo_serves_status_lines_while_running() {
         "-q",
         "-p",
         "80",
+        "-a",
+        &lease.list(),
     ]));
-    let deadline = Instant::now() + safety_net(Duration::from_millis(800));
-    while !path.exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    // Made once the measuring thread runs, early in the 1 s run.
+    assert!(
+        wait_until(Duration::from_millis(800), || path.exists()),
+        "no FIFO at {} while the run goes on",
+        path.display()
+    );
     let meta = std::fs::metadata(&path).expect("the FIFO exists while running");
     assert!(meta.file_type().is_fifo(), "{meta:?}");
     assert_eq!(meta.permissions().mode() & 0o7777, 0o600, "mode 0600");
@@ -536,7 +629,16 @@ fn fifo_serves_status_lines_while_running() {
 #[test]
 fn refresh_on_max_ends_with_up_and_down() {
     require_root!();
-    let r = run(&mut rtlat_cyclictest(["-M", "-p", "80", "-l", "300"]));
+    let lease = CpuLease::one();
+    let r = run(&mut rtlat_cyclictest([
+        "-M",
+        "-p",
+        "80",
+        "-l",
+        "300",
+        "-a",
+        &lease.list(),
+    ]));
     r.expect_code(0);
     assert!(
         r.stdout.ends_with("\x1b[3A\x1b[3B"),
@@ -562,8 +664,17 @@ fn refresh_on_max_ends_with_up_and_down() {
 #[test]
 fn refresh_on_max_two_threads() {
     require_root!();
+    let lease = CpuLease::one();
     let r = run(&mut rtlat_cyclictest([
-        "-M", "-p", "80", "-l", "200", "-t", "2",
+        "-M",
+        "-p",
+        "80",
+        "-l",
+        "200",
+        "-t",
+        "2",
+        "-a",
+        &lease.list(),
     ]));
     r.expect_code(0);
     assert!(r.stdout.ends_with("\x1b[4A\x1b[4B"), "{:?}", r.stdout);
@@ -572,8 +683,17 @@ fn refresh_on_max_two_threads() {
 #[test]
 fn resolution_warnings_with_verbose() {
     require_root!();
+    let lease = CpuLease::one();
     let r = run(&mut rtlat_cyclictest([
-        "-R", "-v", "-q", "-l", "10", "-p", "80",
+        "-R",
+        "-v",
+        "-q",
+        "-l",
+        "10",
+        "-p",
+        "80",
+        "-a",
+        &lease.list(),
     ]));
     r.expect_code(0);
     let err = r.stderr_lines();
@@ -589,6 +709,7 @@ fn resolution_warnings_with_verbose() {
 #[test]
 fn resolution_debug_lines() {
     require_root!();
+    let lease = CpuLease::one();
     let r = run(&mut rtlat_cyclictest([
         "-R",
         "--dbg_cyclictest",
@@ -597,6 +718,8 @@ fn resolution_debug_lines() {
         "10",
         "-p",
         "80",
+        "-a",
+        &lease.list(),
     ]));
     r.expect_code(0);
     let err = r.stderr_lines();
