@@ -1,7 +1,8 @@
-//! Signals and pipes (root for real runs): SIGINT/SIGTERM/SIGHUP end a run cleanly with its report, SIGUSR1 prints a status block, a closed stdout pipe ends it quietly.
+//! Signals and pipes (root for real runs): SIGINT/SIGTERM/SIGHUP end a run cleanly with its report, SIGUSR1 prints a status block, a closed stdout pipe ends it quietly. Each run is pinned to the CPUs its test leases, and signalled once its measuring threads are real-time (its stop-signal handlers are installed by then).
 
 use std::time::Duration;
 
+use crate::support::cpus::CpuLease;
 use crate::support::{
     check_histogram_invariants, json_thread_ints, parse_histogram, parse_status_line,
     parse_status_lines, read_json, rtlat_cyclictest, rtlat_path, run_with_timeout, spawn,
@@ -11,14 +12,28 @@ use crate::support::{
 /// An endless run (no `-l`) stopped by `signal` 700 ms after its measuring
 /// thread started.
 fn stops_cleanly_on(signal: &str, with_json: bool) {
+    let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let json_path = dir.path().join("sig.json");
-    let mut cmd = rtlat_cyclictest(["-q", "-m", "-p", "80", "-i", "1000", "-h", "100"]);
+    let mut cmd = rtlat_cyclictest([
+        "-q",
+        "-m",
+        "-p",
+        "80",
+        "-i",
+        "1000",
+        "-h",
+        "100",
+        "-a",
+        &lease.list(),
+    ]);
     if with_json {
         cmd.arg(format!("--json={}", json_path.display()));
     }
     let child = spawn(&mut cmd);
     wait_for_realtime_threads(child.pid(), 1);
+    // The duration is the point: the run measures for a while (about 700
+    // samples) before it is stopped.
     std::thread::sleep(Duration::from_millis(700));
     child.signal(signal);
     let r = child.wait(Duration::from_secs(2));
@@ -67,11 +82,16 @@ fn rteval_command_through_the_symlink() {
         skip_note!("SKIPPED (needs CPUs 0 and 1): {}", function_name!());
         return;
     }
+    // rteval's -a0-1: CPUs 0 and 1, the lowest allowed ones.
+    let lease = CpuLease::several(2).expect("two allowed CPUs");
+    assert_eq!(lease.cpus(), [0, 1]);
     let link = symlinked_cyclictest();
     let child = spawn(
         link.command()
             .args(["-i100", "-qmu", "-h 3500", "-p95", "-t2", "-a0-1"]),
     );
+    wait_for_realtime_threads(child.pid(), 2);
+    // The duration is the point: 1.5 s of samples at -i100 (15000 each).
     std::thread::sleep(Duration::from_millis(1500));
     child.signal("INT");
     let r = child.wait(Duration::from_secs(2));
@@ -115,9 +135,11 @@ fn rteval_command_through_the_symlink() {
 #[test]
 fn closed_pipe_ends_the_run_quietly() {
     require_root!();
+    let lease = CpuLease::one();
     let script = format!(
-        "'{}' cyclictest -p 80 -i 1000 -D 3 | head -3; echo \"rc=${{PIPESTATUS[0]}}\" >&2",
-        rtlat_path().display()
+        "'{}' cyclictest -p 80 -i 1000 -D 3 -a {} | head -3; echo \"rc=${{PIPESTATUS[0]}}\" >&2",
+        rtlat_path().display(),
+        lease.list()
     );
     let r = run_with_timeout(
         std::process::Command::new("bash").args(["-c", &script]),
@@ -151,10 +173,22 @@ fn closed_pipe_ends_the_run_quietly() {
 #[test]
 fn sigusr1_prints_status_and_the_run_continues() {
     require_root!();
+    let lease = CpuLease::one();
     let child = spawn(&mut rtlat_cyclictest([
-        "-q", "-m", "-p", "80", "-i", "1000", "-l", "800",
+        "-q",
+        "-m",
+        "-p",
+        "80",
+        "-i",
+        "1000",
+        "-l",
+        "800",
+        "-a",
+        &lease.list(),
     ]));
     wait_for_realtime_threads(child.pid(), 1);
+    // The duration is the point: the status shows samples (about 300 of
+    // the run's 800) when it is asked for.
     std::thread::sleep(Duration::from_millis(300));
     child.signal("USR1");
     let r = child.wait(Duration::from_secs(3));
@@ -182,6 +216,7 @@ fn sigusr1_prints_status_and_the_run_continues() {
 #[test]
 fn sigint_before_the_first_sample() {
     require_root!();
+    let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let json_path = dir.path().join("zero.json");
     let child = spawn(&mut rtlat_cyclictest([
@@ -192,10 +227,14 @@ fn sigint_before_the_first_sample() {
         "2000000",
         "-h",
         "5",
+        "-a",
+        &lease.list(),
         &format!("--json={}", json_path.display()),
     ]));
+    // Set up, its first deadline 2 s away: the stop comes before it,
+    // wherever the thread is in its start (the run wakes it until it
+    // has left its loop).
     wait_for_realtime_threads(child.pid(), 1);
-    std::thread::sleep(Duration::from_millis(300));
     child.signal("INT");
     let r = child.wait(Duration::from_secs(2));
     assert_eq!(r.code(), Some(0), "{}", r.describe());

@@ -1,12 +1,13 @@
-//! The running-status file (root): SIGUSR2 writes the status block to `/dev/shm/cyclictest<pid>`, read back with rt-tests' `get_cyclictest_snapshot`; the file is exactly the block (no NUL bytes) and is removed at every clean exit.
+//! The running-status file (root): SIGUSR2 writes the status block to `/dev/shm/cyclictest<pid>`, read back with rt-tests' `get_cyclictest_snapshot`; the file is exactly the block (no NUL bytes) and is removed at every clean exit. Each run is pinned to its test's leased CPU; the file is made before the measuring threads start, so it exists once they are real-time.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::support::cpus::CpuLease;
 use crate::support::{
     Run, check_status_invariants, parse_status_lines, rtlat_cyclictest, run_with_timeout, spawn,
-    wait_for_realtime_threads,
+    wait_for_realtime_threads, wait_until,
 };
 
 const SNAPSHOT_TOOLS: &[&str] = &[
@@ -69,6 +70,24 @@ fn check_block(text: &str, threads: usize) -> Vec<crate::support::StatusLine> {
     status
 }
 
+/// Waits until the status file holds a whole block other than `old` (the
+/// sign that a SIGUSR2 was answered: the file is emptied, then written).
+fn wait_for_block(pid: u32, threads: usize, old: &str) {
+    let whole = |text: &str| {
+        text != old && text.lines().count() == threads + 3 && text.ends_with(&format!("{RULE}\n"))
+    };
+    let mut seen = String::new();
+    let written = wait_until(Duration::from_secs(3), || {
+        seen = std::fs::read_to_string(shm_file(pid)).unwrap_or_default();
+        whole(&seen)
+    });
+    assert!(
+        written,
+        "no new status block in {} after SIGUSR2: {seen:?}",
+        shm_file(pid).display()
+    );
+}
+
 /// Reads the status file and checks it is exactly one block.
 fn read_file(pid: u32, threads: usize) -> (String, Vec<crate::support::StatusLine>) {
     let bytes = std::fs::read(shm_file(pid)).expect("reading the status file");
@@ -89,19 +108,33 @@ fn sigusr2_round_trip_with_get_cyclictest_snapshot() {
         );
         return;
     };
+    let lease = CpuLease::one();
     let mut cleanup = LeftoverCleanup(None);
     // Ended by SIGINT below; -D only bounds it. Three runs of the Python
     // tool can take seconds on a loaded machine: the run must outlast them.
     let child = spawn(&mut rtlat_cyclictest([
-        "-q", "-p", "80", "-i", "1000", "-D", "20", "-t", "2",
+        "-q",
+        "-p",
+        "80",
+        "-i",
+        "1000",
+        "-D",
+        "20",
+        "-t",
+        "2",
+        "-a",
+        &lease.list(),
     ]));
     let pid = child.pid();
     cleanup.0 = Some(pid);
-    std::thread::sleep(Duration::from_millis(500));
+    wait_for_realtime_threads(pid, 2);
     assert!(
         shm_file(pid).exists(),
         "the status file exists while running"
     );
+    // The duration is the point: each thread has samples (thread 1 every
+    // 1.5 ms) when the snapshot is taken.
+    std::thread::sleep(Duration::from_millis(50));
 
     let list = get_snapshot(tool, &["-l"]);
     assert!(
@@ -111,7 +144,7 @@ fn sigusr2_round_trip_with_get_cyclictest_snapshot() {
     );
     let pid_s = pid.to_string();
     get_snapshot(tool, &["-s", &pid_s]);
-    std::thread::sleep(Duration::from_millis(200));
+    wait_for_block(pid, 2, "");
     let printed = get_snapshot(tool, &["-p", &pid_s]);
     let (text, first) = read_file(pid, 2);
     assert_eq!(
@@ -122,7 +155,7 @@ fn sigusr2_round_trip_with_get_cyclictest_snapshot() {
 
     // A second snapshot replaces the first: still exactly one block.
     child.signal("USR2");
-    std::thread::sleep(Duration::from_millis(200));
+    wait_for_block(pid, 2, &text);
     let (_, second) = read_file(pid, 2);
     for (a, b) in first.iter().zip(&second) {
         assert_eq!(a.tid, b.tid);
@@ -144,20 +177,34 @@ fn sigusr2_round_trip_with_get_cyclictest_snapshot() {
 
 #[test]
 fn status_file_removed_after_sigterm() {
-    skip_if_emulated!("the status file is looked for within times an emulated run does not keep");
+    skip_if_emulated!(
+        "the snapshot must show samples 50 ms into the run, a time an emulated run does not keep"
+    );
     require_root!();
+    let lease = CpuLease::one();
     let mut cleanup = LeftoverCleanup(None);
     // Ended by SIGTERM below; -D only bounds it.
-    let child = spawn(&mut rtlat_cyclictest(["-q", "-p", "80", "-D", "20"]));
+    let child = spawn(&mut rtlat_cyclictest([
+        "-q",
+        "-p",
+        "80",
+        "-D",
+        "20",
+        "-a",
+        &lease.list(),
+    ]));
     let pid = child.pid();
     cleanup.0 = Some(pid);
-    std::thread::sleep(Duration::from_millis(300));
+    wait_for_realtime_threads(pid, 1);
     assert!(
         shm_file(pid).exists(),
         "the status file exists while running"
     );
+    // The duration is the point: the thread has samples when the snapshot
+    // is taken.
+    std::thread::sleep(Duration::from_millis(50));
     child.signal("USR2");
-    std::thread::sleep(Duration::from_millis(100));
+    wait_for_block(pid, 1, "");
     read_file(pid, 1);
     child.signal("TERM");
     let r = child.wait(Duration::from_secs(3));
@@ -167,13 +214,21 @@ fn status_file_removed_after_sigterm() {
 
 #[test]
 fn status_file_removed_after_loops() {
-    skip_if_emulated!("the status file is looked for within times an emulated run does not keep");
     require_root!();
+    let lease = CpuLease::one();
     let mut cleanup = LeftoverCleanup(None);
-    let child = spawn(&mut rtlat_cyclictest(["-q", "-p", "80", "-l", "400"]));
+    let child = spawn(&mut rtlat_cyclictest([
+        "-q",
+        "-p",
+        "80",
+        "-l",
+        "400",
+        "-a",
+        &lease.list(),
+    ]));
     let pid = child.pid();
     cleanup.0 = Some(pid);
-    std::thread::sleep(Duration::from_millis(150));
+    wait_for_realtime_threads(pid, 1);
     assert!(
         shm_file(pid).exists(),
         "the status file exists while running"
@@ -187,12 +242,25 @@ fn status_file_removed_after_loops() {
 #[test]
 fn sigusr1_status_block_on_stderr_two_threads() {
     require_root!();
+    let lease = CpuLease::one();
     let mut cleanup = LeftoverCleanup(None);
     let child = spawn(&mut rtlat_cyclictest([
-        "-q", "-p", "80", "-i", "1000", "-l", "600", "-t", "2",
+        "-q",
+        "-p",
+        "80",
+        "-i",
+        "1000",
+        "-l",
+        "600",
+        "-t",
+        "2",
+        "-a",
+        &lease.list(),
     ]));
     cleanup.0 = Some(child.pid());
     wait_for_realtime_threads(child.pid(), 2);
+    // The duration is the point: each thread has samples when the status
+    // is asked for, well before the run's end at 600 ms.
     std::thread::sleep(Duration::from_millis(300));
     child.signal("USR1");
     let r = child.wait(Duration::from_secs(3));
