@@ -1,12 +1,17 @@
 //! `--wait METHOD` and `--measure METHOD`: short real runs of every method
 //! (SCHED_OTHER unprivileged, SCHED_FIFO as root), the `# wait:` line and
 //! the JSON keys, and the combinations that are refused. Structure and
-//! invariants only, never absolute latencies.
+//! invariants only, never absolute latencies. The runs that are real-time
+//! or busy-wait (a CPU-bound thread, even under SCHED_OTHER) are pinned to
+//! the CPU their test leases.
 
 use std::time::Duration;
 
+use crate::cyclictest::wait_for_measuring_threads;
+use crate::support::cpus::CpuLease;
 use crate::support::{
-    check_status_invariants, parse_status_lines, rtlat_cyclictest, run, run_with_json, spawn,
+    check_status_invariants, describe_process, parse_status_lines, proc_stat, rtlat_cyclictest,
+    run, run_with_json, spawn, wait_until,
 };
 
 const WAITS: [&str; 7] = [
@@ -43,10 +48,12 @@ fn method_line(stdout: &str) -> Option<&str> {
 
 #[test]
 fn every_wait_method_runs_unprivileged() {
+    let lease = CpuLease::one();
+    let cpu = lease.list();
     for wait in WAITS {
         let out = short_run(
             &[
-                "-q", "--policy", "other", "-i", "500", "-l", "200", "--wait", wait,
+                "-q", "--policy", "other", "-i", "500", "-l", "200", "--wait", wait, "-a", &cpu,
             ],
             200,
         );
@@ -66,6 +73,8 @@ fn every_wait_method_runs_unprivileged() {
 #[test]
 fn every_wait_method_runs_under_fifo() {
     require_root!();
+    let lease = CpuLease::one();
+    let cpu = lease.list();
     for wait in WAITS {
         // A busy SCHED_FIFO thread holds its CPU: few, long periods.
         let (interval, loops) = if wait == "busy" {
@@ -85,6 +94,8 @@ fn every_wait_method_runs_under_fifo() {
             &loops_text,
             "--wait",
             wait,
+            "-a",
+            &cpu,
         ];
         short_run(&args, loops);
     }
@@ -92,6 +103,8 @@ fn every_wait_method_runs_under_fifo() {
 
 #[test]
 fn every_measure_method_runs() {
+    let lease = CpuLease::one();
+    let cpu = lease.list();
     let tsc_ok = rtlat_sys::tsc::support().is_ok();
     let mut combos: Vec<Vec<&str>> = vec![
         vec!["--measure", "clock"],
@@ -104,13 +117,15 @@ fn every_measure_method_runs() {
         combos.push(vec!["--wait", "timerfd", "--measure", "tsc"]);
     }
     for combo in &combos {
-        let mut args = vec!["-q", "--policy", "other", "-i", "500", "-l", "200", "-N"];
+        let mut args = vec![
+            "-q", "--policy", "other", "-i", "500", "-l", "200", "-N", "-a", &cpu,
+        ];
         args.extend(combo);
         short_run(&args, 200);
     }
     if is_root_or_skip() {
         for combo in &combos {
-            let mut args = vec!["-q", "-m", "-p", "80", "-i", "500", "-l", "200"];
+            let mut args = vec!["-q", "-m", "-p", "80", "-i", "500", "-l", "200", "-a", &cpu];
             args.extend(combo);
             let out = short_run(&args, 200);
             let measure = combo.last().unwrap();
@@ -227,13 +242,47 @@ fn refused_combinations_say_so_in_one_line() {
     }
 }
 
+/// The CPU time thread `rtlat-t0` of run `pid` has used, in clock ticks
+/// (user and system: fields 14 and 15 of proc(5)'s `stat`).
+fn measuring_thread_ticks(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| proc_stat(&task.path().join("stat")))
+        .filter(|(name, _)| name == "rtlat-t0")
+        .map(|(_, fields)| {
+            let tick = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
+            tick(11).unwrap_or(0) + tick(12).unwrap_or(0)
+        })
+        .sum()
+}
+
 #[test]
 fn a_busy_wait_still_stops_on_a_signal() {
+    let lease = CpuLease::one();
     // One-second periods: the thread spins almost all the time.
     let child = spawn(&mut rtlat_cyclictest([
-        "-q", "--policy", "other", "-i", "1000000", "--wait", "busy",
+        "-q",
+        "--policy",
+        "other",
+        "-i",
+        "1000000",
+        "--wait",
+        "busy",
+        "-a",
+        &lease.list(),
     ]));
-    std::thread::sleep(Duration::from_millis(300));
+    wait_for_measuring_threads(child.pid(), 1);
+    // Its first period spins: once it has used a few ticks of CPU time,
+    // it is in its busy wait, where the stop must reach it.
+    let pid = child.pid();
+    assert!(
+        wait_until(Duration::from_secs(5), || measuring_thread_ticks(pid) >= 3),
+        "the measuring thread does not spin: {}",
+        describe_process(pid)
+    );
     child.signal("INT");
     let r = child.wait(Duration::from_secs(5));
     r.expect_code(0);

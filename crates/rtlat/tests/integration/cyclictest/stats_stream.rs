@@ -5,9 +5,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::cyclictest::wait_for_measuring_threads;
+use crate::support::cpus::CpuLease;
 use crate::support::{
-    Run, is_root, read_json, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn, synthetic,
-    wait_for_realtime_threads,
+    Run, is_root, proc_stat, read_json, rtlat, rtlat_cyclictest, rtlat_path, run, run_with_timeout,
+    spawn, synthetic, wait_for_realtime_threads, wait_until,
 };
 
 /// One line of the stats file.
@@ -72,6 +74,20 @@ fn read_lines(path: &Path) -> Vec<Line> {
         "whole lines: {text:?}"
     );
     text.lines().map(parse_line).collect()
+}
+
+/// The whole lines of the stats file so far, read while the run writes
+/// it (a line being written is left out; no file yet: none).
+fn lines_so_far(path: &Path) -> Vec<Line> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let whole = &text[..text.rfind('\n').map_or(0, |end| end + 1)];
+    whole.lines().map(parse_line).collect()
+}
+
+/// Whether process `pid` still runs (it is neither gone nor a zombie).
+fn still_running(pid: u32) -> bool {
+    proc_stat(Path::new(&format!("/proc/{pid}/stat")))
+        .is_some_and(|(_, fields)| fields.first().map(String::as_str) != Some("Z"))
 }
 
 /// µs with 3 decimals back to whole ns.
@@ -252,8 +268,22 @@ fn real_run_lines_match_the_json() {
         "each interval's cycle count follows the period, which emulated sleeps do not keep"
     );
     require_root!();
+    let lease = CpuLease::one();
     let f = files();
-    let mut cmd = rtlat_cyclictest(["-q", "-m", "-p", "80", "-i", "1000", "-t", "2", "-D", "2"]);
+    let mut cmd = rtlat_cyclictest([
+        "-q",
+        "-m",
+        "-p",
+        "80",
+        "-i",
+        "1000",
+        "-t",
+        "2",
+        "-D",
+        "2",
+        "-a",
+        &lease.list(),
+    ]);
     cmd.args(f.args("0.5"));
     let r = run_with_timeout(&mut cmd, Duration::from_secs(10));
     r.expect_code(0);
@@ -288,26 +318,31 @@ fn real_run_lines_match_the_json() {
 
 #[test]
 fn the_file_grows_while_the_run_goes_on() {
-    skip_if_emulated!(
-        "a line must come within 1.5 s of the start, which an emulated start does not keep"
-    );
     // Policy other: no privilege needed.
     let f = files();
     let mut cmd = rtlat_cyclictest(["-q", "-i", "1000", "-D", "3"]);
     cmd.args(f.args("0.5"));
     let child = spawn(&mut cmd);
-    std::thread::sleep(Duration::from_millis(1500));
-    let early = read_lines(&f.stats);
+    // The first line is due half a second into the 3 s run; the run must
+    // still be going on when it has come.
+    let came = wait_until(Duration::from_secs(3), || {
+        !lines_so_far(&f.stats).is_empty()
+    });
+    let early = lines_so_far(&f.stats);
+    let running = still_running(child.pid());
     let r = child.wait(Duration::from_secs(10));
     r.expect_code(0);
     assert!(
-        !early.is_empty(),
-        "no line after 1.5 s of a 3 s run\n{}",
+        came && running,
+        "no line while the run went on (a line: {came}, running then: {running})\n{}",
         r.describe()
     );
-    assert!(early.iter().all(|l| l.elapsed <= 1.5), "{early:#?}");
     let all = read_lines(&f.stats);
     assert!(all.len() >= 6, "{all:#?}");
+    assert!(
+        early.len() < all.len(),
+        "no line came after the first ones: {early:#?}"
+    );
     assert_eq!(all[..early.len()], early[..], "lines are only appended");
     check_against_json(&all, &read_json(&f.json), true);
 }
@@ -315,21 +350,30 @@ fn the_file_grows_while_the_run_goes_on() {
 #[test]
 fn sigint_writes_the_last_lines_and_the_json() {
     require_root!();
+    let lease = CpuLease::one();
     let f = files();
-    let mut cmd = rtlat_cyclictest(["-q", "-p", "80", "-i", "1000"]);
+    let mut cmd = rtlat_cyclictest(["-q", "-p", "80", "-i", "1000", "-a", &lease.list()]);
     cmd.args(f.args("0.25"));
     let child = spawn(&mut cmd);
     wait_for_realtime_threads(child.pid(), 1);
-    std::thread::sleep(Duration::from_millis(1200));
+    // Stopped once the line of the run's first second is written (the
+    // file is drained while the run goes on), in the interval after it.
+    assert!(
+        wait_until(Duration::from_secs(5), || {
+            lines_so_far(&f.stats).iter().any(|l| l.elapsed >= 1.0)
+        }),
+        "no line of the first second: {:#?}",
+        lines_so_far(&f.stats)
+    );
     child.signal("INT");
     let r = child.wait(Duration::from_secs(3));
     r.expect_code(0);
     let json = read_json(&f.json);
     let lines = read_lines(&f.stats);
     check_against_json(&lines, &json, true);
-    // The lines go on to the stop, about 1.2 s in: the interval cut by
-    // SIGINT is there, partial (unless the signal came before its first
-    // sample, a 1 ms window).
+    // The lines go on to the stop, after 1 s: the interval cut by SIGINT is
+    // there, partial (unless the signal came before its first sample, a 1
+    // ms window).
     assert!(lines.len() >= 4, "{lines:#?}");
     let last = lines.last().unwrap();
     assert!(last.elapsed >= 1.0, "{last:?}");
@@ -346,10 +390,15 @@ fn intervals_the_writer_missed_are_reported_once() {
     // An endless synthetic run takes its samples as fast as it can and is
     // written at the end: with one sample per 10 ms interval, it has
     // sealed far more intervals after 0.5 s than its ring keeps (16384).
+    // It keeps a CPU busy: the leased one.
+    let lease = CpuLease::one();
     let f = files();
-    let mut cmd = synthetic(1, ["-q", "-i", "10000"]);
+    let mut cmd = lease.pinned(rtlat_path().to_str().unwrap());
+    cmd.args(["cyclictest", "--synthetic", "1", "-q", "-i", "10000"]);
     cmd.args(f.args("0.01"));
     let child = spawn(&mut cmd);
+    wait_for_measuring_threads(child.pid(), 1);
+    // The duration is the point: the run samples for a while.
     std::thread::sleep(Duration::from_millis(500));
     child.signal("INT");
     let r = child.wait(Duration::from_secs(5));
