@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use crate::faults::stdio::SUBCOMMANDS as TOOLS;
+use crate::support::cpus::CpuLease;
 use crate::support::{Run, rtlat, rtlat_tool, run_with_timeout};
 
 /// The tools with `-l`/`-D` (latency's duration is `-T`, its `-l` the
@@ -261,6 +262,9 @@ fn signaltest_refuses_what_a_ring_does_not_keep() {
 
 #[test]
 fn signaltest_runs_a_load_beside_the_ring() {
+    // A CPU-bound load: on the leased CPU.
+    let lease = CpuLease::one();
+    let load_cpus = format!("--load-cpus={}", lease.list());
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
     let r = signaltest(&[
@@ -269,6 +273,7 @@ fn signaltest_runs_a_load_beside_the_ring() {
         "-q",
         "--load",
         "cpu:1",
+        &load_cpus,
         &format!("--json={}", json.display()),
     ]);
     r.expect_code(0);
@@ -290,7 +295,16 @@ fn signaltest_runs_a_load_beside_the_ring() {
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert!(doc["load"].is_object(), "{doc}");
     // The same with --synthetic: the load runs beside the synthetic ring.
-    let r = signaltest(&["--synthetic", "1", "-l", "200", "-q", "--load", "cpu:1"]);
+    let r = signaltest(&[
+        "--synthetic",
+        "1",
+        "-l",
+        "200",
+        "-q",
+        "--load",
+        "cpu:1",
+        &load_cpus,
+    ]);
     r.expect_code(0);
     assert!(r.stdout.contains("\n# load cpu: "), "{}", r.describe());
 }

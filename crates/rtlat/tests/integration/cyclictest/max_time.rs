@@ -5,6 +5,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::support::cpus::CpuLease;
 use crate::support::{
     check_max_time_line, max_time_lines, read_json, rtlat_cyclictest, run, run_with_timeout,
     synthetic,
@@ -106,6 +107,7 @@ fn with_verdict_or_percentiles_only() {
 #[test]
 fn a_real_runs_maxima_lie_within_the_run() {
     require_root!();
+    let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("run.json");
     let before = SystemTime::now();
@@ -120,6 +122,8 @@ fn a_real_runs_maxima_lie_within_the_run() {
             "2",
             "-p",
             "80",
+            "-a",
+            &lease.list(),
             "--percentiles",
             &format!("--json={}", json.display()),
         ]),
@@ -206,15 +210,21 @@ fn a_monitor_shows_the_time_of_its_maxima_over_a_resume() {
     // The checkpoint keeps each thread's maximum with its time; after
     // --resume the larger maximum keeps its own.
     require_root!();
+    let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let (json, checkpoint) = (dir.path().join("run.json"), dir.path().join("state.json"));
     let monitor = |extra: &[&str]| {
+        // Its one FIFO thread on the leased CPU; its metrics on any free
+        // port (the default one may be another test's).
         let mut args = vec![
             "monitor".to_owned(),
             "-l".into(),
             "300".into(),
             "-t".into(),
             "1".into(),
+            "-a".into(),
+            lease.list(),
+            "--listen=127.0.0.1:0".into(),
             "--percentiles".into(),
             format!("--checkpoint={}", checkpoint.display()),
             format!("--json={}", json.display()),

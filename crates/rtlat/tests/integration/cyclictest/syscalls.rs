@@ -6,13 +6,14 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+use crate::support::cpus::CpuLease;
 use crate::support::{rtlat, run};
 
 const INTERVAL_US: u64 = 200;
 
 /// Calls per system call name of one `rtlat cyclictest -q -i 200 -l loops`
-/// under `strace -f -c`.
-fn counts(loops: u64, realtime: bool, extra: &[&str]) -> BTreeMap<String, u64> {
+/// under `strace -f -c`, on the leased CPU.
+fn counts(lease: &CpuLease, loops: u64, realtime: bool, extra: &[&str]) -> BTreeMap<String, u64> {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("strace.txt");
     let bin = rtlat().get_program().to_owned();
@@ -25,6 +26,8 @@ fn counts(loops: u64, realtime: bool, extra: &[&str]) -> BTreeMap<String, u64> {
         &INTERVAL_US.to_string(),
         "-l",
         &loops.to_string(),
+        "-a",
+        &lease.list(),
     ]);
     cmd.args(extra);
     if realtime {
@@ -50,12 +53,13 @@ fn per_cycle(extra: &[&str]) -> Option<(BTreeMap<String, f64>, f64)> {
     if !Path::new("/usr/bin/strace").exists() {
         return None;
     }
+    let lease = CpuLease::one();
     // Real-time when we may (the product's configuration), else SCHED_OTHER:
     // the loop is the same code either way.
     let realtime = crate::support::is_root();
     let loops = 1000;
-    let short = counts(loops, realtime, extra);
-    let long = counts(2 * loops, realtime, extra);
+    let short = counts(&lease, loops, realtime, extra);
+    let long = counts(&lease, 2 * loops, realtime, extra);
     let mut by_name = BTreeMap::new();
     for name in short.keys().chain(long.keys()) {
         let diff = *long.get(name).unwrap_or(&0) as f64 - *short.get(name).unwrap_or(&0) as f64;
