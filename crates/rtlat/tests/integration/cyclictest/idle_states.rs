@@ -4,24 +4,23 @@
 //! SIGKILL (the janitor); C 2.8's warning instead of
 //! `/dev/cpu_dma_latency`; bad values.
 //!
-//! The idle states are machine-wide: the tests that change them hold
-//! [`MACHINE`] and a [`Restore`] guard that writes back what the files
-//! held before the test, even if it fails.
+//! The idle states are machine-wide: the tests that change them hold a
+//! [`Restore`] guard, which leases every CPU (no other test, in this
+//! process or another, measures while the states change under it, nor
+//! changes them at the same time) and writes back what the files held
+//! before the test, even if it fails.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use rtlat_sys::cpuidle::{CPU_SYSFS, idle_states};
 
+use crate::support::cpus::CpuLease;
 use crate::support::{
     Running, allowed_cpus, rtlat_cyclictest, run, spawn, wait_until, wait_until_spinning,
 };
 
 const WARNING: &str = "WARN: not setting cpu_dma_latency, --deepest-idle-state is set instead";
-
-/// Serialises the tests that change the machine's idle states.
-static MACHINE: Mutex<()> = Mutex::new(());
 
 /// The `disable` files of `cpu`'s idle states, by state index.
 fn disable_files(cpu: usize) -> Vec<(u32, PathBuf)> {
@@ -52,19 +51,20 @@ fn snapshot() -> Vec<(PathBuf, String)> {
         .collect()
 }
 
-/// Holds the machine for one test and writes back, when dropped, what
-/// the `disable` files held when it was made.
+/// Holds the machine for one test (a lease of every CPU) and writes back,
+/// when dropped, what the `disable` files held when it was made, before
+/// the lease ends.
 struct Restore {
     before: Vec<(PathBuf, String)>,
-    _machine: MutexGuard<'static, ()>,
+    lease: CpuLease,
 }
 
 impl Restore {
     fn new() -> Restore {
-        let machine = MACHINE.lock().unwrap_or_else(PoisonError::into_inner);
+        let lease = CpuLease::all();
         Restore {
             before: snapshot(),
-            _machine: machine,
+            lease,
         }
     }
 }
@@ -74,6 +74,7 @@ impl Drop for Restore {
         for (path, value) in &self.before {
             let _ = std::fs::write(path, value);
         }
+        // The lease ends after this, with the fields.
     }
 }
 
@@ -143,7 +144,7 @@ fn minus_one_disables_every_state_of_the_a_cpus_only_and_sigterm_restores() {
         std::fs::write(path, "0").unwrap();
     }
     let before = snapshot();
-    let cpus = allowed_cpus();
+    let cpus = guard.lease.cpus().to_vec();
     let measured = *cpus.last().unwrap();
     let child = spawn_long_run(&["-a", &measured.to_string(), "--deepest-idle-state=-1"]);
     assert!(
