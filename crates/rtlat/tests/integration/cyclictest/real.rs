@@ -7,7 +7,6 @@
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::cyclictest::synthetic::{deadline_phases, parse_break, parse_spike_block};
@@ -176,24 +175,55 @@ fn no_affinity_means_not_pinned() {
 // tracefs
 
 /// Serialises every real rtlat run with `-b` (it writes `tracing_on`, a
-/// global switch) and restores `tracing_on` when dropped. A test takes it
-/// before its CPU lease, never while holding one: a test holding the guard
-/// may wait for a CPU, so a test holding a CPU must not wait for the guard.
+/// global switch) and every test that reads the global trace buffer, in
+/// every test process of the machine (two suites may run at once, as for
+/// the CPU leases): an exclusive `flock(2)` on [`TRACEFS_LOCK`] under the
+/// temporary directory. Restores `tracing_on` when dropped. A test takes
+/// it before its CPU lease, never while holding one: a test holding the
+/// guard may wait for a CPU, so a test holding a CPU must not wait for
+/// the guard.
 pub(crate) struct TraceGuard {
-    _lock: MutexGuard<'static, ()>,
+    /// The locked file; closing it releases the lock.
+    _lock: std::fs::File,
     /// The tracefs directory, when mounted (or mounted by us).
     pub dir: Option<PathBuf>,
     saved: Option<String>,
 }
 
-static TRACEFS: Mutex<()> = Mutex::new(());
 const TRACEFS_DIR: &str = "/sys/kernel/tracing";
+
+/// The lock file of [`TraceGuard`], under the temporary directory.
+const TRACEFS_LOCK: &str = "rtlat-test-tracefs.lock";
+
+/// Opens the lock file (writable by every user: a suite may run as root
+/// or not) and locks it, waiting for the holder without a time limit (a
+/// test, bounded by its own safety net).
+fn lock_tracefs() -> std::fs::File {
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = std::env::temp_dir().join(TRACEFS_LOCK);
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o666)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("opening {}: {e}", path.display()));
+    let _ = file.set_permissions(std::fs::Permissions::from_mode(0o666));
+    loop {
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive) {
+            Ok(()) => return file,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => panic!("flock on {}: {e}", path.display()),
+        }
+    }
+}
 
 impl TraceGuard {
     /// Takes the lock; mounts tracefs at /sys/kernel/tracing when it is not
     /// there (root only). `dir` is `None` when that is impossible.
     pub(crate) fn acquire() -> TraceGuard {
-        let lock = TRACEFS.lock().unwrap_or_else(|e| e.into_inner());
+        let lock = lock_tracefs();
         let dir = Path::new(TRACEFS_DIR);
         let on = dir.join("tracing_on");
         if !on.exists() {
