@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use crate::cyclictest::real::TraceGuard;
 use crate::support::cpus::CpuLease;
 use crate::support::ipc::{
     FORK_TOOLS, TOOLS, check_frame, frames, last_frame, on_leased_cpu, rtlat_ipc,
@@ -268,6 +269,11 @@ fn pmqtest_timeout_does_not_break_the_run() {
 #[test]
 fn breaktrace_stops_the_run() {
     require_root!();
+    // -b stops the global trace (tracing_on): no other -b run or trace
+    // test of this process at the same time, and tracing_on put back when
+    // the guard drops. The guard before the lease (a holder of the guard
+    // may wait for a CPU).
+    let _trace = TraceGuard::acquire();
     let lease = CpuLease::one();
     let r = run(&mut rtlat_ipc(
         "svsematest",

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::cyclictest::real::TraceGuard;
 use crate::signaltest::synthetic::{final_lines, ring_lines, rtlat_signaltest};
 use crate::support::cpus::CpuLease;
 use crate::support::{
@@ -165,16 +166,13 @@ fn json_file_and_pinning() {
 #[test]
 fn break_stops_the_run_and_the_trace() {
     require_root!();
+    // tracing_on is global: no other -b run or trace test of this process
+    // at the same time; put back as it was when the guard drops. The
+    // guard before the lease (a holder of the guard may wait for a CPU).
+    let trace = TraceGuard::acquire();
     let lease = CpuLease::one();
-    let tracing_on = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
-        .iter()
-        .map(|d| Path::new(d).join("tracing_on"))
-        .find(|f| f.exists());
-    let before = tracing_on
-        .as_ref()
-        .map(|f| std::fs::read_to_string(f).unwrap());
-    if let Some(f) = &tracing_on {
-        std::fs::write(f, "1\n").unwrap();
+    if trace.dir.is_some() {
+        trace.set_tracing_on("1");
     }
     let r = run(&mut rtlat_signaltest(&[
         "-q",
@@ -187,12 +185,7 @@ fn break_stops_the_run_and_the_trace() {
         "-a",
         &lease.list(),
     ]));
-    let after = tracing_on
-        .as_ref()
-        .map(|f| std::fs::read_to_string(f).unwrap());
-    if let (Some(f), Some(b)) = (&tracing_on, &before) {
-        std::fs::write(f, b).unwrap();
-    }
+    let after = trace.tracing_on();
     r.expect_code(0);
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(lines[0], "Thread 0 exceeded trace limit.");
@@ -279,6 +272,8 @@ fn differential_quiet() {
 fn differential_break() {
     require_root!();
     require_c_signaltest!();
+    // Both stop the global trace: see break_stops_the_run_and_the_trace.
+    let _trace = TraceGuard::acquire();
     let lease = CpuLease::one();
     let cpu = lease.list();
     let args = ["-q", "-p", "80", "-b", "1", "-l", "1000", "-a", &cpu];
