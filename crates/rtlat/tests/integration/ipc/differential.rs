@@ -1,8 +1,15 @@
 //! Differential tests (root): the C tools in /usr/bin and rtlat with the
 //! same options print the same structure (lines, line shapes) and our JSON
-//! has every key of theirs.
+//! has every key of theirs. Both run on one leased CPU, every pair on it
+//! (`--affinity`).
 
-use crate::support::ipc::{FORK_TOOLS, TOOLS, c_tool, has_c, last_frame, plain_lines, rtlat_ipc};
+use std::process::Command;
+
+use crate::support::cpus::CpuLease;
+use crate::support::ipc::{
+    FORK_TOOLS, TOOLS, c_tool, c_tool_confined, has_c, last_frame, on_leased_cpu, plain_lines,
+    rtlat_ipc, rtlat_ipc_confined,
+};
 use crate::support::{Run, SEVERAL_PRIORITIES_EMULATED, json_key_paths, read_json, run, shape};
 
 macro_rules! require_c_tool {
@@ -14,10 +21,17 @@ macro_rules! require_c_tool {
     };
 }
 
-fn both(tool: &str, args: &[&str]) -> (Run, Run) {
-    let c = run(&mut c_tool(tool, args));
+/// The C tool's run and ours with `args`, every pair on the lease's CPU.
+fn both(lease: &CpuLease, tool: &str, args: &[&str]) -> (Run, Run) {
+    let on_cpu = on_leased_cpu(lease);
+    let args: Vec<&str> = args.iter().copied().chain([on_cpu.as_str()]).collect();
+    both_of(&mut c_tool(tool, &args), &mut rtlat_ipc(tool, &args))
+}
+
+fn both_of(c: &mut Command, ours: &mut Command) -> (Run, Run) {
+    let c = run(c);
     c.expect_code(0);
-    let ours = run(&mut rtlat_ipc(tool, args));
+    let ours = run(ours);
     ours.expect_code(0);
     (c, ours)
 }
@@ -38,9 +52,11 @@ fn assert_same_shapes(tool: &str, c: &str, ours: &str) {
 fn quiet_two_pairs_same_structure() {
     skip_if_emulated!(SEVERAL_PRIORITIES_EMULATED);
     require_root!();
+    let lease = CpuLease::one();
     for tool in TOOLS {
         require_c_tool!(tool);
         let (c, ours) = both(
+            &lease,
             tool,
             &["-q", "-p", "80", "-i", "200", "-l", "200", "-t", "2"],
         );
@@ -65,29 +81,18 @@ fn quiet_two_pairs_same_structure() {
 #[test]
 fn live_mode_same_cursor_moves() {
     require_root!();
+    let lease = CpuLease::one();
     for tool in TOOLS {
         require_c_tool!(tool);
-        // A second: the display thread is not real-time, and the
-        // real-time threads of tests running beside this one can hold it
-        // off both CPUs for a while (for a whole second, once in about ten
-        // full runs of the suite). A run whose display never got the CPU
-        // says nothing about its drawing: it is run again, at most twice,
-        // with a NOTE; the last one must refresh.
-        let refreshed = |r: &Run| r.stdout.matches("\x1b[2A").count() >= 2;
-        let mut attempt = 1;
-        let (c, ours) = loop {
-            let (c, ours) = both(tool, &["-p", "80", "-i", "500", "-l", "2000"]);
-            if (refreshed(&c) && refreshed(&ours)) || attempt == 3 {
-                break (c, ours);
-            }
-            eprintln!(
-                "NOTE {}: {tool}: a display never refreshed (C: {}, rtlat: {}); run again",
-                function_name!(),
-                refreshed(&c),
-                refreshed(&ours)
-            );
-            attempt += 1;
-        };
+        // A second of frames, drawn by the display thread, which is
+        // neither real-time nor pinned: both runs are confined to the
+        // leased CPU, where no real-time thread but their own pair (asleep
+        // between hand-offs) can hold it off.
+        let args = ["-p", "80", "-i", "500", "-l", "2000"];
+        let (c, ours) = both_of(
+            &mut c_tool_confined(&lease, tool, &args),
+            &mut rtlat_ipc_confined(&lease, tool, &args),
+        );
         for (side, r) in [("C", &c), ("rtlat", &ours)] {
             assert!(
                 r.stdout.ends_with("\x1b[2A\x1b[4B"),
@@ -115,9 +120,11 @@ fn live_mode_same_cursor_moves() {
 #[test]
 fn fork_mode_same_structure() {
     require_root!();
+    let lease = CpuLease::one();
     for tool in FORK_TOOLS {
         require_c_tool!(tool);
         let (c, ours) = both(
+            &lease,
             tool,
             &["-f", "-q", "-p", "80", "-i", "200", "-l", "200", "-t", "2"],
         );
@@ -129,11 +136,15 @@ fn fork_mode_same_structure() {
 fn json_keys_are_a_superset() {
     skip_if_emulated!(SEVERAL_PRIORITIES_EMULATED);
     require_root!();
+    let lease = CpuLease::one();
+    let on_cpu = on_leased_cpu(&lease);
     for tool in TOOLS {
         require_c_tool!(tool);
         let dir = tempfile::tempdir().unwrap();
         let (cj, oj) = (dir.path().join("c.json"), dir.path().join("ours.json"));
-        let args = ["-q", "-p", "80", "-i", "200", "-l", "100", "-t", "2"];
+        let args = [
+            "-q", "-p", "80", "-i", "200", "-l", "100", "-t", "2", &on_cpu,
+        ];
         let mut c_args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         c_args.push(format!("--json={}", cj.display()));
         run(&mut c_tool(tool, &c_args)).expect_code(0);

@@ -1,10 +1,16 @@
 //! Real runs of the IPC tools (root: SCHED_FIFO and mlockall), threads and
 //! fork mode: structure and invariants, never absolute latencies. Plus the
-//! bad-input and missing-privilege answers.
+//! bad-input and missing-privilege answers. Each real-time run holds a CPU
+//! lease and keeps every pair on its CPU (`--affinity`).
 
 use std::time::Duration;
 
-use crate::support::ipc::{FORK_TOOLS, TOOLS, check_frame, frames, last_frame, rtlat_ipc};
+use crate::cyclictest::real::TraceGuard;
+use crate::support::cpus::CpuLease;
+use crate::support::ipc::{
+    FORK_TOOLS, TOOLS, check_frame, frames, last_frame, on_leased_cpu, rtlat_ipc,
+    rtlat_ipc_confined,
+};
 use crate::support::{
     SEVERAL_PRIORITIES_EMULATED, read_json, run, run_with_timeout, spawn, wait_for_realtime_threads,
 };
@@ -13,6 +19,7 @@ use crate::support::{
 fn threads_mode_quiet_two_pairs_with_json() {
     skip_if_emulated!(SEVERAL_PRIORITIES_EMULATED);
     require_root!();
+    let lease = CpuLease::one();
     for tool in TOOLS {
         let dir = tempfile::tempdir().unwrap();
         let json = dir.path().join("run.json");
@@ -28,6 +35,7 @@ fn threads_mode_quiet_two_pairs_with_json() {
                 "300",
                 "-t",
                 "2",
+                &on_leased_cpu(&lease),
                 &format!("--json={}", json.display()),
             ],
         ));
@@ -48,7 +56,8 @@ fn threads_mode_quiet_two_pairs_with_json() {
             [(80, 200), (79, 700)]
         );
         for h in &f.headers {
-            assert!(h.receiver_cpu >= 0 && h.sender_cpu >= 0, "{h:?}");
+            let cpu = lease.cpu() as i64;
+            assert_eq!((h.receiver_cpu, h.sender_cpu), (cpu, cpu), "{h:?}");
         }
         let j = read_json(&json);
         assert_eq!(j["num_threads"], 2);
@@ -73,10 +82,14 @@ fn threads_mode_quiet_two_pairs_with_json() {
 fn fork_mode_sides_are_processes() {
     skip_if_emulated!("the sides are looked for within a time an emulated start does not keep");
     require_root!();
+    let lease = CpuLease::one();
+    let on_cpu = on_leased_cpu(&lease);
     for tool in FORK_TOOLS {
         let r = run(&mut rtlat_ipc(
             tool,
-            &["-f", "-q", "-p", "80", "-i", "200", "-l", "300", "-t", "2"],
+            &[
+                "-f", "-q", "-p", "80", "-i", "200", "-l", "300", "-t", "2", &on_cpu,
+            ],
         ));
         r.expect_code(0);
         assert!(
@@ -103,6 +116,7 @@ fn fork_mode_sides_are_processes() {
 #[test]
 fn fork_mode_json_and_live_frames() {
     require_root!();
+    let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("fork.json");
     let r = run(&mut rtlat_ipc(
@@ -115,6 +129,7 @@ fn fork_mode_json_and_live_frames() {
             "500",
             "-l",
             "400",
+            &on_leased_cpu(&lease),
             &format!("--json={}", json.display()),
         ],
     ));
@@ -129,8 +144,11 @@ fn fork_mode_json_and_live_frames() {
 #[test]
 fn live_frames_every_50_ms_then_cursor_below() {
     require_root!();
+    let lease = CpuLease::one();
     for tool in TOOLS {
-        let r = run(&mut rtlat_ipc(
+        // The frames are the display thread's: confined with the run.
+        let r = run(&mut rtlat_ipc_confined(
+            &lease,
             tool,
             &["-p", "80", "-i", "500", "-l", "500"],
         ));
@@ -156,7 +174,11 @@ fn live_frames_every_50_ms_then_cursor_below() {
 fn duration_ends_the_run() {
     skip_if_emulated!("the run's length is timed, and emulated start-up and exit take seconds");
     require_root!();
-    let r = run(&mut rtlat_ipc("ptsematest", &["-q", "-p", "80", "-D", "1"]));
+    let lease = CpuLease::one();
+    let r = run(&mut rtlat_ipc(
+        "ptsematest",
+        &["-q", "-p", "80", "-D", "1", &on_leased_cpu(&lease)],
+    ));
     r.expect_code(0);
     assert!(
         r.elapsed >= Duration::from_millis(950) && r.elapsed < Duration::from_secs(2),
@@ -170,15 +192,19 @@ fn duration_ends_the_run() {
 #[test]
 fn sigint_stops_with_the_final_frame() {
     require_root!();
+    let lease = CpuLease::one();
+    let on_cpu = on_leased_cpu(&lease);
     for tool in ["svsematest", "sigwaittest"] {
         for fork in [false, true] {
-            let mut args = vec!["-q", "-p", "80", "-i", "1000"];
+            let mut args = vec!["-q", "-p", "80", "-i", "1000", &on_cpu];
             if fork {
                 args.push("-f");
             }
             let child = spawn(&mut rtlat_ipc(tool, &args));
             // Both sides: in fork mode, each is a process of its own.
             wait_for_realtime_threads(child.pid(), 2);
+            // The duration is the point: a quiet run shows nothing before
+            // its end, and it must have measured more than 10 cycles.
             std::thread::sleep(Duration::from_millis(300));
             child.signal("INT");
             let r = child.wait(Duration::from_secs(5));
@@ -193,10 +219,20 @@ fn sigint_stops_with_the_final_frame() {
 #[test]
 fn back_to_back_hand_offs_with_interval_zero() {
     require_root!();
+    let lease = CpuLease::one();
     for tool in TOOLS {
         let r = run(&mut rtlat_ipc(
             tool,
-            &["-q", "-p", "80", "-i", "0", "-l", "5000"],
+            &[
+                "-q",
+                "-p",
+                "80",
+                "-i",
+                "0",
+                "-l",
+                "5000",
+                &on_leased_cpu(&lease),
+            ],
         ));
         r.expect_code(0);
         assert!(r.stdout.contains(", I0; "));
@@ -209,9 +245,21 @@ fn pmqtest_timeout_does_not_break_the_run() {
     // C pmqtest receives the sync message twice with -T and its receiver
     // times out after two cycles; ours runs to the end.
     require_root!();
+    let lease = CpuLease::one();
     let r = run(&mut rtlat_ipc(
         "pmqtest",
-        &["-q", "-p", "80", "-T", "1", "-i", "100", "-l", "300"],
+        &[
+            "-q",
+            "-p",
+            "80",
+            "-T",
+            "1",
+            "-i",
+            "100",
+            "-l",
+            "300",
+            &on_leased_cpu(&lease),
+        ],
     ));
     r.expect_code(0);
     let h = last_frame(&r.stdout, 1).headers[0];
@@ -221,9 +269,26 @@ fn pmqtest_timeout_does_not_break_the_run() {
 #[test]
 fn breaktrace_stops_the_run() {
     require_root!();
+    // -b stops the global trace (tracing_on): no other -b run or trace
+    // test of this process at the same time, and tracing_on put back when
+    // the guard drops. The guard before the lease (a holder of the guard
+    // may wait for a CPU).
+    let _trace = TraceGuard::acquire();
+    let lease = CpuLease::one();
     let r = run(&mut rtlat_ipc(
         "svsematest",
-        &["-q", "-p", "80", "-i", "0", "-b", "1", "-l", "10000000"],
+        &[
+            "-q",
+            "-p",
+            "80",
+            "-i",
+            "0",
+            "-b",
+            "1",
+            "-l",
+            "10000000",
+            &on_leased_cpu(&lease),
+        ],
     ));
     r.expect_code(0);
     let f = last_frame(&r.stdout, 1);

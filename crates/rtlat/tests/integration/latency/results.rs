@@ -4,7 +4,8 @@
 //! the audit made before the warm-up for `--json`, `--verdict` and a
 //! verdict gate, whose warn and bad findings are the verdict's `setup.`
 //! reasons. Synthetic runs for the shapes and the order of the outputs,
-//! short real runs (root) for the environment and the audit.
+//! short real runs (root, on leased CPUs) for the environment and the
+//! audit.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -15,7 +16,8 @@ use serde_json::Value;
 use crate::latency::runs::latency;
 use crate::results::environment::check_environment;
 use crate::results::verdict::json_of;
-use crate::support::{Run, allowed_cpus, read_json, rtlat, run, synthetic};
+use crate::support::cpus::CpuLease;
+use crate::support::{Run, read_json, rtlat, run, synthetic};
 
 /// `rtlat latency --synthetic SEED ARGS...`, expected to end with 0.
 fn synthetic_run(seed: u64, args: &[&str]) -> Run {
@@ -240,9 +242,15 @@ fn flagged(checks: &Value) -> Vec<String> {
         .collect()
 }
 
-/// `rtlat audit -p 99 -i 100 --json -`: latency's defaults.
-fn machine_audit() -> Value {
-    let r = run(rtlat().args(["audit", "-p", "99", "-i", "100", "--json", "-"]));
+/// `rtlat audit -p 99 -i 100 --json -`: latency's defaults, for the CPUs
+/// of `measured` (`--cpus`), every allowed one without.
+fn machine_audit(measured: Option<&CpuLease>) -> Value {
+    let mut cmd = rtlat();
+    cmd.args(["audit", "-p", "99", "-i", "100", "--json", "-"]);
+    if let Some(lease) = measured {
+        cmd.args(["--cpus", &lease.list()]);
+    }
+    let r = run(&mut cmd);
     r.expect_code(0);
     serde_json::from_str(&r.stdout).unwrap()
 }
@@ -250,6 +258,8 @@ fn machine_audit() -> Value {
 #[test]
 fn a_real_run_records_the_environment_the_audit_and_setup_reasons() {
     require_root!();
+    // An unpinned run: every CPU.
+    let lease = CpuLease::all();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.json");
     let r = run(latency(["-q", "-T", "1"]).arg(format!("--json={}", path.display())));
@@ -262,12 +272,12 @@ fn a_real_run_records_the_environment_the_audit_and_setup_reasons() {
     );
     let text = std::fs::read_to_string(&path).unwrap();
     // Not pinned (-c): every allowed CPU is measured.
-    check_environment("latency", &text, Some(&allowed_cpus()));
+    check_environment("latency", &text, Some(lease.cpus()));
     let doc: Value = serde_json::from_str(&text).unwrap();
     // Every check of `rtlat audit`, for the run's priority and period.
     assert_eq!(
         check_ids(&doc["audit"]),
-        check_ids(&machine_audit()["checks"])
+        check_ids(&machine_audit(None)["checks"])
     );
     // Each finding at warn or bad is a set-up reason (a run on every CPU:
     // all of them concern it), in the audit's order, and nothing else is.
@@ -309,14 +319,17 @@ fn a_verdict_gate_makes_the_audit_and_sees_setup_reasons() {
         skip_note!("SKIPPED (needs /usr/bin/strace): {}", function_name!());
         return;
     }
-    let (r, audited) = audits_under_strace(&["-q", "-T", "1", "--fail-if=max>1s"]);
+    let lease = CpuLease::one();
+    let cpu = lease.list();
+    let (r, audited) = audits_under_strace(&["-q", "-T", "1", "-c", &cpu, "--fail-if=max>1s"]);
     assert!(
         !audited,
         "no audit without a verdict to judge: {}",
         r.describe()
     );
     r.expect_code(0);
-    let (r, audited) = audits_under_strace(&["-q", "-T", "1", "--fail-if=verdict=trustworthy"]);
+    let (r, audited) =
+        audits_under_strace(&["-q", "-T", "1", "-c", &cpu, "--fail-if=verdict=trustworthy"]);
     assert!(audited, "{}", r.describe());
     // 1 s at 100 us supports no p99.99: never trustworthy.
     r.expect_code(3);
@@ -333,6 +346,8 @@ fn a_verdict_gate_makes_the_audit_and_sees_setup_reasons() {
         "-q",
         "-T",
         "1",
+        "-c",
+        &cpu,
         "--fail-if=verdict=trustworthy",
         "--verdict",
     ]));
@@ -344,8 +359,9 @@ fn a_verdict_gate_makes_the_audit_and_sees_setup_reasons() {
         .filter_map(|l| l.split_once(": ").map(|(id, _)| id))
         .collect();
     // Statuses can change between two readings (steal time, a thread
-    // that comes and goes): the machine-wide kernel findings do not.
-    let kernel: Vec<String> = flagged(&machine_audit()["checks"])
+    // that comes and goes): the machine-wide kernel findings do not. The
+    // audit of the measured CPU, as the run's own.
+    let kernel: Vec<String> = flagged(&machine_audit(Some(&lease))["checks"])
         .into_iter()
         .filter(|id| id.starts_with("kernel."))
         .collect();

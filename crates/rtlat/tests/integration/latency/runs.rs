@@ -1,13 +1,15 @@
 //! `rtlat latency`: Xenomai's formats from the synthetic source (snapshots
 //! and invariants), the gnuplot file, short real runs (root) with the
 //! invariants of real measurements, the end by signal, `-f` on the kernel
-//! trace, refused Xenomai-only modes and the `latency` symlink.
+//! trace, refused Xenomai-only modes and the `latency` symlink. A real run
+//! holds a CPU lease and measures on its CPU (`-c`).
 
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 use crate::cyclictest::real::TraceGuard;
+use crate::support::cpus::CpuLease;
 use crate::support::{rtlat_path, rtlat_tool, run, run_with_timeout, shape, spawn};
 
 pub(crate) fn latency(args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>) -> Command {
@@ -305,6 +307,7 @@ fn help_and_symlink() {
 #[test]
 fn real_run_has_xenomais_shape_and_invariants() {
     require_root!();
+    let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let plot = dir.path().join("lat.dat");
     let r = run_with_timeout(
@@ -314,7 +317,7 @@ fn real_run_has_xenomais_shape_and_invariants() {
             "-p",
             "1000",
             "-c",
-            "0",
+            &lease.list(),
             "-h",
             "-s",
             "-g",
@@ -353,8 +356,12 @@ fn real_run_has_xenomais_shape_and_invariants() {
 #[test]
 fn sigint_still_prints_the_summary() {
     require_root!();
-    let child = spawn(&mut latency(["-p", "1000", "-s"]));
-    std::thread::sleep(Duration::from_millis(3500));
+    let lease = CpuLease::one();
+    let child = spawn(&mut latency(["-p", "1000", "-s", "-c", &lease.list()]));
+    // A second measured after the warm-up: the summary has samples.
+    child.wait_for_stdout(Duration::from_secs(10), "the first RTD line", |out| {
+        out.contains("\nRTD|")
+    });
     child.signal("INT");
     let r = child.wait(Duration::from_secs(10));
     r.expect_code(0);

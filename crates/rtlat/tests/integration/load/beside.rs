@@ -1,7 +1,10 @@
 //! `--load`, `--load-schedule` and `--load-cpus` in the measuring tools:
 //! phases reported in order with sample counts that add up to the run's,
 //! each phase's load measured, no process or directory left behind after
-//! a signal or an error, and bad input refused with one line.
+//! a signal or an error, and bad input refused with one line. A real load
+//! keeps a CPU busy: each run with one holds a CPU lease and keeps both
+//! its measurement and its load on it (`-a`, `--load-cpus`); synthetic runs
+//! start no load.
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -10,8 +13,12 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::load::tool::{open_files_in, wait_for_load_workers};
+use crate::support::cpus::CpuLease;
+use crate::support::ipc::on_leased_cpu;
 use crate::support::{
     SpawnChecked, is_root, read_json, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn,
+    wait_until,
 };
 
 /// The processes of process group `pgrp` still there, zombies included.
@@ -147,8 +154,20 @@ fn a_loop_count_ends_the_schedule_early_and_the_phases_still_add_up() {
 
 #[test]
 fn each_real_phase_runs_and_measures_its_own_load() {
+    let lease = CpuLease::one();
+    let cpu = lease.list();
     let dir = tempfile::tempdir().unwrap();
-    let mut args = vec!["-q", "-i", "500", "-t", "2"];
+    let mut args = vec![
+        "-q",
+        "-i",
+        "500",
+        "-t",
+        "2",
+        "-a",
+        &cpu,
+        "--load-cpus",
+        &cpu,
+    ];
     if is_root() {
         args.extend(["-m", "-p", "80"]);
     }
@@ -185,6 +204,8 @@ fn each_real_phase_runs_and_measures_its_own_load() {
 
 #[test]
 fn sigint_stops_the_load_with_nothing_left_behind() {
+    let lease = CpuLease::one();
+    let cpu = lease.list();
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("run.json");
     let io_root = tempfile::tempdir().unwrap();
@@ -192,14 +213,20 @@ fn sigint_stops_the_load_with_nothing_left_behind() {
         "-q",
         "-i",
         "1000",
+        "-a",
+        &cpu,
         "--load",
         "fork:1,io:1,messaging:1",
+        "--load-cpus",
+        &cpu,
         &format!("--json={}", json.display()),
     ]);
     cmd.env("TMPDIR", io_root.path()).process_group(0);
     let child = spawn(&mut cmd);
     let pid = child.pid();
-    std::thread::sleep(Duration::from_millis(800));
+    wait_for_load_workers(pid, 3);
+    // The duration is the point: each kind must count operations.
+    std::thread::sleep(Duration::from_millis(200));
     // The io files have no name (they cannot be left behind).
     assert_eq!(std::fs::read_dir(io_root.path()).unwrap().count(), 0);
     child.signal("INT");
@@ -235,13 +262,20 @@ fn sigint_stops_the_load_with_nothing_left_behind() {
 fn fork_helpers_die_with_a_killed_run() {
     // The fork kind forks in helper processes of its own; SIGKILL gives
     // rtlat no chance to stop them: the kernel's parent death signal does.
+    let lease = CpuLease::one();
     let mut cmd = rtlat();
-    cmd.args(["load", "fork:2"]).process_group(0);
+    cmd.args(["load", "fork:2", "--cpus", &lease.list()])
+        .process_group(0);
     let child = spawn(&mut cmd);
     let pid = child.pid();
-    std::thread::sleep(Duration::from_millis(500));
-    let helpers = processes_in_group(pid).len();
-    assert!(helpers >= 3, "rtlat and two helpers: {helpers}");
+    let started = wait_until(Duration::from_secs(10), || {
+        processes_in_group(pid).len() >= 3
+    });
+    assert!(
+        started,
+        "rtlat and two helpers: {:?}",
+        processes_in_group(pid)
+    );
     child.signal("KILL");
     let _ = child.wait(Duration::from_secs(5));
     // Dead helpers are reparented to init, which reaps them when it does:
@@ -255,21 +289,16 @@ fn fork_helpers_die_with_a_killed_run() {
             })
             .collect::<Vec<_>>()
     };
-    let mut left = running();
-    for _ in 0..50 {
-        if left.is_empty() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-        left = running();
-    }
-    assert!(left.is_empty(), "still running: {left:?}");
+    let gone = wait_until(Duration::from_secs(1), || running().is_empty());
+    assert!(gone, "still running: {:?}", running());
 }
 
 #[test]
 fn a_run_ending_in_error_leaves_nothing_behind() {
     // The JSON's directory disappears during the run: writing it fails at
     // the end (exit 1), after the load has been stopped.
+    let lease = CpuLease::one();
+    let cpu = lease.list();
     let tmp = tempfile::tempdir().unwrap();
     let sub = tmp.path().join("gone");
     std::fs::create_dir(&sub).unwrap();
@@ -280,14 +309,26 @@ fn a_run_ending_in_error_leaves_nothing_behind() {
         "1000",
         "-D",
         "2",
+        "-a",
+        &cpu,
         "--load",
         "fork:1,io:1",
+        "--load-cpus",
+        &cpu,
         &format!("--json={}", sub.join("run.json").display()),
     ]);
     cmd.env("TMPDIR", io_root.path()).process_group(0);
     let child = spawn(&mut cmd);
     let pid = child.pid();
-    std::thread::sleep(Duration::from_millis(500));
+    // The io worker's file: the load runs, so the run is past its checks
+    // of --json, which would refuse a directory already gone.
+    let io_root_path = io_root.path().canonicalize().unwrap();
+    let io_file_open = || open_files_in(pid, &io_root_path) > 0;
+    assert!(
+        wait_until(Duration::from_secs(10), io_file_open),
+        "no io file open: {}",
+        crate::support::describe_process(pid)
+    );
     std::fs::remove_dir(&sub).unwrap();
     let r = child.wait(Duration::from_secs(10));
     assert_eq!(r.code(), Some(1), "{}", r.describe());
@@ -321,14 +362,20 @@ fn a_load_that_fails_during_the_run_ends_it_with_status_1() {
     }
     let json = tempfile::tempdir().unwrap();
     let json_path = json.path().join("run.json");
+    let lease = CpuLease::one();
+    let cpu = lease.list();
     let mut cmd = rtlat_cyclictest([
         "-q",
         "-i",
         "1000",
         "-D",
         "20",
+        "-a",
+        &cpu,
         "--load",
         "io:1,fork:1",
+        "--load-cpus",
+        &cpu,
         &format!("--json={}", json_path.display()),
     ]);
     cmd.env("TMPDIR", mount_point.path()).process_group(0);
@@ -435,6 +482,7 @@ fn bad_load_options_are_one_line_and_status_2() {
 
 #[test]
 fn ipc_tools_report_their_load() {
+    let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.json");
     let mut cmd = rtlat();
@@ -445,8 +493,11 @@ fn ipc_tools_report_their_load() {
         "1000",
         "-l",
         "500",
+        &on_leased_cpu(&lease),
         "--load",
         "cpu:1",
+        "--load-cpus",
+        &lease.list(),
     ])
     .arg(format!("--json={}", path.display()));
     let r = run_with_timeout(&mut cmd, Duration::from_secs(10));
@@ -461,6 +512,7 @@ fn ipc_tools_report_their_load() {
 
 #[test]
 fn ipc_receivers_are_reported_per_phase() {
+    let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.json");
     let mut cmd = rtlat();
@@ -471,8 +523,11 @@ fn ipc_receivers_are_reported_per_phase() {
         "1000",
         "-t",
         "2",
+        &on_leased_cpu(&lease),
         "--load-schedule",
         "idle=1,cpu:1=1",
+        "--load-cpus",
+        &lease.list(),
     ])
     .arg(format!("--json={}", path.display()));
     // No -l or -D: the schedule ends the run.
@@ -507,6 +562,8 @@ fn latency_reports_each_phase_after_the_warm_up() {
         skip_note!("SKIPPED (needs root): {}", function_name!());
         return;
     }
+    let lease = CpuLease::one();
+    let cpu = lease.list();
     let mut cmd = rtlat();
     cmd.args([
         "latency",
@@ -515,8 +572,12 @@ fn latency_reports_each_phase_after_the_warm_up() {
         "5",
         "-p",
         "1000",
+        "-c",
+        &cpu,
         "--load-schedule",
         "idle=1,cpu:1=1",
+        "--load-cpus",
+        &cpu,
     ]);
     let r = run_with_timeout(&mut cmd, Duration::from_secs(15));
     assert_eq!(r.code(), Some(0), "{}", r.describe());

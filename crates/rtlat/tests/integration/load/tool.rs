@@ -1,11 +1,13 @@
 //! `rtlat load`: runs of the real binary (no privilege needed): the report
 //! lines, stop by duration and by signal with nothing left behind, and bad
-//! input refused with one line before anything starts.
+//! input refused with one line before anything starts. A load keeps a CPU
+//! busy: each run holds a CPU lease and keeps its workers on it (`--cpus`).
 
 use std::process::Command;
 use std::time::Duration;
 
-use crate::support::{SpawnChecked, rtlat, run_with_timeout, spawn};
+use crate::support::cpus::CpuLease;
+use crate::support::{SpawnChecked, rtlat, run_with_timeout, spawn, wait_until};
 
 fn load(args: &[&str]) -> Command {
     let mut cmd = rtlat();
@@ -30,7 +32,11 @@ fn parse_line(line: &str) -> (String, f64, usize) {
 
 #[test]
 fn load_cpu_for_a_second_prints_its_rate() {
-    let r = run_with_timeout(&mut load(&["cpu:1", "-D", "1"]), Duration::from_secs(10));
+    let lease = CpuLease::one();
+    let r = run_with_timeout(
+        &mut load(&["cpu:1", "-D", "1", "--cpus", &lease.list()]),
+        Duration::from_secs(10),
+    );
     assert_eq!(r.code(), Some(0), "{}", r.describe());
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(lines.len(), 1, "{}", r.describe());
@@ -42,14 +48,25 @@ fn load_cpu_for_a_second_prints_its_rate() {
 
 #[test]
 fn default_workers_are_one_per_cpu_of_the_list() {
+    let lease = CpuLease::one();
     let r = run_with_timeout(
-        &mut load(&["timers,cache:2", "-D1", "--cpus", "0", "--nice", "5"]),
+        &mut load(&[
+            "timers,cache:2",
+            "-D1",
+            "--cpus",
+            &lease.list(),
+            "--nice",
+            "5",
+        ]),
         Duration::from_secs(10),
     );
     assert_eq!(r.code(), Some(0), "{}", r.describe());
     let parsed: Vec<_> = r.stdout.lines().map(parse_line).collect();
     assert_eq!(parsed.len(), 2, "{}", r.describe());
-    assert_eq!((parsed[0].0.as_str(), parsed[0].2), ("timers", 1));
+    assert_eq!(
+        (parsed[0].0.as_str(), parsed[0].2),
+        ("timers", lease.cpus().len())
+    );
     assert_eq!((parsed[1].0.as_str(), parsed[1].2), ("cache", 2));
     assert!(parsed.iter().all(|p| p.1 > 0.0), "{}", r.describe());
 }
@@ -59,9 +76,13 @@ fn default_workers_are_one_per_cpu_of_the_list() {
 /// while it ran it never had more than its workers' fork children.
 #[test]
 fn sigint_stops_fork_and_messaging_with_nothing_left() {
-    let child = spawn(&mut load(&["fork:1,messaging:1"]));
+    let lease = CpuLease::one();
+    let child = spawn(&mut load(&["fork:1,messaging:1", "--cpus", &lease.list()]));
     let pid = child.pid();
-    std::thread::sleep(Duration::from_millis(500));
+    wait_for_load_workers(pid, 2);
+    // The duration is the point: each kind must count operations for a
+    // rate above 0.
+    std::thread::sleep(Duration::from_millis(200));
     child.signal("INT");
     let r = child.wait(Duration::from_secs(5));
     assert_eq!(r.code(), Some(0), "{}", r.describe());
@@ -83,8 +104,33 @@ fn sigint_stops_fork_and_messaging_with_nothing_left() {
     );
 }
 
+/// Waits until process `pid` has `count` load worker threads (named
+/// `load-KIND-N`): the sign that its load has started, after its stop
+/// signals' handlers were installed. Panics, describing the process, if
+/// the sign has not come within a safety net of 10 s.
+pub(crate) fn wait_for_load_workers(pid: u32, count: usize) {
+    let workers = || {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .map(|tasks| {
+                tasks
+                    .flatten()
+                    .filter(|task| {
+                        std::fs::read_to_string(task.path().join("comm"))
+                            .is_ok_and(|name| name.starts_with("load-"))
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    assert!(
+        wait_until(Duration::from_secs(10), || workers() >= count),
+        "not {count} load workers in process {pid}: {}",
+        crate::support::describe_process(pid)
+    );
+}
+
 /// Descriptors of process `pid` open on files in `dir`.
-fn open_files_in(pid: u32, dir: &std::path::Path) -> usize {
+pub(crate) fn open_files_in(pid: u32, dir: &std::path::Path) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/fd"))
         .map(|fds| {
             fds.flatten()
@@ -97,12 +143,20 @@ fn open_files_in(pid: u32, dir: &std::path::Path) -> usize {
 
 #[test]
 fn io_writes_in_tmpdir_to_files_without_a_name() {
+    let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    let child = spawn(load(&["io:1"]).env("TMPDIR", &root));
-    std::thread::sleep(Duration::from_millis(400));
+    let child = spawn(load(&["io:1", "--cpus", &lease.list()]).env("TMPDIR", &root));
     // Its file is in TMPDIR, and nothing there has a name (a SIGKILL
     // could not leave it behind).
+    assert!(
+        wait_until(Duration::from_secs(10), || open_files_in(
+            child.pid(),
+            &root
+        ) > 0),
+        "no file open in TMPDIR: {}",
+        crate::support::describe_process(child.pid())
+    );
     assert_eq!(open_files_in(child.pid(), &root), 1);
     assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0);
     child.signal("TERM");

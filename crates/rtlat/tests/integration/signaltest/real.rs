@@ -1,15 +1,21 @@
 //! `rtlat signaltest` for real (root, SCHED_FIFO, each run bounded by `-l`
 //! and well under 2 s): structure and invariants, never latency values;
 //! and differential tests against `/usr/bin/signaltest` (rt-tests 2.4):
-//! same lines, same line shapes, JSON keys a superset of C's.
+//! same lines, same line shapes, JSON keys a superset of C's. Each run
+//! holds a CPU lease and keeps its ring on it (`-a`).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::cyclictest::real::TraceGuard;
 use crate::signaltest::synthetic::{final_lines, ring_lines, rtlat_signaltest};
-use crate::support::{Run, json_key_paths, read_json, run, run_with_timeout, shape, spawn};
+use crate::support::cpus::CpuLease;
+use crate::support::{
+    Run, json_key_paths, read_json, rtlat_path, run, run_with_timeout, shape, spawn,
+    wait_for_realtime_threads,
+};
 
 const C_SIGNALTEST: &str = "/usr/bin/signaltest";
 
@@ -34,10 +40,43 @@ fn c_tool(args: &[&str]) -> Run {
     r
 }
 
+/// Our run with `args`, the whole process kept on the lease's CPU
+/// (`taskset`): its display thread too, which is neither real-time nor
+/// pinned by `-a`. There the only real-time threads beside it are the
+/// run's own ring: another test's real-time threads, kept to that test's
+/// lease, cannot hold it off. For the tests that look at its frames.
+fn ours_confined(lease: &CpuLease, args: &[&str]) -> Run {
+    let r = run(lease
+        .pinned(&rtlat_path().to_string_lossy())
+        .arg("signaltest")
+        .args(args));
+    r.expect_code(0);
+    r
+}
+
+/// [`ours_confined`] for the C tool (whose `-a` pins its main thread,
+/// which draws, as well).
+fn c_tool_confined(lease: &CpuLease, args: &[&str]) -> Run {
+    let r = run(lease.pinned(C_SIGNALTEST).args(args));
+    r.expect_code(0);
+    r
+}
+
 #[test]
 fn quiet_ring_of_three() {
     require_root!();
-    let r = ours(&["-q", "-p", "80", "-t", "3", "-l", "500"]);
+    let lease = CpuLease::one();
+    let r = ours(&[
+        "-q",
+        "-p",
+        "80",
+        "-t",
+        "3",
+        "-l",
+        "500",
+        "-a",
+        &lease.list(),
+    ]);
     assert_eq!(ring_lines(&r.stdout).len(), 3, "one T: line per thread");
     let last = final_lines(&r.stdout, 3);
     assert_eq!(last[0].cycles, 500, "thread 0 reaches -l");
@@ -51,7 +90,8 @@ fn quiet_ring_of_three() {
 #[test]
 fn live_display_shows_thread_0_then_every_thread() {
     require_root!();
-    let r = ours(&["-p", "80", "-l", "300"]);
+    let lease = CpuLease::one();
+    let r = ours_confined(&lease, &["-p", "80", "-l", "300", "-a", &lease.list()]);
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert!(
         lines[0].ends_with("          "),
@@ -79,7 +119,8 @@ fn live_display_shows_thread_0_then_every_thread() {
 #[test]
 fn verbose_samples_and_summary() {
     require_root!();
-    let r = ours(&["-v", "-p", "80", "-l", "50"]);
+    let lease = CpuLease::one();
+    let r = ours(&["-v", "-p", "80", "-l", "50", "-a", &lease.list()]);
     let samples: Vec<&str> = r.stdout.lines().filter(|l| !l.starts_with("T:")).collect();
     assert_eq!(samples.len(), 50);
     for (k, l) in samples.iter().enumerate() {
@@ -94,6 +135,8 @@ fn verbose_samples_and_summary() {
 #[test]
 fn json_file_and_pinning() {
     require_root!();
+    // -S: one thread on each CPU, every CPU.
+    let lease = CpuLease::all();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.json");
     let r = ours(&[
@@ -108,7 +151,7 @@ fn json_file_and_pinning() {
         &format!("--json={}", path.display()),
     ]);
     let v = read_json(&path);
-    let cpus = crate::support::allowed_cpus();
+    let cpus = lease.cpus();
     let last = final_lines(&r.stdout, cpus.len());
     assert_eq!(v["num_threads"], cpus.len());
     for (i, l) in last.iter().enumerate() {
@@ -123,25 +166,26 @@ fn json_file_and_pinning() {
 #[test]
 fn break_stops_the_run_and_the_trace() {
     require_root!();
-    let tracing_on = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
-        .iter()
-        .map(|d| Path::new(d).join("tracing_on"))
-        .find(|f| f.exists());
-    let before = tracing_on
-        .as_ref()
-        .map(|f| std::fs::read_to_string(f).unwrap());
-    if let Some(f) = &tracing_on {
-        std::fs::write(f, "1\n").unwrap();
+    // tracing_on is global: no other -b run or trace test of this process
+    // at the same time; put back as it was when the guard drops. The
+    // guard before the lease (a holder of the guard may wait for a CPU).
+    let trace = TraceGuard::acquire();
+    let lease = CpuLease::one();
+    if trace.dir.is_some() {
+        trace.set_tracing_on("1");
     }
     let r = run(&mut rtlat_signaltest(&[
-        "-q", "-p", "80", "-b", "1", "-l", "100000",
+        "-q",
+        "-p",
+        "80",
+        "-b",
+        "1",
+        "-l",
+        "100000",
+        "-a",
+        &lease.list(),
     ]));
-    let after = tracing_on
-        .as_ref()
-        .map(|f| std::fs::read_to_string(f).unwrap());
-    if let (Some(f), Some(b)) = (&tracing_on, &before) {
-        std::fs::write(f, b).unwrap();
-    }
+    let after = trace.tracing_on();
     r.expect_code(0);
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(lines[0], "Thread 0 exceeded trace limit.");
@@ -159,11 +203,17 @@ fn break_stops_the_run_and_the_trace() {
 #[test]
 fn duration_and_interrupt_end_the_run_cleanly() {
     require_root!();
-    let r = ours(&["-q", "-p", "80", "-D", "1"]);
+    let lease = CpuLease::one();
+    let cpu = lease.list();
+    let r = ours(&["-q", "-p", "80", "-D", "1", "-a", &cpu]);
     assert_faster_than!(r.elapsed, Duration::from_millis(1900), "{:?}", r.elapsed);
     assert!(final_lines(&r.stdout, 2)[0].cycles > 0);
 
-    let child = spawn(&mut rtlat_signaltest(&["-q", "-p", "80"]));
+    let child = spawn(&mut rtlat_signaltest(&["-q", "-p", "80", "-a", &cpu]));
+    // The ring's two threads: the run is set up.
+    wait_for_realtime_threads(child.pid(), 2);
+    // The duration is the point: a quiet run shows nothing before its
+    // end, and it must have measured some cycles.
     std::thread::sleep(Duration::from_millis(200));
     child.signal("INT");
     let r = child.wait(Duration::from_secs(2));
@@ -174,10 +224,12 @@ fn duration_and_interrupt_end_the_run_cleanly() {
 #[test]
 fn closed_stdout_ends_the_run_quietly() {
     require_root!();
+    let lease = CpuLease::one();
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(format!(
-        "'{}' signaltest -p 80 | head -c 10 >/dev/null; echo done",
-        crate::support::rtlat_path().display()
+        "'{}' signaltest -p 80 -a {} | head -c 10 >/dev/null; echo done",
+        rtlat_path().display(),
+        lease.list()
     ));
     let r = run_with_timeout(&mut cmd, Duration::from_secs(3));
     r.expect_code(0);
@@ -204,7 +256,9 @@ fn assert_same_shapes(c: &Run, ours: &Run) {
 fn differential_quiet() {
     require_root!();
     require_c_signaltest!();
-    let args = ["-q", "-p", "80", "-t", "3", "-l", "300"];
+    let lease = CpuLease::one();
+    let cpu = lease.list();
+    let args = ["-q", "-p", "80", "-t", "3", "-l", "300", "-a", &cpu];
     let (c, r) = (c_tool(&args), ours(&args));
     assert_same_shapes(&c, &r);
     let (cl, rl) = (final_lines(&c.stdout, 3), final_lines(&r.stdout, 3));
@@ -218,7 +272,11 @@ fn differential_quiet() {
 fn differential_break() {
     require_root!();
     require_c_signaltest!();
-    let args = ["-q", "-p", "80", "-b", "1", "-l", "1000"];
+    // Both stop the global trace: see break_stops_the_run_and_the_trace.
+    let _trace = TraceGuard::acquire();
+    let lease = CpuLease::one();
+    let cpu = lease.list();
+    let args = ["-q", "-p", "80", "-b", "1", "-l", "1000", "-a", &cpu];
     let (c, r) = (c_tool(&args), ours(&args));
     assert_same_shapes(&c, &r);
     assert_eq!(c.stdout.lines().next(), r.stdout.lines().next());
@@ -228,8 +286,13 @@ fn differential_break() {
 fn differential_verbose() {
     require_root!();
     require_c_signaltest!();
+    let lease = CpuLease::one();
+    // Kept on the leased CPU by taskset, not -a: with -a and -v, C prints
+    // `Using 1 cpus.` and a `Thread N using cpu C.` line per thread first,
+    // which rtlat's signaltest does not: a difference of its own, not the
+    // samples this test compares.
     let args = ["-v", "-p", "80", "-l", "30"];
-    let (c, r) = (c_tool(&args), ours(&args));
+    let (c, r) = (c_tool_confined(&lease, &args), ours_confined(&lease, &args));
     // Same number of lines and shapes; C's first line is its off-by-one
     // `0:0:0`, ours the first sample.
     assert_same_shapes(&c, &r);
@@ -241,8 +304,10 @@ fn differential_verbose() {
 fn differential_live_frames() {
     require_root!();
     require_c_signaltest!();
-    let args = ["-p", "80", "-l", "200"];
-    let (c, r) = (c_tool(&args), ours(&args));
+    let lease = CpuLease::one();
+    let cpu = lease.list();
+    let args = ["-p", "80", "-l", "200", "-a", &cpu];
+    let (c, r) = (c_tool_confined(&lease, &args), ours_confined(&lease, &args));
     for (who, run) in [("C", &c), ("rtlat", &r)] {
         let frames: Vec<&str> = run.stdout.split("\x1b[3A").collect();
         assert!(frames.len() >= 2, "{who}: several frames");
@@ -276,6 +341,8 @@ fn differential_live_frames() {
 fn differential_json_keys_are_a_superset() {
     require_root!();
     require_c_signaltest!();
+    let lease = CpuLease::one();
+    let cpu = lease.list();
     let dir = tempfile::tempdir().unwrap();
     let (cj, rj) = (dir.path().join("c.json"), dir.path().join("r.json"));
     c_tool(&[
@@ -286,6 +353,8 @@ fn differential_json_keys_are_a_superset() {
         "3",
         "-l",
         "100",
+        "-a",
+        &cpu,
         &format!("--json={}", cj.display()),
     ]);
     ours(&[
@@ -296,6 +365,8 @@ fn differential_json_keys_are_a_superset() {
         "3",
         "-l",
         "100",
+        "-a",
+        &cpu,
         &format!("--json={}", rj.display()),
     ]);
     let (c, r) = (read_json(&cj), read_json(&rj));

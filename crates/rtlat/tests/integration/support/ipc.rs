@@ -5,7 +5,8 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::support::rtlat;
+use crate::support::cpus::CpuLease;
+use crate::support::{rtlat, rtlat_path};
 
 pub const TOOLS: [&str; 4] = ["svsematest", "pmqtest", "ptsematest", "sigwaittest"];
 /// The tools with a fork mode.
@@ -22,6 +23,40 @@ pub fn rtlat_ipc<S: AsRef<std::ffi::OsStr>>(tool: &str, args: &[S]) -> Command {
 pub fn c_tool<S: AsRef<std::ffi::OsStr>>(tool: &str, args: &[S]) -> Command {
     let mut cmd = Command::new(c_path(tool));
     cmd.args(args).stdin(Stdio::null());
+    cmd
+}
+
+/// `--affinity=CPU`: every pair of the run on the lease's CPU. Spelled
+/// with `=`: C's tools and ours read `-a 0` as two words as `-a` alone
+/// (pair i on the i-th CPU), so a lease of CPU 0 would not hold them.
+pub fn on_leased_cpu(lease: &CpuLease) -> String {
+    format!("--affinity={}", lease.cpu())
+}
+
+/// `rtlat TOOL ARGS... --affinity=CPU` with the whole process kept on the
+/// lease's CPU (`taskset`): its display thread too, which is neither
+/// real-time nor pinned by the tool. There the only real-time threads
+/// beside it are the run's own, which sleep between hand-offs: another
+/// test's real-time threads, kept to that test's lease, cannot hold it
+/// off. For the tests that count the frames it draws.
+pub fn rtlat_ipc_confined<S: AsRef<std::ffi::OsStr>>(
+    lease: &CpuLease,
+    tool: &str,
+    args: &[S],
+) -> Command {
+    let mut cmd = lease.pinned(&rtlat_path().to_string_lossy());
+    cmd.arg(tool).args(args).arg(on_leased_cpu(lease));
+    cmd
+}
+
+/// [`rtlat_ipc_confined`] for the C tool, `/usr/bin/TOOL`.
+pub fn c_tool_confined<S: AsRef<std::ffi::OsStr>>(
+    lease: &CpuLease,
+    tool: &str,
+    args: &[S],
+) -> Command {
+    let mut cmd = lease.pinned(&c_path(tool));
+    cmd.args(args).arg(on_leased_cpu(lease));
     cmd
 }
 
