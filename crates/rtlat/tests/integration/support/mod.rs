@@ -113,24 +113,87 @@ pub fn rtlat() -> Command {
 }
 
 /// `rtlat TOOL ARGS...`, standard input from /dev/null. `rtlat plot` runs
-/// `rtlat-plot`, the binary of the rtlat-plot package, from beside `rtlat`:
-/// `cargo test --workspace` builds it there, `cargo test -p rtlat` alone
-/// does not, which is said here rather than by every plot test's failure.
+/// `rtlat-plot` from beside `rtlat`: [`rtlat_plot_path`] builds it first
+/// when this test run did not.
 pub fn rtlat_tool(
     tool: &str,
     args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>,
 ) -> Command {
     if tool == "plot" {
-        let plotter = rtlat_path().with_file_name("rtlat-plot");
-        assert!(
-            plotter.is_file(),
-            "{} is not built: `rtlat plot` runs it; run `cargo test --workspace`, or \
-             `cargo build -p rtlat-plot` before `cargo test -p rtlat`",
-            plotter.display()
-        );
+        rtlat_plot_path();
     }
     let mut cmd = rtlat();
     cmd.arg(tool).args(args);
+    cmd
+}
+
+/// `rtlat-plot`, the binary of the rtlat-plot package, beside `rtlat`
+/// (where `rtlat plot` and `rtlat --generate` look for it), up to date.
+/// `cargo test --workspace` builds it; `cargo test -p rtlat`, `cargo test
+/// --test integration` or a name filter do not, and an older build may be
+/// there. So the first caller in a test process has cargo build it, with
+/// the cargo, target directory, target and profile of this test run (a
+/// no-op when it is fresh): [`rtlat_plot_build`]. Panics with cargo's
+/// output and the command if that fails.
+pub fn rtlat_plot_path() -> PathBuf {
+    static BUILT: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    match BUILT.get_or_init(|| {
+        let plotter = rtlat_path().with_file_name("rtlat-plot");
+        let mut build = rtlat_plot_build();
+        let shown = format!("{build:?}");
+        let output = build
+            .output_checked()
+            .map_err(|e| format!("cannot start {shown}: {e}"))?;
+        if !output.status.success() || !plotter.is_file() {
+            return Err(format!(
+                "{shown} failed ({}), so `rtlat plot` cannot be tested; its output:\n{}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        Ok(plotter)
+    }) {
+        Ok(path) => path.clone(),
+        Err(why) => panic!("{why}"),
+    }
+}
+
+/// The command that builds `rtlat-plot` where this test run's `rtlat` is:
+/// `$CARGO build -p rtlat-plot --bin rtlat-plot`, with `--target-dir`,
+/// `--target` (when the binaries are under `<target dir>/<triple>/`) and
+/// `--profile` read off the path of `rtlat`
+/// (`<target dir>[/<triple>]/<profile dir>/rtlat`). The environment is
+/// this process's, which cargo gave it: a cross build's linker and
+/// runner variables included.
+pub fn rtlat_plot_build() -> Command {
+    let rtlat = rtlat_path();
+    let profile_dir = rtlat.parent().expect("the directory of rtlat");
+    let above = profile_dir
+        .parent()
+        .expect("the directory above the profile's");
+    // Cargo marks the root of a target directory with CACHEDIR.TAG.
+    let (target_dir, triple) = if above.join("CACHEDIR.TAG").is_file() {
+        (above, None)
+    } else {
+        let triple = above.file_name().and_then(|n| n.to_str());
+        (above.parent().expect("the target directory"), triple)
+    };
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => "dev",
+        Some(other) => other,
+    };
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.args(["build", "-q", "-p", "rtlat-plot", "--bin", "rtlat-plot"])
+        .arg("--manifest-path")
+        .arg(workspace)
+        .arg("--target-dir")
+        .arg(target_dir)
+        .args(["--profile", profile])
+        .stdin(Stdio::null());
+    if let Some(triple) = triple {
+        cmd.args(["--target", triple]);
+    }
     cmd
 }
 
@@ -381,12 +444,28 @@ impl Running {
     /// Waits until the standard output so far satisfies `done` (a line
     /// the test waits for), within the safety net of `limit`; panics
     /// with what came, and what `/proc` says of the child, if it does not.
-    pub fn wait_for_stdout(&self, limit: Duration, what: &str, mut done: impl FnMut(&str) -> bool) {
-        let seen = wait_until(limit, || done(&self.stdout_so_far()));
+    pub fn wait_for_stdout(&self, limit: Duration, what: &str, done: impl FnMut(&str) -> bool) {
+        self.wait_for_output(limit, what, "stdout", Self::stdout_so_far, done);
+    }
+
+    /// [`Running::wait_for_stdout`] for the standard error.
+    pub fn wait_for_stderr(&self, limit: Duration, what: &str, done: impl FnMut(&str) -> bool) {
+        self.wait_for_output(limit, what, "stderr", Self::stderr_so_far, done);
+    }
+
+    fn wait_for_output(
+        &self,
+        limit: Duration,
+        what: &str,
+        which: &str,
+        so_far: fn(&Self) -> String,
+        mut done: impl FnMut(&str) -> bool,
+    ) {
+        let seen = wait_until(limit, || done(&so_far(self)));
         assert!(
             seen,
-            "{what}: not on stdout within {limit:?}\n--- stdout so far ---\n{}\n--- stderr so far \
-             ---\n{}\n--- the process ---\n{}",
+            "{what}: not on {which} within {limit:?}\n--- stdout so far ---\n{}\n--- stderr so \
+             far ---\n{}\n--- the process ---\n{}",
             self.stdout_so_far(),
             self.stderr_so_far(),
             describe_process(self.pid())
