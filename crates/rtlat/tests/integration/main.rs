@@ -24,3 +24,4 @@ mod monitor;
 mod package;
 mod results;
 mod signaltest;
+mod smoke;

@@ -1,0 +1,266 @@
+//! The smoke set: every tool runs for real, writes its result and is
+//! stopped by a signal, as a terminal or a script stops it; the results
+//! tools read what the measuring ones wrote. `.ci/run` runs this set
+//! (`smoke::`) under qemu-user for the ARM targets, whose whole suites
+//! are left to `ci/cross all` (README, "What CI runs"); natively it runs
+//! with the rest of the suite.
+//!
+//! Each measuring run is pinned to a leased CPU, and is stopped once its
+//! live display shows samples (the sign that it measures, at whatever
+//! speed the emulator gives), never after a fixed time.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::cpus::CpuLease;
+use crate::support::{Run, read_json, rtlat_tool, run, spawn};
+
+/// How long a tool may take to show its first samples: a safety net
+/// (wider under emulation), not a measure.
+const FIRST_SAMPLES_WITHIN: Duration = Duration::from_secs(20);
+
+/// Runs `rtlat TOOL ARGS --json=DIR/TOOL.json`, waits until its standard
+/// output satisfies `measures`, stops it with `signal`, and returns the
+/// run (exit status 0 checked) and its JSON document.
+fn stopped_by(
+    signal: &str,
+    tool: &str,
+    args: &[String],
+    dir: &Path,
+    measures: impl FnMut(&str) -> bool,
+) -> (Run, Value) {
+    let json = dir.join(format!("{tool}.json"));
+    let mut cmd = rtlat_tool(tool, args);
+    cmd.arg(format!("--json={}", json.display()));
+    let running = spawn(&mut cmd);
+    running.wait_for_stdout(
+        FIRST_SAMPLES_WITHIN,
+        "samples on the live display",
+        measures,
+    );
+    running.signal(signal);
+    let r = running.wait(Duration::from_secs(10));
+    r.expect_code(0);
+    let doc = read_json(&json);
+    (r, doc)
+}
+
+/// Whether a `T:` line (cyclictest, signaltest) shows `C:` above 10.
+fn status_line_counts(text: &str) -> bool {
+    text.lines()
+        .filter_map(|l| l.find("T: 0 ").map(|at| &l[at..]))
+        .filter_map(|l| crate::support::int_after(l, " C:"))
+        .any(|cycles| cycles > 10)
+}
+
+/// The cyclictest keys every measuring tool's document has.
+fn check_result(tool: &str, doc: &Value) {
+    for key in [
+        "cmdline:",
+        "rt_test_version:",
+        "start_time",
+        "end_time",
+        "thread",
+    ] {
+        assert!(doc.get(key).is_some(), "{tool}: no {key:?} in {doc}");
+    }
+    assert!(
+        doc["thread"]
+            .as_object()
+            .is_some_and(|threads| !threads.is_empty()),
+        "{tool}: no thread in {doc}"
+    );
+    assert_eq!(doc["return_code"], 0, "{tool}");
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn cyclictest_stops_on_sigint_with_its_json_then_compare_and_plot_read_it() {
+    require_root!();
+    let lease = CpuLease::one();
+    let dir = tempfile::tempdir().unwrap();
+    let run_args = args(&[
+        "-m",
+        "-p",
+        "80",
+        "-i",
+        "1000",
+        "-h",
+        "200",
+        "-a",
+        &lease.list(),
+    ]);
+    let (_, doc) = stopped_by(
+        "INT",
+        "cyclictest",
+        &run_args,
+        dir.path(),
+        status_line_counts,
+    );
+    check_result("cyclictest", &doc);
+    let cycles = doc["thread"]["0"]["cycles"].as_u64().unwrap();
+    assert!(cycles > 10, "{cycles} cycles");
+    drop(lease);
+
+    // Both results tools read it: compare against itself, plot to SVG.
+    let result = dir.path().join("cyclictest.json");
+    let compared = run(&mut rtlat_tool("compare", [&result, &result]));
+    compared.expect_code(0);
+    assert!(!compared.stdout.is_empty(), "{}", compared.describe());
+    let svg = dir.path().join("latency.svg");
+    let plotted = run(&mut rtlat_tool(
+        "plot",
+        [result.as_os_str(), "-o".as_ref(), svg.as_os_str()],
+    ));
+    plotted.expect_code(0);
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        picture.starts_with("<svg") || picture.starts_with("<?xml"),
+        "{svg:?}"
+    );
+}
+
+#[test]
+fn each_ipc_tool_stops_on_sigterm_with_its_json() {
+    require_root!();
+    let lease = CpuLease::one();
+    let dir = tempfile::tempdir().unwrap();
+    for tool in ["svsematest", "pmqtest", "ptsematest", "sigwaittest"] {
+        let run_args = args(&["-p", "80", "-i", "1000", "-a", &lease.list()]);
+        // The pair's line: `#1 -> #0, Min ..., Cur ..., Avg ..., Max ...`;
+        // its header line counts the cycles: `..., Cycles N`.
+        let (_, doc) = stopped_by("TERM", tool, &run_args, dir.path(), |text| {
+            text.lines()
+                .filter_map(|l| crate::support::int_after(l, "Cycles "))
+                .any(|cycles| cycles > 10)
+        });
+        check_result(tool, &doc);
+        let samples = doc["thread"]["0"]["receiver"]["samples"].as_u64().unwrap();
+        assert!(samples > 0, "{tool}: {samples} samples");
+    }
+}
+
+#[test]
+fn signaltest_stops_on_sighup_with_its_json() {
+    require_root!();
+    let lease = CpuLease::one();
+    let dir = tempfile::tempdir().unwrap();
+    let run_args = args(&["-p", "80", "-a", &lease.list()]);
+    let (_, doc) = stopped_by(
+        "HUP",
+        "signaltest",
+        &run_args,
+        dir.path(),
+        status_line_counts,
+    );
+    check_result("signaltest", &doc);
+    assert!(doc["thread"]["0"]["cycles"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn latency_stops_on_sigint_with_its_json() {
+    require_root!();
+    let lease = CpuLease::one();
+    let dir = tempfile::tempdir().unwrap();
+    let run_args = args(&["-p", "1000", "-P", "80", "-c", &lease.list()]);
+    // An RTD line comes at the end of each second after the warm-up.
+    let (r, doc) = stopped_by("INT", "latency", &run_args, dir.path(), |text| {
+        text.lines().any(|l| l.starts_with("RTD|"))
+    });
+    check_result("latency", &doc);
+    assert!(r.stdout.contains("\nRTS|"), "the summary: {}", r.stdout);
+}
+
+#[test]
+fn monitor_stops_on_sigterm_with_its_json_and_checkpoint() {
+    require_root!();
+    let lease = CpuLease::one();
+    let dir = tempfile::tempdir().unwrap();
+    let checkpoint = dir.path().join("checkpoint.json");
+    let textfile = dir.path().join("rtlat.prom");
+    let json = dir.path().join("monitor.json");
+    let mut cmd = rtlat_tool(
+        "monitor",
+        [
+            "-p",
+            "80",
+            "-t",
+            "1",
+            "-a",
+            &lease.list(),
+            "--listen",
+            "127.0.0.1:0",
+            &format!("--textfile={}", textfile.display()),
+            &format!("--checkpoint={}", checkpoint.display()),
+            &format!("--json={}", json.display()),
+        ],
+    );
+    let running = spawn(&mut cmd);
+    running.wait_for_stderr(FIRST_SAMPLES_WITHIN, "the address served", |text| {
+        text.contains("serving metrics on http://127.0.0.1:")
+    });
+    // The metrics it publishes every second: the sign that it measures.
+    assert!(
+        crate::support::wait_until(FIRST_SAMPLES_WITHIN, || textfile.is_file()),
+        "no metrics written to {}",
+        textfile.display()
+    );
+    running.signal("TERM");
+    let r = running.wait(Duration::from_secs(10));
+    r.expect_code(0);
+    check_result("monitor", &read_json(&json));
+    assert!(read_json(&checkpoint).is_object(), "the last checkpoint");
+    assert!(
+        r.stdout.contains("\nT: 0 ("),
+        "the summary: {}",
+        r.describe()
+    );
+}
+
+#[test]
+fn load_stops_on_sigint_with_its_rates() {
+    let lease = CpuLease::one();
+    let running = spawn(&mut rtlat_tool(
+        "load",
+        ["cpu:1,timers:1", "--cpus", &lease.list()],
+    ));
+    // The sign that it works: its workers' threads exist (the main
+    // thread, and one per worker).
+    let pid = running.pid();
+    assert!(
+        crate::support::wait_until(FIRST_SAMPLES_WITHIN, || {
+            std::fs::read_dir(format!("/proc/{pid}/task")).map_or(0, |t| t.count()) > 2
+        }),
+        "no worker started"
+    );
+    running.signal("INT");
+    let r = running.wait(Duration::from_secs(10));
+    r.expect_code(0);
+    for kind in ["cpu", "timers"] {
+        assert!(
+            r.stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("{kind}: ")) && l.ends_with("(1 worker)")),
+            "{kind}: {}",
+            r.describe()
+        );
+    }
+}
+
+#[test]
+fn audit_writes_its_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("audit.json");
+    let r = run(&mut rtlat_tool("audit", ["--json", json.to_str().unwrap()]));
+    assert!(
+        matches!(r.code(), Some(0 | 3)),
+        "the audit ran: {}",
+        r.describe()
+    );
+    assert!(read_json(&json).is_object());
+}
