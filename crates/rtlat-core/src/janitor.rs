@@ -663,6 +663,8 @@ mod tests {
             (clean_up(reader, &mut errors), errors)
         });
         writer.write_all(&kept.encode()).unwrap();
+        // The duration is the point: a janitor that removed it before the
+        // pipe's end would have done so by then.
         std::thread::sleep(Duration::from_millis(50));
         assert!(dir.exists(), "kept while the pipe is open");
         drop(writer);

@@ -11,10 +11,27 @@ fn plan(kind: LoadKind, workers: usize) -> LoadPlan {
     }
 }
 
+/// Runs the load for 300 ms: the duration is the point (a report of a
+/// load that ran that long, its rate over it).
 fn run_briefly(p: &LoadPlan) -> LoadReport {
     let running = LoadSet::start(p).unwrap();
     std::thread::sleep(Duration::from_millis(300));
     running.stop()
+}
+
+/// Whether every worker of `running` has counted work, looked at every
+/// millisecond for at most 10 s (a safety net, not a measure).
+fn every_worker_counts(running: &Running) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if running.workers.iter().all(|w| w.counter.get() > 0) {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 #[test]
@@ -76,7 +93,7 @@ fn io_writes_to_files_that_have_no_name() {
     // Its files are in the directory, but nothing there has a name.
     assert_eq!(open_files_in(&root), 2);
     assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0);
-    std::thread::sleep(Duration::from_millis(100));
+    assert!(every_worker_counts(&running), "the io workers did nothing");
     let report = running.stop();
     assert!(report.kinds[0].ops > 0);
     assert_eq!(open_files_in(&root), 0);
@@ -106,6 +123,8 @@ fn no_worker_runs_before_every_worker_is_ready() {
         workers: 1,
     });
     let mut running = LoadSet::ready(&p).unwrap();
+    // The duration is the point: a worker that did not wait at the gate
+    // would have counted something by then.
     std::thread::sleep(Duration::from_millis(200));
     let counted = |r: &Running| {
         r.workers
@@ -117,12 +136,7 @@ fn no_worker_runs_before_every_worker_is_ready() {
     assert!(!running.any_worker_ended());
     running.started = Instant::now();
     running.gate.open();
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(
-        counted(&running).iter().all(|&n| n > 0),
-        "{:?}",
-        counted(&running)
-    );
+    assert!(every_worker_counts(&running), "{:?}", counted(&running));
     let report = running.stop();
     assert!(report.errors.is_empty(), "{:?}", report.errors);
 }
@@ -144,6 +158,8 @@ fn the_start_gate_opens_or_cancels_once() {
         let gate = Arc::clone(&gate);
         std::thread::spawn(move || gate.wait())
     };
+    // The duration is the point: a gate that let the waiter through would
+    // have done so by then.
     std::thread::sleep(Duration::from_millis(50));
     assert!(!waiter.is_finished());
     gate.open();

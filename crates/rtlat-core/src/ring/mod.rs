@@ -580,6 +580,8 @@ mod tests {
         };
         let running = RingEngine::new(cfg, None).unwrap().start().unwrap();
         running.kick().unwrap();
+        // The duration is the point: the ring turns a while before the
+        // outside stop.
         std::thread::sleep(Duration::from_millis(30));
         assert!(!running.reached_end());
         let began = Instant::now();

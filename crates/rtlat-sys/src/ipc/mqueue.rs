@@ -141,6 +141,8 @@ mod tests {
         let q = std::sync::Arc::new(MessageQueue::create_private(1, 8).unwrap());
         let sender = std::sync::Arc::clone(&q);
         let t = std::thread::spawn(move || {
+            // The duration is the point: the message comes after the
+            // receiver started waiting.
             std::thread::sleep(std::time::Duration::from_millis(20));
             sender.send(b"late", 1).unwrap();
         });

@@ -247,6 +247,8 @@ mod tests {
         let path = dir.path().join("status");
         let server =
             FifoServer::start(path.clone(), shared, plans, Resolution::Nanos).expect("start");
+        // The duration is the point: the server is in its wait for a
+        // reader by then, which the drop must end at once.
         std::thread::sleep(Duration::from_millis(20));
         let started = Instant::now();
         drop(server);
