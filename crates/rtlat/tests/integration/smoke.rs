@@ -131,7 +131,15 @@ fn each_ipc_tool_stops_on_sigterm_with_its_json() {
     let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     for tool in ["svsematest", "pmqtest", "ptsematest", "sigwaittest"] {
-        let run_args = args(&["-p", "80", "-i", "1000", "-a", &lease.list()]);
+        // `--affinity=CPU` in one word: `-a 0` in two is `-a` alone (pair
+        // i on the i-th CPU), as in C.
+        let run_args = args(&[
+            "-p",
+            "80",
+            "-i",
+            "1000",
+            &format!("--affinity={}", lease.cpu()),
+        ]);
         // The pair's line: `#1 -> #0, Min ..., Cur ..., Avg ..., Max ...`;
         // its header line counts the cycles: `..., Cycles N`.
         let (_, doc) = stopped_by("TERM", tool, &run_args, dir.path(), |text| {
@@ -150,7 +158,7 @@ fn signaltest_stops_on_sighup_with_its_json() {
     require_root!();
     let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
-    let run_args = args(&["-p", "80", "-a", &lease.list()]);
+    let run_args = args(&["-p", "80", &format!("--affinity={}", lease.list())]);
     let (_, doc) = stopped_by(
         "HUP",
         "signaltest",
