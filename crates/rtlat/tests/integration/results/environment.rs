@@ -203,10 +203,13 @@ fn every_measuring_tools_json_has_the_environment_and_the_audit() {
         r.stdout
     );
 
+    // Attached: `-a 0` as two words is `-a` alone for the IPC tools (one
+    // pair per CPU, as in C).
+    let affinity = format!("-a{cpu}");
     for tool in TOOLS {
         let (_, text) = run_json(
             tool,
-            &mut rtlat_ipc(tool, &["-q", "-p", "80", "-a", &cpu, "-l", "20"]),
+            &mut rtlat_ipc(tool, &["-q", "-p", "80", &affinity, "-l", "20"]),
         );
         check_environment(tool, &text, Some(lease.cpus()));
     }
