@@ -260,12 +260,14 @@ fn has_strace() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// Runs `rtlat cyclictest ARGS --explain` under strace, ended by `end`
-/// (called with the running process's pid); checks that the instance
-/// existed during the run and is gone after, that the global trace's
-/// tracer and events are as before, and that nothing outside the instance
-/// was opened for writing but `allowed_global` (relative to tracefs).
+/// Runs `rtlat cyclictest ARGS --explain` under strace, the whole process
+/// on `lease`'s CPUs, ended by `end` (called with the running process's
+/// pid); checks that the instance existed during the run and is gone
+/// after, that the global trace's tracer and events are as before, and
+/// that nothing outside the instance was opened for writing but
+/// `allowed_global` (relative to tracefs).
 fn check_instance_lifecycle(
+    lease: &CpuLease,
     args: &[&str],
     end: impl FnOnce(u32),
     code: i32,
@@ -274,8 +276,15 @@ fn check_instance_lifecycle(
     let log = tempfile::NamedTempFile::new().unwrap();
     let before = global_trace_state();
     let mut cmd = Command::new("strace");
+    // rtlat's main thread tries the run's SCHED_FIFO priority on itself
+    // (and puts it back) before it pins itself to -a's CPUs: under strace,
+    // with every system call stopped, that moment lasts long enough for
+    // the lease check to see it (once in ten runs beside stress-ng), so
+    // the whole process starts on the leased CPUs (taskset execs rtlat:
+    // strace's child keeps its pid). strace itself is not pinned.
     cmd.args(["-f", "-qq", "-e", "trace=openat", "-o"])
         .arg(log.path())
+        .args(["taskset", "-c", &lease.list()])
         .arg(crate::support::rtlat_path())
         .arg("cyclictest")
         .args(args)
@@ -335,11 +344,12 @@ fn the_instance_goes_and_the_global_trace_stays_however_the_run_ends() {
         base.iter().copied().chain(extra.iter().copied()).collect()
     };
     // A normal end.
-    check_instance_lifecycle(&with(&["-D", "1"]), |_| {}, 0, &[]);
+    check_instance_lifecycle(&lease, &with(&["-D", "1"]), |_| {}, 0, &[]);
     // SIGINT and SIGTERM end the run normally; sent once it measures (its
     // stop-signal handlers are installed before its thread starts).
     for signal in ["INT", "TERM"] {
         check_instance_lifecycle(
+            &lease,
             &with(&["-D", "20"]),
             |pid| {
                 wait_for_realtime_threads(pid, 1);
@@ -356,9 +366,10 @@ fn the_instance_goes_and_the_global_trace_stays_however_the_run_ends() {
     std::fs::write(&in_the_way, "x").unwrap();
     let in_the_way = in_the_way.to_str().unwrap().to_owned();
     let leaked: &'static str = Box::leak(in_the_way.into_boxed_str());
-    check_instance_lifecycle(&with(&["-D", "5", "-F", leaked]), |_| {}, 1, &[]);
+    check_instance_lifecycle(&lease, &with(&["-D", "5", "-F", leaked]), |_| {}, 1, &[]);
     // A -b break stops the global trace, as C does, and nothing else.
     check_instance_lifecycle(
+        &lease,
         &with(&["-D", "5", "-b", "1"]),
         |_| {},
         0,
