@@ -1,20 +1,21 @@
 //! `--explain`: bad input (exit 2, no privilege needed); as root with
 //! tracefs, a higher-priority SCHED_FIFO thread spinning on the measured
-//! CPU is named as the cause of the worst samples; the run's trace
+//! CPU (a leased one: no other test's real-time thread comes there) is
+//! named as the cause of its bursts' samples; the run's trace
 //! instance is gone after every way a run ends (a normal end, SIGINT,
 //! SIGTERM, an error, a `-b` break, SIGKILL), and nothing outside it is
 //! written (strace) but `-b`'s global `tracing_on`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::results::verdict::json_of;
+use crate::support::cpus::CpuLease;
+use crate::support::spinner::Spinner;
 use crate::support::{
-    Run, SpawnChecked, allowed_cpus, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn,
-    wait_until,
+    Run, SpawnChecked, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn,
+    wait_for_realtime_threads, wait_until,
 };
 
 const TRACING: &str = "/sys/kernel/tracing";
@@ -91,75 +92,19 @@ fn global_trace_state() -> (String, String) {
     (read("current_tracer"), read("set_event"))
 }
 
-/// A SCHED_FIFO 80 thread of this test process, named `explain-spin`,
-/// pinned to `cpu`, spinning `burst` every `every` until dropped.
-struct Spinner {
-    tid: i32,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Spinner {
-    fn start(cpu: usize, burst: Duration, every: Duration) -> Spinner {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        let (tx, rx) = std::sync::mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name("explain-spin".into())
-            .spawn(move || {
-                let tid: i32 = std::fs::read_link("/proc/thread-self")
-                    .ok()
-                    .and_then(|p| p.file_name()?.to_str()?.parse().ok())
-                    .expect("own tid");
-                tx.send(tid).unwrap();
-                // Set from outside (chrt, taskset) before the first burst.
-                std::thread::sleep(Duration::from_millis(100));
-                while !flag.load(Ordering::Relaxed) {
-                    let start = Instant::now();
-                    while start.elapsed() < burst {
-                        std::hint::spin_loop();
-                    }
-                    std::thread::sleep(every);
-                }
-            })
-            .unwrap();
-        let tid = rx.recv().unwrap();
-        for (tool, args) in [
-            (
-                "taskset",
-                vec!["-cp".to_owned(), cpu.to_string(), tid.to_string()],
-            ),
-            (
-                "chrt",
-                vec![
-                    "-f".to_owned(),
-                    "-p".to_owned(),
-                    "80".to_owned(),
-                    tid.to_string(),
-                ],
-            ),
-        ] {
-            let status = Command::new(tool)
-                .args(&args)
-                .stdout(std::process::Stdio::null())
-                .status_checked()
-                .unwrap();
-            assert!(status.success(), "{tool} {args:?}");
-        }
-        Spinner {
-            tid,
-            stop,
-            thread: Some(thread),
-        }
-    }
-}
-
-impl Drop for Spinner {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+/// Whether `pid` is a kernel thread (`Kthread: 1` in its status, or a child
+/// of kthreadd where the kernel does not say).
+fn is_kernel_thread(pid: i64) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(str::trim)
+    };
+    match field("Kthread:") {
+        Some(flag) => flag == "1",
+        None => pid == 2 || field("PPid:") == Some("2"),
     }
 }
 
@@ -177,12 +122,18 @@ fn causes<'a>(explanation: &'a serde_json::Value, component: &str) -> Vec<&'a se
 #[test]
 fn a_spinning_fifo_thread_is_named_under_thread_latency() {
     require_tracefs!();
-    let cpu = *allowed_cpus().last().unwrap();
-    let cpu_arg = cpu.to_string();
+    // No other test's real-time thread comes to the measured CPU.
+    let lease = CpuLease::one();
+    let cpu_arg = lease.cpu().to_string();
     // 300 us every 50 ms; at -i 200 every burst holds a deadline, one in
     // four within its first 50 us (a latency of at least 250 us).
-    let spinner = Spinner::start(cpu, Duration::from_micros(300), Duration::from_millis(50));
-    std::thread::sleep(Duration::from_millis(150));
+    let spinner = Spinner::start(
+        &lease,
+        "explain-spin",
+        80,
+        Duration::from_micros(300),
+        Duration::from_millis(50),
+    );
     let mut cmd = rtlat_cyclictest([
         "-q",
         "-m",
@@ -194,9 +145,8 @@ fn a_spinning_fifo_thread_is_named_under_thread_latency() {
         "200",
         "-D",
         "2",
-        // All the samples above 150 us kept (up to 100): under the load of
-        // the tests beside it, the host's stalls of milliseconds can
-        // outnumber the bursts.
+        // All the samples above 150 us kept (up to 100): this VM's stalls
+        // (below) can outnumber the bursts.
         "--explain=100",
         "--explain-threshold",
         "150",
@@ -221,6 +171,8 @@ fn a_spinning_fifo_thread_is_named_under_thread_latency() {
             c["kind"] == "task"
                 && c["pid"] == spinner.tid
                 && c["name"].as_str().unwrap().contains("explain-spin")
+                && c["policy"] == "fifo"
+                && c["priority"] == 80
                 && c["ns"].as_i64().unwrap() >= 250_000
         })
     };
@@ -247,30 +199,32 @@ fn a_spinning_fifo_thread_is_named_under_thread_latency() {
         r.stdout
     );
     assert!(named.iter().all(|e| e["complete"] == true), "{}", r.stdout);
-    // The worst sample is the burst's, unless something else held the
-    // thread longer (this VM's host: an idle CPU waking hundreds of us
-    // late; another test's real-time thread): that one is explained by
-    // what it was, and says so.
+    // The worst sample is a burst's unless the machine itself held the
+    // thread longer, which a lease cannot prevent: the host waking the idle
+    // virtual CPU late (1.1 to 1.8 ms of "idle state 1" seen) or a kernel
+    // thread in code that is not preempted (0.95 ms of kworker/u8:0). What
+    // the lease does prevent, another test's real-time thread on the CPU,
+    // is never among its causes: every real-time task there is the
+    // spinner, the measuring thread or a kernel thread. Either way the
+    // sample is explained whole.
     let worst = &explained[0];
-    if !names_spinner(worst) {
-        let dominant = worst["components"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .max_by_key(|c| c["ns"].as_i64().unwrap())
-            .unwrap();
-        eprintln!(
-            "NOTE {}: the worst sample ({} ns) was not a burst's: {} {} ns, {}; {} of {} \
-             explanations name the burst",
-            function_name!(),
-            worst["latency_ns"],
-            dominant["name"],
-            dominant["ns"],
-            dominant["causes"][0],
-            named.len(),
-            explained.len()
-        );
-        assert_eq!(worst["complete"], true, "{worst}");
+    assert_eq!(worst["complete"], true, "{worst}");
+    for component in worst["components"].as_array().unwrap() {
+        for cause in component["causes"].as_array().unwrap() {
+            let realtime = ["fifo", "rr", "fifo/rr", "deadline"]
+                .contains(&cause["policy"].as_str().unwrap_or("other"));
+            if cause["kind"] != "task" || !realtime {
+                continue;
+            }
+            let pid = cause["pid"].as_i64().unwrap();
+            assert!(
+                pid == i64::from(spinner.tid)
+                    || Some(pid) == worst["tid"].as_i64()
+                    || is_kernel_thread(pid),
+                "the worst sample was held by a real-time task of user space beside the \
+                 spinner, on a leased CPU: {cause}\n{worst}"
+            );
+        }
     }
     assert!(r.stdout.contains("\n# Explain T:0 ("), "{}", r.stdout);
     assert!(r.stdout.contains("task explain-spin"), "{}", r.stdout);
@@ -306,12 +260,14 @@ fn has_strace() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// Runs `rtlat cyclictest ARGS --explain` under strace, ended by `end`
-/// (called with the running process's pid); checks that the instance
-/// existed during the run and is gone after, that the global trace's
-/// tracer and events are as before, and that nothing outside the instance
-/// was opened for writing but `allowed_global` (relative to tracefs).
+/// Runs `rtlat cyclictest ARGS --explain` under strace, the whole process
+/// on `lease`'s CPUs, ended by `end` (called with the running process's
+/// pid); checks that the instance existed during the run and is gone
+/// after, that the global trace's tracer and events are as before, and
+/// that nothing outside the instance was opened for writing but
+/// `allowed_global` (relative to tracefs).
 fn check_instance_lifecycle(
+    lease: &CpuLease,
     args: &[&str],
     end: impl FnOnce(u32),
     code: i32,
@@ -320,8 +276,15 @@ fn check_instance_lifecycle(
     let log = tempfile::NamedTempFile::new().unwrap();
     let before = global_trace_state();
     let mut cmd = Command::new("strace");
+    // rtlat's main thread tries the run's SCHED_FIFO priority on itself
+    // (and puts it back) before it pins itself to -a's CPUs: under strace,
+    // with every system call stopped, that moment lasts long enough for
+    // the lease check to see it (once in ten runs beside stress-ng), so
+    // the whole process starts on the leased CPUs (taskset execs rtlat:
+    // strace's child keeps its pid). strace itself is not pinned.
     cmd.args(["-f", "-qq", "-e", "trace=openat", "-o"])
         .arg(log.path())
+        .args(["taskset", "-c", &lease.list()])
         .arg(crate::support::rtlat_path())
         .arg("cyclictest")
         .args(args)
@@ -374,20 +337,22 @@ fn the_instance_goes_and_the_global_trace_stays_however_the_run_ends() {
         skip_note!("SKIPPED (needs strace): {}", function_name!());
         return;
     }
-    let cpu = allowed_cpus().last().unwrap().to_string();
+    let lease = CpuLease::one();
+    let cpu = lease.cpu().to_string();
     let base = ["-q", "-m", "-a", cpu.as_str(), "-p", "50", "-i", "500"];
     let with = |extra: &[&'static str]| -> Vec<&str> {
         base.iter().copied().chain(extra.iter().copied()).collect()
     };
-    let settle = || std::thread::sleep(Duration::from_millis(300));
     // A normal end.
-    check_instance_lifecycle(&with(&["-D", "1"]), |_| {}, 0, &[]);
-    // SIGINT and SIGTERM end the run normally.
+    check_instance_lifecycle(&lease, &with(&["-D", "1"]), |_| {}, 0, &[]);
+    // SIGINT and SIGTERM end the run normally; sent once it measures (its
+    // stop-signal handlers are installed before its thread starts).
     for signal in ["INT", "TERM"] {
         check_instance_lifecycle(
+            &lease,
             &with(&["-D", "20"]),
             |pid| {
-                settle();
+                wait_for_realtime_threads(pid, 1);
                 crate::support::send_signal(pid, signal);
             },
             0,
@@ -401,9 +366,10 @@ fn the_instance_goes_and_the_global_trace_stays_however_the_run_ends() {
     std::fs::write(&in_the_way, "x").unwrap();
     let in_the_way = in_the_way.to_str().unwrap().to_owned();
     let leaked: &'static str = Box::leak(in_the_way.into_boxed_str());
-    check_instance_lifecycle(&with(&["-D", "5", "-F", leaked]), |_| {}, 1, &[]);
+    check_instance_lifecycle(&lease, &with(&["-D", "5", "-F", leaked]), |_| {}, 1, &[]);
     // A -b break stops the global trace, as C does, and nothing else.
     check_instance_lifecycle(
+        &lease,
         &with(&["-D", "5", "-b", "1"]),
         |_| {},
         0,
@@ -414,7 +380,8 @@ fn the_instance_goes_and_the_global_trace_stays_however_the_run_ends() {
 #[test]
 fn a_killed_run_leaves_no_instance_behind() {
     require_tracefs!();
-    let cpu = allowed_cpus().last().unwrap().to_string();
+    let lease = CpuLease::one();
+    let cpu = lease.cpu().to_string();
     let mut cmd = rtlat_cyclictest([
         "-q",
         "-m",
@@ -434,7 +401,8 @@ fn a_killed_run_leaves_no_instance_behind() {
         wait_until(Duration::from_secs(5), || own.exists()),
         "the instance appears"
     );
-    std::thread::sleep(Duration::from_millis(200));
+    // Killed while it measures, its trace set up.
+    wait_for_realtime_threads(child.pid(), 1);
     crate::support::send_signal(child.pid(), "KILL");
     let _ = child.wait(Duration::from_secs(5));
     // The janitor removes it once the run's pipe closes.
@@ -448,7 +416,8 @@ fn a_killed_run_leaves_no_instance_behind() {
 #[test]
 fn the_break_sample_is_explained_and_the_trace_file_holds_its_events() {
     require_tracefs!();
-    let cpu = allowed_cpus().last().unwrap().to_string();
+    let lease = CpuLease::one();
+    let cpu = lease.cpu().to_string();
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("evidence.txt");
     let trace_arg = format!("--explain-trace={}", trace.display());
@@ -504,7 +473,8 @@ fn the_break_sample_is_explained_and_the_trace_file_holds_its_events() {
 #[test]
 fn latency_explains_too() {
     require_tracefs!();
-    let cpu = allowed_cpus().last().unwrap().to_string();
+    let lease = CpuLease::one();
+    let cpu = lease.cpu().to_string();
     let mut cmd = rtlat();
     cmd.args([
         "latency",

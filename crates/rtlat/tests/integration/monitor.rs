@@ -1,7 +1,8 @@
 //! `rtlat monitor`: real scrapes of `/metrics` checked by the counters'
 //! growth and by `promtool check metrics`, the textfile read while it is
 //! rewritten, SIGKILL then `--resume`, and bad input. Real runs (root),
-//! each a few seconds.
+//! each a few seconds, on leased CPUs: every CPU for the default of one
+//! thread per CPU, one CPU (`-a`) where the test is about something else.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -10,6 +11,8 @@ use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::support::cpus::CpuLease;
+use crate::support::realtime_check::assert_kept_to_its_lease;
 use crate::support::*;
 
 /// A monitor started by a test: its address, its stderr drained in the
@@ -89,6 +92,15 @@ impl Monitor {
         self.wait()
     }
 
+    /// SIGKILL, reaped; its threads kept to the test's lease.
+    fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        assert_kept_to_its_lease(self.child.id());
+    }
+
+    /// The end, within a safety net: (exit code, stdout, stderr); its
+    /// threads kept to the test's lease.
     fn wait(&mut self) -> (Option<i32>, String, String) {
         let deadline = Instant::now() + safety_net(Duration::from_secs(15));
         let status = loop {
@@ -100,6 +112,7 @@ impl Monitor {
         };
         let out = self.stdout.take().unwrap().join().unwrap();
         let err = self.rest_of_stderr.take().unwrap().join().unwrap();
+        assert_kept_to_its_lease(self.child.id());
         (status.code(), out, err)
     }
 }
@@ -151,18 +164,37 @@ fn promtool(text: &str) -> Option<(bool, String)> {
     Some((out.status.success() && said.trim().is_empty(), said))
 }
 
+impl Monitor {
+    /// Scrapes (`*/*`) until the monitor has published an update other
+    /// than `seen` (it updates once a second; before the first, the
+    /// samples are not there): the new one.
+    fn next_update(&self, seen: Option<&str>) -> String {
+        let mut scraped = String::new();
+        let updated = wait_until(Duration::from_secs(10), || {
+            scraped = self.scrape("*/*");
+            !threads_of(&scraped).is_empty() && Some(scraped.as_str()) != seen
+        });
+        assert!(
+            updated,
+            "no new update within 10 s; the last scrape:\n{scraped}"
+        );
+        scraped
+    }
+}
+
 #[test]
 fn a_real_scrape_grows_and_promtool_has_nothing_to_say() {
     require_root!();
+    // The default: one thread on each CPU.
+    let lease = CpuLease::all();
     let m = Monitor::start(&["--listen", "127.0.0.1:0", "-D", "6", "--window", "2s,1m"]);
-    std::thread::sleep(Duration::from_millis(1500));
-    let mut scrapes = Vec::new();
-    for _ in 0..3 {
-        scrapes.push(m.scrape("*/*"));
-        std::thread::sleep(Duration::from_millis(1100));
+    let mut scrapes = vec![m.next_update(None)];
+    for _ in 1..3 {
+        let next = m.next_update(scrapes.last().map(String::as_str));
+        scrapes.push(next);
     }
     let threads = threads_of(&scrapes[0]);
-    assert_eq!(threads.len(), allowed_cpus().len(), "{}", scrapes[0]);
+    assert_eq!(threads.len(), lease.cpus().len(), "{}", scrapes[0]);
     for labels in &threads {
         let samples: Vec<f64> = scrapes
             .iter()
@@ -210,9 +242,17 @@ fn the_textfile_is_always_whole() {
         "two versions of the file must come within a window an emulated run does not keep"
     );
     require_root!();
+    let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rtlat.prom");
-    let m = Monitor::start(&["--textfile", path.to_str().unwrap(), "-D", "4"]);
+    let m = Monitor::start(&[
+        "--textfile",
+        path.to_str().unwrap(),
+        "-D",
+        "4",
+        "-a",
+        &lease.list(),
+    ]);
     let began = Instant::now();
     let (mut reads, mut contents) = (0, std::collections::HashSet::new());
     while began.elapsed() < Duration::from_millis(3500) {
@@ -284,10 +324,14 @@ fn cycles(doc: &serde_json::Value) -> Vec<u64> {
 #[test]
 fn sigkill_then_resume_carries_the_totals_on_and_records_the_gap() {
     require_root!();
+    let lease = CpuLease::one();
+    let cpu = lease.list();
     let dir = tempfile::tempdir().unwrap();
     let checkpoint = dir.path().join("state.json");
     let cp = checkpoint.to_str().unwrap();
     let m = Monitor::start(&[
+        "-a",
+        &cpu,
         "--checkpoint",
         cp,
         "--checkpoint-interval",
@@ -301,7 +345,7 @@ fn sigkill_then_resume_carries_the_totals_on_and_records_the_gap() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs_f64();
-    drop(m); // SIGKILL, and reaped.
+    m.kill();
     assert!(
         !Path::new(&format!("/proc/{pid}")).exists(),
         "nothing outlives it"
@@ -321,6 +365,8 @@ fn sigkill_then_resume_carries_the_totals_on_and_records_the_gap() {
         rtlat()
             .args([
                 "monitor",
+                "-a",
+                &cpu,
                 "-D",
                 "2",
                 "--checkpoint",
@@ -381,11 +427,14 @@ fn sigkill_then_resume_carries_the_totals_on_and_records_the_gap() {
     run(rtlat().args(["plot", cp, "-o"]).arg(&svg)).expect_code(0);
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
 
-    // A checkpoint of other threads does not fit.
+    // A checkpoint of other threads does not fit (two on the CPU of its
+    // one).
     let r = run(rtlat().args([
         "monitor",
         "-a",
-        "0",
+        &cpu,
+        "-t",
+        "2",
         "-D",
         "1",
         "--checkpoint",
@@ -404,6 +453,8 @@ fn sigkill_then_resume_carries_the_totals_on_and_records_the_gap() {
 #[test]
 fn an_address_in_use_is_one_line_and_exit_1_before_any_sample() {
     require_root!();
+    // No lease: it ends before its first thread starts, and a real-time
+    // thread of a run without one would fail the test.
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = taken.local_addr().unwrap().to_string();
     let r = run(rtlat().args(["monitor", "-D", "2", "--listen", &address]));
@@ -505,10 +556,12 @@ fn bad_input_is_one_line_and_exit_2() {
 /// contrib/systemd/rtlat-monitor.service: `systemd-analyze verify` accepts
 /// it (when there), and its ExecStart, run as systemd would run it (with
 /// `$$` as `$`, rtlat and the state directory where the test has them,
-/// and `-D 2` so that it ends), starts fresh, then resumes.
+/// `-D 2` so that it ends and `-a` to measure the leased CPU only, as an
+/// override would), starts fresh, then resumes.
 #[test]
 fn the_systemd_unit_starts_fresh_then_resumes() {
     require_root!();
+    let lease = CpuLease::one();
     let unit =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contrib/systemd/rtlat-monitor.service");
     let text = std::fs::read_to_string(&unit).unwrap();
@@ -539,7 +592,7 @@ fn the_systemd_unit_starts_fresh_then_resumes() {
         .replace("/usr/bin/rtlat", rtlat_path().to_str().unwrap())
         .replace("/var/lib/rtlat", state.path().to_str().unwrap())
         .replace("127.0.0.1:9489", "127.0.0.1:0")
-        .replace("\"$@\"", "\"$@\" -D 2");
+        .replace("\"$@\"", &format!("\"$@\" -D 2 -a {}", lease.list()));
     let first = run(Command::new("sh").args(["-c", &script]));
     first.expect_code(0);
     assert!(!first.stderr.contains("resumed"), "{}", first.stderr);

@@ -9,6 +9,10 @@
 //! whose last operation was made by one of them (`GETPID`), its POSIX
 //! message queues (named after its pid), its `/dev/shm/cyclictest<pid>`.
 //! Nothing global is counted: other tests run the same binary meanwhile.
+//!
+//! Each test takes one CPU lease and keeps its runs there: real-time
+//! threads and fork-mode sides with `-a` (`-c` for latency), loads with
+//! `--cpus` and `--load-cpus`.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read};
@@ -18,9 +22,11 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
+use crate::support::cpus::CpuLease;
+use crate::support::realtime_check::assert_kept_to_its_lease;
 use crate::support::{
     SpawnChecked, describe_process, proc_stat, read_json, rtlat, rtlat_path, safety_net,
-    send_signal, wait_until,
+    send_signal, wait_for_realtime_threads, wait_until,
 };
 
 /// How long after a SIGKILL everything of the run must be gone.
@@ -278,6 +284,21 @@ impl Watched {
         });
     }
 
+    /// Whether the run has a file of its private TMPDIR open with
+    /// something written in it: an `io` load's worker file (unnamed,
+    /// reached through `/proc/PID/fd`) once the worker works.
+    fn writes_in_its_tmpdir(&self) -> bool {
+        let tmp = self.tmp.as_ref().unwrap().path();
+        std::fs::read_dir(format!("/proc/{}/fd", self.pid))
+            .map(|fds| {
+                fds.flatten().any(|fd| {
+                    std::fs::read_link(fd.path()).is_ok_and(|target| target.starts_with(tmp))
+                        && std::fs::metadata(fd.path()).is_ok_and(|m| m.len() > 0)
+                })
+            })
+            .unwrap_or(false)
+    }
+
     /// Whether one of the run's threads is named `name` (as the kernel
     /// keeps it: 15 bytes at most).
     fn has_thread(&self, name: &str) -> bool {
@@ -323,6 +344,7 @@ impl Watched {
             }
             std::thread::sleep(Duration::from_millis(5));
         };
+        assert_kept_to_its_lease(self.child.id());
         // Closed once no process of the run has them open: a process
         // left behind keeps them open.
         let net = safety_net(Duration::from_secs(5));
@@ -435,6 +457,7 @@ fn kill_and_expect_nothing_left(
 ) {
     send_signal(run.pid as u32, "KILL");
     let _ = run.child.wait();
+    assert_kept_to_its_lease(run.child.id());
     let tmp = run.tmp.as_ref().unwrap().path().to_path_buf();
     let deadline = Instant::now() + CLEAN_WITHIN;
     let mut left = had.left(&tmp, queues);
@@ -475,10 +498,12 @@ fn each_at_once<T: Send + 'static>(items: Vec<T>, check: fn(T)) {
 fn sigkill_of_an_ipc_run_leaves_no_process_and_no_ipc_object() {
     skip_if_emulated!("the sides must be running within a time an emulated start does not keep");
     require_root!();
+    let lease = CpuLease::one();
     let queues = MessageQueues::mount();
     if queues.is_none() {
         skip_note!(
-            "NOTE: cannot mount an mqueue file system: {} checks pmqtest's queues by process only",
+            "SKIPPED a part (cannot mount an mqueue file system: pmqtest's queues checked by \
+             process only): {}",
             function_name!()
         );
     }
@@ -509,9 +534,15 @@ fn sigkill_of_an_ipc_run_leaves_no_process_and_no_ipc_object() {
             false,
         ),
     ];
+    // Every pair of every run, and its sides, on the leased CPU (attached:
+    // `-a 0` as two words is `-a` alone, one pair per CPU, as in C).
+    let affinity = format!("-a{}", lease.cpu());
     let started: Vec<_> = runs
         .into_iter()
-        .map(|(args, sides, sets, janitor)| (Watched::start(args), sides, sets, janitor))
+        .map(|(args, sides, sets, janitor)| {
+            let pinned: Vec<&str> = args.iter().copied().chain([affinity.as_str()]).collect();
+            (Watched::start(&pinned), sides, sets, janitor)
+        })
         .collect();
     let mut checks = Vec::new();
     for (run, sides, sets, janitor) in started {
@@ -552,17 +583,21 @@ fn sigkill_of_an_ipc_run_leaves_no_process_and_no_ipc_object() {
 
 #[test]
 fn sigkill_of_a_load_leaves_nothing_of_any_kind() {
-    let kinds = rtlat_core::load::LoadKind::ALL.map(|k| k.name());
-    each_at_once(kinds.to_vec(), |kind| {
+    let lease = CpuLease::one();
+    let kinds = rtlat_core::load::LoadKind::ALL.map(|k| (k.name(), lease.list()));
+    each_at_once(kinds.to_vec(), |(kind, cpu)| {
         let spec = format!("{kind}:1");
-        let run = Watched::start(&["load", &spec]);
+        let run = Watched::start(&["load", &spec, "--cpus", &cpu]);
         let worker = format!("load-{kind}-0");
         run.wait_until("running its worker", || run.has_thread(&worker));
-        if kind == "fork" {
-            run.wait_for_helpers(1);
+        // Killed once it has what it could leave behind: fork's helper
+        // process, io's file; the other kinds have threads of the run
+        // only.
+        match kind {
+            "fork" => run.wait_for_helpers(1),
+            "io" => run.wait_until("writing its file", || run.writes_in_its_tmpdir()),
+            _ => {}
         }
-        // The worker is ready a moment after it exists.
-        std::thread::sleep(Duration::from_millis(300));
         let had = Belongings::of(&run);
         assert!(!had.has_janitor(), "{kind}: no janitor for a load: {had:?}");
         kill_and_expect_nothing_left(run, &had, None);
@@ -571,8 +606,19 @@ fn sigkill_of_a_load_leaves_nothing_of_any_kind() {
 
 #[test]
 fn sigkill_of_cyclictest_with_fork_load_leaves_nothing() {
-    // SCHED_OTHER: no privilege needed.
-    let run = Watched::start(&["cyclictest", "-t", "2", "-i", "1000", "--load", "fork:1"]);
+    // SCHED_OTHER: no privilege needed; the load on a leased CPU.
+    let lease = CpuLease::one();
+    let run = Watched::start(&[
+        "cyclictest",
+        "-t",
+        "2",
+        "-i",
+        "1000",
+        "--load",
+        "fork:1",
+        "--load-cpus",
+        &lease.list(),
+    ]);
     run.wait_for_line("T: 1 ");
     run.wait_for_helpers(1);
     let had = Belongings::of(&run);
@@ -580,22 +626,26 @@ fn sigkill_of_cyclictest_with_fork_load_leaves_nothing() {
     kill_and_expect_nothing_left(run, &had, None);
 }
 
-/// A run with `helpers` helper processes, ended by `signal` to its process
-/// group once it measures (and has printed a line with `ready`, if given):
-/// exit 0, the outputs `expect` lists, and nothing left.
+/// A run with `helpers` helper processes and `realtime` real-time threads
+/// (in it and its child processes), ended by `signal` to its process group
+/// once it measures (and has printed a line with `ready`, if given): exit
+/// 0, the outputs `expect` lists, and nothing left.
 fn signal_to_the_group(
-    args: &[&str],
+    run: Watched,
     helpers: usize,
+    realtime: usize,
     ready: Option<&str>,
     expect: &[&str],
     signal: &str,
 ) -> Ended {
-    let run = Watched::start(args);
     run.wait_for_helpers(helpers);
+    wait_for_realtime_threads(run.pid as u32, realtime);
     if let Some(text) = ready {
         run.wait_for_line(text);
     }
-    // Measuring for a moment.
+    // The duration is the point: the run measures, and its load works,
+    // for a while before the signal, so that what it prints at the end
+    // has samples and operations in it.
     std::thread::sleep(Duration::from_millis(700));
     let had = Belongings::of(&run);
     run.signal_group(signal);
@@ -623,8 +673,12 @@ fn signal_to_the_group(
 /// A run [`signal_to_the_group`] ends.
 #[derive(Clone, Copy)]
 struct GroupRun {
+    /// Its arguments; `{cpu}` stands for the leased CPU (attached to an IPC
+    /// tool's `-a`: `-a 0` as two words is `-a` alone there, as in C).
     command_line: &'static str,
     helpers: usize,
+    /// Its real-time threads, once it measures.
+    realtime: usize,
     /// A line it prints once it measures, if it prints any before the end.
     ready: Option<&'static str>,
     expect: &'static [&'static str],
@@ -635,11 +689,16 @@ struct GroupRun {
 #[test]
 fn sigint_to_the_group_ends_runs_with_fork_load_normally() {
     require_root!();
+    // Every run on one CPU: what is checked is how they end, not their
+    // latencies.
+    let lease = CpuLease::one();
     let ipc_lines = &["#1 -> #0, Min", "#3 -> #2, Min", "# load fork: "];
     let runs = vec![
         GroupRun {
-            command_line: "cyclictest -t 2 -p 80 -i 500 -q -h 20 -D 10 --load fork:2",
+            command_line: "cyclictest -t 2 -p 80 -i 500 -a {cpu} -q -h 20 -D 10 --load fork:2 \
+                           --load-cpus {cpu}",
             helpers: 2,
+            realtime: 2,
             ready: None,
             expect: &[
                 "# Histogram",
@@ -650,45 +709,66 @@ fn sigint_to_the_group_ends_runs_with_fork_load_normally() {
             json: true,
         },
         GroupRun {
-            command_line: "load fork:1",
+            command_line: "load fork:1 --cpus {cpu}",
             helpers: 1,
+            realtime: 0,
             ready: None,
             expect: &["fork: "],
             json: false,
         },
         GroupRun {
-            command_line: "latency -p 500 -h --load fork:1",
+            command_line: "latency -p 500 -c {cpu} -h --load fork:1 --load-cpus {cpu}",
             helpers: 1,
+            realtime: 1,
             ready: Some("RTD|"),
             expect: &["RTS|", "HSD|", "# load fork: "],
             json: false,
         },
         GroupRun {
-            command_line: "svsematest -t 2 -p 80 -i 500 -q --load fork:1",
+            command_line: "svsematest -t 2 -p 80 -i 500 -a{cpu} -q --load fork:1 \
+                           --load-cpus {cpu}",
             helpers: 1,
+            realtime: 4,
             ready: None,
             expect: ipc_lines,
             json: true,
         },
         GroupRun {
-            command_line: "svsematest -f -t 2 -p 80 -i 500 -q --load fork:1",
+            command_line: "svsematest -f -t 2 -p 80 -i 500 -a{cpu} -q --load fork:1 \
+                           --load-cpus {cpu}",
             helpers: 5,
+            realtime: 4,
             ready: None,
             expect: ipc_lines,
             json: true,
         },
     ];
-    each_at_once(runs, |run| {
-        let dir = tempfile::tempdir().unwrap();
-        let json_path = dir.path().join("run.json");
-        let json_arg = format!("--json={}", json_path.display());
-        let mut args: Vec<&str> = run.command_line.split_whitespace().collect();
+    // Started here, by the lease's holder; each ended and checked on a
+    // thread of its own.
+    let started: Vec<_> = runs
+        .into_iter()
+        .map(|run| {
+            let dir = tempfile::tempdir().unwrap();
+            let command_line = run.command_line.replace("{cpu}", &lease.list());
+            let mut args: Vec<String> = command_line.split_whitespace().map(String::from).collect();
+            if run.json {
+                args.push(format!("--json={}", dir.path().join("run.json").display()));
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            (run, Watched::start(&args), dir)
+        })
+        .collect();
+    each_at_once(started, |(run, watched, dir)| {
+        signal_to_the_group(
+            watched,
+            run.helpers,
+            run.realtime,
+            run.ready,
+            run.expect,
+            "INT",
+        );
         if run.json {
-            args.push(&json_arg);
-        }
-        signal_to_the_group(&args, run.helpers, run.ready, run.expect, "INT");
-        if run.json {
-            let doc = read_json(&json_path);
+            let doc = read_json(&dir.path().join("run.json"));
             assert_eq!(doc["return_code"], 0, "{}: {doc}", run.command_line);
             let ops = doc["load"]["kinds"][0]["ops"].as_u64();
             assert!(ops > Some(0), "{}: {doc}", run.command_line);
@@ -698,8 +778,16 @@ fn sigint_to_the_group_ends_runs_with_fork_load_normally() {
 
 #[test]
 fn every_stop_signal_to_the_group_ends_a_fork_load_normally() {
-    each_at_once(vec!["INT", "QUIT", "HUP", "TERM"], |signal| {
-        let ended = signal_to_the_group(&["load", "fork:1"], 1, None, &["fork: "], signal);
+    let lease = CpuLease::one();
+    let loads = ["INT", "QUIT", "HUP", "TERM"]
+        .map(|signal| {
+            let run = Watched::start(&["load", "fork:1", "--cpus", &lease.list()]);
+            (signal, run)
+        })
+        .into_iter()
+        .collect();
+    each_at_once(loads, |(signal, run)| {
+        let ended = signal_to_the_group(run, 1, 0, None, &["fork: "], signal);
         assert!(ended.stderr.is_empty(), "SIG{signal}: {}", ended.describe());
     });
 }
@@ -708,11 +796,22 @@ fn every_stop_signal_to_the_group_ends_a_fork_load_normally() {
 fn a_killed_fork_mode_side_ends_the_run_with_an_error() {
     skip_if_emulated!("the sides must be running within a time an emulated start does not keep");
     require_root!();
-    let run = Watched::start(&["svsematest", "-f", "-p", "80", "-i", "500", "-q"]);
+    let lease = CpuLease::one();
+    let run = Watched::start(&[
+        "svsematest",
+        "-f",
+        "-p",
+        "80",
+        "-i",
+        "500",
+        &format!("-a{}", lease.cpu()),
+        "-q",
+    ]);
     run.wait_until("running both sides", || {
         descendants(run.pid).iter().filter(|p| p.is_side()).count() == 2
     });
-    std::thread::sleep(Duration::from_millis(300));
+    // Killed once both sides measure: each is then real-time.
+    wait_for_realtime_threads(run.pid as u32, 2);
     let had = Belongings::of(&run);
     let side = had.processes.iter().find(|p| p.is_side()).unwrap();
     send_signal(side.pid as u32, "KILL");

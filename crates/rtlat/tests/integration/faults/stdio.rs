@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::support::cpus::CpuLease;
 use crate::support::ipc::{FORK_TOOLS, TOOLS, last_frame};
 use crate::support::{Run, dev_full, int_after, rtlat, run, spawn_with};
 
@@ -306,11 +307,15 @@ fn real_runs_with_a_note_on_a_full_stream_exit_1() {
 
 #[test]
 fn load_and_its_fork_helpers_exit_1_on_a_full_stdout_and_0_on_a_full_stderr() {
+    // The loads on one leased CPU.
+    let lease = CpuLease::one();
+    let pinned = |line: &str| format!("{line} --cpus {}", lease.list());
     let on_full_stdout = ["load cpu:1 -D 1", "load fork:1 -D 1"].map(|line| {
-        std::thread::spawn(move || (line, run_full(&mut rtlat_words(line), Stream::Stdout)))
+        let mut cmd = rtlat_words(&pinned(line));
+        std::thread::spawn(move || (line, run_full(&mut cmd, Stream::Stdout)))
     });
     let line = "load fork:1 -D 1";
-    let r = run_full(&mut rtlat_words(line), Stream::Stderr);
+    let r = run_full(&mut rtlat_words(&pinned(line)), Stream::Stderr);
     assert_eq!(r.code(), Some(0), "{line}\n{}", r.describe());
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(lines.len(), 1, "{line}\n{}", r.describe());

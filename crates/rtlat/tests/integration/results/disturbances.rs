@@ -7,9 +7,11 @@
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
+use std::time::Duration;
 
-use crate::support::{allowed_cpus, rtlat, run, run_with_json, spawn};
+use crate::support::cpus::CpuLease;
+use crate::support::spinner::Spinner;
+use crate::support::{rtlat, run, run_with_json};
 
 const KEYS: [&str; 4] = [
     "involuntary_switches",
@@ -59,24 +61,28 @@ fn a_quiet_cyclictest_run_reports_each_threads_disturbances() {
 #[test]
 fn a_higher_priority_fifo_competitor_shows_as_involuntary_switches() {
     require_root!();
-    let cpu = *allowed_cpus().last().unwrap();
+    let lease = CpuLease::one();
+    let cpu = lease.cpu();
     let cpu_arg = cpu.to_string();
     // The measuring thread spins (--wait busy) at FIFO 50 on `cpu`; a FIFO
-    // 90 process pinned there wakes every 10 ms for about 1.5 s and so
-    // preempts it each time.
-    let mut competitor = Command::new("chrt");
-    competitor.args(["-f", "90", "taskset", "-c", &cpu_arg, "sh", "-c"]);
-    competitor.arg("for k in $(seq 150); do sleep 0.01; done");
-    let competitor = spawn(&mut competitor);
+    // 90 thread pinned there wakes every 10 ms for as long as the run
+    // lasts and so preempts it each time.
+    let competitor = Spinner::start(
+        &lease,
+        "competitor",
+        90,
+        Duration::ZERO,
+        Duration::from_millis(10),
+    );
     let (_, doc) = run_with_json(&[
         "-q", "-a", &cpu_arg, "-p", "50", "-i", "1000", "-l", "500", "--wait", "busy",
     ]);
+    drop(competitor);
     let d = disturbances(&doc["thread"]["0"]);
     assert!(
         d["involuntary_switches"].as_u64().unwrap() > 0,
-        "a FIFO 90 process woke on CPU {cpu} every 10 ms: {d:?}"
+        "a FIFO 90 thread woke on CPU {cpu} every 10 ms: {d:?}"
     );
-    drop(competitor);
 }
 
 #[test]

@@ -12,6 +12,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::signaltest::synthetic::rtlat_signaltest;
+use crate::support::cpus::CpuLease;
 use crate::support::ipc::{TOOLS, rtlat_ipc};
 use crate::support::{Run, read_json, rtlat, rtlat_cyclictest, rtlat_tool, run, synthetic};
 
@@ -179,11 +180,13 @@ fn run_json(what: &str, cmd: &mut Command) -> (Run, String) {
 #[test]
 fn every_measuring_tools_json_has_the_environment_and_the_audit() {
     require_root!();
+    let lease = CpuLease::one();
+    let cpu = lease.list();
     let (r, text) = run_json(
         "cyclictest",
-        &mut rtlat_cyclictest(["-q", "-p", "80", "-a", "0", "-t", "1", "-l", "20"]),
+        &mut rtlat_cyclictest(["-q", "-p", "80", "-a", &cpu, "-t", "1", "-l", "20"]),
     );
-    check_environment("cyclictest", &text, Some(&[0]));
+    check_environment("cyclictest", &text, Some(lease.cpus()));
     // The text is C's: the latency line and one T: line, nothing else.
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(
@@ -200,28 +203,33 @@ fn every_measuring_tools_json_has_the_environment_and_the_audit() {
         r.stdout
     );
 
+    // Attached: `-a 0` as two words is `-a` alone for the IPC tools (one
+    // pair per CPU, as in C).
+    let affinity = format!("-a{cpu}");
     for tool in TOOLS {
         let (_, text) = run_json(
             tool,
-            &mut rtlat_ipc(tool, &["-q", "-p", "80", "-a", "0", "-l", "20"]),
+            &mut rtlat_ipc(tool, &["-q", "-p", "80", &affinity, "-l", "20"]),
         );
-        check_environment(tool, &text, Some(&[0]));
+        check_environment(tool, &text, Some(lease.cpus()));
     }
     let (_, text) = run_json(
         "signaltest",
-        &mut rtlat_signaltest(&["-q", "-p", "80", "-l", "20"]),
+        &mut rtlat_signaltest(&["-q", "-p", "80", "-a", &cpu, "-l", "20"]),
     );
-    check_environment("signaltest", &text, None);
+    check_environment("signaltest", &text, Some(lease.cpus()));
 }
 
 #[test]
 fn unpinned_threads_measure_every_allowed_cpu() {
     require_root!();
+    // Unpinned real-time threads may run on any CPU.
+    let lease = CpuLease::all();
     let (_, text) = run_json(
         "cyclictest",
         &mut rtlat_cyclictest(["-q", "-p", "80", "-t", "2", "-l", "10"]),
     );
-    check_environment("cyclictest", &text, Some(&crate::support::allowed_cpus()));
+    check_environment("cyclictest", &text, Some(lease.cpus()));
 }
 
 #[test]
@@ -231,6 +239,7 @@ fn only_a_run_that_writes_a_result_audits() {
         skip_note!("SKIPPED (needs /usr/bin/strace): {}", function_name!());
         return;
     }
+    let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("trace");
     let json = format!("--json={}", dir.path().join("run.json").display());
@@ -239,7 +248,16 @@ fn only_a_run_that_writes_a_result_audits() {
         cmd.args(["-f", "-e", "trace=openat", "-o"])
             .arg(&trace)
             .arg(crate::support::rtlat_path())
-            .args(["cyclictest", "-q", "-p", "80", "-l", "5"])
+            .args([
+                "cyclictest",
+                "-q",
+                "-p",
+                "80",
+                "-a",
+                &lease.list(),
+                "-l",
+                "5",
+            ])
             .args(&args);
         run(&mut cmd).expect_code(0);
         // The audit reads the isolated CPUs; nothing else in rtlat does.

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use crate::support::cpus::CpuLease;
 use crate::support::{read_json, rtlat, rtlat_cyclictest, run, synthetic};
 
 /// The JUnit report's (tests, failures) and its test case names, parsed as
@@ -204,10 +205,14 @@ fn latency_gates_the_samples_after_the_warm_up() {
 #[test]
 fn real_run_gates() {
     require_root!();
+    let lease = CpuLease::one();
+    let cpu = lease.list();
     // A maximum below one second is certain: the limit "max < 1s" fails,
     // "max > 1s" holds.
     let r = run(&mut rtlat_cyclictest([
         "-q",
+        "-a",
+        &cpu,
         "-p",
         "80",
         "-i",
@@ -220,6 +225,8 @@ fn real_run_gates() {
     r.expect_code(0);
     let r = run(&mut rtlat_cyclictest([
         "-q",
+        "-a",
+        &cpu,
         "-p",
         "80",
         "-i",

@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::plot::{Svg, bad, check_png, plot, read_svg, us_label};
+use crate::support::cpus::CpuLease;
 use crate::support::{rtlat_cyclictest, run, run_with_timeout};
 
 /// The checkpoint-shaped fixture.
@@ -191,14 +192,19 @@ fn a_checkpoints_timeline_plots_with_dates() {
 #[test]
 fn a_real_monitor_checkpoint_plots() {
     require_root!();
+    let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    // Two seconds: one (partial) minute of the timeline per thread.
+    // Two seconds: one (partial) minute of the timeline per thread; both
+    // threads on the leased CPU.
+    let cpu = lease.list();
     let mut cmd = crate::support::rtlat_tool(
         "monitor",
         [
             "-D",
             "2",
+            "-a",
+            &cpu,
             "-t",
             "2",
             "--textfile=m.prom",

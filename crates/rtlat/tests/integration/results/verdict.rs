@@ -4,11 +4,13 @@
 //! shapes and the sample sufficiency, a real run with a higher-priority
 //! SCHED_FIFO competitor for the involuntary-switch reason.
 
-use std::process::Command;
+use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::support::{allowed_cpus, rtlat, run, spawn, synthetic};
+use crate::support::cpus::CpuLease;
+use crate::support::spinner::Spinner;
+use crate::support::{rtlat, run, synthetic};
 
 /// The JSON document a run wrote to stdout (`--json=-`) among its other
 /// lines: from the first line `{` to the first line `}`.
@@ -283,20 +285,17 @@ fn fail_if_verdict_maybe_is_one_line_and_exit_2() {
 #[test]
 fn a_higher_priority_fifo_burst_gives_caveats_with_involuntary_switches() {
     require_root!();
-    let cpu = *allowed_cpus().last().unwrap();
-    let cpu_arg = cpu.to_string();
-    // FIFO 60, above the run's 50, pinned to the measured CPU: about 200 us
-    // of spinning every 5 ms for at most 2 s (bash builtins only: a
-    // `read -t` on a pipe that stays empty is the sleep).
-    let mut competitor = Command::new("timeout");
-    competitor.args([
-        "3", "chrt", "-f", "60", "taskset", "-c", &cpu_arg, "bash", "-c",
-    ]);
-    competitor.arg(
-        "exec 3< <(sleep 3); for k in $(seq 400); do read -t 0.005 -u 3; \
-         for ((i = 0; i < 30; i++)); do :; done; done",
+    let lease = CpuLease::one();
+    let cpu_arg = lease.cpu().to_string();
+    // FIFO 60, above the run's 50, on the measured CPU: 200 us of spinning
+    // every 5 ms while the run lasts.
+    let competitor = Spinner::start(
+        &lease,
+        "verdict-burst",
+        60,
+        Duration::from_micros(200),
+        Duration::from_millis(5),
     );
-    let competitor = spawn(&mut competitor);
     // Busy-waiting (always on the CPU), the thread is preempted by each
     // burst; 0.4 s stays far from the RT throttling limit (0.95 s/s).
     let mut cmd = crate::support::rtlat_cyclictest([
@@ -315,7 +314,6 @@ fn a_higher_priority_fifo_burst_gives_caveats_with_involuntary_switches() {
         "--verdict",
         "--json=-",
     ]);
-    std::thread::sleep(std::time::Duration::from_millis(100));
     let r = run(&mut cmd);
     drop(competitor);
     r.expect_code(0);
@@ -332,35 +330,45 @@ fn a_higher_priority_fifo_burst_gives_caveats_with_involuntary_switches() {
         "{v}"
     );
     assert!(r.stdout.contains("#   thread.involuntary_switches: "));
-    // Other tests' real-time threads on this CPU (cargo runs them beside
-    // this one) or the kernel's RT throttling can hold the thread off for
-    // more than a period now and then: that run is rightly untrustworthy,
-    // and says why. Otherwise the burst alone gives caveats.
-    let reason_ids: Vec<&str> = v["reasons"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|r| r["id"].as_str())
-        .collect();
-    let disturbed_beside = [
-        "thread.missed_periods",
-        "system.rt_throttling",
-        "system.steal",
-    ];
-    if v["level"] == "untrustworthy" && reason_ids.iter().any(|id| disturbed_beside.contains(id)) {
-        eprintln!(
-            "NOTE {}: untrustworthy, disturbed beyond the burst: {reason_ids:?}",
-            function_name!()
-        );
-        assert!(
-            r.stdout.contains("\n# Verdict: untrustworthy\n"),
-            "{}",
-            r.stdout
-        );
-        return;
-    }
-    assert_eq!(v["level"], "caveats", "{v}\n{}", r.stdout);
-    assert!(r.stdout.contains("\n# Verdict: caveats\n"), "{}", r.stdout);
+    // The burst alone gives caveats. The machine itself can do worse,
+    // which the lease does not prevent (seen once in about 90 runs beside
+    // stress-ng: missed periods above 1 %, the thread held off for more
+    // than a period): the level is then exactly what the run's own counts
+    // call for, by the verdict's rules.
+    let t0 = &doc["thread"]["0"];
+    let missed = t0["overruns"].as_u64().expect("overruns");
+    let periods = t0["cycles"].as_u64().expect("cycles") + missed;
+    let reason = |id: &str| {
+        v["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .map(|r| r["text"].as_str().unwrap())
+    };
+    let steal_percent = reason("system.steal").map(|text| {
+        let after = text.split_once(" stole ").expect("the share stolen").1;
+        let (share, _) = after.split_once('%').expect("a percentage");
+        share.parse::<f64>().unwrap()
+    });
+    let untrustworthy = missed * 100 > periods
+        || reason("system.rt_throttling").is_some()
+        || steal_percent.is_some_and(|share| share > 10.0);
+    let level = if untrustworthy {
+        "untrustworthy"
+    } else {
+        "caveats"
+    };
+    assert_eq!(
+        v["level"], level,
+        "{missed} of {periods} periods missed, steal {steal_percent:?} %: {v}\n{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains(&format!("\n# Verdict: {level}\n")),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
