@@ -281,6 +281,8 @@ impl ExplainSession {
             keep: self.plan.keep,
             measured_cpus: self.plan.cpus.clone(),
             run_start_ns,
+            pages_per_cpu: (BUFFER_SIZE_KB as usize * 1024)
+                .div_ceil(self.layout.page_size_bytes().max(1)),
         })
         .context("--explain: starting the trace reader")?;
         self.reader = Some(handle);

@@ -1,6 +1,7 @@
 //! The trace reader of `--explain`: a non-real-time thread that, every
 //! [`POLL_PERIOD`], reads each recorded CPU's `trace_pipe_raw` until it is
-//! empty, hands the pages to the [`Explainer`], takes the samples the
+//! empty (or one buffer's worth of pages has been read: see [`drain_cpu`]),
+//! hands the pages to the [`Explainer`], takes the samples the
 //! measuring threads offered and has them explained. It runs off the
 //! measured CPUs where one is free. Asked to finish, it makes one more full
 //! pass (the measuring threads have stopped by then, so every event of
@@ -52,6 +53,9 @@ pub struct ReaderSetup {
     pub measured_cpus: Vec<usize>,
     /// CLOCK_MONOTONIC ns at the start of the run.
     pub run_start_ns: i64,
+    /// The pages of each CPU's buffer in the instance: at most what one
+    /// pass reads of a CPU.
+    pub pages_per_cpu: usize,
 }
 
 /// The running reader.
@@ -121,7 +125,7 @@ fn run(setup: ReaderSetup, stop: &AtomicBool) -> ExplainOutcome {
     loop {
         let last_pass = stop.load(Ordering::Acquire);
         for (cpu, file) in pipes.iter_mut() {
-            if let Err(e) = drain_cpu(*cpu, file, &mut page, &mut explainer) {
+            if let Err(e) = drain_cpu(*cpu, file, &mut page, setup.pages_per_cpu, &mut explainer) {
                 read_error.get_or_insert(e);
             }
         }
@@ -160,14 +164,21 @@ fn run(setup: ReaderSetup, stop: &AtomicBool) -> ExplainOutcome {
     }
 }
 
-/// Reads one CPU's pages until none is left.
+/// Reads one CPU's pages until none is left, or `at_most` pages: the
+/// buffer's size, so all it held when the pass began. Without the bound a
+/// pass could last for ever where events come as fast as they are read:
+/// the reader's own reads record events when it shares a measured CPU
+/// (a CPU set or a cpuset leaves it no other; a tracer that stops every
+/// system call, as strace does, makes that a flood), and the last pass
+/// would never end, nor the run. Pages left over wait for the next pass.
 fn drain_cpu(
     cpu: usize,
     file: &mut File,
     page: &mut [u8],
+    at_most: usize,
     explainer: &mut Explainer,
 ) -> Result<(), String> {
-    loop {
+    for _ in 0..at_most {
         match file.read(page) {
             Ok(0) => return Ok(()),
             Ok(n) => {
@@ -180,6 +191,7 @@ fn drain_cpu(
             Err(e) => return Err(format!("CPU {cpu}: reading trace_pipe_raw: {e}")),
         }
     }
+    Ok(())
 }
 
 /// Moves the reader off the measured CPUs when another CPU is there;

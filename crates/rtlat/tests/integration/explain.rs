@@ -260,14 +260,13 @@ fn has_strace() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// Runs `rtlat cyclictest ARGS --explain` under strace, the whole process
-/// on `lease`'s CPUs, ended by `end` (called with the running process's
+/// Runs `rtlat cyclictest ARGS --explain` under strace (ARGS pin the run
+/// to a leased CPU), ended by `end` (called with the running process's
 /// pid); checks that the instance existed during the run and is gone
 /// after, that the global trace's tracer and events are as before, and
 /// that nothing outside the instance was opened for writing but
 /// `allowed_global` (relative to tracefs).
 fn check_instance_lifecycle(
-    lease: &CpuLease,
     args: &[&str],
     end: impl FnOnce(u32),
     code: i32,
@@ -276,15 +275,8 @@ fn check_instance_lifecycle(
     let log = tempfile::NamedTempFile::new().unwrap();
     let before = global_trace_state();
     let mut cmd = Command::new("strace");
-    // rtlat's main thread tries the run's SCHED_FIFO priority on itself
-    // (and puts it back) before it pins itself to -a's CPUs: under strace,
-    // with every system call stopped, that moment lasts long enough for
-    // the lease check to see it (once in ten runs beside stress-ng), so
-    // the whole process starts on the leased CPUs (taskset execs rtlat:
-    // strace's child keeps its pid). strace itself is not pinned.
     cmd.args(["-f", "-qq", "-e", "trace=openat", "-o"])
         .arg(log.path())
-        .args(["taskset", "-c", &lease.list()])
         .arg(crate::support::rtlat_path())
         .arg("cyclictest")
         .args(args)
@@ -344,12 +336,11 @@ fn the_instance_goes_and_the_global_trace_stays_however_the_run_ends() {
         base.iter().copied().chain(extra.iter().copied()).collect()
     };
     // A normal end.
-    check_instance_lifecycle(&lease, &with(&["-D", "1"]), |_| {}, 0, &[]);
+    check_instance_lifecycle(&with(&["-D", "1"]), |_| {}, 0, &[]);
     // SIGINT and SIGTERM end the run normally; sent once it measures (its
     // stop-signal handlers are installed before its thread starts).
     for signal in ["INT", "TERM"] {
         check_instance_lifecycle(
-            &lease,
             &with(&["-D", "20"]),
             |pid| {
                 wait_for_realtime_threads(pid, 1);
@@ -366,15 +357,79 @@ fn the_instance_goes_and_the_global_trace_stays_however_the_run_ends() {
     std::fs::write(&in_the_way, "x").unwrap();
     let in_the_way = in_the_way.to_str().unwrap().to_owned();
     let leaked: &'static str = Box::leak(in_the_way.into_boxed_str());
-    check_instance_lifecycle(&lease, &with(&["-D", "5", "-F", leaked]), |_| {}, 1, &[]);
+    check_instance_lifecycle(&with(&["-D", "5", "-F", leaked]), |_| {}, 1, &[]);
     // A -b break stops the global trace, as C does, and nothing else.
     check_instance_lifecycle(
-        &lease,
         &with(&["-D", "5", "-b", "1"]),
         |_| {},
         0,
         &["tracing_on", "trace_marker"],
     );
+}
+
+/// Kills a process group when dropped: what a test that runs a tracer and
+/// its tracee leaves behind if it fails (killing the tracer alone would
+/// leave the tracee running).
+struct GroupKiller(u32);
+
+impl Drop for GroupKiller {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.0)])
+            .stderr(std::process::Stdio::null())
+            .status_checked();
+    }
+}
+
+#[test]
+fn a_run_ends_while_a_tracer_floods_the_measured_cpu_with_events() {
+    require_tracefs!();
+    if !has_strace() {
+        skip_note!("SKIPPED (needs strace): {}", function_name!());
+        return;
+    }
+    let lease = CpuLease::one();
+    let cpu = lease.list();
+    // strace -f on the measured CPU stops every system call of the run,
+    // the trace reader's reads included, and runs there: each page read
+    // records more events on that CPU. The reader read each CPU until its
+    // buffer was empty, so its last pass never ended: the run never did,
+    // and its memory grew until the OOM killer came (24 GB). A pass now
+    // reads one buffer's worth at most.
+    let mut cmd = Command::new("setsid");
+    cmd.args([
+        "taskset",
+        "-c",
+        &cpu,
+        "strace",
+        "-f",
+        "-qq",
+        "-o",
+        "/dev/null",
+    ])
+    .args(["taskset", "-c", &cpu])
+    .arg(crate::support::rtlat_path())
+    .args([
+        "cyclictest",
+        "-q",
+        "-m",
+        "-a",
+        &cpu,
+        "-p",
+        "50",
+        "-i",
+        "500",
+        "-D",
+        "1",
+    ])
+    .arg("--explain");
+    let child = spawn(&mut cmd);
+    // setsid is not a group leader here: it makes the group itself, with
+    // its own pid, and execs strace.
+    let _group = GroupKiller(child.pid());
+    let r = child.wait(Duration::from_secs(20));
+    r.expect_code(0);
+    assert!(r.stdout.contains("\n# Explain: "), "{}", r.describe());
 }
 
 #[test]
