@@ -13,27 +13,51 @@ use rtlat_sys::{Errno, memory, sched};
 use rtlat_args::stdio::{note, tell};
 
 /// Refuses a real-time run up front, with advice, when the process may not
-/// use the real-time policy and priority the threads need. Probes with the
-/// main thread and puts it back. `policy` is the real-time policy the
-/// threads use, `priority` the highest one asks for; `without_realtime`
-/// tells how to measure without real-time priority with this tool (for
-/// cyclictest: `--policy other, no -p`).
+/// use the real-time policy and priority the threads need. `policy` is
+/// the real-time policy the threads use, `priority` the highest one asks
+/// for; `on` the CPUs the threads are pinned to, when every one is
+/// ([`pinned_cpus`]); `without_realtime` tells how to measure without
+/// real-time priority with this tool (for cyclictest: `--policy other,
+/// no -p`).
+///
+/// Probed on a thread of its own, pinned to `on` first: it runs under the
+/// policy for a moment, where the run's threads will. Probed on the main
+/// thread, which is not pinned (or later), a real-time thread of the run
+/// ran for a moment on any CPU, outside the ones it was asked to measure.
 pub fn check_realtime_privilege(
     policy: SchedPolicy,
     priority: u8,
+    on: Option<&[usize]>,
     without_realtime: &str,
 ) -> anyhow::Result<()> {
-    let (orig_policy, orig_priority) = sched::current_thread().unwrap_or((sched::Policy::Other, 0));
-    let try_once = || sched::set_current_thread(sys_policy(policy), i32::from(priority));
-    let mut result = try_once();
-    if result == Err(Errno::PERM) && sched::raise_rtprio_to_hard_limit() {
-        result = try_once();
-    }
-    match result {
-        Ok(()) => {
-            let _ = sched::set_current_thread(orig_policy, orig_priority);
-            Ok(())
+    let on = on.map(<[usize]>::to_vec);
+    let (answer, result) = std::sync::mpsc::channel();
+    let probe = rtlat_sys::thread::spawn("rtlat-probe", 64 * 1024, move || {
+        // A CPU it cannot be pinned to makes the run fail later, with the
+        // run's own message: no probe then.
+        if let Some(cpus) = &on
+            && rtlat_sys::affinity::pin_current_thread(cpus).is_err()
+        {
+            let _ = answer.send(Ok(()));
+            return;
         }
+        let try_once = || sched::set_current_thread(sys_policy(policy), i32::from(priority));
+        let mut tried = try_once();
+        if tried == Err(Errno::PERM) && sched::raise_rtprio_to_hard_limit() {
+            tried = try_once();
+        }
+        if tried.is_ok() {
+            let _ = sched::set_current_thread(sched::Policy::Other, 0);
+        }
+        let _ = answer.send(tried);
+    })
+    .map_err(|e| anyhow::anyhow!("cannot start a thread: {e}"))?;
+    let tried = result
+        .recv()
+        .map_err(|_| anyhow::anyhow!("the real-time privilege probe ended without an answer"))?;
+    let _ = probe.join();
+    match tried {
+        Ok(()) => Ok(()),
         Err(Errno::PERM) => {
             let (soft, _) = sched::rtprio_limits();
             let limit = soft.map_or("unlimited".to_string(), |l| l.to_string());
@@ -51,6 +75,20 @@ pub fn check_realtime_privilege(
             errno_text(e)
         ),
     }
+}
+
+/// The CPUs of threads that are each pinned to one (`cpus`: each
+/// thread's), in order, without repeats; `None` when one of them is not
+/// pinned.
+pub fn pinned_cpus(cpus: impl IntoIterator<Item = Option<usize>>) -> Option<Vec<usize>> {
+    let mut all = Vec::new();
+    for cpu in cpus {
+        let cpu = cpu?;
+        if !all.contains(&cpu) {
+            all.push(cpu);
+        }
+    }
+    Some(all)
 }
 
 /// This very binary, as the program of rtlat's helper processes.
@@ -185,4 +223,16 @@ pub fn policy_failure(who: &str, policy: SchedPolicy, priority: u8, why: &str) -
         "{who}: cannot set SCHED_{} priority {priority}: {why}",
         policy.name().to_uppercase()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pinned_cpus;
+
+    #[test]
+    fn pinned_cpus_are_each_threads_once_or_none_when_one_is_free() {
+        assert_eq!(pinned_cpus([Some(1), Some(0), Some(1)]), Some(vec![1, 0]));
+        assert_eq!(pinned_cpus([Some(1), None]), None);
+        assert_eq!(pinned_cpus([]), Some(vec![]));
+    }
 }

@@ -54,7 +54,7 @@ use crate::report::status::write_quiet_summary;
 use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{
     check_realtime_privilege, errno_text, io_strerror, lock_memory, note_not_realtime, pin_failure,
-    policy_failure, start_janitor,
+    pinned_cpus, policy_failure, start_janitor,
 };
 use crate::run_audit;
 use crate::signals::SignalFlags;
@@ -90,6 +90,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             check_realtime_privilege(
                 policy,
                 settings.engine.max_priority(),
+                pinned_cpus(settings.engine.threads.iter().map(|t| t.cpu)).as_deref(),
                 "--policy other, no -p",
             )?;
         }

@@ -29,7 +29,8 @@ use crate::report::json::Extras;
 use crate::report::load::write_load;
 use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{
-    check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime, start_janitor,
+    check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime, pinned_cpus,
+    start_janitor,
 };
 use crate::run_audit;
 use crate::signals::SignalFlags;
@@ -67,6 +68,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
         check_realtime_privilege(
             SchedPolicy::Fifo,
             settings.engine.max_priority(),
+            pinned_cpus(settings.engine.pairs.iter().map(|p| p.cpu)).as_deref(),
             "leave out -p",
         )?;
     }

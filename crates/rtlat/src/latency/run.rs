@@ -35,7 +35,9 @@ use crate::report::RunMeta;
 use crate::report::closing::write_closing_lines;
 use crate::report::json::{Extras, write_json_with};
 use crate::report::verdict::{self, SystemWatch};
-use crate::rtsetup::{check_realtime_privilege, io_strerror, lock_memory_because, start_janitor};
+use crate::rtsetup::{
+    check_realtime_privilege, io_strerror, lock_memory_because, pinned_cpus, start_janitor,
+};
 use crate::run_audit;
 use crate::signals::SignalFlags;
 use rtlat_args::stdio::{note, tell};
@@ -63,6 +65,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         check_realtime_privilege(
             SchedPolicy::Fifo,
             settings.priority,
+            pinned_cpus(settings.engine.threads.iter().map(|t| t.cpu)).as_deref(),
             "rtlat cyclictest --policy other",
         )?;
     }

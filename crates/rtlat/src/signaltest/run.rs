@@ -34,7 +34,7 @@ use crate::report::json::Extras;
 use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{
     check_realtime_privilege, io_strerror, lock_memory, note_not_realtime, pin_failure,
-    policy_failure,
+    pinned_cpus, policy_failure,
 };
 use crate::run_audit;
 use crate::signals::SignalFlags;
@@ -63,7 +63,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let mut out = Stdout::new(false);
     if !synthetic && ring.needs_realtime() {
         // Before the room: without the privilege no limit matters.
-        check_realtime_privilege(SchedPolicy::Fifo, ring.max_priority(), "leave out -p")?;
+        check_realtime_privilege(
+            SchedPolicy::Fifo,
+            ring.max_priority(),
+            pinned_cpus(ring.threads.iter().map(|t| t.cpu)).as_deref(),
+            "leave out -p",
+        )?;
     }
     crate::limits::check_room(
         &format!("-t {}", ring.threads.len()),
