@@ -13,6 +13,7 @@ use std::time::Duration;
 use crate::results::verdict::json_of;
 use crate::support::cpus::CpuLease;
 use crate::support::spinner::Spinner;
+use crate::support::tracefs::TraceGuard;
 use crate::support::{
     Run, SpawnChecked, rtlat, rtlat_cyclictest, run, run_with_timeout, spawn,
     wait_for_realtime_threads, wait_until,
@@ -329,6 +330,9 @@ fn the_instance_goes_and_the_global_trace_stays_however_the_run_ends() {
         skip_note!("SKIPPED (needs strace): {}", function_name!());
         return;
     }
+    // Its -b run stops the global trace: no other test uses it meanwhile
+    // (taken before the lease, as every holder of both does).
+    let _trace = TraceGuard::acquire();
     let lease = CpuLease::one();
     let cpu = lease.cpu().to_string();
     let base = ["-q", "-m", "-a", cpu.as_str(), "-p", "50", "-i", "500"];
@@ -471,6 +475,8 @@ fn a_killed_run_leaves_no_instance_behind() {
 #[test]
 fn the_break_sample_is_explained_and_the_trace_file_holds_its_events() {
     require_tracefs!();
+    // -b stops the global trace: no other test uses it meanwhile.
+    let _trace = TraceGuard::acquire();
     let lease = CpuLease::one();
     let cpu = lease.cpu().to_string();
     let dir = tempfile::tempdir().unwrap();

@@ -7,9 +7,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::cyclictest::real::TraceGuard;
 use crate::cyclictest::synthetic::{parse_break, parse_samples, parse_spike_block};
 use crate::support::cpus::CpuLease;
+use crate::support::tracefs::TraceGuard;
 use crate::support::{
     Run, check_status_invariants, cyclictest_c, json_key_paths, parse_histogram,
     parse_status_lines, read_json, rtlat_cyclictest, run, shape,

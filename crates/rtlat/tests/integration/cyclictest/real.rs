@@ -6,15 +6,15 @@
 
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cyclictest::synthetic::{deadline_phases, parse_break, parse_spike_block};
 use crate::support::cpus::CpuLease;
+use crate::support::tracefs::TraceGuard;
 use crate::support::{
-    SpawnChecked, check_histogram_invariants, check_status_invariants, json_thread_ints,
-    parse_histogram, parse_status_lines, rtlat_cyclictest, run, run_with_json, run_with_timeout,
-    safety_net, shape, spawn, wait_until,
+    check_histogram_invariants, check_status_invariants, json_thread_ints, parse_histogram,
+    parse_status_lines, rtlat_cyclictest, run, run_with_json, run_with_timeout, safety_net, shape,
+    spawn, wait_until,
 };
 
 #[test]
@@ -173,94 +173,6 @@ fn no_affinity_means_not_pinned() {
 
 // ---------------------------------------------------------------------------
 // tracefs
-
-/// Serialises every real rtlat run with `-b` (it writes `tracing_on`, a
-/// global switch) and every test that reads the global trace buffer, in
-/// every test process of the machine (two suites may run at once, as for
-/// the CPU leases): an exclusive `flock(2)` on [`TRACEFS_LOCK`] under the
-/// temporary directory. Restores `tracing_on` when dropped. A test takes
-/// it before its CPU lease, never while holding one: a test holding the
-/// guard may wait for a CPU, so a test holding a CPU must not wait for
-/// the guard.
-pub(crate) struct TraceGuard {
-    /// The locked file; closing it releases the lock.
-    _lock: std::fs::File,
-    /// The tracefs directory, when mounted (or mounted by us).
-    pub dir: Option<PathBuf>,
-    saved: Option<String>,
-}
-
-const TRACEFS_DIR: &str = "/sys/kernel/tracing";
-
-/// The lock file of [`TraceGuard`], under the temporary directory.
-const TRACEFS_LOCK: &str = "rtlat-test-tracefs.lock";
-
-/// Opens the lock file (writable by every user: a suite may run as root
-/// or not) and locks it, waiting for the holder without a time limit (a
-/// test, bounded by its own safety net).
-fn lock_tracefs() -> std::fs::File {
-    use std::os::unix::fs::OpenOptionsExt;
-    let path = std::env::temp_dir().join(TRACEFS_LOCK);
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o666)
-        .open(&path)
-        .unwrap_or_else(|e| panic!("opening {}: {e}", path.display()));
-    let _ = file.set_permissions(std::fs::Permissions::from_mode(0o666));
-    loop {
-        match rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive) {
-            Ok(()) => return file,
-            Err(rustix::io::Errno::INTR) => continue,
-            Err(e) => panic!("flock on {}: {e}", path.display()),
-        }
-    }
-}
-
-impl TraceGuard {
-    /// Takes the lock; mounts tracefs at /sys/kernel/tracing when it is not
-    /// there (root only). `dir` is `None` when that is impossible.
-    pub(crate) fn acquire() -> TraceGuard {
-        let lock = lock_tracefs();
-        let dir = Path::new(TRACEFS_DIR);
-        let on = dir.join("tracing_on");
-        if !on.exists() {
-            let _ = std::process::Command::new("mount")
-                .args(["-t", "tracefs", "nodev", TRACEFS_DIR])
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .status_checked();
-        }
-        let saved = std::fs::read_to_string(&on).ok();
-        TraceGuard {
-            _lock: lock,
-            dir: saved.as_ref().map(|_| dir.to_path_buf()),
-            saved,
-        }
-    }
-
-    pub(crate) fn tracing_on(&self) -> Option<String> {
-        let dir = self.dir.as_ref()?;
-        std::fs::read_to_string(dir.join("tracing_on"))
-            .ok()
-            .map(|s| s.trim().to_owned())
-    }
-
-    pub(crate) fn set_tracing_on(&self, value: &str) {
-        let dir = self.dir.as_ref().expect("tracefs");
-        std::fs::write(dir.join("tracing_on"), value).expect("writing tracing_on");
-    }
-}
-
-impl Drop for TraceGuard {
-    fn drop(&mut self) {
-        if let (Some(dir), Some(saved)) = (&self.dir, &self.saved) {
-            let _ = std::fs::write(dir.join("tracing_on"), saved.trim());
-        }
-    }
-}
 
 /// The guard with tracefs, or `None` after printing the SKIPPED line.
 macro_rules! require_tracefs {

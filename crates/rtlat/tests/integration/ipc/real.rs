@@ -5,12 +5,12 @@
 
 use std::time::Duration;
 
-use crate::cyclictest::real::TraceGuard;
 use crate::support::cpus::CpuLease;
 use crate::support::ipc::{
     FORK_TOOLS, TOOLS, check_frame, frames, last_frame, on_leased_cpu, rtlat_ipc,
     rtlat_ipc_confined,
 };
+use crate::support::tracefs::TraceGuard;
 use crate::support::{
     SEVERAL_PRIORITIES_EMULATED, read_json, run, run_with_timeout, spawn, wait_for_realtime_threads,
 };

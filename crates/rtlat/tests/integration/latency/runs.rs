@@ -8,8 +8,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use crate::cyclictest::real::TraceGuard;
 use crate::support::cpus::CpuLease;
+use crate::support::tracefs::TraceGuard;
 use crate::support::{rtlat_path, rtlat_tool, run, run_with_timeout, shape, spawn};
 
 pub(crate) fn latency(args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>) -> Command {

@@ -9,9 +9,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::cyclictest::real::TraceGuard;
 use crate::signaltest::synthetic::{final_lines, ring_lines, rtlat_signaltest};
 use crate::support::cpus::CpuLease;
+use crate::support::tracefs::TraceGuard;
 use crate::support::{
     Run, json_key_paths, read_json, rtlat_path, run, run_with_timeout, shape, spawn,
     wait_for_realtime_threads,

@@ -25,16 +25,13 @@
 //! the lease its test held when it started it fails the test.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::fs::File;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 use std::time::Duration;
 
-use rustix::fs::{FlockOperation, flock};
-use rustix::io::Errno;
+use super::machine_lock::{lock, open_lock_file, try_lock};
 
 /// The directory of the lease files, shared by every test process of the
 /// machine (under `$TMPDIR`, `/tmp` by default).
@@ -49,9 +46,6 @@ thread_local! {
     /// The CPUs of the lease this thread holds (empty: none).
     static HELD_BY_THIS_THREAD: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
 }
-
-/// Every CPU leased by some thread of this process.
-static HELD_IN_THIS_PROCESS: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());
 
 /// The CPUs of the lease the calling thread holds, ascending; empty when
 /// it holds none.
@@ -141,7 +135,7 @@ impl CpuLease {
         );
         create_shared_dir(dir);
         let turnstile = open_lock_file(&dir.join("turnstile"));
-        lock(&turnstile, FlockOperation::LockExclusive);
+        lock(&turnstile);
         let (cpus, locks) = match wanted {
             Wanted::These(cpus) => {
                 assert!(!cpus.is_empty(), "a lease of no CPU");
@@ -149,7 +143,7 @@ impl CpuLease {
                     .iter()
                     .map(|&cpu| {
                         let file = open_lock_file(&cpu_file(dir, cpu));
-                        lock(&file, FlockOperation::LockExclusive);
+                        lock(&file);
                         file
                     })
                     .collect();
@@ -162,10 +156,6 @@ impl CpuLease {
         };
         drop(turnstile);
         HELD_BY_THIS_THREAD.with(|held| *held.borrow_mut() = cpus.clone());
-        HELD_IN_THIS_PROCESS
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend(cpus.iter().copied());
         CpuLease {
             cpus,
             _locks: locks,
@@ -176,22 +166,8 @@ impl CpuLease {
 impl Drop for CpuLease {
     fn drop(&mut self) {
         HELD_BY_THIS_THREAD.with(|held| held.borrow_mut().clear());
-        let mut in_process = HELD_IN_THIS_PROCESS
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        for cpu in &self.cpus {
-            in_process.remove(cpu);
-        }
         // The files close after this, which releases their locks.
     }
-}
-
-/// Every CPU leased by some thread of this process now.
-pub fn held_in_this_process() -> BTreeSet<usize> {
-    HELD_IN_THIS_PROCESS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone()
 }
 
 /// The first CPU of `cpus` whose lock is free, taken, with its file. The
@@ -227,41 +203,6 @@ fn create_shared_dir(dir: &Path) {
         }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(e) => panic!("creating the CPU lease directory {}: {e}", dir.display()),
-    }
-}
-
-fn open_lock_file(path: &Path) -> File {
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o666)
-        .open(path)
-        .unwrap_or_else(|e| panic!("opening the CPU lease file {}: {e}", path.display()));
-    // The mode is masked by the umask; another user's suite needs to open
-    // the file for writing too.
-    let _ = file.set_permissions(std::fs::Permissions::from_mode(0o666));
-    file
-}
-
-/// A blocking `flock`, tried again when a signal interrupts it.
-fn lock(file: &File, operation: FlockOperation) {
-    loop {
-        match flock(file, operation) {
-            Ok(()) => return,
-            Err(Errno::INTR) => continue,
-            Err(e) => panic!("flock on a CPU lease file: {e}"),
-        }
-    }
-}
-
-/// A non-blocking exclusive `flock`: whether it was taken.
-fn try_lock(file: &File) -> bool {
-    match flock(file, FlockOperation::NonBlockingLockExclusive) {
-        Ok(()) => true,
-        Err(Errno::WOULDBLOCK | Errno::INTR) => false,
-        Err(e) => panic!("flock on a CPU lease file: {e}"),
     }
 }
 

@@ -1272,9 +1272,11 @@ fn the_realtime_sign_counts_the_threads_of_the_run_and_its_children() {
 pub(crate) mod nobody;
 // After the macros, which their tests use.
 pub(crate) mod cpus;
+pub(crate) mod machine_lock;
 pub(crate) mod realtime_check;
 pub(crate) mod spawn;
 pub(crate) mod spinner;
+pub(crate) mod tracefs;
 
 pub use spawn::SpawnChecked;
 
