@@ -160,7 +160,8 @@ pub fn rtlat_plot_path() -> PathBuf {
 
 /// The command that builds `rtlat-plot` where this test run's `rtlat` is:
 /// `$CARGO build -p rtlat-plot --bin rtlat-plot`, with `--target-dir`,
-/// `--target` (when the binaries are under `<target dir>/<triple>/`) and
+/// `--target` (when the binaries are under `<target dir>/<triple>/`: a
+/// cargo run with `--target`) and
 /// `--profile` read off the path of `rtlat`
 /// (`<target dir>[/<triple>]/<profile dir>/rtlat`). The environment is
 /// this process's, which cargo gave it: a cross build's linker and
@@ -171,12 +172,13 @@ pub fn rtlat_plot_build() -> Command {
     let above = profile_dir
         .parent()
         .expect("the directory above the profile's");
-    // Cargo marks the root of a target directory with CACHEDIR.TAG.
-    let (target_dir, triple) = if above.join("CACHEDIR.TAG").is_file() {
-        (above, None)
+    // With --target, cargo puts the profile's directory in one named
+    // after the target, the one this code was built for.
+    let triple = rtlat_args::version::TARGET;
+    let (target_dir, triple) = if above.file_name().and_then(|n| n.to_str()) == Some(triple) {
+        (above.parent().expect("the target directory"), Some(triple))
     } else {
-        let triple = above.file_name().and_then(|n| n.to_str());
-        (above.parent().expect("the target directory"), triple)
+        (above, None)
     };
     let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
         Some("debug") | None => "dev",
