@@ -1,9 +1,9 @@
 //! The smoke set: every tool runs for real, writes its result and is
-//! stopped by a signal, as a terminal or a script stops it; the results
-//! tools read what the measuring ones wrote. `.ci/run` runs this set
-//! (`smoke::`) under qemu-user for the ARM targets, whose whole suites
-//! are left to `ci/cross all` (README, "What CI runs"); natively it runs
-//! with the rest of the suite.
+//! stopped by a signal, as a terminal or a script stops it; `rtlat
+//! compare` reads what cyclictest wrote. `.ci/run` runs this set
+//! (`smoke::`) under qemu-user for aarch64, whose whole suite is left to
+//! `ci/cross all` (README, "What CI runs"); natively it runs with the rest
+//! of the suite.
 //!
 //! Each measuring run is pinned to a leased CPU, and is stopped once its
 //! live display shows samples (the sign that it measures, at whatever
@@ -80,7 +80,7 @@ fn args(list: &[&str]) -> Vec<String> {
 }
 
 #[test]
-fn cyclictest_stops_on_sigint_with_its_json_then_compare_and_plot_read_it() {
+fn cyclictest_stops_on_sigint_with_its_json_then_compare_reads_it() {
     require_root!();
     let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
@@ -106,22 +106,16 @@ fn cyclictest_stops_on_sigint_with_its_json_then_compare_and_plot_read_it() {
     let cycles = doc["thread"]["0"]["cycles"].as_u64().unwrap();
     assert!(cycles > 10, "{cycles} cycles");
     drop(lease);
-
-    // Both results tools read it: compare against itself, plot to SVG.
+    // `rtlat compare` reads it (against itself: the same run). `rtlat
+    // plot` is left out: its own binary and the plotting crates, built
+    // for this set alone, would double its build under emulation.
     let result = dir.path().join("cyclictest.json");
     let compared = run(&mut rtlat_tool("compare", [&result, &result]));
     compared.expect_code(0);
-    assert!(!compared.stdout.is_empty(), "{}", compared.describe());
-    let svg = dir.path().join("latency.svg");
-    let plotted = run(&mut rtlat_tool(
-        "plot",
-        [result.as_os_str(), "-o".as_ref(), svg.as_os_str()],
-    ));
-    plotted.expect_code(0);
-    let picture = std::fs::read_to_string(&svg).unwrap();
     assert!(
-        picture.starts_with("<svg") || picture.starts_with("<?xml"),
-        "{svg:?}"
+        compared.stdout.contains("max") && compared.stdout.contains("p99"),
+        "{}",
+        compared.describe()
     );
 }
 
