@@ -53,9 +53,15 @@ pub fn describe(root: &Path) -> String {
 
 /// What the answer depends on, for `cargo:rerun-if-changed`: git's HEAD,
 /// the branch it names, the packed refs and the index (a commit, a
-/// checkout, a `git add`), and each top-level entry of the tree that holds
-/// a tracked file (a change to a tracked file is what makes the tree
-/// dirty; `target/` is never one). Nothing outside a checkout.
+/// checkout, a `git add`), and each tracked file (a change to one is what
+/// makes the tree dirty). Files, not the directories that hold them: cargo
+/// scans a directory for any newer entry, so a file made and removed in
+/// one (a test's output, a probe of its directory, an editor's swap file,
+/// none of which changes the answer) ran the script again, and every
+/// crate after it was built again (rtlat and rtlat-plot, for each target).
+/// A tracked file removed since the last run runs the script again too
+/// (cargo finds a listed path gone); the new list leaves it out. Nothing
+/// outside a checkout.
 pub fn watched(root: &Path) -> Vec<PathBuf> {
     if !is_checkout(root) {
         return Vec::new();
@@ -69,12 +75,12 @@ pub fn watched(root: &Path) -> Vec<PathBuf> {
         .filter(|p| p.exists())
         .collect();
     let tracked = git(root, &["ls-files", "-z"]).unwrap_or_default();
-    let mut tops: Vec<&str> = tracked
-        .split('\0')
-        .filter_map(|f| f.split('/').next())
-        .filter(|top| !top.is_empty())
-        .collect();
-    tops.dedup();
-    paths.extend(tops.iter().map(|top| root.join(top)).filter(|p| p.exists()));
+    paths.extend(
+        tracked
+            .split('\0')
+            .filter(|f| !f.is_empty())
+            .map(|f| root.join(f))
+            .filter(|p| p.is_file()),
+    );
     paths
 }

@@ -97,12 +97,18 @@ mod tests {
         assert_eq!(describe(root), format!("{hash}-dirty"));
 
         let w = watched(root);
-        for want in [".git/HEAD", ".git/index", ".git/refs/heads/main", "crates"] {
+        for want in [
+            ".git/HEAD",
+            ".git/index",
+            ".git/refs/heads/main",
+            "crates/a.rs",
+        ] {
             assert!(w.iter().any(|p| p.ends_with(want)), "{want} in {w:?}");
         }
         assert!(
-            !w.iter().any(|p| p.ends_with("untracked.txt")),
-            "only what holds a tracked file: {w:?}"
+            !w.iter()
+                .any(|p| p.ends_with("untracked.txt") || p.ends_with("crates")),
+            "tracked files only, no directory: {w:?}"
         );
 
         // A source tree unpacked inside another repository: not its commit.

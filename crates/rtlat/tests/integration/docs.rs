@@ -462,8 +462,14 @@ fn version_names_the_commit_and_the_target() {
 /// a tracked file differs), or `unknown` outside one.
 fn git_commit() -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // Without git's optional locks, as the build script asks: `git status`
+    // would otherwise rewrite the index of a fresh clone (its files as new
+    // as the index itself), and the build script, which watches the index,
+    // would run again, and every target's rtlat be built again (CI lost a
+    // minute to it, building i686 and aarch64 twice).
     let git = |args: &[&str]| {
         Command::new("git")
+            .arg("--no-optional-locks")
             .arg("-C")
             .arg(&root)
             .args(args)

@@ -117,7 +117,13 @@ fn the_same_bad_gates_and_loads_get_the_same_message() {
     for bad in ["max>>1", "bogus>1us", "max>1parsec"] {
         same_message(&measuring(&["--fail-if", bad], ""));
     }
-    same_message(&measuring(&["--junit=j.xml"], "--junit"));
+    // In a directory of the test's: an output's directory is probed (a
+    // file made and removed) as the command line is read, and a relative
+    // path would probe the package's own directory, which the build
+    // script of rtlat-args watches (the next build would run it again).
+    let dir = tempfile::tempdir().unwrap();
+    let junit = format!("--junit={}", dir.path().join("j.xml").display());
+    same_message(&measuring(&[&junit], "--junit"));
     for bad in ["bogus", "cpu:0", "cpu,cpu"] {
         same_message(&measuring(&["--load", bad], "--load"));
     }
@@ -240,6 +246,8 @@ fn signaltest_gates_pass_and_fail_with_a_junit_report() {
 
 #[test]
 fn signaltest_refuses_what_a_ring_does_not_keep() {
+    let dir = tempfile::tempdir().unwrap();
+    let junit = dir.path().join("j.xml").display().to_string();
     for (args, want) in [
         (
             &["--fail-if", "p99>1ms"][..],
@@ -250,7 +258,9 @@ fn signaltest_refuses_what_a_ring_does_not_keep() {
             "rtlat signaltest: --load-schedule: a signaltest run keeps no per-phase figures",
         ),
         (
-            &["--junit", "j.xml"][..],
+            // In a directory of the test's, not the package's (see
+            // the_same_bad_gates_and_loads_get_the_same_message).
+            &["--junit", junit.as_str()][..],
             "rtlat signaltest: --junit needs --fail-if LIMITS",
         ),
     ] {
