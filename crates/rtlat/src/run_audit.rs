@@ -54,11 +54,7 @@ pub fn audit_run(
 /// when it could not be made (a bug in it that panics included: the run
 /// goes on without it).
 fn audit_of(root: &Path, request: &Request) -> Option<Audit> {
-    let result = match catch_unwind(AssertUnwindSafe(|| rtlat_audit::audit(root, request))) {
-        Ok(result) => result.map_err(|e| e.to_string()),
-        Err(_) => Err("the audit stopped unexpectedly".to_owned()),
-    };
-    result
+    try_audit(root, request)
         .map_err(|why| {
             tell!(
                 "no \"environment\" or \"audit\" in the results (null): the audit \
@@ -66,6 +62,15 @@ fn audit_of(root: &Path, request: &Request) -> Option<Audit> {
             );
         })
         .ok()
+}
+
+/// The audit of the tree under `root`, or why it could not be made (a
+/// panic in it included).
+fn try_audit(root: &Path, request: &Request) -> Result<Audit, String> {
+    match catch_unwind(AssertUnwindSafe(|| rtlat_audit::audit(root, request))) {
+        Ok(result) => result.map_err(|e| e.to_string()),
+        Err(_) => Err("the audit stopped unexpectedly".to_owned()),
+    }
 }
 
 /// The audit request of a run whose measuring threads (or pairs) are
@@ -154,8 +159,11 @@ mod tests {
     }
 
     #[test]
-    fn an_audit_that_cannot_be_made_gives_none() {
+    fn an_audit_that_cannot_be_made_says_why() {
+        // try_audit, not audit_of: its line would go to the test run's own
+        // stderr, which libtest does not capture.
         let missing = Path::new("/nonexistent/rtlat-audit-root");
-        assert!(audit_of(missing, &request([None], None, None)).is_none());
+        let why = try_audit(missing, &request([None], None, None)).unwrap_err();
+        assert!(why.contains("/nonexistent/rtlat-audit-root"), "{why}");
     }
 }
