@@ -159,13 +159,17 @@ pub fn rtlat_plot_path() -> PathBuf {
 }
 
 /// The command that builds `rtlat-plot` where this test run's `rtlat` is:
-/// `$CARGO build -p rtlat-plot --bin rtlat-plot`, with `--target-dir`,
-/// `--target` (when the binaries are under `<target dir>/<triple>/`: a
-/// cargo run with `--target`) and
-/// `--profile` read off the path of `rtlat`
-/// (`<target dir>[/<triple>]/<profile dir>/rtlat`). The environment is
-/// this process's, which cargo gave it: a cross build's linker and
-/// runner variables included.
+/// `$CARGO test --workspace --no-run --test plot`, rtlat-plot's own test,
+/// which needs the binary, built as `cargo test --workspace` builds it:
+/// with the features of the whole workspace and its dev-dependencies
+/// (`cargo build -p rtlat-plot` resolves them otherwise, and built
+/// rtlat-args, rtlat-plot and their dependencies again, a minute and a
+/// half of an i686 CI run, where `cargo test --workspace` had built them
+/// already). `--target-dir`, `--target` (when the binaries are under
+/// `<target dir>/<triple>/`: a cargo run with `--target`) and the profile
+/// are read off the path of `rtlat` (`<target dir>[/<triple>]/<profile
+/// dir>/rtlat`). The environment is this process's, which cargo gave it:
+/// a cross build's linker and runner variables included.
 pub fn rtlat_plot_build() -> Command {
     let rtlat = rtlat_path();
     let profile_dir = rtlat.parent().expect("the directory of rtlat");
@@ -180,19 +184,22 @@ pub fn rtlat_plot_build() -> Command {
     } else {
         (above, None)
     };
-    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-        Some("debug") | None => "dev",
-        Some(other) => other,
-    };
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    cmd.args(["build", "-q", "-p", "rtlat-plot", "--bin", "rtlat-plot"])
+    cmd.args(["test", "-q", "--workspace", "--no-run", "--test", "plot"])
         .arg("--manifest-path")
         .arg(workspace)
         .arg("--target-dir")
         .arg(target_dir)
-        .args(["--profile", profile])
         .stdin(Stdio::null());
+    // `cargo test`'s own profile builds in `debug`; another one in a
+    // directory of its name (`release` for `--release`).
+    match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => {}
+        Some(other) => {
+            cmd.args(["--profile", other]);
+        }
+    }
     if let Some(triple) = triple {
         cmd.args(["--target", triple]);
     }
