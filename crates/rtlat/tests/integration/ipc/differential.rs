@@ -7,8 +7,8 @@ use std::process::Command;
 
 use crate::support::cpus::CpuLease;
 use crate::support::ipc::{
-    FORK_TOOLS, TOOLS, c_tool, c_tool_confined, has_c, last_frame, on_leased_cpu, plain_lines,
-    rtlat_ipc, rtlat_ipc_confined,
+    FORK_TOOLS, TOOLS, c_ipc_tools_lock, c_tool, c_tool_confined, has_c, last_frame, on_leased_cpu,
+    plain_lines, rtlat_ipc, rtlat_ipc_confined,
 };
 use crate::support::{Run, SEVERAL_PRIORITIES_EMULATED, json_key_paths, read_json, run, shape};
 
@@ -29,11 +29,18 @@ fn both(lease: &CpuLease, tool: &str, args: &[&str]) -> (Run, Run) {
 }
 
 fn both_of(c: &mut Command, ours: &mut Command) -> (Run, Run) {
-    let c = run(c);
+    let c = run_c_alone(c);
     c.expect_code(0);
     let ours = run(ours);
     ours.expect_code(0);
     (c, ours)
+}
+
+/// A run of a C tool, no other C IPC tool running meanwhile
+/// ([`c_ipc_tools_lock`]).
+fn run_c_alone(c: &mut Command) -> Run {
+    let _alone = c_ipc_tools_lock();
+    run(c)
 }
 
 fn assert_same_shapes(tool: &str, c: &str, ours: &str) {
@@ -147,7 +154,7 @@ fn json_keys_are_a_superset() {
         ];
         let mut c_args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         c_args.push(format!("--json={}", cj.display()));
-        run(&mut c_tool(tool, &c_args)).expect_code(0);
+        run_c_alone(&mut c_tool(tool, &c_args)).expect_code(0);
         let mut our_args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         our_args.push(format!("--json={}", oj.display()));
         run(&mut rtlat_ipc(tool, &our_args)).expect_code(0);

@@ -26,6 +26,20 @@ pub fn c_tool<S: AsRef<std::ffi::OsStr>>(tool: &str, args: &[S]) -> Command {
     cmd
 }
 
+/// Held while a C IPC tool runs: two of them at once share their IPC
+/// objects. C's svsematest keys its semaphore sets with `ftok($_, i)` (the
+/// same key in every run this test process starts), pmqtest names its
+/// queues `/syncmsg<i>` and `/testmsg<i>`, and the fork modes of
+/// svsematest and sigwaittest both create the shared memory `/sigwaittest`
+/// (`O_EXCL`). Two concurrent runs then wake each other's receivers: seen
+/// as a live run that drew a single frame, its pair held off 38 ms, and,
+/// by hand, as a 0.8 s maximum. rtlat's objects are private to each run;
+/// the lock is for C's. A machine lock: the i686 suite runs C's tools too.
+#[must_use = "the lock is held until it is dropped"]
+pub fn c_ipc_tools_lock() -> std::fs::File {
+    crate::support::machine_lock::lock_named("rtlat-test-c-ipc-tools.lock")
+}
+
 /// `--affinity=CPU`: every pair of the run on the lease's CPU. Spelled
 /// with `=`: C's tools and ours read `-a 0` as two words as `-a` alone
 /// (pair i on the i-th CPU), so a lease of CPU 0 would not hold them.
