@@ -51,8 +51,39 @@ fn assert_same_shapes(tool: &str, c: &str, ours: &str) {
         "{tool}: line counts differ\n--- C ---\n{c}\n--- rtlat ---\n{ours}"
     );
     for (a, b) in c_lines.iter().zip(&our_lines) {
+        if c_pair_not_started(a, b) {
+            continue;
+        }
         assert_eq!(shape(a), shape(b), "{tool}:\n C:     {a:?}\n rtlat: {b:?}");
     }
+}
+
+/// Whether C's line `c` says that its pair had no hand-off yet when the run
+/// ended (`#3 -> #2 (not yet ready)`) where ours has figures for the same
+/// pair. C starts its pairs one after another (in fork mode each side is
+/// a new process, SCHED_OTHER until it has parsed its arguments) and ends
+/// the run when pair 0 has made its loops: beside `stress-ng --cpu 2`,
+/// C sigwaittest's pair 1 had not begun when pair 0's 200 loops of 200 us
+/// were done (1 suite run in 10; the fork test now makes 1000). Ours
+/// start every side at a barrier before the first hand-off. The pair's
+/// numbers must still agree.
+fn c_pair_not_started(c: &str, ours: &str) -> bool {
+    match c.strip_suffix(" (not yet ready)") {
+        Some(pair) => ours.starts_with(&format!("{pair}, Min ")),
+        None => false,
+    }
+}
+
+#[test]
+fn a_c_pair_not_started_is_told_by_the_same_pair_only() {
+    let ours = "#3 -> #2, Min    2, Cur    3, Avg    6, Max  213";
+    assert!(c_pair_not_started("#3 -> #2 (not yet ready)", ours));
+    assert!(!c_pair_not_started("#1 -> #0 (not yet ready)", ours));
+    assert!(!c_pair_not_started(ours, ours));
+    assert!(!c_pair_not_started(
+        "#3 -> #2 (not yet ready)",
+        "#3 -> #2 (not yet ready)"
+    ));
 }
 
 #[test]
@@ -133,7 +164,7 @@ fn fork_mode_same_structure() {
         let (c, ours) = both(
             &lease,
             tool,
-            &["-f", "-q", "-p", "80", "-i", "200", "-l", "200", "-t", "2"],
+            &["-f", "-q", "-p", "80", "-i", "200", "-l", "1000", "-t", "2"],
         );
         assert_same_shapes(tool, &c.stdout, &ours.stdout);
     }
