@@ -28,8 +28,6 @@ macro_rules! require_program {
 
 /// `rtlat --generate all` into a new directory (the prefix).
 fn generated() -> tempfile::TempDir {
-    // rtlat --generate reads rtlat plot's options from it.
-    rtlat_plot_path();
     let dir = tempfile::tempdir().unwrap();
     run(rtlat().arg("--generate").arg("all").arg(dir.path())).expect_code(0);
     dir

@@ -112,19 +112,28 @@ pub fn rtlat() -> Command {
     cmd
 }
 
-/// `rtlat TOOL ARGS...`, standard input from /dev/null. `rtlat plot` runs
-/// `rtlat-plot` from beside `rtlat`: [`rtlat_plot_path`] builds it first
-/// when this test run did not.
+/// `rtlat TOOL ARGS...`, standard input from /dev/null.
 pub fn rtlat_tool(
     tool: &str,
     args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>,
 ) -> Command {
-    if tool == "plot" {
-        rtlat_plot_path();
-    }
     let mut cmd = rtlat();
     cmd.arg(tool).args(args);
     cmd
+}
+
+/// Whether `cmd` may have `rtlat` run `rtlat-plot` (`rtlat plot ...`,
+/// `rtlat plot --help`, `rtlat --generate ...`, which reads its options):
+/// an argument `plot` or `--generate`. A file named `plot` counts too,
+/// which costs only the check that `rtlat-plot` is fresh. Every child a
+/// test starts is checked ([`spawn::SpawnChecked`]), so that no test
+/// depends on another having built it first: `rtlat --help` of each
+/// tool, run with plain [`rtlat`], failed so in `cargo test -p rtlat`.
+pub fn runs_rtlat_plot(cmd: &Command) -> bool {
+    cmd.get_program() == rtlat_path().as_os_str()
+        && cmd
+            .get_args()
+            .any(|arg| arg == "plot" || arg.as_encoded_bytes().starts_with(b"--generate"))
 }
 
 /// `rtlat-plot`, the binary of the rtlat-plot package, beside `rtlat`

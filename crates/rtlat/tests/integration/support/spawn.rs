@@ -40,6 +40,9 @@ pub trait SpawnChecked {
 
 impl SpawnChecked for Command {
     fn spawn_checked(&mut self) -> io::Result<Child> {
+        if super::runs_rtlat_plot(self) {
+            super::rtlat_plot_path();
+        }
         let child = match rtlat_sys::emulation::emulated() {
             Some(emulator) => spawn_leaving(
                 self,
