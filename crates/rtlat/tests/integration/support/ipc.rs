@@ -6,17 +6,15 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::support::cpus::CpuLease;
-use crate::support::{rtlat, rtlat_path};
+use crate::support::{rtlat_path, rtlat_tool};
 
 pub const TOOLS: [&str; 4] = ["svsematest", "pmqtest", "ptsematest", "sigwaittest"];
 /// The tools with a fork mode.
 pub const FORK_TOOLS: [&str; 2] = ["svsematest", "sigwaittest"];
 
-/// `rtlat TOOL ARGS...`.
+/// `rtlat TOOL ARGS...` ([`rtlat_tool`]).
 pub fn rtlat_ipc<S: AsRef<std::ffi::OsStr>>(tool: &str, args: &[S]) -> Command {
-    let mut cmd = rtlat();
-    cmd.arg(tool).args(args);
-    cmd
+    rtlat_tool(tool, args)
 }
 
 /// The C tool, `/usr/bin/TOOL`.
