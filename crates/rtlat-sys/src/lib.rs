@@ -3,8 +3,9 @@
 //! This is the only crate of the workspace allowed to contain `unsafe` code.
 //! Most calls go through `rustix` (safe, errno-typed, vDSO clock reads); the
 //! few that rustix does not offer (the POSIX scheduler calls, signal masks,
-//! `pthread_kill`, `sysconf`) go through `libc`, each `unsafe` block in its
-//! own small function with a `// SAFETY:` line.
+//! `pthread_kill`, `sysconf`, `poll` over a list kept from call to call)
+//! go through `libc`, each `unsafe` block in its own small function with a
+//! `// SAFETY:` line.
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
@@ -18,6 +19,7 @@ pub mod ipc;
 pub mod load;
 pub mod memory;
 pub mod msr;
+pub mod poll;
 pub mod power;
 pub mod process;
 pub mod sched;
