@@ -386,19 +386,23 @@ impl Monitor {
     }
 
     /// The run has ended: the figures of `combined` (the final report with
-    /// the resumed totals) published, the server stopped, `document` (the
-    /// final result document, from [`Monitor::add_sections`]) stored as
-    /// the last checkpoint. Returns the checkpoint's error, if any.
+    /// the resumed totals) published, `document` (the final result
+    /// document, from [`Monitor::add_sections`]) stored as the last
+    /// checkpoint, the server stopped. Returns the checkpoint's error, if
+    /// any. The stop waits on no client ([`Server::stop`]); the checkpoint
+    /// comes first all the same, so that nothing a client does stands
+    /// between a SIGTERM and the last state on disk.
     pub fn finish(mut self, combined: &RunReport, document: &[u8]) -> anyhow::Result<()> {
         self.publish(combined);
+        let stored = match self.plan.checkpoint.clone() {
+            Some(path) => checkpoint::store(&path, |w| w.write_all(document))
+                .with_context(|| format!("--checkpoint: cannot write '{}'", path.display())),
+            None => Ok(()),
+        };
         if let Some(server) = self.server.take() {
             server.stop();
         }
-        let Some(path) = self.plan.checkpoint.clone() else {
-            return Ok(());
-        };
-        checkpoint::store(&path, |w| w.write_all(document))
-            .with_context(|| format!("--checkpoint: cannot write '{}'", path.display()))
+        stored
     }
 }
 
