@@ -88,6 +88,22 @@ pub fn poll(list: &mut [Watched], timeout: Option<Duration>) -> io::Result<usize
     }
 }
 
+/// Whether `e` (of `accept`, say) says the process or the system is out
+/// of descriptors or of memory for socket buffers: EMFILE, ENFILE,
+/// ENOBUFS, ENOMEM. Closing a descriptor may then let the next call work.
+pub fn out_of_descriptors(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+    )
+}
+
+/// The soft RLIMIT_NOFILE: how many descriptors this process may have
+/// open (`None`: no limit).
+pub fn descriptor_limit() -> Option<u64> {
+    rustix::process::getrlimit(rustix::process::Resource::Nofile).current
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +135,11 @@ mod tests {
         let mut list = [Watched::readable(&b)];
         assert_eq!(poll(&mut list, Some(Duration::from_secs(5))).unwrap(), 1);
         assert!(list[0].ready());
+    }
+
+    #[test]
+    fn the_descriptor_limit_is_read() {
+        let limit = descriptor_limit();
+        assert!(limit.is_none_or(|n| n >= 3), "{limit:?}");
     }
 }

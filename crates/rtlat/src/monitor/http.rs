@@ -17,9 +17,12 @@
 //!   [`REQUEST_DEADLINE`] of the connection, the whole answer read within
 //!   [`ANSWER_DEADLINE`] of the request; past it the connection is closed
 //!   (a client sending one byte a second is dropped after 2 s);
-//! - at most [`MAX_CONNECTIONS`] open at once: a connection beyond them
-//!   closes the oldest one still waiting for its request (a request that
-//!   has already come in whole is answered at once and holds no place);
+//! - at most [`MAX_CONNECTIONS`] open at once, and never more than half
+//!   the descriptors the process may open (so that clients cannot take
+//!   those the textfile and the checkpoint need): a connection beyond
+//!   them closes the oldest one still waiting for its request (a request
+//!   that has already come in whole is answered at once and holds no
+//!   place);
 //! - a 400 or 405, whose request may not have been read whole, is
 //!   followed by reading what the client still sends until it closes,
 //!   within the answer's deadline: a close with bytes unread would reset
@@ -59,7 +62,7 @@ pub const MAX_CONNECTIONS: usize = 64;
 /// flood of them does not hold up the clients already in.
 const ACCEPTS_PER_ROUND: usize = 64;
 /// How long the server stops accepting after `accept` failed for want of
-/// a descriptor (EMFILE, ENFILE, ENOBUFS, ENOMEM) with nothing to close:
+/// a descriptor with no connection to close, or for a reason of its own:
 /// the listener stays readable, and a loop would spin on it.
 const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
 /// The server thread's stack.
@@ -108,12 +111,17 @@ impl Bound {
         let Bound { listener, .. } = self;
         listener.set_nonblocking(true)?;
         let (waker, woken) = UnixStream::pair()?;
+        woken.set_nonblocking(true)?;
+        let half_the_descriptors = rtlat_sys::poll::descriptor_limit()
+            .map_or(usize::MAX, |n| usize::try_from(n / 2).unwrap_or(usize::MAX));
+        let most = MAX_CONNECTIONS.min(half_the_descriptors).max(1);
         let mut serving = Serving {
             listener,
             woken,
             published,
-            connections: Vec::with_capacity(MAX_CONNECTIONS),
-            watched: Vec::with_capacity(MAX_CONNECTIONS + 2),
+            connections: Vec::with_capacity(most),
+            most,
+            watched: Vec::with_capacity(most + 2),
             accept_paused_until: None,
         };
         let thread = rtlat_sys::thread::spawn("rtlat-http", STACK_BYTES, move || serving.run())?;
@@ -153,6 +161,8 @@ struct Serving {
     woken: UnixStream,
     published: Arc<Published>,
     connections: Vec<Connection>,
+    /// The most connections open at once.
+    most: usize,
     /// What one round waits on: `woken`, the listener (unless accepting
     /// is paused), then each connection in order.
     watched: Vec<Watched>,
@@ -183,7 +193,10 @@ impl Serving {
             let timeout = next_event.map(|at| at.saturating_duration_since(now));
             if poll(&mut self.watched, timeout).is_err() {
                 // Out of kernel memory, say: nothing to do but try again
-                // a little later (a stop waits that long at most).
+                // a little later, unless asked to stop.
+                if self.stop_asked() {
+                    return;
+                }
                 std::thread::sleep(ACCEPT_PAUSE);
                 continue;
             }
@@ -209,6 +222,16 @@ impl Serving {
         }
     }
 
+    /// Whether [`Server::stop`] has written its byte or the [`Server`] is
+    /// gone, looked at without waiting.
+    fn stop_asked(&self) -> bool {
+        // A byte or the end of the stream: either way, stop.
+        match (&self.woken).read(&mut [0u8; 1]) {
+            Ok(_read) => true,
+            Err(e) => e.kind() != io::ErrorKind::WouldBlock,
+        }
+    }
+
     /// Accepts the connections waiting, up to [`ACCEPTS_PER_ROUND`].
     fn accept_some(&mut self) {
         for _ in 0..ACCEPTS_PER_ROUND {
@@ -221,12 +244,11 @@ impl Serving {
                         e.kind(),
                         io::ErrorKind::Interrupted | io::ErrorKind::ConnectionAborted
                     ) => {}
+                // Out of descriptors or memory: what an open connection
+                // holds is what can be given back.
+                Err(e) if rtlat_sys::poll::out_of_descriptors(&e) && self.make_room() => return,
                 Err(_) => {
-                    // Out of descriptors or memory: what an open
-                    // connection holds is what can be given back.
-                    if !self.make_room() {
-                        self.accept_paused_until = Some(Instant::now() + ACCEPT_PAUSE);
-                    }
+                    self.accept_paused_until = Some(Instant::now() + ACCEPT_PAUSE);
                     return;
                 }
             }
@@ -236,7 +258,7 @@ impl Serving {
     /// Serves `stream` as far as it can at once (a request that came in
     /// with the connection is answered now), and keeps it if more is to
     /// come, closing the oldest connection still waiting for its request
-    /// when [`MAX_CONNECTIONS`] are open.
+    /// when the most are open.
     fn admit(&mut self, stream: TcpStream) {
         if stream.set_nonblocking(true).is_err() {
             return;
@@ -251,7 +273,7 @@ impl Serving {
         if connection.progress(&self.published, now) == Progress::Done {
             return;
         }
-        if self.connections.len() >= MAX_CONNECTIONS {
+        if self.connections.len() >= self.most {
             if matches!(connection.state, State::Lingering) {
                 // Answered already: not worth another's place.
                 return;

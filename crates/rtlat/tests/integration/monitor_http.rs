@@ -8,6 +8,7 @@
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
@@ -27,8 +28,14 @@ const CONNECTION_CAP: usize = 64;
 /// `rtlat monitor --listen 127.0.0.1:0 -a CPU -t 1 ARGS`, once it says
 /// where it serves: the run and the address.
 fn serve(lease: &CpuLease, args: &[&str]) -> (Running, SocketAddr) {
+    serve_with(rtlat(), lease, args)
+}
+
+/// [`serve`] with `command` (`rtlat`, or a command that runs it with the
+/// arguments that follow).
+fn serve_with(mut command: Command, lease: &CpuLease, args: &[&str]) -> (Running, SocketAddr) {
     let run = spawn(
-        rtlat()
+        command
             .args(["monitor", "--listen", "127.0.0.1:0", "-a", &lease.list()])
             .args(["-t", "1"])
             .args(args),
@@ -378,4 +385,61 @@ fn sigterm_with_a_slowloris_client_attached_ends_within_a_second_with_every_outp
     assert!(last["monitor"]["threads"][0]["cycles"].as_u64() > Some(0));
     let metrics = std::fs::read_to_string(&textfile).unwrap();
     assert!(metrics.contains("rtlat_samples_total{"), "{metrics}");
+}
+
+#[test]
+fn with_few_descriptors_idle_connections_hold_up_neither_scrapes_nor_outputs() {
+    require_root!();
+    let mut prlimit = Command::new("prlimit");
+    if prlimit.arg("--version").output_checked().is_err() {
+        skip_note!("SKIPPED (prlimit(1) not installed): {}", function_name!());
+        return;
+    }
+    let lease = CpuLease::one();
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let (checkpoint, textfile) = (path("state.json"), path("m.prom"));
+    // 40 descriptors: some 12 the monitor holds itself, and fewer than
+    // the cap of 64 connections. The connections are to take at most
+    // half, and leave the textfile and the checkpoint theirs.
+    let mut command = Command::new("prlimit");
+    command
+        .args(["--nofile=40:40", "--"])
+        .arg(rtlat_path())
+        .stdin(Stdio::null());
+    let (run, address) = serve_with(
+        command,
+        &lease,
+        &[
+            "-D",
+            "8",
+            "--textfile",
+            &textfile,
+            "--checkpoint",
+            &checkpoint,
+            "--checkpoint-interval",
+            "1",
+        ],
+    );
+    assert!(
+        wait_until(Duration::from_secs(10), || Path::new(&checkpoint).exists()),
+        "no checkpoint"
+    );
+    let idle = idle_connections(address, 100);
+    scrapes_answered_within_a_second(address, 5, "100 idle connections, 40 descriptors");
+    assert_eq!(idle.len(), 100, "idle connections refused");
+    // A checkpoint and a textfile written beside them (every second).
+    let written = |p: &str| std::fs::metadata(p).unwrap().modified().unwrap();
+    let before = (written(&checkpoint), written(&textfile));
+    assert!(
+        wait_until(Duration::from_secs(3), || written(&checkpoint) > before.0
+            && written(&textfile) > before.1),
+        "no checkpoint or textfile written beside 100 idle connections: {}",
+        run.stderr_so_far()
+    );
+    drop(idle);
+    run.signal("INT");
+    let r = run.wait(Duration::from_secs(10));
+    r.expect_code(0);
+    assert!(!r.stderr.contains("WARN"), "{}", r.stderr);
 }
