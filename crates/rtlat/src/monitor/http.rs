@@ -20,9 +20,9 @@
 //! - at most [`MAX_CONNECTIONS`] open at once, and never more than half
 //!   the descriptors the process may open (so that clients cannot take
 //!   those the textfile and the checkpoint need): a connection beyond
-//!   them closes the oldest one still waiting for its request (a request
-//!   that has already come in whole is answered at once and holds no
-//!   place);
+//!   them closes the oldest idle one (one answered and lingering, see
+//!   below, else one still waiting for its request); a request that has
+//!   already come in whole is answered at once and holds no place;
 //! - a 400 or 405, whose request may not have been read whole, is
 //!   followed by reading what the client still sends until it closes,
 //!   within the answer's deadline: a close with bytes unread would reset
