@@ -11,10 +11,7 @@
 //!   type ([`timeline::StatsLine`]), and a reader of them or of a
 //!   document's `"timeline"` array ([`timeline::Timeline`]);
 //! - [`file`](mod@file): reading one results file (a path or standard input),
-//!   bounded and checked to be text;
-//! - [`escape`]: text from the system or an input file, made safe for a
-//!   terminal or a line-based output ([`escape::Escaped`]): every text
-//!   writer of rtlat and rtlat-plot uses it.
+//!   bounded and checked to be text.
 //!
 //! Another program reading a result file:
 //!
@@ -40,7 +37,6 @@
 #![forbid(unsafe_code)]
 
 pub mod document;
-pub mod escape;
 pub mod file;
 pub mod histogram_text;
 pub mod read;

@@ -7,8 +7,14 @@
 //! that looks like one of ours (`\nok  fake`) or reorder what is shown
 //! (the bidi overrides of "Trojan Source"). Every text writer therefore
 //! passes such text through [`Escaped`] (or [`EscapedBytes`] for bytes
-//! that may not be UTF-8); JSON writers do not, since serde escapes
-//! strings itself and keeps their exact characters.
+//! that may not be UTF-8), and every message on standard error does
+//! ([`crate::stdio::write_note`]); JSON writers do not, since serde
+//! escapes strings itself and keeps their exact characters.
+//!
+//! It lives here because this crate is what both binaries (`rtlat`,
+//! `rtlat-plot`) share for their output ([`crate::stdio`]); the libraries
+//! below (`rtlat-audit`, `rtlat-explain`, `rtlat-results`) keep the exact
+//! text, and the writers escape it.
 //!
 //! What is escaped, and how:
 //!
@@ -31,7 +37,7 @@ use std::fmt::{self, Write as _};
 /// A `str` that displays escaped (see the module documentation).
 ///
 /// ```
-/// use rtlat_results::escape::Escaped;
+/// use rtlat_args::escape::Escaped;
 /// let name = "\x1b]0;OWNED\x07\nok  fake";
 /// assert_eq!(Escaped(name).to_string(), r"\e]0;OWNED\x07\nok  fake");
 /// ```
