@@ -170,7 +170,7 @@ fn a_copied_tree_with_hostile_names_audits_escaped_and_its_json_keeps_them() {
     );
 
     // A message quoting the path: one harmless line.
-    let r = run(&mut rtlat_tool("audit", ["--root"]).arg(parent.join("none")));
+    let r = run(rtlat_tool("audit", ["--root"]).arg(parent.join("none")));
     r.expect_code(2);
     assert_one_harmless_line(&r, "audit --root MISSING");
     assert!(
