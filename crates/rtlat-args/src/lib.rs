@@ -11,6 +11,9 @@
 //!   first sample and written whole (temporary file, rename);
 //! - [`stdio`]: standard output and error that may fail without a panic,
 //!   and the exit status that follows;
+//! - [`escape`]: text from the system or an input file made safe for a
+//!   terminal or a line-based output (every message of [`stdio`] passes
+//!   through it, and every text writer of both binaries uses it);
 //! - [`tools`]: each tool's one-line summary, for every help;
 //! - [`docs`]: man pages and shell completions from the option tables and
 //!   the help texts;
@@ -20,6 +23,7 @@
 
 pub mod docs;
 pub mod error;
+pub mod escape;
 pub mod getopt;
 pub mod invocation;
 pub mod output_file;

@@ -21,6 +21,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 
+use crate::escape::Escaped;
+
 /// Set once a line could not be written to stderr.
 static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
 
@@ -68,9 +70,18 @@ pub fn program_name() -> &'static str {
 }
 
 /// Writes `line` and a newline to stderr in one write (see [`note!`]).
+/// A message is one line of our own words, but it may quote what came
+/// from elsewhere (a path, a file's content, a task name): it is written
+/// escaped ([`Escaped`]), so that nothing quoted drives the terminal or
+/// starts a line of its own.
 pub fn write_note(line: fmt::Arguments<'_>) {
-    let text = format!("{line}\n");
+    let text = note_line(line);
     to_stderr(|w| w.write_all(text.as_bytes()));
+}
+
+/// The bytes [`write_note`] writes: `line` escaped, and a newline.
+fn note_line(line: fmt::Arguments<'_>) -> String {
+    format!("{}\n", Escaped(&line.to_string()))
 }
 
 /// Runs `write` on stderr (a block such as the SIGUSR1 status); a failure
@@ -182,5 +193,20 @@ impl Stdout {
         // the buffer is dropped.
         let unbuffered = BufWriter::with_capacity(0, io::stdout());
         let _ = std::mem::replace(&mut self.inner, unbuffered).into_parts();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_quoting_hostile_text_stays_one_harmless_line() {
+        let path = "runs/\x1b]0;OWNED\x07\nrtlat: ok.json";
+        assert_eq!(
+            note_line(format_args!("{path}: not a result")),
+            "runs/\\e]0;OWNED\\x07\\nrtlat: ok.json: not a result\n"
+        );
+        assert_eq!(note_line(format_args!("12.5 µs über")), "12.5 µs über\n");
     }
 }

@@ -299,12 +299,19 @@ impl Figure {
 /// Tab, line feed and carriage return become spaces (a title or label is
 /// one line); every other control character (C0, DEL, C1) and U+FFFE and
 /// U+FFFF become U+FFFD, the replacement character, which the bundled
-/// font draws.
+/// font draws. So do the bidi controls (U+061C, U+200E, U+200F, U+202A to
+/// U+202E, U+2066 to U+2069): a browser showing the SVG honours them, and
+/// a label could show its characters in another order than they are.
 pub fn displayable(text: &str) -> String {
     text.chars()
         .map(|c| match c {
             '\t' | '\n' | '\r' => ' ',
             c if c.is_control() || c == '\u{fffe}' || c == '\u{ffff}' => '\u{fffd}',
+            '\u{061c}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}' => '\u{fffd}',
             c => c,
         })
         .collect()
@@ -1105,6 +1112,10 @@ mod tests {
         assert_eq!(
             displayable("a\tb\nc\rd\u{0}e\u{1b}[2Af\u{7f}g\u{85}h\u{fffe}<&>\"'é"),
             "a b c d\u{fffd}e\u{fffd}[2Af\u{fffd}g\u{fffd}h\u{fffd}<&>\"'é"
+        );
+        assert_eq!(
+            displayable("a\u{202e}b\u{2066}c\u{2069}d\u{200f}e\u{061c}µs"),
+            "a\u{fffd}b\u{fffd}c\u{fffd}d\u{fffd}e\u{fffd}µs"
         );
         let mut one = input(
             "ru\u{1}n",

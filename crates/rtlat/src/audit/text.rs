@@ -2,9 +2,15 @@
 //! seen), for `warn` and `bad` an indented line saying why and one saying
 //! what to change, then the summary line and the suggested command.
 //! The status word alone is coloured, and only when asked ([`Colour`]).
+//! Facts name what the system holds (task and IRQ names, the kernel
+//! command line, file names), which any local user may choose in part:
+//! each is written escaped ([`Escaped`]), one finding one line, so that a
+//! thread named `\e]0;...\a\nok  fake` neither drives the terminal nor
+//! forges a line. (The JSON keeps the exact text.)
 
 use std::io::{self, IsTerminal, Write};
 
+use rtlat_args::escape::Escaped;
 use rtlat_audit::{Audit, Finding, Status};
 
 /// Whether the status words are coloured.
@@ -49,8 +55,8 @@ pub fn write_text(w: &mut dyn Write, audit: &Audit, colour: Colour) -> io::Resul
     for finding in &audit.checks {
         write_finding(w, finding, id_width, colour)?;
     }
-    writeln!(w, "{}", audit.summary())?;
-    writeln!(w, "suggested: {}", audit.suggested_command)
+    writeln!(w, "{}", Escaped(&audit.summary()))?;
+    writeln!(w, "suggested: {}", Escaped(&audit.suggested_command))
 }
 
 fn write_finding(
@@ -65,11 +71,11 @@ fn write_finding(
         Colour::On => write!(w, "\x1b[{}m{word}\x1b[0m{pad}", sgr(finding.status))?,
         Colour::Off => write!(w, "{word}{pad}")?,
     }
-    writeln!(w, "  {:<id_width$}  {}", finding.id, finding.fact)?;
+    writeln!(w, "  {:<id_width$}  {}", finding.id, Escaped(&finding.fact))?;
     let indent = " ".repeat(STATUS_WIDTH + 2);
     for (label, text) in [("why", &finding.why), ("fix", &finding.fix)] {
         if let Some(text) = text.as_deref().filter(|_| finding.status >= Status::Warn) {
-            writeln!(w, "{indent}{label}: {text}")?;
+            writeln!(w, "{indent}{label}: {}", Escaped(text))?;
         }
     }
     Ok(())
@@ -139,6 +145,28 @@ suggested: rtlat cyclictest -m -a 2-3 -t 2 -p 95 -i 1000
             stripped = stripped.replace(code, "");
         }
         assert_eq!(stripped, text(Colour::Off));
+    }
+
+    #[test]
+    fn text_from_the_system_is_escaped_one_finding_one_line() {
+        let mut audit = test_support::audit();
+        let hostile = "\x1b]0;OWNED\x07\nok  fake";
+        audit.checks[0].fact = format!("spin {hostile}");
+        audit.checks[4].why = Some(format!("why {hostile}"));
+        audit.checks[4].fix = Some(format!("fix \u{202e}{hostile}"));
+        audit.suggested_command = format!("rtlat cyclictest {hostile}");
+        let mut out = Vec::new();
+        write_text(&mut out, &audit, Colour::Off).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains(['\x1b', '\x07', '\u{202e}']), "{text:?}");
+        assert!(!text.lines().any(|l| l.starts_with("ok  fake")), "{text}");
+        assert_eq!(text.lines().count(), 11, "{text}");
+        let escaped = r"\e]0;OWNED\x07\nok  fake";
+        assert!(text.contains(&format!("kernel.preemption    spin {escaped}\n")));
+        assert!(text.contains(&format!("why: why {escaped}\n")));
+        assert!(text.contains(&format!("fix: fix \\u{{202e}}{escaped}\n")));
+        assert!(text.contains(&format!(": why {escaped}\n")), "the summary");
+        assert!(text.contains(&format!("suggested: rtlat cyclictest {escaped}\n")));
     }
 
     #[test]

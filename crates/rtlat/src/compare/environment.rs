@@ -5,6 +5,7 @@
 //! rtlat's version), compared key by key, so that a regression says
 //! what changed with it.
 
+use rtlat_args::escape::escape;
 use serde_json::{Map, Value};
 
 /// The facts compared, as dotted paths into `"environment"`, in the order
@@ -170,13 +171,15 @@ impl EnvironmentDiff {
 }
 
 /// A fact as the text shows it: strings without quotes (`""` for an
-/// empty one), `-` for one not recorded.
+/// empty one), `-` for one not recorded. A string is whatever the file
+/// says (a kernel command line, a host's governor): escaped, one change
+/// one line.
 fn shown(value: &Value) -> String {
     match value {
         Value::Null => "-".to_owned(),
         Value::String(s) if s.is_empty() => "\"\"".to_owned(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        Value::String(s) => escape(s).into_owned(),
+        other => escape(&other.to_string()).into_owned(),
     }
 }
 
@@ -251,6 +254,23 @@ mod tests {
         assert_eq!(lines[0], "environment differs (BASE -> NEW):");
         assert_eq!(lines[2], "  kernel.release       6.1.0-rt -> 6.6.0");
         assert_eq!(lines[5], "  isolation.rcu_nocbs  - -> 2-3");
+    }
+
+    #[test]
+    fn hostile_facts_are_escaped_one_change_one_line() {
+        let base = environment();
+        let mut new = environment();
+        new["kernel"]["cmdline"] = json!("quiet\x1b]0;OWNED\x07\nok  fake");
+        new["cpu"]["model"] = json!(["\u{202e}x"]);
+        let lines = diff(&base, &new).lines();
+        let text = lines.join("\n");
+        assert!(!text.contains(['\x1b', '\x07', '\u{202e}']), "{text:?}");
+        assert!(lines.iter().all(|l| !l.contains('\n')), "{lines:?}");
+        assert!(
+            text.contains(r"isolcpus=2-3 -> quiet\e]0;OWNED\x07\nok  fake"),
+            "{text}"
+        );
+        assert!(text.contains(r#"Xeon -> ["\u{202e}x"]"#), "{text}");
     }
 
     #[test]

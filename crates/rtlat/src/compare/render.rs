@@ -3,6 +3,8 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+use rtlat_args::escape::Escaped;
+
 use super::environment::EnvironmentDiff;
 use super::input::{Figures, RunFile};
 use super::judge::{Change, NoiseRule, ROWS, Row, percent};
@@ -186,7 +188,7 @@ pub fn write_text(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
         let _ = write!(
             out,
             "{tag}  {}: {}, {} samples",
-            run.label,
+            Escaped(&run.label),
             thread_count(run.threads.len()),
             run.all.samples
         );

@@ -15,6 +15,7 @@
 
 use std::io::{self, Write};
 
+use rtlat_args::escape::Escaped;
 use rtlat_core::cpuset::format_cpu_list;
 use rtlat_core::distribution::Distribution;
 use rtlat_explain::{Explanation, SUM_TOLERANCE_NS};
@@ -42,7 +43,12 @@ pub fn write_text(w: &mut impl Write, outcome: &ExplainOutcome) -> io::Result<()
         report.events,
     )?;
     if let Some(e) = &outcome.read_error {
-        writeln!(w, "# Explain: reading the trace failed: {e}")?;
+        let error = e.to_string();
+        writeln!(
+            w,
+            "# Explain: reading the trace failed: {}",
+            Escaped(&error)
+        )?;
     }
     if outcome.candidates_missed > 0 {
         writeln!(
@@ -93,7 +99,10 @@ fn write_explanation(w: &mut impl Write, e: &Explanation, run_start_ns: i64) -> 
             .iter()
             .take(CAUSES_PER_LINE)
             .map(|cause| {
-                let mut text = format!("{} {}", cause.kind.as_str(), cause.name);
+                // Task and IRQ names are anyone's choice: escaped, so
+                // that one sample's block stays its own lines.
+                let name = Escaped(&cause.name);
+                let mut text = format!("{} {name}", cause.kind.as_str());
                 if let (Some(policy), Some(priority)) = (&cause.policy, cause.priority) {
                     text.push_str(&format!(" {policy} {priority}"));
                 }
@@ -140,7 +149,7 @@ fn write_explanation(w: &mut impl Write, e: &Explanation, run_start_ns: i64) -> 
         )?;
     }
     for note in &e.notes {
-        writeln!(w, "#   note: {note}")?;
+        writeln!(w, "#   note: {}", Escaped(note))?;
     }
     Ok(())
 }
@@ -187,7 +196,9 @@ pub fn write_trace(w: &mut impl Write, outcome: &ExplainOutcome) -> io::Result<(
             seconds(e.wake_ns)
         )?;
         for event in &e.evidence {
-            writeln!(w, "{}", event.display(&outcome.report.irq_names))?;
+            // One event one line, whatever its task and IRQ names hold.
+            let line = event.display(&outcome.report.irq_names).to_string();
+            writeln!(w, "{}", Escaped(&line))?;
         }
     }
     Ok(())
@@ -327,5 +338,145 @@ impl ExplainEventsDto {
             reader_wall_s: super::json::round_decimals(outcome.reader_wall.as_secs_f64(), 6),
             read_error: outcome.read_error.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtlat_explain::events::{Comm, EventKind, IrqNames, KernelEvent};
+    use rtlat_explain::{Cause, CauseKind, Component, ComponentName, ExplainReport};
+    use std::time::Duration;
+
+    const HOSTILE: &str = "\x1b]0;OWNED\x07\nok  fake";
+
+    /// One explained sample whose culprit task and IRQ carry hostile names.
+    fn outcome() -> ExplainOutcome {
+        let mut irq_names = IrqNames::new();
+        irq_names.insert(24, HOSTILE);
+        let comm = Comm::new(b"\x1b]0;OWN\x07\nok \xff");
+        let explanation = Explanation {
+            thread: 0,
+            tid: 4242,
+            cpu: Some(1),
+            latency_ns: 300_000,
+            deadline_ns: 1_000_000_000,
+            wake_ns: 1_000_300_000,
+            components: vec![Component {
+                name: ComponentName::ThreadLatency,
+                ns: 300_000,
+                causes: vec![
+                    Cause {
+                        kind: CauseKind::Task,
+                        name: format!("{HOSTILE}[77]"),
+                        ns: 299_000,
+                        pid: Some(77),
+                        policy: Some("fifo".to_owned()),
+                        priority: Some(99),
+                    },
+                    Cause {
+                        kind: CauseKind::Irq,
+                        name: format!("24 {HOSTILE}"),
+                        ns: 1_000,
+                        pid: None,
+                        policy: None,
+                        priority: None,
+                    },
+                ],
+            }],
+            unexplained_ns: 0,
+            lost_events: 0,
+            lost_unknown: false,
+            window_short: false,
+            notes: vec![format!("note {HOSTILE}")],
+            evidence: vec![
+                KernelEvent {
+                    ts_ns: 1_000_000_000,
+                    cpu: 1,
+                    pid: 77,
+                    kind: EventKind::IrqEntry { irq: 24 },
+                },
+                KernelEvent {
+                    ts_ns: 1_000_200_000,
+                    cpu: 1,
+                    pid: 77,
+                    kind: EventKind::Switch {
+                        prev_comm: comm,
+                        prev_pid: 77,
+                        prev_prio: 0,
+                        prev_state: 0,
+                        next_comm: Comm::new(b"rtlat"),
+                        next_pid: 4242,
+                        next_prio: 4,
+                    },
+                },
+            ],
+        };
+        ExplainOutcome {
+            report: ExplainReport {
+                explanations: vec![explanation],
+                latencies: Vec::new(),
+                events: 2,
+                lost_events: 0,
+                lost_unknown: false,
+                undecodable: 0,
+                out_of_order: 0,
+                candidates: 1,
+                candidates_explained: 1,
+                irq_names,
+            },
+            candidates_missed: 0,
+            reader_cpu: Duration::ZERO,
+            reader_wall: Duration::ZERO,
+            read_error: Some(format!("read {HOSTILE}")),
+            cpus: vec![1],
+            run_start_ns: 999_000_000,
+        }
+    }
+
+    fn assert_harmless(text: &str, lines: usize) {
+        assert!(!text.contains(['\x1b', '\x07']), "{text:?}");
+        assert!(!text.lines().any(|l| l.starts_with("ok")), "{text}");
+        assert_eq!(text.lines().count(), lines, "{text}");
+    }
+
+    #[test]
+    fn names_from_the_trace_are_escaped_in_the_text() {
+        let mut out = Vec::new();
+        write_text(&mut out, &outcome()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        // Summary, read error, sample, one component, consistency, note.
+        assert_harmless(&text, 6);
+        assert!(text.lines().all(|l| l.starts_with('#')), "{text}");
+        let escaped = r"\e]0;OWNED\x07\nok  fake";
+        assert!(
+            text.contains(&format!(
+                "task {escaped}[77] fifo 99 299.0 us, irq 24 {escaped} 1.0 us"
+            )),
+            "{text}"
+        );
+        assert!(text.contains(&format!(
+            "# Explain: reading the trace failed: read {escaped}\n"
+        )));
+        assert!(text.contains(&format!("#   note: note {escaped}\n")));
+    }
+
+    #[test]
+    fn names_from_the_trace_are_escaped_in_the_trace_file() {
+        let mut out = Vec::new();
+        write_trace(&mut out, &outcome()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        // Header, blank, sample header, two events.
+        assert_harmless(&text, 5);
+        assert!(
+            text.contains(r"irq=24 name=\e]0;OWNED\x07\nok  fake"),
+            "{text}"
+        );
+        // The comm of the event, not UTF-8 at its end: lossy (as
+        // everywhere a comm is shown), harmless.
+        assert!(
+            text.contains("prev=\\e]0;OWN\\x07\\nok \u{fffd}[77]"),
+            "{text}"
+        );
     }
 }

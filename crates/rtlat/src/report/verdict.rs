@@ -26,6 +26,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+use rtlat_args::escape::Escaped;
 use rtlat_audit::counters::{KernelLogFinding, RunWatch, SystemDisturbances};
 use rtlat_audit::{Audit, Finding, Status};
 use rtlat_core::distribution::STANDARD_PERCENTILES;
@@ -192,7 +193,9 @@ impl Verdict {
         }
         writeln!(w, "# Verdict: {}", self.level.name())?;
         for reason in &self.reasons {
-            writeln!(w, "#   {}: {}", reason.id, reason.text)?;
+            // A reason quotes the audit's facts (task names, the kernel
+            // command line): escaped, one reason one line.
+            writeln!(w, "#   {}: {}", reason.id, Escaped(&reason.text))?;
         }
         if let Some(seconds) = self.suggested_duration_s {
             writeln!(
@@ -203,7 +206,8 @@ impl Verdict {
         }
         if let Some(worst) = &self.worst_sample {
             let cause = worst.cause.as_ref().map_or(String::new(), |c| {
-                format!(", mostly {} {} ({} us)", c.kind, c.name, micros(c.ns))
+                let name = Escaped(&c.name);
+                format!(", mostly {} {name} ({} us)", c.kind, micros(c.ns))
             });
             writeln!(
                 w,

@@ -17,6 +17,7 @@ mod cyclictest;
 mod docs;
 mod explain;
 mod faults;
+mod hostile_text;
 mod ipc;
 mod latency;
 mod load;

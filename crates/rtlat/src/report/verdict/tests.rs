@@ -381,3 +381,41 @@ fn json_shape() {
     let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
     assert_eq!(keys.len(), 3);
 }
+
+#[test]
+fn text_from_the_system_is_escaped_one_reason_one_line() {
+    let hostile = "\x1b]0;OWNED\x07\nok  fake";
+    let mut competing = finding("competition.rt_threads", Status::Bad, vec![]);
+    competing.fact = format!("FIFO 99 {hostile}[42]");
+    let mut reasons = Vec::new();
+    setup_reasons(&[competing], &None, &mut reasons);
+    let report = run(Resolution::Micros, vec![quiet_thread(0)]);
+    let v = Verdict {
+        level: Level::Caveats,
+        reasons,
+        suggested_duration_s: None,
+        worst_sample: Some(WorstSample {
+            thread: 0,
+            latency_ns: 9000,
+            component: "thread_latency",
+            component_ns: 8000,
+            cause: Some(WorstCause {
+                kind: "task",
+                name: format!("{hostile}[42]"),
+                ns: 7000,
+            }),
+        }),
+    };
+    let text = render(|w| v.write_text(w, &report, "Thread"));
+    assert!(!text.contains(['\x1b', '\x07']), "{text:?}");
+    assert!(text.lines().all(|l| l.starts_with("# ")), "{text}");
+    let escaped = r"\e]0;OWNED\x07\nok  fake[42]";
+    assert!(
+        text.contains(&format!("competition.rt_threads: FIFO 99 {escaped} (bad)")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("mostly task {escaped} (7.0 us)")),
+        "{text}"
+    );
+}

@@ -213,7 +213,8 @@ fn a_histogram_block_cut_short_is_refused() {
             format!(
                 "line {} is cut short: the file ends inside it, with no newline ('{}')",
                 whole[..row_end].lines().count(),
-                &whole[whole[..row_end].rfind('\n').unwrap() + 1..row_end - 3]
+                // Quoted escaped, as every message quotes a file's text.
+                whole[whole[..row_end].rfind('\n').unwrap() + 1..row_end - 3].replace('\t', "\\t")
             ),
         ),
         // After a whole row: no summary.
