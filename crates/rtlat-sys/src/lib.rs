@@ -18,6 +18,7 @@ pub mod ipc;
 pub mod load;
 pub mod memory;
 pub mod msr;
+pub mod nonblocking;
 pub mod power;
 pub mod process;
 pub mod sched;
