@@ -21,6 +21,7 @@ mod ipc;
 mod latency;
 mod load;
 mod monitor;
+mod monitor_files;
 mod package;
 mod results;
 mod signaltest;
