@@ -205,16 +205,25 @@ pub fn write_whole(
             write(&mut w)?;
             w.flush()
         }
-        Way::Replace => {
-            let temp = TempFile::create_in(directory_of(path))?;
-            let mut w = BufWriter::new(&temp.file);
-            write(&mut w)?;
-            w.flush()?;
-            drop(w);
-            temp.file.sync_all()?;
-            temp.rename_to(path)
-        }
+        Way::Replace => replace_whole(path, write),
     }
+}
+
+/// Writes `path` whole or not at all with `write` through a temporary
+/// file renamed over it, whatever is there now: the files rewritten at
+/// every update ([`check_replaceable`] before the run), so that a FIFO
+/// put in their place during the run is replaced, never waited on.
+pub fn replace_whole(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let temp = TempFile::create_in(directory_of(path))?;
+    let mut w = BufWriter::new(&temp.file);
+    write(&mut w)?;
+    w.flush()?;
+    drop(w);
+    temp.file.sync_all()?;
+    temp.rename_to(path)
 }
 
 /// Creates `path` empty for a stream of lines written while the run goes
@@ -586,6 +595,9 @@ mod tests {
         let file = dir.path().join("old.prom");
         std::fs::write(&file, "x").unwrap();
         check_replaceable(&file).unwrap();
+        // A FIFO put there later is replaced, not waited on.
+        replace_whole(&fifo, |w| w.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read(&fifo).unwrap(), b"new");
     }
 
     #[test]

@@ -618,7 +618,7 @@ pub fn write_with_sections<'e>(
 /// the temporary file is synced before the rename, the directory after it
 /// (a checkpoint must survive a power cut, not only a crash).
 pub fn store(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
-    rtlat_args::output_file::write_whole(path, write)?;
+    rtlat_args::output_file::replace_whole(path, write)?;
     let dir = rtlat_args::output_file::directory_of(path);
     std::fs::File::open(dir)?.sync_all()
 }

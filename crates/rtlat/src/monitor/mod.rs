@@ -322,7 +322,7 @@ impl Monitor {
         let figures = self.figures(combined);
         let encoded = metrics::encode(figures);
         if let Some(path) = self.plan.textfile.clone()
-            && let Err(e) = rtlat_args::output_file::write_whole(&path, |w| {
+            && let Err(e) = rtlat_args::output_file::replace_whole(&path, |w| {
                 w.write_all(encoded.prometheus.as_bytes())
             })
         {
