@@ -158,7 +158,8 @@ fn resume_refuses_what_does_not_fit_and_leaves_it_as_it_is() {
     assert!(good["monitor"]["measured"]["host"].is_string(), "{good}");
 
     // Another host, or counters and buckets that do not add up.
-    let spoiled: [(fn(&mut serde_json::Value), &[&str]); 4] = [
+    type Spoil = fn(&mut serde_json::Value);
+    let spoiled: [(Spoil, &[&str]); 4] = [
         (
             |d| d["monitor"]["measured"]["host"] = "elsewhere".into(),
             &["it was written on host 'elsewhere'"],
