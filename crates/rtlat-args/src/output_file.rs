@@ -305,7 +305,7 @@ impl Write for Bounded {
 }
 
 /// Whether `name` is one of this module's temporary files:
-/// `.rtlat-` and eight lowercase hex digits ([`temp_name`]).
+/// `.rtlat-` and eight lowercase hex digits, as the files it makes are named.
 pub fn is_temp_name(name: &str) -> bool {
     name.strip_prefix(".rtlat-").is_some_and(|hex| {
         hex.len() == 8
