@@ -21,13 +21,25 @@
 //! character devices, FIFOs and sockets, and anything under `/dev` (but
 //! `/dev/shm`), `/proc` or `/sys`, where rtlat never creates or renames a
 //! file: `--json=/dev/stdout` writes through whatever standard output is,
-//! even a regular file.
+//! even a regular file. Such a file can block, and nothing may hold a run
+//! for good: it is opened without blocking (a FIFO that nobody has open
+//! for reading is waited for [`READER_WAIT`] at most, then given up), and
+//! written through [`Bounded`], which gives up once the reader has taken
+//! nothing for [`STALL_LIMIT`]. A pipe that has its reader, such as
+//! `--json=>(jq .)` (`/dev/fd/63`), is written as before.
+//!
+//! Files that are replaced whole at every update (the monitor's textfile
+//! and checkpoint) must be regular files: [`check_replaceable`] refuses
+//! anything else before the run. A run killed while it writes leaves its
+//! temporary file; [`remove_stale_temporaries`] removes those of earlier
+//! runs.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant, SystemTime};
 
 use rtlat_sys::Errno;
 use rtlat_sys::fs::Room;
@@ -98,6 +110,12 @@ pub enum Refusal {
     /// Missing in a tree where rtlat creates nothing.
     #[error("it does not exist, and rtlat creates no file under /dev, /proc or /sys")]
     NotInSystemTree,
+    /// Not a regular file where one is replaced whole at every update.
+    #[error(
+        "it is {0}, and this file is replaced whole by renaming a new one over it: give a \
+         regular file or a new name"
+    )]
+    NotRegular(&'static str),
     /// What the system said when the file, or a probe file beside it, was
     /// tried.
     #[error("{}", rtlat_sys::strerror(.0.raw_os_error()))]
@@ -135,6 +153,25 @@ pub fn check_name(path: &Path) -> Result<(), Refusal> {
     name_fits(path, rtlat_sys::fs::room(directory_of(path)).ok())
 }
 
+/// [`check`] for a file replaced whole at every update (a checkpoint, a
+/// node_exporter textfile): it must be a regular file, a symbolic link
+/// (replaced, not followed) or a new name, outside `/dev`, `/proc` and
+/// `/sys`. A FIFO or a device there is refused rather than written in
+/// place, where a rename cannot reach and a writer could block.
+pub fn check_replaceable(path: &Path) -> Result<(), Refusal> {
+    if way(path) == Way::InPlace {
+        let what = match std::fs::symlink_metadata(path).map(|m| m.file_type()) {
+            Ok(kind) if kind.is_fifo() => "a FIFO",
+            Ok(kind) if kind.is_char_device() => "a character device",
+            Ok(kind) if kind.is_block_device() => "a block device",
+            Ok(kind) if kind.is_socket() => "a socket",
+            _ => "a file under /dev, /proc or /sys",
+        };
+        return Err(Refusal::NotRegular(what));
+    }
+    check(path)
+}
+
 /// Whether `path`'s name fits the NAME_MAX of `room` (its directory's file
 /// system, when known).
 fn name_fits(path: &Path, room: Option<Room>) -> Result<(), Refusal> {
@@ -164,37 +201,142 @@ pub fn write_whole(
 ) -> io::Result<()> {
     match way(path) {
         Way::InPlace => {
-            let file = OpenOptions::new().write(true).truncate(true).open(path)?;
-            let mut w = BufWriter::new(file);
+            let mut w = BufWriter::new(open_in_place(path)?);
             write(&mut w)?;
             w.flush()
         }
-        Way::Replace => {
-            let temp = TempFile::create_in(directory_of(path))?;
-            let mut w = BufWriter::new(&temp.file);
-            write(&mut w)?;
-            w.flush()?;
-            drop(w);
-            temp.file.sync_all()?;
-            temp.rename_to(path)
-        }
+        Way::Replace => replace_whole(path, write),
     }
+}
+
+/// Writes `path` whole or not at all with `write` through a temporary
+/// file renamed over it, whatever is there now: the files rewritten at
+/// every update ([`check_replaceable`] before the run), so that a FIFO
+/// put in their place during the run is replaced, never waited on.
+pub fn replace_whole(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let temp = TempFile::create_in(directory_of(path))?;
+    let mut w = BufWriter::new(&temp.file);
+    write(&mut w)?;
+    w.flush()?;
+    drop(w);
+    temp.file.sync_all()?;
+    temp.rename_to(path)
 }
 
 /// Creates `path` empty for a stream of lines written while the run goes
 /// on (`--stats-file`): a regular file is made as a temporary file renamed
 /// into place at once (so a symbolic link there is replaced, not followed);
-/// a device or FIFO is opened where it is.
-pub fn create_stream(path: &Path) -> io::Result<File> {
+/// a device or FIFO is opened where it is, without blocking, and written
+/// with bounded waits (see the module documentation).
+pub fn create_stream(path: &Path) -> io::Result<Bounded> {
     match way(path) {
-        Way::InPlace => OpenOptions::new().write(true).truncate(true).open(path),
+        Way::InPlace => open_in_place(path),
         Way::Replace => {
             let temp = TempFile::create_in(directory_of(path))?;
             let file = temp.file.try_clone()?;
             temp.rename_to(path)?;
-            Ok(file)
+            Ok(Bounded { file })
         }
     }
+}
+
+/// How long a FIFO nobody has open for reading is waited for, at the end
+/// of a run (or, for a stream, at its start): a reader started beside the
+/// run (`rtlat ... --json f & cat f`) has that long to open it.
+pub const READER_WAIT: Duration = Duration::from_secs(5);
+
+/// How long a reader may take nothing before a write gives up.
+pub const STALL_LIMIT: Duration = Duration::from_secs(5);
+
+/// How often a missing reader is looked for again.
+const READER_POLL: Duration = Duration::from_millis(20);
+
+/// Opens a file written in place without blocking: a FIFO or pipe with no
+/// reader is tried again for [`READER_WAIT`], then refused.
+fn open_in_place(path: &Path) -> io::Result<Bounded> {
+    let deadline = Instant::now() + READER_WAIT;
+    loop {
+        match rtlat_sys::nonblocking::open_for_writing(path) {
+            Ok(file) => return Ok(Bounded { file }),
+            Err(Errno::NXIO) if Instant::now() < deadline => std::thread::sleep(READER_POLL),
+            Err(Errno::NXIO) => {
+                return Err(io::Error::other(format!(
+                    "nobody opened it for reading within {} s",
+                    READER_WAIT.as_secs()
+                )));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// A file whose writes never wait for good: a write that would block waits
+/// for room at most [`STALL_LIMIT`], then fails. A regular file never
+/// makes it wait.
+#[derive(Debug)]
+pub struct Bounded {
+    file: File,
+}
+
+impl Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        loop {
+            match self.file.write(buf) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if !rtlat_sys::nonblocking::wait_writable(&self.file, STALL_LIMIT)? {
+                        return Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            format!("its reader took nothing for {} s", STALL_LIMIT.as_secs()),
+                        ));
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                done => return done,
+            }
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Whether `name` is one of this module's temporary files:
+/// `.rtlat-` and eight lowercase hex digits, as the files it makes are named.
+pub fn is_temp_name(name: &str) -> bool {
+    name.strip_prefix(".rtlat-").is_some_and(|hex| {
+        hex.len() == 8
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+/// Removes from `dir` the temporary files that a run killed while it wrote
+/// left behind: regular files of [`is_temp_name`]'s pattern last modified
+/// before `before` (the start of this run: a file being written by a
+/// concurrent run is newer). Nothing else is touched. Returns how many
+/// were removed.
+pub fn remove_stale_temporaries(dir: &Path, before: SystemTime) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        if !entry.file_name().to_str().is_some_and(is_temp_name) {
+            continue;
+        }
+        let stale = entry
+            .metadata()
+            .is_ok_and(|m| m.file_type().is_file() && m.modified().is_ok_and(|at| at < before));
+        if stale && std::fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 /// The errno of an I/O error (EIO if it has none).
@@ -270,11 +412,6 @@ fn temp_name(pid: u32, made: u32) -> String {
 mod tests {
     use super::*;
     use std::os::unix::fs::{FileTypeExt, PermissionsExt};
-
-    /// Whether `name` is one of this module's temporary files.
-    fn is_temp_name(name: &str) -> bool {
-        name.len() == 15 && name.starts_with(".rtlat-")
-    }
 
     fn names(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -401,6 +538,97 @@ mod tests {
         assert_eq!(
             Refusal::System(Errno::ROFS).to_string(),
             "Read-only file system"
+        );
+    }
+
+    #[test]
+    fn a_fifo_nobody_reads_is_given_up_not_waited_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        rtlat_sys::fifo::make_fifo(&fifo).unwrap();
+        let began = Instant::now();
+        let err = write_whole(&fifo, |w| w.write_all(b"lost")).unwrap_err();
+        let took = began.elapsed();
+        assert!(
+            err.to_string().contains("nobody opened it for reading"),
+            "{err}"
+        );
+        assert!(took >= READER_WAIT && took < READER_WAIT * 2, "{took:?}");
+        assert!(create_stream(&fifo).is_err());
+    }
+
+    #[test]
+    fn a_reader_that_stops_reading_cannot_hold_the_writer() {
+        let (reader, writer) = io::pipe().unwrap();
+        let path = PathBuf::from(format!("/proc/self/fd/{}", {
+            use std::os::fd::AsRawFd;
+            writer.as_raw_fd()
+        }));
+        assert_eq!(way(&path), Way::InPlace);
+        let began = Instant::now();
+        // Far more than a pipe holds, and nobody reads.
+        let err = write_whole(&path, |w| w.write_all(&vec![b'x'; 4 << 20])).unwrap_err();
+        let took = began.elapsed();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut, "{err}");
+        assert!(err.to_string().contains("took nothing"), "{err}");
+        assert!(took >= STALL_LIMIT && took < STALL_LIMIT * 2, "{took:?}");
+        drop(reader);
+    }
+
+    #[test]
+    fn only_regular_files_are_replaceable() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        rtlat_sys::fifo::make_fifo(&fifo).unwrap();
+        for (path, what) in [
+            (fifo.as_path(), "a FIFO"),
+            (Path::new("/dev/null"), "a character device"),
+            (
+                Path::new("/proc/self/mem"),
+                "a file under /dev, /proc or /sys",
+            ),
+        ] {
+            let refusal = check_replaceable(path).unwrap_err().to_string();
+            assert!(refusal.starts_with(&format!("it is {what}, ")), "{refusal}");
+        }
+        check_replaceable(&dir.path().join("new.prom")).unwrap();
+        let file = dir.path().join("old.prom");
+        std::fs::write(&file, "x").unwrap();
+        check_replaceable(&file).unwrap();
+        // A FIFO put there later is replaced, not waited on.
+        replace_whole(&fifo, |w| w.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read(&fifo).unwrap(), b"new");
+    }
+
+    #[test]
+    fn stale_temporaries_go_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let start = SystemTime::now();
+        let aged = |name: &str, when: SystemTime| {
+            let path = dir.path().join(name);
+            let file = File::create(&path).unwrap();
+            file.set_modified(when).unwrap();
+        };
+        let hour = Duration::from_secs(3600);
+        aged(".rtlat-0badc0de", start - hour);
+        aged(".rtlat-12345678", start - hour);
+        // A concurrent run's, written now.
+        aged(".rtlat-9abcdef0", start + hour);
+        // Not ours.
+        aged(".rtlat-XYZ", start - hour);
+        aged(".rtlat-0BADC0DE", start - hour);
+        aged("state.json", start - hour);
+        std::fs::create_dir(dir.path().join(".rtlat-aaaaaaaa")).unwrap();
+        assert_eq!(remove_stale_temporaries(dir.path(), start), 2);
+        assert_eq!(
+            names(dir.path()),
+            [
+                ".rtlat-0BADC0DE",
+                ".rtlat-9abcdef0",
+                ".rtlat-XYZ",
+                ".rtlat-aaaaaaaa",
+                "state.json"
+            ]
         );
     }
 

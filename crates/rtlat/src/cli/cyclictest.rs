@@ -446,20 +446,23 @@ fn monitor_defaults(raw: &mut Raw) -> Result<(), UsageError> {
 fn monitor_settings(settings: &mut Settings, plan: MonitorPlan) -> Result<(), UsageError> {
     if matches!(settings.engine.run.source, TimeSourceKind::Synthetic { .. }) {
         return Err(UsageError(
-            "--synthetic: not with rtlat monitor (its figures come second by second, in real              time)"
+            "--synthetic: not with rtlat monitor (its figures come second by second, in real \
+             time)"
                 .to_owned(),
         ));
     }
     if settings.histogram.is_some() {
         return Err(UsageError(
-            "-h/--histogram: not with rtlat monitor (its histogram is rtlat_latency_seconds, and              every sample is in the distribution of --json and --checkpoint)"
+            "-h/--histogram: not with rtlat monitor (its histogram is rtlat_latency_seconds, and \
+             every sample is in the distribution of --json and --checkpoint)"
                 .to_owned(),
         ));
     }
     match &settings.engine.intervals {
         Some(i) if i.length > Nanos::from_secs(1) => {
             return Err(UsageError(format!(
-                "{}: at most 1 s with rtlat monitor (it reads each second's maximum from the                  intervals)",
+                "{}: at most 1 s with rtlat monitor (it reads each second's maximum from the \
+                 intervals)",
                 Opt::StatsInterval.spelling()
             )));
         }

@@ -97,7 +97,7 @@ impl MonitorArgs {
     ) -> Result<MonitorPlan, UsageError> {
         let name = |o: MonitorOpt| wrap(o).spelling();
         let textfile = match &self.textfile {
-            Some(path) => Some(output_path(wrap(MonitorOpt::Textfile), path)?),
+            Some(path) => Some(replaced_path(wrap(MonitorOpt::Textfile), path)?),
             None => None,
         };
         let listen = match (&self.listen, &textfile) {
@@ -117,7 +117,7 @@ impl MonitorArgs {
             wrap(MonitorOpt::Window)
         })?;
         let checkpoint: Option<PathBuf> = match &self.checkpoint {
-            Some(path) => Some(output_path(wrap(MonitorOpt::Checkpoint), path)?),
+            Some(path) => Some(replaced_path(wrap(MonitorOpt::Checkpoint), path)?),
             None => None,
         };
         let checkpoint_interval = match &self.checkpoint_interval {
@@ -170,6 +170,22 @@ impl MonitorArgs {
             resume: self.resume,
         })
     }
+}
+
+/// A file rewritten whole at every update (`--textfile`, `--checkpoint`):
+/// checked as every output is ([`output_path`]), and refused unless a
+/// regular file or a new name, so that neither a FIFO that blocks nor a
+/// file under /proc is found out only when the first update is due.
+fn replaced_path(id: impl OptionName, raw: &std::ffi::OsStr) -> Result<PathBuf, UsageError> {
+    let path = output_path(id, raw)?;
+    rtlat_args::output_file::check_replaceable(&path).map_err(|why| {
+        UsageError(format!(
+            "{}: cannot write '{}': {why}",
+            id.spelling(),
+            raw.to_string_lossy()
+        ))
+    })?;
+    Ok(path)
 }
 
 /// `IP:PORT` (`[IPv6]:PORT`).
@@ -246,7 +262,8 @@ Metrics (Prometheus text format, or OpenMetrics when the scraper asks):
       --listen=IP:PORT   serve them over HTTP at /metrics (port 0: any free
                          port; the address taken is printed) [127.0.0.1:9489]
       --textfile=FILE    also rewrite FILE whole every second, for
-                         node_exporter's textfile collector (name it *.prom);
+                         node_exporter's textfile collector (name it *.prom;
+                         a regular file: a FIFO or device is refused);
                          given alone, nothing is served over HTTP
       --window=LIST      the rolling windows of the maxima and quantiles,
                          lengths separated by commas              [1m,5m,1h]
@@ -254,12 +271,17 @@ Metrics (Prometheus text format, or OpenMetrics when the scraper asks):
 Checkpoints:
       --checkpoint=FILE  write the whole state (distributions, counters,
                          timeline) to FILE, atomically, every interval and at
-                         the end; FILE is a result, as --json writes it
+                         the end; FILE is a result, as --json writes it (a
+                         regular file: a FIFO or device is refused)
       --checkpoint-interval=TIME
                          how often                                  [60s]
       --resume           carry on the totals of FILE (after a crash, a
                          reboot, an upgrade); the time between the
-                         checkpoint and this start is recorded as a gap
+                         checkpoint and this start is recorded as a gap.
+                         FILE must come from this host, with the same
+                         threads, -i, -p, --policy, --wait, -c, --measure,
+                         -N and distribution, and add up; otherwise it is
+                         refused and left as it is
 ";
 
 #[cfg(test)]

@@ -46,7 +46,6 @@
 //! between, about 32 KiB each with the default buckets
 //! ([`rtlat_core::footprint`] counts them).
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -70,7 +69,7 @@ pub const DRAIN_PERIOD: std::time::Duration = std::time::Duration::from_millis(5
 /// The open `--stats-file` and each thread's position in its ring.
 pub struct StatsFile {
     path: PathBuf,
-    out: BufWriter<File>,
+    out: BufWriter<rtlat_args::output_file::Bounded>,
     length: Nanos,
     synthetic: bool,
     threads: Vec<Cursor>,

@@ -15,12 +15,22 @@
 //!   last, short period), for `rtlat plot --kind timeline`.
 //!
 //! The final `--json` of a monitor run is the same document.
+//!
+//! `--resume` trusts nothing it reads ([`check_resumable`]): the checkpoint
+//! must come from this host and from a run whose samples mean what this
+//! run's mean ([`Measured`]: interval, policy, priority, wait, clock,
+//! measurement, unit), its counters must fit and agree with its
+//! distributions, and every bucket must lie in the distribution's shape.
+//! A checkpoint written before `"measured"` existed is resumed with a
+//! warning that its host and options could not be checked (resuming after
+//! an upgrade is what checkpoints are for); the next one records them.
 
 use std::io::{self, Write};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use rtlat_core::config::{ClockKind, CyclicConfig, WaitMode};
 use rtlat_core::distribution::{Distribution, DistributionPlan, SparseCounts};
 use rtlat_core::report::ThreadReport;
 use rtlat_core::units::Nanos;
@@ -48,6 +58,10 @@ pub struct MonitorState {
     pub plan: PlanState,
     /// The gaps recorded by `--resume`, oldest first.
     pub gaps: Vec<Gap>,
+    /// Where and how the samples were taken; `None` in a checkpoint of an
+    /// rtlat that did not record it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<Measured>,
     /// Per thread, in order.
     pub threads: Vec<ThreadState>,
 }
@@ -59,6 +73,227 @@ pub struct PlanState {
     pub width_ns: u64,
     /// Exact buckets.
     pub exact_buckets: u64,
+}
+
+/// What a sample of the run means: the host it was taken on and every
+/// option that changes it. Two runs' samples add up only when these are
+/// the same.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Measured {
+    /// The host name (`uname -n`).
+    pub host: String,
+    /// Per thread, in order: its period, ns (`-i`, `-d`).
+    pub interval_ns: Vec<i64>,
+    /// Per thread: its scheduling policy (`--policy`, `-p`).
+    pub policy: Vec<String>,
+    /// Per thread: its priority (`-p`).
+    pub priority: Vec<u8>,
+    /// How the threads wait (`--wait`, `-r`, `-s`, `-x`).
+    pub wait: String,
+    /// The clock (`-c`).
+    pub clock: String,
+    /// How the wake-up is read (`--measure`).
+    pub measure: String,
+    /// The unit of the C figures (`-N`): `us` or `ns`.
+    pub unit: String,
+}
+
+impl Measured {
+    /// What the samples of the run `engine` configures mean, on this host.
+    pub fn of(engine: &CyclicConfig) -> Measured {
+        let wait = match engine.wait {
+            WaitMode::PosixTimer {
+                armed_relative: true,
+            } => "posix-timer, armed relative (-r)".to_owned(),
+            wait => wait.name().to_owned(),
+        };
+        Measured {
+            host: rtlat_sys::system::kernel_identity().nodename,
+            interval_ns: engine.threads.iter().map(|t| t.interval.0).collect(),
+            policy: engine
+                .threads
+                .iter()
+                .map(|t| t.policy.name().to_owned())
+                .collect(),
+            priority: engine.threads.iter().map(|t| t.priority).collect(),
+            wait,
+            clock: match engine.clock {
+                ClockKind::Monotonic => "monotonic",
+                ClockKind::Realtime => "realtime",
+            }
+            .to_owned(),
+            measure: engine.measure.name().to_owned(),
+            unit: engine.run.resolution.unit_name().to_owned(),
+        }
+    }
+
+    /// The first way in which `self` (a checkpoint's) differs from `ours`
+    /// (this run's), in words: what the checkpoint had, what this run has.
+    pub fn difference(&self, ours: &Measured) -> Option<String> {
+        if self.host != ours.host {
+            return Some(format!(
+                "it was written on host '{}', this is '{}' (a checkpoint carries on the \
+                 figures of one machine)",
+                self.host, ours.host
+            ));
+        }
+        let list = |items: &mut dyn Iterator<Item = String>| items.collect::<Vec<_>>().join(",");
+        let micros = |ns: &[i64]| {
+            list(&mut ns.iter().map(|&n| {
+                if n % 1000 == 0 {
+                    format!("{} us", n / 1000)
+                } else {
+                    format!("{n} ns")
+                }
+            }))
+        };
+        let rows: [(&str, String, String); 7] = [
+            (
+                "-i/--interval (or -d)",
+                micros(&self.interval_ns),
+                micros(&ours.interval_ns),
+            ),
+            ("--policy", self.policy.join(","), ours.policy.join(",")),
+            (
+                "-p/--priority",
+                list(&mut self.priority.iter().map(u8::to_string)),
+                list(&mut ours.priority.iter().map(u8::to_string)),
+            ),
+            ("--wait", self.wait.clone(), ours.wait.clone()),
+            ("-c/--clock", self.clock.clone(), ours.clock.clone()),
+            ("--measure", self.measure.clone(), ours.measure.clone()),
+            (
+                "-N/--nsecs (the unit)",
+                self.unit.clone(),
+                ours.unit.clone(),
+            ),
+        ];
+        rows.into_iter()
+            .find(|(_, theirs, ours)| theirs != ours)
+            .map(|(option, theirs, ours)| {
+                format!(
+                    "its samples were taken with {option} {theirs}, this run's with {ours}: give \
+                     the same options"
+                )
+            })
+    }
+}
+
+/// The largest counter a checkpoint may hold: a run at 1 µs takes 292 000
+/// years to count this far, and the sum of two such stays within u64.
+pub const MAX_COUNT: u64 = i64::MAX as u64;
+
+/// How far a thread's sample count and the total of its distribution may
+/// be apart: a checkpoint written while the threads run reads the counters
+/// a moment before it copies the distributions, and the samples of that
+/// moment are in the one and not in the other. 1 % or 1000 samples,
+/// whichever is more.
+fn count_slack(cycles: u64) -> u64 {
+    (cycles / 100).max(1000)
+}
+
+impl ThreadState {
+    /// Whether these totals are whole and fit `plan` (see
+    /// [`check_resumable`]); the problem in words otherwise.
+    fn check(&self, plan: DistributionPlan) -> Result<(), String> {
+        let thread = self.thread;
+        let counters = [
+            ("cycles", Some(self.cycles)),
+            ("overruns", Some(self.overruns)),
+            ("smi", self.smi),
+            ("below_zero", Some(self.below_zero)),
+            ("above_top", Some(self.above_top)),
+        ];
+        for (name, value) in counters {
+            if let Some(value) = value.filter(|&v| v > MAX_COUNT) {
+                return Err(format!(
+                    "thread {thread}: {name} {value} is more than any run counts (at most \
+                     {MAX_COUNT})"
+                ));
+            }
+        }
+        let places = plan.places();
+        let mut total = self
+            .below_zero
+            .checked_add(self.above_top)
+            .and_then(|n| n.checked_add(self.lost_wraps.checked_mul(1 << 32)?));
+        let mut previous: Option<u64> = None;
+        for &(place, count) in &self.cells {
+            if place >= places {
+                return Err(format!(
+                    "thread {thread}: a bucket at place {place}, outside its distribution's \
+                     {places} places"
+                ));
+            }
+            if previous.is_some_and(|p| p >= place) {
+                return Err(format!(
+                    "thread {thread}: the buckets are not in order (place {place} after {})",
+                    previous.unwrap_or_default()
+                ));
+            }
+            previous = Some(place);
+            total = total.and_then(|t| t.checked_add(count));
+        }
+        let Some(total) = total.filter(|&t| t <= MAX_COUNT) else {
+            return Err(format!(
+                "thread {thread}: its distribution counts more samples than any run counts (at \
+                 most {MAX_COUNT})"
+            ));
+        };
+        if total.abs_diff(self.cycles) > count_slack(self.cycles) {
+            return Err(format!(
+                "thread {thread}: cycles {} against {total} samples in its distribution",
+                self.cycles
+            ));
+        }
+        if let (Some(min), Some(max)) = (self.min_ns, self.max_ns)
+            && min > max
+        {
+            return Err(format!(
+                "thread {thread}: min_ns {min} is above max_ns {max}"
+            ));
+        }
+        if self.cycles > 0 && self.compat_min > self.compat_max {
+            return Err(format!(
+                "thread {thread}: compat_min {} is above compat_max {}",
+                self.compat_min, self.compat_max
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Whether the checkpoint `resumed` may be resumed by a run of `ours`
+/// with distributions of `plan`: its threads' counters and distributions
+/// are whole (every counter at most [`MAX_COUNT`], each thread's samples
+/// and distribution total agreeing, every bucket inside `plan`, the
+/// timeline's entries of its threads) and, when it records them, its host
+/// and options are this run's. The problem in words
+/// otherwise.
+pub fn check_resumable(
+    resumed: &Resumed,
+    ours: &Measured,
+    plan: DistributionPlan,
+) -> Result<(), String> {
+    let state = &resumed.state;
+    if let Some(theirs) = &state.measured
+        && let Some(difference) = theirs.difference(ours)
+    {
+        return Err(difference);
+    }
+    state.threads.iter().try_for_each(|t| t.check(plan))?;
+    for entry in &resumed.timeline {
+        if entry.thread >= state.threads.len() || entry.index > MAX_COUNT {
+            return Err(format!(
+                "its timeline has an entry of thread {}, period {}, which its {} threads \
+                 cannot have",
+                entry.thread,
+                entry.index,
+                state.threads.len()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Time not measured: from a checkpoint to the start that resumed from it.
@@ -147,7 +382,9 @@ impl ThreadState {
     /// resumed start; the larger maximum keeps its time (the checkpoint's
     /// mapped onto this run's clock through `timeline`). The sum of
     /// squares is not kept in a checkpoint: the combined figures have none
-    /// (no standard deviation).
+    /// (no standard deviation). Sums saturate rather than wrap (a resumed
+    /// checkpoint's counters are at most [`MAX_COUNT`], so they never
+    /// need to).
     pub fn add_to(
         &self,
         live: &mut ThreadReport,
@@ -166,7 +403,7 @@ impl ThreadState {
         let had = self.cycles > 0;
         let has = compat.cycles > 0;
         live.compat = CompatStats {
-            cycles: self.cycles + compat.cycles,
+            cycles: self.cycles.saturating_add(compat.cycles),
             min: match (had, has) {
                 (true, true) => self.compat_min.min(compat.min),
                 (true, false) => self.compat_min,
@@ -178,18 +415,18 @@ impl ThreadState {
                 _ => compat.max,
             },
             act: if has { compat.act } else { self.compat_act },
-            sum: self.compat_sum + compat.sum,
+            sum: self.compat_sum.saturating_add(compat.sum),
         };
         let precise = live.precise;
         live.precise = PreciseStats {
             min: lesser(self.min_ns.map(Nanos), precise.min),
             max: self.max_ns.map(Nanos).max(precise.max),
-            sum_ns: self.sum_ns + precise.sum_ns,
+            sum_ns: self.sum_ns.saturating_add(precise.sum_ns),
             sum_sq_ns: None,
-            overruns: self.overruns + precise.overruns,
+            overruns: self.overruns.saturating_add(precise.overruns),
         };
         live.smi_count = match (self.smi, live.smi_count) {
-            (Some(a), Some(b)) => Some(a + b),
+            (Some(a), Some(b)) => Some(a.saturating_add(b)),
             (_, b) => b,
         };
         let sparse = SparseCounts {
@@ -381,7 +618,7 @@ pub fn write_with_sections<'e>(
 /// the temporary file is synced before the rename, the directory after it
 /// (a checkpoint must survive a power cut, not only a crash).
 pub fn store(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
-    rtlat_args::output_file::write_whole(path, write)?;
+    rtlat_args::output_file::replace_whole(path, write)?;
     let dir = rtlat_args::output_file::directory_of(path);
     std::fs::File::open(dir)?.sync_all()
 }
@@ -447,6 +684,7 @@ mod tests {
                 exact_buckets: 2000,
             },
             gaps: vec![],
+            measured: None,
             threads: vec![ThreadState {
                 thread: 0,
                 cpu: 1,
@@ -531,6 +769,124 @@ mod tests {
                 "{not_an_object:?}"
             );
         }
+    }
+
+    fn measured() -> Measured {
+        Measured {
+            host: "vm".into(),
+            interval_ns: vec![1_000_000],
+            policy: vec!["fifo".into()],
+            priority: vec![95],
+            wait: "abs".into(),
+            clock: "monotonic".into(),
+            measure: "clock".into(),
+            unit: "us".into(),
+        }
+    }
+
+    fn plan() -> DistributionPlan {
+        DistributionPlan::new(1000, Nanos(2_000_000)).unwrap()
+    }
+
+    fn resumable(state: MonitorState) -> Result<(), String> {
+        let resumed = Resumed {
+            state,
+            timeline: vec![],
+        };
+        check_resumable(&resumed, &measured(), plan())
+    }
+
+    #[test]
+    fn a_checkpoint_of_another_host_or_other_options_is_refused() {
+        let mut ok = state();
+        ok.measured = Some(measured());
+        resumable(ok.clone()).unwrap();
+        // An older checkpoint says nothing: resumed (with a warning).
+        resumable(state()).unwrap();
+        type Change = fn(&mut Measured);
+        let changes: [(Change, &str); 6] = [
+            (
+                |m| m.host = "elsewhere".into(),
+                "host 'elsewhere', this is 'vm'",
+            ),
+            (
+                |m| m.interval_ns = vec![500_000],
+                "-i/--interval (or -d) 500 us, this run's with 1000 us",
+            ),
+            (
+                |m| m.priority = vec![80],
+                "-p/--priority 80, this run's with 95",
+            ),
+            (
+                |m| m.policy = vec!["rr".into()],
+                "--policy rr, this run's with fifo",
+            ),
+            (|m| m.wait = "rel".into(), "--wait rel, this run's with abs"),
+            (|m| m.unit = "ns".into(), "-N/--nsecs (the unit) ns"),
+        ];
+        for (change, want) in changes {
+            let mut theirs = ok.clone();
+            change(theirs.measured.as_mut().unwrap());
+            let why = resumable(theirs).unwrap_err();
+            assert!(why.contains(want), "{why}\nwanted: {want}");
+        }
+    }
+
+    #[test]
+    fn counters_and_buckets_that_do_not_add_up_are_refused() {
+        let places = plan().places();
+        type Spoil = fn(&mut ThreadState, u64);
+        let cases: [(Spoil, &str); 6] = [
+            (
+                |t, places| t.cells = vec![(3, 2), (places, 1)],
+                "outside its distribution's",
+            ),
+            (|t, _| t.cycles = 5991, "cycles 5991 against 3 samples"),
+            (|t, _| t.cells = vec![(6, 1), (3, 2)], "not in order"),
+            (
+                |t, _| {
+                    t.cycles = u64::MAX;
+                    t.cells = vec![(3, u64::MAX)];
+                },
+                "cycles 18446744073709551615 is more than any run counts",
+            ),
+            (
+                |t, _| t.overruns = u64::MAX,
+                "overruns 18446744073709551615",
+            ),
+            (
+                |t, _| t.cells = vec![(3, u64::MAX), (6, 2)],
+                "counts more samples than any run",
+            ),
+        ];
+        for (change, want) in cases {
+            let mut bad = state();
+            change(&mut bad.threads[0], places);
+            let why = resumable(bad).unwrap_err();
+            assert!(why.contains(want), "{why}\nwanted: {want}");
+        }
+        // A checkpoint written while the threads ran: a few samples apart.
+        let mut running = state();
+        running.threads[0].cycles = 5;
+        resumable(running).unwrap();
+    }
+
+    #[test]
+    fn adding_a_checkpoint_saturates_rather_than_wraps() {
+        let base = ThreadState {
+            cycles: MAX_COUNT,
+            overruns: MAX_COUNT,
+            compat_sum: i64::MAX,
+            ..ThreadState::default()
+        };
+        let mut live = crate::report::test_support::ThreadFixture::new(0).build();
+        live.compat.cycles = u64::MAX;
+        live.compat.sum = 5;
+        live.precise.overruns = u64::MAX;
+        base.add_to(&mut live, plan(), None);
+        assert_eq!(live.compat.cycles, u64::MAX);
+        assert_eq!(live.compat.sum, i64::MAX);
+        assert_eq!(live.precise.overruns, u64::MAX);
     }
 
     #[test]

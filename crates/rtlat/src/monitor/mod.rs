@@ -34,7 +34,7 @@ use rtlat_core::report::RunReport;
 use rtlat_core::units::Nanos;
 
 use crate::report::run_clock::Timeline;
-use checkpoint::{Gap, MonitorState, PlanState, Resumed, ThreadState};
+use checkpoint::{Gap, Measured, MonitorState, PlanState, Resumed, ThreadState};
 use http::{Bound, Published, Server};
 use metrics::{BUCKET_BOUNDS_NS, Figures, Info, ThreadFigures, WindowSeconds};
 use settings::MonitorPlan;
@@ -102,10 +102,20 @@ impl Monitor {
         let Some(distribution_plan) = engine.run.distribution else {
             bail!("the monitor needs the full distribution, which this run does not keep");
         };
+        let measured = Measured::of(engine);
         let resumed = match (&plan.checkpoint, plan.resume) {
-            (Some(path), true) => Some(read_for_resume(path, engine, distribution_plan)?),
+            (Some(path), true) => {
+                Some(read_for_resume(path, engine, &measured, distribution_plan)?)
+            }
             _ => None,
         };
+        // What a run killed while it wrote left beside the files rewritten
+        // at every update (only our own names, only older than this run).
+        let began = SystemTime::now();
+        for path in plan.checkpoint.iter().chain(&plan.textfile) {
+            let dir = rtlat_args::output_file::directory_of(path);
+            rtlat_args::output_file::remove_stale_temporaries(dir, began);
+        }
         let bound = match plan.listen {
             Some(address) => Some(Bound::bind(address).map_err(|e| {
                 anyhow::anyhow!(
@@ -149,6 +159,7 @@ impl Monitor {
             this_start: now,
             plan: PlanState::of(distribution_plan),
             gaps,
+            measured: Some(measured),
             threads: Vec::new(),
         };
         Ok(Monitor {
@@ -311,7 +322,7 @@ impl Monitor {
         let figures = self.figures(combined);
         let encoded = metrics::encode(figures);
         if let Some(path) = self.plan.textfile.clone()
-            && let Err(e) = rtlat_args::output_file::write_whole(&path, |w| {
+            && let Err(e) = rtlat_args::output_file::replace_whole(&path, |w| {
                 w.write_all(encoded.prometheus.as_bytes())
             })
         {
@@ -421,10 +432,14 @@ fn quantile_labels(
 }
 
 /// Reads `path` for `--resume` and checks that it fits this run: the same
-/// threads on the same CPUs, the same distribution shape.
+/// threads on the same CPUs, the same distribution shape, the same host
+/// and options (`measured`), whole counters and buckets
+/// ([`checkpoint::check_resumable`]). A refusal leaves the file as it is:
+/// nothing is measured, nothing written.
 fn read_for_resume(
     path: &Path,
     engine: &CyclicConfig,
+    measured: &Measured,
     plan: DistributionPlan,
 ) -> anyhow::Result<Resumed> {
     let refuse = |why: String| UsageError(format!("--resume: '{}': {why}", path.display()));
@@ -467,6 +482,18 @@ fn read_for_resume(
             plan.exact_buckets
         ))
         .into());
+    }
+    checkpoint::check_resumable(&resumed, measured, plan).map_err(|why| {
+        refuse(format!(
+            "{why}; the file is left as it is (without --resume, a new checkpoint replaces it)"
+        ))
+    })?;
+    if resumed.state.measured.is_none() {
+        tell!(
+            "WARN: --resume: '{}' was written by an older rtlat, which did not record the host \
+             and options of its samples: resumed without checking them",
+            path.display()
+        );
     }
     Ok(resumed)
 }

@@ -223,7 +223,13 @@ impl Tracker {
         origin: Origin,
         timeline: Vec<TimelineEntry>,
     ) -> Tracker {
-        let next_minute = timeline.iter().map(|e| e.index + 1).max().unwrap_or(0);
+        // A resumed timeline's numbers are checked (at most MAX_COUNT);
+        // saturating keeps any other from wrapping to 0 all the same.
+        let next_minute = timeline
+            .iter()
+            .map(|e| e.index.saturating_add(1))
+            .max()
+            .unwrap_or(0);
         Tracker {
             plan,
             readers: (0..threads).map(|_| IntervalReader::new()).collect(),
@@ -284,7 +290,7 @@ impl Tracker {
         let threads = self.minute.1.len();
         let index = self.minute.0;
         let stretches = std::mem::replace(&mut self.minute.1, vec![Stretch::default(); threads]);
-        self.minute.0 += 1;
+        self.minute.0 = self.minute.0.saturating_add(1);
         if partial
             && stretches
                 .iter()

@@ -22,6 +22,7 @@ mod ipc;
 mod latency;
 mod load;
 mod monitor;
+mod monitor_files;
 mod monitor_http;
 mod package;
 mod results;

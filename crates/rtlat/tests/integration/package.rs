@@ -3,8 +3,10 @@
 //! under qemu-user): lintian finds no error; where this machine's dpkg
 //! takes that architecture, `dpkg -i` installs it; the C tools'
 //! names in /usr/lib/rtlat/bin run rtlat without shadowing Debian's
-//! rt-tests; `man rtlat-cyclictest` and the bash completion work; and
-//! `dpkg --purge` leaves nothing of it behind. Root, with dpkg.
+//! rt-tests; `man rtlat-cyclictest` and the bash completion work; the
+//! monitor's state in /var/lib/rtlat survives `dpkg -r` and goes with
+//! `dpkg --purge` (its postrm); and `dpkg --purge` leaves nothing of it
+//! behind. Root, with dpkg.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -114,6 +116,9 @@ fn the_package_installs_runs_and_goes_away() {
         return;
     }
     purge();
+    // A machine's own /var/lib/rtlat (not this test's) is left alone.
+    let state = Path::new("/var/lib/rtlat");
+    let own_state = !state.exists();
     let c_before = std::fs::read("/usr/bin/cyclictest").ok();
     let installed = sh(&format!("dpkg -i {} 2>&1", deb.display()));
     assert_eq!(installed.code(), Some(0), "{}", installed.stdout);
@@ -154,8 +159,28 @@ fn the_package_installs_runs_and_goes_away() {
             completion.describe()
         );
         assert!(Path::new("/lib/systemd/system/rtlat-monitor.service").exists());
+        if own_state {
+            // What rtlat-monitor.service leaves (StateDirectory=rtlat): its
+            // checkpoint, kept by a removal for a reinstall to resume.
+            std::fs::create_dir(state).unwrap();
+            std::fs::write(state.join("monitor.json"), "{}").unwrap();
+            let removed = sh("dpkg -r rtlat 2>&1");
+            assert_eq!(removed.code(), Some(0), "{}", removed.stdout);
+            assert!(
+                state.join("monitor.json").exists(),
+                "dpkg -r keeps the state"
+            );
+        } else {
+            skip_note!(
+                "SKIPPED the state on purge (this machine has its own /var/lib/rtlat): {}",
+                function_name!()
+            );
+        }
     });
     let purged = sh("dpkg --purge rtlat 2>&1");
+    if own_state && result.is_err() {
+        let _ = std::fs::remove_dir_all(state);
+    }
     if let Err(panic) = result {
         std::panic::resume_unwind(panic);
     }
@@ -169,6 +194,9 @@ fn the_package_installs_runs_and_goes_away() {
         "/lib/systemd/system/rtlat-monitor.service",
     ] {
         assert!(!Path::new(gone).exists(), "{gone} left behind");
+    }
+    if own_state {
+        assert!(!state.exists(), "/var/lib/rtlat left behind by the purge");
     }
     let listed = sh("dpkg -s rtlat 2>&1");
     assert_ne!(

@@ -5,3 +5,4 @@ pub(crate) mod limits;
 pub(crate) mod outputs;
 pub(crate) mod readers;
 pub(crate) mod stdio;
+pub(crate) mod unread;
