@@ -539,8 +539,10 @@ pub fn parse_cpu_list_within(text: &str, last_cpu: usize, limit: usize) -> Optio
     } else {
         Vec::new()
     };
-    let parsed = text.split(',').filter(|_| text != "all").map(
-        |item| -> Option<(usize, usize, Option<(usize, usize)>)> {
+    let parsed = text
+        .split(',')
+        .filter(|_| text != "all")
+        .map(|item| -> Option<ListItem> {
             let (range, group) = match item.split_once(':') {
                 Some((range, group)) => {
                     let (used, size) = group.split_once('/')?;
@@ -560,8 +562,7 @@ pub fn parse_cpu_list_within(text: &str, last_cpu: usize, limit: usize) -> Optio
                 }
             };
             (start <= end).then_some((start, end, group))
-        },
-    );
+        });
     for item in items.into_iter().map(Some).chain(parsed) {
         let (start, end, group) = item?;
         if end >= limit {
@@ -608,13 +609,22 @@ pub fn parse_cpu_list_within(text: &str, last_cpu: usize, limit: usize) -> Optio
     })
 }
 
+/// An item of a CPU list: its first and last CPU, and the group of
+/// `first-last:used/size` (`used` CPUs of every `size`).
+type ListItem = (usize, usize, Option<(usize, usize)>);
+
 /// Sets the bits `first..=last` of `set`, a word at a time.
 fn set_range(set: &mut [u64], first: usize, last: usize) {
-    for word in first / 64..=last / 64 {
-        let low = if word == first / 64 { first % 64 } else { 0 };
-        let high = if word == last / 64 { last % 64 } else { 63 };
-        let bits = (u64::MAX >> (63 - high)) & (u64::MAX << low);
-        set[word] |= bits;
+    let (first_word, last_word) = (first / 64, last / 64);
+    for (word, bits) in set
+        .iter_mut()
+        .enumerate()
+        .take(last_word + 1)
+        .skip(first_word)
+    {
+        let low = if word == first_word { first % 64 } else { 0 };
+        let high = if word == last_word { last % 64 } else { 63 };
+        *bits |= (u64::MAX >> (63 - high)) & (u64::MAX << low);
     }
 }
 
