@@ -22,6 +22,7 @@ mod latency;
 mod load;
 mod monitor;
 mod package;
+mod reader_bounds;
 mod results;
 mod signaltest;
 mod smoke;
