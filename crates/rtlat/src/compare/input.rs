@@ -93,17 +93,19 @@ fn parse_owned(label: &str, text: String) -> Result<RunFile, UsageError> {
         })
     })?;
     drop(text);
-    let run = match doc.format() {
+    let format = doc.format();
+    let environment = Facts::of(doc.environment.as_ref());
+    let run = match format {
         Format::RtlatJson => of_rtlat(&doc),
-        _ => of_c_histogram(&doc),
+        _ => of_c_histogram(doc),
     };
     let (threads, all) = run.map_err(fail)?;
     Ok(RunFile {
         label: label.to_string(),
         threads,
         all,
-        environment: Facts::of(doc.environment.as_ref()),
-        resolution: (doc.format() != Format::RtlatJson).then_some(FROM_C_HISTOGRAM),
+        environment,
+        resolution: (format != Format::RtlatJson).then_some(FROM_C_HISTOGRAM),
     })
 }
 
@@ -203,14 +205,15 @@ fn distribution_bounds(d: &Distribution) -> Result<Vec<(i64, i64)>, String> {
 
 /// The C cyclictest's figures, from each thread's `-h` histogram and its
 /// exact (whole µs) minimum and maximum; all threads from their buckets
-/// together.
-fn of_c_histogram(doc: &ResultDocument) -> Result<Threads, String> {
+/// together. The document is taken: each thread's histogram is let go
+/// once it is read.
+fn of_c_histogram(doc: ResultDocument) -> Result<Threads, String> {
     let scale = doc.units_per_us();
     let mut threads = BTreeMap::new();
     let mut every = Vec::new();
     let mut total = 0;
-    for (&index, t) in &doc.threads {
-        let samples = ThreadSamples::of_thread(index, t.latencies(), scale)?;
+    for (index, t) in doc.threads {
+        let samples = ThreadSamples::of_owned_thread(index, t, scale)?;
         if samples.buckets.is_empty() && samples.count() > 0 {
             return Err(format!(
                 "written by the C rt-tests tools (no \"rtlat_version\") without a histogram \
