@@ -868,7 +868,7 @@ fn open_regular(path: &Path) -> io::Result<std::fs::File> {
 /// are two system calls per file wasted (the audit reads hundreds). Bytes
 /// that are not UTF-8 (a thread may name itself anything) are replaced.
 /// Refused: what is not a regular file, and more than [`MAX_FILE_BYTES`].
-fn read_small_file(path: &Path) -> io::Result<String> {
+pub fn read_small_file(path: &Path) -> io::Result<String> {
     let mut file = open_regular(path)?;
     let mut bytes = vec![0; 4096];
     let mut length = 0;

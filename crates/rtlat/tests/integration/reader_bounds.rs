@@ -324,3 +324,23 @@ fn audit_bounds_a_huge_isolcpus_list_by_the_possible_cpus() {
         r.describe()
     );
 }
+
+#[test]
+fn audit_with_cpus_does_not_wait_on_a_fifo_in_the_root() {
+    // `--cpus` reads the tree's present CPUs and its own allowed ones
+    // (`proc/self/status`): FIFOs there blocked `main` forever.
+    let root = root_with("quiet\n");
+    std::fs::create_dir_all(root.path().join("proc/self")).unwrap();
+    for fifo in ["proc/self/status", "sys/devices/system/cpu/present"] {
+        let path = root.path().join(fifo);
+        let _ = std::fs::remove_file(&path);
+        let made = Command::new("mkfifo").arg(&path).status();
+        if !made.is_ok_and(|s| s.success()) {
+            skip_note!("SKIPPED (needs mkfifo): {}", function_name!());
+            return;
+        }
+    }
+    let mut audit = rtlat_tool("audit", ["--cpus", "0", "--root"]);
+    let r = spawn(audit.arg(root.path())).wait(Duration::from_secs(30));
+    r.expect_code(0);
+}
