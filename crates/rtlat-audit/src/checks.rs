@@ -9,6 +9,7 @@
 
 use crate::facts::{
     Fact, Facts, Limit, Policy, ThreadInfo, Unread, cpu_list, cpus_phrase, preemption_model,
+    ranges_text,
 };
 use crate::suggest::Suggestion;
 use crate::{Finding, Request, Status};
@@ -274,10 +275,20 @@ impl Judge<'_> {
             return finding(ID, Status::Unknown, format!("{unread}{note}"));
         }
         let isolated = self.facts.isolated_cpus();
-        let param = self
-            .facts
-            .param("isolcpus")
-            .map_or_else(|| "no isolcpus=".to_owned(), |v| format!("isolcpus={v}"));
+        let param = self.facts.param("isolcpus").map_or_else(
+            || "no isolcpus=".to_owned(),
+            |v| format!("isolcpus={}", clip_value(v)),
+        );
+        // CPUs beyond the possible ones are said, not walked through.
+        let beyond = match self.facts.isolcpus_list() {
+            Some(list) if !list.beyond.is_empty() => format!(
+                "; isolcpus= names CPUs beyond the possible 0-{}: {}",
+                self.facts.cpu_limit() - 1,
+                clip_value(&ranges_text(&list.beyond))
+            ),
+            _ => String::new(),
+        };
+        let note = format!("{beyond}{note}");
         let sysfs = match &self.facts.isolated {
             Ok(text) if text.is_empty() => "isolated: none".to_owned(),
             Ok(text) => format!("isolated: {text}"),
@@ -1306,5 +1317,15 @@ impl Judge<'_> {
                 Vec::new(),
             ),
         }
+    }
+}
+
+/// A kernel parameter's value for a message: at most 200 characters, the
+/// rest counted (a copied tree's command line may be megabytes long).
+fn clip_value(value: &str) -> String {
+    const LIMIT: usize = 200;
+    match value.char_indices().nth(LIMIT) {
+        Some((at, _)) => format!("{}... ({} bytes)", &value[..at], value.len()),
+        None => value.to_owned(),
     }
 }

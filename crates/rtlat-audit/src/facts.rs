@@ -305,6 +305,9 @@ pub struct Facts {
     pub cmdline: Fact<Cmdline>,
     /// `sys/devices/system/cpu/present`.
     pub present: Fact<Vec<usize>>,
+    /// `sys/devices/system/cpu/possible`: what bounds the CPU lists of
+    /// the command line and sysfs ([`Facts::cpu_limit`]).
+    pub possible: Fact<Vec<usize>>,
     /// `sys/devices/system/cpu/online`.
     pub online: Fact<Vec<usize>>,
     /// `sys/devices/system/cpu/isolated` (as written: `""` for none).
@@ -375,7 +378,7 @@ impl Facts {
             .isolated
             .as_ref()
             .ok()
-            .and_then(|text| parse_kernel_cpu_list(text, self.last_cpu()))
+            .and_then(|text| self.cpus_of(text))
             .unwrap_or_default();
         cpus.extend(self.isolcpus_param().unwrap_or_default());
         cpus.sort_unstable();
@@ -385,19 +388,41 @@ impl Facts {
 
     /// The CPUs of the `isolcpus=` parameter (its flags skipped).
     pub fn isolcpus_param(&self) -> Option<Vec<usize>> {
+        self.isolcpus_list().map(|list| list.cpus)
+    }
+
+    /// The `isolcpus=` parameter's list (its flags skipped), within the
+    /// possible CPUs.
+    pub fn isolcpus_list(&self) -> Option<CpuList> {
         let value = self.param("isolcpus")?;
         let list: Vec<&str> = value
             .split(',')
             .filter(|item| !item.chars().all(|c| c.is_ascii_alphabetic() || c == '_'))
             .collect();
-        parse_kernel_cpu_list(&list.join(","), self.last_cpu())
+        parse_cpu_list_within(&list.join(","), self.last_cpu(), self.cpu_limit())
+    }
+
+    /// How many CPUs a list may name: the possible CPUs' (the last one's
+    /// number and one), else [`NR_CPUS_MAX`].
+    pub fn cpu_limit(&self) -> usize {
+        match &self.possible {
+            Ok(possible) => possible
+                .last()
+                .map_or(NR_CPUS_MAX, |&last| (last + 1).min(NR_CPUS_MAX)),
+            Err(_) => NR_CPUS_MAX,
+        }
+    }
+
+    /// The CPUs of the kernel CPU list `text`, within the possible CPUs.
+    fn cpus_of(&self, text: &str) -> Option<Vec<usize>> {
+        parse_cpu_list_within(text, self.last_cpu(), self.cpu_limit()).map(|list| list.cpus)
     }
 
     /// The CPUs without the scheduler tick: sysfs `nohz_full`, else the
     /// `nohz_full=` parameter.
     pub fn nohz_full_cpus(&self) -> Vec<usize> {
         match &self.nohz_full {
-            Ok(text) => parse_kernel_cpu_list(text, self.last_cpu()),
+            Ok(text) => self.cpus_of(text),
             Err(_) => self.param_cpus("nohz_full"),
         }
         .unwrap_or_default()
@@ -411,7 +436,7 @@ impl Facts {
 
     /// A kernel parameter's CPU list.
     pub fn param_cpus(&self, name: &str) -> Option<Vec<usize>> {
-        parse_kernel_cpu_list(self.param(name)?, self.last_cpu())
+        self.cpus_of(self.param(name)?)
     }
 
     /// The highest present (or online) CPU number.
@@ -469,20 +494,38 @@ pub fn preemption_model(facts: &Facts) -> Option<String> {
     }
 }
 
-/// Above any kernel's NR_CPUS (8192 at most): a list naming such a CPU is
-/// malformed, not a range to walk through.
-const CPU_NUMBER_LIMIT: usize = 1 << 16;
+/// The most CPUs a kernel can have (NR_CPUS is 8192 at most): the bound
+/// of a CPU list when the tree does not say which CPUs are possible.
+pub const NR_CPUS_MAX: usize = 8192;
+
+/// A kernel CPU list read within the CPUs that can exist.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CpuList {
+    /// The CPUs it names below the bound, each once, lowest first.
+    pub cpus: Vec<usize>,
+    /// What it names at or above the bound, as `(first, last)` ranges
+    /// merged, lowest first: never walked through, only reported.
+    pub beyond: Vec<(usize, usize)>,
+}
 
 /// Parses a kernel CPU list (`0-3,8`, `all`, `N` for the last CPU,
-/// `0-7:2/4` groups, `""` for none). `None` when malformed.
+/// `0-7:2/4` groups, `""` for none), keeping the CPUs below
+/// [`NR_CPUS_MAX`]. `None` when malformed.
 pub fn parse_kernel_cpu_list(text: &str, last_cpu: usize) -> Option<Vec<usize>> {
+    parse_cpu_list_within(text, last_cpu, NR_CPUS_MAX).map(|list| list.cpus)
+}
+
+/// Parses a kernel CPU list as [`parse_kernel_cpu_list`], keeping the
+/// CPUs below `limit` and the parts at or above it in
+/// [`CpuList::beyond`]. Time and memory are bounded by the text's length
+/// and `limit` whatever the numbers (a list of a million `0-65535` is
+/// read in one pass over a `limit`-bit set); `None` when malformed.
+pub fn parse_cpu_list_within(text: &str, last_cpu: usize, limit: usize) -> Option<CpuList> {
     let text = text.trim();
-    let mut cpus = Vec::new();
+    let mut set = vec![0_u64; limit.div_ceil(64)];
+    let mut beyond = Vec::new();
     if text.is_empty() {
-        return Some(cpus);
-    }
-    if text == "all" {
-        return Some((0..=last_cpu).collect());
+        return Some(CpuList::default());
     }
     let number = |s: &str| -> Option<usize> {
         if s == "N" {
@@ -491,37 +534,113 @@ pub fn parse_kernel_cpu_list(text: &str, last_cpu: usize) -> Option<Vec<usize>> 
             s.parse().ok()
         }
     };
-    for item in text.split(',') {
-        let (range, group) = match item.split_once(':') {
-            Some((range, group)) => {
-                let (used, size) = group.split_once('/')?;
-                let (used, size): (usize, usize) = (used.parse().ok()?, size.parse().ok()?);
-                if size == 0 {
-                    return None;
+    let items = if text == "all" {
+        vec![(0, last_cpu, None)]
+    } else {
+        Vec::new()
+    };
+    let parsed = text
+        .split(',')
+        .filter(|_| text != "all")
+        .map(|item| -> Option<ListItem> {
+            let (range, group) = match item.split_once(':') {
+                Some((range, group)) => {
+                    let (used, size) = group.split_once('/')?;
+                    let (used, size): (usize, usize) = (used.parse().ok()?, size.parse().ok()?);
+                    if size == 0 {
+                        return None;
+                    }
+                    (range, Some((used, size)))
                 }
-                (range, Some((used, size)))
-            }
-            None => (item, None),
-        };
-        let (start, end) = match range.split_once('-') {
-            Some((start, end)) => (number(start)?, number(end)?),
-            None => {
-                let cpu = number(range)?;
-                (cpu, cpu)
-            }
-        };
-        if end < start || end >= CPU_NUMBER_LIMIT {
-            return None;
+                None => (item, None),
+            };
+            let (start, end) = match range.split_once('-') {
+                Some((start, end)) => (number(start)?, number(end)?),
+                None => {
+                    let cpu = number(range)?;
+                    (cpu, cpu)
+                }
+            };
+            (start <= end).then_some((start, end, group))
+        });
+    for item in items.into_iter().map(Some).chain(parsed) {
+        let (start, end, group) = item?;
+        if end >= limit {
+            beyond.push((start.max(limit), end));
         }
-        for cpu in start..=end {
-            if group.is_none_or(|(used, size)| (cpu - start) % size < used) {
-                cpus.push(cpu);
+        if start >= limit {
+            continue;
+        }
+        let last = end.min(limit - 1);
+        match group {
+            // Whole groups: every CPU of the range.
+            Some((used, size)) if used < size => {
+                let mut first = start;
+                while first <= last {
+                    let group_last = (first + used.max(1) - 1).min(last);
+                    if used > 0 {
+                        set_range(&mut set, first, group_last);
+                    }
+                    first = match first.checked_add(size) {
+                        Some(next) => next,
+                        None => break,
+                    };
+                }
             }
+            _ => set_range(&mut set, start, last),
         }
     }
-    cpus.sort_unstable();
-    cpus.dedup();
-    Some(cpus)
+    let cpus = (0..limit)
+        .filter(|&cpu| set[cpu / 64] & (1 << (cpu % 64)) != 0)
+        .collect();
+    beyond.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for (first, last) in beyond {
+        match merged.last_mut() {
+            Some(previous) if first <= previous.1.saturating_add(1) => {
+                previous.1 = previous.1.max(last);
+            }
+            _ => merged.push((first, last)),
+        }
+    }
+    Some(CpuList {
+        cpus,
+        beyond: merged,
+    })
+}
+
+/// An item of a CPU list: its first and last CPU, and the group of
+/// `first-last:used/size` (`used` CPUs of every `size`).
+type ListItem = (usize, usize, Option<(usize, usize)>);
+
+/// Sets the bits `first..=last` of `set`, a word at a time.
+fn set_range(set: &mut [u64], first: usize, last: usize) {
+    let (first_word, last_word) = (first / 64, last / 64);
+    for (word, bits) in set
+        .iter_mut()
+        .enumerate()
+        .take(last_word + 1)
+        .skip(first_word)
+    {
+        let low = if word == first_word { first % 64 } else { 0 };
+        let high = if word == last_word { last % 64 } else { 63 };
+        *bits |= (u64::MAX >> (63 - high)) & (u64::MAX << low);
+    }
+}
+
+/// `2-65535,70000` of [`CpuList::beyond`].
+pub fn ranges_text(ranges: &[(usize, usize)]) -> String {
+    ranges
+        .iter()
+        .map(|&(first, last)| {
+            if first == last {
+                first.to_string()
+            } else {
+                format!("{first}-{last}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Formats a CPU list the kernel's way (`2-3,8`).
@@ -554,6 +673,7 @@ pub fn gather(root: &Path, request: &Request) -> Result<Facts, AuditError> {
     let cpu_dir = "sys/devices/system/cpu";
 
     let present = tree.cpu_list(&format!("{cpu_dir}/present"));
+    let possible = tree.cpu_list(&format!("{cpu_dir}/possible"));
     let online = tree.cpu_list(&format!("{cpu_dir}/online"));
     let self_status = tree.text("proc/self/status");
     let allowed = self_status.clone().and_then(|status| {
@@ -672,6 +792,7 @@ pub fn gather(root: &Path, request: &Request) -> Result<Facts, AuditError> {
         privileges,
         msr_device: tree.path("dev/cpu/0/msr").exists(),
         present,
+        possible,
         online,
         allowed,
         measured,
@@ -747,7 +868,7 @@ fn open_regular(path: &Path) -> io::Result<std::fs::File> {
 /// are two system calls per file wasted (the audit reads hundreds). Bytes
 /// that are not UTF-8 (a thread may name itself anything) are replaced.
 /// Refused: what is not a regular file, and more than [`MAX_FILE_BYTES`].
-fn read_small_file(path: &Path) -> io::Result<String> {
+pub fn read_small_file(path: &Path) -> io::Result<String> {
     let mut file = open_regular(path)?;
     let mut bytes = vec![0; 4096];
     let mut length = 0;
@@ -1216,8 +1337,31 @@ mod tests {
         assert_eq!(parse_kernel_cpu_list("3-1", 7), None);
         assert_eq!(parse_kernel_cpu_list("x", 7), None);
         // A huge range in a kernel parameter is refused, not walked.
-        assert_eq!(parse_kernel_cpu_list("0-18446744073709551615", 7), None);
-        assert_eq!(parse_kernel_cpu_list("65536", 7), None);
+        // Numbers beyond the bound are kept as ranges, never walked.
+        let within = |text: &str| parse_cpu_list_within(text, 1, 2).unwrap();
+        assert_eq!(
+            within("0-18446744073709551615"),
+            CpuList {
+                cpus: vec![0, 1],
+                beyond: vec![(2, usize::MAX)]
+            }
+        );
+        assert_eq!(within("65536").beyond, vec![(65536, 65536)]);
+        assert_eq!(within("65536").cpus, Vec::<usize>::new());
+        assert_eq!(within("1-4,3-9,12,0-7:1/4").beyond, vec![(2, 9), (12, 12)]);
+        assert_eq!(within("all").cpus, vec![0, 1]);
+        assert_eq!(parse_cpu_list_within("18446744073709551616", 1, 2), None);
+        // Many ranges are one pass over a small set.
+        let huge = vec!["0-65535"; 1 << 17].join(",");
+        let list = parse_cpu_list_within(&huge, 1, 2).unwrap();
+        assert_eq!((list.cpus, list.beyond), (vec![0, 1], vec![(2, 65535)]));
+        assert_eq!(parse_kernel_cpu_list(&huge, 1).unwrap().len(), NR_CPUS_MAX);
+        assert_eq!(
+            parse_kernel_cpu_list("0-9:2/4,64-200:3/64", 99),
+            Some(vec![
+                0, 1, 4, 5, 8, 9, 64, 65, 66, 128, 129, 130, 192, 193, 194
+            ])
+        );
     }
 
     #[test]

@@ -200,11 +200,15 @@ impl Distribution {
     /// Checks what serde cannot: the unit is `us` and every bucket is
     /// finite with `from < to`. The problem, one line, otherwise.
     pub fn check(&self) -> Result<(), String> {
-        if self.unit != Distribution::UNIT {
-            return Err(format!("unit '{}', expected 'us'", self.unit));
+        Distribution::check_parts(&self.unit, &self.buckets)
+    }
+
+    /// [`Distribution::check`] of a distribution's `unit` and `buckets`.
+    pub fn check_parts(unit: &str, buckets: &[(f64, f64, u64)]) -> Result<(), String> {
+        if unit != Distribution::UNIT {
+            return Err(format!("unit '{unit}', expected 'us'"));
         }
-        match self
-            .buckets
+        match buckets
             .iter()
             .find(|(from, to, _)| !(from < to && from.is_finite() && to.is_finite()))
         {
@@ -259,7 +263,14 @@ impl<'de> Visitor<'de> for HistogramVisitor {
             let count = count.as_u64().ok_or_else(|| {
                 de::Error::custom(format!("bucket '{key}' has count {count}, not a count"))
             })?;
-            *buckets.entry(bucket).or_insert(0) += count;
+            // A bucket named twice: its counts added, never wrapped.
+            let total: &mut u64 = buckets.entry(bucket).or_insert(0);
+            *total = total.checked_add(count).ok_or_else(|| {
+                de::Error::custom(format!(
+                    "bucket '{key}': the counts add up to more than {} (2^64 - 1)",
+                    u64::MAX
+                ))
+            })?;
         }
         Ok(Histogram(buckets))
     }

@@ -9,31 +9,46 @@
 
 use std::collections::BTreeMap;
 
+use crate::bounds;
 use crate::read::Format;
 use crate::samples::{Bucket, Samples, ThreadSamples, plural};
 
+/// The most count columns a row may have: far more threads than any
+/// machine runs (NR_CPUS is 8192 at most), and a sum column. A row with
+/// more is not a histogram row, and the columns' buckets stay few.
+const MAX_COLUMNS: usize = 1 << 16;
+
 /// Reads the block in `text` (whatever comes before `# Histogram` is left).
+///
+/// The rows are read as they come, line by line, and only their non-zero
+/// counts kept, 16 bytes each in their column: a 2.4 block of mostly
+/// empty buckets takes little beside its text, a dense one a few times
+/// its text (a count is 7 bytes of it).
 pub fn parse(text: &str) -> Result<Samples, String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let Some(start) = lines.iter().position(|l| l.trim_end() == "# Histogram") else {
+    let mut lines = text.lines().enumerate();
+    if !lines.any(|(_, l)| l.trim_end() == "# Histogram") {
         return Err(
             "neither JSON nor cyclictest histogram output (no '# Histogram' line; \
              run cyclictest with -h US to print one)"
                 .into(),
         );
-    };
+    }
     // cyclictest ends every line with a newline (the block with an empty
     // line): without one the file was cut short, perhaps inside a number.
     if !text.ends_with('\n') {
         return Err(format!(
             "line {} is cut short: the file ends inside it, with no newline ('{}')",
-            lines.len(),
-            clip(lines.last().copied().unwrap_or_default())
+            text.lines().count(),
+            clip(text.rsplit('\n').next().unwrap_or_default())
         ));
     }
-    let mut rows: Vec<HistogramRow> = Vec::new();
+    // Per count column, its non-zero `(bucket, count)`s.
+    let mut columns: Vec<Vec<(i64, u64)>> = Vec::new();
+    // Each number of count columns rows have, and the first line with it.
+    let mut widths: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut first_row: Option<usize> = None;
     let mut summary: BTreeMap<String, &str> = BTreeMap::new();
-    for (n, line) in lines.iter().enumerate().skip(start + 1) {
+    for (n, line) in lines {
         let line_no = n + 1;
         if let Some(comment) = line.strip_prefix('#') {
             if let Some((label, rest)) = comment.split_once(':') {
@@ -51,16 +66,15 @@ pub fn parse(text: &str) -> Result<Samples, String> {
             // Whatever follows the block (another tool's output).
             break;
         }
-        match HistogramRow::parse(line_no, line) {
-            Some(row) => rows.push(row),
-            None => {
-                return Err(format!(
-                    "line {line_no}: not a histogram row (bucket, then one count per thread): \
-                     '{}'",
-                    clip(line)
-                ));
-            }
-        }
+        let width = read_row(line, &mut columns).ok_or_else(|| {
+            format!(
+                "line {line_no}: not a histogram row (bucket, then one count per thread, \
+                 at most {MAX_COLUMNS} counts): '{}'",
+                clip(line)
+            )
+        })?;
+        widths.entry(width).or_insert(line_no);
+        first_row.get_or_insert(width);
     }
 
     let numbers = |label: &str| -> Result<Option<Vec<f64>>, String> {
@@ -80,30 +94,23 @@ pub fn parse(text: &str) -> Result<Samples, String> {
     let max = numbers("Max Latencies")?;
     let overflows = numbers("Histogram Overflows")?;
 
-    let threads = match (&min, rows.first()) {
+    let threads = match (&min, first_row) {
         (Some(min), _) if !min.is_empty() => min.len(),
-        (_, Some(row)) => row.columns,
+        (_, Some(width)) => width,
         _ => return Err("'# Histogram' without bucket rows or '# Min Latencies:'".into()),
     };
-    let mut per_thread: Vec<Vec<Bucket>> = vec![Vec::new(); threads];
-    for row in &rows {
-        // With -H, a sum column follows the threads' columns.
-        if row.columns != threads && row.columns != threads + 1 {
-            return Err(format!(
-                "line {}: {} counts for {threads} thread{}",
-                row.line_no,
-                row.columns,
-                if threads == 1 { "" } else { "s" }
-            ));
-        }
-        for &(t, count) in row.nonzero.iter().filter(|(t, _)| *t < threads) {
-            per_thread[t].push(Bucket {
-                from: row.bucket as f64,
-                to: (row.bucket + 1) as f64,
-                count,
-            });
-        }
+    // With -H, a sum column follows the threads' columns.
+    if let Some((width, line_no)) = widths
+        .iter()
+        .filter(|(w, _)| **w != threads && **w != threads + 1)
+        .min_by_key(|(_, line_no)| **line_no)
+    {
+        return Err(format!(
+            "line {line_no}: {width} counts for {threads} thread{}",
+            if threads == 1 { "" } else { "s" }
+        ));
     }
+    columns.truncate(threads);
     // Every layout writes these after the rows (with `# Avg Latencies:`,
     // not read), one value per thread (and a maximum or sum with -H):
     // fewer, or none, is a block cut short.
@@ -131,22 +138,45 @@ pub fn parse(text: &str) -> Result<Samples, String> {
     }
     let mut input = Samples::empty(Format::HistogramText);
     let total_overflows: f64 = overflows.iter().flatten().take(threads).sum();
-    for (index, mut buckets) in per_thread.into_iter().enumerate() {
-        buckets.sort_by(|a, b| a.from.total_cmp(&b.from));
-        if buckets.is_empty() {
+    let mut total = 0;
+    for (index, column) in columns.into_iter().enumerate() {
+        if column.is_empty() {
             continue;
         }
-        input.threads.push(ThreadSamples {
+        let mut buckets = Vec::with_capacity(column.len());
+        for (bucket, count) in column {
+            let from = bounds::latency_us(format_args!("thread {index}: bucket"), bucket as f64)?;
+            buckets.push(Bucket {
+                from,
+                to: from + 1.0,
+                count,
+            });
+        }
+        buckets.sort_by(|a, b| a.from.total_cmp(&b.from));
+        let extreme = |label: &str, values: &Option<Vec<f64>>| {
+            values
+                .as_ref()
+                .and_then(|m| m.get(index).copied())
+                .map(|v| bounds::latency_us(format_args!("thread {index}: '# {label}:'"), v))
+                .transpose()
+        };
+        let thread = ThreadSamples {
             index,
             cpu: None,
-            buckets,
-            min_us: min.as_ref().and_then(|m| m.get(index).copied()),
-            max_us: max.as_ref().and_then(|m| m.get(index).copied()),
+            min_us: extreme("Min Latencies", &min)?,
+            max_us: extreme("Max Latencies", &max)?,
             overflows: overflows
                 .as_ref()
                 .and_then(|o| o.get(index))
                 .map_or(0, |&o| o as u64),
-        });
+            buckets,
+        };
+        let what = format!("thread {index}");
+        let count = thread.buckets.iter().try_fold(thread.overflows, |sum, b| {
+            bounds::add_count(&what, sum, b.count)
+        })?;
+        total = bounds::add_count("all threads", total, count)?;
+        input.threads.push(thread);
     }
     if input.threads.is_empty() {
         return Err(if total_overflows > 0.0 {
@@ -169,40 +199,28 @@ pub fn parse(text: &str) -> Result<Samples, String> {
     Ok(input)
 }
 
-/// A bucket row of the `-h` block. Only its non-zero counts are kept:
-/// most rows of a large `-h` in the 2.4 layout are all zeros, and a
-/// `-h 1000000` block of 32 threads (232 MB of text) is read with a peak
-/// of 293 MB instead of 551 MB.
-struct HistogramRow {
-    line_no: usize,
-    /// The bucket, µs (ns with `-N`).
-    bucket: i64,
-    /// Count columns on the line.
-    columns: usize,
-    /// `(column, count)` of the non-zero counts.
-    nonzero: Vec<(usize, u64)>,
-}
-
-impl HistogramRow {
-    /// The row on `line`: a bucket, then one or more counts.
-    fn parse(line_no: usize, line: &str) -> Option<HistogramRow> {
-        let mut words = line.split_whitespace();
-        let bucket = words.next()?.parse::<i64>().ok()?;
-        let mut row = HistogramRow {
-            line_no,
-            bucket,
-            columns: 0,
-            nonzero: Vec::new(),
-        };
-        for word in words {
-            let count: u64 = word.parse().ok()?;
-            if count > 0 {
-                row.nonzero.push((row.columns, count));
-            }
-            row.columns += 1;
+/// Reads the bucket row on `line` (a bucket, then one or more counts)
+/// into `columns`, its non-zero counts only: most rows of a large `-h` in
+/// the 2.4 layout are all zeros. Returns how many counts it has; `None`
+/// when it is not a row.
+fn read_row(line: &str, columns: &mut Vec<Vec<(i64, u64)>>) -> Option<usize> {
+    let mut words = line.split_whitespace();
+    let bucket = words.next()?.parse::<i64>().ok()?;
+    let mut width = 0;
+    for word in words {
+        let count: u64 = word.parse().ok()?;
+        if width == MAX_COLUMNS {
+            return None;
         }
-        (row.columns > 0).then_some(row)
+        if count > 0 {
+            if columns.len() <= width {
+                columns.resize_with(width + 1, Vec::new);
+            }
+            columns[width].push((bucket, count));
+        }
+        width += 1;
     }
+    (width > 0).then_some(width)
 }
 
 /// `line`, shortened for a message.

@@ -1,5 +1,6 @@
 //! rtlat's result documents, for rtlat and for any program that reads them.
 //!
+//! - [`bounds`]: the range of values and counts the readers accept;
 //! - [`document`]: the `--json` document as serde types, which rtlat
 //!   writes and readers get back;
 //! - [`read`]: a `--json` document, rtlat's or the C rt-tests tools',
@@ -36,6 +37,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod bounds;
 pub mod document;
 pub mod file;
 pub mod histogram_text;

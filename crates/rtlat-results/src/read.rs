@@ -5,10 +5,15 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use crate::document::{Header, Percentiles, ThreadResult};
+use crate::document::{Header, Percentiles, SysInfo, ThreadResult};
 
 use crate::file::json_problem;
 
@@ -66,39 +71,44 @@ impl ResultDocument {
     /// assert_eq!(doc.threads[&0].sample_count(), Some(5));
     /// ```
     pub fn parse(text: &str) -> Result<ResultDocument, String> {
-        let doc: Value = serde_json::from_str(text).map_err(|e| json_problem(&e))?;
-        let Some(obj) = doc.as_object() else {
+        // Typed, straight from the text: no tree of `serde_json::Value`s
+        // (which took some 17 times the text's size), and the keys not
+        // read (`audit`, `verdict`, a checkpoint's `timeline`) skipped
+        // without being kept.
+        if !text.trim_start().starts_with('{') {
+            serde_json::from_str::<IgnoredAny>(text).map_err(|e| json_problem(&e))?;
             return Err("JSON, but not an object: not a --json result".into());
-        };
-        let header = Header::deserialize(&doc).map_err(|e| e.to_string())?;
-        let Some(thread) = obj.get("thread").and_then(Value::as_object) else {
-            return Err("JSON without a \"thread\" object: not a --json result".into());
-        };
-        let mut threads = BTreeMap::new();
-        for (key, value) in thread {
-            let index: usize = key
-                .parse()
-                .map_err(|_| format!("\"thread\" key '{key}' is not a thread number"))?;
-            if !value.is_object() {
-                return Err(format!("thread {index} is not an object"));
-            }
-            let t = ThreadResult::deserialize(value).map_err(|e| format!("thread {index}: {e}"))?;
-            threads.insert(index, t);
         }
+        let context = Context::start();
+        let raw = serde_json::from_str::<Raw>(text).map_err(|e| context.problem(&e))?;
+        let thread = raw
+            .thread
+            .ok_or("JSON without a \"thread\" object: not a --json result")?;
+        let threads = thread.threads;
         if threads.is_empty() {
             return Err("no threads in the \"thread\" object".into());
         }
-        let all_threads = obj.get("all_threads").filter(|p| !p.is_null()).cloned();
-        let resolution_in_ns = obj
-            .get("resolution_in_ns")
+        let header = Header {
+            file_version: raw.file_version,
+            cmdline: raw.cmdline,
+            rt_test_version: raw.rt_test_version,
+            rtlat_version: raw.rtlat_version,
+            start_time: raw.start_time,
+            end_time: raw.end_time,
+            return_code: raw.return_code,
+            sysinfo: raw.sysinfo,
+        };
+        let resolution_in_ns = raw
+            .resolution_in_ns
+            .as_ref()
             .and_then(Value::as_u64)
             .map_or(0, |r| u8::from(r == 1));
         Ok(ResultDocument {
             header,
             resolution_in_ns,
             threads,
-            all_threads,
-            environment: obj.get("environment").filter(|e| !e.is_null()).cloned(),
+            all_threads: raw.all_threads.filter(|p| !p.is_null()),
+            environment: raw.environment.filter(|e| !e.is_null()),
         })
     }
 
@@ -128,6 +138,156 @@ impl ResultDocument {
     }
 }
 
+/// The keys of a document that are read, in one pass; any other is
+/// skipped. The envelope's keys are [`Header`]'s, spelled as there.
+#[derive(Deserialize)]
+struct Raw {
+    #[serde(default)]
+    file_version: u32,
+    #[serde(default, rename = "cmdline:")]
+    cmdline: String,
+    #[serde(default, rename = "rt_test_version:")]
+    rt_test_version: String,
+    #[serde(default)]
+    rtlat_version: Option<String>,
+    #[serde(default)]
+    start_time: String,
+    #[serde(default)]
+    end_time: String,
+    #[serde(default)]
+    return_code: i32,
+    #[serde(default)]
+    sysinfo: SysInfo,
+    #[serde(default)]
+    resolution_in_ns: Option<Value>,
+    #[serde(default)]
+    thread: Option<Threads>,
+    #[serde(default)]
+    all_threads: Option<Value>,
+    #[serde(default)]
+    environment: Option<Value>,
+}
+
+thread_local! {
+    /// Where in the `thread` object the parse is: the thread being read,
+    /// or a problem found there, for the one-line message of a failure
+    /// ([`Context::problem`]). A parse runs on one thread and does not
+    /// nest, so a thread-local is enough.
+    static WHERE: RefCell<Where> = const { RefCell::new(Where::Outside) };
+}
+
+/// What [`WHERE`] holds.
+#[derive(Clone, Debug)]
+enum Where {
+    /// Not inside a thread.
+    Outside,
+    /// Reading this thread.
+    Thread(usize),
+    /// This problem, found by the reader itself.
+    Problem(String),
+}
+
+/// A parse's [`WHERE`], reset when it starts and when it ends.
+struct Context;
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        WHERE.with(|w| *w.borrow_mut() = Where::Outside);
+    }
+}
+
+impl Context {
+    /// A parse starts outside any thread.
+    fn start() -> Context {
+        WHERE.with(|w| *w.borrow_mut() = Where::Outside);
+        Context
+    }
+
+    /// The one line of a failed parse: JSON that does not parse, as
+    /// [`json_problem`] says it; a problem the reader found; a value of
+    /// the wrong type inside thread N as `thread N: ...`.
+    fn problem(&self, e: &serde_json::Error) -> String {
+        if !e.is_data() {
+            return json_problem(e);
+        }
+        match WHERE.with(|w| w.borrow().clone()) {
+            Where::Problem(problem) => problem,
+            Where::Thread(index) => format!("thread {index}: {}", without_position(e)),
+            Where::Outside => without_position(e),
+        }
+    }
+}
+
+/// A data error's message without serde_json's ` at line L column C`.
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&position).unwrap_or(&text).to_string()
+}
+
+/// The `thread` object: `"0": {...}` per thread, read one by one.
+struct Threads {
+    threads: BTreeMap<usize, ThreadResult>,
+}
+
+impl<'de> Deserialize<'de> for Threads {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Threads, D::Error> {
+        d.deserialize_map(ThreadsVisitor)
+    }
+}
+
+struct ThreadsVisitor;
+
+impl<'de> Visitor<'de> for ThreadsVisitor {
+    type Value = Threads;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object of \"<thread>\": {...}")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Threads, A::Error> {
+        let fail = |problem: String| {
+            WHERE.with(|w| *w.borrow_mut() = Where::Problem(problem.clone()));
+            de::Error::custom(problem)
+        };
+        let mut threads = BTreeMap::new();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            let index: usize = key
+                .parse()
+                .map_err(|_| fail(format!("\"thread\" key '{key}' is not a thread number")))?;
+            WHERE.with(|w| *w.borrow_mut() = Where::Thread(index));
+            let thread = map.next_value_seed(ThreadSeed)?;
+            WHERE.with(|w| *w.borrow_mut() = Where::Outside);
+            threads.insert(index, thread);
+        }
+        Ok(Threads { threads })
+    }
+}
+
+/// One thread's object (a JSON object only: the derived reader would take
+/// an array too).
+struct ThreadSeed;
+
+impl<'de> DeserializeSeed<'de> for ThreadSeed {
+    type Value = ThreadResult;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<ThreadResult, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ThreadSeed {
+    type Value = ThreadResult;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ThreadResult, A::Error> {
+        ThreadResult::deserialize(de::value::MapAccessDeserializer::new(map))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,7 +305,10 @@ mod tests {
                 "{\"thread\": {\"x\": {}}}",
                 "\"thread\" key 'x' is not a thread number",
             ),
-            ("{\"thread\": {\"0\": 5}}", "thread 0 is not an object"),
+            (
+                "{\"thread\": {\"0\": 5}}",
+                "thread 0: invalid type: integer `5`, expected an object",
+            ),
             (
                 "{\"thread\": {\"0\": {\"cycles\": \"many\"}}}",
                 "thread 0: invalid type: string \"many\", expected u64",

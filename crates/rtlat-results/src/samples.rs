@@ -14,6 +14,7 @@
 
 use serde_json::Value;
 
+use crate::bounds;
 use crate::document::{Distribution, Histogram, ThreadResult};
 use crate::file::{InputError, StdinOr, read_text};
 use crate::read::{Format, ResultDocument};
@@ -55,9 +56,13 @@ impl ThreadSamples {
         }
     }
 
-    /// Every sample: those in buckets and the overflows.
+    /// Every sample: those in buckets and the overflows (at most
+    /// `u64::MAX`: the readers refuse a file whose counts add up beyond,
+    /// [`crate::bounds`]).
     pub fn count(&self) -> u64 {
-        self.buckets.iter().map(|b| b.count).sum::<u64>() + self.overflows
+        self.buckets
+            .iter()
+            .fold(self.overflows, |total, b| total.saturating_add(b.count))
     }
 
     /// The value at `fraction` (0 < fraction <= 1) by the nearest-rank
@@ -140,7 +145,7 @@ impl Samples {
         let text = read_text(source, expected)?;
         let name = source.name();
         let stem = source.stem();
-        Samples::parse(&name, &stem, &text, expected).map_err(|problem| InputError {
+        Samples::parse_owned(&name, &stem, text, expected).map_err(|problem| InputError {
             file: name,
             problem,
         })
@@ -149,13 +154,26 @@ impl Samples {
     /// Parses `text`, the content of the input `name` (`stem` for
     /// legends): JSON or the histogram block.
     pub fn parse(name: &str, stem: &str, text: &str, expected: &str) -> Result<Samples, String> {
+        Samples::parse_owned(name, stem, text.to_string(), expected)
+    }
+
+    /// [`Samples::parse`], taking the text: JSON's is let go once the
+    /// document is read, before its buckets become the samples.
+    fn parse_owned(
+        name: &str,
+        stem: &str,
+        text: String,
+        expected: &str,
+    ) -> Result<Samples, String> {
         if text.trim().is_empty() {
             return Err(format!("empty file; {expected}"));
         }
         let mut samples = if text.trim_start().starts_with(['{', '[']) {
-            Samples::of_document(&ResultDocument::parse(text)?)?
+            let doc = ResultDocument::parse(&text)?;
+            drop(text);
+            Samples::of_owned_document(doc)?
         } else {
-            crate::histogram_text::parse(text)?
+            crate::histogram_text::parse(&text)?
         };
         samples.name = name.to_string();
         samples.stem = stem.to_string();
@@ -166,6 +184,12 @@ impl Samples {
     /// its histogram (whose overflows are the samples it counted but did
     /// not bucket).
     pub fn of_document(doc: &ResultDocument) -> Result<Samples, String> {
+        Samples::of_owned_document(doc.clone())
+    }
+
+    /// [`Samples::of_document`], taking the document: its buckets become
+    /// the samples' without a copy.
+    pub fn of_owned_document(doc: ResultDocument) -> Result<Samples, String> {
         let format = doc.format();
         let mut samples = Samples::empty(format);
         let text = |s: &str| {
@@ -182,11 +206,12 @@ impl Samples {
         let scale = doc.units_per_us();
 
         let mut any_samples = false;
-        for (&index, t) in &doc.threads {
-            let t = t.latencies();
-            let count = t.sample_count();
+        let mut total = 0;
+        for (index, t) in doc.threads {
+            let count = t.latencies().sample_count();
             any_samples |= count.is_some_and(|c| c > 0);
-            let thread = ThreadSamples::of_thread(index, t, scale)?;
+            let thread = ThreadSamples::of_owned_thread(index, t, scale)?;
+            total = bounds::add_count("all threads", total, thread.count())?;
             if !thread.buckets.is_empty() {
                 samples.threads.push(thread);
             }
@@ -221,12 +246,47 @@ impl ThreadSamples {
     /// ([`ResultDocument::units_per_us`]): its distribution, or its histogram
     /// and the samples it counted beyond it.
     pub fn of_thread(index: usize, t: &ThreadResult, scale: f64) -> Result<ThreadSamples, String> {
-        let (buckets, from_histogram) = match (&t.distribution, &t.histogram) {
-            (Some(d), _) => (distribution_buckets(index, d)?, false),
-            (None, Some(h)) => (histogram_buckets(h, scale), true),
-            (None, None) => (Vec::new(), true),
+        let buckets = match (&t.distribution, &t.histogram) {
+            (Some(d), _) => Some(distribution_buckets(index, d.buckets.clone(), &d.unit)?),
+            (None, Some(h)) => Some(histogram_buckets(index, h, scale)?),
+            (None, None) => None,
         };
-        let in_buckets: u64 = buckets.iter().map(|b| b.count).sum();
+        ThreadSamples::of_parts(index, t, buckets, scale)
+    }
+
+    /// [`ThreadSamples::of_thread`], taking the thread: its distribution's
+    /// buckets become the samples' without a copy.
+    pub fn of_owned_thread(
+        index: usize,
+        mut t: ThreadResult,
+        scale: f64,
+    ) -> Result<ThreadSamples, String> {
+        if let Some(receiver) = t.receiver.take() {
+            return ThreadSamples::of_owned_thread(index, *receiver, scale);
+        }
+        let buckets = match (t.distribution.take(), &t.histogram) {
+            (Some(d), _) => Some(distribution_buckets(index, d.buckets, &d.unit)?),
+            (None, Some(h)) => Some(histogram_buckets(index, h, scale)?),
+            (None, None) => None,
+        };
+        t.histogram = None;
+        ThreadSamples::of_parts(index, &t, buckets, scale)
+    }
+
+    /// The samples of thread `index`: `buckets` from its distribution, or
+    /// from its histogram (or none) when `from_histogram`; its count,
+    /// minimum and maximum checked.
+    fn of_parts(
+        index: usize,
+        t: &ThreadResult,
+        buckets: Option<(Vec<Bucket>, bool)>,
+        scale: f64,
+    ) -> Result<ThreadSamples, String> {
+        let (buckets, from_histogram) = buckets.unwrap_or((Vec::new(), true));
+        let what = format!("thread {index}");
+        let in_buckets = buckets
+            .iter()
+            .try_fold(0, |total, b| bounds::add_count(&what, total, b.count))?;
         // Samples C counted but did not bucket are its histogram overflows;
         // rtlat's distribution holds every sample.
         let overflows = if from_histogram {
@@ -234,13 +294,21 @@ impl ThreadSamples {
         } else {
             0
         };
-        let ns = |ns: Option<i64>| ns.map(|n| n as f64 / 1000.0);
+        let extreme =
+            |ns: Option<i64>, ns_key: &str, figure: Option<f64>, key: &str| match (ns, figure) {
+                (Some(ns), _) => bounds::latency_ns(format_args!("{what}: \"{ns_key}\""), ns)
+                    .map(|ns| Some(ns as f64 / 1000.0)),
+                (None, Some(figure)) => {
+                    bounds::latency_us(format_args!("{what}: \"{key}\""), figure / scale).map(Some)
+                }
+                (None, None) => Ok(None),
+            };
         Ok(ThreadSamples {
             index,
             cpu: t.cpu.and_then(|c| u32::try_from(c).ok()),
             buckets,
-            min_us: ns(t.min_ns).or(t.min.map(|m| m / scale)),
-            max_us: ns(t.max_ns).or(t.max.map(|m| m / scale)),
+            min_us: extreme(t.min_ns, "min_ns", t.min, "min")?,
+            max_us: extreme(t.max_ns, "max_ns", t.max, "max")?,
             overflows,
         })
     }
@@ -249,10 +317,13 @@ impl ThreadSamples {
     /// overflows summed, the smallest minimum and largest maximum.
     pub fn merged(threads: &[ThreadSamples]) -> ThreadSamples {
         let mut counts: std::collections::BTreeMap<(u64, u64), u64> = Default::default();
+        // Saturating: the readers refuse a file whose counts add up
+        // beyond 64 bits, but threads of several files may be merged.
         for b in threads.iter().flat_map(|t| &t.buckets) {
-            *counts
+            let count = counts
                 .entry((b.from.to_bits(), b.to.to_bits()))
-                .or_insert(0) += b.count;
+                .or_insert(0);
+            *count = count.saturating_add(b.count);
         }
         let mut buckets: Vec<Bucket> = counts
             .into_iter()
@@ -275,35 +346,56 @@ impl ThreadSamples {
                 .iter()
                 .filter_map(|t| t.max_us)
                 .max_by(f64::total_cmp),
-            overflows: threads.iter().map(|t| t.overflows).sum(),
+            overflows: threads
+                .iter()
+                .fold(0, |total: u64, t| total.saturating_add(t.overflows)),
         }
     }
 }
 
-/// rtlat's distribution as buckets, checked, the empty ones left out.
-fn distribution_buckets(index: usize, d: &Distribution) -> Result<Vec<Bucket>, String> {
-    d.check()
+/// rtlat's distribution as buckets, checked, the empty ones left out
+/// (in place: the buckets are the size of the distribution's).
+fn distribution_buckets(
+    index: usize,
+    buckets: Vec<(f64, f64, u64)>,
+    unit: &str,
+) -> Result<(Vec<Bucket>, bool), String> {
+    Distribution::check_parts(unit, &buckets)
         .map_err(|what| format!("thread {index}: bad \"distribution\": {what}"))?;
-    let mut buckets: Vec<Bucket> = d
-        .buckets
-        .iter()
+    let what = format_args!("thread {index}: a \"distribution\" bucket's bound");
+    for &(from, to, _) in &buckets {
+        bounds::latency_us(what, from)?;
+        bounds::latency_us(what, to)?;
+    }
+    let mut buckets: Vec<Bucket> = buckets
+        .into_iter()
         .filter(|b| b.2 > 0)
-        .map(|&(from, to, count)| Bucket { from, to, count })
+        .map(|(from, to, count)| Bucket { from, to, count })
         .collect();
     buckets.sort_by(|a, b| a.from.total_cmp(&b.from).then(a.to.total_cmp(&b.to)));
-    Ok(buckets)
+    Ok((buckets, false))
 }
 
-/// C's histogram, buckets `scale` per µs.
-fn histogram_buckets(h: &Histogram, scale: f64) -> Vec<Bucket> {
-    h.0.iter()
-        .filter(|(_, count)| **count > 0)
-        .map(|(&at, &count)| Bucket {
-            from: at as f64 / scale,
-            to: (at + 1) as f64 / scale,
-            count,
-        })
-        .collect()
+/// C's histogram, buckets `scale` per µs, checked.
+fn histogram_buckets(
+    index: usize,
+    h: &Histogram,
+    scale: f64,
+) -> Result<(Vec<Bucket>, bool), String> {
+    let what = format_args!("thread {index}: a \"histogram\" bucket");
+    let buckets =
+        h.0.iter()
+            .filter(|(_, count)| **count > 0)
+            .map(|(&at, &count)| {
+                let from = bounds::latency_us(what, at as f64 / scale)?;
+                Ok(Bucket {
+                    from,
+                    to: (at as f64 + 1.0) / scale,
+                    count,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+    Ok((buckets, true))
 }
 
 /// The tool of a command line: `cyclictest` of `/usr/bin/cyclictest -q`

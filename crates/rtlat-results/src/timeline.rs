@@ -19,8 +19,8 @@
 //! (an interval without samples). Keys this version does not know are
 //! ignored. A problem is one line naming the input and where in it.
 
+use crate::bounds;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::file::{InputError, StdinOr, read_text};
 
@@ -57,6 +57,39 @@ pub struct StatsLine {
     /// Only on a thread's last interval, when the run ended before it did.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
+}
+
+/// The latest `time` accepted: the end of the year 9999, Unix seconds
+/// (the clock labels of the time axis stop there).
+pub const TIME_LIMIT_S: f64 = 253_402_300_799.0;
+
+impl StatsLine {
+    /// Checks that its figures are within the accepted ranges: latencies
+    /// an hour either way ([`bounds::latency_us`]), `time` and `elapsed`
+    /// from 0 to [`TIME_LIMIT_S`]. The refusal names `at`, the key, the
+    /// value and the range.
+    pub fn check(&self, at: impl std::fmt::Display) -> Result<(), String> {
+        for (key, value) in [("time", self.time), ("elapsed", self.elapsed)] {
+            if !(0.0..=TIME_LIMIT_S).contains(&value) {
+                return Err(format!(
+                    "{at}: \"{key}\": {} s is outside the accepted range, 0 to \
+                     {TIME_LIMIT_S} s (the year 9999)",
+                    bounds::number(value)
+                ));
+            }
+        }
+        for (key, value) in [
+            ("min", self.min),
+            ("avg", self.avg),
+            ("max", self.max),
+            ("p99", self.p99),
+        ] {
+            if let Some(us) = value {
+                bounds::latency_us(format_args!("{at}: \"{key}\""), us)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Which shape a [`Timeline`] was read from.
@@ -119,6 +152,9 @@ impl Timeline {
                 let lines = serde_json::from_str::<Checkpoint>(text)
                     .map_err(|e| format!("{}: not a timeline ({})", located(&e), message(&e)))?
                     .timeline;
+                for (i, line) in lines.iter().enumerate() {
+                    line.check(format_args!("\"timeline\" item {}", i + 1))?;
+                }
                 (TimelineFormat::Checkpoint, lines, None)
             }
             false => {
@@ -156,11 +192,12 @@ impl Timeline {
 /// document of another kind, or one that is not valid JSON and does not
 /// start with a line of its own either.
 fn document_with_timeline(text: &str) -> Result<bool, String> {
-    let whole = serde_json::from_str::<Value>(text);
+    // Only the shape is looked at, without keeping what is read: a tree
+    // of `serde_json::Value`s would take many times the text.
+    let whole = shape(text);
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let is_object = |line: Option<&str>| {
-        line.is_some_and(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v.is_object()))
-    };
+    let is_object =
+        |line: Option<&str>| line.is_some_and(|l| matches!(shape(l), Ok(Shape::Object { .. })));
     let first = lines.next();
     let first_is_object = is_object(first);
     // Lines of their own: the first, or the second (the first broken),
@@ -169,7 +206,7 @@ fn document_with_timeline(text: &str) -> Result<bool, String> {
     let stream =
         first_is_object || is_object(second) || (second.is_none() && !text.ends_with('\n'));
     match whole {
-        Ok(Value::Object(doc)) if doc.contains_key("timeline") => Ok(true),
+        Ok(Shape::Object { timeline: true }) => Ok(true),
         // One stats line alone is a whole document too.
         Ok(_) if first_is_object && first.map(str::trim) == Some(text.trim()) => Ok(false),
         Ok(_) => Err(format!(
@@ -179,6 +216,35 @@ fn document_with_timeline(text: &str) -> Result<bool, String> {
         // Not lines of their own: a document that does not parse (cut
         // short, or broken).
         Err(e) => Err(crate::file::json_problem(&e)),
+    }
+}
+
+/// What a JSON text is, as far as telling a checkpoint from stats lines
+/// needs.
+enum Shape {
+    /// An object, with a `"timeline"` key or not.
+    Object { timeline: bool },
+    /// Any other value.
+    Other,
+}
+
+/// The [`Shape`] of `text`, or why it is not JSON.
+fn shape(text: &str) -> Result<Shape, serde_json::Error> {
+    /// An object's keys: whether `timeline` is one (its value skipped).
+    #[derive(Deserialize)]
+    struct Keys {
+        #[serde(default, deserialize_with = "present")]
+        timeline: bool,
+    }
+    fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| true)
+    }
+    if text.trim_start().starts_with('{') {
+        serde_json::from_str::<Keys>(text).map(|k| Shape::Object {
+            timeline: k.timeline,
+        })
+    } else {
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map(|_| Shape::Other)
     }
 }
 
@@ -193,7 +259,10 @@ fn stream_lines(text: &str) -> Result<(Vec<StatsLine>, Option<usize>), String> {
             continue;
         }
         match serde_json::from_str::<StatsLine>(line.trim_end_matches(['\n', '\r'])) {
-            Ok(l) => lines.push(l),
+            Ok(l) => {
+                l.check(format_args!("line {number}"))?;
+                lines.push(l);
+            }
             Err(e) => {
                 let last = !line.ends_with('\n');
                 let syntax = matches!(

@@ -84,7 +84,9 @@ pub fn machine_of(root: &Path) -> SystemView {
         return own;
     }
     let present = read_cpu_list(&root.join("sys/devices/system/cpu/present"));
-    let allowed = std::fs::read_to_string(root.join("proc/self/status"))
+    // Read as the audit reads the tree: a FIFO or an endless file there
+    // is not waited on.
+    let allowed = rtlat_audit::facts::read_small_file(&root.join("proc/self/status"))
         .ok()
         .and_then(|status| {
             status
@@ -106,7 +108,7 @@ pub fn machine_of(root: &Path) -> SystemView {
 }
 
 fn read_cpu_list(path: &Path) -> Option<Vec<usize>> {
-    cpu_list(&std::fs::read_to_string(path).ok()?)
+    cpu_list(&rtlat_audit::facts::read_small_file(path).ok()?)
 }
 
 /// A kernel CPU list (`0-3,8`), sorted.

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use rtlat_results::bounds::{latency_ns, latency_us};
 use rtlat_results::document::{Distribution, Percentiles, ThreadResult};
 use rtlat_results::file::{StdinOr, read_text};
 use rtlat_results::samples::ThreadSamples;
@@ -62,7 +63,7 @@ pub const FROM_C_HISTOGRAM: &str =
 /// [`rtlat_results::file`]).
 pub fn load(source: &StdinOr) -> Result<RunFile, UsageError> {
     let text = read_text(source, WANTED).map_err(|e| UsageError(e.to_string()))?;
-    parse(&source.name(), &text)
+    parse_owned(&source.name(), text)
 }
 
 /// Ends the refusals of what is not a result compare reads (as before the
@@ -71,31 +72,40 @@ pub fn load(source: &StdinOr) -> Result<RunFile, UsageError> {
 const WANTED: &str = "compare takes the JSON files of 'rtlat cyclictest --json'";
 
 /// Reads `text`, the content of the file `label`.
+#[cfg(test)]
 pub fn parse(label: &str, text: &str) -> Result<RunFile, UsageError> {
+    parse_owned(label, text.to_string())
+}
+
+/// [`parse`], taking the text: it is let go once its document is read.
+fn parse_owned(label: &str, text: String) -> Result<RunFile, UsageError> {
     let fail = |what: String| UsageError(format!("{label}: {what}"));
     if text.trim().is_empty() {
         return Err(fail(format!("empty file; {WANTED}")));
     }
     // The C tools' JSON is often not even JSON (`-nan`): name it first.
     let from_c = text.contains("\"rt_test_version:\"") && !text.contains("\"rtlat_version\"");
-    let doc = ResultDocument::parse(text).map_err(|e| {
+    let doc = ResultDocument::parse(&text).map_err(|e| {
         fail(if from_c {
             format!("written by the C rt-tests tools (no \"rtlat_version\"), and {e}; {WANTED}")
         } else {
             format!("{e}; {WANTED}")
         })
     })?;
-    let run = match doc.format() {
+    drop(text);
+    let format = doc.format();
+    let environment = Facts::of(doc.environment.as_ref());
+    let run = match format {
         Format::RtlatJson => of_rtlat(&doc),
-        _ => of_c_histogram(&doc),
+        _ => of_c_histogram(doc),
     };
     let (threads, all) = run.map_err(fail)?;
     Ok(RunFile {
         label: label.to_string(),
         threads,
         all,
-        environment: Facts::of(doc.environment.as_ref()),
-        resolution: (doc.format() != Format::RtlatJson).then_some(FROM_C_HISTOGRAM),
+        environment,
+        resolution: (format != Format::RtlatJson).then_some(FROM_C_HISTOGRAM),
     })
 }
 
@@ -113,7 +123,8 @@ fn of_rtlat(doc: &ResultDocument) -> Result<Threads, String> {
         .all_threads()
         .map_err(|e| format!("\"all_threads\": {e}"))?
         .ok_or_else(|| format!("no \"all_threads\" percentiles; {WANTED}"))?;
-    let mut values = percentile_values(&all_threads);
+    let mut values =
+        percentile_values(&all_threads).map_err(|e| format!("\"all_threads\": {e}"))?;
     values[Row::Min as usize] = threads.values().filter_map(|f| f.value(Row::Min)).min();
     let mut buckets: Vec<(i64, i64)> = threads
         .values()
@@ -121,8 +132,11 @@ fn of_rtlat(doc: &ResultDocument) -> Result<Threads, String> {
         .collect();
     buckets.sort_unstable();
     buckets.dedup();
+    let samples = threads.values().try_fold(0, |total, f| {
+        rtlat_results::bounds::add_count("all threads: \"cycles\"", total, f.samples)
+    })?;
     let all = Figures {
-        samples: threads.values().map(|f| f.samples).sum(),
+        samples,
         values,
         buckets,
     };
@@ -135,9 +149,14 @@ fn thread_figures(t: &ThreadResult) -> Result<Figures, String> {
         .percentiles()
         .map_err(|e| format!("\"percentiles\": {e}"))?
         .ok_or_else(|| format!("no \"percentiles\"; {WANTED}"))?;
-    let mut values = percentile_values(&percentiles);
-    values[Row::Min as usize] = t.min_ns;
-    if let Some(max) = t.max_ns {
+    let mut values =
+        percentile_values(&percentiles).map_err(|e| format!("\"percentiles\": {e}"))?;
+    let ns = |key: &str, ns: Option<i64>| {
+        ns.map(|ns| latency_ns(format_args!("\"{key}\""), ns))
+            .transpose()
+    };
+    values[Row::Min as usize] = ns("min_ns", t.min_ns)?;
+    if let Some(max) = ns("max_ns", t.max_ns)? {
         values[Row::Max as usize] = Some(max);
     }
     let buckets = match &t.distribution {
@@ -151,13 +170,18 @@ fn thread_figures(t: &ThreadResult) -> Result<Figures, String> {
     })
 }
 
-/// The rows' values (ns) of a percentiles object (µs with 3 decimals).
-fn percentile_values(p: &Percentiles) -> [Option<i64>; ROWS.len()] {
-    ROWS.map(|row| {
-        row.percentile_key()
-            .and_then(|key| p.get(key).flatten())
-            .map(micros_to_ns)
-    })
+/// The rows' values (ns) of a percentiles object (µs with 3 decimals),
+/// each within the accepted range ([`rtlat_results::bounds`]).
+fn percentile_values(p: &Percentiles) -> Result<[Option<i64>; ROWS.len()], String> {
+    let mut values = [None; ROWS.len()];
+    for (value, row) in values.iter_mut().zip(ROWS) {
+        if let Some(key) = row.percentile_key()
+            && let Some(us) = p.get(key).flatten()
+        {
+            *value = Some(micros_to_ns(latency_us(format_args!("\"{key}\""), us)?));
+        }
+    }
+    Ok(values)
 }
 
 /// A distribution's bucket bounds in ns.
@@ -166,6 +190,10 @@ fn distribution_bounds(d: &Distribution) -> Result<Vec<(i64, i64)>, String> {
         "\"distribution\" is not {\"unit\": \"us\", \"buckets\": [[from, to, count], ...]}"
             .to_string()
     })?;
+    for &(from, to, _) in &d.buckets {
+        latency_us("a \"distribution\" bucket's bound", from)?;
+        latency_us("a \"distribution\" bucket's bound", to)?;
+    }
     let mut out: Vec<(i64, i64)> = d
         .buckets
         .iter()
@@ -177,13 +205,15 @@ fn distribution_bounds(d: &Distribution) -> Result<Vec<(i64, i64)>, String> {
 
 /// The C cyclictest's figures, from each thread's `-h` histogram and its
 /// exact (whole µs) minimum and maximum; all threads from their buckets
-/// together.
-fn of_c_histogram(doc: &ResultDocument) -> Result<Threads, String> {
+/// together. The document is taken: each thread's histogram is let go
+/// once it is read.
+fn of_c_histogram(doc: ResultDocument) -> Result<Threads, String> {
     let scale = doc.units_per_us();
     let mut threads = BTreeMap::new();
     let mut every = Vec::new();
-    for (&index, t) in &doc.threads {
-        let samples = ThreadSamples::of_thread(index, t.latencies(), scale)?;
+    let mut total = 0;
+    for (index, t) in doc.threads {
+        let samples = ThreadSamples::of_owned_thread(index, t, scale)?;
         if samples.buckets.is_empty() && samples.count() > 0 {
             return Err(format!(
                 "written by the C rt-tests tools (no \"rtlat_version\") without a histogram \
@@ -191,6 +221,7 @@ fn of_c_histogram(doc: &ResultDocument) -> Result<Threads, String> {
                  (e.g. -h 1000); {WANTED}"
             ));
         }
+        total = rtlat_results::bounds::add_count("all threads", total, samples.count())?;
         threads.insert(index, histogram_figures(&samples));
         every.push(samples);
     }

@@ -25,6 +25,7 @@ mod monitor;
 mod monitor_files;
 mod monitor_http;
 mod package;
+mod reader_bounds;
 mod results;
 mod signaltest;
 mod smoke;
