@@ -189,7 +189,7 @@ impl PairEngine {
                     test: BinarySemaphore::new(),
                     sync: BinarySemaphore::new(),
                 }),
-                (true, Mechanism::SysvSemaphore) => KeptSemSet::create_private(2)
+                (true, Mechanism::SysvSemaphore) => KeptSemSet::create(2)
                     .map(Objects::SysV)
                     .map_err(|errno| IpcError::Object {
                         what: "SysV semaphore set",
