@@ -213,6 +213,38 @@ pub fn preflight() -> anyhow::Result<PathBuf> {
     Ok(tracing)
 }
 
+/// Removes the instances (`instances/rtlat-<pid>`) of runs that are gone
+/// (no process has the pid, or this one has it): what a run killed
+/// together with its janitor left, recording still. One note each. An
+/// instance in use cannot be removed (its reader holds its files: the
+/// kernel refuses, EBUSY), so a live run in another pid namespace loses
+/// nothing but in the milliseconds before its reader opens them.
+fn remove_instances_of_gone_runs(tracing: &Path) {
+    let own = std::process::id();
+    let Ok(entries) = std::fs::read_dir(tracing.join("instances")) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("rtlat-"))
+            .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let gone = pid == own || !Path::new(&format!("/proc/{pid}")).exists();
+        if gone && rtlat_sys::trace_instance::remove_instance_dir(&entry.path()).is_ok() {
+            note!(
+                "note: --explain: removed the trace instance {} of a run that is gone (killed \
+                 together with its janitor)",
+                entry.path().display()
+            );
+        }
+    }
+}
+
 /// The first required event the tracing directory `tracing` lacks.
 fn missing_event(tracing: &Path) -> Option<&'static str> {
     REQUIRED_EVENTS
@@ -225,6 +257,7 @@ impl ExplainSession {
     /// reads what its reader needs; a refusal is one line naming
     /// `--explain` (exit 1, before any sample).
     pub fn open(plan: &ExplainPlan, tracing: &Path) -> anyhow::Result<ExplainSession> {
+        remove_instances_of_gone_runs(tracing);
         let spec = InstanceSpec::for_run(&plan.cpus, BUFFER_SIZE_KB);
         // Announced before it is made: a run killed while the kernel
         // allocates its buffers (milliseconds) leaves nothing behind.
