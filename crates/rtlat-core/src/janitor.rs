@@ -13,38 +13,68 @@
 //! anyone can look up must be removed by some process that survives the
 //! run: a SysV semaphore set cannot be made to disappear with its creator.
 //!
-//! How it works:
+//! The rule: announce, then change. The janitor learns of every object
+//! BEFORE it exists, of every setting BEFORE it changes, so that no
+//! moment of a run, its start included, leaves something it does not
+//! know of:
+//! - a file, FIFO or tracefs instance is announced by name
+//!   ([`announce_named`]), then, once made, confirmed by device and inode
+//!   ([`Kept::confirm`]): from then on the janitor removes the name only
+//!   while it leads to that very object. Killed in between, the run leaves
+//!   the janitor a name without identity: it removes an object of that
+//!   kind found there, if the name is still the run's (the names carry the
+//!   run's pid, or are the `-F` path the run replaces anyway) and the
+//!   run's pid is not another process's by now (its start time, read when
+//!   the janitor started, differs). An object announced and never made is
+//!   simply not there;
+//! - a SysV set ([`KeptSemSet::create`]) is announced by a random key no
+//!   set has, made under it with `IPC_EXCL`, then confirmed by its id;
+//! - a setting ([`keep_setting`]: a sysfs file and its previous value) is
+//!   announced before it is changed, and forgotten right after the owner
+//!   writes it back: the janitor writing back a value the file still
+//!   holds is harmless.
+//!
+//! The returned [`Kept`] is released just BEFORE the owner removes the
+//! object, which tells the janitor to forget it. The owner removes its
+//! objects itself, exactly when it did without a janitor.
+//!
+//! How it runs:
 //! - [`start`] spawns the rtlat binary as `rtlat-janitor`
 //!   ([`HelperRole::Janitor`]): not real-time, the stop signals blocked, in
 //!   a process group of its own (a `kill -KILL` of the run's group does not
 //!   reach it), without a parent death signal, its standard input a pipe
 //!   from the run. Only runs that create such objects start one
-//!   (svsematest, cyclictest); measured, it costs one process of 2.5 MB
-//!   resident (150 kB of its own) and about 2 ms per run: spawned at the
-//!   start, waited for at the end.
-//! - Each object is announced over the pipe right after it is created
-//!   ([`keep_semaphore_set`], [`keep_file`], [`keep_trace_instance`]); the
-//!   returned [`Kept`] is
-//!   released just BEFORE the owner removes the object, which tells the
-//!   janitor to forget it. The owner removes its objects itself, exactly
-//!   when it did without a janitor.
-//! - A setting ([`keep_setting`]: a sysfs file and its previous value) is
-//!   announced BEFORE it is changed, and forgotten right after the owner
-//!   writes it back: the janitor writing back a value the file still
-//!   holds is harmless, so no kill leaves a setting changed.
+//!   (svsematest, cyclictest, `--explain`); measured, it costs one process
+//!   of 2.5 MB resident (150 kB of its own) and about 2 ms per run:
+//!   spawned at the start, waited for at the end.
 //! - When the pipe reaches end of file (the run has exited, however it
 //!   ended), the janitor removes whatever is still announced and exits.
 //!   At a normal end nothing is left and [`finish`] only waits for it.
+//! - The run watches its janitor: a thread of the run, not real-time and
+//!   nowhere near the measuring loop, blocks in `poll` on the write end of
+//!   the pipe, which reports an error the moment the janitor dies (no
+//!   reader left). It then starts a new janitor, tells it every record
+//!   still alive (the run keeps a copy of each) and prints one warning
+//!   line. If no janitor can be started, it stops the run as SIGTERM
+//!   would (the owners remove their objects) and [`finish`] makes the
+//!   exit status 1.
+//!
+//! What a kill leaves (the decision, and what the README promises): the
+//! run alone, or its whole process group: nothing, the janitor cleans up;
+//! the janitor alone: nothing, it is replaced; the janitor and then the
+//! run, after the replacement: nothing. Both at once (`pkill -9 -f
+//! rtlat`, which matches `rtlat-janitor`: it does not hide its name from
+//! a user who kills every rtlat process): nobody is left to clean, and the
+//! objects may stay; `--explain` removes the trace instances of gone runs
+//! before making its own (the costly leftover: a ring buffer recording
+//! until reboot), the README says how to remove the rest by hand.
 //!
 //! Why "forget before removing": the kernel hands a removed set's id, and
 //! the file system a removed file's name, to whoever asks next. Were the
 //! janitor told after the removal, a run killed in between would leave it
 //! listing an id that may by then be another program's set. Told before,
 //! the worst a kill in between does is leave that one object behind (a
-//! window of a few microseconds at the end of the run, as between creating
-//! an object and announcing it). Files are announced with their device and
-//! inode and removed only if the name still leads to that very file; so
-//! are tracefs instance directories.
+//! window of a few microseconds at the end of the run).
 //!
 //! Each record goes to the pipe in one `write` of less than `PIPE_BUF`
 //! bytes, so a killed run never leaves half a record.
