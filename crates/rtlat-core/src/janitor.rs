@@ -563,8 +563,9 @@ enum Record {
 }
 
 impl Record {
-    /// `S token id`, `K token key`, `N token kind len path`, `C token dev ino`, `W token
-    /// len path len value`, `X token`; integers little-endian.
+    /// `S token id`, `K token key`, `N token kind len path`, `C token
+    /// dev ino`, `W token len path len value`, `X token`; integers
+    /// little-endian.
     fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
         let counted = |out: &mut Vec<u8>, bytes: &[u8]| {
