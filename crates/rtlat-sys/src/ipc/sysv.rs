@@ -1,9 +1,12 @@
-//! A private SysV semaphore set.
+//! A SysV semaphore set of one run's own.
 //!
 //! svsematest keys its sets with `ftok(argv[0], i)`, so two instances of
 //! the tool share (and disturb) each other's semaphores. A set created with
-//! `IPC_PRIVATE` has a fresh id nobody else knows; a child process of ours
-//! that is told the id can use it ([`SemSet::attach`]).
+//! `IPC_PRIVATE` has a fresh id nobody else knows; one created under a
+//! fresh key with `IPC_EXCL` ([`SemSet::create_exclusive`]) is as much its
+//! creator's, and its key can be told to a process that cleans up after
+//! this one before the set exists. A child process of ours that is told
+//! the id can use it ([`SemSet::attach`]).
 #![allow(unsafe_code)]
 
 use super::last_errno;
