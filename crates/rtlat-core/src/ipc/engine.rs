@@ -6,8 +6,9 @@
 //! message queues, which have no name); [`PairEngine::start`] spawns the
 //! threads on small stacks. Each blocks every signal but the wake-up one,
 //! pins itself, takes its policy, pre-faults its stack and buffers and
-//! waits at a start barrier with the others; then it runs its side's loop ([`super::handoff`]). The caller
-//! reads the slots for the live display and decides when to stop.
+//! waits at a start barrier with the others; then it runs its side's loop
+//! ([`super::handoff`]). The caller reads the slots for the live display
+//! and decides when to stop.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier};
