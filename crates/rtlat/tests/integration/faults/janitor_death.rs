@@ -509,3 +509,62 @@ fn a_fifo_that_cannot_be_made_once_the_run_is_on_is_one_line_and_exit_1() {
         r.describe()
     );
 }
+
+/// A copy of rtlat that `nobody` can execute (the build's own may sit
+/// under a directory `nobody` cannot enter), written by install(1) (a
+/// process of its own: see `support::nobody` on ETXTBSY).
+fn copy_for_nobody(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let copy = dir.join("rtlat");
+    let status = std::process::Command::new("install")
+        .args(["-m", "0755"])
+        .arg(crate::support::rtlat_path())
+        .arg(&copy)
+        .status()
+        .expect("install(1)");
+    assert!(status.success());
+    copy
+}
+
+#[test]
+fn a_janitor_that_cannot_be_replaced_stops_the_run_with_exit_1() {
+    // The run as nobody, without capabilities, from a copy of rtlat that
+    // loses its execute bits once the run is on. The run stops as on
+    // SIGTERM: its objects removed by itself, one line, exit 1.
+    // SCHED_OTHER: no lease.
+    require_root_and_setpriv!();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = copy_for_nobody(dir.path());
+    let mut cmd = std::process::Command::new("setpriv");
+    cmd.args([
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "--inh-caps=-all",
+    ])
+    .arg(&copy)
+    .args(["cyclictest", "-q", "-i", "1000", "-D", "10"])
+    .current_dir("/");
+    let child = spawn(&mut cmd);
+    // setpriv execs rtlat: the same pid.
+    let pid = child.pid();
+    let janitor = wait_for_janitor(pid);
+    let shm = PathBuf::from(format!("/dev/shm/cyclictest{pid}"));
+    assert!(wait_until(Duration::from_secs(5), || shm.exists()));
+    // The binary no longer executable: a new janitor cannot be spawned
+    // (EACCES; nobody has no capability to bypass it).
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o644)).unwrap();
+    send_signal(janitor, "KILL");
+    let r = child.wait(Duration::from_secs(5));
+    r.expect_code(1);
+    assert!(
+        r.stderr.contains(&format!(
+            "rtlat's janitor (pid {janitor}) died (signal 9) and cannot be restarted"
+        )),
+        "{}",
+        r.describe()
+    );
+    assert!(!shm.exists(), "removed by the run itself");
+}
