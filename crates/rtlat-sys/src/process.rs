@@ -504,6 +504,26 @@ pub fn parent_pid() -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pipe_whose_reader_is_gone_wakes_the_watch_and_so_does_stop() {
+        use std::os::fd::AsFd;
+        let (reader, writer) = io::pipe().unwrap();
+        let (stop_reader, stop_writer) = io::pipe().unwrap();
+        let watcher = std::thread::spawn(move || {
+            wait_for_reader_gone(writer.as_fd(), stop_reader.as_fd()).unwrap()
+        });
+        drop(reader);
+        assert_eq!(watcher.join().unwrap(), PipeWatch::ReaderGone);
+        drop(stop_writer);
+        let (_reader, writer) = io::pipe().unwrap();
+        let (stop_reader, stop_writer) = io::pipe().unwrap();
+        let watcher = std::thread::spawn(move || {
+            wait_for_reader_gone(writer.as_fd(), stop_reader.as_fd()).unwrap()
+        });
+        drop(stop_writer);
+        assert_eq!(watcher.join().unwrap(), PipeWatch::Stopped);
+    }
     use std::io::{Read, Write};
 
     /// `sh -c SCRIPT` with its output piped.
