@@ -235,7 +235,9 @@ fn remove_instances_of_gone_runs(tracing: &Path) {
             continue;
         };
         let gone = pid == own || !Path::new(&format!("/proc/{pid}")).exists();
-        if gone && rtlat_sys::trace_instance::remove_instance_dir(&entry.path()).is_ok() {
+        // rmdir alone, nothing turned off first: an instance still in use
+        // is refused whole (EBUSY) and left as it was.
+        if gone && std::fs::remove_dir(entry.path()).is_ok() {
             note!(
                 "note: --explain: removed the trace instance {} of a run that is gone (killed \
                  together with its janitor)",
