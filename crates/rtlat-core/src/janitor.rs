@@ -133,6 +133,11 @@ const FINISH_LIMIT: Duration = Duration::from_secs(2);
 /// atomic; a longer one cut by a kill is the last, and ignored.
 const MAX_PATH: usize = 4096;
 
+/// The watcher's stack: it formats a line and spawns a process, no more;
+/// a run that has locked its memory (`mlockall`) locks all of it, so it
+/// is small (the default is 2 MiB).
+const WATCHER_STACK: usize = 128 * 1024;
+
 /// Spawns a janitor (`program` being the rtlat binary) and returns it
 /// with the write end of its pipe.
 fn spawn_janitor(program: &Path) -> io::Result<(ChildProcess, File)> {
@@ -175,6 +180,7 @@ pub fn start(program: &Path, notify: fn(&str)) -> io::Result<()> {
     new.watcher = Some(
         std::thread::Builder::new()
             .name("rtlat-janitor-watch".to_string())
+            .stack_size(WATCHER_STACK)
             .spawn(move || watch(&stop_reader))?,
     );
     *guard = Some(new);
