@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use crate::support::cpus::CpuLease;
 use crate::support::{
-    Running, children_of, rtlat, rtlat_cyclictest, run, send_signal, spawn,
+    Running, allowed_cpus, children_of, rtlat, rtlat_cyclictest, run, send_signal, spawn,
     wait_for_realtime_threads, wait_until, wait_until_spinning,
 };
 
@@ -423,11 +423,14 @@ fn a_second_deepest_idle_state_run_is_refused_in_one_line() {
         rtlat_cyclictest(["-q", "-i", "1000", "-D", "10", "--deepest-idle-state", "-1"])
             .env("RTLAT_TEST_CPU_SYSFS", idle.root()),
     );
+    // -1 without -a: the three states of every allowed CPU, written one
+    // after the other.
+    let limited = 3 * allowed_cpus().len();
     assert!(
-        wait_until(Duration::from_secs(5), || idle.disabled() > 0),
-        "the first run limits the states"
+        wait_until(Duration::from_secs(5), || idle.disabled() == limited),
+        "the first run limits the states: {} of {limited}",
+        idle.disabled()
     );
-    let limited = idle.disabled();
     let second =
         run(
             rtlat_cyclictest(["-q", "-i", "1000", "-l", "100", "--deepest-idle-state", "0"])
