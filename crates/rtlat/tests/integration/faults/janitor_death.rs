@@ -571,3 +571,73 @@ fn a_janitor_that_cannot_be_replaced_stops_the_run_with_exit_1() {
     );
     assert!(!shm.exists(), "removed by the run itself");
 }
+
+#[test]
+fn a_killed_runs_idle_state_lock_lasts_until_its_janitor_has_ended() {
+    // The janitor holds the lock with the run (an inherited descriptor).
+    // Held back after the run's SIGKILL (a file of the run's trace
+    // instance kept open here: the kernel refuses to remove it, and the
+    // janitor tries again for up to 3 s), it has put the states back
+    // already (they were announced first) and still keeps a second run
+    // out; once it has ended, the second run goes ahead.
+    require_tracefs_instances!();
+    let lease = CpuLease::one();
+    let cpu = lease.cpu().to_string();
+    let idle = FakeCpuidle::new();
+    let first = spawn(
+        rtlat_cyclictest([
+            "-q",
+            "-m",
+            "-a",
+            &cpu,
+            "-p",
+            "50",
+            "-i",
+            "1000",
+            "-D",
+            "10",
+            "--explain",
+            "--deepest-idle-state",
+            "-1",
+        ])
+        .env("RTLAT_TEST_CPU_SYSFS", idle.root()),
+    );
+    let pid = first.pid();
+    let instance = instance_of(pid);
+    let _cleanup = Leftovers(vec![instance.clone()]);
+    wait_for_realtime_threads(pid, 1);
+    let janitor = wait_for_janitor(pid);
+    let held = std::fs::File::open(instance.join("tracing_on")).unwrap();
+    send_signal(pid, "KILL");
+    // Not waited for with `wait`, which reads its standard error to the
+    // end: the janitor holds that too, until it ends.
+    assert!(wait_until(CLEAN_WITHIN, || gone(pid)), "the run ends");
+    let second = || {
+        run(
+            rtlat_cyclictest(["-q", "-i", "1000", "-l", "50", "--deepest-idle-state", "0"])
+                .env("RTLAT_TEST_CPU_SYSFS", idle.root()),
+        )
+    };
+    assert!(
+        wait_until(CLEAN_WITHIN, || idle.disabled() == 0),
+        "the states put back first"
+    );
+    let refused = second();
+    let janitor_was_there = !gone(janitor);
+    drop(held);
+    let _ = first.wait(Duration::from_secs(5));
+    assert!(janitor_was_there, "the janitor waited for the instance");
+    refused.expect_code(1);
+    assert!(
+        refused.stderr.contains("another run"),
+        "{}",
+        refused.describe()
+    );
+    assert!(
+        wait_until(CLEAN_WITHIN, || gone(janitor)),
+        "the janitor ends"
+    );
+    assert!(!instance.exists(), "removed once let go");
+    second().expect_code(0);
+    assert_eq!(idle.disabled(), 0, "restored by the second run");
+}
