@@ -13,7 +13,7 @@
 //! refused with one line (exit 1). Otherwise the first to end would put
 //! back the states the other still relies on. The janitor holding the
 //! lock too means that a run killed with SIGKILL keeps the lock until
-//! its janitor has put the states back.
+//! its janitor has put the states back and ended.
 //!
 //! The tests point the run at a tree of their own through the
 //! environment variable [`TEST_ROOT_ENV`] (cpuN/cpuidle/stateK/disable
