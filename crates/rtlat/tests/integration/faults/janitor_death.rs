@@ -392,7 +392,9 @@ fn both_killed_at_once_leave_at_most_what_the_next_explain_run_removes() {
     let child = spawn(&mut explain(&["-D", "10"]));
     let pid = child.pid();
     let own = instance_of(pid);
-    let _cleanup = Leftovers(vec![own.clone(), by_hand.clone()]);
+    // What both-at-once may leave: the shm file too.
+    let shm = PathBuf::from(format!("/dev/shm/cyclictest{pid}"));
+    let _cleanup = Leftovers(vec![own.clone(), by_hand.clone(), shm]);
     wait_for_realtime_threads(pid, 1);
     let janitor = wait_for_janitor(pid);
     let status = std::process::Command::new("kill")
