@@ -134,7 +134,7 @@ impl helper::HelperRole {
         rtlat_sys::system::set_thread_name(self.argv0());
         match self {
             helper::HelperRole::ForkLoad => load::fork_helper_main(parent),
-            helper::HelperRole::Janitor => janitor::janitor_main(),
+            helper::HelperRole::Janitor => janitor::janitor_main(parent),
         }
     }
 }

@@ -163,6 +163,21 @@ impl IdleStatePlan {
     }
 }
 
+/// Takes an exclusive `flock` on the directory `root` (normally
+/// [`CPU_SYSFS`]) without waiting: `Ok(None)` while another open file
+/// holds it. The descriptor is opened WITHOUT close-on-exec, so that a
+/// helper process started afterwards (a janitor) holds the lock with it,
+/// until both have let it go.
+pub fn lock_inherited(root: &Path) -> io::Result<Option<std::os::fd::OwnedFd>> {
+    use rustix::fs::{FlockOperation, Mode, OFlags, flock, open};
+    let fd = open(root, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty())?;
+    match flock(&fd, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(Some(fd)),
+        Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Writes `value` to a `disable` file.
 pub fn write_disable(path: &Path, value: &str) -> Result<(), CpuIdleError> {
     std::fs::write(path, value).map_err(|source| CpuIdleError::File {

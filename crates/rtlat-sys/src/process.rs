@@ -32,7 +32,7 @@
 use std::ffi::{CString, OsStr, OsString};
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -412,6 +412,53 @@ impl ChildProcess {
     }
 }
 
+/// What [`wait_for_reader_gone`] saw first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PipeWatch {
+    /// Every read end of the pipe is closed: its reader has died.
+    ReaderGone,
+    /// The stop pipe became readable or its write end was closed.
+    Stopped,
+}
+
+/// Blocks until the pipe whose WRITE end is `pipe` has no reader left
+/// (`POLLERR`: the process reading it has died), or until `stop` (a read
+/// end) becomes readable or hangs up. Costs nothing while it waits: one
+/// `poll` with no timeout; interrupted by a signal, it waits again.
+pub fn wait_for_reader_gone(pipe: BorrowedFd<'_>, stop: BorrowedFd<'_>) -> io::Result<PipeWatch> {
+    let mut fds = [
+        // No event asked for: POLLERR and POLLHUP are always reported.
+        libc::pollfd {
+            fd: pipe.as_raw_fd(),
+            events: 0,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: stop.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    loop {
+        // SAFETY: `fds` is an array of two initialised pollfd structures
+        // that lives across the call, and 2 is its length.
+        let rc = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+        if rc < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if fds[1].revents != 0 {
+            return Ok(PipeWatch::Stopped);
+        }
+        if fds[0].revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
+            return Ok(PipeWatch::ReaderGone);
+        }
+    }
+}
+
 /// Why a helper process must not go on: its parent is not the process that
 /// started it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -457,6 +504,26 @@ pub fn parent_pid() -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pipe_whose_reader_is_gone_wakes_the_watch_and_so_does_stop() {
+        use std::os::fd::AsFd;
+        let (reader, writer) = io::pipe().unwrap();
+        let (stop_reader, stop_writer) = io::pipe().unwrap();
+        let watcher = std::thread::spawn(move || {
+            wait_for_reader_gone(writer.as_fd(), stop_reader.as_fd()).unwrap()
+        });
+        drop(reader);
+        assert_eq!(watcher.join().unwrap(), PipeWatch::ReaderGone);
+        drop(stop_writer);
+        let (_reader, writer) = io::pipe().unwrap();
+        let (stop_reader, stop_writer) = io::pipe().unwrap();
+        let watcher = std::thread::spawn(move || {
+            wait_for_reader_gone(writer.as_fd(), stop_reader.as_fd()).unwrap()
+        });
+        drop(stop_writer);
+        assert_eq!(watcher.join().unwrap(), PipeWatch::Stopped);
+    }
     use std::io::{Read, Write};
 
     /// `sh -c SCRIPT` with its output piped.

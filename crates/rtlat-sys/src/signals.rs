@@ -14,6 +14,9 @@ pub fn wake_signal() -> i32 {
     libc::SIGRTMIN() + 1
 }
 
+/// SIGTERM, for a module that stops its own process as a user would.
+pub const SIGTERM: i32 = libc::SIGTERM;
+
 /// Blocks every signal in the calling thread except `allowed` (and the
 /// unblockable SIGKILL and SIGSTOP, and synchronous fault signals).
 pub fn block_all_except(allowed: i32) -> Result<(), Errno> {

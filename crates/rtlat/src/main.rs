@@ -10,7 +10,8 @@
 //! processes (the `fork` load's helper, the janitor: `argv[0]` names the
 //! role AND the helper variable names the parent, see
 //! `rtlat_core::helper`), it does that job instead. At the end, the
-//! janitor of the run, if any, is waited for.
+//! janitor of the run, if any, is waited for (a run whose janitor died
+//! and could not be replaced ends with exit status 1).
 #![forbid(unsafe_code)]
 
 mod audit;
@@ -52,9 +53,13 @@ fn main() -> ExitCode {
         return ExitCode::from(role.run(parent));
     }
     let status = run_command(&argv);
-    // Every object it was told about is removed by now.
-    rtlat_core::janitor::finish();
-    status
+    // Every object it was told about is removed by now. A run whose
+    // janitor died and could not be replaced was stopped for it: the
+    // machine refused something at run time (exit status 1).
+    match rtlat_core::janitor::finish() {
+        Err(_) if status == ExitCode::SUCCESS => ExitCode::from(1),
+        _ => status,
+    }
 }
 
 fn run_command(argv: &[OsString]) -> ExitCode {

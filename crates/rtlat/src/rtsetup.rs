@@ -98,7 +98,7 @@ pub const OWN_BINARY: &str = "/proc/self/exe";
 /// run is killed (`rtlat_core::janitor`). A run goes on without it, after a
 /// warning, if it cannot start.
 pub fn start_janitor(what: &str) {
-    if let Err(e) = rtlat_core::janitor::start(Path::new(OWN_BINARY)) {
+    if let Err(e) = rtlat_core::janitor::start(Path::new(OWN_BINARY), |line| note!("{line}")) {
         note!(
             "WARN: cannot start rtlat's janitor process ({e}): if this run is killed, {what} \
              will be left behind"

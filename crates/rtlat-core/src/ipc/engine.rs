@@ -2,12 +2,13 @@
 //!
 //! [`PairEngine::new`] allocates the per-side slots and histograms and
 //! creates the kernel objects of every pair (semaphore sets, announced to
-//! the [`janitor`](crate::janitor) if one runs; message queues, which
-//! have no name); [`PairEngine::start`] spawns the threads on small stacks. Each
-//! blocks every signal but the wake-up one, pins itself, takes its policy,
-//! pre-faults its stack and buffers and waits at a start barrier with the
-//! others; then it runs its side's loop ([`super::handoff`]). The caller
-//! reads the slots for the live display and decides when to stop.
+//! the [`janitor`](crate::janitor), if one runs, before they exist;
+//! message queues, which have no name); [`PairEngine::start`] spawns the
+//! threads on small stacks. Each blocks every signal but the wake-up one,
+//! pins itself, takes its policy, pre-faults its stack and buffers and
+//! waits at a start barrier with the others; then it runs its side's loop
+//! ([`super::handoff`]). The caller reads the slots for the live display
+//! and decides when to stop.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier};
@@ -189,7 +190,7 @@ impl PairEngine {
                     test: BinarySemaphore::new(),
                     sync: BinarySemaphore::new(),
                 }),
-                (true, Mechanism::SysvSemaphore) => KeptSemSet::create_private(2)
+                (true, Mechanism::SysvSemaphore) => KeptSemSet::create(2)
                     .map(Objects::SysV)
                     .map_err(|errno| IpcError::Object {
                         what: "SysV semaphore set",

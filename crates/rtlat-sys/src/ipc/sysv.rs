@@ -1,9 +1,12 @@
-//! A private SysV semaphore set.
+//! A SysV semaphore set of one run's own.
 //!
 //! svsematest keys its sets with `ftok(argv[0], i)`, so two instances of
 //! the tool share (and disturb) each other's semaphores. A set created with
-//! `IPC_PRIVATE` has a fresh id nobody else knows; a child process of ours
-//! that is told the id can use it ([`SemSet::attach`]).
+//! `IPC_PRIVATE` has a fresh id nobody else knows; one created under a
+//! fresh key with `IPC_EXCL` ([`SemSet::create_exclusive`]) is as much its
+//! creator's, and its key can be told to a process that cleans up after
+//! this one before the set exists. A child process of ours that is told
+//! the id can use it ([`SemSet::attach`]).
 #![allow(unsafe_code)]
 
 use super::last_errno;
@@ -23,6 +26,30 @@ impl SemSet {
         // SAFETY: semget has no memory effects; any arguments are valid.
         let id =
             unsafe { libc::semget(libc::IPC_PRIVATE, i32::from(count), 0o600 | libc::IPC_CREAT) };
+        if id < 0 {
+            return Err(last_errno());
+        }
+        let set = SemSet { id, owner: true };
+        for sem in 0..count {
+            set.set_value(sem, 0)?;
+        }
+        Ok(set)
+    }
+
+    /// Creates a set of `count` semaphores, all at 0, accessible to this
+    /// user only, under `key` (not `IPC_PRIVATE`), which must be new:
+    /// `EEXIST` if a set has it already. A set whose key is known before
+    /// it exists can be announced to a process that cleans up after this
+    /// one BEFORE it is made ([`set_of_key`] finds it).
+    pub fn create_exclusive(key: i32, count: u16) -> Result<SemSet, Errno> {
+        // SAFETY: semget has no memory effects; any arguments are valid.
+        let id = unsafe {
+            libc::semget(
+                key,
+                i32::from(count),
+                0o600 | libc::IPC_CREAT | libc::IPC_EXCL,
+            )
+        };
         if id < 0 {
             return Err(last_errno());
         }
@@ -98,6 +125,13 @@ pub fn remove_set(id: i32) -> Result<(), Errno> {
     // SAFETY: IPC_RMID reads no argument beyond the fixed ones.
     let rc = unsafe { libc::semctl(id, 0, libc::IPC_RMID) };
     if rc < 0 { Err(last_errno()) } else { Ok(()) }
+}
+
+/// The id of the set with key `key`, if there is one (`ENOENT` if not).
+pub fn set_of_key(key: i32) -> Result<i32, Errno> {
+    // SAFETY: semget has no memory effects; any arguments are valid.
+    let id = unsafe { libc::semget(key, 0, 0) };
+    if id < 0 { Err(last_errno()) } else { Ok(id) }
 }
 
 /// The process id of the last process that changed semaphore `sem` of set

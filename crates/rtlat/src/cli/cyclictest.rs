@@ -1395,7 +1395,8 @@ Power management (/dev/cpu_dma_latency):
       --deepest-idle-state=N
                          disable the idle states deeper than N (-1: all) on
                          the measured CPUs (the -a set, else all) for the
-                         run, instead of setting /dev/cpu_dma_latency
+                         run, instead of setting /dev/cpu_dma_latency; one
+                         such run at a time
 
   -?, --help             print this help and exit
 

@@ -25,7 +25,7 @@ use rtlat_sys::affinity;
 use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::power::{self, DmaLatencyError};
 
-use super::idle_states::LimitedIdleStates;
+use super::idle_states::{IdleStateLock, LimitedIdleStates};
 use super::settings::{DmaLatency, HgrmOutput, Settings};
 use super::stats_file::StatsFile;
 use crate::explain::{ExplainSession, start_explain_reader};
@@ -169,6 +169,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     // disabled idle state on, a stop signal ends the run through its normal
     // end (which restores them), and a SIGKILL leaves them to the janitor.
     let signals = SignalFlags::install()?;
+    // Before the janitor, which inherits it: one run at a time limits the
+    // idle states, and a killed run's lock lasts until they are restored.
+    let idle_state_lock = idle_state_limit
+        .map(|_| IdleStateLock::take())
+        .transpose()?;
     start_janitor(if idle_state_limit.is_some() {
         "its status file in /dev/shm (and the -F FIFO) and the disabled idle states"
     } else {
@@ -176,7 +181,10 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     });
     // Before the cpu_dma_latency step, as in rt-tests 2.8; restored when
     // dropped, on every way out of this function.
-    let _idle_states = idle_state_limit.map(LimitedIdleStates::apply).transpose()?;
+    let _idle_states = match (idle_state_limit, idle_state_lock) {
+        (Some(limit), Some(lock)) => Some(LimitedIdleStates::apply(limit, lock)?),
+        _ => None,
+    };
     let _dma_request = request_dma_latency(settings.dma_latency, synthetic, &mut out)?;
     if !synthetic
         && clock::resolution(Clock::Monotonic)
@@ -282,24 +290,30 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
 
     let shared = running.shared_handle();
-    // The run is on by then: a FIFO that cannot be made now (the file
-    // system changed since the check) only loses the FIFO, with a line.
-    let fifo = settings.fifo.as_ref().and_then(|path| {
+    // The run is on by then, but no sample has been shown: a FIFO that
+    // cannot be made now (the file system changed since the check) or a
+    // server thread that cannot start stops the run, one line, exit 1
+    // (C prints "Error creating fifo" and goes on, exit 0; README).
+    let fifo = match settings.fifo.as_ref().map(|path| {
         FifoServer::start(
             path.clone(),
             shared.clone(),
             settings.engine.threads.clone(),
             settings.engine.run.resolution,
         )
-        .map_err(|e| {
-            note!(
-                "Error creating fifo {}: {}",
+        .map_err(|e| (path, e))
+    }) {
+        Some(Err((path, e))) => {
+            running.finish(false);
+            bail!(
+                "-F/--fifo: cannot create '{}': {}",
                 path.display(),
                 io_strerror(&e)
             );
-        })
-        .ok()
-    });
+        }
+        Some(Ok(server)) => Some(server),
+        None => None,
+    };
     let mut live = LiveText::new(
         live_mode(settings),
         settings.header_policy.clone(),

@@ -3,8 +3,8 @@
 //!
 //! [`ExplainSession::open`] checks what explaining needs (root, tracefs,
 //! the events) and makes the run's own tracefs instance, recording on the
-//! measured CPUs only, before the first sample; the janitor removes it if
-//! the run is killed. [`ExplainSession::start_reader`] starts the reader
+//! measured CPUs only, before the first sample; announced to the janitor
+//! before it is made, which removes it if the run is killed. [`ExplainSession::start_reader`] starts the reader
 //! ([`reader`]) once the measuring threads exist: a non-real-time thread,
 //! off the measured CPUs where one is free, that reads every CPU's
 //! `trace_pipe_raw`, keeps a short window of events and explains the
@@ -25,7 +25,7 @@ use rtlat_core::candidates::ExplainTrigger;
 use rtlat_core::config::CyclicConfig;
 use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::engine::{Running, Shared};
-use rtlat_core::janitor::{self, Kept};
+use rtlat_core::janitor::{self, Kept, NamedKind};
 use rtlat_core::report::{RunReport, WakeupLatencies};
 use rtlat_core::units::Nanos;
 use rtlat_explain::trace::{EventFormat, EventFormats, PageHeaderLayout};
@@ -213,6 +213,40 @@ pub fn preflight() -> anyhow::Result<PathBuf> {
     Ok(tracing)
 }
 
+/// Removes the instances (`instances/rtlat-<pid>`) of runs that are gone
+/// (no process has the pid, or this one has it): what a run killed
+/// together with its janitor left, recording still. One note each. An
+/// instance in use cannot be removed (its reader holds its files: the
+/// kernel refuses, EBUSY), so a live run in another pid namespace loses
+/// nothing but in the milliseconds before its reader opens them.
+fn remove_instances_of_gone_runs(tracing: &Path) {
+    let own = std::process::id();
+    let Ok(entries) = std::fs::read_dir(tracing.join("instances")) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("rtlat-"))
+            .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let gone = pid == own || !Path::new(&format!("/proc/{pid}")).exists();
+        // rmdir alone, nothing turned off first: an instance still in use
+        // is refused whole (EBUSY) and left as it was.
+        if gone && std::fs::remove_dir(entry.path()).is_ok() {
+            note!(
+                "note: --explain: removed the trace instance {} of a run that is gone (killed \
+                 together with its janitor)",
+                entry.path().display()
+            );
+        }
+    }
+}
+
 /// The first required event the tracing directory `tracing` lacks.
 fn missing_event(tracing: &Path) -> Option<&'static str> {
     REQUIRED_EVENTS
@@ -225,20 +259,31 @@ impl ExplainSession {
     /// reads what its reader needs; a refusal is one line naming
     /// `--explain` (exit 1, before any sample).
     pub fn open(plan: &ExplainPlan, tracing: &Path) -> anyhow::Result<ExplainSession> {
+        remove_instances_of_gone_runs(tracing);
         let spec = InstanceSpec::for_run(&plan.cpus, BUFFER_SIZE_KB);
-        let instance =
-            TraceInstance::create(tracing, &spec).map_err(|e| anyhow::anyhow!("--explain: {e}"))?;
-        let kept = match janitor::keep_trace_instance(instance.dir()) {
+        // Announced before it is made: a run killed while the kernel
+        // allocates its buffers (milliseconds) leaves nothing behind.
+        let dir = tracing.join("instances").join(&spec.name);
+        let mut kept = match janitor::announce_named(NamedKind::TraceInstance, &dir) {
             Ok(kept) => Some(kept),
             Err(e) => {
                 note!(
                     "WARN: --explain: cannot tell the janitor about {}: {e}; if this run is \
                      killed, the instance will be left behind",
-                    instance.dir().display()
+                    dir.display()
                 );
                 None
             }
         };
+        let instance =
+            TraceInstance::create(tracing, &spec).map_err(|e| anyhow::anyhow!("--explain: {e}"))?;
+        if let Some(Err(e)) = kept.as_mut().map(Kept::confirm) {
+            note!(
+                "WARN: --explain: cannot tell the janitor about {}: {e}; if this run is \
+                 killed, the instance may be left behind",
+                dir.display()
+            );
+        }
         let layout = read_layout(instance.dir())?;
         // Every field the analysis reads must be there, before any sample.
         let decoder = EventDecoder::new(&read_formats(&instance)?)

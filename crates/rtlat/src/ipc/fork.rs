@@ -155,7 +155,7 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let mut semaphores = Vec::new();
     if sysv {
         for plan in &settings.engine.pairs {
-            let set = KeptSemSet::create_private(2).map_err(|e| {
+            let set = KeptSemSet::create(2).map_err(|e| {
                 anyhow::anyhow!(
                     "cannot create the SysV semaphore set of pair {}: {e}",
                     plan.index

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use rtlat_core::config::ThreadPlan;
 use rtlat_core::engine::Shared;
-use rtlat_core::janitor::{Kept, keep_file};
+use rtlat_core::janitor::{Kept, NamedKind, announce_named};
 use rtlat_core::units::Resolution;
 use rtlat_sys::fifo::{make_fifo, open_fifo_writer_nonblocking};
 
@@ -48,8 +48,14 @@ impl FifoServer {
         plans: Vec<ThreadPlan>,
         resolution: Resolution,
     ) -> io::Result<FifoServer> {
+        // Announced before it is made: the janitor removes a FIFO it finds
+        // at that name if the run dies before confirming it (the run would
+        // have replaced it anyway).
+        let mut kept = announce_named(NamedKind::Fifo, &path).ok();
         make_fifo(&path).map_err(io::Error::from)?;
-        let kept = keep_file(&path).ok();
+        if let Some(Err(_)) = kept.as_mut().map(Kept::confirm) {
+            kept = None;
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let served = Served {
             path: path.clone(),

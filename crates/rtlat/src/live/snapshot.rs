@@ -6,14 +6,14 @@
 //! exactly the last block written (no NUL padding in front of it) and is
 //! removed whenever the value is dropped, not only at a normal exit; if
 //! the process is killed, the janitor removes it (`rtlat_core::janitor`,
-//! when the run has started one).
+//! when the run has started one: told before the file is made).
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{FileExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use rtlat_core::janitor::{Kept, keep_file};
+use rtlat_core::janitor::{Kept, NamedKind, announce_named};
 
 /// Where the status files live.
 const SHM_DIR: &str = "/dev/shm";
@@ -32,6 +32,9 @@ impl StatusSnapshotFile {
     /// are the operating system's, as is (errno intact, no path).
     pub fn create(pid: i32) -> io::Result<StatusSnapshotFile> {
         let path = PathBuf::from(format!("{SHM_DIR}/cyclictest{pid}"));
+        // Announced before it is made (the name is this process's own):
+        // a kill at any moment from here on leaves nothing behind.
+        let mut kept = announce_named(NamedKind::File, &path).ok();
         match fs::remove_file(&path) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -42,7 +45,9 @@ impl StatusSnapshotFile {
             .create_new(true)
             .mode(0o644)
             .open(&path)?;
-        let kept = keep_file(&path).ok();
+        if let Some(Err(_)) = kept.as_mut().map(Kept::confirm) {
+            kept = None;
+        }
         // The umask may have taken bits away: set the mode exactly.
         let created = StatusSnapshotFile { path, file, kept };
         created
