@@ -23,17 +23,7 @@ impl SemSet {
     /// Creates a private set of `count` semaphores, all at 0, accessible to
     /// this user only.
     pub fn create_private(count: u16) -> Result<SemSet, Errno> {
-        // SAFETY: semget has no memory effects; any arguments are valid.
-        let id =
-            unsafe { libc::semget(libc::IPC_PRIVATE, i32::from(count), 0o600 | libc::IPC_CREAT) };
-        if id < 0 {
-            return Err(last_errno());
-        }
-        let set = SemSet { id, owner: true };
-        for sem in 0..count {
-            set.set_value(sem, 0)?;
-        }
-        Ok(set)
+        SemSet::create(libc::IPC_PRIVATE, count, libc::IPC_CREAT)
     }
 
     /// Creates a set of `count` semaphores, all at 0, accessible to this
@@ -42,14 +32,13 @@ impl SemSet {
     /// it exists can be announced to a process that cleans up after this
     /// one BEFORE it is made ([`set_of_key`] finds it).
     pub fn create_exclusive(key: i32, count: u16) -> Result<SemSet, Errno> {
+        SemSet::create(key, count, libc::IPC_CREAT | libc::IPC_EXCL)
+    }
+
+    /// `semget(key, count, 0600 | flags)`, every semaphore set to 0.
+    fn create(key: libc::key_t, count: u16, flags: libc::c_int) -> Result<SemSet, Errno> {
         // SAFETY: semget has no memory effects; any arguments are valid.
-        let id = unsafe {
-            libc::semget(
-                key,
-                i32::from(count),
-                0o600 | libc::IPC_CREAT | libc::IPC_EXCL,
-            )
-        };
+        let id = unsafe { libc::semget(key, i32::from(count), 0o600 | flags) };
         if id < 0 {
             return Err(last_errno());
         }

@@ -18,17 +18,6 @@ use crate::support::*;
 /// well within it.
 const REFUSED_WITHIN: Duration = Duration::from_secs(10);
 
-fn make_fifo(path: &Path) {
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
-}
-
 /// `rtlat monitor` pinned to `lease` (one thread), serving on any free
 /// port, then `args`.
 fn monitor(lease: &CpuLease, args: &[&str]) -> std::process::Command {
@@ -69,7 +58,7 @@ fn a_fifo_or_a_proc_file_is_refused_before_the_run() {
     let lease = CpuLease::one();
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("fifo");
-    make_fifo(&fifo);
+    rtlat_sys::fifo::make_fifo(&fifo).expect("mkfifo");
     let fifo_text = fifo.to_str().unwrap();
     for option in ["--textfile", "--checkpoint"] {
         let r = run_with_timeout(

@@ -194,7 +194,7 @@ fn sigkill_at_the_trace_instances_creation_leaves_no_instance() {
 
 /// A cyclictest run with every object the janitor guards: the trace
 /// instance, the shm file, the `-F` FIFO, the idle states of `idle`.
-fn spawn_run_with_everything(lease: &CpuLease, fifo: &Path, idle: &FakeCpuidle) -> Running {
+fn run_with_everything(lease: &CpuLease, fifo: &Path, idle: &FakeCpuidle) -> std::process::Command {
     let cpu = lease.cpu().to_string();
     let mut cmd = rtlat_cyclictest([
         "-q",
@@ -213,7 +213,11 @@ fn spawn_run_with_everything(lease: &CpuLease, fifo: &Path, idle: &FakeCpuidle) 
         "-F",
     ]);
     cmd.arg(fifo).env("RTLAT_TEST_CPU_SYSFS", idle.root());
-    spawn(&mut cmd)
+    cmd
+}
+
+fn spawn_run_with_everything(lease: &CpuLease, fifo: &Path, idle: &FakeCpuidle) -> Running {
+    spawn(&mut run_with_everything(lease, fifo, idle))
 }
 
 /// What of `pid`'s objects is still there.
@@ -316,26 +320,8 @@ fn a_kill_of_the_runs_process_group_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("status");
     let idle = FakeCpuidle::new();
-    let cpu = lease.cpu().to_string();
-    let mut cmd = rtlat_cyclictest([
-        "-q",
-        "-m",
-        "-a",
-        &cpu,
-        "-p",
-        "50",
-        "-i",
-        "1000",
-        "-D",
-        "10",
-        "--explain",
-        "--deepest-idle-state",
-        "-1",
-        "-F",
-    ]);
-    cmd.arg(&fifo)
-        .env("RTLAT_TEST_CPU_SYSFS", idle.root())
-        .process_group(0);
+    let mut cmd = run_with_everything(&lease, &fifo, &idle);
+    cmd.process_group(0);
     let child = spawn(&mut cmd);
     let pid = child.pid();
     let _cleanup = Leftovers(vec![instance_of(pid), fifo.clone()]);

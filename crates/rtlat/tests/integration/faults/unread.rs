@@ -19,17 +19,6 @@ const GIVE_UP_AFTER: Duration = Duration::from_secs(5);
 /// The most a run that gives up may take: a hang is killed here.
 const ENDS_WITHIN: Duration = Duration::from_secs(20);
 
-fn make_fifo(path: &Path) {
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
-}
-
 /// A short synthetic cyclictest with `args` then the path.
 fn cyclictest_to(args: &[&str], path: &Path) -> Command {
     let mut cmd = synthetic(7, ["-q", "-l", "200"]);
@@ -53,7 +42,7 @@ fn expect_given_up(r: &Run, line_start: &str, why: &str) {
 fn a_fifo_nobody_reads_ends_the_run_in_bounded_time() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("unread");
-    make_fifo(&fifo);
+    rtlat_sys::fifo::make_fifo(&fifo).expect("mkfifo");
     let shown = |opt: &str| format!("{opt}: cannot write '{}': ", fifo.display());
     // Side by side: each waits for its reader, in parallel.
     let json = spawn(&mut cyclictest_to(&["--json"], &fifo));
@@ -101,7 +90,7 @@ fn idle_reader(fifo: PathBuf) -> (mpsc::Sender<()>, std::thread::JoinHandle<()>)
 fn a_reader_that_stops_reading_does_not_hold_the_end() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("stalled");
-    make_fifo(&fifo);
+    rtlat_sys::fifo::make_fifo(&fifo).expect("mkfifo");
     let (let_go, reader) = idle_reader(fifo.clone());
     // 100000 one-µs buckets, each a line: far more than a pipe holds.
     let r = run_with_timeout(
