@@ -363,6 +363,10 @@ mod tests {
         let Some(tracing) = tracing_dir_for_test("an_instance_is_configured_as_asked") else {
             return;
         };
+        // tracefs's marker test turns global tracing on and off meanwhile.
+        let _global = crate::tracefs::GLOBAL_TRACE_STATE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let global_before = global_state(&tracing);
         let spec = test_spec();
         let instance = TraceInstance::create(&tracing, &spec).unwrap();

@@ -182,6 +182,12 @@ impl TraceControl {
     }
 }
 
+/// Held by the unit tests that change the global trace state
+/// (`tracing_on` of the top directory) or check that something else left
+/// it alone: they run in parallel threads of one process.
+#[cfg(test)]
+pub(crate) static GLOBAL_TRACE_STATE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +246,9 @@ mod tests {
             Err(e) => panic!("open {}: {e}", dir.display()),
         };
         assert!(control.marker_enabled());
+        let _global = GLOBAL_TRACE_STATE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let on_path = dir.join("tracing_on");
         let _restore = RestoreTracingOn {
             previous: read_trimmed(&on_path),
