@@ -1,6 +1,8 @@
-//! `poll(2)` over a reusable list of descriptors, for the monitor's HTTP
-//! server: one thread that waits on its listening socket, a wake-up
-//! socket and every client at once, without blocking on any of them.
+//! `poll(2)` over a reusable list of descriptors: rtlat-sys's one call of
+//! it, for the monitor's HTTP server (one thread that waits on its
+//! listening socket, a wake-up socket and every client at once, without
+//! blocking on any of them), the janitor's watcher and the bounded writes
+//! of outputs that are not regular files.
 //!
 //! The list holds raw descriptor numbers, not borrows, so that the server
 //! can keep one list and refill it each round instead of allocating one:
@@ -36,6 +38,12 @@ impl Watched {
     /// Waits for `fd` to take more to write (or a hang-up or error).
     pub fn writable(fd: &impl AsRawFd) -> Watched {
         Watched::new(fd.as_raw_fd(), libc::POLLOUT)
+    }
+
+    /// Waits for nothing but an error or a hang-up of `fd`, which poll
+    /// always reports: the write end of a pipe whose readers are gone.
+    pub fn errors_only(fd: &impl AsRawFd) -> Watched {
+        Watched::new(fd.as_raw_fd(), 0)
     }
 
     fn new(fd: RawFd, events: libc::c_short) -> Watched {

@@ -39,6 +39,7 @@ use std::path::Path;
 use std::process::ExitStatus;
 
 use crate::Errno;
+use crate::poll::Watched;
 
 /// The signals that stop a run and that helpers never act on: SIGINT,
 /// SIGQUIT and SIGHUP (what a terminal sends to its foreground process
@@ -426,34 +427,14 @@ pub enum PipeWatch {
 /// end) becomes readable or hangs up. Costs nothing while it waits: one
 /// `poll` with no timeout; interrupted by a signal, it waits again.
 pub fn wait_for_reader_gone(pipe: BorrowedFd<'_>, stop: BorrowedFd<'_>) -> io::Result<PipeWatch> {
-    let mut fds = [
-        // No event asked for: POLLERR and POLLHUP are always reported.
-        libc::pollfd {
-            fd: pipe.as_raw_fd(),
-            events: 0,
-            revents: 0,
-        },
-        libc::pollfd {
-            fd: stop.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        },
-    ];
+    let mut list = [Watched::errors_only(&pipe), Watched::readable(&stop)];
     loop {
-        // SAFETY: `fds` is an array of two initialised pollfd structures
-        // that lives across the call, and 2 is its length.
-        let rc = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
-        if rc < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
-        if fds[1].revents != 0 {
+        // No timeout: 0 ready is an interrupted wait, waited again.
+        crate::poll::poll(&mut list, None)?;
+        if list[1].ready() {
             return Ok(PipeWatch::Stopped);
         }
-        if fds[0].revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
+        if list[0].ready() {
             return Ok(PipeWatch::ReaderGone);
         }
     }
