@@ -1,0 +1,16 @@
+//! Statistics on finished results: pure judgement, no I/O.
+//!
+//! - [`blocks`]: a run cut into blocks of equal length, each with its
+//!   samples, exact maximum and counts at or above a fixed ladder of
+//!   latencies; bounded in memory however long the run (blocks are merged
+//!   in pairs when the series is full). What the projection and
+//!   `rtlat compare` work on: blocks much longer than a burst of late
+//!   samples are close to independent, single samples are not.
+//! - [`projection`]: the worst case over a longer horizon, with a stated
+//!   confidence, from the block maxima (or an honest refusal).
+//!
+//! Latencies are `i64` nanoseconds (`_ns`), durations `f64` seconds
+//! (`_s`): the names carry the units.
+
+pub mod blocks;
+pub mod projection;
