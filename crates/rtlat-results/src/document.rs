@@ -363,6 +363,10 @@ pub struct CyclicThread {
     /// from documents written before it.
     #[serde(default)]
     pub max_time: Option<f64>,
+    /// Its run as blocks of equal length (what the projection and
+    /// `rtlat compare` work on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<crate::blocks::BlocksDoc>,
 }
 
 /// What a reader takes of any tool's thread: cyclictest's and
@@ -395,6 +399,9 @@ pub struct ThreadResult {
     pub distribution: Option<Distribution>,
     /// An IPC pair's receiving side, which holds its latencies.
     pub receiver: Option<Box<ThreadResult>>,
+    /// rtlat: its run as blocks of equal length, read as a series by
+    /// [`crate::blocks::BlocksDoc::to_series`].
+    pub blocks: Option<crate::blocks::BlocksDoc>,
 }
 
 impl ThreadResult {

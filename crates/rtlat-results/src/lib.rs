@@ -1,5 +1,6 @@
 //! rtlat's result documents, for rtlat and for any program that reads them.
 //!
+//! - [`blocks`]: a thread's run as blocks of equal length (`"blocks"`);
 //! - [`bounds`]: the range of values and counts the readers accept;
 //! - [`document`]: the `--json` document as serde types, which rtlat
 //!   writes and readers get back;
@@ -37,6 +38,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod blocks;
 pub mod bounds;
 pub mod document;
 pub mod file;

@@ -496,6 +496,8 @@ fn cyclic_thread(t: &ThreadReport, timeline: Option<&Timeline>) -> CyclicThread 
             switch_not_traced: w.switch_not_traced,
         }),
         max_time: max_time(t, timeline),
+        // Filled by the run's block reader (not yet collected).
+        blocks: None,
     }
 }
 
