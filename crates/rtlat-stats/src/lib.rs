@@ -8,9 +8,11 @@
 //!   samples are close to independent, single samples are not.
 //! - [`projection`]: the worst case over a longer horizon, with a stated
 //!   confidence, from the block maxima (or an honest refusal).
+//! - [`special`]: the normal distribution's CDF and quantile.
 //!
 //! Latencies are `i64` nanoseconds (`_ns`), durations `f64` seconds
 //! (`_s`): the names carry the units.
 
 pub mod blocks;
 pub mod projection;
+pub mod special;

@@ -102,6 +102,8 @@ impl Host {
             return_code: i32::from(status),
             sysinfo: self.sysinfo(),
             audit,
+            blocks: Vec::new(),
+            projection: rtlat_stats::projection::Request::default(),
         }
     }
 

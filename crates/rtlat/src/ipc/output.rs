@@ -384,6 +384,8 @@ mod tests {
                 realtime: false,
             },
             audit: None,
+            blocks: Vec::new(),
+            projection: Default::default(),
         };
         let mut out = Vec::new();
         let cpus = [(1, 0), (-1, -1)];

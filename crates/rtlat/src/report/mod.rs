@@ -66,6 +66,12 @@ pub struct RunMeta {
     /// The audit of the run's CPUs, made before the first sample (the
     /// `"environment"` and `"audit"` keys); `None` where none was made.
     pub audit: Option<rtlat_audit::Audit>,
+    /// Each thread's run as blocks of equal length (the JSON's `"blocks"`,
+    /// what the verdict projects from), in thread order; empty where the
+    /// tool keeps none.
+    pub blocks: Vec<rtlat_stats::blocks::BlockSeries>,
+    /// What the verdict projects (`--horizon`, `--deadline`).
+    pub projection: rtlat_stats::projection::Request,
 }
 
 /// The `sysinfo` object of the JSON envelope: `uname` and real-time

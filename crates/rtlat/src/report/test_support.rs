@@ -215,6 +215,8 @@ pub fn meta(cmdline: &str) -> RunMeta {
             realtime: false,
         },
         audit: None,
+        blocks: Vec::new(),
+        projection: rtlat_stats::projection::Request::default(),
     }
 }
 
