@@ -848,7 +848,7 @@ fn system_reasons(system: &SystemDisturbances, reasons: &mut Vec<Reason>) {
             id: "system.steal".into(),
             text: format!(
                 "the hypervisor stole {:.2}% of the time of {cpus} during the run (above {}% the \
-                 run is untrustworthy)",
+                 measurement is invalid)",
                 share * 100.0,
                 STEAL_UNTRUSTWORTHY * 100.0
             ),
