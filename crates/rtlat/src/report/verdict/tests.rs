@@ -578,6 +578,13 @@ fn the_desktop_tree_is_a_machine_not_ready_measured_right() {
     );
 
     // Full: every finding summarised to its fact, wrapped at 80.
+    // The snapshot unwrapped, the tree's path (in a fact) made neutral.
+    let wide = render(|w| v.write_text(w, &report, "Thread", Style::Full, 1000));
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtlat-audit/tests/fixtures/desktop");
+    insta::assert_snapshot!(
+        "desktop_full",
+        wide.replace(&tree.display().to_string(), "<desktop>")
+    );
     let full = render(|w| v.write_text(w, &report, "Thread", Style::Full, 80));
     assert!(full.lines().all(|l| l.chars().count() <= 80), "{full}");
     assert!(full.contains("(why and what to do: rtlat audit)"), "{full}");
