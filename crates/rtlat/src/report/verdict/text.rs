@@ -321,6 +321,7 @@ fn full_lines(v: &Verdict, report: &RunReport, thread: &str) -> Vec<(String, &'s
             if let Some(more) = r.more_s {
                 lines.push((format!("#   run at least {} more", span(more)), ITEM));
             }
+            lines.extend(other_fields(r, &["id", "reason", "advice", "more_s"], ITEM));
         }
         Some(Projection::Projected(p)) => {
             lines.push((format!("# Projection: {}", Escaped(&p.method)), TOP));
@@ -364,12 +365,49 @@ fn full_lines(v: &Verdict, report: &RunReport, thread: &str) -> Vec<(String, &'s
                     ITEM,
                 ));
             }
+            lines.extend(other_fields(
+                p,
+                &[
+                    "method",
+                    "block_s",
+                    "blocks",
+                    "location_ns",
+                    "scale_ns",
+                    "shape",
+                    "levels",
+                    "deadline",
+                ],
+                ITEM,
+            ));
         }
     }
     if let Some(line) = worst_sample_line(v) {
         lines.push((line, TOP));
     }
     lines
+}
+
+/// Every field of `value`'s JSON but `shown`, one `#   KEY: VALUE` line
+/// each (VALUE as JSON): the estimator's details this text does not name
+/// (goodness-of-fit and trend p-values, ...) are printed all the same.
+fn other_fields(
+    value: &impl serde::Serialize,
+    shown: &[&str],
+    indent: &'static str,
+) -> Vec<(String, &'static str)> {
+    let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(value) else {
+        return Vec::new();
+    };
+    fields
+        .into_iter()
+        .filter(|(key, _)| !shown.contains(&key.as_str()) && key != "outcome")
+        .map(|(key, value)| {
+            (
+                format!("#   {key}: {}", Escaped(&value.to_string())),
+                indent,
+            )
+        })
+        .collect()
 }
 
 /// `# Suggested duration: 500 s, for 10 samples beyond the highest
@@ -568,6 +606,23 @@ mod tests {
         let joined: String = lines.concat().chars().filter(|&c| c == 'y').collect();
         assert_eq!(joined.len(), 100, "nothing lost: {lines:?}");
         assert_eq!(wrap("# short", 40, "#   "), ["# short"]);
+    }
+
+    #[test]
+    fn fields_the_text_does_not_name_are_printed_all_the_same() {
+        #[derive(serde::Serialize)]
+        struct Fit {
+            method: &'static str,
+            trend_p: f64,
+        }
+        let fit = Fit {
+            method: "GEV",
+            trend_p: 0.42,
+        };
+        assert_eq!(
+            other_fields(&fit, &["method"], "#     "),
+            [("#   trend_p: 0.42".to_string(), "#     ")]
+        );
     }
 
     #[test]
