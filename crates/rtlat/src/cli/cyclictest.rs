@@ -26,11 +26,13 @@ use super::monitor::{MonitorArgs, MonitorOpt};
 use super::output_options::{self as outputs, output_path, output_target};
 use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use super::stop_options as stop;
+use super::verdict_options::{VERDICT_VALUE, verdict_style};
 use crate::cyclictest::settings::{
     DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit, Settings,
 };
 use crate::monitor::settings::MonitorPlan;
 use crate::output::OutputTarget;
+use crate::report::verdict::text::Style;
 pub use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OPT_CPUS, OPT_NUM, OptSpec, REQ, getopt_long};
 pub use rtlat_args::values::SystemView;
@@ -160,7 +162,7 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         // keeps its meaning; `--bu`, `--pe`, `--hg` reach these.
         OptSpec::new_long(Opt::BucketWidth, "bucket-width", REQ),
         OptSpec::new_long(Opt::Percentiles, "percentiles", NO),
-        OptSpec::new_long(Opt::Verdict, "verdict", NO),
+        OptSpec::new_long(Opt::Verdict, "verdict", VERDICT_VALUE),
         // No 2.4 name starts with `no`: `--n` stays --nsecs.
         OptSpec::new_long(Opt::NoProgress, "no-progress", NO),
         OptSpec::new_long(Opt::Hgrm, "hgrm", REQ),
@@ -237,7 +239,7 @@ struct Raw {
     stats_file: Option<OsString>,
     bucket_width: Option<String>,
     percentiles: bool,
-    verdict: bool,
+    verdict: Option<Style>,
     no_progress: bool,
     hgrm: Option<OsString>,
     hgrm_per_thread: bool,
@@ -342,7 +344,7 @@ fn parse_as(
             Opt::StatsFile => raw.stats_file = Some(path()),
             Opt::BucketWidth => raw.bucket_width = Some(val()?),
             Opt::Percentiles => raw.percentiles = true,
-            Opt::Verdict => raw.verdict = true,
+            Opt::Verdict => raw.verdict = Some(verdict_style(id, value.as_deref())?),
             Opt::NoProgress => raw.no_progress = true,
             Opt::Hgrm => raw.hgrm = Some(path()),
             Opt::HgrmPerThread => raw.hgrm_per_thread = true,
@@ -873,6 +875,7 @@ fn build(
         None => None,
     };
     let gates = raw.shared.gates(Opt::Shared)?;
+    let projection = raw.shared.projection(Opt::Shared)?;
     if let (true, Some(OutputTarget::File(all))) = (raw.hgrm_per_thread, &hgrm) {
         // The longest of the per-thread names must fit too.
         let last = crate::report::hgrm::per_thread_path(all, nthreads - 1);
@@ -991,6 +994,7 @@ fn build(
         stats_file,
         percentiles: raw.percentiles,
         verdict: raw.verdict,
+        projection,
         hgrm: hgrm.map(|target| HgrmOutput {
             target,
             per_thread: raw.hgrm_per_thread,
@@ -1334,11 +1338,7 @@ Percentiles (every run keeps every sample's bucket, whatever -h says):
       --bucket-width=NS  width of the exact buckets, 1 to 1000000 ns [1000];
                          they cover the larger of -h and 2 ms, then buckets
                          within 1 % go up to over a minute
-      --verdict          print each thread's missed periods and the verdict
-                         (trustworthy, caveats or untrustworthy, with the
-                         reasons) after everything else (the verdict is
-                         always in the JSON)
-      --hgrm=FILE        write the distribution of all threads in
+{verdict}      --hgrm=FILE        write the distribution of all threads in
                          HdrHistogram's .hgrm percentile format (- for
                          stdout)
       --hgrm-per-thread  with --hgrm: also one file per thread (FILE with
@@ -1366,7 +1366,10 @@ Gates for CI (checked after every output is written; exit status 3):
                          (us if none): 'max>100us,p99.9>40us'; and
                          verdict=LEVEL (required) or verdict!=LEVEL
                          (refused), LEVEL trustworthy, caveats or
-                         untrustworthy (see --verdict)
+                         untrustworthy (see --verdict); measurement=LEVEL,
+                         measurement!=LEVEL (valid, doubtful, invalid),
+                         machine=LEVEL, machine!=LEVEL (ready, caveats,
+                         not-ready): a part of the verdict
 {junit}      --spike=US         list every wake-up later than US (nanoseconds with
                          -N) at the end, 1 to 2147483647
       --spike-nodes=N    keep at most N of those spikes, 1 to 1000000 [1024]
@@ -1409,6 +1412,7 @@ with a 400-bucket histogram at the end:
         histfile = outputs::HISTFILE_HELP,
         json = outputs::JSON_HELP,
         junit = super::gates::JUNIT_HELP,
+        verdict = super::verdict_options::HELP,
         load_cpus = super::load_options::LOAD_CPUS_HELP,
     )
 }

@@ -19,8 +19,10 @@ use super::load_options::{self, LoadOpt, run_duration};
 use super::output_options as outputs;
 use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use super::stop_options::{self as stop, StopOpt};
+use super::verdict_options::{VERDICT_VALUE, verdict_style};
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
+use crate::report::verdict::text::Style;
 pub use rtlat_args::UsageError;
 use rtlat_args::getopt::{GetoptError, NO, OPT_NUM, OptSpec, REQ, ValueKind, getopt_long};
 pub use rtlat_args::values::SystemView;
@@ -90,7 +92,7 @@ static COMMON: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         row(outputs::HISTOGRAM, Opt::Shared),
         row(outputs::HISTFILE, Opt::Shared),
         OptSpec::new_long(Opt::Nsecs, "nsecs", NO),
-        OptSpec::new_long(Opt::Verdict, "verdict", NO),
+        OptSpec::new_long(Opt::Verdict, "verdict", VERDICT_VALUE),
     ];
     rows.extend(gate_and_load_rows(Opt::Shared));
     // The deterministic test seam (not in the help).
@@ -144,7 +146,7 @@ struct Raw {
     threads: Option<Option<String>>,
     timeout: Option<String>,
     nsecs: bool,
-    verdict: bool,
+    verdict: Option<Style>,
     shared: SharedArgs,
 }
 
@@ -237,7 +239,7 @@ pub fn parse(
             Opt::Threads => raw.threads = Some(optional_text(id, value.as_deref())?),
             Opt::Timeout => raw.timeout = Some(val()?),
             Opt::Nsecs => raw.nsecs = true,
-            Opt::Verdict => raw.verdict = true,
+            Opt::Verdict => raw.verdict = Some(verdict_style(id, value.as_deref())?),
             Opt::Shared(which) => raw.shared.set(which, value, id)?,
         }
     }
@@ -488,6 +490,7 @@ fn build(
 
     let fork = matches!(raw.fork, Some(None));
     let gates = raw.shared.gates(Opt::Shared)?;
+    let projection = raw.shared.projection(Opt::Shared)?;
     if fork {
         gates::refuse_percentiles(
             gates.as_ref(),
@@ -539,6 +542,7 @@ fn build(
         fork,
         json: outputs.json,
         verdict: raw.verdict,
+        projection,
         histogram: outputs.histogram,
         cmdline,
         gates,
@@ -650,16 +654,16 @@ pub fn help_text(tool: PairTool) -> String {
          \x20                        latencies with N one-microsecond buckets\n\
          {histfile}\
          \x20     --nsecs            figures and histogram buckets in nanoseconds\n\
-         \x20     --verdict          at the end, print each pair's missed periods and\n\
-         \x20                        the verdict on the run (trustworthy, caveats or\n\
-         \x20                        untrustworthy, with the reasons; always in JSON)\n\
+         {verdict}\
          \x20     --fail-if=LIMITS   exit 3 after the outputs when a receiver (or all\n\
          \x20                        together) breaks a limit: 'max>100us,p99>40us';\n\
          \x20                        METRIC min avg max p50 p90 p99 p99.9 p99.99\n\
          \x20                        p99.999 overruns, OP > >= < <= (the failing\n\
          \x20                        condition), unit ns us ms s; no percentiles -f;\n\
          \x20                        verdict=trustworthy or verdict!=untrustworthy\n\
-         \x20                        (the level required or refused; see --verdict)\n\
+         \x20                        (the level required or refused; see --verdict);\n\
+         \x20                        the same for measurement (valid, doubtful,\n\
+         \x20                        invalid) and machine (ready, caveats, not-ready)\n\
          {junit}\
          \x20     --load=SPEC        background load from before the first hand-off to\n\
          \x20                        after the last: KIND[:WORKERS],... (see rtlat load\n\
@@ -680,6 +684,7 @@ pub fn help_text(tool: PairTool) -> String {
         json = outputs::JSON_HELP,
         histfile = outputs::HISTFILE_HELP,
         junit = gates::JUNIT_HELP,
+        verdict = super::verdict_options::HELP,
         load_cpus = load_options::LOAD_CPUS_HELP,
     ));
     text.push_str(&format!(

@@ -23,7 +23,9 @@ use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
 use super::load_options::run_duration;
 use super::output_options::{self as outputs, output_path};
 use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::verdict_options::{VERDICT_VALUE, verdict_style};
 use crate::latency::settings::{Settings, WARMUP};
+use crate::report::verdict::text::Style;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
 use rtlat_args::values::{
@@ -82,7 +84,7 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         short(Opt::BreakOnSwitch, 'b', NO).hidden(),
         long(Opt::Help, "help", NO),
         row(outputs::JSON_NEW, Opt::Shared),
-        long(Opt::Verdict, "verdict", NO),
+        long(Opt::Verdict, "verdict", VERDICT_VALUE),
     ];
     rows.extend(gate_and_load_rows(Opt::Shared));
     rows.extend([
@@ -142,7 +144,7 @@ struct Raw {
     cpu: Option<String>,
     priority: Option<String>,
     break_on_switch: bool,
-    verdict: bool,
+    verdict: Option<Style>,
     shared: SharedArgs,
     explain: ExplainArgs,
 }
@@ -177,7 +179,7 @@ pub fn parse(
             Opt::Cpu => raw.cpu = Some(val()?),
             Opt::Priority => raw.priority = Some(val()?),
             Opt::BreakOnSwitch => raw.break_on_switch = true,
-            Opt::Verdict => raw.verdict = true,
+            Opt::Verdict => raw.verdict = Some(verdict_style(id, value.as_deref())?),
             Opt::Shared(which) => raw.shared.set(which, value, id)?,
             Opt::Explain => raw.explain.explain = Some(optional_text(id, value.as_deref())?),
             Opt::ExplainThreshold => raw.explain.threshold = Some(val()?),
@@ -325,6 +327,7 @@ fn build(
     };
     let source = raw.shared.source(Opt::Shared)?;
     let gates = raw.shared.gates(Opt::Shared)?;
+    let projection = raw.shared.projection(Opt::Shared)?;
 
     let keeps_histograms = raw.histograms || raw.stats || gnuplot.is_some();
     let engine = CyclicConfig {
@@ -401,6 +404,7 @@ fn build(
         freeze: raw.freeze,
         json,
         verdict: raw.verdict,
+        projection,
         cmdline,
         gates,
         load,
@@ -460,17 +464,24 @@ Options:
       --json=FILE       write the results as JSON to FILE (- for stdout, after
             the RTD lines): cyclictest's document, with the environment,
             the audit of the machine made before the warm-up and the verdict
-      --verdict         after the summary, print the missed periods and the
-            verdict on the run (trustworthy, caveats or untrustworthy, with
-            the reasons: the machine's set-up, samples too few for the
-            percentiles, disturbances; always in the JSON)
+      --verdict[=STYLE]  after the summary, the verdict on the run: was it
+            measured right (measurement: valid, doubtful, invalid), is the
+            machine set up for real-time work (machine: ready, caveats,
+            not ready), the worst case projected; STYLE short (6 lines, the
+            default) or full (every reason, wrapped); always in the JSON
+      --horizon=LIST    project the worst case over these durations,
+            comma-separated (30m, 1h, 24h, 7d) [1h,24h]
+      --deadline=TIME   also estimate how often a latency above TIME comes
+            (100us, 1ms; us without a unit)
       --fail-if=LIMITS  exit 3 after the summary when the samples after the
             warm-up break a limit: 'max>100us,p99.9>40us' (METRIC min avg
             max p50 p90 p99 p99.9 p99.99 p99.999 overruns, OP > >= < <=,
             the failing condition, unit ns us ms s); verdict=trustworthy
             or verdict!=untrustworthy: the level of the run's verdict
             required or refused (missed periods, disturbances, steal,
-            throttling, samples too few for the percentiles)
+            throttling, samples too few for the percentiles); the same for
+            measurement (valid, doubtful, invalid) and machine (ready,
+            caveats, not-ready)
       --junit=FILE      with --fail-if: a JUnit XML report of the limits
       --load=SPEC       background load from before the warm-up to the end
             (KIND[:WORKERS],...; see rtlat load --help): '# load' lines
@@ -556,7 +567,7 @@ mod tests {
             (21, false, false)
         );
         assert_eq!((s.duration_secs, s.gnuplot.clone()), (None, None));
-        assert_eq!((s.json.clone(), s.verdict), (None, false));
+        assert_eq!((s.json.clone(), s.verdict), (None, None));
         assert_eq!(s.cmdline, "latency");
     }
 
@@ -629,8 +640,14 @@ mod tests {
             (&["--js", "out.json"], |s| {
                 s.json == Some(OutputTarget::File("out.json".into()))
             }),
-            (&["--verdict"], |s| s.verdict && s.json.is_none()),
-            (&["--ver"], |s| s.verdict),
+            (&["--verdict"], |s| {
+                s.verdict == Some(Style::Short) && s.json.is_none()
+            }),
+            (&["--ver"], |s| s.verdict.is_some()),
+            (&["--verdict=full"], |s| s.verdict == Some(Style::Full)),
+            (&["--horizon=7d", "--deadline=1ms"], |s| {
+                s.projection.horizons_s == [604_800] && s.projection.deadline_ns == Some(1_000_000)
+            }),
         ];
         for (words, check) in table {
             let s = settings(words);

@@ -16,3 +16,4 @@ pub mod run;
 pub mod shared;
 pub mod signaltest;
 pub mod stop_options;
+pub mod verdict_options;

@@ -17,6 +17,7 @@ use super::gates::{self, GateArgs, GateOpt};
 use super::load_options::{self, LoadArgs, LoadOpt};
 use super::output_options::{OutputArgs, OutputOpt, Outputs};
 use super::stop_options::{Stop, StopArgs, StopOpt};
+use super::verdict_options::{self, VerdictArgs, VerdictOpt};
 use crate::gate::GatePlan;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
@@ -44,6 +45,8 @@ pub enum SharedOpt {
     Gate(GateOpt),
     /// `--load`, `--load-schedule`, `--load-cpus`.
     Load(LoadOpt),
+    /// `--horizon`, `--deadline`.
+    Verdict(VerdictOpt),
     /// `--synthetic SEED`.
     Synthetic,
 }
@@ -63,12 +66,14 @@ where
     spec.map(|g| wrap(SharedOpt::from(g)))
 }
 
-/// The rows of `--fail-if`, `--junit`, `--load`, `--load-schedule` and
-/// `--load-cpus`, in that order (every measuring tool has them).
+/// The rows of `--fail-if`, `--junit`, `--horizon`, `--deadline`,
+/// `--load`, `--load-schedule` and `--load-cpus`, in that order (every
+/// measuring tool has them).
 pub fn gate_and_load_rows<O>(wrap: fn(SharedOpt) -> O) -> impl Iterator<Item = OptSpec<O>> {
     let gates = gates::ROWS.map(|r| row(r, wrap));
+    let verdict = verdict_options::ROWS.map(|r| row(r, wrap));
     let loads = load_options::ROWS.map(|r| row(r, wrap));
-    gates.into_iter().chain(loads)
+    gates.into_iter().chain(verdict).chain(loads)
 }
 
 impl From<StopOpt> for SharedOpt {
@@ -89,6 +94,12 @@ impl From<GateOpt> for SharedOpt {
     }
 }
 
+impl From<VerdictOpt> for SharedOpt {
+    fn from(o: VerdictOpt) -> Self {
+        SharedOpt::Verdict(o)
+    }
+}
+
 impl From<LoadOpt> for SharedOpt {
     fn from(o: LoadOpt) -> Self {
         SharedOpt::Load(o)
@@ -106,6 +117,8 @@ pub struct SharedArgs {
     pub gates: GateArgs,
     /// `--load`, `--load-schedule`, `--load-cpus`.
     pub load: LoadArgs,
+    /// `--horizon`, `--deadline`.
+    pub verdict: VerdictArgs,
     /// `--synthetic`'s seed.
     pub synthetic: Option<String>,
 }
@@ -124,6 +137,7 @@ impl SharedArgs {
             SharedOpt::Out(o) => self.outputs.set(o, value, id)?,
             SharedOpt::Gate(o) => self.gates.set(o, value, id)?,
             SharedOpt::Load(o) => self.load.set(o, text(id, value.as_deref())?),
+            SharedOpt::Verdict(o) => self.verdict.set(o, text(id, value.as_deref())?),
             SharedOpt::Synthetic => self.synthetic = Some(text(id, value.as_deref())?),
         }
         Ok(())
@@ -150,6 +164,14 @@ impl SharedArgs {
         wrap: fn(SharedOpt) -> O,
     ) -> Result<Option<GatePlan>, UsageError> {
         self.gates.validate(|o| wrap(o.into()))
+    }
+
+    /// What the verdict projects ([`VerdictArgs::validate`]).
+    pub fn projection<O: OptionName>(
+        &self,
+        wrap: fn(SharedOpt) -> O,
+    ) -> Result<verdict_options::Asked, UsageError> {
+        self.verdict.validate(|o| wrap(o.into()))
     }
 
     /// The clock of the run: the seeded synthetic one with `--synthetic`.
@@ -256,6 +278,6 @@ mod tests {
                 .0
                 .starts_with("--load-cpus needs --load")
         );
-        assert_eq!(rows().len(), 9);
+        assert_eq!(rows().len(), 11);
     }
 }

@@ -18,6 +18,8 @@ use super::load_options::{self, LoadOpt};
 use super::output_options as outputs;
 use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use super::stop_options as stop;
+use super::verdict_options::{VERDICT_VALUE, verdict_style};
+use crate::report::verdict::text::Style;
 use crate::signaltest::settings::Settings;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OPT_CPUS, OptSpec, REQ, getopt_long};
@@ -63,7 +65,7 @@ static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
         row(outputs::HISTOGRAM, Opt::Shared),
         row(outputs::HISTFILE, Opt::Shared),
         OptSpec::new_long(Opt::Nsecs, "nsecs", NO),
-        OptSpec::new_long(Opt::Verdict, "verdict", NO),
+        OptSpec::new_long(Opt::Verdict, "verdict", VERDICT_VALUE),
     ];
     // --load-schedule is read to be refused (a ring keeps no per-phase
     // figures): not in the help, the man page or the completions.
@@ -96,7 +98,7 @@ struct Raw {
     threads: Option<String>,
     verbose: bool,
     nsecs: bool,
-    verdict: bool,
+    verdict: Option<Style>,
     shared: SharedArgs,
 }
 
@@ -123,7 +125,7 @@ pub fn parse(
             Opt::Threads => raw.threads = Some(val()?),
             Opt::Verbose => raw.verbose = true,
             Opt::Nsecs => raw.nsecs = true,
-            Opt::Verdict => raw.verdict = true,
+            Opt::Verdict => raw.verdict = Some(verdict_style(id, value.as_deref())?),
             Opt::Shared(which) => raw.shared.set(which, value, id)?,
         }
     }
@@ -212,6 +214,7 @@ fn build(
     warnings.extend(outputs.warnings);
     let source = raw.shared.source(Opt::Shared)?;
     let gates = raw.shared.gates(Opt::Shared)?;
+    let projection = raw.shared.projection(Opt::Shared)?;
     gates::refuse_percentiles(
         gates.as_ref(),
         Opt::Shared(SharedOpt::Gate(GateOpt::FailIf)),
@@ -252,6 +255,7 @@ fn build(
         histogram: outputs.histogram,
         json: outputs.json,
         verdict: raw.verdict,
+        projection,
         mlockall: raw.mlockall,
         cmdline,
         gates,
@@ -308,10 +312,7 @@ Output:
                          buckets per thread (as cyclictest -h)
 {histfile}      --nsecs            report nanoseconds instead of microseconds (-b
                          too)
-      --verdict          at the end, print each thread's missed periods and
-                         the verdict on the run (trustworthy, caveats or
-                         untrustworthy, with the reasons; always in the JSON)
-
+{verdict}
 Gates for CI (checked after every output is written; exit status 3):
       --fail-if=LIMITS   fail when a thread, or all threads together, break a
                          limit: comma-separated METRIC OP VALUE, METRIC one
@@ -320,7 +321,9 @@ Gates for CI (checked after every output is written; exit status 3):
                          condition), VALUE with ns, us, ms or s (us if
                          none): 'max>100us,avg>40us'; and verdict=LEVEL
                          (required) or verdict!=LEVEL (refused), LEVEL
-                         trustworthy, caveats or untrustworthy
+                         trustworthy, caveats or untrustworthy; the same
+                         for measurement (valid, doubtful, invalid) and
+                         machine (ready, caveats, not-ready)
 {junit}
 Background load (see rtlat load --help for the kinds):
       --load=SPEC        run load beside the ring, from before the first trip
@@ -337,6 +340,7 @@ Example: a ring of four threads at priority 80, 10000 trips, summary only:
         json = outputs::JSON_HELP,
         histfile = outputs::HISTFILE_HELP,
         junit = gates::JUNIT_HELP,
+        verdict = super::verdict_options::HELP,
         load_cpus = load_options::LOAD_CPUS_HELP,
     )
 }

@@ -139,7 +139,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             out.emit(|w| writeln!(w, "Using {} cpus.", cpus.len()));
         }
     }
-    let shows = settings.json.is_some() || settings.verdict || settings.monitor.is_some();
+    let shows = settings.json.is_some() || settings.verdict.is_some() || settings.monitor.is_some();
     let audit = run_audit::audit_cyclic_run(host, &settings.engine, shows, settings.gates.as_ref());
     // Before the first sample: a checkpoint that does not fit, an address
     // in use, stop the run here.
@@ -386,7 +386,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         0
     };
 
-    let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    meta.projection = settings.projection.request();
     let mut verdict = verdict::judge(&report, &meta, system.as_ref());
     if let Some(outcome) = &explained {
         verdict.worst_sample = outcome.worst_sample();
@@ -606,12 +607,13 @@ fn prepare_monitor(
             .and_then(|k| k.preemption.clone())
             .unwrap_or_else(|| "unknown".to_owned()),
     };
-    let meta = host.run_meta(
+    let mut meta = host.run_meta(
         settings.cmdline.clone(),
         start_time.to_owned(),
         0,
         audit.clone(),
     );
+    meta.projection = settings.projection.request();
     let judged = meta.clone();
     let judge =
         Box::new(
@@ -737,7 +739,7 @@ fn write_final_outputs(
         &extras,
         settings.explain.as_ref(),
         settings.verdict,
-        settings.verdict || settings.percentiles,
+        settings.verdict.is_some() || settings.percentiles,
     ));
     failures.into_result()
 }

@@ -109,8 +109,11 @@ pub struct Settings {
     pub stats_file: Option<PathBuf>,
     /// `--percentiles`: print the percentiles after the summary.
     pub percentiles: bool,
-    /// `--verdict`: print the missed periods and the verdict at the end.
-    pub verdict: bool,
+    /// `--verdict[=STYLE]`: print the verdict at the end, in that style.
+    pub verdict: Option<crate::report::verdict::text::Style>,
+    /// `--horizon`, `--deadline`: what the verdict projects (the run's
+    /// `RunMeta.projection`).
+    pub projection: crate::cli::verdict_options::Asked,
     /// `--hgrm FILE`, if requested.
     pub hgrm: Option<HgrmOutput>,
     /// `--fail-if` and `--junit`, if given.

@@ -1,7 +1,7 @@
 //! [`Limit`]s against a finished run's figures.
 
-use super::grammar::{Limit, Metric, level_rank};
-use crate::report::verdict::Level;
+use super::grammar::{GateLevel, Limit, Metric, level_rank};
+use crate::report::verdict::{Level, Machine, Measurement};
 
 /// What a tool measured for one thread, or for all threads together.
 /// Plain data, in nanoseconds at full precision (not the C-compatible
@@ -23,8 +23,11 @@ pub struct Metrics {
     /// Missed periods.
     pub overruns: u64,
     /// The run's verdict: only the subject that stands for the whole run
-    /// has one, and only `verdict` limits apply to it.
+    /// has one, and only the level limits (`verdict`, `measurement`,
+    /// `machine`) apply to it.
     pub verdict: Option<Level>,
+    /// The verdict's two parts, on the same subject as `verdict`.
+    pub parts: Option<(Measurement, Machine)>,
 }
 
 impl Metrics {
@@ -36,6 +39,8 @@ impl Metrics {
             Metric::Max => self.max_ns.map(|v| v as f64),
             Metric::Overruns => Some(self.overruns as f64),
             Metric::Verdict => self.verdict.map(level_rank),
+            Metric::Measurement => self.parts.map(|(m, _)| GateLevel::Measurement(m).rank()),
+            Metric::Machine => self.parts.map(|(_, m)| GateLevel::Machine(m).rank()),
             _ => {
                 let label = metric.percentile_label()?;
                 self.percentiles_ns
@@ -106,7 +111,7 @@ impl Outcome {
     /// `max = 45.1 us`, `max > 100 us: no samples`.
     pub fn finding(&self) -> String {
         let metric = self.limit.metric;
-        if metric == Metric::Verdict
+        if metric.is_level()
             && let Verdict::Failed { measured } = &self.verdict
         {
             let what = if self.limit.op == super::grammar::Op::Is {
@@ -115,7 +120,7 @@ impl Outcome {
                 "refused"
             };
             return format!(
-                "verdict = {} ({} {what})",
+                "{metric} = {} ({} {what})",
                 self.limit.measured_display(*measured),
                 self.limit.value_display()
             );
@@ -140,15 +145,15 @@ impl Outcome {
 }
 
 /// Every limit on every subject it applies to: for each subject in order,
-/// each limit in order. A `verdict` limit applies to the subjects with a
-/// verdict (the whole run), every other limit to those without (threads).
+/// each limit in order. A level limit (`verdict`, `measurement`,
+/// `machine`) applies to the subjects with a verdict (the whole run),
+/// every other limit to those without (threads).
 pub fn evaluate(limits: &[Limit], subjects: &[Subject]) -> Vec<Outcome> {
     subjects
         .iter()
         .flat_map(|subject| {
-            let applies = move |limit: &&Limit| {
-                (limit.metric == Metric::Verdict) == subject.metrics.verdict.is_some()
-            };
+            let applies =
+                move |limit: &&Limit| limit.metric.is_level() == subject.metrics.verdict.is_some();
             limits.iter().filter(applies).map(move |limit| Outcome {
                 subject: subject.name.clone(),
                 limit: limit.clone(),
@@ -204,6 +209,7 @@ pub(super) mod tests {
             ],
             overruns,
             verdict: None,
+            parts: None,
         };
         vec![
             Subject {
@@ -379,6 +385,53 @@ pub(super) mod tests {
         assert_eq!(
             outcomes[0].finding(),
             "verdict = untrustworthy (untrustworthy refused)"
+        );
+    }
+
+    #[test]
+    fn measurement_and_machine_limits_judge_the_parts() {
+        let mut with_run = subjects();
+        with_run.push(Subject {
+            name: "run".into(),
+            metrics: Metrics {
+                verdict: Some(Level::Caveats),
+                parts: Some((Measurement::Valid, Machine::NotReady)),
+                ..Metrics::default()
+            },
+        });
+        let limits =
+            parse("measurement=valid,measurement!=invalid,machine=ready,machine!=not-ready,max>1s")
+                .unwrap();
+        let outcomes = evaluate(&limits, &with_run);
+        let run: Vec<(bool, String)> = outcomes
+            .iter()
+            .filter(|o| o.subject == "run")
+            .map(|o| (o.failed(), o.finding()))
+            .collect();
+        assert_eq!(
+            run,
+            [
+                (false, "measurement = valid".to_string()),
+                (false, "measurement = valid".to_string()),
+                (true, "machine = not-ready (ready required)".to_string()),
+                (true, "machine = not-ready (not-ready refused)".to_string()),
+            ]
+        );
+        // No thread is judged on a part.
+        assert!(
+            outcomes
+                .iter()
+                .filter(|o| o.subject != "run")
+                .all(|o| !o.limit.metric.is_level())
+        );
+        // A run whose parts were not judged: a failure, not a pass.
+        with_run.last_mut().unwrap().metrics.parts = None;
+        let outcomes = evaluate(&parse("machine!=not-ready").unwrap(), &with_run);
+        assert_eq!(
+            outcomes[0].verdict,
+            Verdict::NoData {
+                reason: "not measured"
+            }
         );
     }
 

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::report::verdict::Level;
+use crate::report::verdict::{Level, Machine, Measurement};
 
 /// What a limit measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,6 +30,10 @@ pub enum Metric {
     Overruns,
     /// The run's verdict: a level, not a number.
     Verdict,
+    /// The verdict's measurement part: a level.
+    Measurement,
+    /// The verdict's machine part: a level.
+    Machine,
 }
 
 impl Metric {
@@ -48,7 +52,7 @@ impl Metric {
     }
 
     /// Every metric, in the order messages list them.
-    pub const ALL: [Metric; 11] = [
+    pub const ALL: [Metric; 13] = [
         Metric::Min,
         Metric::Avg,
         Metric::Max,
@@ -60,6 +64,8 @@ impl Metric {
         Metric::P99_999,
         Metric::Overruns,
         Metric::Verdict,
+        Metric::Measurement,
+        Metric::Machine,
     ];
 
     /// How it is written: `max`, `p99.9`, `overruns`.
@@ -76,6 +82,8 @@ impl Metric {
             Metric::P99_999 => "p99.999",
             Metric::Overruns => "overruns",
             Metric::Verdict => "verdict",
+            Metric::Measurement => "measurement",
+            Metric::Machine => "machine",
         }
     }
 
@@ -101,7 +109,16 @@ impl Metric {
 
     /// Whether it is a latency (which needs samples to be measured).
     pub const fn is_latency(self) -> bool {
-        !matches!(self, Metric::Overruns | Metric::Verdict)
+        !matches!(self, Metric::Overruns) && !self.is_level()
+    }
+
+    /// Whether it is a level of the run's verdict (`verdict`,
+    /// `measurement`, `machine`), compared with `=` and `!=` only.
+    pub const fn is_level(self) -> bool {
+        matches!(
+            self,
+            Metric::Verdict | Metric::Measurement | Metric::Machine
+        )
     }
 
     fn from_name(name: &str) -> Option<Metric> {
@@ -251,8 +268,58 @@ pub enum Threshold {
     },
     /// A count (`overruns`).
     Count(u64),
-    /// A verdict level (`verdict`).
-    Level(Level),
+    /// A level of the verdict (`verdict`, `measurement`, `machine`).
+    Level(GateLevel),
+}
+
+/// A level a gate requires or refuses: of the verdict or of one of its
+/// parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GateLevel {
+    /// `verdict=LEVEL`.
+    Verdict(Level),
+    /// `measurement=LEVEL`.
+    Measurement(Measurement),
+    /// `machine=LEVEL`.
+    Machine(Machine),
+}
+
+impl GateLevel {
+    /// The levels of `metric`'s, best first (empty for a number).
+    pub fn all(metric: Metric) -> Vec<GateLevel> {
+        match metric {
+            Metric::Verdict => Level::ALL.map(GateLevel::Verdict).to_vec(),
+            Metric::Measurement => Measurement::ALL.map(GateLevel::Measurement).to_vec(),
+            Metric::Machine => Machine::ALL.map(GateLevel::Machine).to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// As written: `caveats`, `doubtful`, `not-ready`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            GateLevel::Verdict(l) => l.name(),
+            GateLevel::Measurement(l) => l.name(),
+            GateLevel::Machine(l) => l.name(),
+        }
+    }
+
+    /// Its rank among its metric's levels, the number gates compare: 0
+    /// the best.
+    pub fn rank(self) -> f64 {
+        match self {
+            GateLevel::Verdict(l) => l as u8 as f64,
+            GateLevel::Measurement(l) => l as u8 as f64,
+            GateLevel::Machine(l) => l as u8 as f64,
+        }
+    }
+
+    /// The level of `metric` named `name`.
+    fn from_name(metric: Metric, name: &str) -> Option<GateLevel> {
+        GateLevel::all(metric)
+            .into_iter()
+            .find(|l| l.name() == name)
+    }
 }
 
 impl Threshold {
@@ -262,20 +329,22 @@ impl Threshold {
         match self {
             Threshold::Time { ns, .. } => ns as f64,
             Threshold::Count(n) => n as f64,
-            Threshold::Level(level) => level_rank(level),
+            Threshold::Level(level) => level.rank(),
         }
     }
 }
 
-/// A level as the number gates compare: 0 trustworthy, 1 caveats, 2
-/// untrustworthy.
+/// A verdict's level as the number gates compare: 0 trustworthy, 1
+/// caveats, 2 untrustworthy.
 pub fn level_rank(level: Level) -> f64 {
-    Level::ALL.iter().position(|&l| l == level).unwrap_or(0) as f64
+    GateLevel::Verdict(level).rank()
 }
 
-/// The level of a [`level_rank`].
-pub fn rank_level(rank: f64) -> Option<Level> {
-    Level::ALL.into_iter().find(|&l| level_rank(l) == rank)
+/// The level of `metric` at `rank` ([`GateLevel::rank`]).
+pub fn rank_level(metric: Metric, rank: f64) -> Option<GateLevel> {
+    GateLevel::all(metric)
+        .into_iter()
+        .find(|l| l.rank() == rank)
 }
 
 /// One `METRIC OP VALUE[UNIT]`.
@@ -308,7 +377,9 @@ impl Limit {
         match self.threshold {
             Threshold::Time { unit, .. } => format!("{} {}", unit.format(measured), self.unit_text),
             Threshold::Count(_) => format!("{measured}"),
-            Threshold::Level(_) => rank_level(measured).map_or("?", Level::name).to_string(),
+            Threshold::Level(_) => rank_level(self.metric, measured)
+                .map_or("?", GateLevel::name)
+                .to_string(),
         }
     }
 }
@@ -336,7 +407,7 @@ pub struct GateError {
 }
 
 const SHAPE: &str = "METRIC OP VALUE[UNIT], e.g. 'max>100us,p99.9>40us', or \
-                     verdict=LEVEL, verdict!=LEVEL";
+                     verdict=LEVEL, verdict!=LEVEL (also measurement, machine)";
 const OPERATORS: &str = ">, >=, < or <= (the condition that fails)";
 const LEVEL_OPERATORS: &str = "= (the level required) or != (the level refused)";
 const UNITS: &str = "ns, us, µs, ms or s (us by default)";
@@ -345,8 +416,11 @@ fn metric_list() -> String {
     Metric::ALL.map(Metric::name).join(", ")
 }
 
-fn level_list() -> String {
-    let names = Level::ALL.map(Level::name);
+fn level_list(metric: Metric) -> String {
+    let names: Vec<&str> = GateLevel::all(metric)
+        .into_iter()
+        .map(GateLevel::name)
+        .collect();
     format!(
         "{} or {}",
         names[..names.len() - 1].join(", "),
@@ -402,24 +476,24 @@ fn parse_limit(part: &str) -> Result<Limit, String> {
             ));
         }
     };
-    let operators = if metric == Metric::Verdict {
+    let operators = if metric.is_level() {
         LEVEL_OPERATORS
     } else {
         OPERATORS
     };
     let op = match Op::from_symbol(symbol) {
-        Some(op) if op.is_level_test() == (metric == Metric::Verdict) => op,
+        Some(op) if op.is_level_test() == metric.is_level() => op,
         None if symbol.is_empty() => {
             return Err(format!("expected an operator {operators} after '{name}'"));
         }
         _ => return Err(format!("unknown operator '{symbol}'; expected {operators}")),
     };
     let rest = rest.trim_start();
-    if metric == Metric::Verdict {
-        let Some(level) = Level::from_name(rest) else {
+    if metric.is_level() {
+        let Some(level) = GateLevel::from_name(metric, rest) else {
             return Err(format!(
-                "invalid value '{rest}'; verdict expects {}",
-                level_list()
+                "invalid value '{rest}'; {metric} expects {}",
+                level_list(metric)
             ));
         };
         return Ok(Limit {
@@ -487,6 +561,30 @@ fn expected_value(metric: Metric) -> String {
     } else {
         format!("; expected a number with an optional unit {UNITS}: 100us, 2.5ms")
     }
+}
+
+/// A latency as the limits write it, `VALUE[UNIT]` (`100us`, `1ms`,
+/// `250` in us), exactly in ns (`--deadline`); the error says what is
+/// wrong and what is accepted.
+pub fn latency_ns(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    let (number, unit) = take_while(text, |c| c.is_ascii_digit() || c == '.');
+    let unit = unit.trim();
+    let expected =
+        format!("expected a latency, a number with an optional unit {UNITS}: 100us, 1ms");
+    if number.is_empty() {
+        return Err(expected);
+    }
+    let u = if unit.is_empty() {
+        Unit::Us
+    } else {
+        Unit::from_text(unit).ok_or_else(|| format!("unknown unit '{unit}'; {expected}"))?
+    };
+    decimal_nanos(number, u).map_err(|e| match e {
+        DecimalError::Malformed => expected,
+        DecimalError::FinerThanNs => "not a whole number of nanoseconds".to_string(),
+        DecimalError::TooLarge => "too large".to_string(),
+    })
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -799,14 +897,17 @@ mod tests {
             (
                 Metric::Verdict,
                 Op::Is,
-                Threshold::Level(Level::Trustworthy)
+                Threshold::Level(GateLevel::Verdict(Level::Trustworthy))
             )
         );
         assert_eq!(required.to_string(), "verdict = trustworthy");
         let refused = one(" verdict != untrustworthy ");
         assert_eq!(
             (refused.op, refused.threshold),
-            (Op::IsNot, Threshold::Level(Level::Untrustworthy))
+            (
+                Op::IsNot,
+                Threshold::Level(GateLevel::Verdict(Level::Untrustworthy))
+            )
         );
         assert_eq!(parse("max>100us,verdict=caveats").unwrap().len(), 2);
         // `=` fails when the level differs, `!=` when it is the same.
@@ -814,7 +915,10 @@ mod tests {
         assert!(!Op::Is.fails(level_rank(Level::Caveats), level_rank(Level::Caveats)));
         assert!(Op::IsNot.fails(level_rank(Level::Caveats), level_rank(Level::Caveats)));
         for level in Level::ALL {
-            assert_eq!(rank_level(level_rank(level)), Some(level));
+            assert_eq!(
+                rank_level(Metric::Verdict, level_rank(level)),
+                Some(GateLevel::Verdict(level))
+            );
         }
 
         let errors = [
@@ -854,6 +958,82 @@ mod tests {
     }
 
     #[test]
+    fn measurement_and_machine_limits() {
+        let cases = [
+            (
+                "measurement=valid",
+                Metric::Measurement,
+                Op::Is,
+                GateLevel::Measurement(Measurement::Valid),
+                "measurement = valid",
+            ),
+            (
+                " measurement != invalid ",
+                Metric::Measurement,
+                Op::IsNot,
+                GateLevel::Measurement(Measurement::Invalid),
+                "measurement != invalid",
+            ),
+            (
+                "machine=ready",
+                Metric::Machine,
+                Op::Is,
+                GateLevel::Machine(Machine::Ready),
+                "machine = ready",
+            ),
+            (
+                "machine!=not-ready",
+                Metric::Machine,
+                Op::IsNot,
+                GateLevel::Machine(Machine::NotReady),
+                "machine != not-ready",
+            ),
+        ];
+        for (text, metric, op, level, display) in cases {
+            let l = one(text);
+            assert_eq!(
+                (l.metric, l.op, l.threshold),
+                (metric, op, Threshold::Level(level)),
+                "{text}"
+            );
+            assert_eq!(l.to_string(), display);
+            assert_eq!(parse(&l.to_string()).unwrap(), [l]);
+        }
+        for metric in [Metric::Verdict, Metric::Measurement, Metric::Machine] {
+            for level in GateLevel::all(metric) {
+                assert_eq!(rank_level(metric, level.rank()), Some(level));
+            }
+        }
+        let errors = [
+            (
+                "measurement=trustworthy",
+                "--fail-if: 'measurement=trustworthy': invalid value 'trustworthy'; \
+                 measurement expects valid, doubtful or invalid",
+            ),
+            (
+                "machine=not ready",
+                "--fail-if: 'machine=not ready': invalid value 'not ready'; machine expects \
+                 ready, caveats or not-ready",
+            ),
+            (
+                "machine>caveats",
+                "--fail-if: 'machine>caveats': unknown operator '>'; expected = (the level \
+                 required) or != (the level refused)",
+            ),
+            (
+                "measurement",
+                "--fail-if: 'measurement': expected an operator = (the level required) or != \
+                 (the level refused) after 'measurement'",
+            ),
+        ];
+        for (text, want) in errors {
+            let message = error(text);
+            assert!(message.starts_with(want), "{text}: {message}");
+            assert!(!message.contains('\n'));
+        }
+    }
+
+    #[test]
     fn percentile_labels_are_the_engines() {
         let ours: Vec<&str> = Metric::ALL
             .iter()
@@ -877,12 +1057,9 @@ mod tests {
         assert_eq!(Unit::Us.format(-1_500.0), "-1.5");
     }
 
-    /// The metrics compared with numbers (all but `verdict`).
+    /// The metrics compared with numbers (all but the levels).
     fn numeric_metrics() -> Vec<Metric> {
-        Metric::ALL
-            .into_iter()
-            .filter(|&m| m != Metric::Verdict)
-            .collect()
+        Metric::ALL.into_iter().filter(|&m| !m.is_level()).collect()
     }
 
     fn spaces() -> impl Strategy<Value = String> {

@@ -47,9 +47,14 @@
 //!   fails every run that is not trustworthy) or refused
 //!   (`verdict!=untrustworthy` fails the untrustworthy ones), the way CI
 //!   reads "require a run it can trust".
+//! - `measurement=LEVEL`, `measurement!=LEVEL` (LEVEL `valid`, `doubtful`,
+//!   `invalid`) and `machine=LEVEL`, `machine!=LEVEL` (`ready`,
+//!   `caveats`, `not-ready`): the same for each part of the verdict
+//!   (`measurement=valid`: a number measured right; `machine!=not-ready`:
+//!   no `bad` finding of the audit on the measured CPUs).
 //!
 //! Every latency and `overruns` limit applies to every thread subject and
-//! to all threads together; a `verdict` limit applies to one subject, `run`.
+//! to all threads together; a level limit applies to one subject, `run`.
 //! Errors ([`GateError`]) are one
 //! line naming the option, the offending limit and what is accepted:
 //! `--fail-if: 'p95>3us': unknown metric 'p95'; expected one of min, avg,
@@ -77,7 +82,7 @@ mod junit;
 mod run;
 
 use evaluate::{Metrics, Outcome, Subject, any_failed, evaluate};
-pub use grammar::{Limit, parse};
+pub use grammar::{Limit, latency_ns, parse};
 use junit::{summary_lines, write_junit};
 pub use run::{GatePlan, apply};
 
@@ -113,6 +118,7 @@ mod tests {
                 percentiles_ns: vec![("p99", Some(9_000))],
                 overruns: 0,
                 verdict: None,
+                parts: None,
             },
         };
         let subjects = [

@@ -24,12 +24,11 @@ pub struct GatePlan {
 }
 
 impl GatePlan {
-    /// Whether a limit judges the run's verdict (`verdict=LEVEL`), whose
-    /// set-up reasons need the audit made before the first sample.
+    /// Whether a limit judges the run's verdict (`verdict=LEVEL`,
+    /// `machine=LEVEL`, ...), whose set-up reasons need the audit made
+    /// before the first sample.
     pub fn judges_verdict(&self) -> bool {
-        self.limits
-            .iter()
-            .any(|l| l.metric == super::grammar::Metric::Verdict)
+        self.limits.iter().any(|l| l.metric.is_level())
     }
 }
 
@@ -57,6 +56,7 @@ pub fn subjects(report: &RunReport, name: &str, verdict: &Verdict) -> Vec<Subjec
         name: "run".to_string(),
         metrics: Metrics {
             verdict: Some(verdict.level),
+            parts: Some((verdict.measurement, verdict.machine)),
             ..Metrics::default()
         },
     });
@@ -72,6 +72,7 @@ fn metrics(cycles: u64, precise: &PreciseStats, d: Option<&Distribution>) -> Met
         percentiles_ns: percentiles(d),
         overruns: precise.overruns,
         verdict: None,
+        parts: None,
     }
 }
 

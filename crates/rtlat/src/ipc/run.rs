@@ -348,7 +348,7 @@ pub fn audit_pair_run(settings: &IpcSettings, host: Host) -> Option<rtlat_audit:
     );
     run_audit::audit_run(
         host,
-        settings.json.is_some() || settings.verdict,
+        settings.json.is_some() || settings.verdict.is_some(),
         settings.gates.as_ref(),
         &request,
     )
@@ -375,12 +375,13 @@ pub fn finish(
         .map(|(pair, side, error)| describe_error(settings, pair, side, error))
         .or_else(|| load.failure.clone());
     let status: u8 = u8::from(failure.is_some());
-    let meta = facts.host.run_meta(
+    let mut meta = facts.host.run_meta(
         settings.cmdline.clone(),
         facts.start_time,
         status,
         facts.audit,
     );
+    meta.projection = settings.projection.request();
     let load_results = load.results(settings.load.as_ref(), Some(load.run_time));
     // The receivers as a cyclictest report: for the verdict, the
     // histogram, the load lines and the gates.
@@ -416,8 +417,9 @@ pub fn finish(
     if let Some(l) = &load_results {
         out.emit(|w| write_load(w, l, &receivers.threads));
     }
-    if settings.verdict {
-        out.emit(|w| verdict.write_text(w, &receivers, "Pair"));
+    if let Some(style) = settings.verdict {
+        let width = crate::report::verdict::text::stdout_width();
+        out.emit(|w| verdict.write_text(w, &receivers, "Pair", style, width));
     }
     let status = end_run(out, written, failure, status)?;
     crate::gate::apply(

@@ -19,8 +19,11 @@ pub struct IpcSettings {
     pub fork: bool,
     /// `--json`, if requested.
     pub json: Option<OutputTarget>,
-    /// `--verdict`: print the missed periods and the verdict at the end.
-    pub verdict: bool,
+    /// `--verdict[=STYLE]`: print the verdict at the end, in that style.
+    pub verdict: Option<crate::report::verdict::text::Style>,
+    /// `--horizon`, `--deadline`: what the verdict projects (the run's
+    /// `RunMeta.projection`).
+    pub projection: crate::cli::verdict_options::Asked,
     /// `--histogram` and where it goes (`--histfile`), if requested.
     pub histogram: Option<OutputTarget>,
     /// The command line as given, for the JSON `cmdline:` key.

@@ -70,7 +70,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         )?;
     }
     // Before the memory is locked and the thread (and the load) start.
-    let shows = settings.json.is_some() || settings.verdict;
+    let shows = settings.json.is_some() || settings.verdict.is_some();
     let audit = run_audit::audit_cyclic_run(host, &settings.engine, shows, settings.gates.as_ref());
     // Also for a synthetic run: its spikes are a deterministic way to see
     // -f freeze the real trace.
@@ -151,7 +151,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         settings.load.as_ref(),
         (!synthetic).then(|| Duration::from_secs(seconds.complete)),
     );
-    let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    meta.projection = settings.projection.request();
     let mut verdict = verdict::judge(&report, &meta, system.as_ref());
     if let Some(outcome) = &explained {
         verdict.worst_sample = outcome.worst_sample();
@@ -370,7 +371,7 @@ fn write_final_outputs(
         &extras,
         settings.explain.as_ref(),
         settings.verdict,
-        settings.verdict,
+        settings.verdict.is_some(),
     ));
     failures.into_result()
 }

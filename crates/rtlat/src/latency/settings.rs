@@ -33,8 +33,11 @@ pub struct Settings {
     pub freeze: bool,
     /// `--json`: write the results as cyclictest's JSON document there.
     pub json: Option<OutputTarget>,
-    /// `--verdict`: print the missed periods and the verdict at the end.
-    pub verdict: bool,
+    /// `--verdict[=STYLE]`: print the verdict at the end, in that style.
+    pub verdict: Option<crate::report::verdict::text::Style>,
+    /// `--horizon`, `--deadline`: what the verdict projects (the run's
+    /// `RunMeta.projection`).
+    pub projection: crate::cli::verdict_options::Asked,
     /// The command line as given, for the JSON `cmdline:` key.
     pub cmdline: String,
     /// `--fail-if` and `--junit`, if given.

@@ -9,10 +9,12 @@ use rtlat_core::report::RunReport;
 use super::json::Extras;
 use super::load::write_load;
 use super::max_time::write_max_times;
+use super::verdict::text::{Style, stdout_width};
 use crate::explain::ExplainPlan;
 use crate::output::Stdout;
 
-/// Writes the closing lines to `out`: the verdict's with `verdict`, the
+/// Writes the closing lines to `out`: the verdict's with `verdict` (in its
+/// style), the
 /// times of the maxima with `max_times` (when `extras` has the run's
 /// timeline). An `--explain-trace` file that cannot be written is the
 /// error returned; the lines are written either way.
@@ -21,7 +23,7 @@ pub fn write_closing_lines(
     report: &RunReport,
     extras: &Extras<'_, '_>,
     explain: Option<&ExplainPlan>,
-    verdict: bool,
+    verdict: Option<Style>,
     max_times: bool,
 ) -> anyhow::Result<()> {
     if let Some(load) = extras.load {
@@ -31,8 +33,12 @@ pub fn write_closing_lines(
         Some(outcome) => crate::explain::write_outputs(outcome, explain, out),
         None => Ok(()),
     };
-    if verdict {
-        out.emit(|w| extras.verdict.write_text(w, report, "Thread"));
+    if let Some(style) = verdict {
+        out.emit(|w| {
+            extras
+                .verdict
+                .write_text(w, report, "Thread", style, stdout_width())
+        });
     }
     if let (true, Some(timeline)) = (max_times, &extras.timeline) {
         out.emit(|w| write_max_times(w, report, timeline));

@@ -1,63 +1,78 @@
-//! The verdict on a run: whether its numbers can be trusted, and why not.
+//! The verdict on a run, in two parts: was the number measured right (the
+//! measurement), and is the machine set up for real-time work (the
+//! machine)? With the worst case projected over longer horizons.
 //!
-//! Every result carries one (the JSON's `"verdict"`); `--verdict` prints it
-//! after the summary. It is made from what the run itself saw, never from
-//! the latencies' values:
-//! - the set-up: the audit's `warn`/`bad` findings that concern the
-//!   measured CPUs (or the whole machine);
-//! - sample sufficiency: a percentile with fewer than
-//!   [`SAMPLES_BEYOND_NEEDED`] samples beyond it is not supported by the
-//!   data;
-//! - each measuring thread: no sample, an error, a policy that is not
-//!   real-time, missed periods, involuntary context switches, migrations,
-//!   page faults, SMIs;
-//! - the system over the run ([`SystemDisturbances`]): steal time of the
-//!   measured CPUs, thermal throttling, RT throttling in the kernel log.
+//! Every result carries one (the JSON's `"verdict"`); `--verdict` prints
+//! it after the summary (short, or every reason with `--verdict=full`:
+//! [`text`]). It is made from what the run itself saw, never from the
+//! latencies' values:
+//! - the measurement ([`Measurement`]): sample sufficiency (a percentile
+//!   with fewer than [`SAMPLES_BEYOND_NEEDED`] samples beyond it is not
+//!   supported by the data); each measuring thread (no sample, an error, a
+//!   policy that is not real-time, missed periods, involuntary context
+//!   switches, migrations, page faults, SMIs); the system over the run
+//!   ([`SystemDisturbances`]: steal time of the measured CPUs, thermal
+//!   throttling, RT throttling in the kernel log, or a log not read); a
+//!   clock coarser than the unit the latencies are shown in;
+//! - the machine ([`Machine`]): the audit's `warn`/`bad` findings that
+//!   concern the measured CPUs (or the whole machine): any `bad` makes it
+//!   not ready, a `warn` gives caveats.
 //!
-//! Each reason has a level, and the verdict is the worst of them:
-//! [`Level::Trustworthy`] without any reason, [`Level::Untrustworthy`] for
-//! what makes the numbers meaningless (a thread without a sample or with
-//! an error, missed periods above [`MISSED_PERIODS_UNTRUSTWORTHY`] of the
-//! periods, steal above [`STEAL_UNTRUSTWORTHY`] of the measured CPUs' time,
-//! RT throttling during the run), [`Level::Caveats`] for everything else
-//! (the numbers are right, but they may not be what the same run on a
-//! well set-up machine would show).
+//! Each reason has a level in its part's words, and each part is the worst
+//! of its reasons: [`Measurement::Invalid`] for what makes the numbers
+//! meaningless (a thread without a sample or with an error, missed periods
+//! above [`MISSED_PERIODS_UNTRUSTWORTHY`] of the periods, steal above
+//! [`STEAL_UNTRUSTWORTHY`] of the measured CPUs' time, RT throttling
+//! during the run), [`Measurement::Doubtful`] for every other measurement
+//! reason.
+//!
+//! The single [`Level`] of earlier versions stays, DERIVED from the two
+//! (so that `--fail-if verdict=...` keeps its meaning): untrustworthy iff
+//! the measurement is invalid, trustworthy iff it is valid and the machine
+//! ready, caveats otherwise.
+//!
+//! The projection (`rtlat_stats::projection`) is made from the run's
+//! blocks, when the tool keeps them; it gives no level (a projection
+//! refused is not a doubt about the numbers measured), but it extends
+//! `suggested_duration_s`.
 
 use std::io::{self, Write};
 use std::path::Path;
 
-use rtlat_args::escape::Escaped;
 use rtlat_audit::counters::{KernelLogFinding, RunWatch, SystemDisturbances};
 use rtlat_audit::{Audit, Finding, Status};
 use rtlat_core::distribution::STANDARD_PERCENTILES;
 use rtlat_core::report::{RunReport, ThreadReport, ThreadStep};
-use serde::Serialize;
-
-use super::explain::micros;
+use rtlat_stats::blocks::BlockSeries;
+use rtlat_stats::projection::{self, Projection, Request};
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
 pub mod injected;
+pub mod text;
 
 /// Samples that must lie beyond a percentile for the data to support it.
 pub const SAMPLES_BEYOND_NEEDED: u64 = 10;
 
 /// Missed periods, as a share of all periods of a thread, above which the
-/// run is untrustworthy (1 %): its samples are then not the periods'.
+/// measurement is invalid (1 %): its samples are then not the periods'.
 pub const MISSED_PERIODS_UNTRUSTWORTHY: f64 = 0.01;
 
 /// Steal time, as a share of the measured CPUs' time over the run, above
-/// which the run is untrustworthy (10 %): the hypervisor's scheduling, not
-/// the kernel's, made its latencies.
+/// which the measurement is invalid (10 %): the hypervisor's scheduling,
+/// not the kernel's, made its latencies.
 pub const STEAL_UNTRUSTWORTHY: f64 = 0.10;
 
-/// How far a run's numbers can be trusted, from best to worst.
+/// How far a run's numbers can be trusted, from best to worst: derived
+/// from the two parts ([`Level::of`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
-    /// Nothing was seen that puts the numbers in doubt.
+    /// The measurement is valid and the machine ready.
     Trustworthy,
     /// The numbers are right, with the reasons given to weigh them.
     Caveats,
-    /// The numbers say little or nothing about the machine.
+    /// The measurement is invalid: the numbers say little or nothing.
     Untrustworthy,
 }
 
@@ -74,40 +89,224 @@ impl Level {
         }
     }
 
-    /// The level of a name, `None` for anything else.
-    pub fn from_name(name: &str) -> Option<Level> {
-        Level::ALL.into_iter().find(|l| l.name() == name)
+    /// The level the two parts give: untrustworthy iff the measurement is
+    /// invalid; trustworthy iff it is valid and the machine ready.
+    pub fn of(measurement: Measurement, machine: Machine) -> Level {
+        match (measurement, machine) {
+            (Measurement::Invalid, _) => Level::Untrustworthy,
+            (Measurement::Valid, Machine::Ready) => Level::Trustworthy,
+            _ => Level::Caveats,
+        }
     }
 }
 
-/// One reason for a level below trustworthy.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// Was the number measured right? From best to worst.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Measurement {
+    /// Nothing was seen that puts the numbers in doubt.
+    Valid,
+    /// The numbers were measured, with the reasons given to weigh them.
+    Doubtful,
+    /// The numbers say little or nothing about the machine.
+    Invalid,
+}
+
+impl Measurement {
+    /// Every level, best first.
+    pub const ALL: [Measurement; 3] = [
+        Measurement::Valid,
+        Measurement::Doubtful,
+        Measurement::Invalid,
+    ];
+
+    /// `valid`, `doubtful`, `invalid`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Measurement::Valid => "valid",
+            Measurement::Doubtful => "doubtful",
+            Measurement::Invalid => "invalid",
+        }
+    }
+}
+
+/// Is the machine set up for real-time work on the measured CPUs? From
+/// best to worst.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Machine {
+    /// No finding of the audit at `warn` or `bad` (or no audit made).
+    Ready,
+    /// Findings at `warn`: latencies may be higher than the machine can do.
+    Caveats,
+    /// A finding at `bad`: results are meaningless for real-time work.
+    NotReady,
+}
+
+impl Machine {
+    /// Every level, best first.
+    pub const ALL: [Machine; 3] = [Machine::Ready, Machine::Caveats, Machine::NotReady];
+
+    /// `ready`, `caveats`, `not-ready`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Machine::Ready => "ready",
+            Machine::Caveats => "caveats",
+            Machine::NotReady => "not-ready",
+        }
+    }
+}
+
+/// Which question a reason answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Part {
+    /// Was the number measured right?
+    Measurement,
+    /// Is the machine set up for real-time work?
+    Machine,
+}
+
+impl Part {
+    /// `measurement`, `machine`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Part::Measurement => "measurement",
+            Part::Machine => "machine",
+        }
+    }
+}
+
+/// A reason's own level, in its part's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReasonLevel {
+    /// A reason about the measurement.
+    Measurement(Measurement),
+    /// A finding about the machine.
+    Machine(Machine),
+}
+
+impl ReasonLevel {
+    /// The part it belongs to.
+    pub const fn part(self) -> Part {
+        match self {
+            ReasonLevel::Measurement(_) => Part::Measurement,
+            ReasonLevel::Machine(_) => Part::Machine,
+        }
+    }
+
+    /// Its name in its part's words: `doubtful`, `not-ready`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReasonLevel::Measurement(m) => m.name(),
+            ReasonLevel::Machine(m) => m.name(),
+        }
+    }
+
+    /// 0 (none), 1 or 2 (the worst of its part): which reason of a part
+    /// matters most.
+    const fn rank(self) -> u8 {
+        match self {
+            ReasonLevel::Measurement(m) => m as u8,
+            ReasonLevel::Machine(m) => m as u8,
+        }
+    }
+}
+
+/// One reason for a part below its best.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Reason {
     /// Stable identifier: `setup.<audit check id>`, `samples.insufficient`,
     /// `thread.involuntary_switches`, `system.steal`, ...
     pub id: String,
     /// What was seen, in a sentence.
     pub text: String,
-    /// The level this reason alone gives the run.
-    #[serde(skip)]
-    pub level: Level,
+    /// The level this reason alone gives its part.
+    pub level: ReasonLevel,
+    /// For a finding of the audit: its fact alone, what the text shows
+    /// (the audit says why and how to fix it).
+    pub fact: Option<String>,
+}
+
+impl Reason {
+    /// A reason about the measurement.
+    pub fn measurement(id: &str, text: String, level: Measurement) -> Reason {
+        Reason {
+            id: id.to_string(),
+            text,
+            level: ReasonLevel::Measurement(level),
+            fact: None,
+        }
+    }
+
+    /// The part it belongs to.
+    pub fn part(&self) -> Part {
+        self.level.part()
+    }
+}
+
+/// `{"id", "text", "part", "level"}`, the level in the part's words.
+impl Serialize for Reason {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut r = s.serialize_struct("Reason", 4)?;
+        r.serialize_field("id", &self.id)?;
+        r.serialize_field("text", &self.text)?;
+        r.serialize_field("part", self.part().name())?;
+        r.serialize_field("level", self.level.name())?;
+        r.end()
+    }
 }
 
 /// The verdict: the `"verdict"` object of the JSON.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Verdict {
-    /// The worst level of the reasons; trustworthy without any.
+    /// Derived from the two parts ([`Level::of`]).
     pub level: Level,
-    /// Why, in the order: set-up, samples, threads, system.
+    /// The worst level of the measurement's reasons; valid without any.
+    pub measurement: Measurement,
+    /// The worst level of the machine's findings; ready without any.
+    pub machine: Machine,
+    /// Why, in the order: set-up, samples, threads, system, clock.
     pub reasons: Vec<Reason>,
     /// How long the run must be, at its interval, for every percentile
-    /// quoted to have [`SAMPLES_BEYOND_NEEDED`] samples beyond it; `None`
-    /// when it was long enough (or quoted no percentile).
+    /// quoted to have [`SAMPLES_BEYOND_NEEDED`] samples beyond it and for
+    /// the longest horizon asked to be projected (when the tool keeps
+    /// blocks); `None` when it was long enough.
     pub suggested_duration_s: Option<f64>,
+    /// The worst case over the horizons asked, or why there is none;
+    /// `None` (`null`) when the tool keeps no blocks.
+    pub projection: Option<Projection>,
     /// `--explain`: the worst explained sample and its dominant cause;
     /// it gives no level of its own (a cause is not a doubt).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub worst_sample: Option<WorstSample>,
+    /// What `suggested_duration_s` is for (the text says it).
+    #[serde(skip)]
+    pub needs: Needs,
+    /// Whether an audit was made (the machine's part says nothing
+    /// without one).
+    #[serde(skip)]
+    pub audited: bool,
+}
+
+/// The durations `suggested_duration_s` is the longest of.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Needs {
+    /// For the highest percentile quoted, s.
+    pub percentiles_s: Option<f64>,
+    /// For the longest horizon asked: (horizon, run needed), s.
+    pub projection_s: Option<(f64, f64)>,
+}
+
+impl Needs {
+    /// The longest, rounded up to the millisecond.
+    fn longest(self) -> Option<f64> {
+        [self.percentiles_s, self.projection_s.map(|(_, s)| s)]
+            .into_iter()
+            .flatten()
+            .reduce(f64::max)
+            .map(|s| (s * 1000.0).ceil() / 1000.0)
+    }
 }
 
 /// The worst sample `--explain` explained: its largest component and
@@ -147,6 +346,29 @@ pub struct Evidence<'a> {
     /// The system-wide counters over the run; `None` where they do not
     /// apply (a synthetic run measures no CPU).
     pub system: Option<&'a SystemDisturbances>,
+    /// Each thread's blocks (empty: the tool keeps none, nothing is
+    /// projected).
+    pub blocks: &'a [BlockSeries],
+    /// What to project (`--horizon`, `--deadline`).
+    pub request: Option<&'a Request>,
+    /// The resolution of the run's clock, ns (`clock_getres`); `None`
+    /// where it does not apply (a synthetic run).
+    pub clock_resolution_ns: Option<i64>,
+}
+
+#[cfg(test)]
+impl<'a> Evidence<'a> {
+    /// A run alone: no audit, no system counters, no blocks.
+    pub fn of(report: &'a RunReport) -> Evidence<'a> {
+        Evidence {
+            report,
+            audit: None,
+            system: None,
+            blocks: &[],
+            request: None,
+            clock_resolution_ns: None,
+        }
+    }
 }
 
 impl Verdict {
@@ -163,63 +385,113 @@ impl Verdict {
         if let Some(system) = evidence.system {
             system_reasons(system, &mut reasons);
         }
+        reasons.extend(
+            evidence
+                .clock_resolution_ns
+                .and_then(|ns| clock_reason(ns, report)),
+        );
+        let default_request = Request::default();
+        let request = evidence.request.unwrap_or(&default_request);
+        let together = (!evidence.blocks.is_empty())
+            .then(|| BlockSeries::together(&evidence.blocks.iter().collect::<Vec<_>>()))
+            .flatten();
+        let projection = together
+            .as_ref()
+            .map(|series| projection::project(series, request));
+        let needs = Needs {
+            percentiles_s: sufficiency.suggested_duration_s(),
+            projection_s: together
+                .as_ref()
+                .and_then(|series| projection_need(series, request)),
+        };
+        let mut verdict = Verdict::from_reasons(reasons);
+        verdict.suggested_duration_s = needs.longest();
+        verdict.needs = needs;
+        verdict.projection = projection;
+        verdict.audited = evidence.audit.is_some();
+        verdict
+    }
+
+    /// A verdict of `reasons` alone: the parts their worst levels, the
+    /// level derived; nothing suggested or projected.
+    pub fn from_reasons(reasons: Vec<Reason>) -> Verdict {
+        let measurement = reasons
+            .iter()
+            .filter_map(|r| match r.level {
+                ReasonLevel::Measurement(m) => Some(m),
+                ReasonLevel::Machine(_) => None,
+            })
+            .max()
+            .unwrap_or(Measurement::Valid);
+        let machine = reasons
+            .iter()
+            .filter_map(|r| match r.level {
+                ReasonLevel::Machine(m) => Some(m),
+                ReasonLevel::Measurement(_) => None,
+            })
+            .max()
+            .unwrap_or(Machine::Ready);
         Verdict {
-            level: reasons
-                .iter()
-                .map(|r| r.level)
-                .max()
-                .unwrap_or(Level::Trustworthy),
+            level: Level::of(measurement, machine),
+            measurement,
+            machine,
             reasons,
-            suggested_duration_s: sufficiency.suggested_duration_s(),
+            suggested_duration_s: None,
+            projection: None,
             worst_sample: None,
+            needs: Needs::default(),
+            audited: false,
         }
     }
 
-    /// The `--verdict` lines: each thread's missed periods, the level, one
-    /// line per reason and the suggested duration (`thread` names the
-    /// threads: `Thread`, `Pair`).
+    /// The reasons of `part`, the most important first (highest level
+    /// first, then in order).
+    pub fn reasons_of(&self, part: Part) -> Vec<&Reason> {
+        let mut of_part: Vec<&Reason> = self.reasons.iter().filter(|r| r.part() == part).collect();
+        of_part.sort_by_key(|r| std::cmp::Reverse(r.level.rank()));
+        of_part
+    }
+
+    /// The `--verdict` lines, short ([`text::Style::Short`]: at most six
+    /// lines of at most 80 columns) or full (every reason, wrapped to
+    /// `width`); `thread` names the threads: `Thread`, `Pair`.
     pub fn write_text(
         &self,
         w: &mut impl Write,
         report: &RunReport,
         thread: &str,
+        style: text::Style,
+        width: usize,
     ) -> io::Result<()> {
-        for t in &report.threads {
-            writeln!(
-                w,
-                "# {thread} {}: missed periods: {}",
-                t.index, t.precise.overruns
-            )?;
-        }
-        writeln!(w, "# Verdict: {}", self.level.name())?;
-        for reason in &self.reasons {
-            // A reason quotes the audit's facts (task names, the kernel
-            // command line): escaped, one reason one line.
-            writeln!(w, "#   {}: {}", reason.id, Escaped(&reason.text))?;
-        }
-        if let Some(seconds) = self.suggested_duration_s {
-            writeln!(
-                w,
-                "# Suggested duration: {} s, for {SAMPLES_BEYOND_NEEDED} samples beyond the highest percentile quoted",
-                seconds_text(seconds)
-            )?;
-        }
-        if let Some(worst) = &self.worst_sample {
-            let cause = worst.cause.as_ref().map_or(String::new(), |c| {
-                let name = Escaped(&c.name);
-                format!(", mostly {} {name} ({} us)", c.kind, micros(c.ns))
-            });
-            writeln!(
-                w,
-                "# Worst sample: T:{} {} us: {} {} us{cause}",
-                worst.thread,
-                micros(worst.latency_ns),
-                worst.component,
-                micros(worst.component_ns)
-            )?;
-        }
-        Ok(())
+        text::write(self, w, report, thread, style, width)
     }
+}
+
+/// The run needed to project the longest horizon of `request` from
+/// `series`: (horizon, duration) when the run is shorter than that.
+fn projection_need(series: &BlockSeries, request: &Request) -> Option<(f64, f64)> {
+    let horizon = request.horizons_s.iter().copied().reduce(f64::max)?;
+    let needed = projection::needed_duration_s(horizon);
+    (series.covered_s() < needed).then_some((horizon, needed))
+}
+
+/// The clock's resolution against the unit the latencies are shown in
+/// (1 us, 1 ns with `-N`): coarser, every latency is a multiple of it
+/// and the figures show a precision they do not have.
+fn clock_reason(resolution_ns: i64, report: &RunReport) -> Option<Reason> {
+    let shown_ns = report.resolution.nanos_per_unit();
+    (resolution_ns > shown_ns).then(|| {
+        Reason::measurement(
+            "clock.resolution",
+            format!(
+                "the clock's resolution ({}) is coarser than the {} the latencies are shown \
+                 in: each latency is a multiple of it",
+                text::duration_ns(resolution_ns),
+                text::duration_ns(shown_ns)
+            ),
+            Measurement::Doubtful,
+        )
+    })
 }
 
 /// The CPUs the run measured: those its threads were pinned to; `None`
@@ -255,22 +527,30 @@ impl SystemWatch {
     }
 }
 
-/// The verdict on a finished run: its report, the audit in its `meta` and
-/// what `system` saw.
+/// The verdict on a finished run: its report, the audit, blocks and
+/// projection request in its `meta` and what `system` saw. The clock's
+/// resolution is read for a real run (one with system counters).
 pub fn judge(
     report: &RunReport,
     meta: &super::RunMeta,
     system: Option<&SystemDisturbances>,
 ) -> Verdict {
+    let clock_resolution_ns = system.map(|_| {
+        let res = rtlat_sys::clock::resolution(rtlat_core::engine::sys_clock(report.clock));
+        res.tv_sec as i64 * 1_000_000_000 + res.tv_nsec as i64
+    });
     Verdict::of(Evidence {
         report,
         audit: meta.audit.as_ref(),
         system,
+        blocks: &meta.blocks,
+        request: Some(&meta.projection),
+        clock_resolution_ns,
     })
 }
 
-/// The findings at `warn` or `bad` that concern the whole machine or one
-/// of `cpus` (`None`: any CPU).
+/// The findings at `warn` (caveats) or `bad` (not ready) that concern
+/// the whole machine or one of `cpus` (`None`: any CPU).
 fn setup_reasons(findings: &[Finding], cpus: &Option<Vec<usize>>, reasons: &mut Vec<Reason>) {
     let concerns_run = |finding_cpus: &[usize]| match cpus {
         _ if finding_cpus.is_empty() => true,
@@ -283,10 +563,16 @@ fn setup_reasons(findings: &[Finding], cpus: &Option<Vec<usize>>, reasons: &mut 
                 Some(why) => format!("{} ({}): {why}", finding.fact, finding.status.name()),
                 None => format!("{} ({})", finding.fact, finding.status.name()),
             };
+            let level = if finding.status == Status::Bad {
+                Machine::NotReady
+            } else {
+                Machine::Caveats
+            };
             reasons.push(Reason {
                 id: format!("setup.{}", finding.id),
                 text,
-                level: Level::Caveats,
+                level: ReasonLevel::Machine(level),
+                fact: Some(finding.fact.clone()),
             });
         }
     }
@@ -364,7 +650,8 @@ impl<'a> Sufficiency<'a> {
                 percent_text(highest),
                 samples_needed(highest)
             ),
-            level: Level::Caveats,
+            level: ReasonLevel::Measurement(Measurement::Doubtful),
+            fact: None,
         })
     }
 
@@ -376,7 +663,6 @@ impl<'a> Sufficiency<'a> {
             .iter()
             .map(|(t, _)| samples_needed(highest) as f64 * t.interval.as_nanos() as f64 / 1e9)
             .reduce(f64::max)
-            .map(|s| (s * 1000.0).ceil() / 1000.0)
     }
 }
 
@@ -407,7 +693,7 @@ fn per_thread(
     threads: &[ThreadReport],
     id: &str,
     what: &str,
-    level: impl Fn(&ThreadReport) -> Level,
+    level: impl Fn(&ThreadReport) -> Measurement,
     f: impl Fn(&ThreadReport) -> Option<String>,
 ) -> Option<Reason> {
     let concerned: Vec<(&ThreadReport, String)> = threads
@@ -419,16 +705,16 @@ fn per_thread(
         .iter()
         .map(|(t, text)| format!("thread {}: {text}", t.index))
         .collect();
-    Some(Reason {
-        id: id.to_string(),
-        text: format!("{what}: {}", list.join(", ")),
-        level: worst,
-    })
+    Some(Reason::measurement(
+        id,
+        format!("{what}: {}", list.join(", ")),
+        worst,
+    ))
 }
 
 fn thread_reasons(threads: &[ThreadReport], reasons: &mut Vec<Reason>) {
-    let caveats = |_: &ThreadReport| Level::Caveats;
-    let untrustworthy = |_: &ThreadReport| Level::Untrustworthy;
+    let caveats = |_: &ThreadReport| Measurement::Doubtful;
+    let untrustworthy = |_: &ThreadReport| Measurement::Invalid;
     let nonzero = |n: u64| (n > 0).then(|| n.to_string());
     let disturbance = |get: fn(&rtlat_core::report::Disturbances) -> Option<u64>| {
         move |t: &ThreadReport| t.disturbances.as_ref().and_then(get).and_then(nonzero)
@@ -455,14 +741,14 @@ fn thread_reasons(threads: &[ThreadReport], reasons: &mut Vec<Reason>) {
             threads,
             "thread.missed_periods",
             &format!(
-                "missed periods (above {}% of a thread's periods the run is untrustworthy)",
+                "missed periods (above {}% of a thread's periods the measurement is invalid)",
                 MISSED_PERIODS_UNTRUSTWORTHY * 100.0
             ),
             |t| {
                 if missed_share(t) > MISSED_PERIODS_UNTRUSTWORTHY {
-                    Level::Untrustworthy
+                    Measurement::Invalid
                 } else {
-                    Level::Caveats
+                    Measurement::Doubtful
                 }
             },
             |t| {
@@ -562,15 +848,16 @@ fn system_reasons(system: &SystemDisturbances, reasons: &mut Vec<Reason>) {
             id: "system.steal".into(),
             text: format!(
                 "the hypervisor stole {:.2}% of the time of {cpus} during the run (above {}% the \
-                 run is untrustworthy)",
+                 measurement is invalid)",
                 share * 100.0,
                 STEAL_UNTRUSTWORTHY * 100.0
             ),
-            level: if share > STEAL_UNTRUSTWORTHY {
-                Level::Untrustworthy
+            level: ReasonLevel::Measurement(if share > STEAL_UNTRUSTWORTHY {
+                Measurement::Invalid
             } else {
-                Level::Caveats
-            },
+                Measurement::Doubtful
+            }),
+            fact: None,
         });
     }
     if let Some(events) = system.thermal_throttle_events
@@ -579,7 +866,8 @@ fn system_reasons(system: &SystemDisturbances, reasons: &mut Vec<Reason>) {
         reasons.push(Reason {
             id: "system.thermal_throttling".into(),
             text: format!("{events} thermal-throttle events on {cpus} during the run"),
-            level: Level::Caveats,
+            level: ReasonLevel::Measurement(Measurement::Doubtful),
+            fact: None,
         });
     }
     match &system.kernel_log {
@@ -592,7 +880,8 @@ fn system_reasons(system: &SystemDisturbances, reasons: &mut Vec<Reason>) {
                 "the kernel throttled real-time tasks during the run (\"{}\")",
                 rtlat_audit::counters::RT_THROTTLING_MESSAGE
             ),
-            level: Level::Untrustworthy,
+            level: ReasonLevel::Measurement(Measurement::Invalid),
+            fact: None,
         }),
         KernelLogFinding::Read {
             records_lost: true, ..
@@ -601,13 +890,15 @@ fn system_reasons(system: &SystemDisturbances, reasons: &mut Vec<Reason>) {
             text: "RT throttling not fully checked: kernel log records were overwritten before \
                    they could be read"
                 .into(),
-            level: Level::Caveats,
+            level: ReasonLevel::Measurement(Measurement::Doubtful),
+            fact: None,
         }),
         KernelLogFinding::Read { .. } => {}
         KernelLogFinding::NotChecked(why) => reasons.push(Reason {
             id: "system.kernel_log".into(),
             text: format!("RT throttling not checked: the kernel log is not readable ({why})"),
-            level: Level::Caveats,
+            level: ReasonLevel::Measurement(Measurement::Doubtful),
+            fact: None,
         }),
     }
 }

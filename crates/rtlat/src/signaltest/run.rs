@@ -82,7 +82,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     // default one.
     let audit = run_audit::audit_run(
         host,
-        settings.json.is_some() || settings.verdict,
+        settings.json.is_some() || settings.verdict.is_some(),
         settings.gates.as_ref(),
         &run_audit::request(
             ring.threads.iter().map(|t| t.cpu),
@@ -151,7 +151,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .iter()
         .find_map(|t| t.error.map(|e| (t.index, e)));
     let status: u8 = u8::from(thread_failure.is_some() || load.failure.is_some());
-    let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    meta.projection = settings.projection.request();
     let verdict = verdict::judge(&report, &meta, system.as_ref());
     // How long the ring ran; a synthetic run's time means nothing.
     let measured = (!synthetic).then_some(run_time);
@@ -351,7 +352,7 @@ fn write_final_outputs(
         extras,
         None,
         settings.verdict,
-        settings.verdict,
+        settings.verdict.is_some(),
     ));
     failures.into_result()
 }

@@ -21,8 +21,11 @@ pub struct Settings {
     pub histogram: Option<OutputTarget>,
     /// `--json`, if requested.
     pub json: Option<OutputTarget>,
-    /// `--verdict`: print the missed periods and the verdict at the end.
-    pub verdict: bool,
+    /// `--verdict[=STYLE]`: print the verdict at the end, in that style.
+    pub verdict: Option<crate::report::verdict::text::Style>,
+    /// `--horizon`, `--deadline`: what the verdict projects (the run's
+    /// `RunMeta.projection`).
+    pub projection: crate::cli::verdict_options::Asked,
     /// `-m`: lock all current and future memory.
     pub mlockall: bool,
     /// The command line as given, for the JSON `cmdline:` key.

@@ -531,7 +531,15 @@ fn cases() -> Vec<Case> {
             assert!(s.percentiles)
         }),
         // `--ver` stays 2.4's --verbose.
-        case(None, "verdict", "verd", None, |s, _| assert!(s.verdict)),
+        case(None, "verdict", "verd", None, |s, _| {
+            assert_eq!(s.verdict, Some(Style::Short))
+        }),
+        case(None, "horizon", "ho", Some("30m,2h"), |s, _| {
+            assert_eq!(s.projection.horizons_s, [1_800, 7_200])
+        }),
+        case(None, "deadline", "dea", Some("100us"), |s, _| {
+            assert_eq!(s.projection.deadline_ns, Some(100_000))
+        }),
         // Every prefix of --hgrm is one of --hgrm-per-thread too: only the
         // whole name reaches it.
         case(None, "hgrm", "hgrm", Some("run.hgrm"), |s, _| {
@@ -667,7 +675,8 @@ fn defaults() {
             show_methods: false,
             stats_file: None,
             percentiles: false,
-            verdict: false,
+            verdict: None,
+            projection: Default::default(),
             hgrm: None,
             gates: None,
             load: None,
@@ -1374,7 +1383,12 @@ fn every_table_entry_is_reachable() {
                     | Opt::NoProgress
                     | Opt::Hgrm
                     | Opt::HgrmPerThread
-                    | Opt::Shared(SharedOpt::Gate(_) | SharedOpt::Load(_) | SharedOpt::Synthetic)
+                    | Opt::Shared(
+                        SharedOpt::Gate(_)
+                            | SharedOpt::Load(_)
+                            | SharedOpt::Verdict(_)
+                            | SharedOpt::Synthetic
+                    )
                     | Opt::DeepestIdleState
                     | Opt::Explain
                     | Opt::ExplainThreshold

@@ -249,6 +249,9 @@ const EXTRA_KEYS: &[&str] = &[
     "thread.*.tid",
     "verdict",
     "verdict.level",
+    "verdict.machine",
+    "verdict.measurement",
+    "verdict.projection",
     "verdict.reasons",
     "verdict.suggested_duration_s",
     "wait_method",
@@ -277,11 +280,12 @@ fn json_keys_superset(lease: &CpuLease, args: &[&str]) {
         missing.is_empty(),
         "keys C has and rtlat lacks: {missing:?}"
     );
-    // The environment's own keys are checked by the environment module.
+    // The environment's own keys are checked by the environment module,
+    // the projection's (projected or refused) by the verdict's.
     let extra: BTreeSet<&str> = ok
         .difference(&ck)
         .map(String::as_str)
-        .filter(|k| !k.starts_with("environment."))
+        .filter(|k| !k.starts_with("environment.") && !k.starts_with("verdict.projection."))
         .collect();
     assert_eq!(
         extra,

@@ -154,42 +154,70 @@ fn verdict_lines_follow_the_summary_and_only_with_the_option() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.json");
     let json = format!("--json={}", path.display());
-    let with = synthetic_run(2, &[&args[..], &["--verdict", &json]].concat());
+    let with = synthetic_run(2, &[&args[..], &["--verdict=full", &json]].concat());
     let tail = with
         .stdout
         .strip_prefix(&plain.stdout)
         .unwrap_or_else(|| panic!("Xenomai's output first, unchanged:\n{}", with.stdout));
+    assert!(tail.lines().all(|l| l.chars().count() <= 80), "{tail}");
     let doc = read_json(&path);
-    let v = &doc["verdict"];
-    let mut expected = vec![
-        format!(
-            "# Thread 0: missed periods: {}",
-            doc["thread"]["0"]["overruns"]
-        ),
-        format!("# Verdict: {}", v["level"].as_str().unwrap()),
-    ];
-    for reason in v["reasons"].as_array().unwrap() {
-        expected.push(format!(
-            "#   {}: {}",
-            reason["id"].as_str().unwrap(),
-            reason["text"].as_str().unwrap()
-        ));
-    }
-    // 2 s at 500 us: 4000 samples; p99.999 needs 1000000, 500 s.
-    assert_eq!(v["suggested_duration_s"], 500.0);
-    expected.push(
-        "# Suggested duration: 500 s, for 10 samples beyond the highest percentile quoted"
-            .to_owned(),
-    );
-    // Then, last, when the thread's maximum was taken.
-    let mut tail: Vec<&str> = tail.lines().collect();
-    let max_time = tail
+    let v = crate::results::verdict::verdict(&doc);
+    let mut lines = crate::results::verdict::unwrapped(tail);
+    // Last, when the thread's maximum was taken.
+    let max_time = lines
         .pop()
+        .as_deref()
         .and_then(crate::support::parse_max_time_line)
         .unwrap_or_else(|| panic!("a max-time line last:\n{}", with.stdout));
     crate::support::check_max_time_line(&max_time, &doc["thread"]["0"]);
-    assert_eq!(tail, expected, "{}", with.stdout);
+    assert_eq!(
+        lines[0],
+        format!(
+            "# Thread 0: missed periods: {}",
+            doc["thread"]["0"]["overruns"]
+        )
+    );
+    assert_eq!(
+        lines[1],
+        format!(
+            "# Verdict: {} (measurement {}, machine ready)",
+            v["level"].as_str().unwrap(),
+            v["measurement"].as_str().unwrap()
+        )
+    );
+    for reason in v["reasons"].as_array().unwrap() {
+        let line = format!(
+            "#   {} ({}): {}",
+            reason["id"].as_str().unwrap(),
+            reason["level"].as_str().unwrap(),
+            reason["text"].as_str().unwrap()
+        );
+        assert!(lines.contains(&line), "{line}\n{tail}");
+    }
+    // 2 s at 500 us: 4000 samples; p99.999 needs 1000000, 500 s (more when
+    // the run keeps blocks to project from).
+    if v["projection"].is_null() {
+        assert_eq!(v["suggested_duration_s"], 500.0);
+        assert!(
+            lines.contains(
+                &"# Suggested duration: 500 s, for 10 samples beyond the highest percentile quoted"
+                    .to_owned()
+            )
+        );
+    }
     assert_eq!(v["level"], "caveats");
+    // Short, the default: the answer in at most 6 lines.
+    let short = synthetic_run(2, &[&args[..], &["--verdict"]].concat());
+    let tail = short.stdout.strip_prefix(&plain.stdout).unwrap();
+    let verdict_lines: Vec<&str> = tail
+        .lines()
+        .take_while(|l| !l.starts_with("# Thread "))
+        .collect();
+    assert!(verdict_lines.len() <= 6, "{tail}");
+    assert!(
+        verdict_lines[0].starts_with("# Verdict: caveats (details: --verdict=full"),
+        "{tail}"
+    );
 }
 
 #[test]
@@ -349,13 +377,17 @@ fn a_verdict_gate_makes_the_audit_and_sees_setup_reasons() {
         "-c",
         &cpu,
         "--fail-if=verdict=trustworthy",
-        "--verdict",
+        "--verdict=full",
     ]));
     r.expect_code(3);
+    // Summarised in the full text: `#   bad ID: FACT`, `#   warn ...`.
     let shown: Vec<&str> = r
         .stdout
         .lines()
-        .filter_map(|l| l.strip_prefix("#   setup."))
+        .filter_map(|l| {
+            l.strip_prefix("#   bad ")
+                .or_else(|| l.strip_prefix("#   warn "))
+        })
         .filter_map(|l| l.split_once(": ").map(|(id, _)| id))
         .collect();
     // Statuses can change between two readings (steal time, a thread

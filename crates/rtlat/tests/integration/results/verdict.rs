@@ -1,8 +1,10 @@
 //! The verdict on a run through the binary: `"verdict"` in every tool's
-//! JSON, `--verdict` lines (and nothing without the option), the `*` marks
-//! of `--percentiles`, `--fail-if verdict=...`; synthetic runs for the
-//! shapes and the sample sufficiency, a real run with a higher-priority
-//! SCHED_FIFO competitor for the involuntary-switch reason.
+//! JSON (its two parts, each reason's part), `--verdict` lines short and
+//! full (and nothing without the option), `--horizon`/`--deadline`, the
+//! `*` marks of `--percentiles`, `--fail-if verdict=...`,
+//! `measurement=...`, `machine=...`; synthetic runs for the shapes and
+//! the sample sufficiency, a real run with a higher-priority SCHED_FIFO
+//! competitor for the involuntary-switch reason.
 
 use std::time::Duration;
 
@@ -21,27 +23,95 @@ pub(crate) fn json_of(stdout: &str) -> Value {
 }
 
 /// The `"verdict"` object, checked for its shape: a level among the
-/// three, reasons with a string id and text, a duration or null.
-fn verdict(doc: &Value) -> &Value {
+/// three, derived from the two parts as documented; reasons with a string
+/// id and text, a part and a level in its part's words; a duration or
+/// null; a projection or null.
+pub(crate) fn verdict(doc: &Value) -> &Value {
     let v = &doc["verdict"];
     let level = v["level"].as_str().expect("a level");
+    let measurement = v["measurement"].as_str().expect("a measurement");
+    let machine = v["machine"].as_str().expect("a machine");
     assert!(
-        ["trustworthy", "caveats", "untrustworthy"].contains(&level),
+        ["valid", "doubtful", "invalid"].contains(&measurement),
         "{v}"
     );
+    assert!(["ready", "caveats", "not-ready"].contains(&machine), "{v}");
+    let derived = match (measurement, machine) {
+        ("invalid", _) => "untrustworthy",
+        ("valid", "ready") => "trustworthy",
+        _ => "caveats",
+    };
+    assert_eq!(level, derived, "{v}");
     for reason in v["reasons"].as_array().expect("reasons") {
         assert!(
             reason["id"].is_string() && reason["text"].is_string(),
             "{v}"
         );
-        assert_eq!(reason.as_object().unwrap().len(), 2, "{v}");
+        let levels: &[&str] = match reason["part"].as_str() {
+            Some("measurement") => &["doubtful", "invalid"],
+            Some("machine") => &["caveats", "not-ready"],
+            _ => panic!("a reason without a part: {v}"),
+        };
+        assert!(levels.contains(&reason["level"].as_str().unwrap()), "{v}");
+        assert_eq!(reason.as_object().unwrap().len(), 4, "{v}");
     }
     assert!(
         v["suggested_duration_s"].is_null() || v["suggested_duration_s"].is_f64(),
         "{v}"
     );
-    assert_eq!(v.as_object().unwrap().len(), 3, "{v}");
+    assert!(
+        v["projection"].is_null() || v["projection"]["outcome"].is_string(),
+        "{v}"
+    );
+    assert_eq!(v.as_object().unwrap().len(), 6, "{v}");
     v
+}
+
+/// Full `--verdict` text with each wrapped line joined back to the line it
+/// continues (continuations start `#     `).
+pub(crate) fn unwrapped(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for line in text.lines() {
+        match (line.strip_prefix("#     "), lines.last_mut()) {
+            (Some(rest), Some(last)) => {
+                last.push(' ');
+                last.push_str(rest);
+            }
+            _ => lines.push(line.to_string()),
+        }
+    }
+    lines
+}
+
+/// The short verdict's lines (from `# Verdict: ` to the next line that
+/// is not a `#` line or is a thread's, such as the time of its maximum),
+/// checked: at most six of at most 80 columns, the answer first.
+fn short_verdict<'a>(stdout: &'a str, v: &Value) -> Vec<&'a str> {
+    let tail: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("# Verdict: "))
+        .take_while(|l| {
+            l.starts_with("# ") && !l.starts_with("# Thread ") && !l.starts_with("# Pair ")
+        })
+        .collect();
+    assert!(!tail.is_empty() && tail.len() <= 6, "{stdout}");
+    assert!(tail.iter().all(|l| l.chars().count() <= 80), "{stdout}");
+    assert!(
+        tail[0].starts_with(&format!(
+            "# Verdict: {} (details: --verdict=full",
+            v["level"].as_str().unwrap()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        tail[1].starts_with(&format!(
+            "# Measurement: {}",
+            v["measurement"].as_str().unwrap()
+        )),
+        "{stdout}"
+    );
+    assert!(tail[2].starts_with("# Machine: "), "{stdout}");
+    tail
 }
 
 fn ids(v: &Value) -> Vec<&str> {
@@ -84,6 +154,9 @@ fn every_tools_json_carries_a_verdict_after_the_c_keys() {
             "{}: no text without --verdict",
             args[0]
         );
+        // A synthetic run: no audit, a machine ready; no blocks kept by the
+        // tools that keep none.
+        assert_eq!(v["machine"], "ready", "{v}");
         if args[0] == "signaltest" {
             // It quotes no percentile, and a synthetic run has no
             // system counters: nothing to say.
@@ -91,8 +164,10 @@ fn every_tools_json_carries_a_verdict_after_the_c_keys() {
             assert!(v["suggested_duration_s"].is_null());
             continue;
         }
-        // 100 samples support p50 and p90, not p99: the run is too short.
+        // 100 samples support p50 and p90, not p99: the run is too short,
+        // a doubt on the measurement.
         assert_eq!(v["level"], "caveats", "{}: {v}", args[0]);
+        assert_eq!(v["measurement"], "doubtful", "{}: {v}", args[0]);
         assert!(ids(v).contains(&"samples.insufficient"), "{}: {v}", args[0]);
         assert!(v["suggested_duration_s"].as_f64().unwrap() > 0.0);
     }
@@ -115,39 +190,132 @@ fn verdict_lines_come_last_but_the_max_time_and_only_with_the_option() {
     assert!(!plain.stdout.contains("missed periods"));
     let doc = crate::support::read_json(&json);
     let v = verdict(&doc);
-    let tail: Vec<&str> = with
-        .stdout
-        .lines()
-        .skip_while(|l| !l.starts_with("# Thread 0: missed periods: "))
-        .collect();
-    let overruns = doc["thread"]["0"]["overruns"].as_u64().unwrap();
-    assert_eq!(tail[0], format!("# Thread 0: missed periods: {overruns}"));
-    assert_eq!(
-        tail[1],
-        format!("# Verdict: {}", v["level"].as_str().unwrap())
-    );
+    // Short: the answer, each part with its most important reason, no
+    // per-thread lines; then, last, when the thread's maximum was taken.
+    let short = short_verdict(&with.stdout, v);
+    assert!(!with.stdout.contains("missed periods"), "{}", with.stdout);
     let reasons = v["reasons"].as_array().unwrap();
-    for (line, reason) in tail[2..].iter().zip(reasons) {
-        assert_eq!(
-            *line,
-            format!(
-                "#   {}: {}",
-                reason["id"].as_str().unwrap(),
-                reason["text"].as_str().unwrap()
-            )
-        );
-    }
-    // 2000 samples at 500 us: p99.999 needs 1000000, 500 s.
-    assert_eq!(v["suggested_duration_s"], 500.0);
-    assert_eq!(
-        tail[2 + reasons.len()],
-        "# Suggested duration: 500 s, for 10 samples beyond the highest percentile quoted"
+    let first = &reasons[0];
+    assert_eq!(first["part"], "measurement", "{v}");
+    assert!(
+        short[1].contains(&format!(
+            ", {} reason{}; first: {}: ",
+            reasons.len(),
+            if reasons.len() == 1 { "" } else { "s" },
+            first["id"].as_str().unwrap()
+        )),
+        "{}",
+        with.stdout
     );
-    // Then, last, when the thread's maximum was taken.
-    assert_eq!(tail.len(), 4 + reasons.len(), "{}", with.stdout);
-    let max_time = crate::support::parse_max_time_line(tail[3 + reasons.len()])
+    let max_line = with.stdout.lines().last().unwrap();
+    let max_time = crate::support::parse_max_time_line(max_line)
         .unwrap_or_else(|| panic!("a max-time line last:\n{}", with.stdout));
     crate::support::check_max_time_line(&max_time, &doc["thread"]["0"]);
+    // 2000 samples at 500 us: p99.999 needs 1000000, 500 s (longer when
+    // the run keeps blocks and must also last to project 24 h).
+    let suggested = v["suggested_duration_s"].as_f64().unwrap();
+    if v["projection"].is_null() {
+        assert_eq!(suggested, 500.0, "{v}");
+    } else {
+        assert!(suggested >= 500.0, "{v}");
+    }
+
+    // Full: each thread's missed periods, then every reason, the
+    // suggested duration; wrapped at 80 columns (stdout is a pipe).
+    let mut cmd = synthetic(3, args);
+    cmd.arg("--verdict=full");
+    let full = run(&mut cmd);
+    full.expect_code(0);
+    let tail_text = full.stdout.strip_prefix(&plain.stdout).unwrap();
+    assert!(
+        tail_text.lines().all(|l| l.chars().count() <= 80),
+        "{tail_text}"
+    );
+    let tail = unwrapped(tail_text);
+    let overruns = doc["thread"]["0"]["overruns"].as_u64().unwrap();
+    assert_eq!(tail[0], format!("# Thread 0: missed periods: {overruns}"));
+    assert!(
+        tail[1].starts_with(&format!(
+            "# Verdict: {} (measurement ",
+            v["level"].as_str().unwrap()
+        )),
+        "{tail_text}"
+    );
+    for reason in reasons {
+        let line = format!(
+            "#   {} ({}): {}",
+            reason["id"].as_str().unwrap(),
+            reason["level"].as_str().unwrap(),
+            reason["text"].as_str().unwrap()
+        );
+        assert!(tail.contains(&line), "{line}\n{tail_text}");
+    }
+    assert!(
+        tail.iter()
+            .any(|l| l.starts_with(&format!("# Suggested duration: {} s", suggested))),
+        "{tail_text}"
+    );
+}
+
+#[test]
+fn a_bad_verdict_style_horizon_or_deadline_is_one_line_and_exit_2() {
+    for (tool, option, message) in [
+        (
+            &["cyclictest", "-l", "10"][..],
+            "--verdict=long",
+            "rtlat cyclictest: --verdict: invalid value 'long': expected short or full",
+        ),
+        (
+            &["latency", "-T", "1"][..],
+            "--verdict=",
+            "rtlat latency: --verdict: invalid value '': expected short or full",
+        ),
+        (
+            &["svsematest", "-l", "10"][..],
+            "--horizon=1h,0",
+            "rtlat svsematest: --horizon: invalid value '1h,0': '0': expected durations longer \
+             than 0",
+        ),
+        (
+            &["signaltest", "-l", "10"][..],
+            "--deadline=soon",
+            "rtlat signaltest: --deadline: invalid value 'soon': expected a latency",
+        ),
+        (
+            &["monitor", "-D", "1"][..],
+            "--horizon=1y",
+            "rtlat monitor: --horizon: invalid value '1y': '1y': expected durations",
+        ),
+    ] {
+        let mut cmd = rtlat();
+        cmd.args(tool).arg(option);
+        let r = run(&mut cmd);
+        r.expect_code(2);
+        assert_eq!(r.stderr.lines().count(), 1, "{option}: {}", r.stderr);
+        assert!(r.stderr.starts_with(message), "{option}: {}", r.stderr);
+        assert_eq!(r.stdout, "", "nothing measured");
+    }
+}
+
+#[test]
+fn horizons_and_deadline_are_accepted_by_every_tool() {
+    for tool in ["cyclictest", "signaltest", "pmqtest"] {
+        let mut cmd = rtlat();
+        cmd.args([tool, "--synthetic", "7", "-q", "-l", "100"])
+            .args(["--horizon=30m,7d", "--deadline=100us", "--json=-"]);
+        let r = run(&mut cmd);
+        r.expect_code(0);
+        let doc = json_of(&r.stdout);
+        let v = verdict(&doc);
+        // Projected or refused when the tool keeps blocks; then the
+        // longest horizon asks for a longer run.
+        if !v["projection"].is_null() {
+            assert!(
+                v["suggested_duration_s"].as_f64().unwrap() > 0.0,
+                "{tool}: {v}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -213,12 +381,24 @@ fn ipc_and_signaltest_print_the_verdict_per_pair_and_thread() {
     for (tool, threads, lines) in cases {
         let mut cmd = rtlat();
         cmd.args([tool, "--synthetic", "7", "-q", "-l", "100", "-t", threads]);
-        let r = run(cmd.arg("--verdict"));
+        // Each pair's or thread's missed periods: with --verdict=full.
+        let r = run(cmd.arg("--verdict=full"));
         r.expect_code(0);
         for line in lines {
             assert!(r.stdout.contains(line), "{tool}: {}", r.stdout);
         }
         assert!(r.stdout.contains("\n# Verdict: "), "{tool}: {}", r.stdout);
+        let mut cmd = rtlat();
+        cmd.args([tool, "--synthetic", "7", "-q", "-l", "100", "-t", threads]);
+        let r = run(cmd.args(["--verdict", "--json=-"]));
+        r.expect_code(0);
+        assert!(
+            !r.stdout.contains("missed periods: "),
+            "{tool}: {}",
+            r.stdout
+        );
+        let doc = json_of(&r.stdout);
+        short_verdict(&r.stdout, verdict(&doc));
     }
 }
 
@@ -247,6 +427,65 @@ fn fail_if_requires_or_refuses_a_level() {
     cmd.args(["pmqtest", "--synthetic", "2", "-q", "-l", "100"]);
     cmd.arg("--fail-if=verdict=trustworthy");
     run(&mut cmd).expect_code(3);
+}
+
+#[test]
+fn fail_if_requires_or_refuses_a_part() {
+    // Too few samples: a doubtful measurement; a synthetic run makes no
+    // audit: a ready machine.
+    let args = ["-q", "-l", "100", "-p", "80"];
+    let gate = |limits: &str, injected: Option<&str>| {
+        let mut cmd = synthetic(2, args);
+        cmd.arg(format!("--fail-if={limits}"));
+        if let Some(list) = injected {
+            cmd.arg(format!("--inject-disturbances={list}"));
+        }
+        run(&mut cmd)
+    };
+    let r = gate("measurement=valid", None);
+    r.expect_code(3);
+    assert!(
+        r.stderr
+            .contains("--fail-if: run: measurement = doubtful (valid required)"),
+        "{}",
+        r.describe()
+    );
+    gate(
+        "measurement!=invalid,machine=ready,machine!=not-ready",
+        None,
+    )
+    .expect_code(0);
+    let r = gate("measurement!=invalid", Some("rt-throttling"));
+    r.expect_code(3);
+    assert!(
+        r.stderr
+            .contains("--fail-if: run: measurement = invalid (invalid refused)"),
+        "{}",
+        r.describe()
+    );
+    // JUnit: one test case per part limit, on the run.
+    let dir = tempfile::tempdir().unwrap();
+    let junit = dir.path().join("j.xml");
+    let mut cmd = synthetic(2, args);
+    cmd.arg("--fail-if=measurement=valid,machine!=not-ready")
+        .arg(format!("--junit={}", junit.display()));
+    run(&mut cmd).expect_code(3);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(r#"name="run: measurement = valid""#)
+            && xml.contains(r#"message="measurement = doubtful (valid required)""#)
+            && xml.contains(r#"name="run: machine != not-ready""#)
+            && xml.contains("<system-out>machine = ready</system-out>"),
+        "{xml}"
+    );
+    // A level of the other part is refused, in one line, before the run.
+    let r = gate("machine=valid", None);
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        "rtlat cyclictest: --fail-if: 'machine=valid': invalid value 'valid'; machine \
+         expects ready, caveats or not-ready\n"
+    );
 }
 
 #[test]
@@ -311,7 +550,7 @@ fn a_higher_priority_fifo_burst_gives_caveats_with_involuntary_switches() {
         "400",
         "--wait",
         "busy",
-        "--verdict",
+        "--verdict=full",
         "--json=-",
     ]);
     let r = run(&mut cmd);
@@ -329,7 +568,8 @@ fn a_higher_priority_fifo_burst_gives_caveats_with_involuntary_switches() {
         switches["text"].as_str().unwrap().contains("thread 0: "),
         "{v}"
     );
-    assert!(r.stdout.contains("#   thread.involuntary_switches: "));
+    assert!(r.stdout.contains("#   thread.involuntary_switches ("));
+    assert_eq!(switches["part"], "measurement", "{v}");
     // The burst alone gives caveats. The machine itself can do worse,
     // which the lease does not prevent (seen once in about 90 runs beside
     // stress-ng: missed periods above 1 %, the thread held off for more
@@ -365,7 +605,8 @@ fn a_higher_priority_fifo_burst_gives_caveats_with_involuntary_switches() {
         r.stdout
     );
     assert!(
-        r.stdout.contains(&format!("\n# Verdict: {level}\n")),
+        r.stdout
+            .contains(&format!("\n# Verdict: {level} (measurement ")),
         "{}",
         r.stdout
     );
@@ -375,7 +616,7 @@ fn a_higher_priority_fifo_burst_gives_caveats_with_involuntary_switches() {
 fn each_injected_disturbance_is_judged_in_a_whole_run() {
     // The hidden --inject-disturbances stands in for what a real run
     // counts; the synthetic run itself is too short for p99 (caveats).
-    let args = ["-q", "-p", "80", "-l", "100", "--json=-", "--verdict"];
+    let args = ["-q", "-p", "80", "-l", "100", "--json=-", "--verdict=full"];
     let baseline = run(&mut synthetic(4, args));
     baseline.expect_code(0);
     let doc = json_of(&baseline.stdout);
@@ -401,9 +642,26 @@ fn each_injected_disturbance_is_judged_in_a_whole_run() {
         let v = verdict(&doc);
         assert!(ids(v).contains(&id), "{injected}: {v}");
         assert_eq!(v["level"], level, "{injected}: {v}");
+        // Each disturbance lands in the measurement: doubtful, or invalid
+        // where the level is untrustworthy; the machine is untouched.
+        let measurement = if level == "untrustworthy" {
+            "invalid"
+        } else {
+            "doubtful"
+        };
+        assert_eq!(v["measurement"], measurement, "{injected}: {v}");
+        assert_eq!(v["machine"], "ready", "{injected}: {v}");
+        let reason = v["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap();
+        assert_eq!(reason["part"], "measurement", "{injected}: {v}");
         assert!(
-            r.stdout.contains(&format!("\n# Verdict: {level}\n"))
-                && r.stdout.contains(&format!("\n#   {id}: ")),
+            r.stdout.contains(&format!(
+                "\n# Verdict: {level} (measurement {measurement}, machine ready)\n"
+            )) && r.stdout.contains(&format!("\n#   {id} (")),
             "{injected}: {}",
             r.stdout
         );
