@@ -240,14 +240,15 @@ impl Maxima {
         })
     }
 
-    /// The Anderson–Darling statistic of the maxima against `gev`.
-    pub fn anderson_darling(&self, gev: &Gev) -> f64 {
+    /// `ln G` and `ln(1 - G)` at each maximum under `gev`, in the order
+    /// of the maxima's size, both from the rate `y = -ln G` directly (no
+    /// `1 - G` formed near G = 1, where it would round to 0).
+    fn probabilities(&self, gev: &Gev) -> Vec<(f64, f64)> {
         let standard = Gev {
             location: self.to_standard(gev.location),
             scale: gev.scale / self.deviation,
             shape: gev.shape,
         };
-        // ln G and ln(1 - G) of each, from the rate y = -ln G directly.
         let mut logs: Vec<(f64, f64)> = self
             .standard
             .iter()
@@ -259,6 +260,13 @@ impl Maxima {
             })
             .collect();
         logs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        logs
+    }
+
+    /// The Anderson–Darling statistic of the maxima against `gev`:
+    /// `A² = -n - (1/n) Σ (2i-1) [ln G(x_(i)) + ln(1 - G(x_(n+1-i)))]`.
+    pub fn anderson_darling(&self, gev: &Gev) -> f64 {
+        let logs = self.probabilities(gev);
         let n = logs.len();
         let sum: f64 = (0..n)
             .map(|i| (2 * i + 1) as f64 * (logs[i].0 + logs[n - 1 - i].1))
