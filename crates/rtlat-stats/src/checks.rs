@@ -78,7 +78,7 @@ pub fn goodness_of_fit(
                 z
             };
         }
-        let Some(simulated) = Maxima::new(&sample) else {
+        let Some(simulated) = Maxima::with_resolution(&sample, resolution) else {
             continue;
         };
         let Some(refit) = simulated.fit_near(fit.gev) else {

@@ -93,19 +93,26 @@ impl Gev {
 }
 
 fn log_likelihood(data: &[f64], location: f64, scale: f64, shape: f64) -> f64 {
+    let grouped: Vec<(f64, f64)> = data.iter().map(|&x| (x, 1.0)).collect();
+    grouped_log_likelihood(&grouped, location, scale, shape)
+}
+
+/// The log-likelihood of values with counts (`(x, n)`).
+fn grouped_log_likelihood(data: &[(f64, f64)], location: f64, scale: f64, shape: f64) -> f64 {
     let valid = scale > 0.0 && scale.is_finite() && shape > -1.0 && shape <= MAX_FIT_SHAPE;
     if !valid {
         return f64::NEG_INFINITY;
     }
     let inverse = 1.0 / scale;
-    let mut sum = 0.0;
-    for &x in data {
+    let (mut sum, mut n) = (0.0, 0.0);
+    for &(x, count) in data {
         let Some(h) = reduced((x - location) * inverse, shape) else {
             return f64::NEG_INFINITY;
         };
-        sum += (1.0 + shape) * h + (-h).exp();
+        sum += count * ((1.0 + shape) * h + (-h).exp());
+        n += count;
     }
-    -(data.len() as f64) * scale.ln() - sum
+    -n * scale.ln() - sum
 }
 
 /// A fitted GEV.
@@ -113,7 +120,8 @@ fn log_likelihood(data: &[f64], location: f64, scale: f64, shape: f64) -> f64 {
 pub struct Fit {
     /// In the data's units.
     pub gev: Gev,
-    /// The maximised log-likelihood (of the standardised data).
+    /// The maximised log-likelihood (of the standardised data, or of
+    /// their intervals when the resolution is modelled).
     pub log_likelihood: f64,
     /// The same distribution in standardised units.
     standard: Gev,
@@ -122,9 +130,72 @@ pub struct Fit {
 /// Block maxima, standardised, ready to fit and profile.
 #[derive(Clone, Debug)]
 pub struct Maxima {
+    /// Each maximum, standardised, in the order given.
     standard: Vec<f64>,
+    /// What the likelihood sums over.
+    sample: Sample,
     mean: f64,
     deviation: f64,
+}
+
+/// The standardised maxima as the likelihood sees them: distinct values
+/// with their counts, and half the resolution they were measured to.
+///
+/// Maxima recorded in whole µs, a few µs apart, repeat; to a density
+/// (which treats each value as exact) a value that repeats is a value of
+/// zero width, and the likelihood grows without bound as the
+/// distribution's lower end closes in on it (ξ → 3, σ → 0: seen on
+/// maxima of 20-29 µs). So when the resolution is not negligible
+/// against their spread ([`DISCRETE_ABOVE`]), each value `x` stands for
+/// the interval `x ± r/2` it was rounded from, and contributes
+/// `ln(G(x + r/2) - G(x - r/2))` (a probability: bounded).
+#[derive(Clone, Debug)]
+struct Sample {
+    values: Vec<(f64, f64)>,
+    half_width: f64,
+}
+
+/// A resolution above this fraction of the maxima's deviation is
+/// modelled (see [`Sample`]); below it, rounding moves the fit by less
+/// than its precision.
+pub const DISCRETE_ABOVE: f64 = 1e-3;
+
+impl Sample {
+    fn new(standard: &[f64], half_width: f64) -> Sample {
+        let mut sorted = standard.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let mut values: Vec<(f64, f64)> = Vec::with_capacity(sorted.len());
+        for x in sorted {
+            match values.last_mut() {
+                Some((last, count)) if *last == x => *count += 1.0,
+                _ => values.push((x, 1.0)),
+            }
+        }
+        Sample { values, half_width }
+    }
+
+    fn log_likelihood(&self, location: f64, scale: f64, shape: f64) -> f64 {
+        if self.half_width == 0.0 {
+            return grouped_log_likelihood(&self.values, location, scale, shape);
+        }
+        let valid = scale > 0.0 && scale.is_finite() && shape > -1.0 && shape <= MAX_FIT_SHAPE;
+        if !valid {
+            return f64::NEG_INFINITY;
+        }
+        let g = Gev {
+            location,
+            scale,
+            shape,
+        };
+        let mut sum = 0.0;
+        for &(x, count) in &self.values {
+            // G(b) - G(a) = e^(-y_b) (1 - e^-(y_a - y_b)), y = -ln G.
+            let above = g.exceedance_rate(x + self.half_width);
+            let below = g.exceedance_rate(x - self.half_width);
+            sum += count * (-above + (-(-(below - above)).exp_m1()).ln());
+        }
+        if sum.is_nan() { f64::NEG_INFINITY } else { sum }
+    }
 }
 
 /// The parameters of a profile's inner search: ln σ and ξ.
@@ -147,9 +218,15 @@ const REFIT: Tolerance = Tolerance {
 };
 
 impl Maxima {
+    /// Maxima measured exactly (see [`Maxima::with_resolution`]).
+    pub fn new(data: &[f64]) -> Option<Maxima> {
+        Maxima::with_resolution(data, 0.0)
+    }
+
+    /// Maxima measured to multiples of `resolution` (their units);
     /// `None` for fewer than 3 values, or values that do not vary (no
     /// distribution to fit).
-    pub fn new(data: &[f64]) -> Option<Maxima> {
+    pub fn with_resolution(data: &[f64], resolution: f64) -> Option<Maxima> {
         let n = data.len() as f64;
         if data.len() < 3 || data.iter().any(|x| !x.is_finite()) {
             return None;
@@ -159,8 +236,15 @@ impl Maxima {
         if deviation.is_nan() || deviation <= 1e-12 * mean.abs().max(1.0) {
             return None;
         }
+        let standard: Vec<f64> = data.iter().map(|x| (x - mean) / deviation).collect();
+        let half_width = if resolution > DISCRETE_ABOVE * deviation {
+            0.5 * resolution / deviation
+        } else {
+            0.0
+        };
         Some(Maxima {
-            standard: data.iter().map(|x| (x - mean) / deviation).collect(),
+            sample: Sample::new(&standard, half_width),
+            standard,
             mean,
             deviation,
         })
@@ -218,9 +302,9 @@ impl Maxima {
     }
 
     fn fit_from(&self, start: Gev, step: f64, tolerance: Tolerance) -> Option<Fit> {
-        let data = &self.standard;
+        let sample = &self.sample;
         let m = nelder_mead(
-            |p: &[f64; 3]| -log_likelihood(data, p[0], p[1].exp(), p[2]),
+            |p: &[f64; 3]| -sample.log_likelihood(p[0], p[1].exp(), p[2]),
             [start.location, start.scale.ln(), start.shape],
             [step; 3],
             tolerance,
@@ -277,10 +361,10 @@ impl Maxima {
     /// The profile log-likelihood where the level `z` has rate `y` per
     /// block (standardised units), searched from `start`.
     fn profile(&self, y: f64, z: f64, start: Nuisance) -> (f64, Nuisance) {
-        let data = &self.standard;
+        let sample = &self.sample;
         let negative = |p: &Nuisance| {
             let scale = p[0].exp();
-            -log_likelihood(data, z - scale * level_offset(y, p[1]), scale, p[1])
+            -sample.log_likelihood(z - scale * level_offset(y, p[1]), scale, p[1])
         };
         // A larger scale widens the support at fixed (y, z, ξ) on the side
         // the data lie: double it until the start is inside.
@@ -292,7 +376,12 @@ impl Maxima {
             start[0] += std::f64::consts::LN_2;
         }
         let m = nelder_mead(negative, start, [0.03, 0.02], INNER);
-        (-m.value, m.x)
+        // Once more, from a wider simplex around where it stopped: a
+        // small simplex started far from the maximum can stall on a ridge,
+        // and a profile too low makes an interval too narrow.
+        let again = nelder_mead(negative, m.x, [0.1, 0.05], INNER);
+        let best = if again.value < m.value { again } else { m };
+        (-best.value, best.x)
     }
 
     /// The 95 % profile-likelihood interval of the level with rate `y`
@@ -315,14 +404,14 @@ impl Maxima {
     pub fn rate_interval(&self, fit: &Fit, z: f64) -> (f64, f64) {
         let g = fit.standard;
         let z = self.to_standard(z);
-        // Rates far below e^-40 per block are none in any horizon.
-        let at = g.exceedance_rate(z).ln().clamp(-40.0, 20.0);
+        // The profile is walked in ln y; a rate of e^-200 per block (or 0,
+        // above a bounded tail's end) is none in any horizon.
+        let at = g.exceedance_rate(z).ln().clamp(-200.0, 50.0);
         let start = [g.scale.ln(), g.shape];
         let mut eval = |ln_y: f64, from: Nuisance| self.profile(ln_y.exp(), z, from);
-        let lower = profile_end(fit.log_likelihood, at, start, -0.5, 7, &mut eval);
-        let upper = profile_end(fit.log_likelihood, at, start, 0.5, 6, &mut eval);
-        let rate = |ln_y: f64| if ln_y < -60.0 { 0.0 } else { ln_y.exp() };
-        (rate(lower), rate(upper))
+        let lower = profile_end(fit.log_likelihood, at, start, -0.5, 9, &mut eval);
+        let upper = profile_end(fit.log_likelihood, at, start, 0.5, 8, &mut eval);
+        (lower.exp(), upper.exp())
     }
 }
 
@@ -375,23 +464,21 @@ fn profile_end(
         };
         step = (inside - at) * (farther - 1.0);
     }
-    // Illinois (regula falsi that halves the weight of an end kept twice)
-    // on the deviance's square root, close to linear near the maximum:
-    // two or three evaluations find the end to 1/400 of its distance.
+    // Regula falsi on the deviance's square root, close to linear near
+    // the maximum (two or three evaluations find the end), with a
+    // bisection whenever a step did not halve the bracket: the profile
+    // can be flat for long and then steep (a bounded tail's rate).
     let root = cut.sqrt();
-    let (mut weight_in, mut weight_out) = (1.0, 1.0);
-    for _ in 0..30 {
-        if (outside - inside).abs() <= 1e-6 * (1.0 + inside.abs()) {
+    let mut bisect = !outside_d.is_finite();
+    for _ in 0..60 {
+        let width = (outside - inside).abs();
+        if width <= 1e-5 * (1.0 + (inside - at).abs()) {
             break;
         }
-        let a = (inside_d.sqrt() - root) * weight_in;
-        let b = (outside_d.sqrt() - root) * weight_out;
-        let mut theta = if outside_d.is_finite() {
-            inside + (outside - inside) * a / (a - b)
-        } else {
-            0.5 * (inside + outside)
-        };
-        if !theta.is_finite() || (theta - inside) * (theta - outside) >= 0.0 {
+        let a = inside_d.sqrt() - root;
+        let b = outside_d.sqrt() - root;
+        let mut theta = inside + (outside - inside) * a / (a - b);
+        if bisect || !theta.is_finite() || (theta - inside) * (theta - outside) >= 0.0 {
             theta = 0.5 * (inside + outside);
         }
         let (ll, found) = eval(theta, nuisance);
@@ -401,13 +488,10 @@ fn profile_end(
         }
         if d < cut {
             (inside, inside_d, nuisance) = (theta, d.max(0.0), found);
-            weight_out *= 0.5;
-            weight_in = 1.0;
         } else {
             (outside, outside_d) = (theta, d);
-            weight_in *= 0.5;
-            weight_out = 1.0;
         }
+        bisect = !outside_d.is_finite() || (outside - inside).abs() > 0.5 * width;
     }
     0.5 * (inside + outside)
 }

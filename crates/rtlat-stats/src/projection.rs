@@ -288,7 +288,12 @@ pub fn project(series: &BlockSeries, request: &Request) -> Projection {
             Some(covered_s),
         );
     }
-    let Some(sample) = Maxima::new(&maxima) else {
+    // The maxima's resolution: 1 ns, or 1 µs for a run that records µs.
+    let resolution = blocks
+        .maxima_ns
+        .iter()
+        .fold(0, |g, &x| gcd(g, x.unsigned_abs()));
+    let Some(sample) = Maxima::with_resolution(&maxima, resolution as f64) else {
         return refuse(
             "no_fit",
             format!(
@@ -318,10 +323,6 @@ pub fn project(series: &BlockSeries, request: &Request) -> Projection {
             None,
         );
     }
-    let resolution = blocks
-        .maxima_ns
-        .iter()
-        .fold(0, |g, &x| gcd(g, x.unsigned_abs()));
     let fit_p = goodness_of_fit(
         &sample,
         &fit,
@@ -389,6 +390,9 @@ pub fn project(series: &BlockSeries, request: &Request) -> Projection {
         let per_hour = 3_600.0 / blocks.block_s;
         let rate = fit.gev.exceedance_rate(d) * per_hour;
         let (lower, upper) = sample.rate_interval(&fit, d);
+        // Rates below e^-200 per block are walked from there: keep such a
+        // (negligible) estimate inside its interval.
+        let (lower, upper) = (lower.min(rate / per_hour), upper.max(rate / per_hour));
         Exceedance {
             deadline_ns,
             per_hour: Estimate {
@@ -655,5 +659,90 @@ mod tests {
         };
         let json = serde_json::to_string(&e).unwrap();
         assert_eq!(json, r#"{"value":1.0,"lower":0.5,"upper":null}"#);
+    }
+}
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+    use crate::blocks::Block;
+    use crate::rng::SplitMix64;
+
+    /// Odd data never panic, and every projection's intervals hold their
+    /// estimates: ties at a µs resolution, a tiny spread on a large value,
+    /// a two-valued source, deadlines far below and above the data, a
+    /// horizon shorter than a block.
+    #[test]
+    fn odd_data_give_ordered_intervals_or_a_refusal() {
+        let mut rng = SplitMix64::new(11);
+        let cases: Vec<Vec<i64>> = vec![
+            (0..100)
+                .map(|_| 20_000 + 1_000 * (rng.exponential() * 2.0) as i64)
+                .collect(),
+            (0..100)
+                .map(|_| 1_000_000_000 + (rng.uniform() * 3.0) as i64)
+                .collect(),
+            (0..100).map(|i| 10_000 + 1_000 * (i % 2)).collect(),
+            (0..300)
+                .map(|_| (5_000.0 * rng.exponential().powf(-0.3)) as i64)
+                .collect(),
+            (0..50)
+                .map(|_| (30_000.0 + 100.0 * rng.normal()) as i64)
+                .collect(),
+        ];
+        let mut projected = Vec::new();
+        for (i, maxima) in cases.into_iter().enumerate() {
+            let blocks = maxima
+                .iter()
+                .map(|&m| Block::new(100, Some(m), 0))
+                .collect();
+            let series = BlockSeries::from_blocks(1_000_000_000, blocks);
+            for deadline_ns in [1, 25_000, i64::MAX / 4] {
+                let request = Request {
+                    horizons_s: vec![0.5, 600.0, 36_000.0, f64::NAN, -1.0],
+                    deadline_ns: Some(deadline_ns),
+                };
+                let p = match project(&series, &request) {
+                    Projection::Projected(p) => p,
+                    Projection::Refused(r) => {
+                        eprintln!("case {i}: {}", r.id);
+                        continue;
+                    }
+                };
+                projected.push(i);
+                assert_eq!(p.levels.len(), 3, "case {i}: the bad horizons are left out");
+                for level in &p.levels {
+                    let e = level.max_ns;
+                    assert!(e.lower <= e.value && e.value <= e.upper, "case {i}: {e:?}");
+                    assert!(
+                        e.lower.is_finite() && e.value.is_finite(),
+                        "case {i}: {e:?}"
+                    );
+                }
+                let rate = p.deadline.unwrap().per_hour;
+                assert!(
+                    rate.lower >= 0.0 && rate.lower <= rate.value && rate.value <= rate.upper,
+                    "case {i}, deadline {deadline_ns}: {rate:?}"
+                );
+                // One likelihood, two questions: a deadline inside a
+                // horizon's level interval has that horizon's rate inside
+                // its own interval.
+                for level in &p.levels {
+                    let (e, d) = (level.max_ns, deadline_ns as f64);
+                    let horizon_rate = 2f64.ln() / level.horizon_s * 3_600.0;
+                    if e.lower * 1.01 < d && d < e.upper * 0.99 {
+                        assert!(
+                            rate.lower <= horizon_rate && horizon_rate <= rate.upper,
+                            "case {i}, deadline {deadline_ns}: {e:?}, {rate:?}"
+                        );
+                    }
+                }
+            }
+        }
+        eprintln!("projected: {projected:?}");
+        assert!(
+            projected.len() >= 9,
+            "most cases are projected: {projected:?}"
+        );
     }
 }
