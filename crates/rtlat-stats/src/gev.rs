@@ -250,6 +250,11 @@ impl Maxima {
         })
     }
 
+    /// Whether the resolution is modelled (see [`Maxima::with_resolution`]).
+    pub fn resolution_modelled(&self) -> bool {
+        self.sample.half_width > 0.0
+    }
+
     /// How many maxima.
     pub fn len(&self) -> usize {
         self.standard.len()

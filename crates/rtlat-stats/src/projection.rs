@@ -38,6 +38,11 @@
 //! with the block length). A merged block with a lost interval or no
 //! samples is left out (its maximum is not known).
 //!
+//! Maxima measured to a resolution that is not negligible against their
+//! spread (whole µs, as C-compatible runs record them) are fitted as the
+//! intervals they were rounded from ([`crate::gev`]); the goodness-of-fit
+//! bootstrap rounds its simulated samples the same way.
+//!
 //! # Refusals, in the order they are checked
 //! 1. `too_few_blocks`: fewer than [`MIN_BLOCKS`] blocks to fit.
 //! 2. `trending`: the maxima still rise (Mann–Kendall, one-sided,
@@ -408,9 +413,17 @@ pub fn project(series: &BlockSeries, request: &Request) -> Projection {
                 .count() as u64,
         }
     });
+    let rounded = if sample.resolution_modelled() {
+        format!(
+            ", each the interval of its {} resolution",
+            micros(resolution as f64)
+        )
+    } else {
+        String::new()
+    };
     Projection::Projected(Projected {
         method: format!(
-            "GEV fit by maximum likelihood to {n} maxima of {} blocks{left_out}; 95 % profile-likelihood intervals; Anderson–Darling p {} ({BOOTSTRAP_REFITS} bootstrap refits), Mann–Kendall p {}",
+            "GEV fit by maximum likelihood to {n} maxima of {} blocks{left_out}{rounded}; 95 % profile-likelihood intervals; Anderson–Darling p {} ({BOOTSTRAP_REFITS} bootstrap refits), Mann–Kendall p {}",
             seconds(blocks.block_s),
             p_value(fit_p),
             p_value(trend_p)
@@ -563,6 +576,20 @@ mod tests {
             project(&series(light(200, 1)), &request),
             Projection::Projected(p)
         );
+    }
+
+    #[test]
+    fn maxima_in_whole_microseconds_are_fitted_as_intervals_and_say_so() {
+        let in_us = light(200, 9).into_iter().map(|m| (m + 500) / 1_000 * 1_000);
+        let p = projected(project(&series(in_us), &Request::default()));
+        assert!(
+            p.method
+                .contains("each the interval of its 1 µs resolution"),
+            "{}",
+            p.method
+        );
+        let p = projected(project(&series(light(200, 9)), &Request::default()));
+        assert!(!p.method.contains("resolution"), "{}", p.method);
     }
 
     #[test]
