@@ -364,8 +364,9 @@ impl Maxima {
     }
 
     /// The profile log-likelihood where the level `z` has rate `y` per
-    /// block (standardised units), searched from `start`.
-    fn profile(&self, y: f64, z: f64, start: Nuisance) -> (f64, Nuisance) {
+    /// block (standardised units), searched from `start`, and searched
+    /// again when it comes out below `doubt` (see below).
+    fn profile(&self, y: f64, z: f64, start: Nuisance, doubt: f64) -> (f64, Nuisance) {
         let sample = &self.sample;
         let negative = |p: &Nuisance| {
             let scale = p[0].exp();
@@ -381,9 +382,14 @@ impl Maxima {
             start[0] += std::f64::consts::LN_2;
         }
         let m = nelder_mead(negative, start, [0.03, 0.02], INNER);
+        if -m.value >= doubt {
+            return (-m.value, m.x);
+        }
         // Once more, from a wider simplex around where it stopped: a
         // small simplex started far from the maximum can stall on a ridge,
-        // and a profile too low makes an interval too narrow.
+        // and a profile too low puts a point outside the interval that is
+        // inside, making the interval too narrow. (One too low inside it
+        // cannot: only points near or beyond the cut are searched twice.)
         let again = nelder_mead(negative, m.x, [0.1, 0.05], INNER);
         let best = if again.value < m.value { again } else { m };
         (-best.value, best.x)
@@ -397,7 +403,8 @@ impl Maxima {
         let at = g.level(y);
         let start = [g.scale.ln(), g.shape];
         let step = 0.25 * g.scale;
-        let mut eval = |z: f64, from: Nuisance| self.profile(y, z, from);
+        let doubt = fit.log_likelihood - PROFILE_CUT_95 / 4.0;
+        let mut eval = |z: f64, from: Nuisance| self.profile(y, z, from, doubt);
         let lower = profile_end(fit.log_likelihood, at, start, -step, 40, &mut eval);
         let upper = profile_end(fit.log_likelihood, at, start, step, 40, &mut eval);
         (self.to_data(lower), self.to_data(upper))
@@ -413,7 +420,8 @@ impl Maxima {
         // above a bounded tail's end) is none in any horizon.
         let at = g.exceedance_rate(z).ln().clamp(-200.0, 50.0);
         let start = [g.scale.ln(), g.shape];
-        let mut eval = |ln_y: f64, from: Nuisance| self.profile(ln_y.exp(), z, from);
+        let doubt = fit.log_likelihood - PROFILE_CUT_95 / 4.0;
+        let mut eval = |ln_y: f64, from: Nuisance| self.profile(ln_y.exp(), z, from, doubt);
         let lower = profile_end(fit.log_likelihood, at, start, -0.5, 9, &mut eval);
         let upper = profile_end(fit.log_likelihood, at, start, 0.5, 8, &mut eval);
         (lower.exp(), upper.exp())
