@@ -20,6 +20,12 @@
 //! the likelihood as a function of (y, z, σ, ξ) serves both intervals:
 //! fix y and profile z (a horizon's level), or fix z and profile ln y (a
 //! deadline's rate), maximising over (ln σ, ξ) each time.
+//! Each end of an interval is where the profile's deviance crosses
+//! [`PROFILE_CUT_95`]: bracketed by steps aimed with the deviance's
+//! local parabola, then found by regula falsi on its square root.
+//!
+//! Maxima recorded to a coarse resolution (whole µs) are fitted as the
+//! intervals they were rounded from ([`Maxima::with_resolution`]).
 
 use crate::optimize::{Tolerance, nelder_mead};
 
@@ -156,7 +162,7 @@ struct Sample {
 }
 
 /// A resolution above this fraction of the maxima's deviation is
-/// modelled (see [`Sample`]); below it, rounding moves the fit by less
+/// modelled (see [`Maxima::with_resolution`]); below it, rounding moves the fit by less
 /// than its precision.
 pub const DISCRETE_ABOVE: f64 = 1e-3;
 
@@ -225,7 +231,11 @@ impl Maxima {
 
     /// Maxima measured to multiples of `resolution` (their units);
     /// `None` for fewer than 3 values, or values that do not vary (no
-    /// distribution to fit).
+    /// distribution to fit). When the resolution is above
+    /// [`DISCRETE_ABOVE`] of their deviation, each maximum `x` counts as
+    /// the interval `x ± resolution/2` it was rounded from: to a density,
+    /// a value that repeats is a value of zero width, and the likelihood
+    /// of maxima in whole µs grows without bound.
     pub fn with_resolution(data: &[f64], resolution: f64) -> Option<Maxima> {
         let n = data.len() as f64;
         if data.len() < 3 || data.iter().any(|x| !x.is_finite()) {
