@@ -487,12 +487,15 @@ fn micros(ns: f64) -> String {
     }
 }
 
-/// A p-value's comparison for a sentence: "= 0.412", "< 0.001".
+/// A p-value's comparison for a sentence: "= 0.41", "= 0.004",
+/// "< 0.001".
 fn p_value(p: f64) -> String {
     if p < 0.001 {
         "< 0.001".into()
-    } else {
+    } else if p < 0.01 {
         format!("= {p:.3}")
+    } else {
+        format!("= {p:.2}")
     }
 }
 
