@@ -8,11 +8,24 @@
 //!   samples are close to independent, single samples are not.
 //! - [`projection`]: the worst case over a longer horizon, with a stated
 //!   confidence, from the block maxima (or an honest refusal).
-//! - [`special`]: the normal distribution's CDF and quantile.
+//! - [`gev`]: the extreme-value distribution the projection fits, its
+//!   fit and profile likelihoods; [`optimize`]: the simplex search they
+//!   use.
+//! - [`checks`]: the tests a projection must pass: trend
+//!   (Mann–Kendall) and goodness of fit (Anderson–Darling).
+//! - [`poisson`]: exact intervals for a count of events in a time.
+//! - [`special`]: the normal distribution's CDF and quantile, the
+//!   incomplete gamma function.
+//! - [`rng`]: a small deterministic random number generator.
 //!
 //! Latencies are `i64` nanoseconds (`_ns`), durations `f64` seconds
 //! (`_s`): the names carry the units.
 
 pub mod blocks;
+pub mod checks;
+pub mod gev;
+pub mod optimize;
+pub mod poisson;
 pub mod projection;
+pub mod rng;
 pub mod special;
