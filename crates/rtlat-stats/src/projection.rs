@@ -52,8 +52,10 @@
 //! 4. `heavy_tail`: ξ̂ > [`MAX_SHAPE`].
 //! 5. `poor_fit`: Anderson–Darling p ≤ [`FIT_P`] (parametric bootstrap of
 //!    [`BOOTSTRAP_REFITS`] refits, seeded: the same data, the same p).
-//! 6. `horizon_too_far`: a horizon beyond [`MAX_HORIZON_FACTOR`] times the
-//!    time the fitted blocks cover.
+//! 6. `horizon_too_far`: every horizon asked is beyond
+//!    [`MAX_HORIZON_FACTOR`] times the time the fitted blocks cover (when
+//!    only some are, the others are projected and those listed in
+//!    [`Projected::beyond`] with the time they need).
 
 use serde::Serialize;
 
@@ -162,6 +164,19 @@ pub struct HorizonLevel {
     /// The level the maximum over the horizon stays below with
     /// probability 1/2 (its median), ns, with its interval.
     pub max_ns: Estimate,
+    /// Where the maximum over the horizon falls with probability 95 %
+    /// under the fitted distribution (its 2.5 % and 97.5 % quantiles, ns;
+    /// the fit's own uncertainty is in `max_ns`'s interval, not here).
+    pub range_ns: (f64, f64),
+}
+
+/// A horizon asked that the run is too short to project.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Beyond {
+    /// The horizon, s.
+    pub horizon_s: f64,
+    /// How much longer the run must be for it, s.
+    pub more_s: f64,
 }
 
 /// How often a deadline is exceeded.
@@ -197,8 +212,11 @@ pub struct Projected {
     pub location_ns: f64,
     pub scale_ns: f64,
     pub shape: f64,
-    /// The maximum over each horizon asked.
+    /// The maximum over each horizon asked that the run can project.
     pub levels: Vec<HorizonLevel>,
+    /// The horizons asked beyond [`MAX_HORIZON_FACTOR`] times the time
+    /// the fitted blocks cover, longest last.
+    pub beyond: Vec<Beyond>,
     /// The deadline's exceedance rate, when one was given.
     pub deadline: Option<Exceedance>,
 }
@@ -355,10 +373,13 @@ pub fn project(series: &BlockSeries, request: &Request) -> Projection {
         .copied()
         .filter(|h| *h > 0.0 && h.is_finite())
         .collect();
-    if let Some(&too_far) = horizons
+    let (horizons, beyond): (Vec<f64>, Vec<f64>) = horizons
         .iter()
-        .filter(|&&h| h > MAX_HORIZON_FACTOR * covered_s)
-        .max_by(|a, b| a.total_cmp(b))
+        .partition(|&&h| h <= MAX_HORIZON_FACTOR * covered_s);
+    // Refused only when no horizon asked is within reach; otherwise the
+    // others are listed with the time they need.
+    if horizons.is_empty()
+        && let Some(&too_far) = beyond.iter().min_by(|a, b| a.total_cmp(b))
     {
         let more_s = too_far / MAX_HORIZON_FACTOR - covered_s;
         return refuse(
@@ -375,10 +396,21 @@ pub fn project(series: &BlockSeries, request: &Request) -> Projection {
             Some(more_s),
         );
     }
+    let mut beyond: Vec<Beyond> = beyond
+        .into_iter()
+        .map(|horizon_s| Beyond {
+            horizon_s,
+            more_s: horizon_s / MAX_HORIZON_FACTOR - covered_s,
+        })
+        .collect();
+    beyond.sort_by(|a, b| a.horizon_s.total_cmp(&b.horizon_s));
     let levels = horizons
         .iter()
         .map(|&horizon_s| {
-            let rate = std::f64::consts::LN_2 * blocks.block_s / horizon_s;
+            // The level whose rate per block makes the maximum over the
+            // horizon stay below it with probability `p`.
+            let rate_for = |p: f64| -p.ln() * blocks.block_s / horizon_s;
+            let rate = rate_for(0.5);
             let (lower, upper) = sample.level_interval(&fit, rate);
             HorizonLevel {
                 horizon_s,
@@ -387,6 +419,10 @@ pub fn project(series: &BlockSeries, request: &Request) -> Projection {
                     lower,
                     upper,
                 },
+                range_ns: (
+                    fit.gev.level(rate_for(0.025)),
+                    fit.gev.level(rate_for(0.975)),
+                ),
             }
         })
         .collect();
@@ -437,6 +473,7 @@ pub fn project(series: &BlockSeries, request: &Request) -> Projection {
         scale_ns: fit.gev.scale,
         shape,
         levels,
+        beyond,
         deadline,
     })
 }
@@ -669,13 +706,33 @@ mod tests {
 
     #[test]
     fn an_absurd_horizon_is_too_far_and_says_how_much_longer_to_run() {
-        let request = Request {
+        let absurd = Request {
+            horizons_s: vec![1e9],
+            deadline_ns: None,
+        };
+        let r = refusal(project(&series(light(100, 8)), &absurd));
+        assert_eq!(r.id, "horizon_too_far");
+        assert_eq!(r.more_s, Some(1e9 / MAX_HORIZON_FACTOR - 100.0));
+        // Beside a horizon within reach, it is listed, not a refusal.
+        let both = Request {
             horizons_s: vec![3_600.0, 1e9],
             deadline_ns: None,
         };
-        let r = refusal(project(&series(light(100, 8)), &request));
-        assert_eq!(r.id, "horizon_too_far");
-        assert_eq!(r.more_s, Some(1e9 / MAX_HORIZON_FACTOR - 100.0));
+        let Projection::Projected(p) = project(&series(light(100, 8)), &both) else {
+            panic!("the 1 h horizon is within reach");
+        };
+        assert_eq!(p.levels.len(), 1);
+        assert_eq!(p.levels[0].horizon_s, 3_600.0);
+        assert_eq!(
+            p.beyond,
+            vec![Beyond {
+                horizon_s: 1e9,
+                more_s: 1e9 / MAX_HORIZON_FACTOR - 100.0
+            }]
+        );
+        // The maximum's 95 % range is around its median.
+        let level = &p.levels[0];
+        assert!(level.range_ns.0 < level.max_ns.value && level.max_ns.value < level.range_ns.1);
         assert_eq!(needed_duration_s(1e9), 1e6);
         assert_eq!(needed_duration_s(60.0), 30.0);
     }

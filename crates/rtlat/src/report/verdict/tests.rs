@@ -648,7 +648,7 @@ fn a_coarse_clock_is_a_doubt_on_the_measurement() {
     assert_eq!(ids(&coarse(1_000, &nanos)), ["clock.resolution"]);
 }
 
-/// `hours` of blocks of 10 s, for the projection.
+/// `seconds` of blocks of 10 s, for the projection.
 fn blocks(seconds: u64) -> BlockSeries {
     let mut series = BlockSeries::new(10_000_000_000, rtlat_stats::blocks::DEFAULT_CAPACITY);
     for i in 0..seconds / 10 {
@@ -669,6 +669,9 @@ fn projected() -> Projection {
             .into(),
         block_s: 10.0,
         blocks: 360,
+        blocks_left_out: 0,
+        fit_p: 0.41,
+        trend_p: 0.62,
         location_ns: 60_000.0,
         scale_ns: 8_000.0,
         shape: 0.05,
@@ -680,6 +683,7 @@ fn projected() -> Projection {
                     lower: 120_000.0,
                     upper: 190_000.0,
                 },
+                range_ns: (125_000.0, 170_000.0),
             },
             HorizonLevel {
                 horizon_s: 86_400.0,
@@ -688,8 +692,10 @@ fn projected() -> Projection {
                     lower: 150_000.0,
                     upper: f64::INFINITY,
                 },
+                range_ns: (180_000.0, 260_000.0),
             },
         ],
+        beyond: Vec::new(),
         deadline: Some(Exceedance {
             deadline_ns: 100_000,
             per_hour: Estimate {
@@ -706,7 +712,7 @@ fn projected() -> Projection {
 #[test]
 fn the_projection_is_shown_projected_or_refused() {
     let report = run(Resolution::Micros, vec![quiet_thread(0)]);
-    let series = [blocks(600)];
+    let series = [blocks(60)];
     let request = Request {
         horizons_s: vec![3_600.0, 86_400.0],
         deadline_ns: Some(100_000),
@@ -722,7 +728,7 @@ fn the_projection_is_shown_projected_or_refused() {
     let json = serde_json::to_value(&v).unwrap();
     assert!(json["projection"]["outcome"].is_string(), "{json}");
     assert_eq!(v.measurement, Measurement::Valid);
-    // 10 minutes of blocks cannot project 24 h: the duration says how long.
+    // A minute of blocks cannot project 24 h: the duration says how long.
     assert_eq!(
         v.suggested_duration_s,
         Some(rtlat_stats::projection::needed_duration_s(86_400.0))
@@ -795,7 +801,7 @@ fn the_projection_is_shown_projected_or_refused() {
 #[test]
 fn the_longest_horizon_projected_asks_for_the_longer_run() {
     let report = run(Resolution::Micros, vec![quiet_thread(0)]);
-    let series = [blocks(600)];
+    let series = [blocks(20)];
     let judge = |horizons_s: Vec<f64>| {
         let request = Request {
             horizons_s,
@@ -815,7 +821,7 @@ fn the_longest_horizon_projected_asks_for_the_longer_run() {
         Some(need(7.0 * 86_400.0))
     );
     // A run already long enough for the horizon needs nothing more.
-    let enough = |h: f64| (need(h) > 600.0).then(|| need(h));
+    let enough = |h: f64| (need(h) > 20.0).then(|| need(h));
     assert_eq!(judge(vec![300.0]), enough(300.0));
     assert_eq!(judge(vec![1.0]), enough(1.0));
 }
@@ -846,4 +852,29 @@ fn full_text_wraps_to_the_width_given() {
     assert_eq!(text::width_of(Some(None)), 80);
     assert_eq!(text::width_of(Some(Some(132))), 132);
     assert_eq!(text::width_of(Some(Some(20))), 40);
+}
+
+#[test]
+fn a_horizon_beyond_the_run_says_how_much_longer_to_run() {
+    let report = run(Resolution::Micros, vec![quiet_thread(0)]);
+    let mut v = Verdict::of(Evidence::of(&report));
+    let Projection::Projected(mut p) = projected() else {
+        unreachable!()
+    };
+    p.levels.truncate(1);
+    p.beyond = vec![rtlat_stats::projection::Beyond {
+        horizon_s: 86_400.0,
+        more_s: 26.4,
+    }];
+    v.projection = Some(Projection::Projected(p));
+    let short = render(|w| v.write_text(w, &report, "Thread", Style::Short, 80));
+    assert!(
+        short.contains("\n# Worst case: 1 h 142 us (95 % 120-190), 24 h: run 26.4 s more\n"),
+        "{short}"
+    );
+    let full = render(|w| v.write_text(w, &report, "Thread", Style::Full, 80));
+    assert!(
+        full.contains("#   worst case over 24 h: not projected: the run is too short, run 26.4"),
+        "{full}"
+    );
 }

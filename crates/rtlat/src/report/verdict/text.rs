@@ -208,7 +208,13 @@ fn worst_case_line(p: &Projected) -> String {
             )
         })
         .collect();
-    format!("# Worst case: {}", levels.join(", "))
+    // Horizons the run is too short for: how much longer it must be.
+    let beyond = p
+        .beyond
+        .iter()
+        .map(|b| format!("{}: run {} more", horizon(b.horizon_s), span(b.more_s)));
+    let all: Vec<String> = levels.into_iter().chain(beyond).collect();
+    format!("# Worst case: {}", all.join(", "))
 }
 
 /// `# Above 100 us: 3.1 per hour (95 % 1.2-6.4), one every 19 min`.
@@ -337,13 +343,28 @@ fn full_lines(v: &Verdict, report: &RunReport, thread: &str) -> Vec<(String, &'s
                 ITEM,
             ));
             for level in &p.levels {
+                let (low, high) = level.range_ns;
                 lines.push((
                     format!(
-                        "#   worst case over {}: {} us ({} % interval {} us)",
+                        "#   worst case over {}: {} us ({} % interval {} us); the maximum \
+                         falls in {}-{} us 95 % of the time by the fit",
                         horizon(level.horizon_s),
                         us(level.max_ns.value),
                         percent(CONFIDENCE),
-                        range(level.max_ns, us)
+                        range(level.max_ns, us),
+                        us(low),
+                        us(high)
+                    ),
+                    ITEM,
+                ));
+            }
+            for b in &p.beyond {
+                lines.push((
+                    format!(
+                        "#   worst case over {}: not projected: the run is too short, run {} \
+                         more",
+                        horizon(b.horizon_s),
+                        span(b.more_s)
                     ),
                     ITEM,
                 ));
@@ -375,6 +396,7 @@ fn full_lines(v: &Verdict, report: &RunReport, thread: &str) -> Vec<(String, &'s
                     "scale_ns",
                     "shape",
                     "levels",
+                    "beyond",
                     "deadline",
                 ],
                 ITEM,
