@@ -25,6 +25,7 @@ use rtlat_sys::affinity;
 use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::power::{self, DmaLatencyError};
 
+use super::blocks::BlockCollector;
 use super::idle_states::{IdleStateLock, LimitedIdleStates};
 use super::settings::{DmaLatency, HgrmOutput, Settings};
 use super::stats_file::StatsFile;
@@ -325,12 +326,14 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         settings.progress && host != Host::Pinned,
         planned_length(settings),
     );
+    let mut blocks = BlockCollector::new(&settings.engine);
     let mut display = Display {
         settings,
         running: &running,
         signals: &signals,
         snapshot: snapshot.as_mut(),
         stats: stats.as_mut(),
+        blocks: blocks.as_mut(),
         host,
         load: &mut load,
         progress,
@@ -363,6 +366,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let load = load.stop();
     // The intervals sealed since the last batch and the last, partial ones.
     let stats_written = stats.map_or(Ok(()), |s| s.finish(&shared));
+    let block_series = blocks.map(|b| b.finish(&shared)).unwrap_or_default();
     if let Some(fifo) = fifo {
         fifo.stop();
     }
@@ -386,7 +390,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         0
     };
 
-    let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    // Before the verdict, which projects from them.
+    meta.blocks = block_series;
     let mut verdict = verdict::judge(&report, &meta, system.as_ref());
     if let Some(outcome) = &explained {
         verdict.worst_sample = outcome.worst_sample();
@@ -452,6 +458,8 @@ struct Display<'a, 's> {
     signals: &'a SignalFlags,
     snapshot: Option<&'a mut StatusSnapshotFile>,
     stats: Option<&'a mut StatsFile>,
+    /// Each thread's blocks, drained between frames.
+    blocks: Option<&'a mut BlockCollector>,
     host: Host,
     /// `--load`, `--load-schedule`: moved to the next phase when due.
     load: &'a mut LoadBeside<'s>,
@@ -542,12 +550,15 @@ impl Display<'_, '_> {
     }
 
     /// What the main thread does every time it wakes up between frames:
-    /// answer signals, write the `--stats-file` lines when due, move the
-    /// load to its next phase when due.
+    /// answer signals, write the `--stats-file` lines when due, take the
+    /// sealed blocks, move the load to its next phase when due.
     fn between_frames(&mut self) {
         self.answer_signals();
         if let Some(stats) = self.stats.as_deref_mut() {
             stats.drain_if_due(self.running.shared());
+        }
+        if let Some(blocks) = self.blocks.as_deref_mut() {
+            blocks.drain_if_due(self.running.shared());
         }
         self.load.drive();
         if let Some(monitor) = self.monitor.as_deref_mut() {
