@@ -125,6 +125,21 @@ impl BlockCollector {
         self.threads.into_iter().map(|t| t.series).collect()
     }
 
+    /// Each thread's series so far, in thread order.
+    pub fn series(&self) -> impl Iterator<Item = &BlockSeries> {
+        self.threads.iter().map(|t| &t.series)
+    }
+
+    /// Goes on from a resumed monitor's series (thread by thread; a thread
+    /// without one starts anew): this run's blocks follow them.
+    pub fn resume(&mut self, series: Vec<Option<BlockSeries>>) {
+        for (thread, resumed) in self.threads.iter_mut().zip(series) {
+            if let Some(resumed) = resumed {
+                thread.series = resumed;
+            }
+        }
+    }
+
     fn drain(&mut self, shared: &Shared) {
         for (thread, channel) in self.threads.iter_mut().zip(shared.channels.iter()) {
             let Some(log) = channel.intervals.as_ref() else {

@@ -60,6 +60,7 @@ use crate::rtsetup::{
 use crate::run_audit;
 use crate::signals::SignalFlags;
 use rtlat_args::stdio::{self, note, tell};
+use rtlat_stats::blocks::BlockSeries;
 use rtlat_sys::tracefs::{self, TraceControl};
 
 /// How often the live display is redrawn (cyclictest: `usleep(10000)`).
@@ -327,6 +328,10 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         planned_length(settings),
     );
     let mut blocks = BlockCollector::new(&settings.engine);
+    // A resumed monitor's blocks go on from its checkpoint's.
+    if let (Some(collector), Some(monitor)) = (blocks.as_mut(), monitor.as_mut()) {
+        collector.resume(monitor.take_resumed_blocks());
+    }
     let mut display = Display {
         settings,
         running: &running,
@@ -393,6 +398,10 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
     // Before the verdict, which projects from them.
     meta.blocks = block_series;
+    if let Some(monitor) = monitor.as_mut() {
+        // The last metrics project from every block.
+        monitor.project_final(&meta.blocks);
+    }
     let mut verdict = verdict::judge(&report, &meta, system.as_ref());
     if let Some(outcome) = &explained {
         verdict.worst_sample = outcome.worst_sample();
@@ -562,7 +571,7 @@ impl Display<'_, '_> {
         }
         self.load.drive();
         if let Some(monitor) = self.monitor.as_deref_mut() {
-            monitor.tick_if_due(self.running);
+            monitor.tick_if_due(self.running, self.blocks.as_deref());
         }
     }
 
@@ -633,10 +642,15 @@ fn prepare_monitor(
             },
         );
     let engine = settings.engine.clone();
+    let request = meta.projection.clone();
     let write_document = Box::new(
-        move |report: &RunReport, timeline: Option<&Timeline>, w: &mut Vec<u8>| {
+        move |report: &RunReport,
+              timeline: Option<&Timeline>,
+              blocks: &[BlockSeries],
+              w: &mut Vec<u8>| {
             let meta = RunMeta {
                 end_time: host.timestamp(),
+                blocks: blocks.to_vec(),
                 ..meta.clone()
             };
             let verdict = verdict::judge(report, &meta, None);
@@ -649,7 +663,7 @@ fn prepare_monitor(
             write_json_with(w, report, &meta, &engine, extras)
         },
     );
-    Monitor::prepare(plan, &settings.engine, info, write_document, judge)
+    Monitor::prepare(plan, &settings.engine, info, write_document, judge, request)
 }
 
 /// How long the run is to last, for the progress line: `-D`, or `-l`

@@ -3,7 +3,9 @@
 //! the same for the same seed; `--stats-interval` sets their length; a
 //! real run of 2 s has 20 blocks of 0.1 s; a run stopped by SIGINT keeps
 //! them; `rtlat compare` and `rtlat plot` read documents with and without
-//! them.
+//! them. `rtlat monitor` exports its projection (refused, for a run of
+//! seconds) in metrics that promtool accepts, and a resumed monitor's
+//! blocks go on from its checkpoint's.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -310,4 +312,153 @@ fn documents_with_and_without_blocks_are_read_by_compare_and_plot() {
     cmd.arg("-o").arg(&svg);
     run_with_timeout(&mut cmd, Duration::from_secs(60)).expect_code(0);
     assert!(svg.exists());
+}
+
+/// `rtlat monitor` pinned to `lease` (one thread), serving on any free
+/// port, then `args`.
+fn monitor(lease: &CpuLease, args: &[&str]) -> std::process::Command {
+    let mut cmd = crate::support::rtlat();
+    cmd.args([
+        "monitor",
+        "-a",
+        &lease.list(),
+        "-t",
+        "1",
+        "--listen",
+        "127.0.0.1:0",
+    ])
+    .args(args);
+    cmd
+}
+
+/// The value of the one sample of `name` whose labels start `labels`
+/// (`{reason="` ...) in the metrics `text`.
+fn metric<'t>(text: &'t str, name_and_labels: &str) -> Option<&'t str> {
+    text.lines()
+        .find(|l| l.starts_with(name_and_labels))
+        .and_then(|l| l.rsplit_once(' '))
+        .map(|(_, v)| v)
+}
+
+#[test]
+fn the_monitor_exports_its_projection_and_promtool_accepts_it() {
+    require_root!();
+    let lease = CpuLease::one();
+    let dir = tempfile::tempdir().unwrap();
+    let textfile = dir.path().join("rtlat.prom");
+    let mut cmd = monitor(
+        &lease,
+        &["-D", "3", "--textfile", textfile.to_str().unwrap()],
+    );
+    run_with_timeout(&mut cmd, Duration::from_secs(20)).expect_code(0);
+    let text = std::fs::read_to_string(&textfile).unwrap();
+    // Three blocks of a second are far too few to project from: refused,
+    // with the reason, and no projected value.
+    assert_eq!(
+        metric(&text, "rtlat_projection_refused{reason=\""),
+        Some("1.0"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("rtlat_projection_refused{reason=\"none\"}"),
+        "{text}"
+    );
+    let blocks: f64 = metric(&text, "rtlat_projection_blocks ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((2.0..=3.0).contains(&blocks), "{text}");
+    assert_eq!(
+        metric(&text, "rtlat_projection_block_seconds "),
+        Some("1.0")
+    );
+    assert!(!text.contains("rtlat_projected_max"), "{text}");
+    match promtool(&text) {
+        Some((clean, said)) => assert!(clean, "promtool check metrics: {said}"),
+        None => skip_note!(
+            "SKIPPED promtool check (promtool not installed): {}",
+            function_name!()
+        ),
+    }
+}
+
+/// `promtool check metrics` on `text`; `None` when promtool is missing.
+fn promtool(text: &str) -> Option<(bool, String)> {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some((out.status.success() && said.trim().is_empty(), said))
+}
+
+#[test]
+fn a_resumed_monitor_goes_on_from_its_checkpoints_blocks() {
+    require_root!();
+    let lease = CpuLease::one();
+    let dir = tempfile::tempdir().unwrap();
+    let cp = dir.path().join("cp.json");
+    let cp_text = cp.to_str().unwrap();
+    let mut first = monitor(&lease, &["-D", "3", "--checkpoint", cp_text]);
+    run_with_timeout(&mut first, Duration::from_secs(20)).expect_code(0);
+    let before = read_json(&cp);
+    let b1 = blocks_of(&before["thread"]["0"]);
+    assert_eq!(b1.block_s, 1.0);
+    assert!(b1.cycles.len() >= 2, "{} blocks", b1.cycles.len());
+
+    let json = dir.path().join("after.json");
+    let json_arg = format!("--json={}", json.display());
+    let mut second = monitor(
+        &lease,
+        &["-D", "3", "--checkpoint", cp_text, "--resume", &json_arg],
+    );
+    run_with_timeout(&mut second, Duration::from_secs(20)).expect_code(0);
+    let after = read_json(&json);
+    let b2 = blocks_of(&after["thread"]["0"]);
+    let n = b1.cycles.len();
+    assert!(
+        b2.cycles.len() >= n + 2,
+        "{n} blocks, then {}",
+        b2.cycles.len()
+    );
+    assert_eq!(
+        b2.cycles[..n],
+        b1.cycles[..],
+        "the checkpoint's blocks first"
+    );
+    assert_eq!(b2.max_ns[..n], b1.max_ns[..]);
+    let column = |b: &Blocks, j: usize| b.at_or_above[j][..n].to_vec();
+    assert_eq!(column(&b2, 0), column(&b1, 0));
+
+    // Blocks that cannot go on in this run's seconds: refused, the file
+    // left as it is.
+    let mut broken = read_json(&cp);
+    broken["thread"]["0"]["blocks"]["block_s"] = serde_json::json!(0.3);
+    let text = serde_json::to_string_pretty(&broken).unwrap();
+    std::fs::write(&cp, &text).unwrap();
+    let mut third = monitor(&lease, &["-D", "3", "--checkpoint", cp_text, "--resume"]);
+    let r = run_with_timeout(&mut third, Duration::from_secs(20));
+    assert_eq!(r.code(), Some(2), "{}", r.describe());
+    assert!(
+        r.stderr
+            .contains("do not go on in this run's intervals of 1 s"),
+        "{}",
+        r.describe()
+    );
+    assert_eq!(std::fs::read_to_string(&cp).unwrap(), text);
 }
