@@ -49,6 +49,7 @@ use std::time::{Duration, Instant};
 use rtlat_core::config::{CyclicConfig, TimeSourceKind};
 use rtlat_core::engine::Shared;
 use rtlat_core::interval::{IntervalReader, IntervalRecord};
+use rtlat_core::units::Bytes;
 use rtlat_stats::blocks::{Block, BlockSeries, DEFAULT_CAPACITY, LADDER_NS, ladder_counts};
 
 /// Steps of the ladder.
@@ -106,6 +107,17 @@ impl BlockCollector {
             batch: Vec::with_capacity(plan.ring),
             last_drain: None,
         })
+    }
+
+    /// The heap the collector of `config` takes at most, its series full,
+    /// with each thread's `"blocks"` document made from it at the end
+    /// (the run's footprint counts it: it is locked with `-m`).
+    pub fn heap_bytes(config: &CyclicConfig) -> Bytes {
+        let ring = config.intervals.map_or(0, |p| p.ring);
+        Bytes::of::<Block>(DEFAULT_CAPACITY)
+            .times(2)
+            .times(config.threads.len() as u64)
+            .plus(Bytes::of::<IntervalRecord>(ring))
     }
 
     /// During a real run: takes what the threads sealed, at most every

@@ -110,7 +110,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     // After the privilege: without it no limit matters.
     limits::check_room(
         &format!("-t {}", settings.engine.threads.len()),
-        &Footprint::of_cyclic(&settings.engine),
+        &Footprint {
+            // The main thread's block series besides the engine's buffers.
+            heap: Footprint::of_cyclic(&settings.engine)
+                .heap
+                .plus(BlockCollector::heap_bytes(&settings.engine)),
+            ..Footprint::of_cyclic(&settings.engine)
+        },
         settings.mlockall && !synthetic,
     )?;
     if !synthetic && !settings.engine.needs_realtime() {
