@@ -462,3 +462,25 @@ fn a_resumed_monitor_goes_on_from_its_checkpoints_blocks() {
     );
     assert_eq!(std::fs::read_to_string(&cp).unwrap(), text);
 }
+
+#[test]
+fn latency_writes_its_seconds_as_blocks_every_one_of_a_synthetic_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("latency.json");
+    let mut cmd = rtlat_tool(
+        "latency",
+        ["--synthetic", "1", "-q", "-T", "100", "-p", "1000"],
+    );
+    cmd.arg(format!("--json={}", path.display()));
+    run_with_timeout(&mut cmd, Duration::from_secs(60)).expect_code(0);
+    let json = read_json(&path);
+    let t = &json["thread"]["0"];
+    let b = blocks_of(t);
+    // A synthetic run's seconds come faster than any reader: its ring
+    // holds them all (it held 64 before, and lost the rest).
+    assert_eq!((b.block_s, b.cycles.len()), (1.0, 100));
+    assert!(b.lost.iter().all(|&l| l == 0), "{:?}", b.lost);
+    // The samples after the last whole second are in the totals only.
+    let after = t["cycles"].as_i64().unwrap() - b.cycles.iter().sum::<i64>();
+    assert!((0..1000).contains(&after), "{after} samples after the blocks");
+}
