@@ -326,6 +326,59 @@ mod tests {
         assert_eq!(blocks[0].at_or_above[0], 1);
     }
 
+    fn record(index: u64, cycles: u64, max_ns: i64, partial: bool) -> IntervalRecord {
+        IntervalRecord {
+            index,
+            cycles,
+            min: rtlat_core::units::Nanos(0),
+            max: rtlat_core::units::Nanos(max_ns),
+            sum_ns: cycles as i64 * 10,
+            overruns: 0,
+            partial,
+            end_ns: 0,
+        }
+    }
+
+    fn thread() -> ThreadBlocks {
+        ThreadBlocks {
+            reader: IntervalReader::new(),
+            next_index: 0,
+            lost_unplaced: 0,
+            counted: [0; STEPS],
+            pending: [0; STEPS],
+            series: BlockSeries::new(100, 64),
+        }
+    }
+
+    #[test]
+    fn empty_and_lost_intervals_keep_their_places_and_a_cut_short_one_is_left_out() {
+        let mut t = thread();
+        // Interval 1 had no sample.
+        t.take(&[record(0, 10, 1_500, false), record(2, 10, 2_500, false)]);
+        // Intervals 3 and 4 were lost, 5 had no sample.
+        t.lost_unplaced = 2;
+        t.take(&[record(6, 10, 1_200, false), record(7, 4, 9_000, true)]);
+        let got: Vec<(u64, Option<i64>, u64)> = t
+            .series
+            .blocks()
+            .iter()
+            .map(|b| (b.cycles, b.max_ns, b.lost))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (10, Some(1_500), 0),
+                (0, None, 0),
+                (10, Some(2_500), 0),
+                (0, None, 1),
+                (0, None, 1),
+                (0, None, 0),
+                (10, Some(1_200), 0),
+            ]
+        );
+        assert_eq!((t.lost_unplaced, t.next_index), (0, 8));
+    }
+
     #[test]
     fn shares_are_whole_and_sum_to_what_was_pending() {
         let mut blocks = [block(3, 5_000), block(3, 5_000), block(3, 5_000)];

@@ -482,5 +482,8 @@ fn latency_writes_its_seconds_as_blocks_every_one_of_a_synthetic_run() {
     assert!(b.lost.iter().all(|&l| l == 0), "{:?}", b.lost);
     // The samples after the last whole second are in the totals only.
     let after = t["cycles"].as_i64().unwrap() - b.cycles.iter().sum::<i64>();
-    assert!((0..1000).contains(&after), "{after} samples after the blocks");
+    assert!(
+        (0..1000).contains(&after),
+        "{after} samples after the blocks"
+    );
 }
