@@ -137,6 +137,30 @@ impl BlockSeries {
         }
     }
 
+    /// A series of base intervals `base_ns` long, at most `capacity`
+    /// blocks, that goes on from `blocks` of `block_ns` each (a resumed
+    /// run's, read back with [`BlockSeries::from_blocks`]'s figures).
+    /// `None` unless `block_ns` is `base_ns` times a power of two and the
+    /// blocks fit.
+    pub fn resumed(
+        base_ns: i64,
+        capacity: usize,
+        block_ns: i64,
+        blocks: Vec<Block>,
+    ) -> Option<BlockSeries> {
+        let mut series = BlockSeries::new(base_ns, capacity);
+        if block_ns % series.base_ns != 0 {
+            return None;
+        }
+        let factor = u64::try_from(block_ns / series.base_ns).ok()?;
+        if !factor.is_power_of_two() || blocks.len() > series.capacity {
+            return None;
+        }
+        series.factor = factor;
+        series.blocks = blocks;
+        Some(series)
+    }
+
     /// Adds the next base interval.
     pub fn push(&mut self, block: Block) {
         self.filling.absorb(&block);
@@ -292,6 +316,23 @@ mod tests {
         assert_eq!(series.partial().map(|b| b.max_ns), Some(Some(8000)));
         assert_eq!(series.cycles(), 90);
         assert_eq!(series.covered_s(), 800.0 / 1e9);
+    }
+
+    #[test]
+    fn a_resumed_series_goes_on_at_its_block_length() {
+        let written: Vec<Block> = (0..4).map(|i| block(20, 100 + i)).collect();
+        let mut series = BlockSeries::resumed(100, 4, 200, written.clone()).unwrap();
+        assert_eq!((series.block_ns(), series.blocks()), (200, &written[..]));
+        // Full: two more base intervals make 2 blocks of 400 and a third.
+        series.push(block(10, 7));
+        series.push(block(10, 9));
+        assert_eq!(series.block_ns(), 400);
+        let maxima: Vec<_> = series.blocks().iter().map(|b| b.max_ns).collect();
+        assert_eq!(maxima, vec![Some(101), Some(103)]);
+        assert_eq!(series.partial().map(|b| b.cycles), Some(20));
+        assert!(BlockSeries::resumed(100, 4, 300, Vec::new()).is_none());
+        assert!(BlockSeries::resumed(100, 4, 150, Vec::new()).is_none());
+        assert!(BlockSeries::resumed(100, 2, 100, written).is_none());
     }
 
     #[test]

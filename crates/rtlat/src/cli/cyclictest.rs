@@ -265,6 +265,9 @@ const STATS_INTERVAL_EXPECTED: &str = "expected a length of 0.01 to 86400 second
 /// run: 64 intervals, at least 0.64 s of slack for a writer that drains
 /// every 50 ms.
 const STATS_RING: usize = 64;
+/// The length of a block of a run without `--stats-interval`, or the
+/// unit of a longer one ([`block_plan`]).
+const BLOCK_BASE: Nanos = Nanos(100_000_000);
 /// The most a synthetic run keeps (64 B each): its file is written after
 /// the run, so the ring holds the whole of a bounded run, up to this.
 const MAX_SYNTHETIC_STATS_RING: u64 = 16_384;
@@ -460,7 +463,13 @@ fn monitor_settings(settings: &mut Settings, plan: MonitorPlan) -> Result<(), Us
                 .to_owned(),
         ));
     }
-    match &settings.engine.intervals {
+    // Without --stats-interval, the run's intervals are its blocks':
+    // the monitor's are of one second.
+    let intervals = settings
+        .engine
+        .intervals
+        .filter(|_| settings.stats_file.is_some());
+    match &intervals {
         Some(i) if i.length > Nanos::from_secs(1) => {
             return Err(UsageError(format!(
                 "{}: at most 1 s with rtlat monitor (it reads each second's maximum from the \
@@ -1055,7 +1064,7 @@ fn stats_stream(
         None => None,
     };
     match (length, file) {
-        (None, None) => Ok((None, None)),
+        (None, None) => Ok((Some(block_plan(source, loops, duration, threads)), None)),
         (Some(_), None) => Err(UsageError(format!(
             "{} needs {} FILE: the file the per-interval lines go to",
             Opt::StatsInterval.spelling(),
@@ -1075,6 +1084,45 @@ fn stats_stream(
             };
             Ok((Some(IntervalPlan { length, ring }), Some(file)))
         }
+    }
+}
+
+/// The intervals of a run without `--stats-interval`: its blocks'
+/// (`cyclictest::blocks`). 100 ms, or ten periods of the slowest thread
+/// when that is longer (in whole 100 ms), so that a block is rarely
+/// empty; a bounded synthetic run's are doubled until its ring holds the
+/// whole run (see [`synthetic_stats_ring`]), which is what its series, at most
+/// [`rtlat_stats::blocks::DEFAULT_CAPACITY`] blocks, would merge them into
+/// anyway.
+fn block_plan(
+    source: TimeSourceKind,
+    loops: Option<u64>,
+    duration: Option<Nanos>,
+    threads: &[ThreadPlan],
+) -> IntervalPlan {
+    let slowest = threads
+        .iter()
+        .map(|t| t.interval.as_nanos())
+        .max()
+        .unwrap_or(0);
+    let base = BLOCK_BASE.as_nanos();
+    let steps = slowest.saturating_mul(10).max(1).saturating_add(base - 1) / base;
+    let mut length = Nanos(base.saturating_mul(steps));
+    match source {
+        TimeSourceKind::Real => IntervalPlan {
+            length,
+            ring: STATS_RING,
+        },
+        TimeSourceKind::Synthetic { .. } => loop {
+            let ring = synthetic_stats_ring(length, loops, duration, threads);
+            // Unbounded (stopped by a signal): the ring keeps the end.
+            let unbounded = loops.is_none() && duration.is_none();
+            if ring < MAX_SYNTHETIC_STATS_RING as usize || unbounded || length >= MAX_STATS_INTERVAL
+            {
+                break IntervalPlan { length, ring };
+            }
+            length = Nanos(length.as_nanos().saturating_mul(2));
+        },
     }
 }
 

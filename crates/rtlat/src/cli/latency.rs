@@ -122,6 +122,8 @@ const DEFAULT_BUCKET_NS: i64 = 1000;
 const DEFAULT_LINES: u64 = 21;
 /// How many sealed seconds the display may fall behind without losing one.
 const INTERVAL_RING: usize = 64;
+/// The most seconds a synthetic run keeps (64 B each).
+const MAX_SYNTHETIC_RING: usize = 16_384;
 
 const MAX_PERIOD_US: i64 = 1_000_000;
 const MAX_BUCKET_NS: i64 = 1_000_000_000;
@@ -351,7 +353,16 @@ fn build(
         warmup: Some(WARMUP),
         intervals: Some(IntervalPlan {
             length: Nanos::from_secs(1),
-            ring: INTERVAL_RING,
+            ring: match source {
+                // Its seconds come faster than any reader: the ring holds
+                // the run (the blocks are taken at its end).
+                rtlat_core::config::TimeSourceKind::Synthetic { .. } => duration_secs
+                    .map_or(MAX_SYNTHETIC_RING, |s| {
+                        s.saturating_add(2).min(MAX_SYNTHETIC_RING as u64) as usize
+                    })
+                    .max(INTERVAL_RING),
+                rtlat_core::config::TimeSourceKind::Real => INTERVAL_RING,
+            },
         }),
         signed_histogram: keeps_histograms.then_some(SignedHistogramPlan {
             width: Nanos(bucket_ns),

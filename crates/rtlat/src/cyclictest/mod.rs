@@ -2,6 +2,7 @@
 //! the validated configuration, `run` carries it out (with the machine facts
 //! of [`crate::host`] in its output).
 
+pub mod blocks;
 pub mod idle_states;
 pub mod resolution;
 pub mod run;

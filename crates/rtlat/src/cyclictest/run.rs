@@ -25,6 +25,7 @@ use rtlat_sys::affinity;
 use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::power::{self, DmaLatencyError};
 
+use super::blocks::BlockCollector;
 use super::idle_states::{IdleStateLock, LimitedIdleStates};
 use super::settings::{DmaLatency, HgrmOutput, Settings};
 use super::stats_file::StatsFile;
@@ -59,6 +60,7 @@ use crate::rtsetup::{
 use crate::run_audit;
 use crate::signals::SignalFlags;
 use rtlat_args::stdio::{self, note, tell};
+use rtlat_stats::blocks::BlockSeries;
 use rtlat_sys::tracefs::{self, TraceControl};
 
 /// How often the live display is redrawn (cyclictest: `usleep(10000)`).
@@ -108,7 +110,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     // After the privilege: without it no limit matters.
     limits::check_room(
         &format!("-t {}", settings.engine.threads.len()),
-        &Footprint::of_cyclic(&settings.engine),
+        &Footprint {
+            // The main thread's block series besides the engine's buffers.
+            heap: Footprint::of_cyclic(&settings.engine)
+                .heap
+                .plus(BlockCollector::heap_bytes(&settings.engine)),
+            ..Footprint::of_cyclic(&settings.engine)
+        },
         settings.mlockall && !synthetic,
     )?;
     if !synthetic && !settings.engine.needs_realtime() {
@@ -325,12 +333,18 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         settings.progress && host != Host::Pinned,
         planned_length(settings),
     );
+    let mut blocks = BlockCollector::new(&settings.engine);
+    // A resumed monitor's blocks go on from its checkpoint's.
+    if let (Some(collector), Some(monitor)) = (blocks.as_mut(), monitor.as_mut()) {
+        collector.resume(monitor.take_resumed_blocks());
+    }
     let mut display = Display {
         settings,
         running: &running,
         signals: &signals,
         snapshot: snapshot.as_mut(),
         stats: stats.as_mut(),
+        blocks: blocks.as_mut(),
         host,
         load: &mut load,
         progress,
@@ -363,6 +377,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let load = load.stop();
     // The intervals sealed since the last batch and the last, partial ones.
     let stats_written = stats.map_or(Ok(()), |s| s.finish(&shared));
+    let block_series = blocks.map(|b| b.finish(&shared)).unwrap_or_default();
     if let Some(fifo) = fifo {
         fifo.stop();
     }
@@ -388,6 +403,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
 
     let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
     meta.projection = settings.projection.request();
+    // Before the verdict, which projects from them.
+    meta.blocks = block_series;
+    if let Some(monitor) = monitor.as_mut() {
+        // The last metrics project from every block.
+        monitor.project_final(&meta.blocks);
+    }
     let mut verdict = verdict::judge(&report, &meta, system.as_ref());
     if let Some(outcome) = &explained {
         verdict.worst_sample = outcome.worst_sample();
@@ -453,6 +474,8 @@ struct Display<'a, 's> {
     signals: &'a SignalFlags,
     snapshot: Option<&'a mut StatusSnapshotFile>,
     stats: Option<&'a mut StatsFile>,
+    /// Each thread's blocks, drained between frames.
+    blocks: Option<&'a mut BlockCollector>,
     host: Host,
     /// `--load`, `--load-schedule`: moved to the next phase when due.
     load: &'a mut LoadBeside<'s>,
@@ -543,16 +566,19 @@ impl Display<'_, '_> {
     }
 
     /// What the main thread does every time it wakes up between frames:
-    /// answer signals, write the `--stats-file` lines when due, move the
-    /// load to its next phase when due.
+    /// answer signals, write the `--stats-file` lines when due, take the
+    /// sealed blocks, move the load to its next phase when due.
     fn between_frames(&mut self) {
         self.answer_signals();
         if let Some(stats) = self.stats.as_deref_mut() {
             stats.drain_if_due(self.running.shared());
         }
+        if let Some(blocks) = self.blocks.as_deref_mut() {
+            blocks.drain_if_due(self.running.shared());
+        }
         self.load.drive();
         if let Some(monitor) = self.monitor.as_deref_mut() {
-            monitor.tick_if_due(self.running);
+            monitor.tick_if_due(self.running, self.blocks.as_deref());
         }
     }
 
@@ -624,10 +650,15 @@ fn prepare_monitor(
             },
         );
     let engine = settings.engine.clone();
+    let request = meta.projection.clone();
     let write_document = Box::new(
-        move |report: &RunReport, timeline: Option<&Timeline>, w: &mut Vec<u8>| {
+        move |report: &RunReport,
+              timeline: Option<&Timeline>,
+              blocks: &[BlockSeries],
+              w: &mut Vec<u8>| {
             let meta = RunMeta {
                 end_time: host.timestamp(),
+                blocks: blocks.to_vec(),
                 ..meta.clone()
             };
             let verdict = verdict::judge(report, &meta, None);
@@ -640,7 +671,7 @@ fn prepare_monitor(
             write_json_with(w, report, &meta, &engine, extras)
         },
     );
-    Monitor::prepare(plan, &settings.engine, info, write_document, judge)
+    Monitor::prepare(plan, &settings.engine, info, write_document, judge, request)
 }
 
 /// How long the run is to last, for the progress line: `-D`, or `-l`

@@ -2,6 +2,7 @@
 //! the machine (for `--json`, `--verdict` and a verdict gate), the trace
 //! files of `-f`, `mlockall` (Xenomai always locks), the measuring thread,
 //! then one `RTD|` line per second read from the thread's sealed intervals
+//! (each also a block of 1 s: [`crate::cyclictest::blocks`])
 //! until `-T` or a signal ends the run, and finally the JSON, the
 //! histograms, the gnuplot file, the `RTS|` summary, the load lines and
 //! the `--verdict` lines. Every way a run ends goes through the same final
@@ -26,6 +27,7 @@ use super::output::{
 };
 use super::settings::Settings;
 use super::settings::WARMUP;
+use crate::cyclictest::blocks::BlockCollector;
 use crate::explain::{ExplainSession, start_explain_reader};
 use crate::host::Host;
 use crate::live::after_frame;
@@ -119,7 +121,14 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
 
     let shared = running.shared_handle();
     let mut seconds = Seconds::new(settings)?;
-    let external_stop = until_end(&running, &signals, &mut load, &mut seconds, &mut out)?;
+    let mut blocks = BlockCollector::new(&settings.engine);
+    let external_stop = until_end(
+        &running,
+        &signals,
+        &mut load,
+        (&mut seconds, blocks.as_mut()),
+        &mut out,
+    )?;
     let mut report = running.finish(external_stop);
     let explained = explain.and_then(ExplainSession::finish);
     if let Some(outcome) = &explained {
@@ -135,6 +144,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             out.emit(|w| w.write_all(&lines));
         }
     }
+    let block_series = blocks.map(|b| b.finish(&shared)).unwrap_or_default();
     if seconds.reader.lost() > 0 {
         tell!(
             "{} seconds were overwritten before they could be printed",
@@ -153,6 +163,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     );
     let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
     meta.projection = settings.projection.request();
+    // Before the verdict, which projects from them.
+    meta.blocks = block_series;
     let mut verdict = verdict::judge(&report, &meta, system.as_ref());
     if let Some(outcome) = &explained {
         verdict.worst_sample = outcome.worst_sample();
@@ -176,14 +188,14 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     )
 }
 
-/// Shows each second as it is sealed, until the run ends by itself or is
-/// stopped. Returns whether the stop came from outside (a signal or a
+/// Shows each second as it is sealed (and takes it as a block of the
+/// thread's series), until the run ends by itself or is stopped. Returns whether the stop came from outside (a signal or a
 /// closed stdout).
 fn until_end(
     running: &Running,
     signals: &SignalFlags,
     load: &mut LoadBeside<'_>,
-    seconds: &mut Seconds,
+    (seconds, mut blocks): (&mut Seconds, Option<&mut BlockCollector>),
     out: &mut Stdout,
 ) -> anyhow::Result<bool> {
     let Some(log) = &running.shared().channels[0].intervals else {
@@ -195,6 +207,9 @@ fn until_end(
         lines.clear();
         seconds.take(log, &mut lines);
         out.emit(|w| w.write_all(&lines));
+        if let Some(blocks) = blocks.as_deref_mut() {
+            blocks.drain_if_due(running.shared());
+        }
         if let Some(stopped) = after_frame(out, ended) {
             return Ok(stopped);
         }

@@ -14,7 +14,12 @@
 //!   `cycles`, `min`, `avg`, `max`, `p99`, `overruns`, and `partial` on a
 //!   last, short period), for `rtlat plot --kind timeline`.
 //!
-//! The final `--json` of a monitor run is the same document.
+//! The final `--json` of a monitor run is the same document. Its threads'
+//! `"blocks"` (their runs as blocks of 1 s and more) are read back too, so
+//! that a resumed monitor's series, and so its projection, go on from
+//! them: the time between the checkpoint and the resumed start is left
+//! out, the blocks join up (a block begun before the checkpoint was
+//! written is lost with it).
 //!
 //! `--resume` trusts nothing it reads ([`check_resumable`]): the checkpoint
 //! must come from this host and from a run whose samples mean what this
@@ -25,6 +30,7 @@
 //! warning that its host and options could not be checked (resuming after
 //! an upgrade is what checkpoints are for); the next one records them.
 
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -35,7 +41,9 @@ use rtlat_core::distribution::{Distribution, DistributionPlan, SparseCounts};
 use rtlat_core::report::ThreadReport;
 use rtlat_core::units::Nanos;
 use rtlat_core::{CompatStats, PreciseStats};
+use rtlat_results::blocks::BlocksDoc;
 use rtlat_results::timeline::StatsLine;
+use rtlat_stats::blocks::{BlockSeries, DEFAULT_CAPACITY};
 
 use super::tracker::TimelineEntry;
 use crate::report::run_clock::Timeline;
@@ -630,6 +638,52 @@ pub struct Resumed {
     pub state: MonitorState,
     /// Its timeline.
     pub timeline: Vec<TimelineEntry>,
+    /// Each thread's `"blocks"` in the result document, in thread order
+    /// (`None` for a thread without: a checkpoint of an older rtlat).
+    pub blocks: Vec<Option<BlocksDoc>>,
+}
+
+impl Resumed {
+    /// Each thread's series, checked ([`BlocksDoc::to_series`]), going on
+    /// in base intervals of `base_ns` (this run's): the problem in words
+    /// when a thread's blocks are broken or are not a power-of-two
+    /// multiple of them.
+    pub fn series(&self, base_ns: i64) -> Result<Vec<Option<BlockSeries>>, String> {
+        self.blocks
+            .iter()
+            .enumerate()
+            .map(|(thread, doc)| {
+                let Some(doc) = doc else { return Ok(None) };
+                let written = doc
+                    .to_series()
+                    .map_err(|why| format!("thread {thread}: {why}"))?;
+                BlockSeries::resumed(
+                    base_ns,
+                    DEFAULT_CAPACITY,
+                    written.block_ns(),
+                    written.blocks().to_vec(),
+                )
+                .map(Some)
+                .ok_or_else(|| {
+                    format!(
+                        "thread {thread}: its {} blocks of {} s do not go on in this run's \
+                         intervals of {} s",
+                        written.blocks().len(),
+                        doc.block_s,
+                        base_ns as f64 / 1e9
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+/// What a checkpoint's result document says of a thread that `--resume`
+/// takes: its blocks.
+#[derive(Deserialize)]
+struct ThreadBlocks {
+    #[serde(default)]
+    blocks: Option<BlocksDoc>,
 }
 
 /// What a checkpoint file holds of use to `--resume`.
@@ -638,6 +692,9 @@ struct CheckpointFile {
     monitor: Option<MonitorState>,
     #[serde(default)]
     timeline: Vec<StatsLine>,
+    /// The result document's threads, by number.
+    #[serde(default)]
+    thread: BTreeMap<String, ThreadBlocks>,
 }
 
 /// Reads the checkpoint `text`; the problem in a few words otherwise.
@@ -653,9 +710,17 @@ pub fn read(text: &str) -> Result<Resumed, String> {
             state.checkpoint_version
         ));
     }
+    // In thread order: the numbers as numbers ("10" after "9").
+    let mut threads: Vec<(usize, Option<BlocksDoc>)> = file
+        .thread
+        .into_iter()
+        .filter_map(|(number, t)| Some((number.parse().ok()?, t.blocks)))
+        .collect();
+    threads.sort_by_key(|(number, _)| *number);
     Ok(Resumed {
         state,
         timeline: file.timeline.iter().map(entry_of).collect(),
+        blocks: threads.into_iter().map(|(_, blocks)| blocks).collect(),
     })
 }
 
@@ -792,6 +857,7 @@ mod tests {
         let resumed = Resumed {
             state,
             timeline: vec![],
+            blocks: vec![],
         };
         check_resumable(&resumed, &measured(), plan())
     }

@@ -28,7 +28,20 @@
 //!   (time not measured between a checkpoint and a resumed start),
 //!   `rtlat_intervals_lost_total` (seconds whose exact maximum the reader
 //!   fell too far behind to read), `rtlat_checkpoint_time_seconds`,
-//!   `rtlat_checkpoint_failures_total`.
+//!   `rtlat_checkpoint_failures_total`;
+//! - the worst-case projection of all threads together (their blocks,
+//!   [`rtlat_stats::projection`]), recomputed at most every 10 s:
+//!   `rtlat_projection_blocks` and `rtlat_projection_block_seconds` (what
+//!   it is made from), `rtlat_projection_refused` (label `reason`: the
+//!   refusal's id and 1, or `none` and 0 when projected),
+//!   `rtlat_projection_more_seconds` (how much longer the run must be, when
+//!   a refusal says), `rtlat_projected_max_seconds` (labels `horizon`, in
+//!   seconds, and `bound`: `median`, `lower`, `upper` of the 95 %
+//!   interval; an upper bound the data leave open is absent), and with a
+//!   deadline `rtlat_deadline_seconds` and
+//!   `rtlat_deadline_exceedances_per_hour` (label `bound`). Only the
+//!   families of the outcome are there: a refused projection has no
+//!   projected values.
 
 use std::fmt;
 
@@ -36,6 +49,7 @@ use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, NoLabelSet};
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
+use rtlat_stats::projection::{Estimate, Projection};
 
 /// The `Content-Type` of the Prometheus text format.
 pub use prometheus_client::encoding::prometheus_text::CONTENT_TYPE as PROMETHEUS_CONTENT_TYPE;
@@ -127,6 +141,20 @@ pub struct Figures {
     pub checkpoint_time_s: Option<f64>,
     /// Checkpoints that could not be written.
     pub checkpoint_failures: u64,
+    /// The projection of all threads together, once made.
+    pub projection: Option<ProjectionFigures>,
+}
+
+/// The worst-case projection of all threads together, and what it was
+/// made from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProjectionFigures {
+    /// Blocks of all threads together.
+    pub blocks: u64,
+    /// Their length, seconds.
+    pub block_s: f64,
+    /// The projection, or why there is none.
+    pub outcome: Projection,
 }
 
 /// Both texts of one update.
@@ -350,7 +378,108 @@ impl Collector for FiguresCollector {
             MetricType::Counter,
             [(none(), f.checkpoint_failures)],
             counter,
-        )
+        )?;
+        match &f.projection {
+            Some(p) => Self::projection(&mut encoder, p),
+            None => Ok(()),
+        }
+    }
+}
+
+impl FiguresCollector {
+    /// The projection's families.
+    fn projection(encoder: &mut DescriptorEncoder, p: &ProjectionFigures) -> fmt::Result {
+        let seconds = Unit::Seconds;
+        let none = || -> Labels { Vec::new() };
+        Self::family(
+            encoder,
+            "rtlat_projection_blocks",
+            "Blocks of all threads together that the worst-case projection is made from",
+            None,
+            MetricType::Gauge,
+            [(none(), p.blocks as f64)],
+            gauge,
+        )?;
+        Self::family(
+            encoder,
+            "rtlat_projection_block",
+            "Length of the blocks the worst-case projection is made from",
+            Some(&seconds),
+            MetricType::Gauge,
+            [(none(), p.block_s)],
+            gauge,
+        )?;
+        let (reason, refused, more_s) = match &p.outcome {
+            Projection::Refused(r) => (r.id, 1.0, r.more_s),
+            Projection::Projected(_) => ("none", 0.0, None),
+        };
+        Self::family(
+            encoder,
+            "rtlat_projection_refused",
+            "Whether the worst-case projection is refused (1), and why (reason)",
+            None,
+            MetricType::Gauge,
+            [(vec![("reason", reason.to_owned())], refused)],
+            gauge,
+        )?;
+        if let Some(more_s) = more_s {
+            Self::family(
+                encoder,
+                "rtlat_projection_more",
+                "How much longer the run must be before the projection can be made",
+                Some(&seconds),
+                MetricType::Gauge,
+                [(none(), more_s)],
+                gauge,
+            )?;
+        }
+        let Projection::Projected(projected) = &p.outcome else {
+            return Ok(());
+        };
+        // Each bound of `e` in its unit (`e` / `per_unit`).
+        let bounds = |e: Estimate, per_unit: f64, extra: Labels| {
+            [("median", e.value), ("lower", e.lower), ("upper", e.upper)]
+                .into_iter()
+                .filter(|(_, v)| v.is_finite())
+                .map(move |(bound, v)| {
+                    let mut labels = extra.clone();
+                    labels.push(("bound", bound.to_owned()));
+                    (labels, v / per_unit)
+                })
+        };
+        Self::family(
+            encoder,
+            "rtlat_projected_max",
+            "The maximum latency projected over each horizon (seconds), with its 95 % interval",
+            Some(&seconds),
+            MetricType::Gauge,
+            projected.levels.iter().flat_map(|level| {
+                let horizon = vec![("horizon", level.horizon_s.to_string())];
+                bounds(level.max_ns, 1e9, horizon)
+            }),
+            gauge,
+        )?;
+        if let Some(deadline) = &projected.deadline {
+            Self::family(
+                encoder,
+                "rtlat_deadline",
+                "The deadline whose exceedances are projected (--deadline)",
+                Some(&seconds),
+                MetricType::Gauge,
+                [(none(), deadline.deadline_ns as f64 / 1e9)],
+                gauge,
+            )?;
+            Self::family(
+                encoder,
+                "rtlat_deadline_exceedances_per_hour",
+                "Blocks per hour whose maximum exceeds the deadline, with its 95 % interval",
+                None,
+                MetricType::Gauge,
+                bounds(deadline.per_hour, 1.0, none()),
+                gauge,
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -418,6 +547,143 @@ mod tests {
                     })
                 })
         })
+    }
+
+    fn projected() -> ProjectionFigures {
+        use rtlat_stats::projection::{Exceedance, HorizonLevel, Projected};
+        let estimate = |value: f64, lower: f64, upper: f64| Estimate {
+            value,
+            lower,
+            upper,
+        };
+        ProjectionFigures {
+            blocks: 600,
+            block_s: 1.0,
+            outcome: Projection::Projected(Projected {
+                method: "hand-made".into(),
+                block_s: 1.0,
+                blocks: 600,
+                blocks_left_out: 0,
+                fit_p: 0.4,
+                trend_p: 0.6,
+                location_ns: 20_000.0,
+                scale_ns: 3_000.0,
+                shape: 0.05,
+                levels: vec![
+                    HorizonLevel {
+                        horizon_s: 3600.0,
+                        max_ns: estimate(142_000.0, 120_000.0, 190_000.0),
+                        range_ns: (125_000.0, 170_000.0),
+                    },
+                    HorizonLevel {
+                        horizon_s: 86_400.0,
+                        max_ns: estimate(210_000.0, 150_000.0, f64::INFINITY),
+                        range_ns: (180_000.0, 260_000.0),
+                    },
+                ],
+                beyond: Vec::new(),
+                deadline: Some(Exceedance {
+                    deadline_ns: 100_000,
+                    per_hour: estimate(3.1, 1.2, 6.4),
+                    mean_time_between_s: Some(1161.0),
+                    observed_blocks: 2,
+                }),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_projection_is_its_levels_with_their_bounds() {
+        let figures = Figures {
+            projection: Some(projected()),
+            ..figures()
+        };
+        let e = encode(figures);
+        for text in [&e.prometheus, &e.openmetrics] {
+            for (name, labels, value) in [
+                ("rtlat_projection_blocks", vec![], 600.0),
+                ("rtlat_projection_block_seconds", vec![], 1.0),
+                ("rtlat_projection_refused", vec![("reason", "none")], 0.0),
+                (
+                    "rtlat_projected_max_seconds",
+                    vec![("horizon", "3600"), ("bound", "median")],
+                    142e-6,
+                ),
+                (
+                    "rtlat_projected_max_seconds",
+                    vec![("horizon", "3600"), ("bound", "upper")],
+                    190e-6,
+                ),
+                (
+                    "rtlat_projected_max_seconds",
+                    vec![("horizon", "86400"), ("bound", "lower")],
+                    150e-6,
+                ),
+                ("rtlat_deadline_seconds", vec![], 100e-6),
+                (
+                    "rtlat_deadline_exceedances_per_hour",
+                    vec![("bound", "median")],
+                    3.1,
+                ),
+                (
+                    "rtlat_deadline_exceedances_per_hour",
+                    vec![("bound", "lower")],
+                    1.2,
+                ),
+            ] {
+                assert!(
+                    has_sample(text, name, &labels, value),
+                    "{name} {labels:?} {value}\n{text}"
+                );
+            }
+            // The open upper bound of 24 h is not a number to show.
+            assert!(
+                !text.contains("horizon=\"86400\",bound=\"upper\"")
+                    && !text.contains("bound=\"upper\",horizon=\"86400\""),
+                "{text}"
+            );
+            assert!(!text.contains("rtlat_projection_more"));
+        }
+    }
+
+    #[test]
+    fn a_refused_projection_says_why_and_projects_nothing() {
+        use rtlat_stats::projection::Refusal;
+        let figures = Figures {
+            projection: Some(ProjectionFigures {
+                blocks: 12,
+                block_s: 1.0,
+                outcome: Projection::Refused(Refusal {
+                    id: "too_few_blocks",
+                    reason: "12 blocks".into(),
+                    advice: "run longer".into(),
+                    more_s: Some(48.0),
+                }),
+            }),
+            ..figures()
+        };
+        let e = encode(figures);
+        for text in [&e.prometheus, &e.openmetrics] {
+            assert!(has_sample(
+                text,
+                "rtlat_projection_refused",
+                &[("reason", "too_few_blocks")],
+                1.0
+            ));
+            assert!(has_sample(text, "rtlat_projection_more_seconds", &[], 48.0));
+            assert!(!text.contains("rtlat_projected_max"), "{text}");
+            assert!(!text.contains("rtlat_deadline"), "{text}");
+        }
+        // Before the first projection: no family of it.
+        assert!(
+            !encode(figures_without_projection())
+                .prometheus
+                .contains("rtlat_projection")
+        );
+    }
+
+    fn figures_without_projection() -> Figures {
+        figures()
     }
 
     #[test]

@@ -11,6 +11,11 @@
 //! windows and the timeline ([`tracker`]); the metrics encoded once for
 //! every scrape until the next ([`metrics`], [`http`]); the textfile;
 //! every `--checkpoint-interval`, the checkpoint ([`checkpoint`]).
+//! At most every [`PROJECTION_PERIOD`], the worst-case projection of all
+//! threads' blocks together ([`crate::cyclictest::blocks`], which the run
+//! collects anyway; [`rtlat_stats::projection::project`]), published with
+//! the metrics. A resumed monitor's blocks go on from its checkpoint's, so
+//! its projection does too.
 
 pub mod checkpoint;
 pub mod http;
@@ -21,7 +26,7 @@ pub mod tracker;
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, bail};
 
@@ -32,18 +37,25 @@ use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::engine::Running;
 use rtlat_core::report::RunReport;
 use rtlat_core::units::Nanos;
+use rtlat_stats::blocks::BlockSeries;
+use rtlat_stats::projection::{Request, project};
 
+use crate::cyclictest::blocks::BlockCollector;
 use crate::report::run_clock::Timeline;
 use checkpoint::{Gap, Measured, MonitorState, PlanState, Resumed, ThreadState};
 use http::{Bound, Published, Server};
-use metrics::{BUCKET_BOUNDS_NS, Figures, Info, ThreadFigures, WindowSeconds};
+use metrics::{BUCKET_BOUNDS_NS, Figures, Info, ProjectionFigures, ThreadFigures, WindowSeconds};
 use settings::MonitorPlan;
 use tracker::{Origin, Tracker, WINDOW_QUANTILES};
 
-/// Writes the run's result document for a report (the `--json` writer
-/// with the run's envelope).
+/// Writes the run's result document for a report and each thread's blocks
+/// (the `--json` writer with the run's envelope).
 pub type DocumentWriter =
-    Box<dyn Fn(&RunReport, Option<&Timeline>, &mut Vec<u8>) -> io::Result<()>>;
+    Box<dyn Fn(&RunReport, Option<&Timeline>, &[BlockSeries], &mut Vec<u8>) -> io::Result<()>>;
+
+/// How often the projection is made at most: a fit over up to a thousand
+/// blocks, on the main thread, while blocks come once a second.
+pub const PROJECTION_PERIOD: Duration = Duration::from_secs(10);
 /// The verdict level (0, 1, 2) of a report.
 pub type Judge = Box<dyn Fn(&RunReport) -> u8>;
 
@@ -74,6 +86,15 @@ pub struct Monitor {
     /// the next: a long run does not grow and free half a megabyte a
     /// minute (under `-m`, what the heap once held stays locked).
     document_buffer: Vec<u8>,
+    /// What the projection projects (`RunMeta.projection`: `--horizon`,
+    /// `--deadline`).
+    request: Request,
+    /// The last projection, and when it was made.
+    projection: Option<ProjectionFigures>,
+    projected_at: Option<Instant>,
+    /// The resumed checkpoint's blocks per thread, until the run takes
+    /// them ([`Monitor::take_resumed_blocks`]).
+    resumed_blocks: Vec<Option<BlockSeries>>,
 }
 
 impl std::fmt::Debug for Monitor {
@@ -98,16 +119,19 @@ impl Monitor {
         info: Info,
         write_document: DocumentWriter,
         judge: Judge,
+        request: Request,
     ) -> anyhow::Result<Monitor> {
         let Some(distribution_plan) = engine.run.distribution else {
             bail!("the monitor needs the full distribution, which this run does not keep");
         };
         let measured = Measured::of(engine);
-        let resumed = match (&plan.checkpoint, plan.resume) {
+        let (resumed, resumed_blocks) = match (&plan.checkpoint, plan.resume) {
             (Some(path), true) => {
-                Some(read_for_resume(path, engine, &measured, distribution_plan)?)
+                let (resumed, blocks) =
+                    read_for_resume(path, engine, &measured, distribution_plan)?;
+                (Some(resumed), blocks)
             }
-            _ => None,
+            _ => (None, Vec::new()),
         };
         // What a run killed while it wrote left beside the files rewritten
         // at every update (only our own names, only older than this run).
@@ -182,7 +206,17 @@ impl Monitor {
             write_document,
             judge,
             document_buffer: Vec::new(),
+            request,
+            projection: None,
+            projected_at: None,
+            resumed_blocks,
         })
+    }
+
+    /// The resumed checkpoint's blocks per thread (empty without one), for
+    /// the run's [`BlockCollector`] to go on from.
+    pub fn take_resumed_blocks(&mut self) -> Vec<Option<BlockSeries>> {
+        std::mem::take(&mut self.resumed_blocks)
     }
 
     /// Once the measuring threads run (and the main thread has its
@@ -214,8 +248,9 @@ impl Monitor {
         Ok(())
     }
 
-    /// Updates the figures if a second has passed since the last update.
-    pub fn tick_if_due(&mut self, running: &Running) {
+    /// Updates the figures if a second has passed since the last update;
+    /// `blocks` are the run's.
+    pub fn tick_if_due(&mut self, running: &Running, blocks: Option<&BlockCollector>) {
         let Some(started) = self.started else { return };
         let elapsed = started.elapsed().as_secs();
         if elapsed <= self.next_second {
@@ -236,14 +271,29 @@ impl Monitor {
             logs,
         );
         let combined = self.combined(report);
+        let series: Vec<&BlockSeries> = blocks.map(|b| b.series().collect()).unwrap_or_default();
+        if self
+            .projected_at
+            .is_none_or(|at| at.elapsed() >= PROJECTION_PERIOD)
+        {
+            self.projected_at = Some(Instant::now());
+            self.projection = projection_of(&series, &self.request);
+        }
         self.publish(&combined);
         let checkpoint_due = self
             .last_checkpoint
             .is_some_and(|at| at.elapsed() >= self.plan.checkpoint_interval);
         if checkpoint_due {
             self.last_checkpoint = Some(Instant::now());
-            self.write_checkpoint(&combined);
+            let series: Vec<BlockSeries> = series.into_iter().cloned().collect();
+            self.write_checkpoint(&combined, &series);
         }
+    }
+
+    /// The last projection made again from the run's final `blocks`.
+    pub fn project_final(&mut self, blocks: &[BlockSeries]) {
+        let series: Vec<&BlockSeries> = blocks.iter().collect();
+        self.projection = projection_of(&series, &self.request);
     }
 
     /// `report` (this process's figures) with a resumed checkpoint's
@@ -286,14 +336,17 @@ impl Monitor {
     /// Writes the result document of `combined` with the monitor's members
     /// to the checkpoint file, streamed (the result document alone is made
     /// in memory, in a buffer kept from one checkpoint to the next).
-    fn write_checkpoint(&mut self, combined: &RunReport) {
+    fn write_checkpoint(&mut self, combined: &RunReport, blocks: &[BlockSeries]) {
         let Some(path) = self.plan.checkpoint.clone() else {
             return;
         };
         let mut document = std::mem::take(&mut self.document_buffer);
         document.clear();
-        let written = (self.write_document)(combined, self.timeline.as_ref(), &mut document)
-            .and_then(|()| checkpoint::store(&path, |w| self.add_sections(combined, &document, w)));
+        let written =
+            (self.write_document)(combined, self.timeline.as_ref(), blocks, &mut document)
+                .and_then(|()| {
+                    checkpoint::store(&path, |w| self.add_sections(combined, &document, w))
+                });
         self.document_buffer = document;
         match written {
             Ok(()) => self.checkpoint_time_s = Some(self.state.written),
@@ -393,6 +446,7 @@ impl Monitor {
             intervals_lost: self.tracker.lost_intervals,
             checkpoint_time_s: self.checkpoint_time_s,
             checkpoint_failures: self.checkpoint_failures,
+            projection: self.projection.clone(),
         }
     }
 
@@ -417,6 +471,18 @@ impl Monitor {
     }
 }
 
+/// The projection of all threads' `series` together; `None` without a
+/// thread, or when their blocks do not line up (they are all of one base
+/// length, so they do).
+fn projection_of(series: &[&BlockSeries], request: &Request) -> Option<ProjectionFigures> {
+    let together = BlockSeries::together(series)?;
+    Some(ProjectionFigures {
+        blocks: together.blocks().len() as u64,
+        block_s: together.block_ns() as f64 / 1e9,
+        outcome: project(&together, request),
+    })
+}
+
 fn seconds(n: Nanos) -> f64 {
     n.0 as f64 / 1e9
 }
@@ -434,14 +500,16 @@ fn quantile_labels(
 /// Reads `path` for `--resume` and checks that it fits this run: the same
 /// threads on the same CPUs, the same distribution shape, the same host
 /// and options (`measured`), whole counters and buckets
-/// ([`checkpoint::check_resumable`]). A refusal leaves the file as it is:
-/// nothing is measured, nothing written.
+/// ([`checkpoint::check_resumable`]), blocks that go on in this run's
+/// intervals ([`Resumed::series`]). A refusal leaves the file as it is:
+/// nothing is measured, nothing written. Returns it with each thread's
+/// blocks.
 fn read_for_resume(
     path: &Path,
     engine: &CyclicConfig,
     measured: &Measured,
     plan: DistributionPlan,
-) -> anyhow::Result<Resumed> {
+) -> anyhow::Result<(Resumed, Vec<Option<BlockSeries>>)> {
     let refuse = |why: String| UsageError(format!("--resume: '{}': {why}", path.display()));
     let text = std::fs::read_to_string(path).map_err(|e| {
         refuse(format!(
@@ -488,6 +556,14 @@ fn read_for_resume(
             "{why}; the file is left as it is (without --resume, a new checkpoint replaces it)"
         ))
     })?;
+    let base_ns = engine
+        .intervals
+        .map_or(1_000_000_000, |p| p.length.as_nanos());
+    let blocks = resumed.series(base_ns).map_err(|why| {
+        refuse(format!(
+            "{why}; the file is left as it is (without --resume, a new checkpoint replaces it)"
+        ))
+    })?;
     if resumed.state.measured.is_none() {
         tell!(
             "WARN: --resume: '{}' was written by an older rtlat, which did not record the host \
@@ -495,5 +571,5 @@ fn read_for_resume(
             path.display()
         );
     }
-    Ok(resumed)
+    Ok((resumed, blocks))
 }

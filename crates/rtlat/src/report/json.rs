@@ -10,9 +10,10 @@
 //! `priority`, `interval_us`, `smi_count` with `--smi`, `disturbances`
 //! (what disturbed the thread between its first and last sample, real runs
 //! only: [`DisturbancesDto`]), its percentiles, distribution and
-//! `--explain` figures, and last `max_time` (when its largest sample was
+//! `--explain` figures, and `max_time` (when its largest sample was
 //! taken: Unix seconds with 6 decimals, `null` without samples; see
-//! [`super::max_time`]); with `--load`
+//! [`super::max_time`]), then `blocks` where the run kept them (its run
+//! as blocks of equal length: [`rtlat_results::blocks`]); with `--load`
 //! or `--load-schedule`, the top-level `load` object and `phases` array
 //! (see [`super::load`]); then the `environment` and `audit` of the audit
 //! made before the first sample (`null` without one: see
@@ -35,7 +36,9 @@ use rtlat_core::load::schedule::KindFigures;
 use rtlat_core::phase::PhaseReport;
 use rtlat_core::report::{Disturbances, HistogramData, RunReport, ThreadReport};
 use rtlat_core::units::{Nanos, Resolution};
+use rtlat_results::blocks::BlocksDoc;
 use rtlat_results::document::{self as doc, CyclicThread, Header};
+use rtlat_stats::blocks::BlockSeries;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
@@ -118,10 +121,10 @@ pub struct Methods {
 pub fn write_thread_document<'a, D: Serialize>(
     w: &mut impl Write,
     report: &'a RunReport,
-    meta: &RunMeta,
+    meta: &'a RunMeta,
     methods: Option<Methods>,
     extras: Extras<'a, '_>,
-    dto: fn(&'a ThreadReport, Option<&Timeline>) -> D,
+    dto: ThreadDtoFn<'a, D>,
 ) -> io::Result<()> {
     let merged = report.merged_distribution();
     write_envelope(
@@ -132,7 +135,7 @@ pub fn write_thread_document<'a, D: Serialize>(
             resolution_in_ns: u8::from(report.resolution == Resolution::Nanos),
             wait_method: methods.map(|m| m.wait),
             measure_method: methods.map(|m| m.measure),
-            thread: Threads(&report.threads, dto, extras.timeline),
+            thread: Threads(&report.threads, dto, extras.timeline, &meta.blocks),
             trailing: TrailingMembers::new(merged.as_ref(), extras, &report.threads),
         },
         extras.verdict,
@@ -412,16 +415,22 @@ impl<'m> TrailingMembers<'m> {
 /// (with the timeline).
 struct Threads<'a, D: Serialize>(
     &'a [ThreadReport],
-    fn(&'a ThreadReport, Option<&Timeline>) -> D,
+    ThreadDtoFn<'a, D>,
     Option<Timeline>,
+    &'a [BlockSeries],
 );
+
+/// What makes a thread's object: from its report, the run's timeline and
+/// its block series (`None` where the tool keeps none).
+pub type ThreadDtoFn<'a, D> = fn(&'a ThreadReport, Option<&Timeline>, Option<&BlockSeries>) -> D;
 
 impl<'a, D: Serialize> Serialize for Threads<'a, D> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(self.0.len()))?;
-        for t in self.0 {
+        for (position, t) in self.0.iter().enumerate() {
             // serde_json writes integer map keys as strings.
-            map.serialize_entry(&t.index, &(self.1)(t, self.2.as_ref()))?;
+            let blocks = self.3.get(position);
+            map.serialize_entry(&t.index, &(self.1)(t, self.2.as_ref(), blocks))?;
         }
         map.end()
     }
@@ -460,8 +469,13 @@ fn histogram(h: Option<&HistogramData>) -> doc::Histogram {
     )
 }
 
-/// One thread of cyclictest's document.
-fn cyclic_thread(t: &ThreadReport, timeline: Option<&Timeline>) -> CyclicThread {
+/// One thread of cyclictest's document (and `latency`'s), with its
+/// `"blocks"` where the run kept them.
+fn cyclic_thread(
+    t: &ThreadReport,
+    timeline: Option<&Timeline>,
+    blocks: Option<&BlockSeries>,
+) -> CyclicThread {
     let c = &t.compat;
     CyclicThread {
         histogram: histogram(t.histogram.as_ref()),
@@ -496,8 +510,7 @@ fn cyclic_thread(t: &ThreadReport, timeline: Option<&Timeline>) -> CyclicThread 
             switch_not_traced: w.switch_not_traced,
         }),
         max_time: max_time(t, timeline),
-        // Filled by the run's block reader (not yet collected).
-        blocks: None,
+        blocks: blocks.map(BlocksDoc::from_series),
     }
 }
 

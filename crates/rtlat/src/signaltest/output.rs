@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use rtlat_core::report::{CompatStats, RunReport, ThreadReport};
 use rtlat_core::units::Resolution;
+use rtlat_stats::blocks::BlockSeries;
 use serde::Serialize;
 
 use crate::report::RunMeta;
@@ -126,7 +127,8 @@ struct ThreadDto<'a> {
 }
 
 impl<'a> ThreadDto<'a> {
-    fn of(t: &'a ThreadReport, timeline: Option<&Timeline>) -> Self {
+    /// signaltest's threads seal no intervals: it has no blocks.
+    fn of(t: &'a ThreadReport, timeline: Option<&Timeline>, _blocks: Option<&BlockSeries>) -> Self {
         let c = &t.compat;
         ThreadDto {
             cycles: c.cycles,

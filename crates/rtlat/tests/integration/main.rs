@@ -12,6 +12,7 @@
 mod support;
 
 mod audit;
+mod blocks;
 mod cli;
 mod cyclictest;
 mod docs;

@@ -644,6 +644,11 @@ fn defaults() {
                     distribution: Some(DistributionPlan::new(1000, Nanos::ZERO).unwrap()),
                     ..RunConfig::default()
                 },
+                // The blocks' intervals.
+                intervals: Some(IntervalPlan {
+                    length: Nanos(100_000_000),
+                    ring: 64,
+                }),
                 ..CyclicConfig::new(vec![ThreadPlan {
                     index: 0,
                     interval: Nanos::from_micros(1000),
@@ -1947,9 +1952,45 @@ fn stats_interval_and_file() {
         err(&["--stats-interval", "1", "--stats-file", "/tmp"]),
         "--stats-file: cannot write '/tmp': it is a directory"
     );
-    // Neither: no interval log at all.
+    // Neither: the intervals of the run's blocks.
     let s = settings(&[]);
-    assert_eq!((s.engine.intervals, s.stats_file), (None, None));
+    assert_eq!(
+        (s.engine.intervals.map(|p| p.length), s.stats_file),
+        (Some(Nanos(100_000_000)), None)
+    );
+}
+
+#[test]
+fn the_blocks_intervals_hold_ten_periods_and_a_whole_synthetic_run() {
+    let plan = |args: &[&str]| {
+        let p = settings(args).engine.intervals.unwrap();
+        (p.length.as_nanos(), p.ring)
+    };
+    assert_eq!(plan(&[]), (100_000_000, 64));
+    // Ten periods of the slowest thread, in whole 100 ms.
+    assert_eq!(plan(&["-i", "25000"]), (300_000_000, 64));
+    assert_eq!(
+        plan(&["-t", "2", "-i", "10000", "-d", "5000"]),
+        (200_000_000, 64)
+    );
+    // A synthetic run's ring holds it whole: 2 s / 0.1 s + 2.
+    assert_eq!(plan(&["--synthetic", "1", "-l", "1000"]), (100_000_000, 64));
+    assert_eq!(
+        plan(&["--synthetic", "1", "-D", "100"]),
+        (100_000_000, 1002)
+    );
+    // A day: 100 ms doubled six times.
+    assert_eq!(
+        plan(&["--synthetic", "1", "-D", "1d"]),
+        (6_400_000_000, 13_502)
+    );
+    // Unbounded: 100 ms, the ring keeps the end.
+    assert_eq!(plan(&["--synthetic", "1"]), (100_000_000, 16_384));
+    // --stats-interval's own, whatever its length.
+    assert_eq!(
+        plan(&["--stats-interval", "5", "--stats-file", STATSFILE]),
+        (5_000_000_000, 64)
+    );
 }
 
 #[test]
