@@ -481,7 +481,7 @@ pub fn write_text(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
     let _ = writeln!(out);
     let environment = c.environment.lines();
     if !environment.is_empty() {
-        for line in environment {
+        for line in environment.iter().flat_map(|l| wrap(l, 4)) {
             let _ = writeln!(out, "{line}");
         }
         let _ = writeln!(out);
