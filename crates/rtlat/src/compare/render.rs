@@ -244,6 +244,8 @@ impl Comparison<'_> {
             }
         }
         let total = items.len();
+        // The confidence, when it fits after what is listed.
+        let confidence = format!(" ({:.0}% family-wise)", CONFIDENCE * 100.0);
         let mut line = String::new();
         for (shown, item) in items.iter().enumerate() {
             let rest = total - shown - 1;
@@ -254,9 +256,12 @@ impl Comparison<'_> {
             };
             if shown > 0 && line.len() + item.len() + tail.len() > WIDTH {
                 let _ = write!(line, " and {} more", total - shown);
-                return line;
+                break;
             }
             line.push_str(item);
+        }
+        if line.len() + confidence.len() <= WIDTH {
+            line.push_str(&confidence);
         }
         line
     }
@@ -501,8 +506,8 @@ fn method_lines(c: &Comparison<'_>) -> Vec<String> {
     let f = &c.family;
     let mut text = vec![format!(
         "difference: its interval, {:.0}% family-wise over {} judged rows \
-         (Bonferroni: each at {:.2}%), from order statistics with the \
-         samples' dispersion over the run's blocks",
+         (Bonferroni: each at {:.2}%), from order statistics, their ranks \
+         widened by the dispersion D of late samples over each run's blocks",
         CONFIDENCE * 100.0,
         f.rows,
         f.per_row * 100.0
@@ -647,7 +652,7 @@ mod tests {
         );
         assert_eq!(
             c.headline(),
-            "Worse: thread 0 p99.9 +88.9%, all threads p99.9 +86.7%"
+            "Worse: thread 0 p99.9 +88.9%, all threads p99.9 +86.7% (95% family-wise)"
         );
         let mut out = Vec::new();
         write_text(&mut out, &c).unwrap();

@@ -245,7 +245,9 @@ fn fail_on_regression_exits_3_after_the_output() {
     plain.expect_code(0);
     assert_eq!(plain.stderr, "");
     assert!(
-        plain.stdout.starts_with("Worse: thread 0 p50 +100.0%\n"),
+        plain
+            .stdout
+            .starts_with("Worse: thread 0 p50 +100.0% (95% family-wise)\n"),
         "{}",
         plain.stdout
     );
