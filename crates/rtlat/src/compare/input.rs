@@ -140,7 +140,12 @@ fn of_rtlat(doc: &ResultDocument) -> Result<Threads, String> {
     values[Row::Min as usize] = threads.values().filter_map(|f| f.value(Row::Min)).min();
     let buckets = merged_buckets(threads.values().map(|f| &f.buckets[..]));
     let series: Option<Vec<&BlockSeries>> = threads.values().map(|f| f.blocks.as_ref()).collect();
-    let blocks = series.and_then(|s| BlockSeries::together(&s));
+    // Threads whose blocks cannot be put together (lengths that are not
+    // multiples of one another) leave all threads with no block: their
+    // rows are "too few blocks", never judged as if independent.
+    let blocks = series.map(|s| {
+        BlockSeries::together(&s).unwrap_or_else(|| BlockSeries::from_blocks(1, Vec::new()))
+    });
     let samples = threads.values().try_fold(0, |total, f| {
         rtlat_results::bounds::add_count("all threads: \"cycles\"", total, f.samples)
     })?;
@@ -476,6 +481,12 @@ mod tests {
         assert_eq!(r.all.blocks, None);
         // Files without blocks read as before.
         assert_eq!(parse("base.json", BASE).unwrap().all.blocks, None);
+        // Blocks of 0.1 s and 0.25 s do not go together: all threads have
+        // none to judge by.
+        let mut doc: Value = serde_json::from_str(&document(&threads, true)).unwrap();
+        doc["thread"]["1"]["blocks"]["block_s"] = Value::from(0.25);
+        let r = parse("b.json", &doc.to_string()).unwrap();
+        assert_eq!(r.all.blocks.as_ref().map(|b| b.blocks().len()), Some(0));
     }
 
     #[test]
