@@ -19,7 +19,8 @@
 //!                          "new_interval_us": [32.0, 34.0],
 //!                          "difference_us": {"value": 4.0, "lower": 1.8, "upper": 5.0,
 //!                                            "noise": 2.9},
-//!                          "dispersion": {"base": {"d": 1.0, "effective_n": 20000.0,
+//!                          "dispersion": {"base": {"d": 1.0, "d_used": 1.0,
+//!                                                  "effective_n": 20000.0,
 //!                                                  "blocks": null, "ladder_ns": null,
 //!                                                  "how": "independent"}, "new": ...}}]}],
 //!  "verdicts": {"min": "information only", "p99": "worse: thread 0 +13.8%"},
@@ -265,8 +266,10 @@ struct Sides<T> {
 
 #[derive(Serialize)]
 struct SpreadDto {
-    /// D, at least 1.
+    /// This run's own D, at least 1.
     d: f64,
+    /// The D the interval used: the larger of both runs'.
+    d_used: f64,
     effective_n: f64,
     /// `independent` (no blocks), `measured`, `no_step` (no ladder step
     /// inside the distribution).
@@ -291,6 +294,7 @@ impl SpreadDto {
         };
         SpreadDto {
             d: side.spread.dispersion().unwrap_or(f64::NAN),
+            d_used: side.dispersion,
             effective_n: side.effective_n,
             how,
             blocks,

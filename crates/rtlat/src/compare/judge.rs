@@ -44,9 +44,13 @@
 //! ```
 //!
 //! clamped to at least 1 (a run cannot be more regular than independent
-//! samples; a value below 1 is the estimate's own noise). The ranks
-//! become `n·p ∓ z·sqrt(n·p·(1−p)·D)`, i.e. an effective sample size of
-//! `n / D`. D needs at least [`MIN_BLOCKS`] blocks with samples; with
+//! samples; a value below 1 is the estimate's own noise). Both runs use
+//! the larger of their two D: the question is whether they differ, and
+//! if they do not they are one process, whose burstiness the calmer run
+//! understates (on this VM a run without a host stall shows D ≈ 1 and its
+//! twin with one D ≈ 13: judged each by its own, the calm run's narrow
+//! interval made a false alarm). The ranks become
+//! `n·p ∓ z·sqrt(n·p·(1−p)·D)`, i.e. an effective sample size of `n / D`. D needs at least [`MIN_BLOCKS`] blocks with samples; with
 //! fewer the row is not judged ("too few blocks"). A file without blocks
 //! (the C tool's, rtlat's before they were written) gets D = 1: its
 //! intervals assume independent samples, and the output says so.
@@ -366,8 +370,11 @@ pub struct Side {
     /// The interval's ends (they hold `value`).
     pub lower: i64,
     pub upper: i64,
-    /// How the blocks widened it.
+    /// How its own blocks spread the late samples.
     pub spread: Spread,
+    /// The D its interval used: the larger of both runs' (see the module
+    /// documentation).
+    pub dispersion: f64,
     /// `n / D`.
     pub effective_n: f64,
 }
@@ -508,7 +515,17 @@ pub fn judge(
             return j;
         }
     };
-    let (Some(b), Some(n)) = (side(base, row, p, family.z), side(new, row, p, family.z)) else {
+    // Under "no change" both runs are one process: the calmer run's own
+    // blocks understate how bursty it can be, so both use the larger D.
+    let dispersion = |f: &Figures| spread(f.blocks.as_ref(), 1.0 - p).dispersion();
+    let (Some(db), Some(dn)) = (dispersion(base), dispersion(new)) else {
+        return Judgement::plain(Change::TooFewBlocks);
+    };
+    let d = db.max(dn);
+    let (Some(b), Some(n)) = (
+        side(base, row, p, family.z, d),
+        side(new, row, p, family.z, d),
+    ) else {
         return Judgement::plain(Change::NoData);
     };
     let d = (n.value - b.value) as f64;
@@ -571,11 +588,13 @@ fn judge_maxima(rule: &NoiseRule, base: &Figures, new: &Figures, maxima: &Maxima
     }
 }
 
-/// `f`'s percentile `p` (row `row`) with its interval at `z`.
-fn side(f: &Figures, row: Row, p: f64, z: f64) -> Option<Side> {
+/// `f`'s percentile `p` (row `row`) with its interval at `z`, its ranks
+/// spread by the larger of its own dispersion and `other` (the other
+/// run's).
+fn side(f: &Figures, row: Row, p: f64, z: f64, other: f64) -> Option<Side> {
     let value = f.value(row)?;
     let spread = spread(f.blocks.as_ref(), 1.0 - p);
-    let d = spread.dispersion()?;
+    let d = spread.dispersion()?.max(other);
     let n = f.samples as f64;
     let centre = n * p;
     let half = z * (n * p * (1.0 - p) * d).sqrt();
@@ -588,6 +607,7 @@ fn side(f: &Figures, row: Row, p: f64, z: f64) -> Option<Side> {
         lower: lower.min(value),
         upper: upper.max(value),
         spread,
+        dispersion: d,
         effective_n: n / d,
     })
 }
@@ -767,7 +787,7 @@ mod tests {
         // p99 sits at the edge of the late samples: its interval is wider
         // clustered than independent.
         let width = |f: &Figures| {
-            let s = side(f, Row::P99, 0.99, Family::of(1).z).unwrap();
+            let s = side(f, Row::P99, 0.99, Family::of(1).z, 1.0).unwrap();
             s.upper - s.lower
         };
         let clustered_run = run_of(&clustered, true);
@@ -778,7 +798,7 @@ mod tests {
             width(&clustered_run),
             width(&as_independent)
         );
-        let s = side(&clustered_run, Row::P99, 0.99, 1.96).unwrap();
+        let s = side(&clustered_run, Row::P99, 0.99, 1.96, 1.0).unwrap();
         assert!((s.effective_n - 100_000.0 / raw).abs() < 1e-6);
     }
 
@@ -804,6 +824,23 @@ mod tests {
             let j = judged(&base, &new, Row::P99, 9);
             assert_eq!(j.change, expected, "clustered {clustered}: {j:?}");
         }
+    }
+
+    #[test]
+    fn a_calm_run_is_judged_with_its_burstier_twins_dispersion() {
+        // The same 2 % of late samples: spread evenly in BASE (D = 1), in
+        // bursts in NEW, 25 % higher there. Both intervals use NEW's D
+        // (the verdict flip this prevents was seen on real runs: the
+        // A/A pair in BENCHMARKS.md, "compare: A/A ...").
+        let base = run_of(&blocks(40_000, |_| 20), true);
+        let new = run_of(&blocks(50_000, |i| if i % 10 == 0 { 200 } else { 0 }), true);
+        let j = judged(&base, &new, Row::P99, 9);
+        assert_eq!(j.change, Change::Noise, "{j:?}");
+        let (b, n) = j.sides.unwrap();
+        assert_eq!(b.spread.dispersion(), Some(1.0));
+        assert!(n.spread.dispersion().unwrap() > 50.0, "{n:?}");
+        assert_eq!(b.dispersion, n.dispersion);
+        assert_eq!(b.dispersion, n.spread.dispersion().unwrap());
     }
 
     #[test]
