@@ -171,8 +171,9 @@ When is a change noise?
     n*p -+ z*sqrt(n*p*(1-p)*D), read from its distribution. D >= 1 is
     how much more the count of late samples varies between the run's
     blocks than independent samples would (\"blocks\" in rtlat's
-    JSON: one stall makes several late samples); a file without blocks
-    gets D = 1, and the output says so. The rows judged are one family:
+    JSON: one stall makes several late samples), at the upper end of
+    its 95 % interval, the larger of the two runs'; a file without
+    blocks gets D = 1, and the output says so. The rows judged are one family:
     95 % family-wise, each row's interval at 1 - 0.05/m (Bonferroni).
   - the change is above the noise threshold,
       |NEW - BASE| > max(NOISE % of BASE, 2 buckets)

@@ -276,7 +276,7 @@ struct SpreadDto {
     how: &'static str,
     blocks: Option<usize>,
     ladder_ns: Option<i64>,
-    /// The estimate before clamping to 1.
+    /// The point estimate (`d` is its upper 95 % bound, at least 1).
     raw: Option<f64>,
 }
 

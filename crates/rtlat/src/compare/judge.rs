@@ -43,6 +43,9 @@
 //! D = [Σ (c_i − n_i·p̂)² / (k − 1)] / [mean(n_i) · p̂ · (1 − p̂)]
 //! ```
 //!
+//! taken at the upper end of its one-sided 95 % interval (`D·(k−1)/
+//! χ²(0.05; k−1)`: from 12 blocks an estimate may be half the truth, and a
+//! D too low is a false alarm; from 100 blocks the factor is 1.28), and
 //! clamped to at least 1 (a run cannot be more regular than independent
 //! samples; a value below 1 is the estimate's own noise). Both runs use
 //! the larger of their two D: the question is whether they differ, and
@@ -286,10 +289,23 @@ impl Spread {
     pub fn dispersion(&self) -> Option<f64> {
         match *self {
             Spread::Independent | Spread::NoStep { .. } => Some(1.0),
-            Spread::Measured { raw, .. } => Some(raw.max(1.0)),
+            Spread::Measured { raw, blocks, .. } => Some(upper_bound(raw, blocks).max(1.0)),
             Spread::TooFewBlocks { .. } => None,
         }
     }
+}
+
+/// The upper end of a one-sided 95 % interval of a dispersion estimated
+/// as `raw` from `blocks` blocks: `raw · (k−1) / χ²(0.05; k−1)`, the
+/// chi-square quantile by Wilson and Hilferty's cube (within 1 % from 5
+/// degrees of freedom). An estimate from few blocks may be low by a
+/// factor of two, and a D too low is a false alarm.
+pub fn upper_bound(raw: f64, blocks: usize) -> f64 {
+    let df = blocks.saturating_sub(1).max(1) as f64;
+    let z = normal_quantile(0.05);
+    let a = 2.0 / (9.0 * df);
+    let quantile = df * (1.0 - a + z * a.sqrt()).powi(3);
+    raw * df / quantile.max(f64::MIN_POSITIVE)
 }
 
 /// The dispersion of the count of samples at or above the ladder step
@@ -799,7 +815,8 @@ mod tests {
             width(&as_independent)
         );
         let s = side(&clustered_run, Row::P99, 0.99, 1.96, 1.0).unwrap();
-        assert!((s.effective_n - 100_000.0 / raw).abs() < 1e-6);
+        let d = upper_bound(raw, 100);
+        assert!((s.effective_n - 100_000.0 / d).abs() < 1e-6);
     }
 
     #[test]
@@ -934,6 +951,24 @@ mod tests {
             let j = judge(&RULE, Row::Max, &base, &base, &family, &maxima(b, n));
             assert_eq!(j.change, expected, "{b:?} {n:?}");
         }
+    }
+
+    #[test]
+    fn the_dispersion_is_taken_at_its_upper_bound() {
+        // χ²(0.05; 11) = 4.575, χ²(0.05; 99) = 77.05.
+        assert!(
+            (upper_bound(1.0, 12) - 11.0 / 4.575).abs() < 0.03,
+            "{}",
+            upper_bound(1.0, 12)
+        );
+        assert!((upper_bound(1.0, 100) - 99.0 / 77.05).abs() < 0.01);
+        assert_eq!(upper_bound(0.0, 12), 0.0);
+        let measured = Spread::Measured {
+            blocks: 100,
+            ladder_ns: 20_000,
+            raw: 2.0,
+        };
+        assert!((measured.dispersion().unwrap() - 2.0 * 99.0 / 77.05).abs() < 0.02);
     }
 
     #[test]
