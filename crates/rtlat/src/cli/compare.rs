@@ -153,35 +153,45 @@ BASE and NEW are JSON results of rtlat ('rtlat cyclictest --json FILE'),
 or of the C cyclictest run with a histogram ('cyclictest -h US --json=FILE':
 its percentiles come from its 1 us buckets, to the whole us, which the
 file's line says); '-' reads one of them from standard input.
-For each thread (matched by index) and for all threads together, prints
-min, p50, p99, p99.9 and max in microseconds, for BASE and NEW, the
-change in percent of BASE and a verdict: better (lower), worse (higher)
-or within noise. Then one verdict line per row over all threads.
+The first line is the answer: \"No change beyond noise\", or what is
+worse (then better), e.g. \"Worse: thread 1 p99.9 +412.0%\". Then, for
+each thread (matched by index) and for all threads together, min, p50,
+p99, p99.9 and max in microseconds for BASE and NEW, the change in
+percent of BASE, the interval of the difference and a verdict; how the
+rows were judged; then one verdict line per row over all threads.
 Threads only one run has are named and left out; \"all threads\" takes
 every thread of each run. Above the verdict, the facts of the two
 machines that differ (kernel, its command line, CPU, governors,
 isolation, clocksource, rtlat version: each result's \"environment\").
 
 When is a change noise?
-  A change is within noise when
-      |NEW - BASE| <= max(NOISE % of BASE, 2 buckets)
-  NOISE is {DEFAULT_NOISE_PERCENT} by default (--noise). The buckets are those of the
-  run's distribution at that value (1 us wide by default, under 1 % of
-  the value above 2 ms): a percentile is known to one bucket in each run,
-  so at low latencies a step of a microsecond or two is resolution, not a
-  change. The percentage is the variation between runs of an unchanged
-  system.
+  A percentile row is worse (or better) only when both hold:
+  - the interval of the difference excludes 0. Each run's percentile
+    gets an interval from order statistics: the samples of ranks
+    n*p -+ z*sqrt(n*p*(1-p)*D), read from its distribution. D >= 1 is
+    how much more the count of late samples varies between the run's
+    blocks than independent samples would (\"blocks\" in rtlat's
+    JSON: one stall makes several late samples), at the upper end of
+    its 95 % interval, the larger of the two runs'; a file without
+    blocks gets D = 1, and the output says so. The rows judged are one family:
+    95 % family-wise, each row's interval at 1 - 0.05/m (Bonferroni).
+  - the change is above the noise threshold,
+      |NEW - BASE| > max(NOISE % of BASE, 2 buckets)
+    NOISE is {DEFAULT_NOISE_PERCENT} by default (--noise): the variation between runs
+    that no interval from one run sees. The buckets are the
+    distribution's at that value: a percentile is known to one bucket.
   A percentile is judged only when both runs have at least 10 samples at
-  or beyond it: p50 needs 20 samples, p99 1000, p99.9 10000. With fewer
-  it rests on a handful of samples and is reported as within noise (too
-  few samples). min and max are single samples and always judged; the
-  maximum grows with the length of a run, so compare runs of similar
-  length.
+  or beyond it (p50 needs 20 samples, p99 1000, p99.9 10000) and, with
+  blocks, at least 10 blocks with samples.
+  min and max are single samples: information only, with the reason.
+  When both runs' blocks support a projection of the maximum over 1 h,
+  max is judged by it: worse only when the two 95 % intervals do not
+  overlap and the change is above the threshold.
 
 Options:
       --noise PERCENT        the relative part of the noise margin, 0 to
                              {MAX_NOISE_PERCENT} (default {DEFAULT_NOISE_PERCENT})
-      --fail-on-regression   exit 3 when any verdict is worse (after the
+      --fail-on-regression   exit 3 when a judged row is worse (after the
                              output; the worse rows go to stderr)
       --json FILE            also write the comparison as JSON to FILE
                              (replaced whole); '-': the JSON instead of the
@@ -325,7 +335,10 @@ mod tests {
     #[test]
     fn help_states_the_noise_rule() {
         let help = help_text();
-        assert!(help.contains("|NEW - BASE| <= max(NOISE % of BASE, 2 buckets)"));
+        assert!(help.contains("|NEW - BASE| > max(NOISE % of BASE, 2 buckets)"));
+        assert!(help.contains("n*p -+ z*sqrt(n*p*(1-p)*D)"));
+        assert!(help.contains("(Bonferroni)"));
+        assert!(help.contains("min and max are single samples: information only"));
         assert!(help.contains("NOISE is 10 by default"));
         assert!(help.contains("p99.9 10000"));
         assert!(help.contains("--json FILE"));

@@ -5,8 +5,17 @@
 //! to the whole µs only: [`RunFile::resolution`]). The document is read by
 //! [`rtlat_results`]; every refusal is one line naming the file and what
 //! is wrong.
+//!
+//! Besides the rows' values, each side keeps what the intervals of
+//! [`super::judge`] need: the distribution's buckets with their counts
+//! (to read the values at other ranks) and, when rtlat wrote them, the
+//! thread's `"blocks"` (how the samples spread over the run, to measure
+//! how strongly late samples cluster in time). Files without blocks (the
+//! C tool's, rtlat's before blocks were written) are read as before.
 
 use std::collections::BTreeMap;
+
+use rtlat_stats::blocks::BlockSeries;
 
 use rtlat_results::bounds::{latency_ns, latency_us};
 use rtlat_results::document::{Distribution, Percentiles, ThreadResult};
@@ -19,17 +28,20 @@ use super::judge::{ROWS, Row};
 use rtlat_args::UsageError;
 
 /// What is compared of one thread, or of all threads together.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Figures {
     /// Samples taken.
     pub samples: u64,
     /// The value of each of [`ROWS`], ns; `None` without samples (or, from
     /// a histogram, for a percentile among its overflows).
     pub values: [Option<i64>; ROWS.len()],
-    /// The distribution's buckets `[from, to)` in ns, lowest first (empty
-    /// when the file has no `distribution`): they say how finely each
-    /// value is known.
-    pub buckets: Vec<(i64, i64)>,
+    /// The distribution's buckets `[from, to)` in ns with their counts,
+    /// lowest first (empty when the file has no `distribution`): they say
+    /// how finely each value is known, and the values at other ranks.
+    pub buckets: Vec<(i64, i64, u64)>,
+    /// The run as blocks (`"blocks"`), when the file has them; all
+    /// threads': every thread's together, when each has them.
+    pub blocks: Option<BlockSeries>,
 }
 
 impl Figures {
@@ -126,12 +138,14 @@ fn of_rtlat(doc: &ResultDocument) -> Result<Threads, String> {
     let mut values =
         percentile_values(&all_threads).map_err(|e| format!("\"all_threads\": {e}"))?;
     values[Row::Min as usize] = threads.values().filter_map(|f| f.value(Row::Min)).min();
-    let mut buckets: Vec<(i64, i64)> = threads
-        .values()
-        .flat_map(|f| f.buckets.iter().copied())
-        .collect();
-    buckets.sort_unstable();
-    buckets.dedup();
+    let buckets = merged_buckets(threads.values().map(|f| &f.buckets[..]));
+    let series: Option<Vec<&BlockSeries>> = threads.values().map(|f| f.blocks.as_ref()).collect();
+    // Threads whose blocks cannot be put together (lengths that are not
+    // multiples of one another) leave all threads with no block: their
+    // rows are "too few blocks", never judged as if independent.
+    let blocks = series.map(|s| {
+        BlockSeries::together(&s).unwrap_or_else(|| BlockSeries::from_blocks(1, Vec::new()))
+    });
     let samples = threads.values().try_fold(0, |total, f| {
         rtlat_results::bounds::add_count("all threads: \"cycles\"", total, f.samples)
     })?;
@@ -139,8 +153,25 @@ fn of_rtlat(doc: &ResultDocument) -> Result<Threads, String> {
         samples,
         values,
         buckets,
+        blocks,
     };
     Ok((threads, all))
+}
+
+/// Buckets of several threads as one distribution: the counts of equal
+/// buckets added (saturating: the sample counts are checked apart).
+fn merged_buckets<'a>(
+    threads: impl Iterator<Item = &'a [(i64, i64, u64)]>,
+) -> Vec<(i64, i64, u64)> {
+    let mut merged: BTreeMap<(i64, i64), u64> = BTreeMap::new();
+    for &(from, to, count) in threads.flatten() {
+        let total = merged.entry((from, to)).or_default();
+        *total = total.saturating_add(count);
+    }
+    merged
+        .into_iter()
+        .map(|((from, to), count)| (from, to, count))
+        .collect()
 }
 
 fn thread_figures(t: &ThreadResult) -> Result<Figures, String> {
@@ -163,10 +194,12 @@ fn thread_figures(t: &ThreadResult) -> Result<Figures, String> {
         Some(d) => distribution_bounds(d)?,
         None => Vec::new(),
     };
+    let blocks = t.blocks.as_ref().map(|b| b.to_series()).transpose()?;
     Ok(Figures {
         samples,
         values,
         buckets,
+        blocks,
     })
 }
 
@@ -184,8 +217,8 @@ fn percentile_values(p: &Percentiles) -> Result<[Option<i64>; ROWS.len()], Strin
     Ok(values)
 }
 
-/// A distribution's bucket bounds in ns.
-fn distribution_bounds(d: &Distribution) -> Result<Vec<(i64, i64)>, String> {
+/// A distribution's buckets, bounds in ns.
+fn distribution_bounds(d: &Distribution) -> Result<Vec<(i64, i64, u64)>, String> {
     d.check().map_err(|_| {
         "\"distribution\" is not {\"unit\": \"us\", \"buckets\": [[from, to, count], ...]}"
             .to_string()
@@ -194,10 +227,10 @@ fn distribution_bounds(d: &Distribution) -> Result<Vec<(i64, i64)>, String> {
         latency_us("a \"distribution\" bucket's bound", from)?;
         latency_us("a \"distribution\" bucket's bound", to)?;
     }
-    let mut out: Vec<(i64, i64)> = d
+    let mut out: Vec<(i64, i64, u64)> = d
         .buckets
         .iter()
-        .map(|&(from, to, _)| (micros_to_ns(from), micros_to_ns(to)))
+        .map(|&(from, to, count)| (micros_to_ns(from), micros_to_ns(to), count))
         .collect();
     out.sort_unstable();
     Ok(out)
@@ -244,8 +277,9 @@ fn histogram_figures(t: &ThreadSamples) -> Figures {
         buckets: t
             .buckets
             .iter()
-            .map(|b| (us_to_ns(b.from), us_to_ns(b.to)))
+            .map(|b| (us_to_ns(b.from), us_to_ns(b.to), b.count))
             .collect(),
+        blocks: None,
     }
 }
 
@@ -280,7 +314,7 @@ mod tests {
                 Some(2_908_406)
             ]
         );
-        assert_eq!(t0.buckets[0], (1_000, 2_000));
+        assert_eq!(t0.buckets[0], (1_000, 2_000, 9_000));
         assert_eq!(r.all.samples, 25_000);
         assert_eq!(r.all.value(Row::Min), Some(1_000));
         assert_eq!(r.all.value(Row::Max), Some(2_908_406));
@@ -326,7 +360,7 @@ mod tests {
                 Some(9_000)
             ]
         );
-        assert_eq!(t0.buckets[0], (3_000, 4_000));
+        assert_eq!(t0.buckets[0], (3_000, 4_000, 50));
         // p99 and p99.9 are among thread 1's overflows: not known but the
         // last, the maximum.
         let t1 = &r.threads[&1];
@@ -427,6 +461,51 @@ mod tests {
         doc["thread"]["1"]["distribution"]["unit"] = Value::from("ns");
         doc["thread"]["1"]["percentiles"]["p99"] = Value::from(29.0);
         assert!(error(&doc.to_string()).starts_with("x.json: thread 1: \"distribution\" is not"));
+    }
+
+    #[test]
+    fn blocks_are_read_and_all_threads_take_them_together() {
+        use crate::compare::fixtures::{document, series, thread};
+        let threads = [thread(40_000, |_| 10), thread(60_000, |i| i % 3)];
+        let r = parse("b.json", &document(&threads, true)).unwrap();
+        let read = r.threads[&0].blocks.as_ref().unwrap();
+        assert!(read.blocks() == series(&threads[0]).blocks());
+        let all = r.all.blocks.as_ref().unwrap();
+        assert_eq!(all.blocks().len(), 100);
+        assert_eq!(all.blocks()[4].cycles, 2_000);
+        // One thread without blocks: none for all threads either.
+        let mut doc: Value = serde_json::from_str(&document(&threads, true)).unwrap();
+        doc["thread"]["1"].as_object_mut().unwrap().remove("blocks");
+        let r = parse("b.json", &doc.to_string()).unwrap();
+        assert!(r.threads[&0].blocks.is_some());
+        assert_eq!(r.all.blocks, None);
+        // Files without blocks read as before.
+        assert_eq!(parse("base.json", BASE).unwrap().all.blocks, None);
+        // Blocks of 0.1 s and 0.25 s do not go together: all threads have
+        // none to judge by.
+        let mut doc: Value = serde_json::from_str(&document(&threads, true)).unwrap();
+        doc["thread"]["1"]["blocks"]["block_s"] = Value::from(0.25);
+        let r = parse("b.json", &doc.to_string()).unwrap();
+        assert_eq!(r.all.blocks.as_ref().map(|b| b.blocks().len()), Some(0));
+    }
+
+    #[test]
+    fn broken_blocks_are_one_line_naming_the_file_and_thread() {
+        use crate::compare::fixtures::{document, thread};
+        let mut doc: Value =
+            serde_json::from_str(&document(&[thread(40_000, |_| 10)], true)).unwrap();
+        doc["thread"]["0"]["blocks"]["sum_ns"]
+            .as_array_mut()
+            .unwrap()
+            .pop();
+        assert_eq!(
+            error(&doc.to_string()),
+            "x.json: thread 0: \"blocks\": \"sum_ns\" has 99 values, \"cycles\" 100"
+        );
+        doc["thread"]["0"]["blocks"] = Value::from(3);
+        let message = error(&doc.to_string());
+        assert!(message.starts_with("x.json: "), "{message}");
+        assert!(!message.contains('\n'), "{message}");
     }
 
     #[test]

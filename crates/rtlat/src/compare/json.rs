@@ -8,12 +8,31 @@
 //!  "noise_percent": 10.0, "only_base": [], "only_new": [],
 //!  "environment_recorded": {"base": true, "new": true},
 //!  "environment_changes": [{"key": "kernel.release", "base": "6.1.0", "new": "6.6.0"}],
+//!  "method": {"confidence": 0.95, "correction": "bonferroni", "judged_rows": 9,
+//!             "row_confidence": 0.99444, "z": 2.77,
+//!             "percentiles": "order statistics, ranks n*p -+ z*sqrt(n*p*(1-p)*D)", ...},
+//!  "headline": "Worse: thread 0 p99 +13.8%, all threads p99 +10.3%",
 //!  "subjects": [{"name": "thread 0", "base_samples": 20000, "new_samples": 20000,
 //!                "rows": [{"row": "p99", "base_us": 29.0, "new_us": 33.0,
-//!                          "change_percent": 13.8, "verdict": "worse"}]}],
-//!  "verdicts": {"min": "within noise", "p99": "worse: thread 0 +13.8%"},
+//!                          "change_percent": 13.8, "verdict": "worse", "judged": true,
+//!                          "base_interval_us": [29.0, 30.0],
+//!                          "new_interval_us": [32.0, 34.0],
+//!                          "difference_us": {"value": 4.0, "lower": 1.8, "upper": 5.0,
+//!                                            "noise": 2.9},
+//!                          "dispersion": {"base": {"d": 1.0, "d_used": 1.0,
+//!                                                  "effective_n": 20000.0,
+//!                                                  "blocks": null, "ladder_ns": null,
+//!                                                  "how": "independent"}, "new": ...}}]}],
+//!  "verdicts": {"min": "information only", "p99": "worse: thread 0 +13.8%"},
 //!  "any_worse": true}
 //! ```
+//!
+//! A row not judged has `"judged": false` and no intervals; min and max
+//! carry `"reason"` (why they are information only); a max judged by
+//! projections carries `"projection"`: `{"horizon_s", "base": {"value",
+//! "lower", "upper"}, "new": ...}` in ns (an unbounded upper end is
+//! `null`), and its `difference_us` is NEW's lower minus BASE's upper end
+//! to NEW's upper minus BASE's lower end (above 0: no overlap).
 //! `environment_changes` is `null` unless both results record an
 //! environment (`environment_recorded` says which do); a value without
 //! data is `null`. A run read from the C cyclictest's JSON has a
@@ -28,7 +47,9 @@ use serde_json::Value;
 
 use super::environment::EnvironmentDiff;
 use super::input::RunFile;
-use super::judge::{ROWS, percent};
+use super::judge::{
+    CONFIDENCE, CORRECTION, Judgement, MIN_BLOCKS, Maxima, ROWS, Side, Spread, percent,
+};
 use super::render::{Compared, Comparison};
 
 /// Writes `c` as JSON, pretty-printed and ended by a newline.
@@ -57,6 +78,23 @@ pub fn write_json(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
             ),
             _ => None,
         },
+        method: MethodDto {
+            confidence: CONFIDENCE,
+            correction: CORRECTION,
+            judged_rows: c.family.rows,
+            row_confidence: c.family.per_row,
+            z: c.family.z,
+            percentiles: "order statistics: ranks n*p -+ z*sqrt(n*p*(1-p)*D), values read \
+                          conservatively from the distribution's buckets; D the dispersion of \
+                          the count at or above the ladder step nearest the tail, over the \
+                          blocks (1 without blocks)",
+            min_blocks: MIN_BLOCKS,
+            maxima: "information only, unless both runs' blocks are projected: then the \
+                     projected maximum over the first horizon, worse when the intervals do \
+                     not overlap",
+            threshold: "max(noise_percent % of BASE, 2 buckets)",
+        },
+        headline: c.headline(),
         subjects: c.subjects.iter().map(SubjectDto::from).collect(),
         verdicts: Verdicts(c),
         any_worse: c.any_worse(),
@@ -77,9 +115,25 @@ struct Document<'a> {
     only_new: &'a [usize],
     environment_recorded: Recorded,
     environment_changes: Option<Vec<FactChangeDto<'a>>>,
+    method: MethodDto,
+    headline: String,
     subjects: Vec<SubjectDto<'a>>,
     verdicts: Verdicts<'a>,
     any_worse: bool,
+}
+
+/// How the rows were judged.
+#[derive(Serialize)]
+struct MethodDto {
+    confidence: f64,
+    correction: &'static str,
+    judged_rows: usize,
+    row_confidence: f64,
+    z: f64,
+    percentiles: &'static str,
+    min_blocks: usize,
+    maxima: &'static str,
+    threshold: &'static str,
 }
 
 #[derive(Serialize)]
@@ -133,9 +187,24 @@ impl<'a> From<&'a Compared<'a>> for SubjectDto<'a> {
             new_samples: s.new.samples,
             rows: ROWS
                 .iter()
-                .zip(s.changes)
-                .map(|(&row, change)| {
+                .zip(&s.judgements)
+                .map(|(&row, j)| {
                     let (base, new) = (s.base.value(row), s.new.value(row));
+                    let projection = match (&s.maxima, row) {
+                        (
+                            Maxima::Projected {
+                                horizon_s,
+                                base,
+                                new,
+                            },
+                            super::judge::Row::Max,
+                        ) if j.difference.is_some() => Some(ProjectionDto {
+                            horizon_s: *horizon_s,
+                            base: *base,
+                            new: *new,
+                        }),
+                        _ => None,
+                    };
                     RowDto {
                         row: row.name(),
                         base_us: us(base),
@@ -144,12 +213,102 @@ impl<'a> From<&'a Compared<'a>> for SubjectDto<'a> {
                             .zip(new)
                             .and_then(|(b, n)| percent(b, n))
                             .map(|p| (p * 10.0).round() / 10.0),
-                        verdict: change.describe(),
+                        verdict: j.change.describe(),
+                        judged: j.change.judged(),
+                        base_interval_us: j.sides.map(|(b, _)| interval_us(&b)),
+                        new_interval_us: j.sides.map(|(_, n)| interval_us(&n)),
+                        difference_us: difference(j),
+                        dispersion: j.sides.map(|(b, n)| Sides {
+                            base: SpreadDto::of(&b),
+                            new: SpreadDto::of(&n),
+                        }),
+                        projection,
+                        reason: j.reason.clone(),
                     }
                 })
                 .collect(),
         }
     }
+}
+
+fn interval_us(side: &Side) -> [f64; 2] {
+    [side.lower as f64 / 1000.0, side.upper as f64 / 1000.0]
+}
+
+/// µs rounded to the ns; `None` for an unbounded end.
+fn finite_us(ns: f64) -> Option<f64> {
+    ns.is_finite().then(|| (ns).round() / 1000.0)
+}
+
+fn difference(j: &Judgement) -> Option<DifferenceDto> {
+    j.difference.map(|d| DifferenceDto {
+        value: finite_us(d.value),
+        lower: finite_us(d.lower),
+        upper: finite_us(d.upper),
+        noise: finite_us(d.tolerance),
+    })
+}
+
+#[derive(Serialize)]
+struct DifferenceDto {
+    value: Option<f64>,
+    lower: Option<f64>,
+    upper: Option<f64>,
+    /// The practical threshold at these values.
+    noise: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct Sides<T> {
+    base: T,
+    new: T,
+}
+
+#[derive(Serialize)]
+struct SpreadDto {
+    /// This run's own D, at least 1.
+    d: f64,
+    /// The D the interval used: the larger of both runs'.
+    d_used: f64,
+    effective_n: f64,
+    /// `independent` (no blocks), `measured`, `no_step` (no ladder step
+    /// inside the distribution).
+    how: &'static str,
+    blocks: Option<usize>,
+    ladder_ns: Option<i64>,
+    /// The point estimate (`d` is its upper 95 % bound, at least 1).
+    raw: Option<f64>,
+}
+
+impl SpreadDto {
+    fn of(side: &Side) -> SpreadDto {
+        let (how, blocks, ladder_ns, raw) = match side.spread {
+            Spread::Independent => ("independent", None, None, None),
+            Spread::Measured {
+                blocks,
+                ladder_ns,
+                raw,
+            } => ("measured", Some(blocks), Some(ladder_ns), Some(raw)),
+            Spread::NoStep { blocks } => ("no_step", Some(blocks), None, None),
+            Spread::TooFewBlocks { blocks } => ("too_few_blocks", Some(blocks), None, None),
+        };
+        SpreadDto {
+            d: side.spread.dispersion().unwrap_or(f64::NAN),
+            d_used: side.dispersion,
+            effective_n: side.effective_n,
+            how,
+            blocks,
+            ladder_ns,
+            raw,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ProjectionDto {
+    horizon_s: f64,
+    base: rtlat_stats::projection::Estimate,
+    new: rtlat_stats::projection::Estimate,
 }
 
 #[derive(Serialize)]
@@ -159,6 +318,15 @@ struct RowDto {
     new_us: Option<f64>,
     change_percent: Option<f64>,
     verdict: &'static str,
+    judged: bool,
+    base_interval_us: Option<[f64; 2]>,
+    new_interval_us: Option<[f64; 2]>,
+    difference_us: Option<DifferenceDto>,
+    dispersion: Option<Sides<SpreadDto>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    projection: Option<ProjectionDto>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
 }
 
 /// `{"min": "within noise", ...}`: the verdict line of each row.
@@ -218,19 +386,69 @@ mod tests {
         assert_eq!(p99["base_us"], 29.0);
         assert_eq!(p99["new_us"], 33.0);
         assert_eq!(p99["change_percent"], 13.8);
-        assert_eq!(p99["verdict"], "worse");
-        assert_eq!(v["subjects"][2]["name"], "all threads");
+        // Within noise now: the fixtures' p99 sits at the edge of a gap
+        // in their distributions (29 us, then 256 us), so its interval
+        // reaches across it.
+        assert_eq!(p99["verdict"], "within noise");
+        assert_eq!(p99["judged"], true);
+        assert_eq!(p99["base_interval_us"], serde_json::json!([29.0, 257.0]));
+        assert_eq!(p99["dispersion"]["base"]["how"], "independent");
+        assert_eq!(p99["dispersion"]["base"]["d"], 1.0);
+        assert_eq!(p99["dispersion"]["base"]["effective_n"], 20000.0);
+        let max = &thread0["rows"][4];
+        assert_eq!(max["verdict"], "information only");
+        assert_eq!(max["judged"], false);
+        assert_eq!(max["difference_us"], Value::Null);
         assert_eq!(
-            v["verdicts"]["p99"],
-            "worse: thread 0 +13.8%, all threads +10.3%"
+            max["reason"],
+            "one sample each, not a statistic; no blocks to project from"
         );
-        assert_eq!(v["any_worse"], true);
+        assert_eq!(v["subjects"][2]["name"], "all threads");
+        assert_eq!(v["verdicts"]["p99"], "within noise");
+        assert_eq!(v["verdicts"]["max"], "information only");
+        assert_eq!(v["any_worse"], false);
+        assert_eq!(v["method"]["correction"], "bonferroni");
+        assert_eq!(v["method"]["confidence"], 0.95);
+        assert_eq!(v["method"]["judged_rows"], 8);
+        assert!(
+            v["headline"]
+                .as_str()
+                .unwrap()
+                .starts_with("No change beyond noise")
+        );
         // Neither fixture records an environment.
         assert_eq!(v["environment_changes"], Value::Null);
         assert_eq!(
             v["environment_recorded"],
             serde_json::json!({"base": false, "new": false})
         );
+    }
+
+    #[test]
+    fn a_change_carries_both_intervals_the_difference_and_the_dispersion() {
+        use crate::compare::fixtures::{document, thread};
+        let even = |late| document(&[thread(late, |_| 10)], true);
+        let v = json_of(&even(40_000), &even(80_000));
+        let p999 = &v["subjects"][0]["rows"][3];
+        assert_eq!(p999["verdict"], "worse", "{p999}");
+        assert_eq!(p999["base_us"], 45.0);
+        assert_eq!(p999["new_us"], 85.0);
+        let [lower, upper] = [0, 1].map(|i| p999["new_interval_us"][i].as_f64().unwrap());
+        assert!(lower <= 85.0 && 85.0 <= upper, "{p999}");
+        let d = &p999["difference_us"];
+        assert_eq!(d["value"], 40.0);
+        assert!(d["lower"].as_f64().unwrap() > 0.0, "{d}");
+        assert_eq!(d["noise"], 4.5);
+        let spread = &p999["dispersion"]["base"];
+        assert_eq!(spread["how"], "measured");
+        assert_eq!(spread["blocks"], 100);
+        // 50 us has no sample below 46 us: the nearest step inside is 20 us.
+        assert_eq!(spread["ladder_ns"], 20_000);
+        assert_eq!(spread["d"], 1.0);
+        assert_eq!(v["any_worse"], true);
+        assert_eq!(v["method"]["judged_rows"], 6);
+        let z = v["method"]["z"].as_f64().unwrap();
+        assert!((z - 2.638).abs() < 1e-3, "{z}");
     }
 
     #[test]

@@ -1,30 +1,134 @@
-//! The noise rule: when a difference between two runs is a change.
+//! When a difference between two runs is a change, and not noise.
 //!
-//! A change of a row is "within noise" when
+//! Two runs of an unchanged system differ: by sampling (a percentile is
+//! an estimate from n samples), by resolution (the distribution's
+//! buckets), and by what varies between runs. A row is "worse" or
+//! "better" only when both of these hold:
+//!
+//! 1. **The interval of the difference excludes 0.** Each side's
+//!    percentile gets an interval from its own run, and the two are
+//!    combined (below). The intervals are family-wise: see
+//!    "several rows" below.
+//! 2. **The change is above the practical threshold**, `--noise`:
+//!
+//!    ```text
+//!    |NEW - BASE| > max(NOISE % of |BASE|, 2 bucket widths at that value)
+//!    ```
+//!
+//!    (NOISE is 10 by default). The bucket term is the resolution of the
+//!    figures (a percentile is the lower bound of the bucket holding it,
+//!    1 µs wide by default); the percentage is the variation between runs
+//!    that no interval from within one run can see (another day, another
+//!    neighbour on the host).
+//!
+//! # A percentile's interval: order statistics with an effective n
+//!
+//! The value of row p is the run's exact percentile, as the file says
+//! it. For n independent samples the number of samples below the true
+//! quantile is Binomial(n, p), so the quantile lies between the samples
+//! of ranks `n·p ∓ z·sqrt(n·p·(1−p))`. Latency samples are not
+//! independent: one host stall or one burst of interrupts makes several
+//! late samples in a row, and the count of late samples varies more
+//! than the binomial's `n·p·(1−p)`. The ranks' spread is widened by the
+//! **dispersion** D ≥ 1 of that count, measured on the run's blocks
+//! (`"blocks"`: each block's samples and its counts at or above the
+//! steps of [`LADDER_NS`]): at the ladder step whose fraction of samples
+//! at or above it is nearest to the row's tail `1 − p` (so that the count
+//! measured is the one whose variance sets the rank's, which the step
+//! nearest in value need not be: the step above p50 = 15 µs may hold 1 %
+//! of the samples), with `c_i` of `n_i` samples of block i at or above
+//! it and `p̂ = Σc/Σn`,
 //!
 //! ```text
-//! |NEW - BASE| <= max(NOISE % of |BASE|, 2 bucket widths at that value)
+//! D = [Σ (c_i − n_i·p̂)² / (k − 1)] / [mean(n_i) · p̂ · (1 − p̂)]
 //! ```
 //!
-//! (NOISE is 10 by default). The bucket term is the resolution of the
-//! figures: a percentile is the lower bound of the distribution bucket
-//! holding it (1 µs wide by default, under 1 % of the value above 2 ms),
-//! so each side may read up to one bucket low, and two runs of the same
-//! system routinely differ by a bucket; at low values (p50 = 2 µs) a
-//! percentage alone would call a 1 µs step a 50 % regression. The
-//! percentage term is the run-to-run variation of a latency on a
-//! quiet, unchanged system.
+//! taken at the upper end of its one-sided 95 % interval (`D·(k−1)/
+//! χ²(0.05; k−1)`: from 12 blocks an estimate may be half the truth, and a
+//! D too low is a false alarm; from 100 blocks the factor is 1.28), and
+//! clamped to at least 1 (a run cannot be more regular than independent
+//! samples; a value below 1 is the estimate's own noise). Both runs use
+//! the larger of their two D: the question is whether they differ, and
+//! if they do not they are one process, whose burstiness the calmer run
+//! understates (on this VM a run without a host stall shows D ≈ 1 and its
+//! twin with one D ≈ 13: judged each by its own, the calm run's narrow
+//! interval made a false alarm). The ranks become
+//! `n·p ∓ z·sqrt(n·p·(1−p)·D)`, i.e. an effective sample size of `n / D`. D needs at least [`MIN_BLOCKS`] blocks with samples; with
+//! fewer the row is not judged ("too few blocks"). A file without blocks
+//! (the C tool's, rtlat's before they were written) gets D = 1: its
+//! intervals assume independent samples, and the output says so.
 //!
-//! A tail percentile is judged only when each run has at least 10 samples
-//! at or beyond it: p50 needs 20 samples, p99 1 000, p99.9 10 000. With
-//! fewer, the percentile is one or a few samples, as erratic as the
-//! maximum, and its change is reported as noise ("too few samples").
-//! `min` and `max` are single samples and always judged: for a real-time
-//! system the worst case is the point, but it grows with the run's
-//! length, so compare runs of similar length (the tables show the
-//! samples).
+//! The values at those ranks are read from the distribution's buckets
+//! conservatively: the lower rank's bucket's lower bound, the upper
+//! rank's bucket's upper bound, within the run's minimum and maximum (a
+//! rank beyond the buckets, among a C histogram's overflows, is bounded
+//! by the maximum). Without a distribution there is no interval, and the
+//! row is not judged.
+//!
+//! Why this and not a block bootstrap: the blocks carry counts at fixed
+//! latencies, not the samples, so a bootstrap could only resample
+//! per-block counts at the ladder's steps (a coarse 1-2-5 grid) and would
+//! read each resampled percentile off that grid; the order-statistic
+//! interval keeps the distribution's 1 µs resolution, uses the blocks for
+//! what they measure well (how much the count of late samples varies from
+//! block to block) and costs nothing to compute.
+//!
+//! # The difference of two runs
+//!
+//! The runs are independent, so the half-widths add in quadrature, each
+//! side's own (the intervals are asymmetric):
+//!
+//! ```text
+//! lower = d − sqrt((NEW − NEW_lower)² + (BASE_upper − BASE)²)
+//! upper = d + sqrt((NEW_upper − NEW)² + (BASE − BASE_lower)²)
+//! ```
+//!
+//! with `d = NEW − BASE`.
+//!
+//! # Several rows are several tests
+//!
+//! Every judged row (percentile rows of every thread and of all threads)
+//! is a test; with nine of them at 95 % each, an unchanged system would
+//! be called worse somewhere far more often than 1 run in 20. The
+//! intervals are widened by **Bonferroni**: with m judged rows, each is
+//! at `1 − 0.05/m`, so that the chance of any false "worse" or "better"
+//! is at most 5 % (family-wise, whatever the dependence between rows:
+//! "all threads" shares its samples with the threads). Bonferroni rather
+//! than Holm: its per-row intervals are the ones the decision rests on,
+//! so the table shows intervals a reader can check against 0; Holm would
+//! judge with intervals the table cannot show.
+//!
+//! # The extremes
+//!
+//! `min` and `max` are one sample each; the maximum of a heavy tail
+//! differs by factors between identical runs, so neither is judged
+//! sample against sample: both are information only, with the reason.
+//! When both runs' blocks support a projection
+//! ([`rtlat_stats::projection::project`], the default request), the
+//! maxima are judged by the projected maximum over the first horizon (1
+//! hour): worse only when NEW's interval lies wholly above BASE's (and the
+//! change of the projected values is above the threshold), better the
+//! other way round.
+//!
+//! A tail percentile is judged only when each run has at least 10
+//! samples at or beyond it (p50 needs 20 samples, p99 1 000, p99.9
+//! 10 000): with fewer, the normal approximation of the ranks fails and
+//! the percentile is as erratic as the maximum ("too few samples").
+
+use rtlat_stats::blocks::{BlockSeries, LADDER_NS};
+use rtlat_stats::projection::{self, Estimate, Projection, Request};
+use rtlat_stats::special::normal_quantile;
 
 use super::input::Figures;
+
+/// The family-wise confidence of the judgement.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// Blocks with samples a run needs for its dispersion to be estimated.
+pub const MIN_BLOCKS: usize = 10;
+
+/// How the family's error rate is controlled (for the output).
+pub const CORRECTION: &str = "bonferroni";
 
 /// A compared figure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,32 +195,60 @@ impl Row {
 /// How a row changed from BASE to NEW (lower latency is better).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Change {
-    /// Lower by more than the noise.
+    /// Lower: the interval and the threshold say so.
     Better,
-    /// Higher by more than the noise.
+    /// Higher: the interval and the threshold say so.
     Worse,
-    /// Within the noise.
+    /// Judged, and within the noise.
     Noise,
     /// Not judged: a run has fewer samples than the row needs.
     TooFewSamples,
+    /// Not judged: a run has blocks, too few to measure their dispersion.
+    TooFewBlocks,
+    /// Not judged: a run has no distribution to read an interval from.
+    NoDistribution,
+    /// A single sample (min, max without projections): shown, not judged.
+    Information,
     /// A side has no value (no samples).
     NoData,
 }
 
 impl Change {
-    /// How the verdict column says it.
+    /// How the verdict lines say it.
     pub const fn describe(self) -> &'static str {
         match self {
             Change::Better => "better",
             Change::Worse => "worse",
             Change::Noise => "within noise",
             Change::TooFewSamples => "within noise (too few samples)",
+            Change::TooFewBlocks => "within noise (too few blocks)",
+            Change::NoDistribution => "not judged (no distribution)",
+            Change::Information => "information only",
             Change::NoData => "no data",
         }
     }
+
+    /// How the table's narrow verdict column says it.
+    pub const fn short(self) -> &'static str {
+        match self {
+            Change::Better => "better",
+            Change::Worse => "worse",
+            Change::Noise => "noise",
+            Change::TooFewSamples => "few samples",
+            Change::TooFewBlocks => "few blocks",
+            Change::NoDistribution => "no buckets",
+            Change::Information => "info only",
+            Change::NoData => "no data",
+        }
+    }
+
+    /// Whether the row took part in the family of tests.
+    pub const fn judged(self) -> bool {
+        matches!(self, Change::Better | Change::Worse | Change::Noise)
+    }
 }
 
-/// The rule's parameters.
+/// The practical threshold: `--noise`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NoiseRule {
     /// The relative term, percent of BASE.
@@ -127,40 +259,435 @@ pub struct NoiseRule {
 pub const DEFAULT_BUCKET_NS: i64 = 1_000;
 
 impl NoiseRule {
-    /// The change of `row` from `base` to `new`.
-    pub fn judge(&self, row: Row, base: &Figures, new: &Figures) -> Change {
-        let (Some(b), Some(n)) = (base.value(row), new.value(row)) else {
-            return Change::NoData;
-        };
-        if base.samples.min(new.samples) < row.min_samples() {
-            return Change::TooFewSamples;
-        }
+    /// The largest change that is noise at BASE `b` and NEW `n`, ns.
+    pub fn tolerance(&self, base: &Figures, new: &Figures, b: i64, n: i64) -> f64 {
         let width = bucket_width(&base.buckets, b).max(bucket_width(&new.buckets, n));
-        let tolerance = (self.percent / 100.0 * b.abs() as f64).max(2.0 * width as f64);
-        let diff = n - b;
-        if (diff.abs() as f64) <= tolerance {
-            Change::Noise
-        } else if diff > 0 {
-            Change::Worse
-        } else {
-            Change::Better
+        (self.percent / 100.0 * b.abs() as f64).max(2.0 * width as f64)
+    }
+}
+
+/// How the count of late samples varies from block to block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Spread {
+    /// No blocks: independent samples assumed (D = 1).
+    Independent,
+    /// Measured on `blocks` blocks at the ladder step `ladder_ns`: the
+    /// raw estimate `raw`, D = max(1, raw).
+    Measured {
+        blocks: usize,
+        ladder_ns: i64,
+        raw: f64,
+    },
+    /// Blocks, but no ladder step with samples on both sides of it: D = 1.
+    NoStep { blocks: usize },
+    /// Blocks, fewer than [`MIN_BLOCKS`] with samples.
+    TooFewBlocks { blocks: usize },
+}
+
+impl Spread {
+    /// The dispersion D (≥ 1); `None` with too few blocks.
+    pub fn dispersion(&self) -> Option<f64> {
+        match *self {
+            Spread::Independent | Spread::NoStep { .. } => Some(1.0),
+            Spread::Measured { raw, blocks, .. } => Some(upper_bound(raw, blocks).max(1.0)),
+            Spread::TooFewBlocks { .. } => None,
         }
     }
 }
 
+/// The upper end of a one-sided 95 % interval of a dispersion estimated
+/// as `raw` from `blocks` blocks: `raw · (k−1) / χ²(0.05; k−1)`, the
+/// chi-square quantile by Wilson and Hilferty's cube (within 1 % from 5
+/// degrees of freedom). An estimate from few blocks may be low by a
+/// factor of two, and a D too low is a false alarm.
+pub fn upper_bound(raw: f64, blocks: usize) -> f64 {
+    let df = blocks.saturating_sub(1).max(1) as f64;
+    let z = normal_quantile(0.05);
+    let a = 2.0 / (9.0 * df);
+    let quantile = df * (1.0 - a + z * a.sqrt()).powi(3);
+    raw * df / quantile.max(f64::MIN_POSITIVE)
+}
+
+/// The dispersion of the count of samples at or above the ladder step
+/// whose share of the samples is nearest to `tail` (`1 − p`), over the
+/// blocks of `series` (see the module documentation).
+pub fn spread(series: Option<&BlockSeries>, tail: f64) -> Spread {
+    let Some(series) = series else {
+        return Spread::Independent;
+    };
+    let blocks: Vec<_> = series.blocks().iter().filter(|b| b.cycles > 0).collect();
+    let k = blocks.len();
+    if k < MIN_BLOCKS {
+        return Spread::TooFewBlocks { blocks: k };
+    }
+    let total: u64 = blocks.iter().map(|b| b.cycles).sum();
+    let share = |step: usize| {
+        let above: u64 = blocks.iter().map(|b| b.at_or_above[step]).sum();
+        above as f64 / total as f64
+    };
+    let step = (0..LADDER_NS.len())
+        .filter(|&j| {
+            let s = share(j);
+            s > 0.0 && s < 1.0
+        })
+        .min_by(|&a, &b| {
+            let distance = |j: usize| (share(j) / tail).ln().abs();
+            distance(a).total_cmp(&distance(b))
+        });
+    let Some(step) = step else {
+        return Spread::NoStep { blocks: k };
+    };
+    let p = share(step);
+    let squares: f64 = blocks
+        .iter()
+        .map(|b| {
+            let expected = b.cycles as f64 * p;
+            (b.at_or_above[step] as f64 - expected).powi(2)
+        })
+        .sum();
+    let mean_n = total as f64 / k as f64;
+    let raw = squares / (k - 1) as f64 / (mean_n * p * (1.0 - p));
+    Spread::Measured {
+        blocks: k,
+        ladder_ns: LADDER_NS[step],
+        raw,
+    }
+}
+
+/// The family of tests: how many rows are judged, and the `z` each
+/// row's interval uses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Family {
+    /// Rows judged (m).
+    pub rows: usize,
+    /// Each row's confidence: `1 − (1 − CONFIDENCE)/m`.
+    pub per_row: f64,
+    /// The two-sided normal quantile of `per_row`.
+    pub z: f64,
+}
+
+impl Family {
+    /// The family of `rows` tests (at least 1 counted).
+    pub fn of(rows: usize) -> Family {
+        let per_row = 1.0 - (1.0 - CONFIDENCE) / rows.max(1) as f64;
+        Family {
+            rows,
+            per_row,
+            z: normal_quantile(1.0 - (1.0 - per_row) / 2.0),
+        }
+    }
+}
+
+/// One side's percentile with its interval, ns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Side {
+    /// The run's percentile.
+    pub value: i64,
+    /// The interval's ends (they hold `value`).
+    pub lower: i64,
+    pub upper: i64,
+    /// How its own blocks spread the late samples.
+    pub spread: Spread,
+    /// The D its interval used: the larger of both runs' (see the module
+    /// documentation).
+    pub dispersion: f64,
+    /// `n / D`.
+    pub effective_n: f64,
+}
+
+/// The change and its interval, ns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Difference {
+    /// NEW − BASE.
+    pub value: f64,
+    /// Its interval (an end may be infinite: a projection without an
+    /// upper bound).
+    pub lower: f64,
+    pub upper: f64,
+    /// The practical threshold at these values.
+    pub tolerance: f64,
+}
+
+/// How the maxima are compared.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Maxima {
+    /// Both runs' blocks support a projection: the maximum over
+    /// `horizon_s` of each.
+    Projected {
+        horizon_s: f64,
+        base: Estimate,
+        new: Estimate,
+    },
+    /// Information only, for this reason.
+    Information(String),
+}
+
+impl Maxima {
+    /// The projections by `project` of both sides' `blocks` (by
+    /// [`default_projection`], or, in tests, one whose answer they know),
+    /// or why the maxima are information only.
+    pub fn projected_by(base: &Figures, new: &Figures, project: &Projector) -> Maxima {
+        let single = "one sample each, not a statistic";
+        let (Some(b), Some(n)) = (&base.blocks, &new.blocks) else {
+            return Maxima::Information(format!("{single}; no blocks to project from"));
+        };
+        let level = |series: &BlockSeries, side: &str| match project(series) {
+            Projection::Projected(p) => p
+                .levels
+                .first()
+                .map(|l| (l.horizon_s, l.max_ns))
+                .ok_or_else(|| format!("{side}: no horizon projected")),
+            Projection::Refused(r) => Err(format!("{side} not projected: {}", r.reason)),
+        };
+        match (level(b, "BASE"), level(n, "NEW")) {
+            (Ok((horizon_s, base)), Ok((_, new))) => Maxima::Projected {
+                horizon_s,
+                base,
+                new,
+            },
+            (Err(e), _) | (_, Err(e)) => Maxima::Information(format!("{single}; {e}")),
+        }
+    }
+}
+
+/// How a side's blocks are projected.
+pub type Projector = dyn Fn(&BlockSeries) -> Projection;
+
+/// The projection compare asks of each side: the default request.
+pub fn default_projection(series: &BlockSeries) -> Projection {
+    projection::project(series, &Request::default())
+}
+
+/// A row of one subject, judged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgement {
+    /// The verdict.
+    pub change: Change,
+    /// A percentile row's sides with their intervals.
+    pub sides: Option<(Side, Side)>,
+    /// The difference and its interval (percentile rows with intervals,
+    /// and projected maxima).
+    pub difference: Option<Difference>,
+    /// Why a row is information only.
+    pub reason: Option<String>,
+}
+
+impl Judgement {
+    fn plain(change: Change) -> Judgement {
+        Judgement {
+            change,
+            sides: None,
+            difference: None,
+            reason: None,
+        }
+    }
+}
+
+/// Whether `row` of a subject can be judged: `Ok` for a percentile row
+/// with everything its interval needs, else the verdict it gets unjudged.
+pub fn judgeable(row: Row, base: &Figures, new: &Figures) -> Result<f64, Change> {
+    let (Some(_), Some(_)) = (base.value(row), new.value(row)) else {
+        return Err(Change::NoData);
+    };
+    let Some(p) = row.fraction() else {
+        return Err(Change::Information);
+    };
+    if base.samples.min(new.samples) < row.min_samples() {
+        return Err(Change::TooFewSamples);
+    }
+    if base.buckets.is_empty() || new.buckets.is_empty() {
+        return Err(Change::NoDistribution);
+    }
+    for f in [base, new] {
+        if spread(f.blocks.as_ref(), 1.0 - p).dispersion().is_none() {
+            return Err(Change::TooFewBlocks);
+        }
+    }
+    Ok(p)
+}
+
+/// Judges `row` of a subject in `family` by `rule`; `maxima` is the
+/// subject's projection of its maxima.
+pub fn judge(
+    rule: &NoiseRule,
+    row: Row,
+    base: &Figures,
+    new: &Figures,
+    family: &Family,
+    maxima: &Maxima,
+) -> Judgement {
+    if row == Row::Max
+        && let (Some(_), Some(_)) = (base.value(row), new.value(row))
+    {
+        return judge_maxima(rule, base, new, maxima);
+    }
+    let p = match judgeable(row, base, new) {
+        Ok(p) => p,
+        Err(change) => {
+            let mut j = Judgement::plain(change);
+            if change == Change::Information {
+                j.reason = Some("one sample, not a statistic".into());
+            }
+            return j;
+        }
+    };
+    // Under "no change" both runs are one process: the calmer run's own
+    // blocks understate how bursty it can be, so both use the larger D.
+    let dispersion = |f: &Figures| spread(f.blocks.as_ref(), 1.0 - p).dispersion();
+    let (Some(db), Some(dn)) = (dispersion(base), dispersion(new)) else {
+        return Judgement::plain(Change::TooFewBlocks);
+    };
+    let d = db.max(dn);
+    let (Some(b), Some(n)) = (
+        side(base, row, p, family.z, d),
+        side(new, row, p, family.z, d),
+    ) else {
+        return Judgement::plain(Change::NoData);
+    };
+    let d = (n.value - b.value) as f64;
+    let lower = d - ((n.value - n.lower) as f64).hypot((b.upper - b.value) as f64);
+    let upper = d + ((n.upper - n.value) as f64).hypot((b.value - b.lower) as f64);
+    let tolerance = rule.tolerance(base, new, b.value, n.value);
+    let change = decide(d, lower, upper, tolerance);
+    Judgement {
+        change,
+        sides: Some((b, n)),
+        difference: Some(Difference {
+            value: d,
+            lower,
+            upper,
+            tolerance,
+        }),
+        reason: None,
+    }
+}
+
+/// Worse when the interval is above 0 and the change above the
+/// threshold; better the other way round.
+fn decide(d: f64, lower: f64, upper: f64, tolerance: f64) -> Change {
+    if lower > 0.0 && d > tolerance {
+        Change::Worse
+    } else if upper < 0.0 && -d > tolerance {
+        Change::Better
+    } else {
+        Change::Noise
+    }
+}
+
+fn judge_maxima(rule: &NoiseRule, base: &Figures, new: &Figures, maxima: &Maxima) -> Judgement {
+    match maxima {
+        Maxima::Information(reason) => Judgement {
+            reason: Some(reason.clone()),
+            ..Judgement::plain(Change::Information)
+        },
+        Maxima::Projected {
+            base: b, new: n, ..
+        } => {
+            let d = n.value - b.value;
+            // The intervals do not overlap exactly when this one
+            // excludes 0.
+            let lower = n.lower - b.upper;
+            let upper = n.upper - b.lower;
+            let tolerance = rule.tolerance(base, new, b.value as i64, n.value as i64);
+            Judgement {
+                change: decide(d, lower, upper, tolerance),
+                sides: None,
+                difference: Some(Difference {
+                    value: d,
+                    lower,
+                    upper,
+                    tolerance,
+                }),
+                reason: None,
+            }
+        }
+    }
+}
+
+/// `f`'s percentile `p` (row `row`) with its interval at `z`, its ranks
+/// spread by the larger of its own dispersion and `other` (the other
+/// run's).
+fn side(f: &Figures, row: Row, p: f64, z: f64, other: f64) -> Option<Side> {
+    let value = f.value(row)?;
+    let spread = spread(f.blocks.as_ref(), 1.0 - p);
+    let d = spread.dispersion()?.max(other);
+    let n = f.samples as f64;
+    let centre = n * p;
+    let half = z * (n * p * (1.0 - p) * d).sqrt();
+    let min = f.value(Row::Min);
+    let max = f.value(Row::Max);
+    let lower = rank_bound(&f.buckets, centre - half, Bound::Lower, min, max)?;
+    let upper = rank_bound(&f.buckets, centre + half, Bound::Upper, min, max)?;
+    Some(Side {
+        value,
+        lower: lower.min(value),
+        upper: upper.max(value),
+        spread,
+        dispersion: d,
+        effective_n: n / d,
+    })
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Bound {
+    Lower,
+    Upper,
+}
+
+/// A conservative bound of the sample of (fractional) rank `rank`, from
+/// 1: the lower bound of the bucket holding rank ⌊rank⌋, or the upper
+/// bound of the one holding ⌈rank⌉; ranks before the first sample are
+/// the minimum, beyond the buckets the maximum (or the last bucket's
+/// upper bound without one).
+fn rank_bound(
+    buckets: &[(i64, i64, u64)],
+    rank: f64,
+    bound: Bound,
+    min: Option<i64>,
+    max: Option<i64>,
+) -> Option<i64> {
+    let (first, last) = (buckets.first()?, buckets.last()?);
+    let rank = match bound {
+        Bound::Lower => rank.floor(),
+        Bound::Upper => rank.ceil(),
+    };
+    let found = if rank < 1.0 {
+        None
+    } else {
+        let mut seen = 0u64;
+        buckets
+            .iter()
+            .find(|&&(_, _, count)| {
+                seen = seen.saturating_add(count);
+                seen as f64 >= rank
+            })
+            .copied()
+    };
+    let value = match (found, bound) {
+        (Some((from, _, _)), Bound::Lower) => from,
+        (Some((_, to, _)), Bound::Upper) => to,
+        (None, Bound::Lower) if rank < 1.0 => min.unwrap_or(first.0),
+        (None, Bound::Lower) => last.1,
+        (None, Bound::Upper) if rank < 1.0 => first.1,
+        (None, Bound::Upper) => max.unwrap_or(last.1),
+    };
+    let value = min.map_or(value, |m| value.max(m));
+    Some(max.map_or(value, |m| value.min(m)))
+}
+
 /// The width of the bucket holding `value` (or the nearest one);
 /// [`DEFAULT_BUCKET_NS`] without buckets.
-pub fn bucket_width(buckets: &[(i64, i64)], value: i64) -> i64 {
+pub fn bucket_width(buckets: &[(i64, i64, u64)], value: i64) -> i64 {
     buckets
         .iter()
-        .min_by_key(|&&(from, to)| {
+        .min_by_key(|&&(from, to, _)| {
             if (from..to).contains(&value) {
                 0
             } else {
                 (from - value).abs().min((to - 1 - value).abs()).max(1)
             }
         })
-        .map_or(DEFAULT_BUCKET_NS, |&(from, to)| to - from)
+        .map_or(DEFAULT_BUCKET_NS, |&(from, to, _)| to - from)
 }
 
 /// The change in percent of BASE; `None` when BASE is 0 and NEW is not.
@@ -175,125 +702,321 @@ pub fn percent(base: i64, new: i64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::fixtures::{self, Thread};
+    use crate::compare::input::parse;
 
-    fn figures(samples: u64, value: i64, buckets: Vec<(i64, i64)>) -> Figures {
-        Figures {
-            samples,
-            values: [Some(value); ROWS.len()],
-            buckets,
+    /// A one-thread run of `thread`, through a result's JSON (with or
+    /// without its blocks) and the reader.
+    fn run_of(thread: &Thread, with_blocks: bool) -> Figures {
+        let text = fixtures::document(std::slice::from_ref(thread), with_blocks);
+        parse("x.json", &text).unwrap().threads[&0].clone()
+    }
+
+    fn blocks(late_ns: i64, late_in: impl Fn(usize) -> usize) -> Thread {
+        fixtures::thread(late_ns, late_in)
+    }
+
+    const RULE: NoiseRule = NoiseRule { percent: 10.0 };
+
+    /// A projection that refuses, as the estimator may for these short
+    /// fixtures (the tests of the percentiles do not depend on it).
+    fn refuse(_: &BlockSeries) -> Projection {
+        Projection::Refused(projection::Refusal {
+            id: "too_few_blocks",
+            reason: "too few blocks".into(),
+            advice: String::new(),
+            more_s: None,
+        })
+    }
+
+    fn judged(base: &Figures, new: &Figures, row: Row, rows: usize) -> Judgement {
+        let maxima = Maxima::projected_by(base, new, &refuse);
+        judge(&RULE, row, base, new, &Family::of(rows), &maxima)
+    }
+
+    #[test]
+    fn identical_runs_are_never_flagged() {
+        // Even, clustered, with and without blocks.
+        for late_in in [|_| 10, |i| if i % 10 == 0 { 100 } else { 0 }] {
+            for with_blocks in [true, false] {
+                let run = run_of(&blocks(40_000, late_in), with_blocks);
+                for row in ROWS {
+                    for rows in [1, 9] {
+                        let j = judged(&run, &run, row, rows);
+                        assert!(
+                            !matches!(j.change, Change::Worse | Change::Better),
+                            "{row:?} {j:?}"
+                        );
+                        if let Some(d) = j.difference {
+                            assert!(d.lower <= 0.0 && d.upper >= 0.0, "{row:?} {d:?}");
+                        }
+                    }
+                }
+            }
         }
     }
 
-    fn judge(row: Row, base: i64, new: i64) -> Change {
-        let rule = NoiseRule { percent: 10.0 };
-        rule.judge(
-            row,
-            &figures(100_000, base, vec![]),
-            &figures(100_000, new, vec![]),
-        )
-    }
-
-    /// (row, BASE ns, NEW ns, expected) with 1 µs buckets and 10 %.
     #[test]
-    fn table_of_verdicts() {
-        use Change::*;
-        let cases = [
-            // 10 % of BASE dominates at high values: the boundary is in.
-            (Row::P99, 100_000, 110_000, Noise),
-            (Row::P99, 100_000, 110_001, Worse),
-            (Row::P99, 100_000, 90_000, Noise),
-            (Row::P99, 100_000, 89_999, Better),
-            // 2 buckets (2 µs) dominate below 20 µs.
-            (Row::P50, 2_000, 4_000, Noise),
-            (Row::P50, 2_000, 4_001, Worse),
-            (Row::P50, 15_000, 17_000, Noise),
-            (Row::P50, 15_000, 12_999, Better),
-            (Row::Min, 1_000, 0, Noise),
-            (Row::Min, 0, 3_000, Worse),
-            // Negative latencies (CLOCK_REALTIME stepped back).
-            (Row::Min, -100_000, -50_000, Worse),
-            (Row::Min, -100_000, -105_000, Noise),
-            (Row::Max, 2_908_406, 2_581_000, Better),
-            (Row::Max, 400_000, 450_000, Worse),
-            (Row::P99_9, 256_000, 229_000, Better),
-        ];
-        for (row, base, new, expected) in cases {
-            assert_eq!(judge(row, base, new), expected, "{row:?} {base} -> {new}");
-        }
+    fn a_clearly_worse_run_is_flagged() {
+        // 1 % of the samples at 40 µs, then at 80 µs: p99.9 doubles.
+        let base = run_of(&blocks(40_000, |_| 10), true);
+        let new = run_of(&blocks(80_000, |_| 10), true);
+        let j = judged(&base, &new, Row::P99_9, 9);
+        assert_eq!(j.change, Change::Worse, "{j:?}");
+        assert!(j.difference.unwrap().lower > 0.0);
+        // The other way round it is better.
+        assert_eq!(judged(&new, &base, Row::P99_9, 9).change, Change::Better);
+        // The median did not move.
+        assert_eq!(judged(&base, &new, Row::P50, 9).change, Change::Noise);
     }
 
     #[test]
-    fn tails_need_ten_samples_beyond_them() {
-        let rule = NoiseRule { percent: 10.0 };
-        let at = |row: Row, base_samples, new_samples| {
-            rule.judge(
-                row,
-                &figures(base_samples, 100_000, vec![]),
-                &figures(new_samples, 200_000, vec![]),
-            )
-        };
-        assert_eq!(at(Row::P99_9, 10_000, 10_000), Change::Worse);
-        assert_eq!(at(Row::P99_9, 9_999, 10_000), Change::TooFewSamples);
-        assert_eq!(at(Row::P99_9, 10_000, 9_999), Change::TooFewSamples);
-        assert_eq!(at(Row::P99, 1_000, 1_000), Change::Worse);
-        assert_eq!(at(Row::P99, 999, 50_000), Change::TooFewSamples);
-        assert_eq!(at(Row::P50, 20, 20), Change::Worse);
-        assert_eq!(at(Row::P50, 19, 20), Change::TooFewSamples);
-        // The extremes are always judged.
-        assert_eq!(at(Row::Max, 1, 1), Change::Worse);
-        assert_eq!(at(Row::Min, 1, 1), Change::Worse);
-    }
-
-    #[test]
-    fn no_value_is_no_data() {
-        let rule = NoiseRule { percent: 10.0 };
-        let mut empty = figures(0, 0, vec![]);
-        empty.values = [None; ROWS.len()];
-        let full = figures(100_000, 5_000, vec![]);
-        assert_eq!(rule.judge(Row::P50, &empty, &full), Change::NoData);
-        assert_eq!(rule.judge(Row::Max, &full, &empty), Change::NoData);
-    }
-
-    #[test]
-    fn wider_buckets_widen_the_noise() {
-        let rule = NoiseRule { percent: 10.0 };
-        // Log-linear buckets of 32.768 µs around 5 ms: 10 % still rules.
-        let log = vec![(5_013_504, 5_046_272)];
-        let base = figures(100_000, 5_013_504, log.clone());
-        let new = figures(100_000, 5_013_504 + 500_000, log);
-        assert_eq!(rule.judge(Row::P99, &base, &new), Change::Noise);
-        // --bucket-width 10 us: 20 us of noise at 100 us.
-        let wide = |v: i64| {
-            figures(
-                100_000,
-                v,
-                vec![(v / 10_000 * 10_000, v / 10_000 * 10_000 + 10_000)],
-            )
-        };
-        assert_eq!(
-            rule.judge(Row::P99, &wide(100_000), &wide(120_000)),
-            Change::Noise
-        );
-        assert_eq!(
-            rule.judge(Row::P99, &wide(100_000), &wide(130_000)),
-            Change::Worse
-        );
-        // A stricter percentage: 1 %, floor 2 us.
+    fn a_change_below_the_threshold_is_noise_however_sure() {
+        // p99.9 from 40 to 43 µs, 7.5 %: the interval excludes 0, the
+        // change is below 10 %.
+        let base = run_of(&blocks(40_000, |_| 10), true);
+        let new = run_of(&blocks(43_000, |_| 10), true);
+        let j = judged(&base, &new, Row::P99_9, 1);
+        assert!(j.difference.unwrap().lower > 0.0, "{j:?}");
+        assert_eq!(j.change, Change::Noise);
         let strict = NoiseRule { percent: 1.0 };
-        let plain = |v| figures(100_000, v, vec![]);
-        assert_eq!(
-            strict.judge(Row::P99, &plain(100_000), &plain(102_000)),
-            Change::Noise
+        let maxima = Maxima::projected_by(&base, &new, &refuse);
+        let j = judge(&strict, Row::P99_9, &base, &new, &Family::of(1), &maxima);
+        assert_eq!(j.change, Change::Worse);
+    }
+
+    #[test]
+    fn clustered_late_samples_widen_the_interval() {
+        // The same 1 % of late samples: in every block alike, or all in
+        // one block of ten.
+        let even = blocks(40_000, |_| 10);
+        let clustered = blocks(40_000, |i| if i % 10 == 0 { 100 } else { 0 });
+        let tail = 1.0 - 0.99;
+        let d_even = spread(Some(&run_of(&even, true).blocks.unwrap()), tail);
+        let d_clustered = spread(Some(&run_of(&clustered, true).blocks.unwrap()), tail);
+        assert_eq!(d_even.dispersion(), Some(1.0), "{d_even:?}");
+        let Spread::Measured { ladder_ns, raw, .. } = d_clustered else {
+            panic!("{d_clustered:?}");
+        };
+        assert_eq!(ladder_ns, 20_000, "the step whose share is nearest 1 %");
+        assert!(raw > 50.0, "{raw}");
+        // p99 sits at the edge of the late samples: its interval is wider
+        // clustered than independent.
+        let width = |f: &Figures| {
+            let s = side(f, Row::P99, 0.99, Family::of(1).z, 1.0).unwrap();
+            s.upper - s.lower
+        };
+        let clustered_run = run_of(&clustered, true);
+        let as_independent = run_of(&clustered, false);
+        assert!(
+            width(&clustered_run) > width(&as_independent),
+            "{} vs {}",
+            width(&clustered_run),
+            width(&as_independent)
         );
+        let s = side(&clustered_run, Row::P99, 0.99, 1.96, 1.0).unwrap();
+        let d = upper_bound(raw, 100);
+        assert!((s.effective_n - 100_000.0 / d).abs() < 1e-6);
+    }
+
+    #[test]
+    fn clustering_turns_a_sure_change_into_noise() {
+        // p99 sits among the late samples (2 % of them) in both runs, NEW's
+        // 25 % higher. Spread evenly over the blocks, that is a change;
+        // in bursts (every 10th block holds them all), the same counts
+        // say far less, and the interval takes in 0.
+        let late = |at, clustered: bool| {
+            blocks(at, move |i| match (clustered, i % 10) {
+                (false, _) => 20,
+                (true, 0) => 200,
+                (true, _) => 0,
+            })
+        };
+        for (clustered, expected) in [(false, Change::Worse), (true, Change::Noise)] {
+            let base = run_of(&late(40_000, clustered), true);
+            let new = run_of(&late(50_000, clustered), true);
+            // One block of late samples more in NEW's count would move
+            // nothing: the change is in the values, the interval from
+            // the counts.
+            let j = judged(&base, &new, Row::P99, 9);
+            assert_eq!(j.change, expected, "clustered {clustered}: {j:?}");
+        }
+    }
+
+    #[test]
+    fn a_calm_run_is_judged_with_its_burstier_twins_dispersion() {
+        // The same 2 % of late samples: spread evenly in BASE (D = 1), in
+        // bursts in NEW, 25 % higher there. Both intervals use NEW's D
+        // (the verdict flip this prevents was seen on real runs: the
+        // A/A pair in BENCHMARKS.md, "compare: A/A ...").
+        let base = run_of(&blocks(40_000, |_| 20), true);
+        let new = run_of(&blocks(50_000, |i| if i % 10 == 0 { 200 } else { 0 }), true);
+        let j = judged(&base, &new, Row::P99, 9);
+        assert_eq!(j.change, Change::Noise, "{j:?}");
+        let (b, n) = j.sides.unwrap();
+        assert_eq!(b.spread.dispersion(), Some(1.0));
+        assert!(n.spread.dispersion().unwrap() > 50.0, "{n:?}");
+        assert_eq!(b.dispersion, n.dispersion);
+        assert_eq!(b.dispersion, n.spread.dispersion().unwrap());
+    }
+
+    #[test]
+    fn too_few_blocks_are_not_judged() {
+        let few: Vec<Vec<i64>> = blocks(40_000, |_| 10).into_iter().take(9).collect();
+        let run = run_of(&few, true);
         assert_eq!(
-            strict.judge(Row::P99, &plain(100_000), &plain(102_001)),
-            Change::Worse
+            spread(run.blocks.as_ref(), 0.01),
+            Spread::TooFewBlocks { blocks: 9 }
         );
+        assert_eq!(judgeable(Row::P99, &run, &run), Err(Change::TooFewBlocks));
+        // Without blocks: independent samples assumed.
+        let plain = run_of(&few, false);
+        assert_eq!(spread(plain.blocks.as_ref(), 0.01), Spread::Independent);
+        assert_eq!(judgeable(Row::P99, &plain, &plain), Ok(0.99));
+    }
+
+    #[test]
+    fn the_extremes_are_information_only_without_projections() {
+        let base = run_of(&blocks(40_000, |_| 10), true);
+        let new = run_of(&blocks(900_000, |_| 10), true);
+        for row in [Row::Min, Row::Max] {
+            let j = judged(&base, &new, row, 9);
+            assert_eq!(j.change, Change::Information, "{row:?}");
+            assert!(j.reason.unwrap().starts_with("one sample"));
+        }
+        assert_eq!(
+            Maxima::projected_by(&base, &new, &refuse),
+            Maxima::Information(
+                "one sample each, not a statistic; BASE not projected: too few blocks".into()
+            )
+        );
+        // The real estimator projects both or says why not.
+        match Maxima::projected_by(&base, &new, &default_projection) {
+            Maxima::Projected { horizon_s, .. } => assert_eq!(horizon_s, 3600.0),
+            Maxima::Information(reason) => assert!(reason.contains("projected"), "{reason}"),
+        }
+        let plain = run_of(&blocks(40_000, |_| 10), false);
+        assert_eq!(
+            Maxima::projected_by(&plain, &new, &default_projection),
+            Maxima::Information(
+                "one sample each, not a statistic; no blocks to project from".into()
+            )
+        );
+    }
+
+    #[test]
+    fn projected_maxima_are_judged_by_their_intervals() {
+        let base = run_of(&blocks(40_000, |_| 10), true);
+        let at = |value, lower, upper| Estimate {
+            value,
+            lower,
+            upper,
+        };
+        let maxima = |b, n| Maxima::Projected {
+            horizon_s: 3600.0,
+            base: b,
+            new: n,
+        };
+        let family = Family::of(9);
+        let cases = [
+            // Overlapping intervals: noise, however far the values.
+            (
+                at(100e3, 80e3, 150e3),
+                at(200e3, 140e3, 400e3),
+                Change::Noise,
+            ),
+            (
+                at(100e3, 80e3, 150e3),
+                at(200e3, 160e3, 400e3),
+                Change::Worse,
+            ),
+            (
+                at(100e3, 80e3, f64::INFINITY),
+                at(900e3, 800e3, 1e6),
+                Change::Noise,
+            ),
+            (
+                at(200e3, 160e3, 400e3),
+                at(100e3, 80e3, 150e3),
+                Change::Better,
+            ),
+            // Apart, but within the 10 % threshold.
+            (
+                at(100e3, 99e3, 101e3),
+                at(105e3, 104e3, 106e3),
+                Change::Noise,
+            ),
+        ];
+        for (b, n, expected) in cases {
+            let j = judge(&RULE, Row::Max, &base, &base, &family, &maxima(b, n));
+            assert_eq!(j.change, expected, "{b:?} {n:?}");
+        }
+    }
+
+    #[test]
+    fn the_dispersion_is_taken_at_its_upper_bound() {
+        // χ²(0.05; 11) = 4.575, χ²(0.05; 99) = 77.05.
+        assert!(
+            (upper_bound(1.0, 12) - 11.0 / 4.575).abs() < 0.03,
+            "{}",
+            upper_bound(1.0, 12)
+        );
+        assert!((upper_bound(1.0, 100) - 99.0 / 77.05).abs() < 0.01);
+        assert_eq!(upper_bound(0.0, 12), 0.0);
+        let measured = Spread::Measured {
+            blocks: 100,
+            ladder_ns: 20_000,
+            raw: 2.0,
+        };
+        assert!((measured.dispersion().unwrap() - 2.0 * 99.0 / 77.05).abs() < 0.02);
+    }
+
+    #[test]
+    fn the_family_widens_each_interval() {
+        assert!((Family::of(1).z - 1.959_964).abs() < 1e-4);
+        let nine = Family::of(9);
+        assert!((nine.per_row - (1.0 - 0.05 / 9.0)).abs() < 1e-12);
+        assert!((nine.z - 2.772_9).abs() < 1e-3, "{}", nine.z);
+        // No row judged: still a z.
+        assert!(Family::of(0).z.is_finite());
+    }
+
+    #[test]
+    fn ranks_are_read_conservatively() {
+        let b = [(1_000, 2_000, 10), (5_000, 6_000, 10), (9_000, 10_000, 5)];
+        let at = |rank, bound| rank_bound(&b, rank, bound, Some(1_200), Some(12_000));
+        assert_eq!(at(10.5, Bound::Lower), Some(1_200), "within the minimum");
+        assert_eq!(at(10.5, Bound::Upper), Some(6_000));
+        assert_eq!(at(11.0, Bound::Lower), Some(5_000));
+        assert_eq!(at(0.2, Bound::Lower), Some(1_200));
+        // Beyond the buckets (a C histogram's overflows): the maximum.
+        assert_eq!(at(26.0, Bound::Upper), Some(12_000));
+        assert_eq!(rank_bound(&[], 3.0, Bound::Upper, None, None), None);
+    }
+
+    #[test]
+    fn the_threshold_is_a_percentage_or_two_buckets() {
+        let f = |buckets| Figures {
+            samples: 1,
+            values: [None; ROWS.len()],
+            buckets,
+            blocks: None,
+        };
+        let plain = f(vec![]);
+        assert_eq!(RULE.tolerance(&plain, &plain, 100_000, 0), 10_000.0);
+        assert_eq!(RULE.tolerance(&plain, &plain, 2_000, 0), 2_000.0);
+        assert_eq!(RULE.tolerance(&plain, &plain, -100_000, 0), 10_000.0);
+        let wide = f(vec![(100_000, 110_000, 1)]);
+        assert_eq!(RULE.tolerance(&wide, &plain, 100_000, 100_000), 20_000.0);
     }
 
     #[test]
     fn bucket_width_at_a_value() {
-        let b = [(1_000, 2_000), (2_000, 3_000), (5_013_504, 5_046_272)];
+        let b = [
+            (1_000, 2_000, 1),
+            (2_000, 3_000, 1),
+            (5_013_504, 5_046_272, 1),
+        ];
         assert_eq!(bucket_width(&b, 1_500), 1_000);
         assert_eq!(bucket_width(&b, 5_020_000), 32_768);
         // Not in any bucket: the nearest.

@@ -13,6 +13,8 @@
 //! comparison and its text.
 
 pub mod environment;
+#[cfg(test)]
+pub mod fixtures;
 pub mod input;
 pub mod json;
 pub mod judge;

@@ -319,7 +319,7 @@ fn a_byte_order_mark_is_skipped_by_both() {
     };
     let compared = output(marked.path(), "compare", &["base.json", "new.json"]);
     assert!(
-        compared.starts_with("BASE  base.json: 2 threads"),
+        compared.contains("\nBASE  base.json: 2 threads"),
         "{compared}"
     );
     assert_eq!(

@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::support::cpus::CpuLease;
 use crate::support::{
-    cyclictest_c, read_json, rtlat, rtlat_tool, run, run_with_timeout, synthetic,
+    cyclictest_c, read_json, rtlat, rtlat_cyclictest, rtlat_tool, run, run_with_timeout, synthetic,
 };
 
 /// The fixtures of the unit tests: `base.json` and `new.json`.
@@ -41,7 +42,8 @@ fn synthetic_json(dir: &Path, seed: u64, loops: u32, threads: u32) -> PathBuf {
 }
 
 /// The rows of the table after the line starting with `heading`: (row,
-/// BASE, NEW, verdict).
+/// BASE, NEW, verdict); the interval of the difference, `[a, b]`, is
+/// left out.
 fn table(out: &str, heading: &str) -> Vec<(String, String, String, String)> {
     out.lines()
         .skip_while(|l| !l.starts_with(heading))
@@ -49,14 +51,42 @@ fn table(out: &str, heading: &str) -> Vec<(String, String, String, String)> {
         .take_while(|l| !l.is_empty())
         .map(|l| {
             let words: Vec<&str> = l.split_whitespace().collect();
+            let verdict = match l.rfind(']') {
+                Some(end) => l[end + 1..].trim().to_string(),
+                None => words[4..].join(" "),
+            };
             (
                 words[0].to_string(),
                 words[1].to_string(),
                 words[2].to_string(),
-                words[4..].join(" "),
+                verdict,
             )
         })
         .collect()
+}
+
+/// `base.json` of the fixtures with thread 0 (and all threads) twice as
+/// slow: every latency doubled.
+fn twice_as_slow(dir: &Path) -> PathBuf {
+    let mut doc = read_json(&testdata().join("base.json"));
+    let double = |v: &mut Value| *v = Value::from(v.as_f64().unwrap() * 2.0);
+    let t = &mut doc["thread"]["0"];
+    for key in ["min_ns", "max_ns"] {
+        t[key] = Value::from(t[key].as_i64().unwrap() * 2);
+    }
+    for (_, v) in t["percentiles"].as_object_mut().unwrap() {
+        double(v);
+    }
+    for bucket in t["distribution"]["buckets"].as_array_mut().unwrap() {
+        double(&mut bucket[0]);
+        double(&mut bucket[1]);
+    }
+    for (_, v) in doc["all_threads"].as_object_mut().unwrap() {
+        double(v);
+    }
+    let path = dir.join("slow.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    path
 }
 
 fn json_micros(v: &serde_json::Value) -> String {
@@ -83,7 +113,10 @@ fn two_synthetic_runs() {
     assert_eq!(r.stderr, "", "{}", r.describe());
     let out = &r.stdout;
     assert!(
-        out.starts_with(&format!("BASE  {}: 2 threads, ", a.display())),
+        out.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with(&format!("BASE  {}: 2 threads, ", a.display())),
         "{out}"
     );
     assert!(!out.contains("threads differ"), "{out}");
@@ -121,13 +154,8 @@ fn two_synthetic_runs() {
             assert_eq!(base, &json_micros(&pa[row.as_str()]), "{heading} {row}");
             assert_eq!(new, &json_micros(&pb[row.as_str()]), "{heading} {row}");
             assert!(
-                [
-                    "better",
-                    "worse",
-                    "within noise",
-                    "within noise (too few samples)"
-                ]
-                .contains(&verdict.as_str()),
+                ["better", "worse", "noise", "few samples", "info only"]
+                    .contains(&verdict.as_str()),
                 "{verdict}"
             );
         }
@@ -163,13 +191,22 @@ fn two_synthetic_runs() {
         "--fail-on-regression".as_ref(),
     ]));
     r.expect_code(0);
+    assert!(
+        r.stdout.starts_with("No change beyond noise"),
+        "{}",
+        r.stdout
+    );
     for line in r
         .stdout
         .lines()
         .skip_while(|l| !l.starts_with("verdict"))
         .skip(1)
     {
-        assert!(line.ends_with("within noise"), "{line}\n{}", r.stdout);
+        assert!(
+            line.ends_with("within noise") || line.ends_with("information only"),
+            "{line}\n{}",
+            r.stdout
+        );
     }
 }
 
@@ -183,7 +220,7 @@ fn short_and_long_runs_and_thread_counts() {
     let out = &r.stdout;
     assert!(
         out.contains(
-            "threads differ: thread 1 only in NEW, not compared; \"all threads\" takes every \
+            "threads differ: thread 1 only in NEW, not compared; \"all threads\" takes every\n  \
              thread of each run\n"
         ),
         "{out}"
@@ -193,10 +230,7 @@ fn short_and_long_runs_and_thread_counts() {
     for heading in ["thread 0 (us)", "all threads (us)"] {
         for (row, _, _, verdict) in table(out, heading) {
             if row == "p99" || row == "p99.9" {
-                assert_eq!(
-                    verdict, "within noise (too few samples)",
-                    "{heading} {row}\n{out}"
-                );
+                assert_eq!(verdict, "few samples", "{heading} {row}\n{out}");
             }
         }
     }
@@ -204,51 +238,145 @@ fn short_and_long_runs_and_thread_counts() {
 
 #[test]
 fn fail_on_regression_exits_3_after_the_output() {
-    let dir = testdata();
-    let (base, new) = (dir.join("base.json"), dir.join("new.json"));
-    let plain = run(&mut compare([&base, &new]));
+    let dir = tempfile::tempdir().unwrap();
+    let base = testdata().join("base.json");
+    let slow = twice_as_slow(dir.path());
+    let plain = run(&mut compare([&base, &slow]));
     plain.expect_code(0);
     assert_eq!(plain.stderr, "");
+    assert!(
+        plain
+            .stdout
+            .starts_with("Worse: thread 0 p50 +100.0% (95% family-wise)\n"),
+        "{}",
+        plain.stdout
+    );
 
     let gated = run(&mut compare([
         base.as_os_str(),
-        new.as_os_str(),
+        slow.as_os_str(),
         "--fail-on-regression".as_ref(),
     ]));
     gated.expect_code(3);
     assert_eq!(gated.stdout, plain.stdout, "the same output first");
     assert_eq!(
         gated.stderr_lines(),
-        [
-            "rtlat compare: --fail-on-regression: p99 worse: thread 0 +13.8%, all threads +10.3%",
-            "rtlat compare: --fail-on-regression: max worse: thread 1 +137.5%",
-        ]
+        ["rtlat compare: --fail-on-regression: p50 worse: thread 0 +100.0%"]
     );
 
-    // The other way round nothing is worse but p99.9 of thread 0 and max.
+    // The other way round it is better: the gate passes.
     let reverse = run(&mut compare([
-        new.as_os_str(),
+        slow.as_os_str(),
         base.as_os_str(),
         "--fail-on-regression".as_ref(),
     ]));
-    reverse.expect_code(3);
-    assert_eq!(
-        reverse.stderr_lines(),
-        [
-            "rtlat compare: --fail-on-regression: p99.9 worse: thread 0 +11.8%",
-            "rtlat compare: --fail-on-regression: max worse: thread 0 +12.7%, all threads +12.7%",
-        ]
-    );
+    reverse.expect_code(0);
+    assert!(reverse.stdout.starts_with("Better: thread 0 p50 -50.0%"));
 
-    // A margin of 150 % takes in even the maximum's +137.5 %.
-    let loose = run(&mut compare([
+    // The fixtures differ in their maxima by up to +137.5 % and in p99
+    // by +13.8 %: one sample, and a percentile whose interval spans a
+    // gap of the distribution. Before issue 26 both failed the gate.
+    let new = testdata().join("new.json");
+    let r = run(&mut compare([
         base.as_os_str(),
         new.as_os_str(),
+        "--fail-on-regression".as_ref(),
+    ]));
+    r.expect_code(0);
+
+    // A margin of 150 % takes in even the +100 %.
+    let loose = run(&mut compare([
+        base.as_os_str(),
+        slow.as_os_str(),
         "--fail-on-regression".as_ref(),
         "--noise".as_ref(),
         "150".as_ref(),
     ]));
     loose.expect_code(0);
+}
+
+/// A real A/A pair: two short runs of one thread on a leased CPU, back to
+/// back, compared with `--fail-on-regression`: a run against its twin
+/// must pass the gate (before issue 26 it failed on the maximum, one
+/// sample of a heavy tail, far more often than not on this VM).
+///
+/// Only runs that write their blocks are judged with the clustering of
+/// their late samples; without blocks compare assumes independent
+/// samples (D = 1), and on this VM, where one host stall delays a burst
+/// of samples, that fails a run against its twin often (BENCHMARKS.md,
+/// "compare: A/A and A/B"). Without blocks the test says so and stops.
+#[test]
+fn a_real_run_against_its_twin_passes_the_gate() {
+    require_root!();
+    let lease = CpuLease::one();
+    let dir = tempfile::tempdir().unwrap();
+    let measure = |name: &str| {
+        let path = dir.path().join(name);
+        // The duration is the point: 3 s of 200 us cycles, 15 000
+        // samples, enough for p99.9 to be judged.
+        let mut cmd = rtlat_cyclictest([
+            "-q",
+            "-m",
+            "-p",
+            "80",
+            "-i",
+            "200",
+            "-D",
+            "3",
+            "-a",
+            &lease.list(),
+            "-t",
+            "1",
+        ]);
+        cmd.arg(format!("--json={}", path.display()));
+        run_with_timeout(&mut cmd, Duration::from_secs(30)).expect_code(0);
+        path
+    };
+    let (a, b) = (measure("a.json"), measure("b.json"));
+    let r = run(&mut compare([
+        a.as_os_str(),
+        b.as_os_str(),
+        "--fail-on-regression".as_ref(),
+    ]));
+    assert!(matches!(r.code(), Some(0 | 3)), "{}", r.describe());
+    // The extremes are shown, never judged sample against sample (only a
+    // projection of each run's blocks could judge the maximum).
+    for line in r.stderr_lines() {
+        assert!(
+            !line.contains(": max worse") && !line.contains(": min worse"),
+            "{}",
+            r.describe()
+        );
+    }
+    let max = r.stdout.lines().rfind(|l| l.starts_with("  max    "));
+    assert!(
+        matches!(
+            max,
+            Some("  max    information only" | "  max    within noise")
+        ),
+        "{}",
+        r.describe()
+    );
+    let has_blocks = |path: &Path| {
+        let doc = read_json(path);
+        doc["thread"]
+            .as_object()
+            .is_some_and(|threads| threads.values().all(|t| t.get("blocks").is_some()))
+    };
+    if !(has_blocks(&a) && has_blocks(&b)) {
+        skip_note!(
+            "SKIPPED the gate's status: the runs write no \"blocks\" yet, so compare assumes \
+             independent samples"
+        );
+        return;
+    }
+    r.expect_code(0);
+    let first = r.stdout.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("No change beyond noise") || first.starts_with("Better: "),
+        "{}",
+        r.describe()
+    );
 }
 
 #[test]
@@ -392,7 +520,7 @@ fn c_cyclictest_json_needs_a_histogram() {
     r.expect_code(0);
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(
-        lines[0],
+        lines[1],
         format!(
             "BASE  {}: 1 thread, 300 samples (rt-tests cyclictest: percentiles from its -h \
              histogram, to the whole us)",
@@ -401,7 +529,7 @@ fn c_cyclictest_json_needs_a_histogram() {
         "{}",
         r.describe()
     );
-    assert!(lines[1].ends_with(" samples"), "{}", r.describe());
+    assert!(lines[2].ends_with(" samples"), "{}", r.describe());
     let doc = read_json(&out);
     assert_eq!(
         doc["base"]["resolution"],
@@ -430,7 +558,7 @@ fn help_and_top_level_listing() {
     );
     assert!(
         r.stdout
-            .contains("|NEW - BASE| <= max(NOISE % of BASE, 2 buckets)")
+            .contains("|NEW - BASE| > max(NOISE % of BASE, 2 buckets)")
     );
     let top = run(rtlat().arg("--help"));
     assert!(
