@@ -6,7 +6,7 @@
 //! seal per-interval figures into each thread's ring
 //! ([`rtlat_core::interval`]): intervals of 100 ms by default (of
 //! `--stats-interval` when it is given, of 1 s for the monitor; see
-//! `cli::cyclictest::block_plan`). The main thread drains them here, with
+//! `cli::cyclictest::block_plan`); `rtlat latency` takes its seconds. The main thread drains them here, with
 //! its own [`IntervalReader`] beside those of `--stats-file` and the
 //! monitor, and turns each sealed interval into one base interval of the
 //! thread's series. The measuring loop is not touched: it seals its
@@ -25,7 +25,8 @@
 //! - what cannot be placed (samples of the interval in progress, counted
 //!   before it was sealed) waits for the next drain.
 //!
-//! So a spike is counted in the block that holds it, and only the lowest
+//! So a spike is counted in a block whose maximum reaches it (its own but
+//! for two such blocks in one drain's reach), and only the lowest
 //! steps, which nearly every sample passes, may move a few samples from
 //! the start of one block to the end of the one before: up to a drain's
 //! distance, 10 ms of a real run. A synthetic run (`--synthetic`) is
