@@ -58,24 +58,9 @@ pub const OPENMETRICS_CONTENT_TYPE: &str =
     "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// The upper bounds of the histogram's buckets, seconds (+Inf added).
-pub const BUCKET_BOUNDS_NS: [i64; 16] = [
-    1_000,
-    2_000,
-    5_000,
-    10_000,
-    20_000,
-    50_000,
-    100_000,
-    200_000,
-    500_000,
-    1_000_000,
-    2_000_000,
-    5_000_000,
-    10_000_000,
-    20_000_000,
-    50_000_000,
-    100_000_000,
-];
+// The blocks' ladder (the same 1-2-5 steps): a block's counts at or
+// above each step are the histogram's complement at each bound.
+pub const BUCKET_BOUNDS_NS: [i64; 16] = rtlat_stats::blocks::LADDER_NS;
 
 /// The `rtlat_info` labels.
 #[derive(Clone, Debug, Default, PartialEq)]
