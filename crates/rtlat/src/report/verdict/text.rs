@@ -324,7 +324,10 @@ fn full_lines(v: &Verdict, report: &RunReport, thread: &str) -> Vec<(String, &'s
             if !r.advice.is_empty() {
                 lines.push((format!("#   {}", Escaped(&r.advice)), ITEM));
             }
-            if let Some(more) = r.more_s {
+            // The advice names the time already when it is about time.
+            if let Some(more) = r.more_s
+                && !r.advice.contains("run at least")
+            {
                 lines.push((format!("#   run at least {} more", span(more)), ITEM));
             }
             lines.extend(other_fields(r, &["id", "reason", "advice", "more_s"], ITEM));
