@@ -65,8 +65,9 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `rtlat` with the words of `line`, where `{FILE}` is `file` and `{BASE}`
-/// and `{NEW}` are `compare`'s fixtures.
+/// `rtlat` with the words of `line`, where `{FILE}` is `file`, `{BASE}`
+/// and `{NEW}` are `compare`'s fixtures and `{SLOW}` is BASE made twice as
+/// slow (written beside `file`): a regression compare judges worse.
 fn rtlat_line(line: &str, file: &Path) -> Command {
     let mut cmd = rtlat();
     for word in line.split_whitespace() {
@@ -74,6 +75,9 @@ fn rtlat_line(line: &str, file: &Path) -> Command {
             "{FILE}" => cmd.arg(file),
             "{BASE}" => cmd.arg(fixture("base.json")),
             "{NEW}" => cmd.arg(fixture("new.json")),
+            "{SLOW}" => cmd.arg(crate::results::compare::twice_as_slow(
+                file.parent().expect("a file in a directory"),
+            )),
             _ => cmd.arg(word),
         };
     }
@@ -243,7 +247,7 @@ fn synthetic_runs_on_a_full_stderr_keep_stdout_whole_and_exit_1_only_for_lost_li
             3,
         ),
         ("compare {BASE} {NEW}", 0, 0),
-        ("compare {BASE} {NEW} --fail-on-regression", 3, 3),
+        ("compare {BASE} {SLOW} --fail-on-regression", 3, 3),
         ("plot {BASE} -o {FILE}", 0, 0),
     ] {
         cases.push((line.to_string(), plain, full));

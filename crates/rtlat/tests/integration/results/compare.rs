@@ -67,7 +67,7 @@ fn table(out: &str, heading: &str) -> Vec<(String, String, String, String)> {
 
 /// `base.json` of the fixtures with thread 0 (and all threads) twice as
 /// slow: every latency doubled.
-fn twice_as_slow(dir: &Path) -> PathBuf {
+pub(crate) fn twice_as_slow(dir: &Path) -> PathBuf {
     let mut doc = read_json(&testdata().join("base.json"));
     let double = |v: &mut Value| *v = Value::from(v.as_f64().unwrap() * 2.0);
     let t = &mut doc["thread"]["0"];
