@@ -13,6 +13,8 @@
 //!   use.
 //! - [`checks`]: the tests a projection must pass: trend
 //!   (Mann–Kendall) and goodness of fit (Anderson–Darling).
+//! - [`floor`]: the level (almost) every window's maximum reaches, and
+//!   whether two runs' floors differ by more than a run's own drift.
 //! - [`poisson`]: exact intervals for a count of events in a time.
 //! - [`special`]: the normal distribution's CDF and quantile, the
 //!   incomplete gamma function.
@@ -23,6 +25,7 @@
 
 pub mod blocks;
 pub mod checks;
+pub mod floor;
 pub mod gev;
 pub mod optimize;
 pub mod poisson;
