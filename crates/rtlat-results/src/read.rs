@@ -56,6 +56,11 @@ pub struct ResultDocument {
     /// rtlat: the machine's facts (rtlat-audit's `Environment`), as JSON;
     /// `None` when absent or `null`.
     pub environment: Option<Value>,
+    /// rtlat: the share of the measured CPUs' time the hypervisor stole
+    /// during the run (`"verdict".steal_share`, 0 to 1); `None` when the
+    /// document does not say (the C tools', rtlat's before it was
+    /// written, a run without system counters) or says something else.
+    pub steal_share: Option<f64>,
 }
 
 impl ResultDocument {
@@ -109,6 +114,12 @@ impl ResultDocument {
             threads,
             all_threads: raw.all_threads.filter(|p| !p.is_null()),
             environment: raw.environment.filter(|e| !e.is_null()),
+            steal_share: raw
+                .verdict
+                .as_ref()
+                .and_then(|v| v.get("steal_share"))
+                .and_then(Value::as_f64)
+                .filter(|share| (0.0..=1.0).contains(share)),
         })
     }
 
@@ -166,6 +177,8 @@ struct Raw {
     all_threads: Option<Value>,
     #[serde(default)]
     environment: Option<Value>,
+    #[serde(default)]
+    verdict: Option<Value>,
 }
 
 thread_local! {

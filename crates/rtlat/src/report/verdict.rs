@@ -268,6 +268,12 @@ pub struct Verdict {
     pub machine: Machine,
     /// Why, in the order: set-up, samples, threads, system, clock.
     pub reasons: Vec<Reason>,
+    /// The share of the measured CPUs' time the hypervisor stole during
+    /// the run (0.0283: 2.83 %; 0 on bare metal); `None` (`null`) when
+    /// not counted. `rtlat compare` reads it: a run above
+    /// [`crate::compare::judge::HOST_STALLS_STEAL`] has the host's stalls
+    /// in its tail.
+    pub steal_share: Option<f64>,
     /// How long the run must be, at its interval, for every percentile
     /// quoted to have [`SAMPLES_BEYOND_NEEDED`] samples beyond it and for
     /// the longest horizon asked to be projected (when the tool keeps
@@ -409,6 +415,10 @@ impl Verdict {
         verdict.needs = needs;
         verdict.projection = projection;
         verdict.audited = evidence.audit.is_some();
+        verdict.steal_share = evidence
+            .system
+            .and_then(|system| system.ticks)
+            .and_then(|ticks| ticks.steal_share());
         verdict
     }
 
@@ -436,6 +446,7 @@ impl Verdict {
             measurement,
             machine,
             reasons,
+            steal_share: None,
             suggested_duration_s: None,
             projection: None,
             worst_sample: None,

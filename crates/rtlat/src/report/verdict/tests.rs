@@ -252,6 +252,12 @@ fn steal_time_by_its_share() {
     );
     assert_eq!(with_steal(100).level, Level::Caveats, "10 % exactly");
     assert_eq!(with_steal(101).level, Level::Untrustworthy);
+    // The share itself is in the verdict (compare reads it), 0 included.
+    assert_eq!(v.steal_share, Some(0.05));
+    assert_eq!(with_steal(0).steal_share, Some(0.0));
+    let mut unread = quiet_system();
+    unread.ticks = None;
+    assert_eq!(judge(vec![quiet_thread(0)], &unread).steal_share, None);
 }
 
 #[test]
@@ -406,6 +412,7 @@ fn json_shape() {
         "measurement",
         "machine",
         "reasons",
+        "steal_share",
         "suggested_duration_s",
         "projection",
     ];

@@ -261,6 +261,7 @@ const EXTRA_KEYS: &[&str] = &[
     "verdict.measurement",
     "verdict.projection",
     "verdict.reasons",
+    "verdict.steal_share",
     "verdict.suggested_duration_s",
     "wait_method",
 ];

@@ -24,8 +24,8 @@ pub(crate) fn json_of(stdout: &str) -> Value {
 
 /// The `"verdict"` object, checked for its shape: a level among the
 /// three, derived from the two parts as documented; reasons with a string
-/// id and text, a part and a level in its part's words; a duration or
-/// null; a projection or null.
+/// id and text, a part and a level in its part's words; a steal share
+/// (0 to 1) or null; a duration or null; a projection or null.
 pub(crate) fn verdict(doc: &Value) -> &Value {
     let v = &doc["verdict"];
     let level = v["level"].as_str().expect("a level");
@@ -56,6 +56,13 @@ pub(crate) fn verdict(doc: &Value) -> &Value {
         assert_eq!(reason.as_object().unwrap().len(), 4, "{v}");
     }
     assert!(
+        v["steal_share"].is_null()
+            || v["steal_share"]
+                .as_f64()
+                .is_some_and(|s| (0.0..=1.0).contains(&s)),
+        "{v}"
+    );
+    assert!(
         v["suggested_duration_s"].is_null() || v["suggested_duration_s"].is_f64(),
         "{v}"
     );
@@ -63,7 +70,7 @@ pub(crate) fn verdict(doc: &Value) -> &Value {
         v["projection"].is_null() || v["projection"]["outcome"].is_string(),
         "{v}"
     );
-    assert_eq!(v.as_object().unwrap().len(), 6, "{v}");
+    assert_eq!(v.as_object().unwrap().len(), 7, "{v}");
     v
 }
 
