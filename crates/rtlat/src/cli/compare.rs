@@ -144,6 +144,7 @@ pub fn table() -> Vec<OptSpec<()>> {
 
 pub fn help_text() -> String {
     let title = super::dispatch::Tool::Compare.help_title();
+    let host_stalls_percent = crate::compare::judge::HOST_STALLS_STEAL * 100.0;
     format!(
         "{title}
 
@@ -156,7 +157,7 @@ file's line says); '-' reads one of them from standard input.
 The first line is the answer: \"No change beyond noise\", or what is
 worse (then better), e.g. \"Worse: thread 1 p99.9 +412.0%\". Then, for
 each thread (matched by index) and for all threads together, min, p50,
-p99, p99.9 and max in microseconds for BASE and NEW, the change in
+p99, p99.9, floor and max in microseconds for BASE and NEW, the change in
 percent of BASE, the interval of the difference and a verdict; how the
 rows were judged; then one verdict line per row over all threads.
 Threads only one run has are named and left out; \"all threads\" takes
@@ -172,8 +173,10 @@ When is a change noise?
     how much more the count of late samples varies between the run's
     blocks than independent samples would (\"blocks\" in rtlat's
     JSON: one stall makes several late samples), at the upper end of
-    its 95 % interval, the larger of the two runs'; a file without
-    blocks gets D = 1, and the output says so. The rows judged are one family:
+    its 95 % interval, or 10 times its dispersion over the run's tenths
+    when that is larger (two runs drift apart as much as two tenths of
+    one run do), the larger of the two runs'; a file without blocks
+    gets D = 1, and the output says so. The rows judged are one family:
     95 % family-wise, each row's interval at 1 - 0.05/m (Bonferroni).
   - the change is above the noise threshold,
       |NEW - BASE| > max(NOISE % of BASE, 2 buckets)
@@ -187,6 +190,19 @@ When is a change noise?
   When both runs' blocks support a projection of the maximum over 1 h,
   max is judged by it: worse only when the two 95 % intervals do not
   overlap and the change is above the threshold.
+  floor: the latency 9 windows (blocks, 100 ms) in 10 reach: each tenth
+    of a run has its windows' maxima's 10th percentile, and the run's
+    floor is their geometric mean. A disturbance in every window (a
+    thread of higher priority that runs every 50 ms) raises it; a host
+    stall of a few seconds does not. Worse when the interval of the
+    ratio NEW/BASE, Student's t over the tenths' logs as wide as two
+    single tenths differ (runs drift between them as much as tenths do),
+    is above 1, and the change above NOISE % of BASE. It needs 50
+    windows (5 s) in each run.
+  Host stalls: when the hypervisor took more than {host_stalls_percent} % of either run's
+    measured CPUs' time (\"steal_share\" in the result's verdict), p50 to
+    max hold the host's stalls and are not judged; the floor still is.
+    A file that does not record it is judged as if the host took none.
 
 Options:
       --noise PERCENT        the relative part of the noise margin, 0 to

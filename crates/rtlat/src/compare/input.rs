@@ -65,6 +65,9 @@ pub struct RunFile {
     /// How its figures were made when not by rtlat's own percentiles (a
     /// C cyclictest's `-h` histogram): said beside the file's name.
     pub resolution: Option<&'static str>,
+    /// The share of its measured CPUs' time the hypervisor stole, when
+    /// the file records it (`"verdict".steal_share`).
+    pub steal_share: Option<f64>,
 }
 
 /// What [`RunFile::resolution`] says of the C cyclictest's JSON.
@@ -107,6 +110,7 @@ fn parse_owned(label: &str, text: String) -> Result<RunFile, UsageError> {
     drop(text);
     let format = doc.format();
     let environment = Facts::of(doc.environment.as_ref());
+    let steal_share = doc.steal_share;
     let run = match format {
         Format::RtlatJson => of_rtlat(&doc),
         _ => of_c_histogram(doc),
@@ -118,6 +122,7 @@ fn parse_owned(label: &str, text: String) -> Result<RunFile, UsageError> {
         all,
         environment,
         resolution: (format != Format::RtlatJson).then_some(FROM_C_HISTOGRAM),
+        steal_share,
     })
 }
 
@@ -269,6 +274,7 @@ fn histogram_figures(t: &ThreadSamples) -> Figures {
     let values = ROWS.map(|row| match row.fraction() {
         Some(fraction) => t.value_at(fraction).map(us_to_ns),
         None if row == Row::Min => t.min_us.map(us_to_ns),
+        None if row == Row::Floor => None,
         None => t.max_us.map(us_to_ns),
     });
     Figures {
@@ -311,6 +317,7 @@ mod tests {
                 Some(15_000),
                 Some(29_000),
                 Some(256_000),
+                None,
                 Some(2_908_406)
             ]
         );
@@ -318,6 +325,25 @@ mod tests {
         assert_eq!(r.all.samples, 25_000);
         assert_eq!(r.all.value(Row::Min), Some(1_000));
         assert_eq!(r.all.value(Row::Max), Some(2_908_406));
+    }
+
+    #[test]
+    fn the_steal_share_is_read_from_the_verdict() {
+        let with = |verdict: &str| {
+            let text = BASE.trim_end().trim_end_matches('}').to_string()
+                + &format!(", \"verdict\": {verdict}}}");
+            parse("v.json", &text).unwrap().steal_share
+        };
+        assert_eq!(parse("base.json", BASE).unwrap().steal_share, None);
+        assert_eq!(
+            with(r#"{"level": "caveats", "steal_share": 0.0283}"#),
+            Some(0.0283)
+        );
+        assert_eq!(with(r#"{"steal_share": null}"#), None);
+        // Not a share: not read (the rows are judged as if unknown).
+        assert_eq!(with(r#"{"steal_share": 7}"#), None);
+        assert_eq!(with(r#"{"steal_share": "x"}"#), None);
+        assert_eq!(with(r#""broken""#), None);
     }
 
     #[test]
@@ -357,6 +383,7 @@ mod tests {
                 Some(3_000),
                 Some(9_000),
                 Some(9_000),
+                None,
                 Some(9_000)
             ]
         );
@@ -366,7 +393,14 @@ mod tests {
         let t1 = &r.threads[&1];
         assert_eq!(
             t1.values,
-            [Some(5_000), Some(5_000), None, Some(700_000), Some(700_000)]
+            [
+                Some(5_000),
+                Some(5_000),
+                None,
+                Some(700_000),
+                None,
+                Some(700_000)
+            ]
         );
         assert_eq!(r.all.samples, 200);
         assert_eq!(r.all.value(Row::Min), Some(3_000));

@@ -33,6 +33,14 @@
 //! "lower", "upper"}, "new": ...}` in ns (an unbounded upper end is
 //! `null`), and its `difference_us` is NEW's lower minus BASE's upper end
 //! to NEW's upper minus BASE's lower end (above 0: no overlap).
+//! A judged `floor` row carries `"floor"`: `{"window_s",
+//! "base_segments_us", "new_segments_us", "ratio", "ratio_interval",
+//! "sigma_log", "df", "t"}` (each tenth's floor, the ratio NEW/BASE of
+//! the runs' floors and its interval; see `method.floor`). `method`
+//! also says each run's `steal_share` (`null`: not recorded), the limit
+//! `host_stalls_steal` and whether the rows of samples were left
+//! unjudged for it (`host_stalls`: their verdict is "not judged (host
+//! stalls)").
 //! `environment_changes` is `null` unless both results record an
 //! environment (`environment_recorded` says which do); a value without
 //! data is `null`. A run read from the C cyclictest's JSON has a
@@ -48,9 +56,11 @@ use serde_json::Value;
 use super::environment::EnvironmentDiff;
 use super::input::RunFile;
 use super::judge::{
-    CONFIDENCE, CORRECTION, Judgement, MIN_BLOCKS, Maxima, ROWS, Side, Spread, percent,
+    CONFIDENCE, CORRECTION, Floors, HOST_STALLS_STEAL, Judgement, MIN_BLOCKS, Maxima, ROWS, Side,
+    Spread, percent,
 };
 use super::render::{Compared, Comparison};
+use rtlat_stats::floor::{Floor, FloorChange};
 
 /// Writes `c` as JSON, pretty-printed and ended by a newline.
 pub fn write_json(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
@@ -87,12 +97,24 @@ pub fn write_json(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
             percentiles: "order statistics: ranks n*p -+ z*sqrt(n*p*(1-p)*D), values read \
                           conservatively from the distribution's buckets; D the dispersion of \
                           the count at or above the ladder step nearest the tail, over the \
-                          blocks (1 without blocks)",
+                          blocks at every scale, or 10 times its dispersion over the run's \
+                          tenths when larger (1 without blocks)",
             min_blocks: MIN_BLOCKS,
             maxima: "information only, unless both runs' blocks are projected: then the \
                      projected maximum over the first horizon, worse when the intervals do \
                      not overlap",
-            threshold: "max(noise_percent % of BASE, 2 buckets)",
+            threshold: "max(noise_percent % of BASE, 2 buckets); the floor's: noise_percent % \
+                        of BASE",
+            floor: "each tenth of a run: the 10th percentile of its windows' maxima (the \
+                    blocks); the run's floor their geometric mean; the ratio NEW/BASE and \
+                    its interval exp(d -+ t*s*sqrt(2)), d the difference of the tenths' mean \
+                    logs, s their pooled standard deviation, t Student's at row_confidence",
+            host_stalls_steal: HOST_STALLS_STEAL,
+            steal_share: Sides {
+                base: c.base.steal_share,
+                new: c.new.steal_share,
+            },
+            host_stalls: c.subjects.iter().any(|s| s.ctx.stalls.is_some()),
         },
         headline: c.headline(),
         subjects: c.subjects.iter().map(SubjectDto::from).collect(),
@@ -134,6 +156,14 @@ struct MethodDto {
     min_blocks: usize,
     maxima: &'static str,
     threshold: &'static str,
+    floor: &'static str,
+    /// Above this share of stolen time, a run's rows of samples are not
+    /// judged.
+    host_stalls_steal: f64,
+    /// Each run's, `null` when it does not record it.
+    steal_share: Sides<Option<f64>>,
+    /// Whether the rows of samples were left unjudged for it.
+    host_stalls: bool,
 }
 
 #[derive(Serialize)]
@@ -189,8 +219,8 @@ impl<'a> From<&'a Compared<'a>> for SubjectDto<'a> {
                 .iter()
                 .zip(&s.judgements)
                 .map(|(&row, j)| {
-                    let (base, new) = (s.base.value(row), s.new.value(row));
-                    let projection = match (&s.maxima, row) {
+                    let (base, new) = s.values(row);
+                    let projection = match (&s.ctx.maxima, row) {
                         (
                             Maxima::Projected {
                                 horizon_s,
@@ -223,6 +253,10 @@ impl<'a> From<&'a Compared<'a>> for SubjectDto<'a> {
                             new: SpreadDto::of(&n),
                         }),
                         projection,
+                        floor: j
+                            .floor
+                            .as_ref()
+                            .and_then(|c| FloorDto::of(&s.ctx.floors, c)),
                         reason: j.reason.clone(),
                     }
                 })
@@ -271,7 +305,8 @@ struct SpreadDto {
     /// The D the interval used: the larger of both runs'.
     d_used: f64,
     effective_n: f64,
-    /// `independent` (no blocks), `measured`, `no_step` (no ladder step
+    /// `independent` (no blocks), `measured`, `predicted` (from the
+    /// run's tenths: `blocks` is their number), `no_step` (no ladder step
     /// inside the distribution).
     how: &'static str,
     blocks: Option<usize>,
@@ -289,6 +324,11 @@ impl SpreadDto {
                 ladder_ns,
                 raw,
             } => ("measured", Some(blocks), Some(ladder_ns), Some(raw)),
+            Spread::Predicted {
+                segments,
+                ladder_ns,
+                raw,
+            } => ("predicted", Some(segments), Some(ladder_ns), Some(raw)),
             Spread::NoStep { blocks } => ("no_step", Some(blocks), None, None),
             Spread::TooFewBlocks { blocks } => ("too_few_blocks", Some(blocks), None, None),
         };
@@ -326,7 +366,42 @@ struct RowDto {
     #[serde(skip_serializing_if = "Option::is_none")]
     projection: Option<ProjectionDto>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    floor: Option<FloorDto>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+}
+
+/// How a floor row was judged: each side's segments, the ratio and its
+/// interval.
+#[derive(Serialize)]
+struct FloorDto {
+    window_s: f64,
+    base_segments_us: Vec<f64>,
+    new_segments_us: Vec<f64>,
+    ratio: f64,
+    ratio_interval: [f64; 2],
+    sigma_log: f64,
+    df: usize,
+    t: f64,
+}
+
+impl FloorDto {
+    fn of(floors: &Floors, change: &FloorChange) -> Option<FloorDto> {
+        let Floors::Both { base, new } = floors else {
+            return None;
+        };
+        let us = |f: &Floor| f.segments_ns.iter().map(|&ns| ns as f64 / 1000.0).collect();
+        Some(FloorDto {
+            window_s: base.window_ns as f64 / 1e9,
+            base_segments_us: us(base),
+            new_segments_us: us(new),
+            ratio: change.ratio,
+            ratio_interval: [change.lower, change.upper],
+            sigma_log: change.sigma,
+            df: change.df,
+            t: change.t,
+        })
+    }
 }
 
 /// `{"min": "within noise", ...}`: the verdict line of each row.
@@ -395,7 +470,13 @@ mod tests {
         assert_eq!(p99["dispersion"]["base"]["how"], "independent");
         assert_eq!(p99["dispersion"]["base"]["d"], 1.0);
         assert_eq!(p99["dispersion"]["base"]["effective_n"], 20000.0);
-        let max = &thread0["rows"][4];
+        let floor = &thread0["rows"][4];
+        assert_eq!(floor["row"], "floor");
+        assert_eq!(floor["verdict"], "no data");
+        assert_eq!(floor["judged"], false);
+        assert_eq!(floor["base_us"], Value::Null);
+        assert_eq!(floor["reason"], "no blocks, so no windows");
+        let max = &thread0["rows"][5];
         assert_eq!(max["verdict"], "information only");
         assert_eq!(max["judged"], false);
         assert_eq!(max["difference_us"], Value::Null);
@@ -446,9 +527,11 @@ mod tests {
         assert_eq!(spread["ladder_ns"], 20_000);
         assert_eq!(spread["d"], 1.0);
         assert_eq!(v["any_worse"], true);
-        assert_eq!(v["method"]["judged_rows"], 6);
+        // p50, p99 and p99.9 of thread 0 and of all threads, and both
+        // floors: each row at 1 - 0.05/8.
+        assert_eq!(v["method"]["judged_rows"], 8);
         let z = v["method"]["z"].as_f64().unwrap();
-        assert!((z - 2.638).abs() < 1e-3, "{z}");
+        assert!((z - 2.734).abs() < 1e-3, "{z}");
     }
 
     #[test]

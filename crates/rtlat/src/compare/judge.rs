@@ -65,6 +65,22 @@
 //! (the C tool's, rtlat's before they were written) gets D = 1: its
 //! intervals assume independent samples, and the output says so.
 //!
+//! **Between runs.** D measured inside a run says how far the run's own
+//! count strays; two runs of one machine stray further apart, by the
+//! drift of the machine between them (another minute of the host's load,
+//! another neighbour). On the reference VM the share of samples at or
+//! above a step varied between identical runs up to 20 times more than
+//! the D of each run said (thread 1 at 10 to 50 µs; BENCHMARKS.md), and
+//! about as much as it varies between the tenths of one run (0.1 to 2.3
+//! times). So a run is also predicted to differ from its twin as much
+//! as one of its tenths differs from another: with the tenths' own
+//! dispersion `D_10` (the formula above over the ten tenths, the blocks
+//! as the floor groups them), the prediction is `D = 10 · D_10`, and it
+//! is used when it is larger than the D measured at the run's scales
+//! ([`Spread::Predicted`]; `"how": "predicted"` in `--json`). This is
+//! the same rule as the floor's (two single tenths, not two means of
+//! ten), in the ranks' terms.
+//!
 //! The values at those ranks are read from the distribution's buckets
 //! conservatively: the lower rank's bucket's lower bound, the upper
 //! rank's bucket's upper bound, within the run's minimum and maximum (a
@@ -117,12 +133,46 @@
 //! change of the projected values is above the threshold), better the
 //! other way round.
 //!
+//! # The floor
+//!
+//! The row `floor` is the latency nearly every window of the run reaches
+//! ([`rtlat_stats::floor`]): the run's windows (its blocks, 100 ms
+//! long, or the longer of the two runs' when their blocks differ) are cut
+//! into ten segments, each segment's floor is the 10th percentile of its
+//! windows' maxima, and the run's is their geometric mean. A disturbance
+//! that recurs in every window (a thread of higher priority that runs
+//! every 50 ms) raises it; a host stall of a few seconds does not. It is
+//! judged by a Student t interval of the ratio NEW/BASE on the segments'
+//! log floors, as wide as the difference of two single segments (the
+//! drift between runs is about the drift between a run's segments, not a
+//! tenth of it: see the crate's documentation), at the family's
+//! per-row confidence; worse when the interval is above 1 and the change
+//! above `--noise` % of BASE. It needs 50 windows in each run (5 s at
+//! 100 ms); a run without blocks has no windows.
+//!
+//! # Host stalls
+//!
+//! A virtual machine's CPU is taken away by its host for milliseconds at
+//! a time, for seconds together; its samples then hold the host's stalls,
+//! which come and go with the host's load, not with the system under
+//! test. On the reference VM every run whose measured CPUs lost more than
+//! [`HOST_STALLS_STEAL`] of their time to the hypervisor (the run's
+//! `"verdict".steal_share`) had seconds of millisecond latencies, and
+//! the percentiles of two identical such runs differed beyond their
+//! intervals (BENCHMARKS.md). When either run is above it, the rows made
+//! of samples (p50, p99, p99.9, max) are not judged ("host stalls", with
+//! both shares); the floor, which such stalls do not reach unless they
+//! fill most of the run, still is. A file that does not record its steal
+//! (the C tools', older rtlat results) is judged as if the host had taken
+//! nothing, and the output says so.
+//!
 //! A tail percentile is judged only when each run has at least 10
 //! samples at or beyond it (p50 needs 20 samples, p99 1 000, p99.9
 //! 10 000): with fewer, the normal approximation of the ranks fails and
 //! the percentile is as erratic as the maximum ("too few samples").
 
 use rtlat_stats::blocks::{BlockSeries, LADDER_NS};
+use rtlat_stats::floor::{self, Floor, FloorChange, NoFloor};
 use rtlat_stats::projection::{self, Estimate, Projection, Request};
 use rtlat_stats::special::normal_quantile;
 
@@ -137,6 +187,11 @@ pub const MIN_BLOCKS: usize = 10;
 /// How the family's error rate is controlled (for the output).
 pub const CORRECTION: &str = "bonferroni";
 
+/// The share of the measured CPUs' time stolen by the hypervisor above
+/// which a run's samples hold the host's stalls (see the module
+/// documentation).
+pub const HOST_STALLS_STEAL: f64 = 0.01;
+
 /// A compared figure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Row {
@@ -148,12 +203,22 @@ pub enum Row {
     P99,
     /// The 99.9th percentile.
     P99_9,
+    /// The level nearly every window's maximum reaches (see the module
+    /// documentation).
+    Floor,
     /// The largest latency (exact).
     Max,
 }
 
 /// The rows, in table order (and `Row as usize` indexes them).
-pub const ROWS: [Row; 5] = [Row::Min, Row::P50, Row::P99, Row::P99_9, Row::Max];
+pub const ROWS: [Row; 6] = [
+    Row::Min,
+    Row::P50,
+    Row::P99,
+    Row::P99_9,
+    Row::Floor,
+    Row::Max,
+];
 
 impl Row {
     /// Its name in tables: `p99.9`.
@@ -163,24 +228,26 @@ impl Row {
             Row::P50 => "p50",
             Row::P99 => "p99",
             Row::P99_9 => "p99.9",
+            Row::Floor => "floor",
             Row::Max => "max",
         }
     }
 
-    /// Its key in a JSON percentiles object; `None` for `min`.
+    /// Its key in a JSON percentiles object; `None` for `min` and the
+    /// floor.
     pub const fn percentile_key(self) -> Option<&'static str> {
         match self {
-            Row::Min => None,
+            Row::Min | Row::Floor => None,
             Row::Max => Some("max"),
             _ => Some(self.name()),
         }
     }
 
     /// The fraction of samples at or below a percentile row; `None` for
-    /// the exact `min` and `max`.
+    /// the exact `min` and `max` and the floor.
     pub const fn fraction(self) -> Option<f64> {
         match self {
-            Row::Min | Row::Max => None,
+            Row::Min | Row::Max | Row::Floor => None,
             Row::P50 => Some(0.50),
             Row::P99 => Some(0.99),
             Row::P99_9 => Some(0.999),
@@ -188,10 +255,11 @@ impl Row {
     }
 
     /// Samples each run needs for the row to be judged: 10 at or beyond
-    /// the percentile. 0 for the exact `min` and `max`.
+    /// the percentile. 0 for the exact `min` and `max` and the floor
+    /// (which needs windows: [`floor::MIN_WINDOWS_PER_SEGMENT`]).
     pub const fn min_samples(self) -> u64 {
         match self {
-            Row::Min | Row::Max => 0,
+            Row::Min | Row::Max | Row::Floor => 0,
             Row::P50 => 20,
             Row::P99 => 1_000,
             Row::P99_9 => 10_000,
@@ -216,6 +284,10 @@ pub enum Change {
     NoDistribution,
     /// A single sample (min, max without projections): shown, not judged.
     Information,
+    /// Not judged: a run lost more than [`HOST_STALLS_STEAL`] of its
+    /// CPUs' time to the hypervisor, and its samples hold the host's
+    /// stalls.
+    HostStalls,
     /// A side has no value (no samples).
     NoData,
 }
@@ -231,6 +303,7 @@ impl Change {
             Change::TooFewBlocks => "within noise (too few blocks)",
             Change::NoDistribution => "not judged (no distribution)",
             Change::Information => "information only",
+            Change::HostStalls => "not judged (host stalls)",
             Change::NoData => "no data",
         }
     }
@@ -245,6 +318,7 @@ impl Change {
             Change::TooFewBlocks => "few blocks",
             Change::NoDistribution => "no buckets",
             Change::Information => "info only",
+            Change::HostStalls => "host stalls",
             Change::NoData => "no data",
         }
     }
@@ -285,6 +359,15 @@ pub enum Spread {
         ladder_ns: i64,
         raw: f64,
     },
+    /// The dispersion `raw` of the count over the run's tenths (at
+    /// `ladder_ns`), times their number `segments`: the D of a run
+    /// predicted to differ from its twin as much as one of its tenths
+    /// from another (see the module documentation).
+    Predicted {
+        segments: usize,
+        ladder_ns: i64,
+        raw: f64,
+    },
     /// Blocks, but no ladder step with samples on both sides of it: D = 1.
     NoStep { blocks: usize },
     /// Blocks, fewer than [`MIN_BLOCKS`] with samples.
@@ -297,6 +380,7 @@ impl Spread {
         match *self {
             Spread::Independent | Spread::NoStep { .. } => Some(1.0),
             Spread::Measured { raw, blocks, .. } => Some(upper_bound(raw, blocks).max(1.0)),
+            Spread::Predicted { raw, segments, .. } => Some((raw * segments as f64).max(1.0)),
             Spread::TooFewBlocks { .. } => None,
         }
     }
@@ -323,7 +407,9 @@ pub fn upper_bound(raw: f64, blocks: usize) -> f64 {
 /// the blocks, then on blocks merged 2, 4, 8 ... at a time while at least
 /// [`MIN_BLOCKS`] remain, and the scale whose upper bound is the largest
 /// is the one used (the variance-time method of batch means: the
-/// dispersion of the run's total is that of the longest correlation).
+/// dispersion of the run's total is that of the longest correlation);
+/// then the prediction from the run's tenths ([`Spread::Predicted`]) is
+/// used when it is larger.
 pub fn spread(series: Option<&BlockSeries>, tail: f64) -> Spread {
     let Some(series) = series else {
         return Spread::Independent;
@@ -352,7 +438,49 @@ pub fn spread(series: Option<&BlockSeries>, tail: f64) -> Spread {
         }
         group *= 2;
     }
-    best.unwrap_or(Spread::TooFewBlocks { blocks: 0 })
+    let best = best.unwrap_or(Spread::TooFewBlocks { blocks: 0 });
+    let Some(within) = best.dispersion() else {
+        return best;
+    };
+    let filled: Vec<_> = series
+        .blocks()
+        .iter()
+        .filter(|b| b.cycles > 0)
+        .copied()
+        .collect();
+    let tenths = tenths(&filled);
+    match spread_of(&tenths, tail) {
+        Spread::Measured { raw, ladder_ns, .. } => {
+            let predicted = Spread::Predicted {
+                segments: tenths.len(),
+                ladder_ns,
+                raw,
+            };
+            if predicted.dispersion().unwrap_or(0.0) > within {
+                predicted
+            } else {
+                best
+            }
+        }
+        _ => best,
+    }
+}
+
+/// `blocks` in [`floor::SEGMENTS`] consecutive groups, merged, as the
+/// floor cuts a run ([`floor::split`]); none with fewer blocks.
+fn tenths(blocks: &[rtlat_stats::blocks::Block]) -> Vec<rtlat_stats::blocks::Block> {
+    if blocks.len() < floor::SEGMENTS {
+        return Vec::new();
+    }
+    floor::split(blocks, floor::SEGMENTS)
+        .map(|group| {
+            let mut merged = group[0];
+            for other in &group[1..] {
+                merged.absorb(other);
+            }
+            merged
+        })
+        .collect()
 }
 
 /// [`spread`] at one scale: over `blocks` as they are.
@@ -499,6 +627,142 @@ pub fn default_projection(series: &BlockSeries) -> Projection {
     projection::project(series, &Request::default())
 }
 
+/// The floors of a subject's two runs, at a common window length.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Floors {
+    /// Both runs have one.
+    Both { base: Floor, new: Floor },
+    /// Not judged: the row's verdict, and why.
+    Not(Change, String),
+}
+
+impl Floors {
+    /// The floors of `base` and `new` from their blocks, at the longer of
+    /// their block lengths (the shorter one's blocks merged to it).
+    pub fn of(base: &Figures, new: &Figures) -> Floors {
+        let (Some(b), Some(n)) = (&base.blocks, &new.blocks) else {
+            return Floors::Not(Change::NoData, "no blocks, so no windows".into());
+        };
+        let window_ns = b.block_ns().max(n.block_ns());
+        let (Some(bw), Some(nw)) = (windows(b, window_ns), windows(n, window_ns)) else {
+            return Floors::Not(
+                Change::NoData,
+                format!(
+                    "windows of {} and {} cannot be matched",
+                    seconds(b.block_ns()),
+                    seconds(n.block_ns())
+                ),
+            );
+        };
+        match (Floor::of(&bw, window_ns), Floor::of(&nw, window_ns)) {
+            (Ok(base), Ok(new)) => Floors::Both { base, new },
+            (Err(NoFloor::TooFewWindows { windows, needed }), _)
+            | (_, Err(NoFloor::TooFewWindows { windows, needed })) => Floors::Not(
+                Change::TooFewBlocks,
+                format!(
+                    "{windows} windows of {}, and a floor needs {needed}",
+                    seconds(window_ns)
+                ),
+            ),
+        }
+    }
+
+    /// Each side's floor, ns.
+    pub fn values(&self) -> (Option<i64>, Option<i64>) {
+        match self {
+            Floors::Both { base, new } => (
+                Some(base.value_ns().round() as i64),
+                Some(new.value_ns().round() as i64),
+            ),
+            Floors::Not(..) => (None, None),
+        }
+    }
+}
+
+/// The maxima of `series`' windows of `window_ns` (its blocks merged),
+/// those without samples left out; `None` when `window_ns` is not a
+/// multiple of its blocks.
+fn windows(series: &BlockSeries, window_ns: i64) -> Option<Vec<i64>> {
+    if window_ns % series.block_ns() != 0 {
+        return None;
+    }
+    let merge = (window_ns / series.block_ns()) as usize;
+    Some(
+        series
+            .coarsened(merge)
+            .iter()
+            .filter(|b| b.cycles > 0)
+            .filter_map(|b| b.max_ns)
+            .collect(),
+    )
+}
+
+/// `0.1 s`.
+fn seconds(ns: i64) -> String {
+    format!("{} s", ns as f64 / 1e9)
+}
+
+/// Runs whose measured CPUs lost more than [`HOST_STALLS_STEAL`] of
+/// their time to the hypervisor.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HostStalls {
+    /// Each run's share, when recorded.
+    pub base: Option<f64>,
+    pub new: Option<f64>,
+}
+
+impl HostStalls {
+    /// `Some` when either share is above [`HOST_STALLS_STEAL`].
+    pub fn of(base: Option<f64>, new: Option<f64>) -> Option<HostStalls> {
+        let above = |s: Option<f64>| s.is_some_and(|s| s > HOST_STALLS_STEAL);
+        (above(base) || above(new)).then_some(HostStalls { base, new })
+    }
+
+    /// Why the rows of samples are not judged.
+    pub fn reason(&self) -> String {
+        let share = |s: Option<f64>| {
+            s.map_or("an unrecorded share".to_string(), |s| {
+                format!("{:.2}%", s * 100.0)
+            })
+        };
+        format!(
+            "the hypervisor took {} of BASE's measured CPUs' time and {} of NEW's \
+             (above {}%, a run's samples hold the host's stalls)",
+            share(self.base),
+            share(self.new),
+            HOST_STALLS_STEAL * 100.0
+        )
+    }
+}
+
+/// What a subject's rows are judged with besides their figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Context {
+    /// How the maxima are compared.
+    pub maxima: Maxima,
+    /// The floors.
+    pub floors: Floors,
+    /// Whether either run's samples hold the host's stalls.
+    pub stalls: Option<HostStalls>,
+}
+
+impl Context {
+    /// The context of `base` and `new` (of runs whose steal shares are
+    /// `stalls`' or below the limit), their maxima projected by `project`.
+    pub fn of(
+        base: &Figures,
+        new: &Figures,
+        stalls: Option<HostStalls>,
+        project: &Projector,
+    ) -> Context {
+        Context {
+            maxima: Maxima::projected_by(base, new, project),
+            floors: Floors::of(base, new),
+            stalls,
+        }
+    }
+}
+
 /// A row of one subject, judged.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Judgement {
@@ -507,9 +771,11 @@ pub struct Judgement {
     /// A percentile row's sides with their intervals.
     pub sides: Option<(Side, Side)>,
     /// The difference and its interval (percentile rows with intervals,
-    /// and projected maxima).
+    /// projected maxima and the floor).
     pub difference: Option<Difference>,
-    /// Why a row is information only.
+    /// The floor's ratio and its interval.
+    pub floor: Option<FloorChange>,
+    /// Why a row is information only, or not judged.
     pub reason: Option<String>,
 }
 
@@ -519,14 +785,41 @@ impl Judgement {
             change,
             sides: None,
             difference: None,
+            floor: None,
             reason: None,
+        }
+    }
+
+    fn because(change: Change, reason: String) -> Judgement {
+        Judgement {
+            reason: Some(reason),
+            ..Judgement::plain(change)
         }
     }
 }
 
-/// Whether `row` of a subject can be judged: `Ok` for a percentile row
-/// with everything its interval needs, else the verdict it gets unjudged.
-pub fn judgeable(row: Row, base: &Figures, new: &Figures) -> Result<f64, Change> {
+/// Whether `row` of a subject is judged (and so counted in the family):
+/// `Ok` when it is, else the verdict it gets unjudged.
+pub fn judgeable(row: Row, base: &Figures, new: &Figures, ctx: &Context) -> Result<(), Change> {
+    match row {
+        Row::Floor => match &ctx.floors {
+            Floors::Both { .. } => Ok(()),
+            Floors::Not(change, _) => Err(*change),
+        },
+        _ if ctx.stalls.is_some() && row != Row::Min => Err(Change::HostStalls),
+        Row::Max => match (&ctx.maxima, base.value(row), new.value(row)) {
+            (_, None, _) | (_, _, None) => Err(Change::NoData),
+            (Maxima::Projected { .. }, ..) => Ok(()),
+            (Maxima::Information(_), ..) => Err(Change::Information),
+        },
+        _ => percentile_judgeable(row, base, new).map(|_| ()),
+    }
+}
+
+/// Whether percentile `row` of a subject can be judged: `Ok` with its
+/// fraction when everything its interval needs is there, else the
+/// verdict it gets unjudged.
+fn percentile_judgeable(row: Row, base: &Figures, new: &Figures) -> Result<f64, Change> {
     let (Some(_), Some(_)) = (base.value(row), new.value(row)) else {
         return Err(Change::NoData);
     };
@@ -547,22 +840,34 @@ pub fn judgeable(row: Row, base: &Figures, new: &Figures) -> Result<f64, Change>
     Ok(p)
 }
 
-/// Judges `row` of a subject in `family` by `rule`; `maxima` is the
-/// subject's projection of its maxima.
+/// Judges `row` of a subject in `family` by `rule`.
 pub fn judge(
     rule: &NoiseRule,
     row: Row,
     base: &Figures,
     new: &Figures,
     family: &Family,
-    maxima: &Maxima,
+    ctx: &Context,
 ) -> Judgement {
+    if row == Row::Floor {
+        return match &ctx.floors {
+            Floors::Both { base, new } => judge_floor(rule, base, new, family),
+            Floors::Not(change, reason) => Judgement::because(*change, reason.clone()),
+        };
+    }
+    if let Some(stalls) = &ctx.stalls
+        && row != Row::Min
+        && base.value(row).is_some()
+        && new.value(row).is_some()
+    {
+        return Judgement::because(Change::HostStalls, stalls.reason());
+    }
     if row == Row::Max
         && let (Some(_), Some(_)) = (base.value(row), new.value(row))
     {
-        return judge_maxima(rule, base, new, maxima);
+        return judge_maxima(rule, base, new, &ctx.maxima);
     }
-    let p = match judgeable(row, base, new) {
+    let p = match percentile_judgeable(row, base, new) {
         Ok(p) => p,
         Err(change) => {
             let mut j = Judgement::plain(change);
@@ -599,6 +904,33 @@ pub fn judge(
             upper,
             tolerance,
         }),
+        floor: None,
+        reason: None,
+    }
+}
+
+/// The floor row: the ratio's interval at the family's per-row
+/// confidence, as a difference of BASE's floor; the threshold is
+/// `--noise` % of BASE (the windows' maxima are exact: no bucket term).
+fn judge_floor(rule: &NoiseRule, base: &Floor, new: &Floor, family: &Family) -> Judgement {
+    let c = floor::change(base, new, family.per_row);
+    let b = base.value_ns();
+    let difference = Difference {
+        value: new.value_ns() - b,
+        lower: b * (c.lower - 1.0),
+        upper: b * (c.upper - 1.0),
+        tolerance: rule.percent / 100.0 * b,
+    };
+    Judgement {
+        change: decide(
+            difference.value,
+            difference.lower,
+            difference.upper,
+            difference.tolerance,
+        ),
+        sides: None,
+        difference: Some(difference),
+        floor: Some(c),
         reason: None,
     }
 }
@@ -617,10 +949,7 @@ fn decide(d: f64, lower: f64, upper: f64, tolerance: f64) -> Change {
 
 fn judge_maxima(rule: &NoiseRule, base: &Figures, new: &Figures, maxima: &Maxima) -> Judgement {
     match maxima {
-        Maxima::Information(reason) => Judgement {
-            reason: Some(reason.clone()),
-            ..Judgement::plain(Change::Information)
-        },
+        Maxima::Information(reason) => Judgement::because(Change::Information, reason.clone()),
         Maxima::Projected {
             base: b, new: n, ..
         } => {
@@ -639,6 +968,7 @@ fn judge_maxima(rule: &NoiseRule, base: &Figures, new: &Figures, maxima: &Maxima
                     upper,
                     tolerance,
                 }),
+                floor: None,
                 reason: None,
             }
         }
@@ -770,9 +1100,20 @@ mod tests {
         })
     }
 
+    /// The context of two runs without host stalls, maxima refused.
+    fn context(base: &Figures, new: &Figures) -> Context {
+        Context::of(base, new, None, &refuse)
+    }
+
     fn judged(base: &Figures, new: &Figures, row: Row, rows: usize) -> Judgement {
-        let maxima = Maxima::projected_by(base, new, &refuse);
-        judge(&RULE, row, base, new, &Family::of(rows), &maxima)
+        judge(
+            &RULE,
+            row,
+            base,
+            new,
+            &Family::of(rows),
+            &context(base, new),
+        )
     }
 
     #[test]
@@ -821,8 +1162,8 @@ mod tests {
         assert!(j.difference.unwrap().lower > 0.0, "{j:?}");
         assert_eq!(j.change, Change::Noise);
         let strict = NoiseRule { percent: 1.0 };
-        let maxima = Maxima::projected_by(&base, &new, &refuse);
-        let j = judge(&strict, Row::P99_9, &base, &new, &Family::of(1), &maxima);
+        let ctx = context(&base, &new);
+        let j = judge(&strict, Row::P99_9, &base, &new, &Family::of(1), &ctx);
         assert_eq!(j.change, Change::Worse);
     }
 
@@ -875,14 +1216,39 @@ mod tests {
         let blocks: Vec<_> = series.blocks().to_vec();
         let finest = spread_of(&blocks, 0.01);
         let chosen = spread(Some(&series), 0.01);
-        let Spread::Measured { blocks: k, .. } = chosen else {
-            panic!("{chosen:?}");
+        // A coarser scale, or the tenths' prediction (larger still).
+        let k = match chosen {
+            Spread::Measured { blocks: k, .. } => k,
+            Spread::Predicted { segments, .. } => segments,
+            _ => panic!("{chosen:?}"),
         };
         assert!(k < blocks.len(), "a coarser scale is chosen: {chosen:?}");
         assert!(
             chosen.dispersion().unwrap() > finest.dispersion().unwrap(),
             "{chosen:?} against {finest:?}"
         );
+    }
+
+    #[test]
+    fn a_run_drifting_between_its_tenths_predicts_its_twin_by_them() {
+        // 1 % of late samples on average: 0.5 % in the first half, 1.5 %
+        // in the second, steady within each. Merged at every scale the
+        // count hardly varies but at the halves; its tenths say that a
+        // twin may sit anywhere between the two.
+        let drifting = blocks(40_000, |i| if i < 50 { 5 } else { 15 });
+        let series = run_of(&drifting, true).blocks.unwrap();
+        let chosen = spread(Some(&series), 0.01);
+        let Spread::Predicted { segments, raw, .. } = chosen else {
+            panic!("{chosen:?}");
+        };
+        assert_eq!(segments, 10);
+        // Tenths of 10 000 samples, 50 or 150 late (p = 0.01): the
+        // variance of the counts is 2 500 · 10/9, so D_10 = 2 778 / 99.
+        assert!((raw - 2_500.0 * 10.0 / 9.0 / 99.0).abs() < 1e-6, "{raw}");
+        assert!((chosen.dispersion().unwrap() - 10.0 * raw).abs() < 1e-9);
+        // Evenly spread late samples predict nothing beyond D = 1.
+        let even = run_of(&blocks(40_000, |_| 10), true).blocks.unwrap();
+        assert_eq!(spread(Some(&even), 0.01).dispersion(), Some(1.0));
     }
 
     #[test]
@@ -934,11 +1300,17 @@ mod tests {
             spread(run.blocks.as_ref(), 0.01),
             Spread::TooFewBlocks { blocks: 9 }
         );
-        assert_eq!(judgeable(Row::P99, &run, &run), Err(Change::TooFewBlocks));
+        assert_eq!(
+            judgeable(Row::P99, &run, &run, &context(&run, &run)),
+            Err(Change::TooFewBlocks)
+        );
         // Without blocks: independent samples assumed.
         let plain = run_of(&few, false);
         assert_eq!(spread(plain.blocks.as_ref(), 0.01), Spread::Independent);
-        assert_eq!(judgeable(Row::P99, &plain, &plain), Ok(0.99));
+        assert_eq!(
+            judgeable(Row::P99, &plain, &plain, &context(&plain, &plain)),
+            Ok(())
+        );
     }
 
     #[test]
@@ -1014,7 +1386,11 @@ mod tests {
             ),
         ];
         for (b, n, expected) in cases {
-            let j = judge(&RULE, Row::Max, &base, &base, &family, &maxima(b, n));
+            let ctx = Context {
+                maxima: maxima(b, n),
+                ..context(&base, &base)
+            };
+            let j = judge(&RULE, Row::Max, &base, &base, &family, &ctx);
             assert_eq!(j.change, expected, "{b:?} {n:?}");
         }
     }
@@ -1096,5 +1472,126 @@ mod tests {
         assert_eq!(percent(-100, -50), Some(50.0));
         assert_eq!(percent(0, 0), Some(0.0));
         assert_eq!(percent(0, 5), None);
+    }
+
+    /// 100 blocks of 1000 samples of 5 to 14 µs; the blocks `stalled`
+    /// says hold 20 samples of `late_ns` and up to 6 µs above.
+    fn windows_of(late_ns: i64, stalled: impl Fn(usize) -> bool) -> Figures {
+        run_of(&blocks(late_ns, |i| if stalled(i) { 20 } else { 0 }), true)
+    }
+
+    #[test]
+    fn a_disturbance_in_every_window_raises_the_floor() {
+        // BASE: 300 µs in one window of ten; NEW: in every window.
+        let base = windows_of(300_000, |i| i % 10 == 3);
+        let new = windows_of(300_000, |_| true);
+        let j = judged(&base, &new, Row::Floor, 12);
+        assert_eq!(j.change, Change::Worse, "{j:?}");
+        let c = j.floor.unwrap();
+        assert!(c.lower > 1.0 && c.ratio > 10.0, "{c:?}");
+        // The other way round it is better; against itself, noise.
+        assert_eq!(judged(&new, &base, Row::Floor, 12).change, Change::Better);
+        assert_eq!(judged(&base, &base, Row::Floor, 12).change, Change::Noise);
+    }
+
+    #[test]
+    fn a_stall_of_two_seconds_moves_the_tail_not_the_floor() {
+        // NEW stalled 2 ms in every window of 2 s of its 10: its p99.9
+        // is the stall's; its floor's interval takes it in.
+        let base = windows_of(2_000_000, |_| false);
+        let new = windows_of(2_000_000, |i| (30..50).contains(&i));
+        assert!(new.value(Row::P99_9).unwrap() >= 2_000_000);
+        assert!(base.value(Row::P99_9).unwrap() < 20_000);
+        let j = judged(&base, &new, Row::Floor, 12);
+        assert_eq!(j.change, Change::Noise, "{j:?}");
+        assert!(j.floor.unwrap().ratio > 1.5, "{j:?}");
+    }
+
+    #[test]
+    fn host_stalls_leave_the_rows_of_samples_unjudged() {
+        let base = windows_of(2_000_000, |_| false);
+        let new = windows_of(2_000_000, |i| (30..50).contains(&i));
+        let stalls = HostStalls::of(Some(0.001), Some(0.03));
+        assert!(stalls.is_some());
+        let ctx = Context::of(&base, &new, stalls, &refuse);
+        for row in ROWS {
+            let j = judge(&RULE, row, &base, &new, &Family::of(3), &ctx);
+            let expected = match row {
+                Row::Min => Change::Information,
+                Row::Floor => Change::Noise,
+                _ => Change::HostStalls,
+            };
+            assert_eq!(j.change, expected, "{row:?}");
+            assert_eq!(
+                judgeable(row, &base, &new, &ctx).is_ok(),
+                row == Row::Floor,
+                "{row:?}"
+            );
+            if expected == Change::HostStalls {
+                let reason = j.reason.unwrap();
+                assert!(reason.contains("0.10% of BASE") && reason.contains("3.00% of NEW"));
+            }
+        }
+    }
+
+    #[test]
+    fn host_stalls_need_a_share_above_the_limit() {
+        assert_eq!(HostStalls::of(None, None), None);
+        assert_eq!(HostStalls::of(Some(0.01), Some(0.0)), None);
+        assert_eq!(
+            HostStalls::of(None, Some(0.0101)),
+            Some(HostStalls {
+                base: None,
+                new: Some(0.0101)
+            })
+        );
+        let text = HostStalls::of(None, Some(0.02)).unwrap().reason();
+        assert!(
+            text.contains("took an unrecorded share of BASE's"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn windows_of_different_lengths_are_matched_or_refused() {
+        let base = windows_of(300_000, |i| i % 10 == 3);
+        // NEW's blocks twice as long: BASE's are merged in pairs to match.
+        let mut new = windows_of(300_000, |_| true);
+        let merged = new.blocks.as_ref().unwrap().coarsened(2);
+        new.blocks = Some(BlockSeries::from_blocks(200_000_000, merged));
+        match Floors::of(&base, &new) {
+            Floors::Both { base, new } => {
+                assert_eq!((base.window_ns, new.window_ns), (200_000_000, 200_000_000));
+                assert_eq!((base.windows, new.windows), (50, 50));
+            }
+            other => panic!("{other:?}"),
+        }
+        // Lengths that are not multiples of one another.
+        let blocks = new.blocks.as_ref().unwrap().blocks().to_vec();
+        new.blocks = Some(BlockSeries::from_blocks(150_000_000, blocks));
+        assert_eq!(
+            Floors::of(&base, &new),
+            Floors::Not(
+                Change::NoData,
+                "windows of 0.1 s and 0.15 s cannot be matched".into()
+            )
+        );
+    }
+
+    #[test]
+    fn too_few_windows_have_no_floor() {
+        let few: Vec<Vec<i64>> = blocks(40_000, |_| 10).into_iter().take(49).collect();
+        let run = run_of(&few, true);
+        let j = judged(&run, &run, Row::Floor, 1);
+        assert_eq!(j.change, Change::TooFewBlocks);
+        assert_eq!(
+            j.reason.as_deref(),
+            Some("49 windows of 0.1 s, and a floor needs 50")
+        );
+        let plain = run_of(&few, false);
+        assert_eq!(
+            judged(&plain, &plain, Row::Floor, 1).reason.as_deref(),
+            Some("no blocks, so no windows")
+        );
     }
 }

@@ -12,7 +12,8 @@ use rtlat_args::escape::Escaped;
 use super::environment::EnvironmentDiff;
 use super::input::{Figures, RunFile};
 use super::judge::{
-    self, CONFIDENCE, Change, Family, Judgement, Maxima, NoiseRule, ROWS, Row, percent,
+    self, CONFIDENCE, Change, Context, Family, Floors, HostStalls, Judgement, Maxima, NoiseRule,
+    ROWS, Row, percent,
 };
 
 /// One thread (or all threads) of both runs, judged row by row.
@@ -28,8 +29,20 @@ pub struct Compared<'a> {
     pub changes: [Change; ROWS.len()],
     /// How each of [`ROWS`] was judged: intervals, difference, reason.
     pub judgements: Vec<Judgement>,
-    /// How the maxima are compared.
-    pub maxima: Maxima,
+    /// What the rows were judged with: the maxima's projections, the
+    /// floors, the host's stalls.
+    pub ctx: Context,
+}
+
+impl Compared<'_> {
+    /// BASE's and NEW's value of `row`, ns (the floor's from the
+    /// windows both runs were cut into).
+    pub fn values(&self, row: Row) -> (Option<i64>, Option<i64>) {
+        match row {
+            Row::Floor => self.ctx.floors.values(),
+            _ => (self.base.value(row), self.new.value(row)),
+        }
+    }
 }
 
 /// Two runs compared.
@@ -73,29 +86,28 @@ pub fn compare_projected_by<'a>(
         .filter_map(|(i, b)| Some((format!("thread {i}"), b, new.threads.get(i)?)))
         .collect();
     pairs.push(("all threads".into(), &base.all, &new.all));
-    let maxima: Vec<Maxima> = pairs
+    let stalls = HostStalls::of(base.steal_share, new.steal_share);
+    let contexts: Vec<Context> = pairs
         .iter()
-        .map(|(_, b, n)| Maxima::projected_by(b, n, project))
+        .map(|(_, b, n)| Context::of(b, n, stalls, project))
         .collect();
     let judged_rows = pairs
         .iter()
-        .zip(&maxima)
-        .map(|((_, b, n), m)| {
-            let percentiles = ROWS
-                .iter()
-                .filter(|&&row| judge::judgeable(row, b, n).is_ok())
-                .count();
-            percentiles + usize::from(matches!(m, Maxima::Projected { .. }))
+        .zip(&contexts)
+        .map(|((_, b, n), ctx)| {
+            ROWS.iter()
+                .filter(|&&row| judge::judgeable(row, b, n, ctx).is_ok())
+                .count()
         })
         .sum();
     let family = Family::of(judged_rows);
     let subjects = pairs
         .into_iter()
-        .zip(maxima)
-        .map(|((name, b, n), maxima)| {
+        .zip(contexts)
+        .map(|((name, b, n), ctx)| {
             let judgements: Vec<Judgement> = ROWS
                 .iter()
-                .map(|&row| judge::judge(&rule, row, b, n, &family, &maxima))
+                .map(|&row| judge::judge(&rule, row, b, n, &family, &ctx))
                 .collect();
             Compared {
                 name,
@@ -103,7 +115,7 @@ pub fn compare_projected_by<'a>(
                 new: n,
                 changes: ROWS.map(|row| judgements[row as usize].change),
                 judgements,
-                maxima,
+                ctx,
             }
         })
         .collect();
@@ -175,7 +187,15 @@ impl Comparison<'_> {
                 .subjects
                 .iter()
                 .any(|s| s.changes[row as usize] == Change::Information);
-            if judged || !informative {
+            let unjudgeable = self.subjects.iter().all(|s| {
+                matches!(
+                    s.changes[row as usize],
+                    Change::NoData | Change::HostStalls | Change::NoDistribution
+                )
+            });
+            if !judged && unjudgeable {
+                parts.push("not judged".to_string());
+            } else if judged || !informative {
                 parts.push(Change::Noise.describe().to_string());
             } else {
                 parts.push(Change::Information.describe().to_string());
@@ -185,6 +205,7 @@ impl Comparison<'_> {
         parts.extend(named(Change::TooFewBlocks, "too few blocks"));
         parts.extend(named(Change::NoDistribution, "no distribution"));
         parts.extend(named(Change::NoData, "no data"));
+        parts.extend(named(Change::HostStalls, "host stalls"));
         parts.join("; ")
     }
 
@@ -322,7 +343,7 @@ fn interval_text(j: &Judgement) -> String {
 
 /// `+13.8%`, `n/a` when BASE is 0, `-` without data.
 fn change_text(row: Row, s: &Compared<'_>) -> String {
-    match (s.base.value(row), s.new.value(row)) {
+    match s.values(row) {
         (Some(b), Some(n)) => match percent(b, n) {
             Some(p) => format!("{p:+.1}%"),
             None => "n/a".to_string(),
@@ -423,7 +444,10 @@ pub fn write_text(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
         .iter()
         .flat_map(|s| {
             ROWS.iter()
-                .flat_map(|&r| [micros(s.base.value(r)), micros(s.new.value(r))])
+                .flat_map(|&r| {
+                    let (b, n) = s.values(r);
+                    [micros(b), micros(n)]
+                })
                 .chain([s.base.samples.to_string(), s.new.samples.to_string()])
         })
         .map(|v| v.len())
@@ -470,8 +494,8 @@ pub fn write_text(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
                 "{:<label_width$}{:>value_width$}{:>value_width$}{:>change_width$}  \
                  {:<interval_width$}  {}",
                 format!("  {}", row.name()),
-                micros(s.base.value(*row)),
-                micros(s.new.value(*row)),
+                micros(s.values(*row).0),
+                micros(s.values(*row).1),
                 change_text(*row, s),
                 interval_text(j),
                 j.change.short()
@@ -507,7 +531,8 @@ fn method_lines(c: &Comparison<'_>) -> Vec<String> {
     let mut text = vec![format!(
         "difference: its interval, {:.0}% family-wise over {} judged rows \
          (Bonferroni: each at {:.2}%), from order statistics, their ranks \
-         widened by the dispersion D of late samples over each run's blocks",
+         widened by the dispersion D of late samples over each run's blocks \
+         and tenths",
         CONFIDENCE * 100.0,
         f.rows,
         f.per_row * 100.0
@@ -517,29 +542,84 @@ fn method_lines(c: &Comparison<'_>) -> Vec<String> {
          the noise, max({}% of BASE, 2 buckets); tails need 10 samples beyond them",
         c.rule.percent
     ));
-    let mut reasons: Vec<&str> = Vec::new();
-    for s in &c.subjects {
-        if let Maxima::Information(reason) = &s.maxima
-            && !reasons.contains(&reason.as_str())
-        {
-            reasons.push(reason);
+    text.push(floor_line(c));
+    let stalls = c.subjects.first().and_then(|s| s.ctx.stalls);
+    match stalls {
+        Some(stalls) => text.push(format!("p50 to max: not judged: {}", stalls.reason())),
+        None => {
+            let unknown: Vec<&str> = [("BASE", c.base), ("NEW", c.new)]
+                .into_iter()
+                .filter(|(_, run)| run.steal_share.is_none())
+                .map(|(side, _)| side)
+                .collect();
+            let (verb, their) = if unknown.len() > 1 {
+                ("do", "their")
+            } else {
+                ("does", "its")
+            };
+            if !unknown.is_empty() {
+                text.push(format!(
+                    "host stalls: {} {verb} not record the hypervisor's steal, so \
+                     {their} samples are judged as if the host took no time",
+                    unknown.join(" and ")
+                ));
+            }
         }
     }
     text.push("min: information only (one sample, not a statistic)".into());
-    for reason in reasons {
-        text.push(format!("max: information only ({reason})"));
-    }
-    if let Some(horizon_s) = c.subjects.iter().find_map(|s| match s.maxima {
-        Maxima::Projected { horizon_s, .. } => Some(horizon_s),
-        Maxima::Information(_) => None,
-    }) {
-        text.push(format!(
-            "max: judged by the projected maximum over {} (worse only when \
-             the 95% intervals do not overlap)",
-            duration(horizon_s)
-        ));
+    if stalls.is_none() {
+        let mut reasons: Vec<&str> = Vec::new();
+        for s in &c.subjects {
+            if let Maxima::Information(reason) = &s.ctx.maxima
+                && !reasons.contains(&reason.as_str())
+            {
+                reasons.push(reason);
+            }
+        }
+        for reason in reasons {
+            text.push(format!("max: information only ({reason})"));
+        }
+        if let Some(horizon_s) = c.subjects.iter().find_map(|s| match s.ctx.maxima {
+            Maxima::Projected { horizon_s, .. } => Some(horizon_s),
+            Maxima::Information(_) => None,
+        }) {
+            text.push(format!(
+                "max: judged by the projected maximum over {} (worse only when \
+                 the 95% intervals do not overlap)",
+                duration(horizon_s)
+            ));
+        }
     }
     text.iter().flat_map(|t| wrap(t, 2)).collect()
+}
+
+/// How the floor was judged, or why it was not (the first subject's
+/// reason: every subject's windows are the same runs').
+fn floor_line(c: &Comparison<'_>) -> String {
+    let judged = c.subjects.iter().find_map(|s| match &s.ctx.floors {
+        Floors::Both { base, .. } => Some(base.window_ns),
+        Floors::Not(..) => None,
+    });
+    match judged {
+        Some(window_ns) => format!(
+            "floor: the latency 9 windows of {} in 10 reach (each tenth of the \
+             run: the 10th percentile of its windows' maxima; their geometric \
+             mean); its interval: Student's t over the tenths' logs, as wide \
+             as two single tenths differ (the drift between runs)",
+            if window_ns < 1_000_000_000 {
+                format!("{} ms", window_ns as f64 / 1e6)
+            } else {
+                duration(window_ns as f64 / 1e9)
+            }
+        ),
+        None => {
+            let reason = c.subjects.iter().find_map(|s| match &s.ctx.floors {
+                Floors::Not(_, reason) => Some(reason.as_str()),
+                Floors::Both { .. } => None,
+            });
+            format!("floor: not judged ({})", reason.unwrap_or("no subject"))
+        }
+    }
 }
 
 /// `1 h`, `24 h`, `10 min`, `30 s`.
@@ -597,6 +677,8 @@ mod tests {
             for (row, change) in ROWS.iter().zip(s.changes) {
                 let expected = if matches!(row, Row::Min | Row::Max) {
                     Change::Information
+                } else if *row == Row::Floor && s.base.blocks.is_none() {
+                    Change::NoData
                 } else if base.threads[&1].samples < row.min_samples() && s.name == "thread 1" {
                     Change::TooFewSamples
                 } else {
@@ -646,21 +728,26 @@ mod tests {
         let (base, new) = (made(40_000, true), made(80_000, true));
         let c = refused(&base, &new, 10.0);
         assert!(c.any_worse());
+        // Thread 0's late samples are in every window: its floor (their
+        // windows' maxima, 46 and 86 us) moves with them.
         assert_eq!(
             c.regressions(),
-            ["p99.9 worse: thread 0 +88.9%, all threads +86.7%"]
+            [
+                "p99.9 worse: thread 0 +88.9%, all threads +86.7%",
+                "floor worse: thread 0 +87.0%, all threads +87.0%"
+            ]
         );
         assert_eq!(
             c.headline(),
-            "Worse: thread 0 p99.9 +88.9%, all threads p99.9 +86.7% (95% family-wise)"
+            "Worse: thread 0 p99.9 +88.9%, all threads p99.9 +86.7% and 2 more"
         );
         let mut out = Vec::new();
         write_text(&mut out, &c).unwrap();
         insta::assert_snapshot!(String::from_utf8(out).unwrap());
         assert_eq!(c.verdict(Row::P50), "within noise");
         assert_eq!(c.verdict(Row::Max), "information only");
-        // Three percentile rows of three subjects.
-        assert_eq!(c.family.rows, 9);
+        // Three percentile rows and the floor of three subjects.
+        assert_eq!(c.family.rows, 12);
         // A wider margin hides the change.
         let loose = compare(&base, &new, NoiseRule { percent: 150.0 });
         assert!(loose.regressions().is_empty());
@@ -689,6 +776,41 @@ mod tests {
         let c = compare(&base, &new, NoiseRule { percent: 10.0 });
         assert!(!c.any_worse(), "{:?}", c.regressions());
         assert_eq!(c.verdict(Row::Max), "information only");
+    }
+
+    #[test]
+    fn host_stalls_are_said_and_leave_the_floor_to_judge() {
+        let base = made(40_000, true);
+        let mut new = made(80_000, true);
+        new.steal_share = Some(0.03);
+        let c = refused(&base, &new, 10.0);
+        assert_eq!(
+            c.regressions(),
+            ["floor worse: thread 0 +87.0%, all threads +87.0%"]
+        );
+        assert_eq!(
+            c.verdict(Row::P99_9),
+            "not judged; host stalls: thread 0, thread 1, all threads"
+        );
+        assert_eq!(c.family.rows, 3);
+        let mut out = Vec::new();
+        write_text(&mut out, &c).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(
+            out.contains(
+                "p50 to max: not judged: the hypervisor took an unrecorded share of BASE's\n  \
+                 measured CPUs' time and 3.00% of NEW's (above 1%, a run's samples hold the\n  \
+                 host's stalls)"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("p99.9           45.000  85.000  +88.9%                  host stalls"),
+            "{out}"
+        );
+        for line in out.lines() {
+            assert!(line.chars().count() <= 80, "{line:?}\n{out}");
+        }
     }
 
     #[test]
