@@ -479,10 +479,19 @@ fn refresh_on_max_tail() {
     require_c_cyclictest!();
     let lease = CpuLease::one();
     let (c, ours) = both_on(&lease, &["-M", "-p", "80", "-l", "300"]);
-    // rtlat polls the maxima and always redraws at least once, then moves
-    // the cursor up after its last frame, and down at the end.
+    // rtlat draws a frame, moves the cursor up after it, redraws each time
+    // a maximum grows, and moves the cursor down at the end. It need not
+    // redraw at all: when the run's first sample is its largest and lands
+    // before the first look at the maxima, no maximum grows after the
+    // first frame (seen in .ci/run's i686 suite beside the cross builds:
+    // a first wake-up 4 ms late, then nothing later). So one frame and
+    // its move up at least.
     let ours_frames = ours.stdout.split("\x1b[3A").count();
-    assert!(ours_frames >= 3, "at least one redraw:\n{:?}", ours.stdout);
+    assert!(
+        ours_frames >= 2,
+        "a frame and a move up:\n{:?}",
+        ours.stdout
+    );
     assert!(
         ours.stdout.ends_with("\x1b[3A\x1b[3B"),
         "rtlat always moves up after its last frame, then down:\n{:?}",
