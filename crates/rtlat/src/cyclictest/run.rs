@@ -405,11 +405,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     meta.projection = settings.projection.request();
     // Before the verdict, which projects from them.
     meta.blocks = block_series;
-    if let Some(monitor) = monitor.as_mut() {
-        // The last metrics project from every block.
-        monitor.project_final(&meta.blocks);
-    }
     let mut verdict = verdict::judge(&report, &meta, system.as_ref());
+    if let Some(monitor) = monitor.as_mut() {
+        // The last metrics show the verdict's projection, from every block
+        // (the monitor asks the same request).
+        monitor.project_final(&meta.blocks, verdict.projection.clone());
+    }
     if let Some(outcome) = &explained {
         verdict.worst_sample = outcome.worst_sample();
     }

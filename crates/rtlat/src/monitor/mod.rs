@@ -38,7 +38,7 @@ use rtlat_core::engine::Running;
 use rtlat_core::report::RunReport;
 use rtlat_core::units::Nanos;
 use rtlat_stats::blocks::BlockSeries;
-use rtlat_stats::projection::{Request, project};
+use rtlat_stats::projection::{Projection, Request, project};
 
 use crate::cyclictest::blocks::BlockCollector;
 use crate::report::run_clock::Timeline;
@@ -290,10 +290,14 @@ impl Monitor {
         }
     }
 
-    /// The last projection made again from the run's final `blocks`.
-    pub fn project_final(&mut self, blocks: &[BlockSeries]) {
+    /// The last projection: `outcome`, the verdict's, made from the run's
+    /// final `blocks` with this monitor's request (the run projects them
+    /// once, for both).
+    pub fn project_final(&mut self, blocks: &[BlockSeries], outcome: Option<Projection>) {
         let series: Vec<&BlockSeries> = blocks.iter().collect();
-        self.projection = projection_of(&series, &self.request);
+        self.projection = BlockSeries::together(&series)
+            .zip(outcome)
+            .map(|(together, outcome)| figures_of(&together, outcome));
     }
 
     /// `report` (this process's figures) with a resumed checkpoint's
@@ -476,11 +480,17 @@ impl Monitor {
 /// length, so they do).
 fn projection_of(series: &[&BlockSeries], request: &Request) -> Option<ProjectionFigures> {
     let together = BlockSeries::together(series)?;
-    Some(ProjectionFigures {
+    let outcome = project(&together, request);
+    Some(figures_of(&together, outcome))
+}
+
+/// The metrics of `outcome`, projected from `together`.
+fn figures_of(together: &BlockSeries, outcome: Projection) -> ProjectionFigures {
+    ProjectionFigures {
         blocks: together.blocks().len() as u64,
         block_s: together.block_ns() as f64 / 1e9,
-        outcome: project(&together, request),
-    })
+        outcome,
+    }
 }
 
 fn seconds(n: Nanos) -> f64 {
