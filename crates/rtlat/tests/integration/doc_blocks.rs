@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use crate::doc_links::{Line, doc_files, scan, workspace};
 use crate::support::cpus::CpuLease;
 use crate::support::tracefs::TraceGuard;
-use crate::support::{rtlat_path, rtlat_plot_path, run_with_timeout};
+use crate::support::{allowed_cpus, rtlat_path, rtlat_plot_path, run_with_timeout};
 
 /// The info strings' first words that make a shell block.
 const SHELL: [&str; 4] = ["sh", "bash", "shell", "console"];
@@ -302,6 +302,14 @@ const BLOCK_LIMIT: Duration = Duration::from_secs(60);
 #[test]
 fn runnable_blocks_run() {
     require_root!();
+    // The documentation's examples measure CPU 1 (`-a 1`, `--cpus 1`).
+    if !allowed_cpus().contains(&1) {
+        skip_note!(
+            "SKIPPED (the examples measure CPU 1, which this process may not use): {}",
+            function_name!()
+        );
+        return;
+    }
     let found = blocks();
     assert!(!found.runnable.is_empty(), "no runnable block found");
     let bin: PathBuf = rtlat_path().parent().unwrap().to_path_buf();
