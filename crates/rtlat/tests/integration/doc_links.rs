@@ -143,15 +143,27 @@ fn is_external(target: &str) -> bool {
     })
 }
 
-/// The broken links of `file` (relative to the workspace), one line each.
-fn broken_links(file: &Path) -> Vec<String> {
+/// The anchors of each markdown file read so far, by path.
+type AnchorCache = BTreeMap<PathBuf, BTreeSet<String>>;
+
+/// The anchors of the markdown file at `path`, read once.
+fn anchors_of<'c>(cache: &'c mut AnchorCache, path: &Path) -> &'c BTreeSet<String> {
+    cache
+        .entry(path.to_path_buf())
+        .or_insert_with(|| anchors(&std::fs::read_to_string(path).unwrap()))
+}
+
+/// How many links `file` (relative to the workspace) has, and the broken
+/// ones, a line each.
+fn broken_links(file: &Path, cache: &mut AnchorCache) -> (usize, Vec<String>) {
     let root = workspace();
     let text = std::fs::read_to_string(root.join(file)).unwrap();
-    let own = anchors(&text);
+    let mut links = 0;
     let mut broken = Vec::new();
     for (number, line) in scan(&text).into_iter().enumerate() {
         let Line::Text(line) = line else { continue };
         for target in link_targets(line) {
+            links += 1;
             if is_external(&target) {
                 continue;
             }
@@ -160,51 +172,33 @@ fn broken_links(file: &Path) -> Vec<String> {
                 None => (target.as_str(), None),
             };
             let at = format!("{}:{}: {target}", file.display(), number + 1);
-            let anchors_there = if path.is_empty() {
-                own.clone()
-            } else {
-                let there = file.parent().unwrap_or(Path::new("")).join(path);
-                let full = root.join(&there);
-                if !full.exists() {
-                    broken.push(format!("{at}: no file {}", there.display()));
-                    continue;
-                }
-                match fragment {
-                    Some(_) if there.extension().is_some_and(|e| e == "md") => {
-                        anchors(&std::fs::read_to_string(&full).unwrap())
-                    }
-                    Some(_) => {
-                        broken.push(format!("{at}: an anchor into a file that is not markdown"));
-                        continue;
-                    }
-                    None => continue,
-                }
-            };
-            if let Some(fragment) = fragment
-                && !anchors_there.contains(fragment)
-            {
+            let there = file.parent().unwrap_or(Path::new("")).join(path);
+            let full = root.join(if path.is_empty() { file } else { &there });
+            if !full.exists() {
+                broken.push(format!("{at}: no file {}", there.display()));
+                continue;
+            }
+            let Some(fragment) = fragment else { continue };
+            if full.extension().is_none_or(|e| e != "md") {
+                broken.push(format!("{at}: an anchor into a file that is not markdown"));
+            } else if !anchors_of(cache, &full).contains(fragment) {
                 broken.push(format!("{at}: no heading with the anchor #{fragment}"));
             }
         }
     }
-    broken
+    (links, broken)
 }
 
 #[test]
 fn every_relative_link_and_anchor_resolves() {
     let files = doc_files();
+    let mut cache = AnchorCache::new();
     let mut links = 0;
     let mut broken = Vec::new();
     for file in &files {
-        let text = std::fs::read_to_string(workspace().join(file)).unwrap();
-        links += scan(&text)
-            .iter()
-            .map(|l| match l {
-                Line::Text(t) => link_targets(t).len(),
-                _ => 0,
-            })
-            .sum::<usize>();
-        broken.extend(broken_links(file));
+        let (count, found) = broken_links(file, &mut cache);
+        links += count;
+        broken.extend(found);
     }
     assert!(links > 100, "only {links} links read in {files:?}");
     assert!(
