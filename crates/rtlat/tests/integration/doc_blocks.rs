@@ -35,8 +35,8 @@ struct Runnable {
 #[derive(Default)]
 struct Blocks {
     runnable: Vec<Runnable>,
-    /// Where each block marked not runnable is, and why.
-    not_runnable: Vec<(String, String)>,
+    /// How many blocks say why they are not runnable.
+    not_runnable: usize,
     /// Blocks that break the rules, one line each.
     faults: Vec<String>,
 }
@@ -129,7 +129,7 @@ fn blocks() -> Blocks {
                 found.runnable.push(Runnable { commands, exits });
             } else if shell {
                 match not_runnable_reason(before) {
-                    Some(reason) => found.not_runnable.push((at, reason.to_string())),
+                    Some(_) => found.not_runnable += 1,
                     None => found.faults.push(format!(
                         "{at}: a shell block neither `{} runnable` nor preceded by \
                          `<!-- not runnable: REASON -->`",
@@ -253,9 +253,9 @@ fn every_shell_block_is_runnable_or_says_why_not() {
         found.runnable.len()
     );
     assert!(
-        found.not_runnable.len() >= 10,
+        found.not_runnable >= 10,
         "only {} blocks marked not runnable",
-        found.not_runnable.len()
+        found.not_runnable
     );
 }
 
