@@ -59,7 +59,8 @@
 //!   would (the owners remove their objects) and [`finish`] makes the
 //!   exit status 1.
 //!
-//! What a kill leaves (the decision, and what the README promises): the
+//! What a kill leaves (the decision, and what docs/processes.md promises):
+//! the
 //! run alone, or its whole process group: nothing, the janitor cleans up;
 //! the janitor alone: nothing, it is replaced; the janitor and then the
 //! run, after the replacement: nothing. Both at once (`pkill -9 -f
@@ -67,7 +68,7 @@
 //! a user who kills every rtlat process): nobody is left to clean, and the
 //! objects may stay; `--explain` removes the trace instances of gone runs
 //! before making its own (the costly leftover: a ring buffer recording
-//! until reboot), the README says how to remove the rest by hand.
+//! until reboot), docs/processes.md says how to remove the rest by hand.
 //!
 //! Why "forget before removing": the kernel hands a removed set's id, and
 //! the file system a removed file's name, to whoever asks next. Were the

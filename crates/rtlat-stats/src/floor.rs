@@ -29,7 +29,7 @@
 //! drifts (a neighbour on the host, the frequency, what else runs).
 //! Within a run that drift moves the segments' floors; between two runs
 //! it moves the whole run. Measured on the reference VM (BENCHMARKS.md,
-//! "compare: A/A and A/B"), the floor of a run moves between identical
+//! "compare: A/A false alarms and A/B detections"), the floor of a run moves between identical
 //! runs about as much as one segment's floor moves within a run. So the
 //! two runs are compared as two segments of one run would be: with
 //! `x` the logs of BASE's segment floors and `y` NEW's, `s²` their

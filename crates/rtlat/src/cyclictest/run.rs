@@ -301,7 +301,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     // The run is on by then, but no sample has been shown: a FIFO that
     // cannot be made now (the file system changed since the check) or a
     // server thread that cannot start stops the run, one line, exit 1
-    // (C prints "Error creating fifo" and goes on, exit 0; README).
+    // (C prints "Error creating fifo" and goes on, exit 0; docs/compatibility.md).
     let fifo = match settings.fifo.as_ref().map(|path| {
         FifoServer::start(
             path.clone(),

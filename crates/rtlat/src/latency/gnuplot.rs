@@ -5,7 +5,7 @@
 //! outer edge so that a `with steps` plot starts and ends on the axis.
 //! Numbers are printed as C's `%g` prints them.
 //!
-//! Plot it with (the README shows this line too):
+//! Plot it with (docs/xenomai-latency.md shows this line too):
 //! `gnuplot -e "set terminal png; set output 'lat.png'; set logscale y;
 //!  set xlabel 'latency (us)'; set ylabel 'samples + 1';
 //!  plot 'lat.dat' with steps title 'latency'"`

@@ -525,8 +525,8 @@ fn the_break_sample_is_explained_and_the_trace_file_holds_its_events() {
     assert!(text.starts_with("# rtlat --explain-trace"), "{text}");
     // The timer that fired and the wake-up it caused. A switch to the
     // thread is not always among them: a thread woken on an idle CPU often
-    // has none traced before its wake-up time (README: "where its switch
-    // was traced").
+    // has none traced before its wake-up time (docs/explain.md: "where its
+    // switch was traced").
     assert!(text.contains("hrtimer_expire_entry"), "{text}");
     assert!(text.contains("sched_waking"), "{text}");
 }

@@ -15,6 +15,8 @@ mod audit;
 mod blocks;
 mod cli;
 mod cyclictest;
+mod doc_blocks;
+mod doc_links;
 mod docs;
 mod explain;
 mod faults;

@@ -21,8 +21,8 @@ use crate::support::*;
 /// (a safety net: each scrape is to take less than a second).
 const STUCK: Duration = Duration::from_secs(3);
 
-/// How many connections the server keeps at most (README, "Long runs and
-/// fleets"): beyond them, the oldest still waiting for its request goes.
+/// How many connections the server keeps at most (docs/monitor.md, "Slow,
+/// idle and hostile clients"): beyond them, the oldest still waiting for its request goes.
 const CONNECTION_CAP: usize = 64;
 
 /// `rtlat monitor --listen 127.0.0.1:0 -a CPU -t 1 ARGS`, once it says

@@ -2,7 +2,7 @@
 //! stopped by a signal, as a terminal or a script stops it; `rtlat
 //! compare` reads what cyclictest wrote. `.ci/run` runs this set
 //! (`smoke::`) under qemu-user for aarch64, whose whole suite is left to
-//! `ci/cross all` (README, "What CI runs"); natively it runs with the rest
+//! `ci/cross all` (CONTRIBUTING.md, "What CI runs"); natively it runs with the rest
 //! of the suite.
 //!
 //! Each measuring run is pinned to a leased CPU, and is stopped once its

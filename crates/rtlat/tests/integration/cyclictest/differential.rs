@@ -39,7 +39,7 @@ fn both_on(lease: &CpuLease, args: &[&str]) -> (Run, Run) {
 /// The shape used for comparison. The overflow-at lines list a
 /// data-dependent number of cycles: only their `# Thread N:` head counts.
 /// In a `T:` line a latency's sign is data, not shape (C `-x` can show
-/// negative latencies after a preemption; see the README).
+/// negative latencies after a preemption; see docs/compatibility.md).
 pub(crate) fn compare_shape(line: &str) -> String {
     if line.starts_with("# Thread ")
         && let Some((head, _)) = line.split_once(':')

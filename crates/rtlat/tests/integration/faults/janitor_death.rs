@@ -358,7 +358,7 @@ fn send_signal_to_group(pgid: u32, name: &str) {
 #[test]
 fn both_killed_at_once_leave_at_most_what_the_next_explain_run_removes() {
     // Nobody is left to clean: one kill(1) of the janitor and the run
-    // (what `pkill -9 -f rtlat` does). The README promises no more than
+    // (what `pkill -9 -f rtlat` does). docs/processes.md promises no more than
     // this: the objects may stay (whether the janitor saw the end of its
     // pipe before its own SIGKILL is a race), and the next --explain run
     // removes the trace instance of any run that is gone, here also one
