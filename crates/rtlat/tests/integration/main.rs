@@ -18,6 +18,7 @@ mod cyclictest;
 mod docs;
 mod explain;
 mod faults;
+mod fleet;
 mod hostile_text;
 mod ipc;
 mod latency;
