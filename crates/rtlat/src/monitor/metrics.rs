@@ -7,11 +7,17 @@
 //! for counters, one `rtlat_` prefix. Every per-thread series has the
 //! labels `cpu` (the CPU the thread is pinned to, `any` when it is not)
 //! and `thread` (its number). The families:
-//! - `rtlat_latency_seconds` (histogram): every sample since the start,
-//!   log-spaced buckets from 1 µs to 100 ms (1, 2, 5 per decade). A sample
-//!   is counted by the bucket of rtlat's distribution it fell in: exactly
-//!   below 2 ms (1 µs buckets, whose bounds are the `le` bounds), within
-//!   0.8 % above.
+//! - `rtlat_latency_seconds` (histogram): every sample since the start, in
+//!   the log-linear buckets of [`BUCKET_BOUNDS_NS`] (1 µs steps up to
+//!   40 µs, then 20 steps per power of two up to 10.24 ms, then 20, 50 and
+//!   100 ms): 204 buckets with `+Inf`, the same on every host so that
+//!   they add up across a fleet. From 20 µs to 10.24 ms no bucket is
+//!   wider than 5 % of its lower bound, so `histogram_quantile` is within
+//!   5 % of the exact percentile; below 20 µs the buckets are rtlat's own
+//!   1 µs ones. A sample is counted by the bucket of rtlat's distribution
+//!   it fell in: exactly below 2 ms (1 µs buckets, whose bounds are the
+//!   `le` bounds; a bucket holds the samples below its `le`), within 0.8 %
+//!   above.
 //! - `rtlat_latency_max_seconds` and `rtlat_latency_percentile_seconds`
 //!   (gauges, label `window`: each `--window`, and `all` since the start;
 //!   the percentiles also `percentile`: `99`, `99.9`, `99.99`; not
@@ -57,10 +63,64 @@ pub use prometheus_client::encoding::prometheus_text::CONTENT_TYPE as PROMETHEUS
 pub const OPENMETRICS_CONTENT_TYPE: &str =
     "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// The upper bounds of the histogram's buckets, seconds (+Inf added).
-// The blocks' ladder (the same 1-2-5 steps): a block's counts at or
-// above each step are the histogram's complement at each bound.
-pub const BUCKET_BOUNDS_NS: [i64; 16] = rtlat_stats::blocks::LADDER_NS;
+/// Steps of the histogram per power of two, from [`FINE_START_NS`] on: a
+/// bucket is at most 1/20 (5 %) of its lower bound wide.
+pub const STEPS_PER_OCTAVE: i64 = 20;
+/// Where the steps of 1 µs give way to [`STEPS_PER_OCTAVE`] per power of
+/// two: 40 µs (up to there a step of 1 µs is at most 5 % of 20 µs and
+/// more; below 20 µs it is the width of rtlat's own buckets).
+pub const FINE_START_NS: i64 = 2 * STEPS_PER_OCTAVE * 1_000;
+/// Powers of two cut in [`STEPS_PER_OCTAVE`]: 40 µs to 10.24 ms.
+pub const FINE_OCTAVES: u32 = 8;
+/// The coarse bounds beyond 10.24 ms, where only the order of magnitude
+/// is kept (the maxima are exact gauges of their own).
+pub const COARSE_TAIL_NS: [i64; 3] = [20_000_000, 50_000_000, 100_000_000];
+/// How many finite bounds the histogram has.
+pub const BUCKET_COUNT: usize = (FINE_START_NS / 1_000) as usize
+    + (STEPS_PER_OCTAVE as usize) * FINE_OCTAVES as usize
+    + COARSE_TAIL_NS.len();
+
+/// The upper bounds of the histogram's buckets, ns (`+Inf` added): every
+/// µs up to [`FINE_START_NS`], [`STEPS_PER_OCTAVE`] equal steps in each
+/// of [`FINE_OCTAVES`] powers of two, then [`COARSE_TAIL_NS`]. Every
+/// bound is a whole µs, a bound of rtlat's distribution (1 µs buckets up
+/// to 2 ms), so that its samples fall on one side or the other.
+pub const BUCKET_BOUNDS_NS: [i64; BUCKET_COUNT] = bucket_bounds();
+
+const fn bucket_bounds() -> [i64; BUCKET_COUNT] {
+    let mut bounds = [0; BUCKET_COUNT];
+    let mut i = 0;
+    while i < (FINE_START_NS / 1_000) as usize {
+        bounds[i] = (i as i64 + 1) * 1_000;
+        i += 1;
+    }
+    let mut octave = 0;
+    while octave < FINE_OCTAVES {
+        let start = FINE_START_NS << octave;
+        let step = start / STEPS_PER_OCTAVE;
+        let mut j = 1;
+        while j <= STEPS_PER_OCTAVE {
+            bounds[i] = start + j * step;
+            i += 1;
+            j += 1;
+        }
+        octave += 1;
+    }
+    let mut k = 0;
+    while k < COARSE_TAIL_NS.len() {
+        bounds[i] = COARSE_TAIL_NS[k];
+        i += 1;
+        k += 1;
+    }
+    bounds
+}
+
+/// The slot of [`ThreadFigures::buckets`] of samples from `lower_ns` (a
+/// bucket of rtlat's distribution): the first bound above it, or the
+/// last slot (`+Inf`).
+pub fn bucket_slot(lower_ns: i64) -> usize {
+    BUCKET_BOUNDS_NS.partition_point(|&le| le <= lower_ns)
+}
 
 /// The `rtlat_info` labels.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -487,8 +547,8 @@ mod tests {
                 sum_s: 0.00005,
                 buckets: {
                     let mut b = vec![0; BUCKET_BOUNDS_NS.len() + 1];
-                    b[2] = 9;
-                    b[16] = 1;
+                    b[4] = 9;
+                    b[BUCKET_COUNT] = 1;
                     b
                 },
                 missed_periods: 2,
@@ -669,6 +729,37 @@ mod tests {
 
     fn figures_without_projection() -> Figures {
         figures()
+    }
+
+    #[test]
+    fn the_buckets_are_whole_microseconds_and_at_most_five_percent_wide() {
+        assert_eq!(BUCKET_BOUNDS_NS.len(), 203);
+        assert_eq!(BUCKET_BOUNDS_NS[0], 1_000);
+        assert_eq!(BUCKET_BOUNDS_NS[39], 40_000);
+        assert_eq!(BUCKET_BOUNDS_NS[40], 42_000);
+        assert_eq!(BUCKET_BOUNDS_NS[199], 10_240_000);
+        assert_eq!(BUCKET_BOUNDS_NS[202], 100_000_000);
+        for pair in BUCKET_BOUNDS_NS.windows(2) {
+            let (lower, upper) = (pair[0], pair[1]);
+            assert!(lower < upper && upper % 1_000 == 0, "{lower} {upper}");
+            if (20_000..10_240_000).contains(&lower) {
+                // Linear interpolation within (lower, upper] is at most
+                // this far from any value in it: 5 % of the value.
+                assert!((upper - lower) * 20 <= lower, "{lower} {upper}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_bucket_of_the_distribution_lands_below_the_first_bound_above_it() {
+        // rtlat's bucket [36 µs, 37 µs) is counted under le = 37 µs.
+        assert_eq!(BUCKET_BOUNDS_NS[bucket_slot(36_000)], 37_000);
+        assert_eq!(BUCKET_BOUNDS_NS[bucket_slot(0)], 1_000);
+        assert_eq!(BUCKET_BOUNDS_NS[bucket_slot(40_000)], 42_000);
+        assert_eq!(BUCKET_BOUNDS_NS[bucket_slot(41_000)], 42_000);
+        assert_eq!(bucket_slot(i64::MIN), 0);
+        assert_eq!(bucket_slot(100_000_000), BUCKET_COUNT);
+        assert_eq!(bucket_slot(1 << 36), BUCKET_COUNT);
     }
 
     #[test]

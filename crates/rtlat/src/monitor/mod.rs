@@ -420,11 +420,7 @@ impl Monitor {
                 let mut buckets = vec![0u64; BUCKET_BOUNDS_NS.len() + 1];
                 let samples = all.map_or(0, |d| {
                     for b in d.buckets() {
-                        let slot = BUCKET_BOUNDS_NS
-                            .iter()
-                            .position(|&le| b.lower < le)
-                            .unwrap_or(BUCKET_BOUNDS_NS.len());
-                        buckets[slot] += b.count;
+                        buckets[metrics::bucket_slot(b.lower)] += b.count;
                     }
                     d.count()
                 });

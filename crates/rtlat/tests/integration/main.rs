@@ -20,6 +20,7 @@ mod doc_links;
 mod docs;
 mod explain;
 mod faults;
+mod fleet;
 mod hostile_text;
 mod ipc;
 mod latency;

@@ -556,21 +556,50 @@ fn bad_input_is_one_line_and_exit_2() {
     );
 }
 
-/// contrib/systemd/rtlat-monitor.service: `systemd-analyze verify` accepts
-/// it (when there), and its ExecStart, run as systemd would run it (with
-/// `$$` as `$`, rtlat and the state directory where the test has them,
-/// `-D 2` so that it ends and `-a` to measure the leased CPU only, as an
-/// override would), starts fresh, then resumes.
+/// The assignments of an environment file as systemd reads it (`KEY=VALUE`
+/// lines, a value in double quotes taken without them; comments and
+/// blank lines skipped), in order.
+fn environment_file(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (key, value) = l
+                .split_once('=')
+                .unwrap_or_else(|| panic!("not KEY=VALUE: {l:?}"));
+            let value = value
+                .strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .unwrap_or(value);
+            (key.to_owned(), value.to_owned())
+        })
+        .collect()
+}
+
+/// contrib/systemd/rtlat-monitor.service with its environment file
+/// (rtlat-monitor.default, installed as /etc/default/rtlat-monitor):
+/// `systemd-analyze verify` accepts the unit (when there) with rtlat's
+/// generated man pages on MANPATH, so that its `man:` references name
+/// pages rtlat has; the file's listen address is the one the scrape
+/// config beside the alert rules scrapes; and the unit's ExecStart, run
+/// as systemd would run it (with `$$` as `$`, the file's variables in its
+/// environment, rtlat and the state directory where the test has them,
+/// port 0 for 9489, and `-D 2 -a CPU` added to the file's options as a
+/// user would add them), starts fresh, then resumes.
 #[test]
 fn the_systemd_unit_starts_fresh_then_resumes() {
     require_root!();
     let lease = CpuLease::one();
-    let unit =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contrib/systemd/rtlat-monitor.service");
+    let contrib = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contrib");
+    let unit = contrib.join("systemd/rtlat-monitor.service");
     let text = std::fs::read_to_string(&unit).unwrap();
+    let pages = tempfile::tempdir().unwrap();
+    rtlat_plot_path();
+    run(rtlat().arg("--generate").arg("man").arg(pages.path())).expect_code(0);
     match Command::new("systemd-analyze")
         .arg("verify")
         .arg(&unit)
+        .env("MANPATH", pages.path().join("share/man"))
         .output_checked()
     {
         Ok(out) => assert!(
@@ -584,23 +613,71 @@ fn the_systemd_unit_starts_fresh_then_resumes() {
         ),
     }
     assert!(text.contains("\nKillSignal=SIGINT\n") && text.contains("\nRestart=always\n"));
+    assert!(text.contains("\nEnvironmentFile=-/etc/default/rtlat-monitor\n"));
+    let documentation = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Documentation="))
+        .expect("Documentation=");
+    for reference in documentation.split_whitespace() {
+        let page = reference
+            .strip_prefix("man:")
+            .and_then(|r| r.strip_suffix("(1)"))
+            .unwrap_or_else(|| panic!("not a man: page of section 1: {reference}"));
+        assert!(
+            pages
+                .path()
+                .join(format!("share/man/man1/{page}.1"))
+                .is_file(),
+            "{reference}: rtlat --generate makes no such page"
+        );
+    }
+    let defaults = environment_file(
+        &std::fs::read_to_string(contrib.join("systemd/rtlat-monitor.default")).unwrap(),
+    );
+    let keys: Vec<&str> = defaults.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["RTLAT_MONITOR_LISTEN", "RTLAT_MONITOR_OPTIONS"]);
+    // As shipped, this machine only (a port open to the network is the
+    // user's choice), and the scrape config shipped scrapes it there.
+    let listen: SocketAddr = defaults[0].1.parse().expect("an IP:PORT");
+    assert!(
+        listen.ip().is_loopback() && listen.port() == 9489,
+        "{listen}"
+    );
+    let scrape = std::fs::read_to_string(contrib.join("prometheus/prometheus-scrape.yml")).unwrap();
+    assert!(scrape.contains("targets: ['localhost:9489']"), "{scrape}");
     let exec = text
         .lines()
         .find_map(|l| l.strip_prefix("ExecStart=/bin/sh -c '"))
         .and_then(|l| l.strip_suffix('\''))
         .expect("ExecStart=/bin/sh -c '...'");
+    assert!(
+        exec.contains("$${RTLAT_MONITOR_LISTEN") && exec.contains("$$RTLAT_MONITOR_OPTIONS"),
+        "{exec}"
+    );
     let state = tempfile::tempdir().unwrap();
     let script = exec
         .replace("$$", "$")
         .replace("/usr/bin/rtlat", rtlat_path().to_str().unwrap())
-        .replace("/var/lib/rtlat", state.path().to_str().unwrap())
-        .replace("127.0.0.1:9489", "127.0.0.1:0")
-        .replace("\"$@\"", &format!("\"$@\" -D 2 -a {}", lease.list()));
-    let first = run(Command::new("sh").args(["-c", &script]));
+        .replace("/var/lib/rtlat", state.path().to_str().unwrap());
+    let options = format!("{} -D 2 -a {}", defaults[1].1, lease.list());
+    let start = || {
+        run(Command::new("sh")
+            .args(["-c", &script])
+            .env("RTLAT_MONITOR_LISTEN", "127.0.0.1:0")
+            .env("RTLAT_MONITOR_OPTIONS", &options))
+    };
+    let first = start();
     first.expect_code(0);
+    assert!(
+        first
+            .stderr
+            .contains("serving metrics on http://127.0.0.1:"),
+        "{}",
+        first.stderr
+    );
     assert!(!first.stderr.contains("resumed"), "{}", first.stderr);
     assert!(state.path().join("monitor.json").is_file());
-    let second = run(Command::new("sh").args(["-c", &script]));
+    let second = start();
     second.expect_code(0);
     assert!(second.stderr.contains("resumed:"), "{}", second.stderr);
 }

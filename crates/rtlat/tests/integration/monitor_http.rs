@@ -26,8 +26,9 @@ const STUCK: Duration = Duration::from_secs(3);
 const CONNECTION_CAP: usize = 64;
 
 /// `rtlat monitor --listen 127.0.0.1:0 -a CPU -t 1 ARGS`, once it says
-/// where it serves: the run and the address.
-fn serve(lease: &CpuLease, args: &[&str]) -> (Running, SocketAddr) {
+/// where it serves: the run and the address (the fleet tests' monitor
+/// too).
+pub(crate) fn serve(lease: &CpuLease, args: &[&str]) -> (Running, SocketAddr) {
     serve_with(rtlat(), lease, args)
 }
 

@@ -159,6 +159,13 @@ fn the_package_installs_runs_and_goes_away() {
             completion.describe()
         );
         assert!(Path::new("/lib/systemd/system/rtlat-monitor.service").exists());
+        // The unit's options, a conffile (an admin's edits survive upgrades).
+        let conffiles = sh("dpkg-query -W -f='${Conffiles}' rtlat");
+        assert!(
+            conffiles.stdout.contains("/etc/default/rtlat-monitor "),
+            "{}",
+            conffiles.describe()
+        );
         if own_state {
             // What rtlat-monitor.service leaves (StateDirectory=rtlat): its
             // checkpoint, kept by a removal for a reinstall to resume.
@@ -192,6 +199,7 @@ fn the_package_installs_runs_and_goes_away() {
         "/usr/share/man/man1/rtlat-cyclictest.1.gz",
         "/usr/share/doc/rtlat",
         "/lib/systemd/system/rtlat-monitor.service",
+        "/etc/default/rtlat-monitor",
     ] {
         assert!(!Path::new(gone).exists(), "{gone} left behind");
     }
