@@ -361,7 +361,7 @@ fn percentiles_without_enough_samples_beyond_are_marked() {
     assert!(
         r.stdout.contains(
             "# * T: 0: from 20000 samples, p99.99 has 2 beyond it, p99.999 is the maximum; \
-             10 are needed\n"
+             10\n#   are needed\n"
         ),
         "{}",
         r.stdout

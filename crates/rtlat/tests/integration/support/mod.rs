@@ -105,10 +105,11 @@ pub fn rtlat_path() -> PathBuf {
     assert_cmd::cargo::cargo_bin("rtlat")
 }
 
-/// `rtlat` with no arguments yet.
+/// `rtlat` with no arguments yet; text for a person is wrapped to 80
+/// columns, whatever `COLUMNS` the tests were started with.
 pub fn rtlat() -> Command {
     let mut cmd = Command::new(rtlat_path());
-    cmd.stdin(Stdio::null());
+    cmd.stdin(Stdio::null()).env_remove("COLUMNS");
     cmd
 }
 
