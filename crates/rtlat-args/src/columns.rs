@@ -111,7 +111,7 @@ pub fn wrap(line: &str, width: usize, indent: &str) -> Vec<String> {
     // escape boundaries, joined without a space.
     let room = first.min(rest);
     let mut pieces: Vec<Word<'_>> = Vec::new();
-    for word in WordSeparator::AsciiSpace.find_words(body) {
+    for word in bound_units(body) {
         if word.width <= room {
             pieces.push(word);
             continue;
@@ -142,6 +142,35 @@ pub fn wrap(line: &str, width: usize, indent: &str) -> Vec<String> {
             text
         })
         .collect()
+}
+
+/// Units a figure keeps on its line: `1.8 us` never ends one line and
+/// starts the next with `us`.
+const UNITS: &[&str] = &["ns", "us", "µs", "ms", "s", "%", "MiB", "GiB"];
+
+/// The words of `text` (textwrap's, at spaces), a unit of [`UNITS`] bound
+/// to the number before it.
+fn bound_units(text: &str) -> Vec<Word<'_>> {
+    let mut words: Vec<Word<'_>> = Vec::new();
+    let mut start = 0;
+    let mut last_start = 0;
+    for word in WordSeparator::AsciiSpace.find_words(text) {
+        let end = start + word.word.len();
+        match words.last_mut() {
+            Some(last)
+                if UNITS.contains(&word.word.trim_end_matches([',', ';', ')', ':']))
+                    && last.word.ends_with(|c: char| c.is_ascii_digit()) =>
+            {
+                *last = piece(&text[last_start..end], word.whitespace);
+            }
+            _ => {
+                last_start = start;
+                words.push(word);
+            }
+        }
+        start = end + word.whitespace.len();
+    }
+    words
 }
 
 /// A piece of a word, `whitespace` after it.
@@ -362,6 +391,25 @@ mod tests {
             "{out}"
         );
         assert!(out.ends_with("\n# short\n"), "{out}");
+    }
+
+    #[test]
+    fn a_figure_keeps_its_unit() {
+        let line =
+            "#   thread_latency 274.8 us: task bash fifo 80 268.9 us, timer 1.8 us, idle 0.4 us";
+        for width in 40..90 {
+            let lines = wrap(line, width, "#     ");
+            assert!(widest(&lines) <= width, "{lines:?}");
+            for l in &lines {
+                let first = l.trim_start_matches(['#', ' ']).split(' ').next().unwrap();
+                assert!(
+                    !UNITS.contains(&first.trim_end_matches([',', ':'])),
+                    "{width}: {lines:?}"
+                );
+            }
+        }
+        assert_eq!(wrap("a 1 us b", 80, ""), ["a 1 us b"]);
+        assert_eq!(wrap("max  12.0  us", 80, ""), ["max  12.0  us"]);
     }
 
     #[test]
