@@ -9,14 +9,15 @@
 //! terminal only, one line each in a log or a pipe.
 //!
 //! Breaking ([`wrap`]) is textwrap's (its words, its first-fit line
-//! filling), at spaces only: a run of spaces
-//! inside a line (a column's padding) stays, a line ends without
-//! trailing spaces, and the first line's leading `#` and spaces are
-//! kept, so that a `# ` comment line of cyclictest's output continues as
-//! comment lines (`indent` starts with `#`). A word wider than a whole
-//! line is cut, but never inside an escape of [`crate::escape`] (`\e`,
-//! `\x07`, `\u{202e}`, `\\`): text from the system is escaped first,
-//! then wrapped, and stays readable and unambiguous.
+//! filling), at spaces only: a run of spaces inside a line (a column's
+//! padding) stays, a line ends without trailing spaces, a figure stays
+//! with its unit (`1.8 us`), and the first line's leading `#` and spaces
+//! are kept, so that a `# ` comment line of cyclictest's output continues
+//! as comment lines (`indent` starts with `#`; [`wrap_deeper`] and
+//! [`write_wrapped`] indent them two columns deeper). A word wider than a
+//! whole line is cut, but never inside an escape of [`crate::escape`]
+//! (`\e`, `\x07`, `\u{202e}`, `\\`): text from the system is escaped
+//! first, then wrapped, and stays readable and unambiguous.
 //!
 //! A command to be copied ([`command`]) is broken between its arguments,
 //! an option with its value, each line but the last ending in ` \` so
