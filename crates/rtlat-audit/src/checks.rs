@@ -388,7 +388,11 @@ impl Judge<'_> {
         flag(
             ID,
             Status::Warn,
-            format!("{have}; measured {} keep the tick", cpus_phrase(&outside)),
+            format!(
+                "{have}; measured {} {} the tick",
+                cpus_phrase(&outside),
+                if outside.len() == 1 { "keeps" } else { "keep" }
+            ),
             "the periodic tick interrupts the measured CPUs even when one task runs there",
             self.isolating(&["nohz_full"]),
             outside,
@@ -421,8 +425,13 @@ impl Judge<'_> {
                 ID,
                 Status::Warn,
                 format!(
-                    "{param}; measured {} run their own RCU callbacks",
-                    cpus_phrase(&outside)
+                    "{param}; measured {} {} RCU callbacks",
+                    cpus_phrase(&outside),
+                    if outside.len() == 1 {
+                        "runs its own"
+                    } else {
+                        "run their own"
+                    }
                 ),
                 "RCU callbacks run in softirq on the measured CPUs, in bursts",
                 self.isolating(&["rcu_nocbs"]),

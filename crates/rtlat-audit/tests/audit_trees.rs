@@ -579,6 +579,16 @@ fn one_measured_cpu_is_named_in_the_singular() {
         "{}",
         find(&audit, "isolation.isolcpus").fact
     );
+    for (id, verb) in [
+        ("isolation.nohz_full", "measured CPU 1 keeps the tick"),
+        (
+            "isolation.rcu_nocbs",
+            "measured CPU 1 runs its own RCU callbacks",
+        ),
+    ] {
+        let fact = &find(&audit, id).fact;
+        assert!(fact.contains(verb), "{fact}");
+    }
     let tuned = audit_at(&fixture("tuned-rt"), Some(vec![2, 3]), 95);
     assert!(
         find(&tuned, "idle.states").fact.contains("of CPUs 2-3"),
