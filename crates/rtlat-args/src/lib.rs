@@ -14,6 +14,8 @@
 //! - [`escape`]: text from the system or an input file made safe for a
 //!   terminal or a line-based output (every message of [`stdio`] passes
 //!   through it, and every text writer of both binaries uses it);
+//! - [`columns`]: the width text for a person is written to (`COLUMNS`,
+//!   the terminal's, 80) and the breaking of its lines;
 //! - [`tools`]: each tool's one-line summary, for every help;
 //! - [`docs`]: man pages and shell completions from the option tables and
 //!   the help texts;
@@ -21,6 +23,7 @@
 //! - [`testing`]: what every tool's parser tests ask of a command line.
 #![forbid(unsafe_code)]
 
+pub mod columns;
 pub mod docs;
 pub mod error;
 pub mod escape;

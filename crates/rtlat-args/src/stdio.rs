@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 
+use crate::columns;
 use crate::escape::Escaped;
 
 /// Set once a line could not be written to stderr.
@@ -74,9 +75,25 @@ pub fn program_name() -> &'static str {
 /// from elsewhere (a path, a file's content, a task name): it is written
 /// escaped ([`Escaped`]), so that nothing quoted drives the terminal or
 /// starts a line of its own.
+///
+/// On a terminal, a message wider than it is wrapped, its continuation
+/// lines indented by two spaces ([`columns::terminal_width`]); to a log
+/// or a pipe it stays one line.
 pub fn write_note(line: fmt::Arguments<'_>) {
-    let text = note_line(line);
+    let mut text = note_line(line);
+    if let Some(width) = columns::terminal_width(columns::Stream::Stderr) {
+        text = wrapped_note(&text, width);
+    }
     to_stderr(|w| w.write_all(text.as_bytes()));
+}
+
+/// `text` (lines, each ending in a newline) wrapped to `width`, the lines
+/// after each one's first indented by two spaces.
+fn wrapped_note(text: &str, width: usize) -> String {
+    text.lines()
+        .flat_map(|line| columns::wrap(line, width, "  "))
+        .map(|line| line + "\n")
+        .collect()
 }
 
 /// The bytes [`write_note`] writes: `line` escaped, and a newline.
@@ -208,5 +225,25 @@ mod tests {
             "runs/\\e]0;OWNED\\x07\\nrtlat: ok.json: not a result\n"
         );
         assert_eq!(note_line(format_args!("12.5 µs über")), "12.5 µs über\n");
+    }
+
+    #[test]
+    fn a_message_on_a_terminal_wraps_with_its_continuation_indented() {
+        let hostile = "\x1b]0;OWNED\x07\nrtlat: ok";
+        let text = note_line(format_args!(
+            "rtlat cyclictest: --load: invalid value '{hostile}': unknown load kind (kinds: cpu, memory, cache, io, messaging)"
+        ));
+        let wrapped = wrapped_note(&text, 40);
+        let lines: Vec<&str> = wrapped.lines().collect();
+        assert!(lines.len() > 2, "{wrapped}");
+        assert!(lines.iter().all(|l| columns::columns(l) <= 40), "{wrapped}");
+        assert!(
+            lines[1..]
+                .iter()
+                .all(|l| l.starts_with("  ") && !l.starts_with("   "))
+        );
+        assert!(!wrapped.contains('\x1b') && wrapped.ends_with('\n'));
+        let short = note_line(format_args!("rtlat: short"));
+        assert_eq!(wrapped_note(&short, 40), short);
     }
 }

@@ -11,7 +11,7 @@ use crate::facts::{
     Fact, Facts, Limit, Policy, ThreadInfo, Unread, cpu_list, cpus_phrase, preemption_model,
     ranges_text,
 };
-use crate::suggest::Suggestion;
+use crate::suggest::{Housekeeping, ONE_CPU, Suggestion};
 use crate::{Finding, Request, Status};
 
 /// At most this many items are named in one fact; the rest are counted.
@@ -23,6 +23,7 @@ pub fn run(facts: &Facts, request: &Request, suggestion: &Suggestion) -> Vec<Fin
     let judge = Judge {
         facts,
         request,
+        suggestion,
         measured: &facts.measured,
         measured_text: cpu_list(&facts.measured),
         measured_cpus: cpus_phrase(&facts.measured),
@@ -137,6 +138,8 @@ fn listing(items: &[String]) -> String {
 struct Judge<'a> {
     facts: &'a Facts,
     request: &'a Request,
+    /// The command line suggested: the isolation fixes name its CPUs.
+    suggestion: &'a Suggestion,
     measured: &'a [usize],
     /// The measured CPUs as a list (`0-1`), for fixes.
     measured_text: String,
@@ -154,11 +157,35 @@ impl Judge<'_> {
             .collect()
     }
 
-    /// Online CPUs that are not measured (where housekeeping can go).
+    /// Online CPUs where housekeeping can go: those not measured, else
+    /// those the suggested command leaves out (never none but on a
+    /// machine of one CPU).
     fn housekeeping(&self) -> Vec<usize> {
         match &self.facts.online {
-            Ok(online) => self.measured_outside_of(online),
+            Ok(online) => {
+                let outside = self.measured_outside_of(online);
+                if outside.is_empty() {
+                    online
+                        .iter()
+                        .copied()
+                        .filter(|cpu| !self.suggestion.cpus.contains(cpu))
+                        .collect()
+                } else {
+                    outside
+                }
+            }
             Err(_) => Vec::new(),
+        }
+    }
+
+    /// Where a fix sends interrupts: the housekeeping CPUs, or a
+    /// placeholder when they are unknown.
+    fn housekeeping_target(&self) -> String {
+        let housekeeping = self.housekeeping();
+        if housekeeping.is_empty() {
+            "<a CPU you do not measure>".to_owned()
+        } else {
+            cpu_list(&housekeeping)
         }
     }
 
@@ -182,10 +209,33 @@ impl Judge<'_> {
         }
     }
 
-    /// The parameter string a fix names for the measured CPUs.
+    /// `PARAMS on the kernel command line` for the CPUs to isolate (those
+    /// of the suggested command, which leaves housekeeping room; the
+    /// measured ones when it names none), saying which CPUs stay for the
+    /// housekeeping; on a machine of one CPU, that nothing can be.
+    fn isolating(&self, params: &[&str]) -> String {
+        let list = if self.suggestion.cpus.is_empty() {
+            self.measured_text.clone()
+        } else {
+            cpu_list(&self.suggestion.cpus)
+        };
+        let params: Vec<String> = params.iter().map(|p| format!("{p}={list}")).collect();
+        let params = params.join(" ");
+        match &self.suggestion.housekeeping {
+            Housekeeping::OneCpu => format!("none: {ONE_CPU}"),
+            Housekeeping::Kept(kept) => format!(
+                "{params} on the kernel command line, keeping {} for housekeeping (then measure with -a {list})",
+                cpus_phrase(kept)
+            ),
+            Housekeeping::Outside | Housekeeping::Unknown => {
+                format!("{params} on the kernel command line")
+            }
+        }
+    }
+
+    /// The parameter string a fix names for the CPUs to isolate.
     fn isolation_fix(&self) -> String {
-        let list = &self.measured_text;
-        format!("isolcpus={list} nohz_full={list} rcu_nocbs={list} on the kernel command line")
+        self.isolating(&["isolcpus", "nohz_full", "rcu_nocbs"])
     }
 
     fn kernel_preemption(&self) -> Finding {
@@ -338,12 +388,13 @@ impl Judge<'_> {
         flag(
             ID,
             Status::Warn,
-            format!("{have}; measured {} keep the tick", cpus_phrase(&outside)),
-            "the periodic tick interrupts the measured CPUs even when one task runs there",
             format!(
-                "nohz_full={} on the kernel command line",
-                self.measured_text
+                "{have}; measured {} {} the tick",
+                cpus_phrase(&outside),
+                if outside.len() == 1 { "keeps" } else { "keep" }
             ),
+            "the periodic tick interrupts the measured CPUs even when one task runs there",
+            self.isolating(&["nohz_full"]),
             outside,
         )
     }
@@ -374,14 +425,16 @@ impl Judge<'_> {
                 ID,
                 Status::Warn,
                 format!(
-                    "{param}; measured {} run their own RCU callbacks",
-                    cpus_phrase(&outside)
+                    "{param}; measured {} {} RCU callbacks",
+                    cpus_phrase(&outside),
+                    if outside.len() == 1 {
+                        "runs its own"
+                    } else {
+                        "run their own"
+                    }
                 ),
                 "RCU callbacks run in softirq on the measured CPUs, in bursts",
-                format!(
-                    "rcu_nocbs={} on the kernel command line",
-                    self.measured_text
-                ),
+                self.isolating(&["rcu_nocbs"]),
                 outside,
             );
         };
@@ -393,13 +446,13 @@ impl Judge<'_> {
         if let Err(unread) = &self.facts.cmdline {
             return unknown(ID, unread);
         }
-        let housekeeping = self.housekeeping();
-        let fix_list = if housekeeping.is_empty() {
-            "<a CPU you do not measure>".to_owned()
-        } else {
-            cpu_list(&housekeeping)
+        let fix = match self.suggestion.housekeeping {
+            Housekeeping::OneCpu => format!("none: {ONE_CPU}"),
+            _ => format!(
+                "irqaffinity={} on the kernel command line",
+                self.housekeeping_target()
+            ),
         };
-        let fix = format!("irqaffinity={fix_list} on the kernel command line");
         match self.facts.param_cpus("irqaffinity") {
             None => flag(
                 ID,
@@ -957,20 +1010,19 @@ impl Judge<'_> {
         }
         concerned.sort_unstable();
         concerned.dedup();
-        let housekeeping = self.housekeeping();
-        let target = if housekeeping.is_empty() {
-            "<a CPU you do not measure>".to_owned()
-        } else {
-            cpu_list(&housekeeping)
+        let target = self.housekeeping_target();
+        let fix = match self.suggestion.housekeeping {
+            Housekeeping::OneCpu => format!("none: {ONE_CPU}"),
+            _ => format!(
+                "echo {target} > /proc/irq/N/smp_affinity_list for each, or irqaffinity={target} on the kernel command line"
+            ),
         };
         flag(
             ID,
             Status::Warn,
             format!("IRQs on measured CPUs: {}", listing(&on_measured)),
             "their handlers run on the measured CPUs and delay the measuring threads",
-            format!(
-                "echo {target} > /proc/irq/N/smp_affinity_list for each, or irqaffinity={target} on the kernel command line"
-            ),
+            fix,
             concerned,
         )
     }

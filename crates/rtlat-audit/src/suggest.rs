@@ -4,6 +4,12 @@
 //! - `-a LIST -t N`: the isolated CPUs among those measured (the requested
 //!   ones, or every allowed CPU and every isolated one when none were
 //!   requested); the measured CPUs themselves when none is isolated;
+//!   never every online CPU ([`Housekeeping`]): when the list would hold
+//!   them all, the first one not isolated (CPU 0 as a rule, the CPU the
+//!   kernel boots on and keeps its housekeeping on) and its SMT siblings
+//!   are left out for the housekeeping, and the isolation fixes of
+//!   [`crate::checks`] name the same list; a machine with one CPU has
+//!   nothing to isolate, and the suggestion says so;
 //! - `-p PRIO`: the requested priority (95 without one), raised above any
 //!   real-time thread, user or kernel, that may run on those CPUs (at
 //!   most 99);
@@ -31,7 +37,27 @@ pub struct Suggestion {
     pub main_cpu: Option<usize>,
     /// Why `--mainaffinity` was left out, when it was.
     pub no_main_cpu: Option<String>,
+    /// Where the housekeeping goes.
+    pub housekeeping: Housekeeping,
 }
+
+/// Where the work that is not measured (interrupts, kernel threads, the
+/// main thread, everything else) goes, given the suggested `-a` CPUs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Housekeeping {
+    /// Online CPUs outside the suggested ones were there already.
+    Outside,
+    /// Every online CPU would have been measured: these were left out of
+    /// the suggestion (and of the isolation it advises) for housekeeping.
+    Kept(Vec<usize>),
+    /// The machine has one CPU: nothing can be isolated.
+    OneCpu,
+    /// The online CPUs are not known.
+    Unknown,
+}
+
+/// What the advice says on a machine of one CPU.
+pub const ONE_CPU: &str = "one CPU only: nothing can be isolated, and the measuring thread shares its CPU with all other work";
 
 /// Builds the command line for `facts` and `request`.
 pub fn command(facts: &Facts, request: &Request) -> Suggestion {
@@ -65,6 +91,12 @@ pub fn command(facts: &Facts, request: &Request) -> Suggestion {
     } else {
         isolated_in_pool
     };
+    let online = facts
+        .online
+        .clone()
+        .or_else(|_| facts.present.clone())
+        .unwrap_or_default();
+    let (cpus, housekeeping) = keep_housekeeping(facts, cpus, &online, &isolated);
 
     let competing = facts
         .threads
@@ -92,11 +124,7 @@ pub fn command(facts: &Facts, request: &Request) -> Suggestion {
         .min(99);
     let priority = u8::try_from(priority).unwrap_or(99);
 
-    let candidates: Vec<usize> = facts
-        .online
-        .clone()
-        .or_else(|_| facts.present.clone())
-        .unwrap_or_default()
+    let candidates: Vec<usize> = online
         .into_iter()
         .filter(|cpu| !cpus.contains(cpu))
         .filter(|cpu| {
@@ -127,6 +155,7 @@ pub fn command(facts: &Facts, request: &Request) -> Suggestion {
             command.push_str(&format!(" --mainaffinity={cpu}"));
             None
         }
+        None if housekeeping == Housekeeping::OneCpu => Some(ONE_CPU.to_owned()),
         None => Some(
             "no housekeeping CPU outside the measured CPUs and their SMT siblings, so the suggested command has no --mainaffinity"
                 .to_owned(),
@@ -138,5 +167,41 @@ pub fn command(facts: &Facts, request: &Request) -> Suggestion {
         priority,
         main_cpu,
         no_main_cpu,
+        housekeeping,
     }
+}
+
+/// `cpus` with room left for housekeeping: unchanged when an online CPU
+/// is outside them (or the online CPUs are unknown); else without the
+/// first of them that is not isolated (the first of all when every one
+/// is) and its SMT siblings, or without that CPU alone when its siblings
+/// are all the rest; unchanged on a machine of one CPU.
+fn keep_housekeeping(
+    facts: &Facts,
+    cpus: Vec<usize>,
+    online: &[usize],
+    isolated: &[usize],
+) -> (Vec<usize>, Housekeeping) {
+    if online.is_empty() || cpus.is_empty() {
+        return (cpus, Housekeeping::Unknown);
+    }
+    if online.iter().any(|cpu| !cpus.contains(cpu)) {
+        return (cpus, Housekeeping::Outside);
+    }
+    if cpus.len() == 1 {
+        return (cpus, Housekeeping::OneCpu);
+    }
+    let keep = cpus
+        .iter()
+        .copied()
+        .find(|cpu| !isolated.contains(cpu))
+        .unwrap_or(cpus[0]);
+    let mut kept = vec![keep];
+    kept.extend(facts.siblings_of(keep));
+    kept.sort_unstable();
+    if cpus.iter().all(|cpu| kept.contains(cpu)) {
+        kept = vec![keep];
+    }
+    let rest = cpus.into_iter().filter(|cpu| !kept.contains(cpu)).collect();
+    (rest, Housekeeping::Kept(kept))
 }

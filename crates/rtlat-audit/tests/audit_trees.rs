@@ -579,6 +579,16 @@ fn one_measured_cpu_is_named_in_the_singular() {
         "{}",
         find(&audit, "isolation.isolcpus").fact
     );
+    for (id, verb) in [
+        ("isolation.nohz_full", "measured CPU 1 keeps the tick"),
+        (
+            "isolation.rcu_nocbs",
+            "measured CPU 1 runs its own RCU callbacks",
+        ),
+    ] {
+        let fact = &find(&audit, id).fact;
+        assert!(fact.contains(verb), "{fact}");
+    }
     let tuned = audit_at(&fixture("tuned-rt"), Some(vec![2, 3]), 95);
     assert!(
         find(&tuned, "idle.states").fact.contains("of CPUs 2-3"),
@@ -633,5 +643,156 @@ fn endless_blocking_and_huge_files_in_a_tree_are_refused_not_read() {
         let finding = find(&audit, id);
         assert_eq!(finding.status, Status::Unknown, "{id}: {}", finding.fact);
         assert!(finding.fact.contains(said), "{id}: {}", finding.fact);
+    }
+}
+
+/// A tree of `cpus` online CPUs (`siblings`: thread_siblings_list of
+/// each, none when empty) booted with `cmdline`.
+fn machine_of(cpus: usize, siblings: &[&str], cmdline: &str) -> tempfile::TempDir {
+    let root = tempfile::tempdir().expect("temp dir");
+    let write = |relative: &str, text: &str| {
+        let path = root.path().join(relative);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    let all = if cpus == 1 {
+        "0".to_owned()
+    } else {
+        format!("0-{}", cpus - 1)
+    };
+    for file in ["present", "possible", "online"] {
+        write(
+            &format!("sys/devices/system/cpu/{file}"),
+            &format!("{all}\n"),
+        );
+    }
+    write(
+        "proc/self/status",
+        &format!("Name:\taudit\nCpus_allowed_list:\t{all}\n"),
+    );
+    write("proc/cmdline", &format!("{cmdline}\n"));
+    for (cpu, list) in siblings.iter().enumerate() {
+        write(
+            &format!("sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list"),
+            &format!("{list}\n"),
+        );
+    }
+    root
+}
+
+/// The CPUs of a kernel CPU list (`1,3`, `1-3`).
+fn cpus_of(list: &str) -> Vec<usize> {
+    list.split(',')
+        .flat_map(|part| match part.split_once('-') {
+            Some((a, b)) => (a.parse().unwrap()..=b.parse().unwrap()).collect::<Vec<usize>>(),
+            None => vec![part.parse().unwrap()],
+        })
+        .collect()
+}
+
+/// The value after `key` in `text` (up to a space or a comma).
+fn value_after<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let start = text.find(key)? + key.len();
+    let rest = &text[start..];
+    Some(
+        rest.split([' ', '\n'])
+            .next()
+            .unwrap()
+            .trim_end_matches(','),
+    )
+}
+
+#[test]
+fn the_advice_keeps_a_housekeeping_cpu_on_2_cpus_and_more() {
+    for (cpus, siblings, kept, measured, main) in [
+        (2, &[][..], vec![0], vec![1], Some(0)),
+        (4, &[][..], vec![0], vec![1, 2, 3], Some(0)),
+        (8, &[][..], vec![0], vec![1, 2, 3, 4, 5, 6, 7], Some(0)),
+        // SMT: CPU 0's sibling 2 stays with it.
+        (
+            4,
+            &["0,2", "1,3", "0,2", "1,3"][..],
+            vec![0, 2],
+            vec![1, 3],
+            Some(0),
+        ),
+        // One core of two threads: only CPU 0 stays, and as the measured
+        // CPU's sibling it does not take the main thread.
+        (2, &["0-1", "0-1"][..], vec![0], vec![1], None),
+    ] {
+        let root = machine_of(cpus, siblings, "ro quiet");
+        let every: Vec<usize> = (0..cpus).collect();
+        for asked in [None, Some(every.clone())] {
+            let context = format!("{cpus} CPUs, siblings {siblings:?}, --cpus {asked:?}");
+            let audit = audit(root.path(), &request(asked, 95)).expect("audit");
+            let command = &audit.suggested_command;
+            let a = cpus_of(value_after(command, " -a ").expect(command));
+            assert_eq!(a, measured, "{context}: {command}");
+            assert!(
+                command.contains(&format!(" -t {} ", measured.len())),
+                "{context}: {command}"
+            );
+            let main_cpu = value_after(command, "--mainaffinity=").map(|v| v.parse().unwrap());
+            assert_eq!(main_cpu, main, "{context}: {command}");
+            for (id, params) in [
+                (
+                    "isolation.isolcpus",
+                    &["isolcpus=", "nohz_full=", "rcu_nocbs="][..],
+                ),
+                ("isolation.nohz_full", &["nohz_full="][..]),
+                ("isolation.rcu_nocbs", &["rcu_nocbs="][..]),
+            ] {
+                let fix = find(&audit, id).fix.clone().expect("a fix");
+                for param in params {
+                    let list = cpus_of(value_after(&fix, param).expect(&fix));
+                    assert_eq!(list, measured, "{context}: {id}: {fix}");
+                }
+                assert!(fix.contains("for housekeeping"), "{context}: {fix}");
+            }
+            let fix = find(&audit, "isolation.irqaffinity").fix.clone().unwrap();
+            let target = cpus_of(value_after(&fix, "irqaffinity=").expect(&fix));
+            assert_eq!(target, kept, "{context}: {fix}");
+        }
+    }
+}
+
+#[test]
+fn every_cpu_isolated_already_still_leaves_one_out_of_the_suggestion() {
+    let root = machine_of(4, &[], "ro isolcpus=0-3");
+    std::fs::write(root.path().join("sys/devices/system/cpu/isolated"), "0-3\n").unwrap();
+    let audit = audit(root.path(), &request(None, 95)).expect("audit");
+    assert_eq!(
+        audit.suggested_command,
+        "rtlat cyclictest -m -a 1-3 -t 3 -p 95 -i 1000 --mainaffinity=0"
+    );
+}
+
+#[test]
+fn one_cpu_is_too_small_to_isolate_and_the_advice_says_so() {
+    let root = machine_of(1, &[], "ro quiet");
+    for asked in [None, Some(vec![0])] {
+        let audit = audit(root.path(), &request(asked, 95)).expect("audit");
+        assert_eq!(
+            audit.suggested_command,
+            "rtlat cyclictest -m -a 0 -t 1 -p 95 -i 1000"
+        );
+        let isolcpus = find(&audit, "isolation.isolcpus");
+        assert!(
+            isolcpus
+                .fact
+                .contains("one CPU only: nothing can be isolated"),
+            "{}",
+            isolcpus.fact
+        );
+        for id in [
+            "isolation.isolcpus",
+            "isolation.nohz_full",
+            "isolation.rcu_nocbs",
+            "isolation.irqaffinity",
+        ] {
+            let fix = find(&audit, id).fix.clone().expect("a fix");
+            assert!(fix.starts_with("none: one CPU only"), "{id}: {fix}");
+            assert!(!fix.contains('='), "{id} suggests a parameter: {fix}");
+        }
     }
 }

@@ -45,7 +45,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let mut out = Stdout::new(false);
     if settings.json != Some(OutputTarget::Stdout) {
         let colour = text::Colour::for_stdout();
-        out.emit(|w| text::write_text(w, &audit, colour));
+        let width = rtlat_args::columns::width(rtlat_args::columns::Stream::Stdout);
+        out.emit(|w| text::write_text(w, &audit, colour, width));
     }
     let written = match &settings.json {
         Some(target) => write_to(target, &mut out, "--json", |w| json::write_json(w, &audit)),

@@ -1,15 +1,24 @@
-//! `rtlat audit`'s text: one line per check (status word, id, the fact
+//! `rtlat audit`'s text: one entry per check (status word, id, the fact
 //! seen), for `warn` and `bad` an indented line saying why and one saying
 //! what to change, then the summary line and the suggested command.
 //! The status word alone is coloured, and only when asked ([`Colour`]).
+//!
+//! Each line is wrapped to the width given (the terminal's, 80 when
+//! stdout is not one: [`rtlat_args::columns`]): a fact continues under
+//! the fact column (under `why: `, `fix: `, after `audit: `), so that
+//! only a check's first line starts with a status word; the suggested
+//! command continues with ` \` so that it pastes as one command.
+//!
 //! Facts name what the system holds (task and IRQ names, the kernel
 //! command line, file names), which any local user may choose in part:
-//! each is written escaped ([`Escaped`]), one finding one line, so that a
-//! thread named `\e]0;...\a\nok  fake` neither drives the terminal nor
-//! forges a line. (The JSON keeps the exact text.)
+//! each is written escaped ([`Escaped`]) before it is wrapped, and a
+//! continuation line always starts with spaces, so that a thread named
+//! `\e]0;...\a\nok  fake` neither drives the terminal nor forges a
+//! check's line. (The JSON keeps the exact text.)
 
 use std::io::{self, IsTerminal, Write};
 
+use rtlat_args::columns;
 use rtlat_args::escape::Escaped;
 use rtlat_audit::{Audit, Finding, Status};
 
@@ -49,14 +58,40 @@ fn sgr(status: Status) -> &'static str {
     }
 }
 
-/// Writes the audit's text (see the module documentation).
-pub fn write_text(w: &mut dyn Write, audit: &Audit, colour: Colour) -> io::Result<()> {
+/// Writes the audit's text (see the module documentation), each line at
+/// most `width` columns.
+pub fn write_text(
+    w: &mut dyn Write,
+    audit: &Audit,
+    colour: Colour,
+    width: usize,
+) -> io::Result<()> {
     let id_width = audit.checks.iter().map(|f| f.id.len()).max().unwrap_or(0);
     for finding in &audit.checks {
-        write_finding(w, finding, id_width, colour)?;
+        write_finding(w, finding, id_width, colour, width)?;
     }
-    writeln!(w, "{}", Escaped(&audit.summary()))?;
-    writeln!(w, "suggested: {}", Escaped(&audit.suggested_command))
+    let summary = Escaped(&audit.summary()).to_string();
+    write_lines(w, &columns::wrap(&summary, width, "       "))?;
+    let command = Escaped(&audit.suggested_command).to_string();
+    write_lines(w, &columns::command("suggested: ", &command, width))
+}
+
+fn write_lines(w: &mut dyn Write, lines: &[String]) -> io::Result<()> {
+    lines.iter().try_for_each(|line| writeln!(w, "{line}"))
+}
+
+/// The indent of `line`'s continuation lines: `column` (under the text
+/// after the label), unless that leaves less than half the line or a word
+/// of it (a path, a command's argument) would not fit there whole: then
+/// `fallback`, the advice's column.
+fn hanging(line: &str, column: usize, fallback: usize, width: usize) -> String {
+    let room = width.saturating_sub(column);
+    let widest_word = line.split(' ').map(columns::columns).max().unwrap_or(0);
+    if room >= width / 2 && widest_word <= room {
+        " ".repeat(column)
+    } else {
+        " ".repeat(fallback)
+    }
 }
 
 fn write_finding(
@@ -64,18 +99,34 @@ fn write_finding(
     finding: &Finding,
     id_width: usize,
     colour: Colour,
+    width: usize,
 ) -> io::Result<()> {
     let word = finding.status.name();
     let pad = " ".repeat(STATUS_WIDTH - word.len());
-    match colour {
-        Colour::On => write!(w, "\x1b[{}m{word}\x1b[0m{pad}", sgr(finding.status))?,
-        Colour::Off => write!(w, "{word}{pad}")?,
+    let line = format!(
+        "{word}{pad}  {:<id_width$}  {}",
+        finding.id,
+        Escaped(&finding.fact)
+    );
+    let fact_column = STATUS_WIDTH + 2 + id_width + 2;
+    let advice = " ".repeat(STATUS_WIDTH + 2);
+    let under = hanging(&line, fact_column, STATUS_WIDTH + 2, width);
+    let mut lines = columns::wrap(&line, width, &under);
+    if colour == Colour::On {
+        // The status word is the first line's first word: coloured after
+        // wrapping, so that the codes take no column.
+        lines[0] = format!(
+            "\x1b[{}m{word}\x1b[0m{}",
+            sgr(finding.status),
+            &lines[0][word.len()..]
+        );
     }
-    writeln!(w, "  {:<id_width$}  {}", finding.id, Escaped(&finding.fact))?;
-    let indent = " ".repeat(STATUS_WIDTH + 2);
+    write_lines(w, &lines)?;
     for (label, text) in [("why", &finding.why), ("fix", &finding.fix)] {
         if let Some(text) = text.as_deref().filter(|_| finding.status >= Status::Warn) {
-            writeln!(w, "{indent}{label}: {}", Escaped(text))?;
+            let line = format!("{advice}{label}: {}", Escaped(text));
+            let under = hanging(&line, advice.len() + label.len() + 2, advice.len(), width);
+            write_lines(w, &columns::wrap(&line, width, &under))?;
         }
     }
     Ok(())
@@ -88,7 +139,7 @@ mod tests {
 
     fn text(colour: Colour) -> String {
         let mut out = Vec::new();
-        write_text(&mut out, &test_support::audit(), colour).unwrap();
+        write_text(&mut out, &test_support::audit(), colour, 80).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -156,7 +207,7 @@ suggested: rtlat cyclictest -m -a 2-3 -t 2 -p 95 -i 1000
         audit.checks[4].fix = Some(format!("fix \u{202e}{hostile}"));
         audit.suggested_command = format!("rtlat cyclictest {hostile}");
         let mut out = Vec::new();
-        write_text(&mut out, &audit, Colour::Off).unwrap();
+        write_text(&mut out, &audit, Colour::Off, 80).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(!text.contains(['\x1b', '\x07', '\u{202e}']), "{text:?}");
         assert!(!text.lines().any(|l| l.starts_with("ok  fake")), "{text}");
@@ -170,11 +221,66 @@ suggested: rtlat cyclictest -m -a 2-3 -t 2 -p 95 -i 1000
     }
 
     #[test]
+    fn long_lines_wrap_under_their_column_and_only_a_check_starts_a_line() {
+        let mut audit = test_support::audit();
+        audit.checks[1].fact = format!("HZ=250 {}", "word ".repeat(40).trim_end());
+        audit.checks[3].fact =
+            format!("/sys/{} {}", "d/".repeat(40), "fact ".repeat(20).trim_end());
+        audit.checks[3].why = Some("because ".repeat(20).trim_end().to_owned());
+        audit.suggested_command =
+            "rtlat cyclictest -m -a 1-63 -t 63 -p 95 -i 1000 --mainaffinity=0 --policy fifo".into();
+        for width in [40, 60, 80, 132] {
+            for colour in [Colour::Off, Colour::On] {
+                let mut out = Vec::new();
+                write_text(&mut out, &audit, colour, width).unwrap();
+                let text = String::from_utf8(out).unwrap();
+                for line in text.lines() {
+                    assert!(columns::columns(line) <= width, "{width}: {line:?}");
+                }
+                // A check per line that starts with a word; the rest of
+                // a check under it, after spaces.
+                let starts: Vec<&str> = text
+                    .lines()
+                    .filter(|l| !l.starts_with(' '))
+                    .map(|l| l.split(' ').next().unwrap())
+                    .collect();
+                assert_eq!(starts.len(), audit.checks.len() + 2, "{width}\n{text}");
+                let plain = if colour == Colour::On {
+                    continue;
+                } else {
+                    &text
+                };
+                // The hanging fact sits under the fact column when it fits.
+                let hz: Vec<&str> = plain
+                    .lines()
+                    .skip_while(|l| !l.starts_with("info"))
+                    .take(2)
+                    .collect();
+                if width >= 60 {
+                    assert!(hz[1].starts_with(&" ".repeat(30)), "{width}: {hz:?}");
+                }
+                // The command pastes as one.
+                let command: Vec<&str> = plain
+                    .lines()
+                    .skip_while(|l| !l.starts_with("suggested:"))
+                    .collect();
+                let words: Vec<&str> = command
+                    .iter()
+                    .flat_map(|l| l.trim_end_matches('\\').split_whitespace())
+                    .skip(1)
+                    .collect();
+                assert_eq!(words.join(" "), audit.suggested_command, "{width}");
+                assert_eq!(command.len() > 1, width < 90, "{width}: {command:?}");
+            }
+        }
+    }
+
+    #[test]
     fn advice_on_a_harmless_status_is_not_printed() {
         let mut audit = test_support::audit();
         audit.checks[0].why = Some("stray".into());
         let mut out = Vec::new();
-        write_text(&mut out, &audit, Colour::Off).unwrap();
+        write_text(&mut out, &audit, Colour::Off, 80).unwrap();
         assert!(!String::from_utf8(out).unwrap().contains("stray"));
     }
 }

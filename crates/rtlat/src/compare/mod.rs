@@ -51,7 +51,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     // tells.
     let mut out = Stdout::new(false);
     if settings.json != Some(OutputTarget::Stdout) {
-        out.emit(|w| render::write_text(w, &comparison));
+        let width = rtlat_args::columns::width(rtlat_args::columns::Stream::Stdout);
+        out.emit(|w| render::write_text(w, &comparison, width));
     }
     let written = match &settings.json {
         Some(target) => write_to(target, &mut out, "--json", |w| {

@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+use rtlat_args::columns;
 use rtlat_args::escape::Escaped;
 
 use super::environment::EnvironmentDiff;
@@ -288,40 +289,15 @@ impl Comparison<'_> {
     }
 }
 
-/// The text's width.
+/// The headline's width (the JSON carries it too, so it does not follow
+/// the terminal).
 const WIDTH: usize = 80;
 
-/// `text` in lines of at most [`WIDTH`] columns (a word longer than that
-/// on its own line), the lines after the first indented by `indent`.
-fn wrap(text: &str, indent: usize) -> Vec<String> {
-    let body = text.trim_start_matches(' ');
-    let mut lines = vec![text[..text.len() - body.len()].to_string()];
-    // Runs of spaces inside (a column's padding) are kept: only single
-    // spaces break.
-    let mut words: Vec<String> = Vec::new();
-    for (i, piece) in body.split(' ').enumerate() {
-        match words.last_mut() {
-            Some(last) if piece.is_empty() || last.ends_with(' ') => {
-                last.push(' ');
-                last.push_str(piece);
-            }
-            _ if i == 0 || !piece.is_empty() => words.push(piece.to_string()),
-            _ => {}
-        }
-    }
-    for word in &words {
-        let line = lines.last_mut().expect("one line at least");
-        let start = line.trim().is_empty();
-        if !start && line.len() + 1 + word.len() > WIDTH {
-            lines.push(format!("{:indent$}{word}", ""));
-        } else {
-            if !start {
-                line.push(' ');
-            }
-            line.push_str(word);
-        }
-    }
-    lines
+/// `text` in lines of at most `width` columns, the lines after the first
+/// indented by `indent` columns (runs of spaces inside, a column's
+/// padding, stay).
+fn wrap(text: &str, width: usize, indent: usize) -> Vec<String> {
+    columns::wrap(text, width, &" ".repeat(indent))
 }
 
 /// An interval of the difference in µs, `[+2.6, +5.4]`.
@@ -386,8 +362,9 @@ fn indexes(list: &[usize]) -> String {
 /// percent of BASE, the interval of the difference, the verdict), how
 /// the rows were judged, what differs between the runs' environments
 /// (nothing when neither records one), then one verdict line per row
-/// over all subjects. Every line fits 80 columns but a file's name.
-pub fn write_text(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
+/// over all subjects. Every line fits `width` columns (a table row wider
+/// than a narrow terminal continues under its values).
+pub fn write_text(w: &mut dyn Write, c: &Comparison<'_>, width: usize) -> io::Result<()> {
     let mut out = String::new();
     let _ = writeln!(out, "{}", c.headline());
     for (tag, run) in [("BASE", c.base), ("NEW ", c.new)] {
@@ -415,7 +392,7 @@ pub fn write_text(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
             "threads differ: {}, not compared; \"all threads\" takes every thread of each run",
             parts.join(", ")
         );
-        for line in wrap(&text, 2) {
+        for line in wrap(&text, width, 2) {
             let _ = writeln!(out, "{line}");
         }
     }
@@ -504,29 +481,36 @@ pub fn write_text(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
     }
 
     let _ = writeln!(out);
-    for line in method_lines(c) {
+    for line in method_lines(c, width) {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out);
     let environment = c.environment.lines();
     if !environment.is_empty() {
-        for line in environment.iter().flat_map(|l| wrap(l, 4)) {
+        for line in environment.iter().flat_map(|l| wrap(l, width, 4)) {
             let _ = writeln!(out, "{line}");
         }
         let _ = writeln!(out);
     }
     let _ = writeln!(out, "verdict");
     for row in ROWS {
-        for line in wrap(&format!("  {:<7}{}", row.name(), c.verdict(row)), 9) {
+        for line in wrap(&format!("  {:<7}{}", row.name(), c.verdict(row)), width, 9) {
             let _ = writeln!(out, "{line}");
         }
     }
-    w.write_all(out.as_bytes())
+    // What is not wrapped above (the headline, the files' names, the
+    // table's rows) is wrapped here when the terminal is narrower.
+    for line in out.lines() {
+        for piece in wrap(line, width, 6) {
+            writeln!(w, "{piece}")?;
+        }
+    }
+    Ok(())
 }
 
 /// How the rows were judged, wrapped: the intervals' confidence and
 /// correction, the threshold, why the extremes are information only.
-fn method_lines(c: &Comparison<'_>) -> Vec<String> {
+fn method_lines(c: &Comparison<'_>, width: usize) -> Vec<String> {
     let f = &c.family;
     let mut text = vec![format!(
         "difference: its interval, {:.0}% family-wise over {} judged rows \
@@ -590,7 +574,7 @@ fn method_lines(c: &Comparison<'_>) -> Vec<String> {
             ));
         }
     }
-    text.iter().flat_map(|t| wrap(t, 2)).collect()
+    text.iter().flat_map(|t| wrap(t, width, 2)).collect()
 }
 
 /// How the floor was judged, or why it was not (the first subject's
@@ -645,7 +629,7 @@ mod tests {
     fn text(base: &RunFile, new: &RunFile, percent: f64) -> String {
         let c = compare(base, new, NoiseRule { percent });
         let mut out = Vec::new();
-        write_text(&mut out, &c).unwrap();
+        write_text(&mut out, &c, 80).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -742,7 +726,7 @@ mod tests {
             "Worse: thread 0 p99.9 +88.9%, all threads p99.9 +86.7% and 2 more"
         );
         let mut out = Vec::new();
-        write_text(&mut out, &c).unwrap();
+        write_text(&mut out, &c, 80).unwrap();
         insta::assert_snapshot!(String::from_utf8(out).unwrap());
         assert_eq!(c.verdict(Row::P50), "within noise");
         assert_eq!(c.verdict(Row::Max), "information only");
@@ -794,7 +778,7 @@ mod tests {
         );
         assert_eq!(c.family.rows, 3);
         let mut out = Vec::new();
-        write_text(&mut out, &c).unwrap();
+        write_text(&mut out, &c, 80).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert!(
             out.contains(

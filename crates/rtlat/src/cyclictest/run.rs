@@ -757,7 +757,8 @@ fn write_final_outputs(
         }));
     }
     if settings.percentiles {
-        out.emit(|w| write_percentiles(w, report));
+        let width = rtlat_args::columns::width(rtlat_args::columns::Stream::Stdout);
+        out.emit(|w| write_percentiles(w, report, width));
     }
     if let Some(hgrm) = &settings.hgrm {
         failures.keep(write_hgrm_files(hgrm, report, out));

@@ -127,7 +127,13 @@ pub fn write_outputs(
     plan: Option<&ExplainPlan>,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
-    out.emit(|w| crate::report::explain::write_text(w, outcome));
+    // Every `# Explain` line, whatever it says, fits the terminal.
+    let width = rtlat_args::columns::width(rtlat_args::columns::Stream::Stdout);
+    out.emit(|w| {
+        rtlat_args::columns::write_wrapped(w, width, |b| {
+            crate::report::explain::write_text(b, outcome)
+        })
+    });
     match plan.and_then(|p| p.trace.as_ref()) {
         Some(path) => write_to(
             &OutputTarget::File(path.clone()),

@@ -34,6 +34,7 @@ use crate::rtsetup::{
 };
 use crate::run_audit;
 use crate::signals::SignalFlags;
+use rtlat_args::columns::{self, Stream};
 use rtlat_args::stdio::{note, tell};
 
 /// How often the live display is redrawn (the C tools: 50 ms).
@@ -415,10 +416,11 @@ pub fn finish(
         written = written.and(histogram);
     }
     if let Some(l) = &load_results {
-        out.emit(|w| write_load(w, l, &receivers.threads));
+        let width = columns::width(Stream::Stdout);
+        out.emit(|w| columns::write_wrapped(w, width, |b| write_load(b, l, &receivers.threads)));
     }
     if let Some(style) = settings.verdict {
-        let width = crate::report::verdict::text::stdout_width();
+        let width = columns::width(Stream::Stdout);
         out.emit(|w| verdict.write_text(w, &receivers, "Pair", style, width));
     }
     let status = end_run(out, written, failure, status)?;

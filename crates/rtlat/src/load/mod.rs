@@ -1,6 +1,7 @@
 //! `rtlat load`: background load on its own, measured. The workers are
 //! `rtlat_core::load`'s; this module runs them until a stop signal or the
-//! `-D` duration and prints one `KIND: N ops/s (W workers)` line per kind.
+//! `-D` duration and prints one `KIND: N ops/s (W workers)` line per kind
+//! (wrapped to the terminal's width, 80 when stdout is not one).
 
 pub mod beside;
 
@@ -11,6 +12,7 @@ use rtlat_core::load::{LoadPlan, LoadSet};
 use rtlat_core::units::Nanos;
 
 use crate::signals::SignalFlags;
+use rtlat_args::columns::{self, Stream};
 use rtlat_args::stdio::{Stdout, tell};
 
 /// A validated `rtlat load`.
@@ -49,11 +51,14 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     let report = running.stop();
     let mut out = Stdout::new(false);
+    let width = columns::width(Stream::Stdout);
     out.emit(|w| {
-        report
-            .lines()
-            .iter()
-            .try_for_each(|line| writeln!(w, "{line}"))
+        columns::write_wrapped(w, width, |b| {
+            report
+                .lines()
+                .iter()
+                .try_for_each(|line| writeln!(b, "{line}"))
+        })
     });
     let shown = out.finish();
     for e in &report.errors {

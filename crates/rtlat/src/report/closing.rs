@@ -3,13 +3,18 @@
 //! explanations (`--explain`, with its `--explain-trace` file), the verdict
 //! (`--verdict`), the time of each thread's maximum (`--verdict`,
 //! cyclictest's `--percentiles`).
+//!
+//! Every one of them is for a person: each line is wrapped to the width
+//! of [`rtlat_args::columns`] (80 when stdout is not a terminal), a `#`
+//! on every continuation line.
 
+use rtlat_args::columns::{self, Stream};
 use rtlat_core::report::RunReport;
 
 use super::json::Extras;
 use super::load::write_load;
 use super::max_time::write_max_times;
-use super::verdict::text::{Style, stdout_width};
+use super::verdict::text::Style;
 use crate::explain::ExplainPlan;
 use crate::output::Stdout;
 
@@ -26,22 +31,19 @@ pub fn write_closing_lines(
     verdict: Option<Style>,
     max_times: bool,
 ) -> anyhow::Result<()> {
+    let width = columns::width(Stream::Stdout);
     if let Some(load) = extras.load {
-        out.emit(|w| write_load(w, load, &report.threads));
+        out.emit(|w| columns::write_wrapped(w, width, |b| write_load(b, load, &report.threads)));
     }
     let explained = match extras.explain {
         Some(outcome) => crate::explain::write_outputs(outcome, explain, out),
         None => Ok(()),
     };
     if let Some(style) = verdict {
-        out.emit(|w| {
-            extras
-                .verdict
-                .write_text(w, report, "Thread", style, stdout_width())
-        });
+        out.emit(|w| extras.verdict.write_text(w, report, "Thread", style, width));
     }
     if let (true, Some(timeline)) = (max_times, &extras.timeline) {
-        out.emit(|w| write_max_times(w, report, timeline));
+        out.emit(|w| columns::write_wrapped(w, width, |b| write_max_times(b, report, timeline)));
     }
     explained
 }

@@ -10,17 +10,22 @@
 //! footnote under the table says, for each row with a mark, how many
 //! samples it rests on:
 //! `# * T: 0: from 20000 samples, p99.99 has 2 beyond it, p99.999 is the maximum; 10 are needed`.
+//!
+//! The table's rows are data, one row a line whatever the terminal (96
+//! columns with the standard percentiles); the footnotes are for a
+//! person, wrapped to the width given, `#` kept on every line.
 
 use std::io::{self, Write};
 
+use rtlat_args::columns;
 use rtlat_core::distribution::{Distribution, STANDARD_PERCENTILES};
 use rtlat_core::report::RunReport;
 
 use super::verdict::{SAMPLES_BEYOND_NEEDED, samples_beyond, supported};
 
 /// Writes the percentile table of `report` (nothing when no thread kept a
-/// distribution).
-pub fn write_percentiles(w: &mut impl Write, report: &RunReport) -> io::Result<()> {
+/// distribution), its footnotes wrapped to `width`.
+pub fn write_percentiles(w: &mut impl Write, report: &RunReport, width: usize) -> io::Result<()> {
     let Some(all) = report.merged_distribution() else {
         return Ok(());
     };
@@ -39,7 +44,7 @@ pub fn write_percentiles(w: &mut impl Write, report: &RunReport) -> io::Result<(
         write_row(w, name, d)?;
     }
     for (name, d) in &rows {
-        write_footnote(w, name, d)?;
+        columns::write_wrapped(w, width, |b| write_footnote(b, name, d))?;
     }
     Ok(())
 }
@@ -117,7 +122,7 @@ mod tests {
             ],
         );
         let mut out = Vec::new();
-        write_percentiles(&mut out, &report).unwrap();
+        write_percentiles(&mut out, &report, 80).unwrap();
         insta::assert_snapshot!(String::from_utf8(out).unwrap());
     }
 
@@ -129,7 +134,7 @@ mod tests {
             vec![ThreadFixture::new(0).distribution(&samples).build()],
         );
         let mut out = Vec::new();
-        write_percentiles(&mut out, &report).unwrap();
+        write_percentiles(&mut out, &report, 80).unwrap();
         let text = String::from_utf8(out).unwrap();
         let row = text.lines().nth(1).unwrap();
         assert_eq!(row.matches('*').count(), 2, "{text}");
@@ -145,7 +150,7 @@ mod tests {
         assert!(
             text.contains(
                 "# * T: 0: from 20000 samples, p99.99 has 2 beyond it, p99.999 is the maximum; \
-             10 are needed\n"
+                 10\n#   are needed\n"
             ),
             "{text}"
         );
@@ -156,7 +161,7 @@ mod tests {
     fn nothing_without_distributions() {
         let report = run(Resolution::Micros, vec![ThreadFixture::new(0).build()]);
         let mut out = Vec::new();
-        write_percentiles(&mut out, &report).unwrap();
+        write_percentiles(&mut out, &report, 80).unwrap();
         assert!(out.is_empty());
     }
 }

@@ -31,10 +31,12 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 /// The check lines of the text: (status, id) of each line that starts
-/// with a status word.
+/// with a status word (a check's continuation lines, wrapped to the
+/// width, start with spaces).
 fn check_lines(stdout: &str) -> Vec<(String, String)> {
     stdout
         .lines()
+        .filter(|line| !line.starts_with(' '))
         .filter_map(|line| {
             let mut words = line.split_whitespace();
             let status = words.next()?;
@@ -107,9 +109,23 @@ fn the_real_audit_prints_every_check_once_then_the_summary_and_command() {
         "every check once, in order\n{}",
         r.describe()
     );
+    // The summary and the command close the text, each wrapped to 80
+    // columns: the command's lines continued with ` \`.
     let text: Vec<&str> = r.stdout.lines().collect();
-    let summary = text[text.len() - 2];
-    assert!(summary.starts_with("audit: "), "{}", r.describe());
+    let at = |prefix: &str| {
+        text.iter()
+            .position(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} line\n{}", r.describe()))
+    };
+    let (summary_at, suggested_at) = (at("audit: "), at("suggested: "));
+    assert!(summary_at < suggested_at, "{}", r.describe());
+    let summary = text[summary_at..suggested_at].join(" ");
+    for line in &text[suggested_at + 1..] {
+        assert!(line.starts_with("    "), "{}", r.describe());
+    }
+    for line in &text[suggested_at..text.len() - 1] {
+        assert!(line.ends_with(" \\"), "{}", r.describe());
+    }
     for (status, _) in &lines {
         let count = lines.iter().filter(|(s, _)| s == status).count();
         assert!(
@@ -118,7 +134,7 @@ fn the_real_audit_prints_every_check_once_then_the_summary_and_command() {
             r.describe()
         );
     }
-    let suggested = text[text.len() - 1];
+    let suggested = text[suggested_at];
     assert!(
         suggested.starts_with("suggested: rtlat cyclictest "),
         "{}",

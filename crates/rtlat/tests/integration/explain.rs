@@ -120,39 +120,42 @@ fn causes<'a>(explanation: &'a serde_json::Value, component: &str) -> Vec<&'a se
         .collect()
 }
 
+/// A SCHED_FIFO 80 thread named `name` on the leased CPU: 300 us every
+/// 50 ms; at -i 200 every burst holds a deadline, one in four within its
+/// first 50 us (a latency of at least 250 us).
+fn bursts(lease: &CpuLease, name: &str) -> Spinner {
+    Spinner::start(
+        lease,
+        name,
+        80,
+        Duration::from_micros(300),
+        Duration::from_millis(50),
+    )
+}
+
+/// `rtlat cyclictest -q -m -a CPU -p 50 -i 200 -D SECONDS EXTRA...`.
+fn explained_run(cpu: &str, seconds: &str, extra: &[&str]) -> Command {
+    let mut cmd = rtlat_cyclictest([
+        "-q", "-m", "-a", cpu, "-p", "50", "-i", "200", "-D", seconds,
+    ]);
+    cmd.args(extra);
+    cmd
+}
+
 #[test]
 fn a_spinning_fifo_thread_is_named_under_thread_latency() {
     require_tracefs!();
     // No other test's real-time thread comes to the measured CPU.
     let lease = CpuLease::one();
     let cpu_arg = lease.cpu().to_string();
-    // 300 us every 50 ms; at -i 200 every burst holds a deadline, one in
-    // four within its first 50 us (a latency of at least 250 us).
-    let spinner = Spinner::start(
-        &lease,
-        "explain-spin",
-        80,
-        Duration::from_micros(300),
-        Duration::from_millis(50),
-    );
-    let mut cmd = rtlat_cyclictest([
-        "-q",
-        "-m",
-        "-a",
+    let spinner = bursts(&lease, "explain-spin");
+    let mut cmd = explained_run(
         &cpu_arg,
-        "-p",
-        "50",
-        "-i",
-        "200",
-        "-D",
         "2",
         // All the samples above 150 us kept (up to 100): this VM's stalls
         // (below) can outnumber the bursts.
-        "--explain=100",
-        "--explain-threshold",
-        "150",
-        "--json=-",
-    ]);
+        &["--explain=100", "--explain-threshold", "150", "--json=-"],
+    );
     let r = run(&mut cmd);
     r.expect_code(0);
     let doc = json_of(&r.stdout);
@@ -561,4 +564,41 @@ fn latency_explains_too() {
     assert!(doc["thread"]["0"]["thread_latency"]["p50"].is_number());
     assert!(r.stdout.contains("\n# Explain T:0 ("), "{}", r.stdout);
     assert!(!instance_of(r.pid).exists());
+}
+
+#[test]
+fn every_explain_line_fits_80_columns_or_columns() {
+    require_tracefs!();
+    let lease = CpuLease::one();
+    let cpu_arg = lease.cpu().to_string();
+    // Bursts of a FIFO 80 spinner: samples to explain, with causes named.
+    let _spinner = bursts(&lease, "explain-wrap");
+    for width in [None, Some(50)] {
+        let mut cmd = explained_run(
+            &cpu_arg,
+            "1",
+            &["--explain=5", "--explain-threshold", "150"],
+        );
+        if let Some(w) = width {
+            cmd.env("COLUMNS", w.to_string());
+        }
+        let r = run(&mut cmd);
+        r.expect_code(0);
+        let limit = width.unwrap_or(80);
+        assert!(
+            r.stdout.lines().any(|l| l.starts_with("# Explain T:")),
+            "{}",
+            r.stdout
+        );
+        // Every line for a person fits, and stays a `#` line; the `T:`
+        // line is the C tool's, whole.
+        for line in r.stdout.lines().filter(|l| !l.starts_with("T:")) {
+            assert!(line.starts_with('#'), "{line:?}\n{}", r.stdout);
+            assert!(
+                line.chars().count() <= limit,
+                "{limit}: {line:?}\n{}",
+                r.stdout
+            );
+        }
+    }
 }

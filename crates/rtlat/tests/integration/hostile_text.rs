@@ -64,10 +64,30 @@ fn fact<'a>(doc: &'a Value, id: &str) -> &'a str {
 }
 
 /// The line of check `id` in the audit's text.
-fn check_line<'a>(text: &'a str, id: &str) -> &'a str {
-    text.lines()
-        .find(|l| l.split_whitespace().nth(1) == Some(id))
-        .unwrap_or_else(|| panic!("no line for {id}:\n{text}"))
+fn check_line(text: &str, id: &str) -> String {
+    let mut lines = text
+        .lines()
+        .skip_while(|l| l.split_whitespace().nth(1) != Some(id));
+    let first = lines
+        .next()
+        .unwrap_or_else(|| panic!("no line for {id}:\n{text}"));
+    // The check's continuation lines (wrapped to 80 columns) start with
+    // spaces; its advice with `why:`.
+    let rest = lines.take_while(|l| {
+        l.starts_with(' ') && !["why:", "fix:"].contains(&l.split_whitespace().next().unwrap_or(""))
+    });
+    words(
+        &std::iter::once(first)
+            .chain(rest)
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
+}
+
+/// `text` with each run of white space one space (a line may wrap where
+/// the text had two).
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Copies the `desktop` fixture tree of rtlat-audit to `to`.
@@ -117,9 +137,14 @@ fn a_copied_tree_with_hostile_names_audits_escaped_and_its_json_keeps_them() {
     r.expect_code(0);
     let text = &r.stdout;
     assert_harmless(text, "audit text");
-    // One line per check, its advice and the two closing lines: nothing
-    // else.
-    for line in text.lines() {
+    // One entry per check, its advice and the two closing lines: nothing
+    // else. An entry's continuation lines start with spaces, so that no
+    // text of the system's starts a line.
+    for line in text.lines().filter(|l| {
+        !l.starts_with(' ')
+            || l.trim_start().starts_with("why:")
+            || l.trim_start().starts_with("fix:")
+    }) {
         let first = line.split_whitespace().next().unwrap_or("");
         assert!(
             [
@@ -139,11 +164,11 @@ fn a_copied_tree_with_hostile_names_audits_escaped_and_its_json_keeps_them() {
     }
     assert!(
         check_line(text, "competition.rt_threads")
-            .contains(&format!("{ESCAPED} (pid 1305) FIFO 99")),
+            .contains(&words(&format!("{ESCAPED} (pid 1305) FIFO 99"))),
         "{text}"
     );
     assert!(
-        check_line(text, "kernel.cmdline").ends_with(&format!("splash note={ESCAPED}")),
+        check_line(text, "kernel.cmdline").ends_with(&words(&format!("splash note={ESCAPED}"))),
         "{text}"
     );
     assert!(
@@ -151,7 +176,7 @@ fn a_copied_tree_with_hostile_names_audits_escaped_and_its_json_keeps_them() {
         "{text}"
     );
     assert!(
-        check_line(text, "cpufreq.boost").contains(&format!("/d{ESCAPED}/tree/sys/")),
+        check_line(text, "cpufreq.boost").contains(&words(&format!("/d{ESCAPED}/tree/sys/"))),
         "{text}"
     );
 
@@ -207,7 +232,10 @@ fn a_hostile_real_time_thread_is_shown_escaped_by_the_audit() {
     let line = check_line(&r.stdout, "competition.rt_threads");
     assert!(
         line.starts_with("bad ")
-            && line.contains(&format!("{ESCAPED_COMM} (pid {}) FIFO 60", spinner.tid)),
+            && line.contains(&words(&format!(
+                "{ESCAPED_COMM} (pid {}) FIFO 60",
+                spinner.tid
+            ))),
         "{}",
         r.stdout
     );

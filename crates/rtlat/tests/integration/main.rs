@@ -14,6 +14,7 @@ mod support;
 mod audit;
 mod blocks;
 mod cli;
+mod columns;
 mod cyclictest;
 mod doc_blocks;
 mod doc_links;

@@ -854,11 +854,6 @@ fn full_text_wraps_to_the_width_given() {
             "wrapped at {width}: {full}"
         );
     }
-    // Not a terminal: 80 columns; a terminal: its width, 40 at least.
-    assert_eq!(text::width_of(None), 80);
-    assert_eq!(text::width_of(Some(None)), 80);
-    assert_eq!(text::width_of(Some(Some(132))), 132);
-    assert_eq!(text::width_of(Some(Some(20))), 40);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The verdict as `--verdict` prints it.
 //!
 //! Short (the default): the answer first, at most six lines of at most 80
-//! columns whatever the terminal (a line too long ends in `…`): the level
+//! columns, fewer on a narrower terminal (a line too long ends in `…`): the level
 //! and where the details are, each part with its count and most important
 //! reason, the worst case projected, the deadline's exceedance rate
 //! (`--deadline`), the worst sample explained (`--explain`).
@@ -10,13 +10,15 @@
 //! (the audit's findings summarised to their facts: `rtlat audit` says why
 //! and what to do), the suggested duration and every detail of the
 //! projection, each line wrapped to the terminal's width (80 columns when
-//! stdout is not a terminal).
+//! stdout is not a terminal: [`rtlat_args::columns`]), a `#` on every
+//! continuation line.
 //!
 //! Text from the system (task names, the kernel command line) is escaped:
 //! one reason never becomes two lines of its own making.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 
+use rtlat_args::columns;
 use rtlat_args::escape::Escaped;
 use rtlat_core::report::RunReport;
 use rtlat_stats::projection::{CONFIDENCE, Estimate, Exceedance, Projected, Projection};
@@ -59,32 +61,8 @@ pub const SHORT_LINES: usize = 6;
 /// The widest a line of the short verdict is, in columns.
 pub const SHORT_WIDTH: usize = 80;
 
-/// The width full text is wrapped to when stdout is not a terminal.
-pub const DEFAULT_WIDTH: usize = 80;
-
-/// The narrowest width full text is wrapped to (a terminal narrower than
-/// this gets lines of this width).
-const NARROWEST: usize = 40;
-
-/// The width to wrap full text to: the terminal's when stdout is one,
-/// else [`DEFAULT_WIDTH`].
-pub fn stdout_width() -> usize {
-    let terminal = io::stdout()
-        .is_terminal()
-        .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)));
-    width_of(terminal)
-}
-
-/// The width for a terminal of `columns` (`Some(None)`: a terminal of
-/// unknown size), or for what is not a terminal (`None`).
-pub fn width_of(terminal: Option<Option<usize>>) -> usize {
-    match terminal {
-        None | Some(None) => DEFAULT_WIDTH,
-        Some(Some(columns)) => columns.max(NARROWEST),
-    }
-}
-
-/// Writes `verdict` in `style`; full text is wrapped to `width`.
+/// Writes `verdict` in `style`: full text wrapped to `width`, short
+/// lines cut to it (and to [`SHORT_WIDTH`]).
 pub(super) fn write(
     verdict: &Verdict,
     w: &mut impl Write,
@@ -96,11 +74,11 @@ pub(super) fn write(
     let lines = match style {
         Style::Short => short_lines(verdict)
             .into_iter()
-            .map(|l| fit(&l, SHORT_WIDTH))
+            .map(|l| fit(&l, SHORT_WIDTH.min(width.max(columns::NARROWEST))))
             .collect(),
         Style::Full => full_lines(verdict, report, thread)
             .into_iter()
-            .flat_map(|(line, indent)| wrap(&line, width.max(NARROWEST), indent))
+            .flat_map(|(line, indent)| columns::wrap(&line, width.max(columns::NARROWEST), indent))
             .collect::<Vec<String>>(),
     };
     debug_assert!(style == Style::Full || lines.len() <= SHORT_LINES);
@@ -564,74 +542,9 @@ pub fn fit(line: &str, width: usize) -> String {
     cut
 }
 
-/// `line` in lines of at most `width` columns, broken between words (a
-/// word wider than a line is cut), each continuation line after
-/// `indent`.
-pub fn wrap(line: &str, width: usize, indent: &str) -> Vec<String> {
-    let lead = line.len() - line.trim_start_matches(['#', ' ']).len();
-    let (first_prefix, body) = line.split_at(lead);
-    let mut lines = Vec::new();
-    let mut current = first_prefix.to_string();
-    let mut empty = true;
-    let columns = |s: &str| s.chars().count();
-    // Split on each space: a run of spaces stays (empty words), except
-    // at the start of a line.
-    for word in body.split(' ') {
-        if word.is_empty() && empty {
-            continue;
-        }
-        let mut word = word.to_string();
-        loop {
-            let needed = columns(&word) + usize::from(!empty);
-            if columns(&current) + needed <= width {
-                if !empty {
-                    current.push(' ');
-                }
-                current.push_str(&word);
-                empty = false;
-                break;
-            }
-            if !empty {
-                lines.push(std::mem::replace(&mut current, indent.to_string()));
-                empty = true;
-                continue;
-            }
-            // A word wider than a whole line: as much as fits, the rest
-            // on the next.
-            let room = width.saturating_sub(columns(&current)).max(1);
-            let head: String = word.chars().take(room).collect();
-            word = word.chars().skip(room).collect();
-            current.push_str(&head);
-            lines.push(std::mem::replace(&mut current, indent.to_string()));
-            if word.is_empty() {
-                break;
-            }
-        }
-    }
-    if !empty || lines.is_empty() {
-        lines.push(current);
-    }
-    lines
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn wrap_breaks_between_words_and_cuts_only_the_too_long() {
-        let line = format!("#   id (doubtful): {}", "word ".repeat(30));
-        let lines = wrap(line.trim_end(), 40, "#     ");
-        assert!(lines.len() > 1);
-        assert!(lines.iter().all(|l| l.chars().count() <= 40), "{lines:?}");
-        assert!(lines[1..].iter().all(|l| l.starts_with("#     word")));
-        let long = format!("# x {}", "y".repeat(100));
-        let lines = wrap(&long, 40, "#     ");
-        assert!(lines.iter().all(|l| l.chars().count() <= 40), "{lines:?}");
-        let joined: String = lines.concat().chars().filter(|&c| c == 'y').collect();
-        assert_eq!(joined.len(), 100, "nothing lost: {lines:?}");
-        assert_eq!(wrap("# short", 40, "#   "), ["# short"]);
-    }
 
     #[test]
     fn fields_the_text_does_not_name_are_printed_all_the_same() {

@@ -531,18 +531,32 @@ fn c_cyclictest_json_needs_a_histogram() {
     let out = dir.path().join("cmp.json");
     let r = run(compare([&hist, &base]).arg("--json").arg(&out));
     r.expect_code(0);
+    // Each file's line, wrapped to 80 columns (its continuation lines
+    // indented), put back together.
     let lines: Vec<&str> = r.stdout.lines().collect();
+    let entry = |tag: &str| -> String {
+        let at = lines.iter().position(|l| l.starts_with(tag)).expect(tag);
+        let rest = lines[at + 1..]
+            .iter()
+            .take_while(|l| l.starts_with("      "));
+        std::iter::once(lines[at])
+            .chain(rest.copied())
+            .flat_map(str::split_whitespace)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     assert_eq!(
-        lines[1],
+        entry("BASE "),
         format!(
-            "BASE  {}: 1 thread, 300 samples (rt-tests cyclictest: percentiles from its -h \
+            "BASE {}: 1 thread, 300 samples (rt-tests cyclictest: percentiles from its -h \
              histogram, to the whole us)",
             hist.display()
         ),
         "{}",
         r.describe()
     );
-    assert!(lines[2].ends_with(" samples"), "{}", r.describe());
+    assert!(lines[1].chars().count() <= 80, "{}", r.describe());
+    assert!(entry("NEW ").ends_with(" samples"), "{}", r.describe());
     let doc = read_json(&out);
     assert_eq!(
         doc["base"]["resolution"],

@@ -75,10 +75,11 @@ pub(crate) fn verdict(doc: &Value) -> &Value {
 }
 
 /// Full `--verdict` text with each wrapped line joined back to the line it
-/// continues (continuations start `#     `).
+/// continues (continuations start `#     `; a thread's line, such as the
+/// time of its maximum, continues with `#   `).
 pub(crate) fn unwrapped(text: &str) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
-    for line in text.lines() {
+    for line in &crate::support::joined_thread_lines(text) {
         match (line.strip_prefix("#     "), lines.last_mut()) {
             (Some(rest), Some(last)) => {
                 last.push(' ');
@@ -214,8 +215,8 @@ fn verdict_lines_come_last_but_the_max_time_and_only_with_the_option() {
         "{}",
         with.stdout
     );
-    let max_line = with.stdout.lines().last().unwrap();
-    let max_time = crate::support::parse_max_time_line(max_line)
+    let joined = crate::support::joined_thread_lines(&with.stdout);
+    let max_time = crate::support::parse_max_time_line(joined.last().unwrap())
         .unwrap_or_else(|| panic!("a max-time line last:\n{}", with.stdout));
     crate::support::check_max_time_line(&max_time, &doc["thread"]["0"]);
     // 2000 samples at 500 us: p99.999 needs 1000000, 500 s (longer when
@@ -361,7 +362,7 @@ fn percentiles_without_enough_samples_beyond_are_marked() {
     assert!(
         r.stdout.contains(
             "# * T: 0: from 20000 samples, p99.99 has 2 beyond it, p99.999 is the maximum; \
-             10 are needed\n"
+             10\n#   are needed\n"
         ),
         "{}",
         r.stdout

@@ -175,8 +175,12 @@ fn verdict_ends_with_the_time_of_each_threads_maximum() {
     for line in &lines {
         crate::support::check_max_time_line(line, &v["thread"][line.thread.to_string()]);
     }
-    let last = r.stdout.lines().last().unwrap();
-    assert!(last.starts_with("# Thread 2: max "), "{}", r.stdout);
+    let joined = crate::support::joined_thread_lines(&r.stdout);
+    assert!(
+        joined.last().unwrap().starts_with("# Thread 2: max "),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]

@@ -105,10 +105,11 @@ pub fn rtlat_path() -> PathBuf {
     assert_cmd::cargo::cargo_bin("rtlat")
 }
 
-/// `rtlat` with no arguments yet.
+/// `rtlat` with no arguments yet; text for a person is wrapped to 80
+/// columns, whatever `COLUMNS` the tests were started with.
 pub fn rtlat() -> Command {
     let mut cmd = Command::new(rtlat_path());
-    cmd.stdin(Stdio::null());
+    cmd.stdin(Stdio::null()).env_remove("COLUMNS");
     cmd
 }
 
@@ -780,9 +781,31 @@ pub fn parse_max_time_line(line: &str) -> Option<MaxTimeLine> {
     })
 }
 
-/// Every max-time line of `text`, in order.
+/// Every max-time line of `text`, in order, each put back together when
+/// it was wrapped to 80 columns (its continuation starts `#   `).
 pub fn max_time_lines(text: &str) -> Vec<MaxTimeLine> {
-    text.lines().filter_map(parse_max_time_line).collect()
+    joined_thread_lines(text)
+        .iter()
+        .filter_map(|l| parse_max_time_line(l))
+        .collect()
+}
+
+/// The lines of `text`, a `# Thread ` or `# Pair ` line's wrapped
+/// continuation (`#   ...`) joined back onto it.
+pub fn joined_thread_lines(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for line in text.lines() {
+        match (line.strip_prefix("#   "), lines.last_mut()) {
+            (Some(rest), Some(last))
+                if last.starts_with("# Thread ") || last.starts_with("# Pair ") =>
+            {
+                last.push(' ');
+                last.push_str(rest);
+            }
+            _ => lines.push(line.to_string()),
+        }
+    }
+    lines
 }
 
 /// Checks a max-time line against its thread's JSON object: the value is
