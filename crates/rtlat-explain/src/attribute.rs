@@ -19,6 +19,7 @@
 use std::collections::HashMap;
 
 use crate::events::{Comm, EventKind, IrqNames, KernelEvent, LEAVING_IDLE, Vector, softirq_name};
+use crate::symbols::{KernelSymbols, NO_SYMBOLS};
 use crate::window::{CpuWindows, LostCount};
 
 /// How far the components' sum may miss the latency, and how far below
@@ -235,6 +236,8 @@ pub struct ExplainContext<'a> {
     pub idle_exit_latency: &'a dyn Fn(usize, u32) -> Option<(String, i64)>,
     /// A task's scheduling policy and user priority.
     pub task_policy: &'a dyn Fn(i32) -> Option<(String, i32)>,
+    /// The kernel's function names (hrtimer callbacks, NMI handlers).
+    pub symbols: &'a KernelSymbols,
 }
 
 impl std::fmt::Debug for ExplainContext<'_> {
@@ -253,11 +256,12 @@ fn no_task_policy(_pid: i32) -> Option<(String, i32)> {
 
 impl ExplainContext<'static> {
     /// A context that knows nothing beyond the events: idle states by
-    /// number, policies from the kernel priorities.
+    /// number, policies from the kernel priorities, functions by address.
     pub fn events_only() -> ExplainContext<'static> {
         ExplainContext {
             idle_exit_latency: &no_idle_state,
             task_policy: &no_task_policy,
+            symbols: &NO_SYMBOLS,
         }
     }
 }
@@ -1013,16 +1017,18 @@ fn causes_of(
             }
             Activity::Vector(vector) => Cause::named(CauseKind::Vector, vector.as_str(), ns),
             Activity::Ipi => Cause::named(CauseKind::Ipi, "ipi", ns),
-            Activity::Nmi(handler) => {
-                Cause::named(CauseKind::Nmi, format!("nmi handler {handler:#x}"), ns)
-            }
+            Activity::Nmi(handler) => Cause::named(
+                CauseKind::Nmi,
+                format!("nmi handler {}", ctx.symbols.describe(handler)),
+                ns,
+            ),
             Activity::TimerCallback { timer, function } => {
                 if ours.timer == Some(timer) {
                     Cause::named(CauseKind::TimerHandler, "our timer's handler", ns)
                 } else {
                     Cause::named(
                         CauseKind::TimerHandler,
-                        format!("hrtimer {function:#x}"),
+                        format!("hrtimer {}", ctx.symbols.describe(function)),
                         ns,
                     )
                 }
@@ -1224,6 +1230,7 @@ mod tests {
         let ctx = ExplainContext {
             idle_exit_latency: &|_, _| None,
             task_policy: &policy,
+            symbols: &NO_SYMBOLS,
         };
         let Attribution::Explained(explanation) =
             explain(&windows, &IrqNames::new(), &sample(D + 310 * US), &ctx)
@@ -1241,6 +1248,85 @@ mod tests {
                 .causes
                 .iter()
                 .any(|cause| cause.name == "irq 40")
+        );
+    }
+
+    #[test]
+    fn other_timers_callbacks_and_nmi_handlers_are_named_from_kallsyms() {
+        const TICK: u64 = 0xffff_ffff_8143_32e0;
+        const TIMERFD: u64 = 0xffff_ffff_8173_3b90;
+        const PERF_NMI: u64 = 0xffff_ffff_8100_4a10;
+        let mut scenario = busy_cpu();
+        for (entry, exit, function) in [
+            (D + 200 * US, D + 206 * US, TICK),
+            (D + 250 * US, D + 253 * US, TIMERFD),
+            (D + 270 * US, D + 271 * US, 0xffff_ffff_8999_0000),
+        ] {
+            let timer = 0xffff_9000_0000_0000 + function % 4096;
+            scenario.push(
+                entry,
+                0,
+                EventKind::HrtimerExpireEntry {
+                    timer,
+                    now_ns: entry,
+                    function,
+                },
+            );
+            scenario.push(exit, 0, EventKind::HrtimerExpireExit { timer });
+        }
+        scenario.push(
+            D + 290 * US,
+            0,
+            EventKind::Nmi {
+                handler: PERF_NMI,
+                delta_ns: 2_000,
+            },
+        );
+        let windows = windows_of(&scenario, &[0]);
+        let symbols = KernelSymbols::parse(
+            "ffffffff81004a10 t perf_event_nmi_handler\n\
+             ffffffff814332e0 t tick_nohz_handler\n\
+             ffffffff81733b90 t timerfd_tmrproc\n",
+        );
+        let ctx = ExplainContext {
+            idle_exit_latency: &|_, _| None,
+            task_policy: &|_| None,
+            symbols: &symbols,
+        };
+        let Attribution::Explained(explanation) =
+            explain(&windows, &IrqNames::new(), &sample(D + 310 * US), &ctx)
+        else {
+            panic!("not explained");
+        };
+        let names: Vec<(CauseKind, String, i64)> =
+            causes(&explanation, ComponentName::ThreadLatency);
+        for expected in [
+            cause(
+                CauseKind::TimerHandler,
+                "hrtimer tick_nohz_handler (the scheduler tick)",
+                6 * US,
+            ),
+            cause(
+                CauseKind::TimerHandler,
+                "hrtimer timerfd_tmrproc (a timerfd)",
+                3 * US,
+            ),
+            // Far past every symbol known: the address, as before.
+            cause(CauseKind::TimerHandler, "hrtimer 0xffffffff89990000", US),
+            cause(
+                CauseKind::Nmi,
+                "nmi handler perf_event_nmi_handler (perf's hardware counters)",
+                2 * US,
+            ),
+        ] {
+            assert!(names.contains(&expected), "{expected:?} in {names:#?}");
+        }
+        // Without the table, addresses.
+        let bare = explained(&windows, &IrqNames::new(), &sample(D + 310 * US));
+        assert!(
+            causes(&bare, ComponentName::ThreadLatency)
+                .iter()
+                .any(|(_, name, _)| name == "hrtimer 0xffffffff814332e0")
         );
     }
 
@@ -1424,6 +1510,7 @@ mod tests {
         let ctx = ExplainContext {
             idle_exit_latency: &idle_states,
             task_policy: &|_| None,
+            symbols: &NO_SYMBOLS,
         };
         let Attribution::Explained(explanation) =
             explain(&windows, &IrqNames::new(), &sample(D + 50 * US), &ctx)

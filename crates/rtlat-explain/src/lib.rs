@@ -7,7 +7,8 @@
 //! between the timer's expiry and the thread's wake-up ([`attribute`]), and
 //! follows every wake-up of the measured threads to record their IRQ and
 //! thread latencies ([`latencies`]). Pure analysis: no file, no thread.
-//! The binary pages and the format files are read by [`trace`].
+//! The binary pages and the format files are read by [`trace`]; kernel
+//! function addresses are named from kallsyms' text by [`symbols`].
 //!
 //! A crate apart from `rtlat-core`: none of it runs in a measuring loop,
 //! so it is built for size (the binary that `-m` locks stays small).
@@ -17,6 +18,7 @@
 pub mod attribute;
 pub mod events;
 pub mod latencies;
+pub mod symbols;
 pub mod trace;
 pub mod window;
 
@@ -31,6 +33,7 @@ pub use events::{
     Comm, DecoderError, EventDecoder, EventKind, IrqNames, KernelEvent, PageItem, Vector,
 };
 pub use latencies::{ThreadLatencies, WakeupTracker};
+pub use symbols::{KernelSymbols, what_it_is};
 pub use window::{CpuWindows, LostCount, WindowTotals};
 
 use crate::trace::{LostEvents, PageError, PageHeaderLayout};

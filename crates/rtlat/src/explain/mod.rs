@@ -29,7 +29,7 @@ use rtlat_core::janitor::{self, Kept, NamedKind};
 use rtlat_core::report::{RunReport, WakeupLatencies};
 use rtlat_core::units::Nanos;
 use rtlat_explain::trace::{EventFormat, EventFormats, PageHeaderLayout};
-use rtlat_explain::{EventDecoder, ExplainReport};
+use rtlat_explain::{EventDecoder, ExplainReport, KernelSymbols};
 use rtlat_sys::trace_instance::{InstanceSpec, REQUIRED_EVENTS, TraceInstance};
 use rtlat_sys::tracefs;
 
@@ -178,6 +178,9 @@ pub struct ExplainSession {
     decoder: Option<EventDecoder>,
     layout: PageHeaderLayout,
     pipes: Vec<(usize, std::fs::File)>,
+    /// The kernel's function names, read before the first sample; the
+    /// reader takes them.
+    symbols: Option<KernelSymbols>,
     reader: Option<reader::ReaderHandle>,
 }
 
@@ -297,6 +300,7 @@ impl ExplainSession {
         let pipes = instance
             .open_pipes_raw()
             .map_err(|e| anyhow::anyhow!("--explain: {e}"))?;
+        let symbols = read_kernel_symbols(Path::new(KALLSYMS));
         Ok(ExplainSession {
             plan: plan.clone(),
             instance: Some(instance),
@@ -304,6 +308,7 @@ impl ExplainSession {
             decoder: Some(decoder),
             layout,
             pipes,
+            symbols: Some(symbols),
             reader: None,
         })
     }
@@ -324,6 +329,7 @@ impl ExplainSession {
         let pipes = std::mem::take(&mut self.pipes);
         let handle = reader::start(reader::ReaderSetup {
             decoder,
+            symbols: self.symbols.take().unwrap_or_default(),
             layout: self.layout,
             pipes,
             shared,
@@ -376,6 +382,46 @@ impl Drop for ExplainSession {
     }
 }
 
+/// Where the kernel lists its symbols.
+const KALLSYMS: &str = "/proc/kallsyms";
+
+/// The kernel's text symbols from `path` (`/proc/kallsyms`), read once,
+/// before the first sample, within [`rtlat_explain::symbols`]' bounds; an
+/// empty table (functions shown by address) if it cannot be read, with a
+/// note, or if the kernel hides its addresses.
+fn read_kernel_symbols(path: &Path) -> KernelSymbols {
+    let read = std::fs::File::open(path)
+        .and_then(|file| KernelSymbols::read(std::io::BufReader::with_capacity(64 * 1024, file)));
+    match read {
+        Ok(symbols) => {
+            if symbols.hidden() {
+                note!(
+                    "note: --explain: the kernel hides its addresses in {} (kptr_restrict): \
+                     kernel functions are shown by address",
+                    path.display()
+                );
+            }
+            if symbols.dropped() > 0 {
+                note!(
+                    "note: --explain: {} kernel symbols beyond the first {} were not kept: \
+                     their functions are shown by address",
+                    symbols.dropped(),
+                    symbols.len()
+                );
+            }
+            symbols
+        }
+        Err(e) => {
+            note!(
+                "note: --explain: cannot read {}: {}; kernel functions are shown by address",
+                path.display(),
+                crate::rtsetup::io_strerror(&e)
+            );
+            KernelSymbols::default()
+        }
+    }
+}
+
 /// The ring buffer's page header layout, from the instance's
 /// `events/header_page`.
 fn read_layout(instance: &Path) -> anyhow::Result<PageHeaderLayout> {
@@ -413,6 +459,53 @@ fn read_formats(instance: &TraceInstance) -> anyhow::Result<EventFormats> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kernel_symbols_are_read_from_a_file_and_an_unreadable_one_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kallsyms");
+        std::fs::write(
+            &path,
+            "ffffffff814332e0 t tick_nohz_handler\nffffffff82a00000 D jiffies\n",
+        )
+        .unwrap();
+        let symbols = read_kernel_symbols(&path);
+        assert_eq!(symbols.len(), 1);
+        assert_eq!(
+            symbols.describe(0xffff_ffff_8143_32e0),
+            "tick_nohz_handler (the scheduler tick)"
+        );
+        let none = read_kernel_symbols(&dir.path().join("missing"));
+        assert!(none.is_empty() && !none.hidden());
+    }
+
+    #[test]
+    fn this_machines_kernel_symbols_fit_the_bounds() {
+        let started = std::time::Instant::now();
+        let symbols = read_kernel_symbols(Path::new(KALLSYMS));
+        let took = started.elapsed();
+        // Where the kernel hides them (or /proc has none), the table is
+        // empty: said, and nothing more to check.
+        if symbols.is_empty() {
+            eprintln!(
+                "SKIPPED (no kernel symbols readable here, hidden: {}): \
+                 this_machines_kernel_symbols_fit_the_bounds",
+                symbols.hidden()
+            );
+            return;
+        }
+        assert_eq!(symbols.dropped(), 0, "a kernel's symbols fit the bounds");
+        assert!(
+            symbols.heap_bytes()
+                <= rtlat_explain::symbols::MAX_SYMBOLS * 16
+                    + rtlat_explain::symbols::MAX_NAME_BYTES
+        );
+        eprintln!(
+            "{} kernel text symbols, {} bytes, read in {took:?}",
+            symbols.len(),
+            symbols.heap_bytes()
+        );
+    }
 
     #[test]
     fn the_first_missing_required_event_is_named() {

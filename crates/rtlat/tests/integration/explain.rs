@@ -602,3 +602,94 @@ fn every_explain_line_fits_80_columns_or_columns() {
         }
     }
 }
+
+/// `/proc/kallsyms`' address of `function`, `None` where the kernel hides
+/// its addresses (all zeros) or lacks it.
+fn kallsyms_address(function: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/kallsyms").ok()?;
+    text.lines().find_map(|line| {
+        let mut fields = line.split_whitespace();
+        let address = u64::from_str_radix(fields.next()?, 16).ok()?;
+        let _kind = fields.next()?;
+        (fields.next()? == function && address != 0).then_some(address)
+    })
+}
+
+#[test]
+fn another_timers_callback_is_named_from_kallsyms_not_by_its_address() {
+    require_tracefs!();
+    let Some(address) = kallsyms_address("hrtimer_wakeup") else {
+        skip_note!(
+            "SKIPPED (/proc/kallsyms hides its addresses or has no hrtimer_wakeup: \
+             kptr_restrict is {}): {}",
+            std::fs::read_to_string("/proc/sys/kernel/kptr_restrict")
+                .unwrap_or_default()
+                .trim(),
+            function_name!()
+        );
+        return;
+    };
+    let lease = CpuLease::one();
+    let cpu = lease.cpu().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("evidence.txt");
+    let trace_arg = format!("--explain-trace={}", trace.display());
+    // Two threads on one CPU, 1000 and 1007 us: each one's timer (its
+    // callback hrtimer_wakeup, as every clock_nanosleep's) fires inside
+    // the other's samples every few hundred cycles; the worst 100 samples
+    // are explained.
+    let mut cmd = rtlat_cyclictest([
+        "-q",
+        "-m",
+        "-a",
+        &cpu,
+        "-t",
+        "2",
+        "-p",
+        "50",
+        "-i",
+        "1000",
+        "-d",
+        "7",
+        "-D",
+        "2",
+        "--explain=100",
+        "--explain-threshold=1",
+        &trace_arg,
+        "--json=-",
+    ]);
+    let r = run_with_timeout(&mut cmd, Duration::from_secs(15));
+    r.expect_code(0);
+    let doc = json_of(&r.stdout);
+    let names: Vec<String> = doc["explain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["components"].as_array().unwrap().iter())
+        .flat_map(|c| c["causes"].as_array().unwrap().iter())
+        .filter(|c| c["kind"] == "timer_handler")
+        .map(|c| c["name"].as_str().unwrap().to_owned())
+        .collect();
+    let named = "hrtimer hrtimer_wakeup (a hrtimer sleep (clock_nanosleep, poll, futex))";
+    assert!(
+        names.iter().any(|n| n == named),
+        "no explanation names the other thread's timer: {names:?}\n{}",
+        r.stdout
+    );
+    assert!(
+        !names.iter().any(|n| n == &format!("hrtimer {address:#x}")),
+        "hrtimer_wakeup shown by its address: {names:?}"
+    );
+    // The same callback is an address in the trace file's events: the name
+    // stands where the address was printed before.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert!(
+        text.contains(&format!("function={address:#x}")),
+        "{address:#x} not in the trace's events"
+    );
+    assert!(
+        r.stdout.contains(&format!("timer_handler {named}")),
+        "{}",
+        r.stdout
+    );
+}
