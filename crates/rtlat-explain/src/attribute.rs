@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use crate::events::{Comm, EventKind, IrqNames, KernelEvent, LEAVING_IDLE, Vector, softirq_name};
 use crate::symbols::{KernelSymbols, NO_SYMBOLS};
-use crate::window::{CpuWindows, LostCount};
+use crate::window::{CpuWindows, KeptWaking, LostCount};
 
 /// How far the components' sum may miss the latency, and how far below
 /// zero a component may be, when every anchor was found: two clock reads
@@ -115,6 +115,8 @@ pub enum CauseKind {
     TimerHandler,
     /// Time no traced event accounts for.
     Unattributed,
+    /// Time before the trace window: its events were no longer kept.
+    Untraced,
 }
 
 impl CauseKind {
@@ -130,6 +132,7 @@ impl CauseKind {
             CauseKind::Idle => "idle",
             CauseKind::TimerHandler => "timer_handler",
             CauseKind::Unattributed => "unattributed",
+            CauseKind::Untraced => "untraced",
         }
     }
 }
@@ -201,11 +204,53 @@ pub struct Explanation {
     pub lost_unknown: bool,
     /// A window did not reach back to the deadline.
     pub window_short: bool,
+    /// When the latency began before the trace window: what the window
+    /// shows of the thread's CPU up to the switch into it.
+    pub window: Option<TraceWindow>,
     /// What could not be found, and why, in plain sentences.
     pub notes: Vec<String>,
     /// The events of the CPUs concerned from [`EVIDENCE_LEAD_NS`] before
     /// the deadline to the wake-up, in time order.
     pub evidence: Vec<KernelEvent>,
+}
+
+/// What the trace window shows of a CPU when a latency began before it:
+/// everything that ran there from the window's start to the switch into
+/// the thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceWindow {
+    /// The CPU.
+    pub cpu: usize,
+    /// The window's start (its oldest events kept), ns.
+    pub from_ns: i64,
+    /// The switch into the thread (else its clock read), ns.
+    pub to_ns: i64,
+    /// What ran, largest first: tasks with their policy and priority,
+    /// interrupts, idle.
+    pub causes: Vec<Cause>,
+}
+
+impl TraceWindow {
+    /// How long the window shows, ns.
+    pub fn span_ns(&self) -> i64 {
+        self.to_ns - self.from_ns
+    }
+}
+
+/// The stage a sample's latency mostly went to and its largest traced
+/// cause: see [`Explanation::dominant_cause`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dominant<'a> {
+    /// The component's name (`thread_latency`), or `trace_window` when
+    /// the window, shorter than the latency, is longer than every
+    /// component found.
+    pub stage: &'static str,
+    /// Its time, ns.
+    pub ns: i64,
+    /// Its largest cause the trace saw.
+    pub cause: Option<&'a Cause>,
+    /// The trace window's span when the latency began before it.
+    pub window_ns: Option<i64>,
 }
 
 impl Explanation {
@@ -220,13 +265,37 @@ impl Explanation {
                 .all(|component| component.ns >= -SUM_TOLERANCE_NS)
     }
 
-    /// The largest cause of the largest component.
-    pub fn dominant_cause(&self) -> Option<(&Component, &Cause)> {
-        let component = self
-            .components
-            .iter()
-            .max_by_key(|component| component.ns)?;
-        component.causes.first().map(|cause| (component, cause))
+    /// The largest component and its largest cause the trace saw (time
+    /// before the trace window is no cause). When the latency began before
+    /// the window and the window is longer than every component found
+    /// (its wake-up was not seen), the window and what mostly ran in it:
+    /// a small component never stands for the whole.
+    pub fn dominant_cause(&self) -> Option<Dominant<'_>> {
+        let window_ns = self.window.as_ref().map(TraceWindow::span_ns);
+        let component = self.components.iter().max_by_key(|component| component.ns);
+        match (component, &self.window) {
+            (Some(component), window)
+                if window
+                    .as_ref()
+                    .is_none_or(|window| component.ns >= window.span_ns()) =>
+            {
+                Some(Dominant {
+                    stage: component.name.as_str(),
+                    ns: component.ns,
+                    cause: first_traced(&component.causes)
+                        .or_else(|| window.as_ref().and_then(|w| first_traced(&w.causes))),
+                    window_ns,
+                })
+            }
+            (_, Some(window)) => Some(Dominant {
+                stage: "trace_window",
+                ns: window.span_ns(),
+                cause: first_traced(&window.causes),
+                window_ns,
+            }),
+            (None, None) => None,
+            (Some(_), None) => None,
+        }
     }
 }
 
@@ -306,6 +375,7 @@ fn never_explained(sample: &Sample) -> Explanation {
         lost_events: 0,
         lost_unknown: false,
         window_short: false,
+        window: None,
         notes: vec!["the events of this sample could not be read".to_owned()],
         evidence: Vec::new(),
     }
@@ -370,7 +440,18 @@ fn find_anchors(windows: &CpuWindows, sample: &Sample) -> Anchors {
         })
         .max_by_key(|event| event.ts_ns)
         .copied();
-    let handler = waking.and_then(|waking| enclosing_timer_handler(windows, &waking, earliest));
+    // A wake-up older than the window (the thread waited longer than the
+    // span for a CPU) was kept past the trims, with its timer callback.
+    let kept = windows.kept_waking(sample.tid, earliest, sample.wake_ns);
+    let (waking, handler) = match (waking, kept) {
+        (Some(waking), _) => (
+            Some(waking),
+            enclosing_timer_handler(windows, &waking, earliest),
+        ),
+        (None, Some(kept)) => (Some(kept.waking), kept.handler),
+        (None, None) => (None, None),
+    };
+    let handler = handler.map(timer_entry);
     let switch_from = waking.map_or(earliest, |waking| waking.ts_ns);
     let switch_to = sample.wake_ns.saturating_add(SUM_TOLERANCE_NS);
     let switch_in = windows
@@ -411,31 +492,58 @@ fn find_anchors(windows: &CpuWindows, sample: &Sample) -> Anchors {
 }
 
 /// The hrtimer callback the waking happened in: the latest one started
-/// before it on its CPU and not ended before it.
+/// before it on its CPU and not ended before it (its entry event).
 fn enclosing_timer_handler(
     windows: &CpuWindows,
     waking: &KernelEvent,
     earliest: i64,
-) -> Option<TimerEntry> {
-    let mut open: Option<TimerEntry> = None;
+) -> Option<KernelEvent> {
+    let mut open: Option<KernelEvent> = None;
     for event in windows.events(waking.cpu as usize, earliest, waking.ts_ns) {
         if event == waking {
             return open;
         }
         match event.kind {
-            EventKind::HrtimerExpireEntry { timer, .. } => {
-                open = Some(TimerEntry {
-                    ts_ns: event.ts_ns,
-                    timer,
-                });
-            }
-            EventKind::HrtimerExpireExit { timer } if open.is_some_and(|o| o.timer == timer) => {
+            EventKind::HrtimerExpireEntry { .. } => open = Some(*event),
+            EventKind::HrtimerExpireExit { timer }
+                if open.is_some_and(|o| timer_of(&o) == timer) =>
+            {
                 open = None;
             }
             _ => {}
         }
     }
     open
+}
+
+/// The timer of an `hrtimer_expire_entry` (0 for another event).
+fn timer_of(event: &KernelEvent) -> u64 {
+    match event.kind {
+        EventKind::HrtimerExpireEntry { timer, .. } => timer,
+        _ => 0,
+    }
+}
+
+fn timer_entry(event: KernelEvent) -> TimerEntry {
+    TimerEntry {
+        ts_ns: event.ts_ns,
+        timer: timer_of(&event),
+    }
+}
+
+/// The wake-up of `tid` at `waking_ns`, found in the windows, with the
+/// timer callback it happened in: to keep past the trims while the thread
+/// waits for a CPU (see [`CpuWindows::keep_waking`]).
+pub fn waking_to_keep(windows: &CpuWindows, tid: i32, waking_ns: i64) -> Option<KeptWaking> {
+    let waking = windows.cpus().find_map(|cpu| {
+        windows
+            .events(cpu, waking_ns, waking_ns)
+            .find(|event| matches!(event.kind, EventKind::Waking { pid, .. } if pid == tid))
+            .copied()
+    })?;
+    let handler =
+        enclosing_timer_handler(windows, &waking, waking_ns.saturating_sub(EVIDENCE_LEAD_NS));
+    Some(KeptWaking { waking, handler })
 }
 
 fn attribute(
@@ -605,7 +713,16 @@ fn build_explanation(
         }
         lost.known += here.known;
         lost.unknown |= here.unknown;
-        if let Some(complete_from) = windows.complete_from(cpu)
+        let kept_from = windows.kept_from(cpu).unwrap_or(i64::MIN);
+        if kept_from > sample.deadline_ns {
+            window_short = true;
+            notes.push(format!(
+                "the latency ({} s) is longer than the trace window: the events of CPU {cpu} \
+                 reach back only to {} s after the deadline; what ran before is not known",
+                seconds_text(sample.latency_ns),
+                seconds_text(kept_from - sample.deadline_ns)
+            ));
+        } else if let Some(complete_from) = windows.complete_from(cpu)
             && complete_from > sample.deadline_ns
         {
             window_short = true;
@@ -629,6 +746,23 @@ fn build_explanation(
             EventKind::Waking { target_cpu, .. } => usize::try_from(target_cpu).ok(),
             _ => None,
         });
+    // The latency began before the window: what the window shows of the
+    // CPU the thread ran on, up to the switch into it.
+    let window = cpu.and_then(|cpu| {
+        let from_ns = windows.kept_from(cpu)?;
+        let to_ns = anchors
+            .switch_in
+            .map_or(sample.wake_ns, |event| event.ts_ns.min(sample.wake_ns));
+        (from_ns > sample.deadline_ns && from_ns < to_ns).then(|| {
+            let replay = replay_span(windows, cpu, from_ns, to_ns);
+            TraceWindow {
+                cpu,
+                from_ns,
+                to_ns,
+                causes: causes_of(names, ctx, cpu, &replay, Stage::Window, ours),
+            }
+        })
+    });
     Explanation {
         thread: sample.thread,
         tid: sample.tid,
@@ -641,9 +775,22 @@ fn build_explanation(
         lost_events: lost.known,
         lost_unknown: lost.unknown,
         window_short,
+        window,
         notes,
         evidence,
     }
+}
+
+/// The largest of `causes` (largest first) the trace saw.
+fn first_traced(causes: &[Cause]) -> Option<&Cause> {
+    causes
+        .iter()
+        .find(|cause| cause.kind != CauseKind::Untraced)
+}
+
+/// ns as seconds with three decimals (`3.026`).
+fn seconds_text(ns: i64) -> String {
+    format!("{:.3}", ns as f64 / 1e9)
 }
 
 fn lost_note(cpu: usize, lost: LostCount) -> String {
@@ -669,6 +816,8 @@ enum Stage {
     HandlerToWakeup,
     ThreadLatency,
     ReturnToUser,
+    /// The trace window of a latency that began before it.
+    Window,
 }
 
 /// What a CPU can be doing, as far as the events tell.
@@ -680,8 +829,13 @@ enum Activity {
     Softirq(u32),
     Vector(Vector),
     Ipi,
-    TimerCallback { timer: u64, function: u64 },
+    TimerCallback {
+        timer: u64,
+        function: u64,
+    },
     Nmi(u64),
+    /// Before the window: its events were trimmed away.
+    BeforeWindow,
 }
 
 /// A task as the switches name it.
@@ -847,7 +1001,18 @@ fn replay_span(windows: &CpuWindows, cpu: usize, from: i64, to: i64) -> Replay {
     if to <= from {
         return replay;
     }
-    let replay_from = from.saturating_sub(REPLAY_LEAD_NS);
+    // What is older than the window's events is not known.
+    let kept_from = windows.kept_from(cpu).unwrap_or(i64::MIN);
+    let from = if kept_from > from {
+        replay.add(Activity::BeforeWindow, kept_from.min(to) - from);
+        if kept_from >= to {
+            return replay;
+        }
+        kept_from
+    } else {
+        from
+    };
+    let replay_from = from.saturating_sub(REPLAY_LEAD_NS).max(kept_from);
     let mut state = state_before(windows, cpu, replay_from);
     let nmis: Vec<(i64, i64, u64)> = windows
         .events(cpu, from, to.saturating_add(NMI_LAG_NS))
@@ -884,6 +1049,11 @@ fn replay_span(windows: &CpuWindows, cpu: usize, from: i64, to: i64) -> Replay {
         // out of idle into it was not traced (some kernels record none),
         // so it ran since the last event.
         if running == Activity::Task(0) && event.pid > 0 {
+            running = Activity::Task(event.pid);
+        }
+        // At the window's start nothing tells the task yet: the first
+        // event's current pid does.
+        if running == Activity::Task(-1) && event.pid >= 0 {
             running = Activity::Task(event.pid);
         }
         give(&mut replay, running, since, event.ts_ns);
@@ -977,6 +1147,7 @@ fn causes_of(
                     format!("swapper/{cpu} leaving idle, switching"),
                     ns,
                 ),
+                Stage::Window => Cause::named(CauseKind::Idle, format!("swapper/{cpu}"), ns),
             },
             Activity::Task(pid) => match stage {
                 Stage::IrqLatency => Cause::named(
@@ -990,7 +1161,7 @@ fn causes_of(
                 Stage::ReturnToUser if pid == ours.tid => {
                     Cause::named(CauseKind::Unattributed, "kernel exit to user", ns)
                 }
-                Stage::ThreadLatency | Stage::ReturnToUser => {
+                Stage::ThreadLatency | Stage::ReturnToUser | Stage::Window => {
                     task_cause(ctx, cpu, pid, replay.tasks.get(&pid), ns)
                 }
             },
@@ -1022,6 +1193,9 @@ fn causes_of(
                 format!("nmi handler {}", ctx.symbols.describe(handler)),
                 ns,
             ),
+            Activity::BeforeWindow => {
+                Cause::named(CauseKind::Untraced, "before the trace window", ns)
+            }
             Activity::TimerCallback { timer, function } => {
                 if ours.timer == Some(timer) {
                     Cause::named(CauseKind::TimerHandler, "our timer's handler", ns)
@@ -1042,7 +1216,13 @@ fn causes_of(
         }
     }
     merged.retain(|cause| cause.ns > 0);
-    merged.sort_by_key(|cause| std::cmp::Reverse(cause.ns));
+    // Largest first; time before the trace window, no cause, last.
+    merged.sort_by_key(|cause| {
+        (
+            cause.kind == CauseKind::Untraced,
+            std::cmp::Reverse(cause.ns),
+        )
+    });
     merged
 }
 
@@ -1208,10 +1388,10 @@ mod tests {
                 4 * US
             )]
         );
-        let (component, dominant) = explanation.dominant_cause().expect("a cause");
+        let dominant = explanation.dominant_cause().expect("a cause");
         assert_eq!(
-            (component.name, dominant.name.as_str()),
-            (ComponentName::ThreadLatency, "spin")
+            (dominant.stage, dominant.cause.map(|c| c.name.as_str())),
+            ("thread_latency", Some("spin"))
         );
         assert!(explanation.notes.is_empty(), "{:?}", explanation.notes);
         // The evidence: from 100 µs before the deadline to the wake-up.
