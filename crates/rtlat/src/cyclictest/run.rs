@@ -50,6 +50,7 @@ use crate::report::histogram::write_histogram;
 use crate::report::json::{Extras, write_json_with};
 use crate::report::percentiles::write_percentiles;
 use crate::report::run_clock::Timeline;
+use crate::report::sample_time::SampleInstants;
 use crate::report::spikes::write_spikes;
 use crate::report::status::write_quiet_summary;
 use crate::report::verdict::{self, SystemWatch};
@@ -276,7 +277,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         bail!(describe_thread_error(index, error, settings));
     }
     if let Some(session) = explain.as_mut()
-        && let Err(e) = start_explain_reader(session, &running, &settings.engine)
+        && let Err(e) = start_explain_reader(session, &running, &settings.engine, &timeline)
     {
         running.finish(false);
         return Err(e);
@@ -772,7 +773,7 @@ fn write_final_outputs(
         &extras,
         settings.explain.as_ref(),
         settings.verdict,
-        settings.verdict.is_some() || settings.percentiles,
+        (settings.verdict.is_some() || settings.percentiles).then_some(SampleInstants::DueWoke),
     ));
     failures.into_result()
 }

@@ -34,6 +34,7 @@ use rtlat_sys::trace_instance::{InstanceSpec, REQUIRED_EVENTS, TraceInstance};
 use rtlat_sys::tracefs;
 
 use crate::output::{OutputTarget, Stdout, write_to};
+use crate::report::run_clock::Timeline;
 use crate::report::verdict::{WorstCause, WorstSample};
 use rtlat_args::stdio::note;
 
@@ -80,7 +81,8 @@ pub struct ExplainOutcome {
     pub read_error: Option<String>,
     /// The recorded CPUs.
     pub cpus: Vec<usize>,
-    /// CLOCK_MONOTONIC ns at the start of the run (for "s into the run").
+    /// CLOCK_MONOTONIC ns at the start of the run (for "s into the run"),
+    /// the start of the run's [`Timeline`].
     pub run_start_ns: i64,
 }
 
@@ -100,22 +102,25 @@ impl ExplainOutcome {
         }
     }
 
-    /// The worst explained sample's largest component and that
-    /// component's largest cause, for the verdict.
+    /// The worst explained sample, its dominant stage and cause (see
+    /// [`rtlat_explain::Explanation::dominant_cause`]), for the verdict.
     pub fn worst_sample(&self) -> Option<WorstSample> {
-        // The explanations come worst first, their causes largest first.
+        // The explanations come worst first.
         let worst = self.report.explanations.first()?;
-        let component = worst.components.iter().max_by_key(|c| c.ns)?;
+        let dominant = worst.dominant_cause()?;
         Some(WorstSample {
             thread: worst.thread,
             latency_ns: worst.latency_ns,
-            component: component.name.as_str(),
-            component_ns: component.ns,
-            cause: component.causes.first().map(|c| WorstCause {
+            component: dominant.stage,
+            component_ns: dominant.ns,
+            cause: dominant.cause.map(|c| WorstCause {
                 kind: c.kind.as_str(),
                 name: c.name.clone(),
                 ns: c.ns,
             }),
+            due_at_ns: worst.deadline_ns - self.run_start_ns,
+            at_ns: worst.wake_ns - self.run_start_ns,
+            window_ns: dominant.window_ns,
         })
     }
 }
@@ -145,11 +150,14 @@ pub fn write_outputs(
     }
 }
 
-/// Starts the session's reader for a running engine.
+/// Starts the session's reader for a running engine; `timeline` is the
+/// run's (its start is the explanations' "into the run", as for every
+/// other line that places a sample).
 pub fn start_explain_reader(
     session: &mut ExplainSession,
     running: &Running,
     config: &CyclicConfig,
+    timeline: &Timeline,
 ) -> anyhow::Result<()> {
     let threads: Vec<MeasuredThread> = config
         .threads
@@ -163,8 +171,7 @@ pub fn start_explain_reader(
         .run
         .distribution
         .unwrap_or_else(|| DistributionPlan::new(1000, Nanos::ZERO).expect("the default plan"));
-    let since_start = i64::try_from(running.started().elapsed().as_nanos()).unwrap_or(0);
-    let run_start_ns = reader::monotonic_ns() - since_start;
+    let run_start_ns = timeline.start.unwrap_or(timeline.clock).as_nanos();
     session.start_reader(running.shared_handle(), &threads, plan, run_start_ns)
 }
 

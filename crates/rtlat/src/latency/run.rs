@@ -36,6 +36,7 @@ use crate::output::{FirstFailure, OutputTarget, Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::closing::write_closing_lines;
 use crate::report::json::{Extras, write_json_with};
+use crate::report::sample_time::SampleInstants;
 use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{
     check_realtime_privilege, io_strerror, lock_memory_because, pinned_cpus, start_janitor,
@@ -106,7 +107,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         bail!(describe_thread_error(error, settings));
     }
     if let Some(session) = explain.as_mut()
-        && let Err(e) = start_explain_reader(session, &running, &settings.engine)
+        && let Err(e) = start_explain_reader(session, &running, &settings.engine, &timeline)
     {
         running.finish(false);
         return Err(e);
@@ -386,7 +387,10 @@ fn write_final_outputs(
         &extras,
         settings.explain.as_ref(),
         settings.verdict,
-        settings.verdict.is_some(),
+        settings
+            .verdict
+            .is_some()
+            .then_some(SampleInstants::DueWoke),
     ));
     failures.into_result()
 }

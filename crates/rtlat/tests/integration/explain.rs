@@ -693,3 +693,84 @@ fn another_timers_callback_is_named_from_kallsyms_not_by_its_address() {
         r.stdout
     );
 }
+
+#[test]
+fn a_thread_starved_longer_than_the_window_is_blamed_on_what_held_its_cpu() {
+    require_tracefs!();
+    // Never CPU 0: a FIFO 90 hog there could starve the machine.
+    let Some(&cpu) = crate::support::allowed_cpus()
+        .iter()
+        .rfind(|&&cpu| cpu != 0)
+    else {
+        skip_note!(
+            "SKIPPED (needs a CPU other than CPU 0 for the hog): {}",
+            function_name!()
+        );
+        return;
+    };
+    let lease = CpuLease::of(cpu);
+    let cpu_arg = lease.list();
+    let mut cmd = rtlat_cyclictest([
+        "-q",
+        "-m",
+        "-a",
+        &cpu_arg,
+        "-p",
+        "80",
+        "-i",
+        "1000",
+        "-D",
+        "4",
+        "--explain",
+        "--verdict",
+        "--json=-",
+    ]);
+    let child = spawn(&mut cmd);
+    wait_for_realtime_threads(child.pid(), 1);
+    std::thread::sleep(Duration::from_millis(200));
+    // A FIFO 90 busy loop on the measured CPU for 2 s, twice the trace
+    // window: pinned before it turns FIFO, ended by a `timeout` that is
+    // neither real-time nor pinned (a FIFO 90 `timeout` pinned beside the
+    // loop would never run to end it), killed a second later if need be.
+    let hog = Command::new("timeout")
+        .args(["-k", "1", "2", "taskset", "-c", &cpu_arg])
+        .args(["chrt", "-f", "90", "sh", "-c", "while :; do :; done"])
+        .status_checked()
+        .expect("timeout, taskset, chrt");
+    assert_eq!(hog.code(), Some(124), "the hog ran its 2 s: {hog:?}");
+    let r = child.wait(Duration::from_secs(20));
+    r.expect_code(0);
+    let doc = json_of(&r.stdout);
+    let worst = &doc["explain"][0];
+    let latency = worst["latency_ns"].as_i64().unwrap();
+    assert!(
+        latency >= 1_500_000_000,
+        "held off for the hog's time: {worst}"
+    );
+    // What the window showed: the hog, at its priority, most of the window.
+    let window = &worst["trace_window"];
+    let span = window["to_ns"].as_i64().unwrap() - window["from_ns"].as_i64().unwrap();
+    assert!(span < latency, "{window}");
+    let top = &window["causes"][0];
+    assert_eq!(
+        (&top["kind"], &top["name"], &top["priority"]),
+        (
+            &serde_json::json!("task"),
+            &serde_json::json!("sh"),
+            &serde_json::json!(90)
+        ),
+        "{window}"
+    );
+    assert!(top["ns"].as_i64().unwrap() * 2 > span, "{window}");
+    // The verdict blames the hog, not a component of microseconds.
+    let blamed = &doc["verdict"]["worst_sample"];
+    assert_eq!(blamed["cause"]["name"], "sh", "{blamed}");
+    assert!(blamed["component_ns"].as_i64().unwrap() >= span, "{blamed}");
+    assert_eq!(blamed["window_ns"].as_i64(), Some(span), "{blamed}");
+    assert!(
+        r.stdout.contains("is longer than the trace window"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("#   trace_window "), "{}", r.stdout);
+}
