@@ -77,7 +77,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let mut out = Stdout::new(settings.unbuffered);
 
     // --explain's refusals come first: one line, nothing else printed.
-    let tracing = match &settings.explain {
+    let prepared = match &settings.explain {
         Some(_) => Some(crate::explain::preflight()?),
         None => None,
     };
@@ -215,8 +215,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         });
     }
     // The run's own trace instance, recording from before the first sample.
-    let mut explain = match (&settings.explain, &tracing) {
-        (Some(plan), Some(tracing)) => Some(ExplainSession::open(plan, tracing)?),
+    let mut explain = match (&settings.explain, prepared) {
+        (Some(plan), Some(prepared)) => Some(ExplainSession::open(plan, prepared)?),
         _ => None,
     };
     let mut snapshot = match StatusSnapshotFile::create(rtlat_sys::system::current_pid()) {

@@ -185,8 +185,8 @@ pub struct ExplainSession {
     decoder: Option<EventDecoder>,
     layout: PageHeaderLayout,
     pipes: Vec<(usize, std::fs::File)>,
-    /// The kernel's function names, read before the first sample; the
-    /// reader takes them.
+    /// The kernel's function names, read by [`preflight`]; the reader
+    /// takes them.
     symbols: Option<KernelSymbols>,
     reader: Option<reader::ReaderHandle>,
 }
@@ -199,10 +199,23 @@ impl std::fmt::Debug for ExplainSession {
     }
 }
 
+/// What [`preflight`] found: where tracefs is, and the kernel's function
+/// names.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The tracing directory.
+    pub tracing: PathBuf,
+    /// The kernel's text symbols, read here: before the memory is locked
+    /// (so `mlockall` locks the table as it is, never its growing
+    /// buffers) and before the first sample.
+    pub symbols: KernelSymbols,
+}
+
 /// Checks, first thing, what explaining needs: root, tracefs (mounted
 /// here if it is not), every required event; returns the tracing
-/// directory. Each refusal is one line naming `--explain` (exit 1).
-pub fn preflight() -> anyhow::Result<PathBuf> {
+/// directory with the kernel's function names. Each refusal is one line
+/// naming `--explain` (exit 1).
+pub fn preflight() -> anyhow::Result<Prepared> {
     if rtlat_sys::system::effective_uid() != 0 {
         bail!(
             "--explain: recording kernel events needs root (a tracefs instance of the run's \
@@ -226,7 +239,10 @@ pub fn preflight() -> anyhow::Result<PathBuf> {
             tracing.join("events").join(event).display()
         );
     }
-    Ok(tracing)
+    Ok(Prepared {
+        tracing,
+        symbols: read_kernel_symbols(Path::new(KALLSYMS)),
+    })
 }
 
 /// Removes the instances (`instances/rtlat-<pid>`) of runs that are gone
@@ -271,10 +287,12 @@ fn missing_event(tracing: &Path) -> Option<&'static str> {
 }
 
 impl ExplainSession {
-    /// Makes the run's instance in `tracing` (from [`preflight`]) and
-    /// reads what its reader needs; a refusal is one line naming
+    /// Makes the run's instance in the tracing directory [`preflight`]
+    /// found and reads what its reader needs; a refusal is one line naming
     /// `--explain` (exit 1, before any sample).
-    pub fn open(plan: &ExplainPlan, tracing: &Path) -> anyhow::Result<ExplainSession> {
+    pub fn open(plan: &ExplainPlan, prepared: Prepared) -> anyhow::Result<ExplainSession> {
+        let Prepared { tracing, symbols } = prepared;
+        let tracing = tracing.as_path();
         remove_instances_of_gone_runs(tracing);
         let spec = InstanceSpec::for_run(&plan.cpus, BUFFER_SIZE_KB);
         // Announced before it is made: a run killed while the kernel
@@ -307,7 +325,6 @@ impl ExplainSession {
         let pipes = instance
             .open_pipes_raw()
             .map_err(|e| anyhow::anyhow!("--explain: {e}"))?;
-        let symbols = read_kernel_symbols(Path::new(KALLSYMS));
         Ok(ExplainSession {
             plan: plan.clone(),
             instance: Some(instance),

@@ -60,7 +60,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let mut out = Stdout::new(true);
 
     // --explain's refusals come first: one line, nothing else printed.
-    let tracing = match &settings.explain {
+    let prepared = match &settings.explain {
         Some(_) => Some(crate::explain::preflight()?),
         None => None,
     };
@@ -87,10 +87,10 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let signals = SignalFlags::install()?;
     // The run's own trace instance, recording from before the warm-up; the
     // janitor removes it if the run is killed.
-    let mut explain = match (&settings.explain, &tracing) {
-        (Some(plan), Some(tracing)) => {
+    let mut explain = match (&settings.explain, prepared) {
+        (Some(plan), Some(prepared)) => {
             start_janitor("its tracefs instance");
-            Some(ExplainSession::open(plan, tracing)?)
+            Some(ExplainSession::open(plan, prepared)?)
         }
         _ => None,
     };
