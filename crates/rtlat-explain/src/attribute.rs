@@ -15,6 +15,14 @@
 //! stage, each instant is given to what was innermost on the CPU then: an
 //! NMI, else the innermost interrupt handler, softirq, vector or timer
 //! callback, else the running task or the idle state.
+//!
+//! A latency that began before the trace window (the windows keep about a
+//! second) is explained with what there is: the thread's wake-up, kept past
+//! the trims while it waited for a CPU, still gives the stages; the time
+//! before the window goes to no cause (`untraced`); and the window itself,
+//! what ran on the thread's CPU up to the switch into it, is the
+//! explanation's [`TraceWindow`], the cause the verdict names when no stage
+//! found is longer ([`Explanation::dominant_cause`]).
 
 use std::collections::HashMap;
 
@@ -293,8 +301,8 @@ impl Explanation {
                 cause: first_traced(&window.causes),
                 window_ns,
             }),
-            (None, None) => None,
-            (Some(_), None) => None,
+            // No component and no window.
+            _ => None,
         }
     }
 }

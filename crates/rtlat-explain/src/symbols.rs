@@ -119,9 +119,16 @@ impl KernelSymbols {
         let mut any_address = false;
         let mut any_symbol = false;
         let mut line = String::new();
-        for _ in 0..MAX_LINES {
+        let mut lines = 0;
+        loop {
             line.clear();
             if input.read_line(&mut line)? == 0 {
+                break;
+            }
+            lines += 1;
+            if lines > MAX_LINES {
+                // What is left is not read: its text symbols are not kept.
+                table.dropped += 1;
                 break;
             }
             let Some((address, name, module)) = text_symbol(&line) else {
@@ -211,7 +218,8 @@ impl KernelSymbols {
         self.hidden
     }
 
-    /// Text symbols left out by the bounds.
+    /// Text symbols left out by the bounds (at least 1 where lines were
+    /// left unread).
     pub fn dropped(&self) -> u64 {
         self.dropped
     }
@@ -382,6 +390,12 @@ mod tests {
         let table = KernelSymbols::parse(&text);
         assert_eq!(table.len(), MAX_NAME_BYTES / 4096);
         assert_eq!(table.dropped(), 5);
+        // Lines beyond the bound are not read.
+        let mut text = "ffffffff81000000 D data\n".repeat(MAX_LINES);
+        text.push_str("ffffffff81000010 t late\n");
+        let table = KernelSymbols::parse(&text);
+        assert!(table.is_empty());
+        assert_eq!(table.dropped(), 1);
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The recent past of each traced CPU: its events of the last span (about
 //! a second), in time order, with what is known to be missing (events the
 //! kernel dropped, events trimmed away), so that an explanation can say how
-//! far back it sees everything.
+//! far back it sees everything; and, past the trims, the wake-ups of tasks
+//! still waiting for a CPU when their events went ([`KeptWaking`]), one
+//! per task.
 
 use std::collections::VecDeque;
 
