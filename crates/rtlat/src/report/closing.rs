@@ -45,9 +45,7 @@ pub fn write_closing_lines(
     }
     if let (Some(instants), Some(timeline)) = (max_times, &extras.timeline) {
         out.emit(|w| {
-            columns::write_wrapped(w, width, |b| {
-                write_max_times(b, report, timeline, instants)
-            })
+            columns::write_wrapped(w, width, |b| write_max_times(b, report, timeline, instants))
         });
     }
     explained

@@ -687,11 +687,9 @@ fn another_timers_callback_is_named_from_kallsyms_not_by_its_address() {
         text.contains(&format!("function={address:#x}")),
         "{address:#x} not in the trace's events"
     );
-    assert!(
-        r.stdout.contains(&format!("timer_handler {named}")),
-        "{}",
-        r.stdout
-    );
+    // The text's lines, wrapped to 80 columns, joined back.
+    let text = crate::results::verdict::unwrapped(&r.stdout).join("\n");
+    assert!(text.contains(&format!("timer_handler {named}")), "{text}");
 }
 
 #[test]
@@ -767,10 +765,8 @@ fn a_thread_starved_longer_than_the_window_is_blamed_on_what_held_its_cpu() {
     assert_eq!(blamed["cause"]["name"], "sh", "{blamed}");
     assert!(blamed["component_ns"].as_i64().unwrap() >= span, "{blamed}");
     assert_eq!(blamed["window_ns"].as_i64(), Some(span), "{blamed}");
-    assert!(
-        r.stdout.contains("is longer than the trace window"),
-        "{}",
-        r.stdout
-    );
-    assert!(r.stdout.contains("#   trace_window "), "{}", r.stdout);
+    // The text's lines, wrapped to 80 columns, joined back.
+    let text = crate::results::verdict::unwrapped(&r.stdout).join("\n");
+    assert!(text.contains("is longer than the trace window"), "{text}");
+    assert!(text.contains("\n#   trace_window "), "{text}");
 }
