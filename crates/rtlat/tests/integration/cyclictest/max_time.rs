@@ -75,11 +75,14 @@ fn a_synthetic_runs_maximum_is_at_its_first_largest_samples_deadline() {
         let woke_us = (deadline_us * 1000 + max) / 1000;
         expected.push(format!(
             "# Thread {thread}: max {:.3} us, due 0.{deadline_us:06} s into the run, \
-             woke 0.{woke_us:06} s",
+             woke 0.{woke_us:06} s; due at 1970-01-01 00:00:00.{:03} UTC",
             max as f64 / 1000.0,
+            deadline_us / 1000
         ));
     }
-    let tail: Vec<&str> = r.stdout.lines().rev().take(2).collect();
+    // Wrapped to 80 columns: joined back.
+    let joined = crate::support::joined_thread_lines(&r.stdout);
+    let tail: Vec<&str> = joined.iter().rev().take(2).map(String::as_str).collect();
     let expected: Vec<&str> = expected.iter().rev().map(String::as_str).collect();
     assert_eq!(tail, expected, "the last lines\n{}", r.stdout);
 }
@@ -141,6 +144,11 @@ fn a_real_runs_maxima_lie_within_the_run() {
     let whole_run_us = after.duration_since(before).unwrap().as_micros() as i64;
     for line in &lines {
         assert!(!line.signal, "{line:?}");
+        assert!(
+            (from..=to).contains(&line.unix_ms),
+            "{line:?} not within {from}..={to} ms\n{}",
+            r.stdout
+        );
         assert!(
             line.instants_us.1 <= whole_run_us,
             "{line:?} not within the run's {whole_run_us} us\n{}",
