@@ -15,11 +15,20 @@
 //! stage, each instant is given to what was innermost on the CPU then: an
 //! NMI, else the innermost interrupt handler, softirq, vector or timer
 //! callback, else the running task or the idle state.
+//!
+//! A latency that began before the trace window (the windows keep about a
+//! second) is explained with what there is: the thread's wake-up, kept past
+//! the trims while it waited for a CPU, still gives the stages; the time
+//! before the window goes to no cause (`untraced`); and the window itself,
+//! what ran on the thread's CPU up to the switch into it, is the
+//! explanation's [`TraceWindow`], the cause the verdict names when no stage
+//! found is longer ([`Explanation::dominant_cause`]).
 
 use std::collections::HashMap;
 
 use crate::events::{Comm, EventKind, IrqNames, KernelEvent, LEAVING_IDLE, Vector, softirq_name};
-use crate::window::{CpuWindows, LostCount};
+use crate::symbols::{KernelSymbols, NO_SYMBOLS};
+use crate::window::{CpuWindows, KeptWaking, LostCount};
 
 /// How far the components' sum may miss the latency, and how far below
 /// zero a component may be, when every anchor was found: two clock reads
@@ -114,6 +123,8 @@ pub enum CauseKind {
     TimerHandler,
     /// Time no traced event accounts for.
     Unattributed,
+    /// Time before the trace window: its events were no longer kept.
+    Untraced,
 }
 
 impl CauseKind {
@@ -129,6 +140,7 @@ impl CauseKind {
             CauseKind::Idle => "idle",
             CauseKind::TimerHandler => "timer_handler",
             CauseKind::Unattributed => "unattributed",
+            CauseKind::Untraced => "untraced",
         }
     }
 }
@@ -200,11 +212,53 @@ pub struct Explanation {
     pub lost_unknown: bool,
     /// A window did not reach back to the deadline.
     pub window_short: bool,
+    /// When the latency began before the trace window: what the window
+    /// shows of the thread's CPU up to the switch into it.
+    pub window: Option<TraceWindow>,
     /// What could not be found, and why, in plain sentences.
     pub notes: Vec<String>,
     /// The events of the CPUs concerned from [`EVIDENCE_LEAD_NS`] before
     /// the deadline to the wake-up, in time order.
     pub evidence: Vec<KernelEvent>,
+}
+
+/// What the trace window shows of a CPU when a latency began before it:
+/// everything that ran there from the window's start to the switch into
+/// the thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceWindow {
+    /// The CPU.
+    pub cpu: usize,
+    /// The window's start (its oldest events kept), ns.
+    pub from_ns: i64,
+    /// The switch into the thread (else its clock read), ns.
+    pub to_ns: i64,
+    /// What ran, largest first: tasks with their policy and priority,
+    /// interrupts, idle.
+    pub causes: Vec<Cause>,
+}
+
+impl TraceWindow {
+    /// How long the window shows, ns.
+    pub fn span_ns(&self) -> i64 {
+        self.to_ns - self.from_ns
+    }
+}
+
+/// The stage a sample's latency mostly went to and its largest traced
+/// cause: see [`Explanation::dominant_cause`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dominant<'a> {
+    /// The component's name (`thread_latency`), or `trace_window` when
+    /// the window, shorter than the latency, is longer than every
+    /// component found.
+    pub stage: &'static str,
+    /// Its time, ns.
+    pub ns: i64,
+    /// Its largest cause the trace saw.
+    pub cause: Option<&'a Cause>,
+    /// The trace window's span when the latency began before it.
+    pub window_ns: Option<i64>,
 }
 
 impl Explanation {
@@ -219,13 +273,37 @@ impl Explanation {
                 .all(|component| component.ns >= -SUM_TOLERANCE_NS)
     }
 
-    /// The largest cause of the largest component.
-    pub fn dominant_cause(&self) -> Option<(&Component, &Cause)> {
-        let component = self
-            .components
-            .iter()
-            .max_by_key(|component| component.ns)?;
-        component.causes.first().map(|cause| (component, cause))
+    /// The largest component and its largest cause the trace saw (time
+    /// before the trace window is no cause). When the latency began before
+    /// the window and the window is longer than every component found
+    /// (its wake-up was not seen), the window and what mostly ran in it:
+    /// a small component never stands for the whole.
+    pub fn dominant_cause(&self) -> Option<Dominant<'_>> {
+        let window_ns = self.window.as_ref().map(TraceWindow::span_ns);
+        let component = self.components.iter().max_by_key(|component| component.ns);
+        match (component, &self.window) {
+            (Some(component), window)
+                if window
+                    .as_ref()
+                    .is_none_or(|window| component.ns >= window.span_ns()) =>
+            {
+                Some(Dominant {
+                    stage: component.name.as_str(),
+                    ns: component.ns,
+                    cause: first_traced(&component.causes)
+                        .or_else(|| window.as_ref().and_then(|w| first_traced(&w.causes))),
+                    window_ns,
+                })
+            }
+            (_, Some(window)) => Some(Dominant {
+                stage: "trace_window",
+                ns: window.span_ns(),
+                cause: first_traced(&window.causes),
+                window_ns,
+            }),
+            // No component and no window.
+            _ => None,
+        }
     }
 }
 
@@ -235,6 +313,8 @@ pub struct ExplainContext<'a> {
     pub idle_exit_latency: &'a dyn Fn(usize, u32) -> Option<(String, i64)>,
     /// A task's scheduling policy and user priority.
     pub task_policy: &'a dyn Fn(i32) -> Option<(String, i32)>,
+    /// The kernel's function names (hrtimer callbacks, NMI handlers).
+    pub symbols: &'a KernelSymbols,
 }
 
 impl std::fmt::Debug for ExplainContext<'_> {
@@ -253,11 +333,12 @@ fn no_task_policy(_pid: i32) -> Option<(String, i32)> {
 
 impl ExplainContext<'static> {
     /// A context that knows nothing beyond the events: idle states by
-    /// number, policies from the kernel priorities.
+    /// number, policies from the kernel priorities, functions by address.
     pub fn events_only() -> ExplainContext<'static> {
         ExplainContext {
             idle_exit_latency: &no_idle_state,
             task_policy: &no_task_policy,
+            symbols: &NO_SYMBOLS,
         }
     }
 }
@@ -302,6 +383,7 @@ fn never_explained(sample: &Sample) -> Explanation {
         lost_events: 0,
         lost_unknown: false,
         window_short: false,
+        window: None,
         notes: vec!["the events of this sample could not be read".to_owned()],
         evidence: Vec::new(),
     }
@@ -366,7 +448,18 @@ fn find_anchors(windows: &CpuWindows, sample: &Sample) -> Anchors {
         })
         .max_by_key(|event| event.ts_ns)
         .copied();
-    let handler = waking.and_then(|waking| enclosing_timer_handler(windows, &waking, earliest));
+    // A wake-up older than the window (the thread waited longer than the
+    // span for a CPU) was kept past the trims, with its timer callback.
+    let kept = windows.kept_waking(sample.tid, earliest, sample.wake_ns);
+    let (waking, handler) = match (waking, kept) {
+        (Some(waking), _) => (
+            Some(waking),
+            enclosing_timer_handler(windows, &waking, earliest),
+        ),
+        (None, Some(kept)) => (Some(kept.waking), kept.handler),
+        (None, None) => (None, None),
+    };
+    let handler = handler.map(timer_entry);
     let switch_from = waking.map_or(earliest, |waking| waking.ts_ns);
     let switch_to = sample.wake_ns.saturating_add(SUM_TOLERANCE_NS);
     let switch_in = windows
@@ -407,31 +500,58 @@ fn find_anchors(windows: &CpuWindows, sample: &Sample) -> Anchors {
 }
 
 /// The hrtimer callback the waking happened in: the latest one started
-/// before it on its CPU and not ended before it.
+/// before it on its CPU and not ended before it (its entry event).
 fn enclosing_timer_handler(
     windows: &CpuWindows,
     waking: &KernelEvent,
     earliest: i64,
-) -> Option<TimerEntry> {
-    let mut open: Option<TimerEntry> = None;
+) -> Option<KernelEvent> {
+    let mut open: Option<KernelEvent> = None;
     for event in windows.events(waking.cpu as usize, earliest, waking.ts_ns) {
         if event == waking {
             return open;
         }
         match event.kind {
-            EventKind::HrtimerExpireEntry { timer, .. } => {
-                open = Some(TimerEntry {
-                    ts_ns: event.ts_ns,
-                    timer,
-                });
-            }
-            EventKind::HrtimerExpireExit { timer } if open.is_some_and(|o| o.timer == timer) => {
+            EventKind::HrtimerExpireEntry { .. } => open = Some(*event),
+            EventKind::HrtimerExpireExit { timer }
+                if open.is_some_and(|o| timer_of(&o) == timer) =>
+            {
                 open = None;
             }
             _ => {}
         }
     }
     open
+}
+
+/// The timer of an `hrtimer_expire_entry` (0 for another event).
+fn timer_of(event: &KernelEvent) -> u64 {
+    match event.kind {
+        EventKind::HrtimerExpireEntry { timer, .. } => timer,
+        _ => 0,
+    }
+}
+
+fn timer_entry(event: KernelEvent) -> TimerEntry {
+    TimerEntry {
+        ts_ns: event.ts_ns,
+        timer: timer_of(&event),
+    }
+}
+
+/// The wake-up of `tid` at `waking_ns`, found in the windows, with the
+/// timer callback it happened in: to keep past the trims while the thread
+/// waits for a CPU (see [`CpuWindows::keep_waking`]).
+pub fn waking_to_keep(windows: &CpuWindows, tid: i32, waking_ns: i64) -> Option<KeptWaking> {
+    let waking = windows.cpus().find_map(|cpu| {
+        windows
+            .events(cpu, waking_ns, waking_ns)
+            .find(|event| matches!(event.kind, EventKind::Waking { pid, .. } if pid == tid))
+            .copied()
+    })?;
+    let handler =
+        enclosing_timer_handler(windows, &waking, waking_ns.saturating_sub(EVIDENCE_LEAD_NS));
+    Some(KeptWaking { waking, handler })
 }
 
 fn attribute(
@@ -601,7 +721,16 @@ fn build_explanation(
         }
         lost.known += here.known;
         lost.unknown |= here.unknown;
-        if let Some(complete_from) = windows.complete_from(cpu)
+        let kept_from = windows.kept_from(cpu).unwrap_or(i64::MIN);
+        if kept_from > sample.deadline_ns {
+            window_short = true;
+            notes.push(format!(
+                "the latency ({} s) is longer than the trace window: the events of CPU {cpu} \
+                 reach back only to {} s after the deadline; what ran before is not known",
+                seconds_text(sample.latency_ns),
+                seconds_text(kept_from - sample.deadline_ns)
+            ));
+        } else if let Some(complete_from) = windows.complete_from(cpu)
             && complete_from > sample.deadline_ns
         {
             window_short = true;
@@ -625,6 +754,23 @@ fn build_explanation(
             EventKind::Waking { target_cpu, .. } => usize::try_from(target_cpu).ok(),
             _ => None,
         });
+    // The latency began before the window: what the window shows of the
+    // CPU the thread ran on, up to the switch into it.
+    let window = cpu.and_then(|cpu| {
+        let from_ns = windows.kept_from(cpu)?;
+        let to_ns = anchors
+            .switch_in
+            .map_or(sample.wake_ns, |event| event.ts_ns.min(sample.wake_ns));
+        (from_ns > sample.deadline_ns && from_ns < to_ns).then(|| {
+            let replay = replay_span(windows, cpu, from_ns, to_ns);
+            TraceWindow {
+                cpu,
+                from_ns,
+                to_ns,
+                causes: causes_of(names, ctx, cpu, &replay, Stage::Window, ours),
+            }
+        })
+    });
     Explanation {
         thread: sample.thread,
         tid: sample.tid,
@@ -637,9 +783,22 @@ fn build_explanation(
         lost_events: lost.known,
         lost_unknown: lost.unknown,
         window_short,
+        window,
         notes,
         evidence,
     }
+}
+
+/// The largest of `causes` (largest first) the trace saw.
+fn first_traced(causes: &[Cause]) -> Option<&Cause> {
+    causes
+        .iter()
+        .find(|cause| cause.kind != CauseKind::Untraced)
+}
+
+/// ns as seconds with three decimals (`3.026`).
+fn seconds_text(ns: i64) -> String {
+    format!("{:.3}", ns as f64 / 1e9)
 }
 
 fn lost_note(cpu: usize, lost: LostCount) -> String {
@@ -665,6 +824,8 @@ enum Stage {
     HandlerToWakeup,
     ThreadLatency,
     ReturnToUser,
+    /// The trace window of a latency that began before it.
+    Window,
 }
 
 /// What a CPU can be doing, as far as the events tell.
@@ -676,8 +837,13 @@ enum Activity {
     Softirq(u32),
     Vector(Vector),
     Ipi,
-    TimerCallback { timer: u64, function: u64 },
+    TimerCallback {
+        timer: u64,
+        function: u64,
+    },
     Nmi(u64),
+    /// Before the window: its events were trimmed away.
+    BeforeWindow,
 }
 
 /// A task as the switches name it.
@@ -843,7 +1009,18 @@ fn replay_span(windows: &CpuWindows, cpu: usize, from: i64, to: i64) -> Replay {
     if to <= from {
         return replay;
     }
-    let replay_from = from.saturating_sub(REPLAY_LEAD_NS);
+    // What is older than the window's events is not known.
+    let kept_from = windows.kept_from(cpu).unwrap_or(i64::MIN);
+    let from = if kept_from > from {
+        replay.add(Activity::BeforeWindow, kept_from.min(to) - from);
+        if kept_from >= to {
+            return replay;
+        }
+        kept_from
+    } else {
+        from
+    };
+    let replay_from = from.saturating_sub(REPLAY_LEAD_NS).max(kept_from);
     let mut state = state_before(windows, cpu, replay_from);
     let nmis: Vec<(i64, i64, u64)> = windows
         .events(cpu, from, to.saturating_add(NMI_LAG_NS))
@@ -880,6 +1057,11 @@ fn replay_span(windows: &CpuWindows, cpu: usize, from: i64, to: i64) -> Replay {
         // out of idle into it was not traced (some kernels record none),
         // so it ran since the last event.
         if running == Activity::Task(0) && event.pid > 0 {
+            running = Activity::Task(event.pid);
+        }
+        // At the window's start nothing tells the task yet: the first
+        // event's current pid does.
+        if running == Activity::Task(-1) && event.pid >= 0 {
             running = Activity::Task(event.pid);
         }
         give(&mut replay, running, since, event.ts_ns);
@@ -973,6 +1155,7 @@ fn causes_of(
                     format!("swapper/{cpu} leaving idle, switching"),
                     ns,
                 ),
+                Stage::Window => Cause::named(CauseKind::Idle, format!("swapper/{cpu}"), ns),
             },
             Activity::Task(pid) => match stage {
                 Stage::IrqLatency => Cause::named(
@@ -986,7 +1169,7 @@ fn causes_of(
                 Stage::ReturnToUser if pid == ours.tid => {
                     Cause::named(CauseKind::Unattributed, "kernel exit to user", ns)
                 }
-                Stage::ThreadLatency | Stage::ReturnToUser => {
+                Stage::ThreadLatency | Stage::ReturnToUser | Stage::Window => {
                     task_cause(ctx, cpu, pid, replay.tasks.get(&pid), ns)
                 }
             },
@@ -1013,8 +1196,13 @@ fn causes_of(
             }
             Activity::Vector(vector) => Cause::named(CauseKind::Vector, vector.as_str(), ns),
             Activity::Ipi => Cause::named(CauseKind::Ipi, "ipi", ns),
-            Activity::Nmi(handler) => {
-                Cause::named(CauseKind::Nmi, format!("nmi handler {handler:#x}"), ns)
+            Activity::Nmi(handler) => Cause::named(
+                CauseKind::Nmi,
+                format!("nmi handler {}", ctx.symbols.describe(handler)),
+                ns,
+            ),
+            Activity::BeforeWindow => {
+                Cause::named(CauseKind::Untraced, "before the trace window", ns)
             }
             Activity::TimerCallback { timer, function } => {
                 if ours.timer == Some(timer) {
@@ -1022,7 +1210,7 @@ fn causes_of(
                 } else {
                     Cause::named(
                         CauseKind::TimerHandler,
-                        format!("hrtimer {function:#x}"),
+                        format!("hrtimer {}", ctx.symbols.describe(function)),
                         ns,
                     )
                 }
@@ -1036,7 +1224,13 @@ fn causes_of(
         }
     }
     merged.retain(|cause| cause.ns > 0);
-    merged.sort_by_key(|cause| std::cmp::Reverse(cause.ns));
+    // Largest first; time before the trace window, no cause, last.
+    merged.sort_by_key(|cause| {
+        (
+            cause.kind == CauseKind::Untraced,
+            std::cmp::Reverse(cause.ns),
+        )
+    });
     merged
 }
 
@@ -1202,10 +1396,10 @@ mod tests {
                 4 * US
             )]
         );
-        let (component, dominant) = explanation.dominant_cause().expect("a cause");
+        let dominant = explanation.dominant_cause().expect("a cause");
         assert_eq!(
-            (component.name, dominant.name.as_str()),
-            (ComponentName::ThreadLatency, "spin")
+            (dominant.stage, dominant.cause.map(|c| c.name.as_str())),
+            ("thread_latency", Some("spin"))
         );
         assert!(explanation.notes.is_empty(), "{:?}", explanation.notes);
         // The evidence: from 100 µs before the deadline to the wake-up.
@@ -1224,6 +1418,7 @@ mod tests {
         let ctx = ExplainContext {
             idle_exit_latency: &|_, _| None,
             task_policy: &policy,
+            symbols: &NO_SYMBOLS,
         };
         let Attribution::Explained(explanation) =
             explain(&windows, &IrqNames::new(), &sample(D + 310 * US), &ctx)
@@ -1241,6 +1436,85 @@ mod tests {
                 .causes
                 .iter()
                 .any(|cause| cause.name == "irq 40")
+        );
+    }
+
+    #[test]
+    fn other_timers_callbacks_and_nmi_handlers_are_named_from_kallsyms() {
+        const TICK: u64 = 0xffff_ffff_8143_32e0;
+        const TIMERFD: u64 = 0xffff_ffff_8173_3b90;
+        const PERF_NMI: u64 = 0xffff_ffff_8100_4a10;
+        let mut scenario = busy_cpu();
+        for (entry, exit, function) in [
+            (D + 200 * US, D + 206 * US, TICK),
+            (D + 250 * US, D + 253 * US, TIMERFD),
+            (D + 270 * US, D + 271 * US, 0xffff_ffff_8999_0000),
+        ] {
+            let timer = 0xffff_9000_0000_0000 + function % 4096;
+            scenario.push(
+                entry,
+                0,
+                EventKind::HrtimerExpireEntry {
+                    timer,
+                    now_ns: entry,
+                    function,
+                },
+            );
+            scenario.push(exit, 0, EventKind::HrtimerExpireExit { timer });
+        }
+        scenario.push(
+            D + 290 * US,
+            0,
+            EventKind::Nmi {
+                handler: PERF_NMI,
+                delta_ns: 2_000,
+            },
+        );
+        let windows = windows_of(&scenario, &[0]);
+        let symbols = KernelSymbols::parse(
+            "ffffffff81004a10 t perf_event_nmi_handler\n\
+             ffffffff814332e0 t tick_nohz_handler\n\
+             ffffffff81733b90 t timerfd_tmrproc\n",
+        );
+        let ctx = ExplainContext {
+            idle_exit_latency: &|_, _| None,
+            task_policy: &|_| None,
+            symbols: &symbols,
+        };
+        let Attribution::Explained(explanation) =
+            explain(&windows, &IrqNames::new(), &sample(D + 310 * US), &ctx)
+        else {
+            panic!("not explained");
+        };
+        let names: Vec<(CauseKind, String, i64)> =
+            causes(&explanation, ComponentName::ThreadLatency);
+        for expected in [
+            cause(
+                CauseKind::TimerHandler,
+                "hrtimer tick_nohz_handler (the scheduler tick)",
+                6 * US,
+            ),
+            cause(
+                CauseKind::TimerHandler,
+                "hrtimer timerfd_tmrproc (a timerfd)",
+                3 * US,
+            ),
+            // Far past every symbol known: the address, as before.
+            cause(CauseKind::TimerHandler, "hrtimer 0xffffffff89990000", US),
+            cause(
+                CauseKind::Nmi,
+                "nmi handler perf_event_nmi_handler (perf's hardware counters)",
+                2 * US,
+            ),
+        ] {
+            assert!(names.contains(&expected), "{expected:?} in {names:#?}");
+        }
+        // Without the table, addresses.
+        let bare = explained(&windows, &IrqNames::new(), &sample(D + 310 * US));
+        assert!(
+            causes(&bare, ComponentName::ThreadLatency)
+                .iter()
+                .any(|(_, name, _)| name == "hrtimer 0xffffffff814332e0")
         );
     }
 
@@ -1424,6 +1698,7 @@ mod tests {
         let ctx = ExplainContext {
             idle_exit_latency: &idle_states,
             task_policy: &|_| None,
+            symbols: &NO_SYMBOLS,
         };
         let Attribution::Explained(explanation) =
             explain(&windows, &IrqNames::new(), &sample(D + 50 * US), &ctx)

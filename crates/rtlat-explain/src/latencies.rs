@@ -237,6 +237,14 @@ impl WakeupTracker {
         }
     }
 
+    /// The threads woken and still waiting for their switch: (tid, the
+    /// waking's time).
+    pub fn awaiting_switch(&self) -> impl Iterator<Item = (i32, i64)> + '_ {
+        self.threads
+            .iter()
+            .filter_map(|tracked| tracked.waking_ns.map(|waking| (tracked.tid, waking)))
+    }
+
     /// Each thread's latencies and wake-ups so far.
     pub fn latencies(&self) -> Vec<ThreadLatencies> {
         self.threads

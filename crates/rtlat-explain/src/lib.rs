@@ -7,7 +7,8 @@
 //! between the timer's expiry and the thread's wake-up ([`attribute`]), and
 //! follows every wake-up of the measured threads to record their IRQ and
 //! thread latencies ([`latencies`]). Pure analysis: no file, no thread.
-//! The binary pages and the format files are read by [`trace`].
+//! The binary pages and the format files are read by [`trace`]; kernel
+//! function addresses are named from kallsyms' text by [`symbols`].
 //!
 //! A crate apart from `rtlat-core`: none of it runs in a measuring loop,
 //! so it is built for size (the binary that `-m` locks stays small).
@@ -17,6 +18,7 @@
 pub mod attribute;
 pub mod events;
 pub mod latencies;
+pub mod symbols;
 pub mod trace;
 pub mod window;
 
@@ -24,14 +26,15 @@ pub mod window;
 mod scenario;
 
 pub use attribute::{
-    Attribution, Cause, CauseKind, Component, ComponentName, ExplainContext, Explanation,
-    SUM_TOLERANCE_NS, Sample, explain, explain_final,
+    Attribution, Cause, CauseKind, Component, ComponentName, Dominant, ExplainContext, Explanation,
+    SUM_TOLERANCE_NS, Sample, TraceWindow, explain, explain_final,
 };
 pub use events::{
     Comm, DecoderError, EventDecoder, EventKind, IrqNames, KernelEvent, PageItem, Vector,
 };
 pub use latencies::{ThreadLatencies, WakeupTracker};
-pub use window::{CpuWindows, LostCount, WindowTotals};
+pub use symbols::{KernelSymbols, what_it_is};
+pub use window::{CpuWindows, KeptWaking, LostCount, WindowTotals};
 
 use crate::trace::{LostEvents, PageError, PageHeaderLayout};
 use rtlat_core::distribution::DistributionPlan;
@@ -188,6 +191,20 @@ impl Explainer {
             .min()
             .unwrap_or(i64::MAX);
         let trim_at = newest.min(keep_from.saturating_add(self.windows.span_ns()));
+        // A thread woken and still waiting for a CPU when its waking is
+        // about to be trimmed: the waking is kept, so that its sample, later
+        // than the window's span, still has its stages.
+        let cutoff = trim_at.saturating_sub(self.windows.span_ns());
+        let waiting: Vec<(i32, i64)> = self
+            .tracker
+            .awaiting_switch()
+            .filter(|&(_, waking_ns)| waking_ns < cutoff)
+            .collect();
+        for (tid, waking_ns) in waiting {
+            if let Some(kept) = attribute::waking_to_keep(&self.windows, tid, waking_ns) {
+                self.windows.keep_waking(kept);
+            }
+        }
         self.windows.trim(trim_at);
     }
 
@@ -505,6 +522,172 @@ mod tests {
             "{:?}",
             explanation.notes
         );
+    }
+
+    const TICK: u64 = 0xffff_ffff_8143_32e0;
+    const S: i64 = 1_000 * MS;
+
+    /// The thread, woken on time by its timer at 1 ms, starved on CPU 0
+    /// for `held` by `SPIN` (FIFO 90) that runs from before the deadline,
+    /// the scheduler tick firing every millisecond meanwhile; CPU 1 idle
+    /// every millisecond. Returns the sample.
+    fn starved(scenario: &mut Scenario, held: i64) -> Sample {
+        start(scenario);
+        let deadline = MS;
+        scenario.switch(deadline - 100 * US, 0, SWAPPER, 0, SPIN);
+        scenario.timer_fires(0, TIMER, deadline + 4 * US, deadline + 6 * US, Some(THREAD));
+        let mut tick = deadline + 500 * US;
+        while tick < deadline + held {
+            scenario.push(
+                tick,
+                0,
+                EventKind::HrtimerExpireEntry {
+                    timer: 0xffff_9000_0000_0001,
+                    now_ns: tick,
+                    function: TICK,
+                },
+            );
+            scenario.push(
+                tick + 2 * US,
+                0,
+                EventKind::HrtimerExpireExit {
+                    timer: 0xffff_9000_0000_0001,
+                },
+            );
+            scenario.idle(tick + 100 * US, 1, 1);
+            tick += MS;
+        }
+        let switch_in = deadline + held;
+        scenario
+            .switch(switch_in, 0, SPIN, 0, THREAD)
+            .timer_start(switch_in + 5 * US, 0, TIMER, switch_in + MS)
+            .switch(switch_in + 6 * US, 0, THREAD, 1, SWAPPER);
+        for n in 1..=20 {
+            scenario.idle(switch_in + n * MS, 1, 1);
+        }
+        let wake_ns = switch_in + 3 * US;
+        Sample {
+            thread: 0,
+            tid: THREAD.pid,
+            deadline_ns: deadline,
+            wake_ns,
+            latency_ns: wake_ns - deadline,
+        }
+    }
+
+    /// Feeds the events as the reader does: a batch every 10 ms of them.
+    fn feed_in_batches(explainer: &mut Explainer, scenario: &Scenario) {
+        let mut batch_end = 10 * MS;
+        for event in scenario.sorted() {
+            while event.ts_ns > batch_end {
+                explainer.end_of_batch();
+                batch_end += 10 * MS;
+            }
+            explainer.feed_event(event);
+        }
+        explainer.end_of_batch();
+    }
+
+    /// The sample of [`starved`] explained, its events fed in batches as
+    /// the reader does or all at once after the fact.
+    fn explain_starved(held: i64, batches: bool) -> Explanation {
+        let mut scenario = Scenario::new();
+        let sample = starved(&mut scenario, held);
+        let mut explainer = explainer(config(3));
+        if batches {
+            feed_in_batches(&mut explainer, &scenario);
+        } else {
+            feed(&mut explainer, &scenario);
+        }
+        explainer.offer(sample);
+        let mut report = explainer.finish(&ExplainContext::events_only());
+        report.explanations.remove(0)
+    }
+
+    #[test]
+    fn a_thread_starved_longer_than_the_window_has_its_stages_and_the_windows_tasks() {
+        let e = &explain_starved(3 * S, true);
+        // Woken on time: the stages are there, the wait for the CPU is the
+        // thread latency, and they add up.
+        let stages: Vec<(ComponentName, i64)> =
+            e.components.iter().map(|c| (c.name, c.ns)).collect();
+        assert_eq!(
+            stages,
+            [
+                (ComponentName::IrqLatency, 4 * US),
+                (ComponentName::HandlerToWakeup, US),
+                (ComponentName::ThreadLatency, 3 * S - 5 * US),
+                (ComponentName::ReturnToUser, 3 * US),
+            ]
+        );
+        assert!(e.is_consistent(), "{:?}", e.notes);
+        assert!(e.window_short);
+        // What the window showed: the spinning FIFO 90 task, nearly all of
+        // it, the tick's callbacks apart; what came before, no cause.
+        let window = e.window.as_ref().expect("the trace window");
+        assert_eq!(window.cpu, 0);
+        assert!((950 * MS..=S).contains(&window.span_ns()), "{window:?}");
+        let spin = &window.causes[0];
+        assert_eq!(
+            (
+                spin.kind,
+                spin.name.as_str(),
+                spin.policy.as_deref(),
+                spin.priority
+            ),
+            (CauseKind::Task, "spin", Some("fifo/rr"), Some(90))
+        );
+        assert!(spin.ns >= window.span_ns() * 99 / 100, "{spin:?}");
+        assert!(window.causes.iter().all(|c| c.kind != CauseKind::Untraced));
+        let thread_latency = &e.components[2].causes;
+        assert_eq!(thread_latency[0].name, "spin");
+        let untraced = thread_latency.last().unwrap();
+        assert_eq!(
+            (untraced.kind, untraced.name.as_str()),
+            (CauseKind::Untraced, "before the trace window")
+        );
+        assert!(untraced.ns >= 2 * S - 10 * MS, "{untraced:?}");
+        // The window is said to be shorter than the latency.
+        assert!(
+            e.notes
+                .iter()
+                .any(|n| n.starts_with("the latency (3.000 s) is longer than the trace window")),
+            "{:?}",
+            e.notes
+        );
+        // The dominant cause is the wait and what held the CPU, not a
+        // component of a few microseconds.
+        let dominant = e.dominant_cause().expect("a dominant cause");
+        assert_eq!(dominant.stage, "thread_latency");
+        assert_eq!(dominant.cause.map(|c| c.name.as_str()), Some("spin"));
+        assert_eq!(dominant.window_ns, Some(window.span_ns()));
+    }
+
+    #[test]
+    fn a_starved_thread_whose_waking_was_not_kept_is_blamed_on_the_window() {
+        // All events read at once after the fact: the waking is trimmed
+        // before anything keeps it (the run: only the switch and the
+        // return to user were found).
+        let e = &explain_starved(3 * S, false);
+        assert_eq!(e.components.len(), 1, "{:?}", e.components);
+        assert_eq!(e.components[0].name, ComponentName::ReturnToUser);
+        let dominant = e.dominant_cause().expect("a dominant cause");
+        assert_eq!(dominant.stage, "trace_window");
+        assert!(dominant.ns >= 950 * MS, "{dominant:?}");
+        assert_eq!(dominant.cause.map(|c| c.name.as_str()), Some("spin"));
+    }
+
+    #[test]
+    fn a_short_starvation_inside_the_window_has_no_window_part() {
+        let e = &explain_starved(300 * MS, true);
+        assert!(e.window.is_none() && !e.window_short);
+        assert!(e.is_consistent());
+        let dominant = e.dominant_cause().unwrap();
+        assert_eq!(
+            (dominant.stage, dominant.cause.map(|c| c.name.as_str())),
+            ("thread_latency", Some("spin"))
+        );
+        assert_eq!(dominant.window_ns, None);
     }
 
     #[test]

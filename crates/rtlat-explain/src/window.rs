@@ -1,13 +1,23 @@
 //! The recent past of each traced CPU: its events of the last span (about
 //! a second), in time order, with what is known to be missing (events the
 //! kernel dropped, events trimmed away), so that an explanation can say how
-//! far back it sees everything.
+//! far back it sees everything; and, past the trims, the wake-ups of tasks
+//! still waiting for a CPU when their events went ([`KeptWaking`]), one
+//! per task.
 
 use std::collections::VecDeque;
 
 use crate::trace::LostEvents;
 
-use crate::events::KernelEvent;
+use crate::events::{EventKind, KernelEvent};
+
+/// The task a `sched_waking` wakes (-1 for another event).
+fn waking_pid(event: &KernelEvent) -> i32 {
+    match event.kind {
+        EventKind::Waking { pid, .. } => pid,
+        _ => -1,
+    }
+}
 
 /// Events lost in some span: a known count, and whether some loss was of
 /// an unknown size.
@@ -53,6 +63,8 @@ struct CpuWindow {
     events: VecDeque<KernelEvent>,
     latest_ns: Option<i64>,
     complete_from_ns: i64,
+    /// The time from which no event was trimmed away (`i64::MIN`: none).
+    kept_from_ns: i64,
     losses: VecDeque<Loss>,
     events_seen: u64,
     lost: LostCount,
@@ -66,6 +78,7 @@ impl CpuWindow {
             events: VecDeque::new(),
             latest_ns: None,
             complete_from_ns: i64::MIN,
+            kept_from_ns: i64::MIN,
             losses: VecDeque::new(),
             events_seen: 0,
             lost: LostCount::default(),
@@ -90,6 +103,19 @@ pub struct CpuWindows {
     span_ns: i64,
     windows: Vec<CpuWindow>,
     foreign_events: u64,
+    /// Wake-ups still waiting for their switch when their events were
+    /// trimmed: one per task at most, the latest.
+    waiting: Vec<KeptWaking>,
+}
+
+/// A wake-up kept past the trim of its window: its task was still waiting
+/// for a CPU, so a sample later than the window's span may need it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeptWaking {
+    /// The `sched_waking` event.
+    pub waking: KernelEvent,
+    /// The hrtimer callback's entry it happened in, if it did.
+    pub handler: Option<KernelEvent>,
 }
 
 /// Totals over a whole run, for the statistics.
@@ -113,6 +139,7 @@ impl CpuWindows {
             span_ns: span_ns.max(0),
             windows: unique.into_iter().map(CpuWindow::new).collect(),
             foreign_events: 0,
+            waiting: Vec::new(),
         }
     }
 
@@ -193,6 +220,7 @@ impl CpuWindows {
                 window.events.drain(..keep_from);
                 window.complete_from_ns =
                     window.complete_from_ns.max(last_dropped.saturating_add(1));
+                window.kept_from_ns = window.kept_from_ns.max(last_dropped.saturating_add(1));
             }
             while window
                 .losses
@@ -238,6 +266,37 @@ impl CpuWindows {
     /// since the trace began); `None` for a CPU without a window.
     pub fn complete_from(&self, cpu: usize) -> Option<i64> {
         self.window(cpu).map(|window| window.complete_from_ns)
+    }
+
+    /// The time from which `cpu`'s window still holds every event read
+    /// (`i64::MIN`: none trimmed away yet); `None` for a CPU without a
+    /// window. Unlike [`CpuWindows::complete_from`], losses do not move it.
+    pub fn kept_from(&self, cpu: usize) -> Option<i64> {
+        self.window(cpu).map(|window| window.kept_from_ns)
+    }
+
+    /// Keeps `kept` past the trims, in place of an older one of its task.
+    pub fn keep_waking(&mut self, kept: KeptWaking) {
+        let pid = waking_pid(&kept.waking);
+        match self
+            .waiting
+            .iter_mut()
+            .find(|old| waking_pid(&old.waking) == pid)
+        {
+            Some(old) if old.waking.ts_ns < kept.waking.ts_ns => *old = kept,
+            Some(_) => {}
+            None => self.waiting.push(kept),
+        }
+    }
+
+    /// The wake-up of `pid` kept past the trims, if it is within
+    /// `[from_ns, to_ns]`.
+    pub fn kept_waking(&self, pid: i32, from_ns: i64, to_ns: i64) -> Option<KeptWaking> {
+        self.waiting
+            .iter()
+            .find(|kept| waking_pid(&kept.waking) == pid)
+            .filter(|kept| (from_ns..=to_ns).contains(&kept.waking.ts_ns))
+            .copied()
     }
 
     /// Events lost on `cpu` in a loss that may overlap `[from_ns, to_ns]`.
@@ -352,8 +411,53 @@ mod tests {
         assert_eq!(windows.complete_from(0), Some(51));
         // Nothing dropped on CPU 1: still complete from the start.
         assert_eq!(windows.complete_from(1), Some(i64::MIN));
+        assert_eq!(windows.kept_from(0), Some(51));
+        assert_eq!(windows.kept_from(1), Some(i64::MIN));
         assert_eq!(windows.held(), 3);
         assert_eq!(windows.totals_of(0).map(|t| t.events), Some(4));
+    }
+
+    #[test]
+    fn a_kept_waking_outlives_the_trims_the_latest_of_its_task() {
+        let waking = |ts_ns: i64, pid: i32| KernelEvent {
+            ts_ns,
+            cpu: 0,
+            pid: 0,
+            kind: EventKind::Waking {
+                pid,
+                comm: crate::events::Comm::new(b"t"),
+                prio: 19,
+                target_cpu: 0,
+            },
+        };
+        let mut windows = CpuWindows::new(&[0], 100);
+        windows.keep_waking(KeptWaking {
+            waking: waking(10, 7),
+            handler: None,
+        });
+        windows.keep_waking(KeptWaking {
+            waking: waking(30, 7),
+            handler: None,
+        });
+        // An older one does not replace a newer one.
+        windows.keep_waking(KeptWaking {
+            waking: waking(20, 7),
+            handler: None,
+        });
+        windows.keep_waking(KeptWaking {
+            waking: waking(25, 8),
+            handler: None,
+        });
+        windows.trim(100_000);
+        let ts = |kept: Option<KeptWaking>| kept.map(|k| k.waking.ts_ns);
+        assert_eq!(ts(windows.kept_waking(7, 0, 1_000)), Some(30));
+        assert_eq!(ts(windows.kept_waking(7, 31, 1_000)), None);
+        assert_eq!(ts(windows.kept_waking(8, 0, 25)), Some(25));
+        assert_eq!(ts(windows.kept_waking(9, 0, 1_000)), None);
+        // Losses move completeness, not what was kept.
+        windows.record_lost(0, 500, LostEvents::Unknown);
+        assert_eq!(windows.complete_from(0), Some(500));
+        assert_eq!(windows.kept_from(0), Some(i64::MIN));
     }
 
     #[test]

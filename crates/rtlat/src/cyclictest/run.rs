@@ -50,6 +50,7 @@ use crate::report::histogram::write_histogram;
 use crate::report::json::{Extras, write_json_with};
 use crate::report::percentiles::write_percentiles;
 use crate::report::run_clock::Timeline;
+use crate::report::sample_time::SampleInstants;
 use crate::report::spikes::write_spikes;
 use crate::report::status::write_quiet_summary;
 use crate::report::verdict::{self, SystemWatch};
@@ -76,7 +77,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let mut out = Stdout::new(settings.unbuffered);
 
     // --explain's refusals come first: one line, nothing else printed.
-    let tracing = match &settings.explain {
+    let prepared = match &settings.explain {
         Some(_) => Some(crate::explain::preflight()?),
         None => None,
     };
@@ -214,8 +215,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         });
     }
     // The run's own trace instance, recording from before the first sample.
-    let mut explain = match (&settings.explain, &tracing) {
-        (Some(plan), Some(tracing)) => Some(ExplainSession::open(plan, tracing)?),
+    let mut explain = match (&settings.explain, prepared) {
+        (Some(plan), Some(prepared)) => Some(ExplainSession::open(plan, prepared)?),
         _ => None,
     };
     let mut snapshot = match StatusSnapshotFile::create(rtlat_sys::system::current_pid()) {
@@ -276,7 +277,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         bail!(describe_thread_error(index, error, settings));
     }
     if let Some(session) = explain.as_mut()
-        && let Err(e) = start_explain_reader(session, &running, &settings.engine)
+        && let Err(e) = start_explain_reader(session, &running, &settings.engine, &timeline)
     {
         running.finish(false);
         return Err(e);
@@ -772,7 +773,7 @@ fn write_final_outputs(
         &extras,
         settings.explain.as_ref(),
         settings.verdict,
-        settings.verdict.is_some() || settings.percentiles,
+        (settings.verdict.is_some() || settings.percentiles).then_some(SampleInstants::DueWoke),
     ));
     failures.into_result()
 }

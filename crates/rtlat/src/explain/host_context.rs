@@ -2,13 +2,14 @@
 //! each measured CPU's idle states (name and exit latency, from cpuidle's
 //! sysfs files, read once at the start) and a task's scheduling policy
 //! and priority (from `/proc/<pid>/stat`, read when a task is named, while
-//! it most likely still exists).
+//! it most likely still exists), and the kernel's function names (read
+//! from `/proc/kallsyms` before the first sample).
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use rtlat_audit::facts::parse_task_stat;
-use rtlat_explain::ExplainContext;
+use rtlat_explain::{ExplainContext, KernelSymbols};
 
 /// An idle state: its name and its exit latency in ns.
 type IdleState = (String, i64);
@@ -17,11 +18,13 @@ type IdleState = (String, i64);
 pub struct HostContext {
     idle: Box<dyn Fn(usize, u32) -> Option<IdleState> + Send>,
     policy: Box<dyn Fn(i32) -> Option<(String, i32)> + Send>,
+    symbols: KernelSymbols,
 }
 
 impl HostContext {
-    /// Reads the idle states of `cpus` from this machine.
-    pub fn read(cpus: &[usize]) -> HostContext {
+    /// Reads the idle states of `cpus` from this machine; functions are
+    /// named from `symbols`.
+    pub fn read(cpus: &[usize], symbols: KernelSymbols) -> HostContext {
         let table = idle_states(Path::new("/sys/devices/system/cpu"), cpus);
         HostContext {
             idle: Box::new(move |cpu, state| table.get(&(cpu, state)).cloned()),
@@ -29,6 +32,7 @@ impl HostContext {
                 let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
                 policy_in_stat(&text)
             }),
+            symbols,
         }
     }
 
@@ -37,6 +41,7 @@ impl HostContext {
         ExplainContext {
             idle_exit_latency: &*self.idle,
             task_policy: &*self.policy,
+            symbols: &self.symbols,
         }
     }
 }

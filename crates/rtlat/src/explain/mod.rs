@@ -29,11 +29,12 @@ use rtlat_core::janitor::{self, Kept, NamedKind};
 use rtlat_core::report::{RunReport, WakeupLatencies};
 use rtlat_core::units::Nanos;
 use rtlat_explain::trace::{EventFormat, EventFormats, PageHeaderLayout};
-use rtlat_explain::{EventDecoder, ExplainReport};
+use rtlat_explain::{EventDecoder, ExplainReport, KernelSymbols};
 use rtlat_sys::trace_instance::{InstanceSpec, REQUIRED_EVENTS, TraceInstance};
 use rtlat_sys::tracefs;
 
 use crate::output::{OutputTarget, Stdout, write_to};
+use crate::report::run_clock::Timeline;
 use crate::report::verdict::{WorstCause, WorstSample};
 use rtlat_args::stdio::note;
 
@@ -80,7 +81,8 @@ pub struct ExplainOutcome {
     pub read_error: Option<String>,
     /// The recorded CPUs.
     pub cpus: Vec<usize>,
-    /// CLOCK_MONOTONIC ns at the start of the run (for "s into the run").
+    /// CLOCK_MONOTONIC ns at the start of the run (for "s into the run"),
+    /// the start of the run's [`Timeline`].
     pub run_start_ns: i64,
 }
 
@@ -100,22 +102,25 @@ impl ExplainOutcome {
         }
     }
 
-    /// The worst explained sample's largest component and that
-    /// component's largest cause, for the verdict.
+    /// The worst explained sample, its dominant stage and cause (see
+    /// [`rtlat_explain::Explanation::dominant_cause`]), for the verdict.
     pub fn worst_sample(&self) -> Option<WorstSample> {
-        // The explanations come worst first, their causes largest first.
+        // The explanations come worst first.
         let worst = self.report.explanations.first()?;
-        let component = worst.components.iter().max_by_key(|c| c.ns)?;
+        let dominant = worst.dominant_cause()?;
         Some(WorstSample {
             thread: worst.thread,
             latency_ns: worst.latency_ns,
-            component: component.name.as_str(),
-            component_ns: component.ns,
-            cause: component.causes.first().map(|c| WorstCause {
+            component: dominant.stage,
+            component_ns: dominant.ns,
+            cause: dominant.cause.map(|c| WorstCause {
                 kind: c.kind.as_str(),
                 name: c.name.clone(),
                 ns: c.ns,
             }),
+            due_at_ns: worst.deadline_ns - self.run_start_ns,
+            at_ns: worst.wake_ns - self.run_start_ns,
+            window_ns: dominant.window_ns,
         })
     }
 }
@@ -145,11 +150,14 @@ pub fn write_outputs(
     }
 }
 
-/// Starts the session's reader for a running engine.
+/// Starts the session's reader for a running engine; `timeline` is the
+/// run's (its start is the explanations' "into the run", as for every
+/// other line that places a sample).
 pub fn start_explain_reader(
     session: &mut ExplainSession,
     running: &Running,
     config: &CyclicConfig,
+    timeline: &Timeline,
 ) -> anyhow::Result<()> {
     let threads: Vec<MeasuredThread> = config
         .threads
@@ -163,8 +171,7 @@ pub fn start_explain_reader(
         .run
         .distribution
         .unwrap_or_else(|| DistributionPlan::new(1000, Nanos::ZERO).expect("the default plan"));
-    let since_start = i64::try_from(running.started().elapsed().as_nanos()).unwrap_or(0);
-    let run_start_ns = reader::monotonic_ns() - since_start;
+    let run_start_ns = timeline.start.unwrap_or(timeline.clock).as_nanos();
     session.start_reader(running.shared_handle(), &threads, plan, run_start_ns)
 }
 
@@ -178,6 +185,9 @@ pub struct ExplainSession {
     decoder: Option<EventDecoder>,
     layout: PageHeaderLayout,
     pipes: Vec<(usize, std::fs::File)>,
+    /// The kernel's function names, read by [`preflight`]; the reader
+    /// takes them.
+    symbols: Option<KernelSymbols>,
     reader: Option<reader::ReaderHandle>,
 }
 
@@ -189,10 +199,23 @@ impl std::fmt::Debug for ExplainSession {
     }
 }
 
+/// What [`preflight`] found: where tracefs is, and the kernel's function
+/// names.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The tracing directory.
+    pub tracing: PathBuf,
+    /// The kernel's text symbols, read here: before the memory is locked
+    /// (so `mlockall` locks the table as it is, never its growing
+    /// buffers) and before the first sample.
+    pub symbols: KernelSymbols,
+}
+
 /// Checks, first thing, what explaining needs: root, tracefs (mounted
 /// here if it is not), every required event; returns the tracing
-/// directory. Each refusal is one line naming `--explain` (exit 1).
-pub fn preflight() -> anyhow::Result<PathBuf> {
+/// directory with the kernel's function names. Each refusal is one line
+/// naming `--explain` (exit 1).
+pub fn preflight() -> anyhow::Result<Prepared> {
     if rtlat_sys::system::effective_uid() != 0 {
         bail!(
             "--explain: recording kernel events needs root (a tracefs instance of the run's \
@@ -216,7 +239,10 @@ pub fn preflight() -> anyhow::Result<PathBuf> {
             tracing.join("events").join(event).display()
         );
     }
-    Ok(tracing)
+    Ok(Prepared {
+        tracing,
+        symbols: read_kernel_symbols(Path::new(KALLSYMS)),
+    })
 }
 
 /// Removes the instances (`instances/rtlat-<pid>`) of runs that are gone
@@ -261,10 +287,12 @@ fn missing_event(tracing: &Path) -> Option<&'static str> {
 }
 
 impl ExplainSession {
-    /// Makes the run's instance in `tracing` (from [`preflight`]) and
-    /// reads what its reader needs; a refusal is one line naming
+    /// Makes the run's instance in the tracing directory [`preflight`]
+    /// found and reads what its reader needs; a refusal is one line naming
     /// `--explain` (exit 1, before any sample).
-    pub fn open(plan: &ExplainPlan, tracing: &Path) -> anyhow::Result<ExplainSession> {
+    pub fn open(plan: &ExplainPlan, prepared: Prepared) -> anyhow::Result<ExplainSession> {
+        let Prepared { tracing, symbols } = prepared;
+        let tracing = tracing.as_path();
         remove_instances_of_gone_runs(tracing);
         let spec = InstanceSpec::for_run(&plan.cpus, BUFFER_SIZE_KB);
         // Announced before it is made: a run killed while the kernel
@@ -304,6 +332,7 @@ impl ExplainSession {
             decoder: Some(decoder),
             layout,
             pipes,
+            symbols: Some(symbols),
             reader: None,
         })
     }
@@ -324,6 +353,7 @@ impl ExplainSession {
         let pipes = std::mem::take(&mut self.pipes);
         let handle = reader::start(reader::ReaderSetup {
             decoder,
+            symbols: self.symbols.take().unwrap_or_default(),
             layout: self.layout,
             pipes,
             shared,
@@ -376,6 +406,46 @@ impl Drop for ExplainSession {
     }
 }
 
+/// Where the kernel lists its symbols.
+const KALLSYMS: &str = "/proc/kallsyms";
+
+/// The kernel's text symbols from `path` (`/proc/kallsyms`), read once,
+/// before the first sample, within [`rtlat_explain::symbols`]' bounds; an
+/// empty table (functions shown by address) if it cannot be read, with a
+/// note, or if the kernel hides its addresses.
+fn read_kernel_symbols(path: &Path) -> KernelSymbols {
+    let read = std::fs::File::open(path)
+        .and_then(|file| KernelSymbols::read(std::io::BufReader::with_capacity(64 * 1024, file)));
+    match read {
+        Ok(symbols) => {
+            if symbols.hidden() {
+                note!(
+                    "note: --explain: the kernel hides its addresses in {} (kptr_restrict): \
+                     kernel functions are shown by address",
+                    path.display()
+                );
+            }
+            if symbols.dropped() > 0 {
+                note!(
+                    "note: --explain: {} kernel symbols beyond the first {} were not kept: \
+                     their functions are shown by address",
+                    symbols.dropped(),
+                    symbols.len()
+                );
+            }
+            symbols
+        }
+        Err(e) => {
+            note!(
+                "note: --explain: cannot read {}: {}; kernel functions are shown by address",
+                path.display(),
+                crate::rtsetup::io_strerror(&e)
+            );
+            KernelSymbols::default()
+        }
+    }
+}
+
 /// The ring buffer's page header layout, from the instance's
 /// `events/header_page`.
 fn read_layout(instance: &Path) -> anyhow::Result<PageHeaderLayout> {
@@ -413,6 +483,53 @@ fn read_formats(instance: &TraceInstance) -> anyhow::Result<EventFormats> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kernel_symbols_are_read_from_a_file_and_an_unreadable_one_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kallsyms");
+        std::fs::write(
+            &path,
+            "ffffffff814332e0 t tick_nohz_handler\nffffffff82a00000 D jiffies\n",
+        )
+        .unwrap();
+        let symbols = read_kernel_symbols(&path);
+        assert_eq!(symbols.len(), 1);
+        assert_eq!(
+            symbols.describe(0xffff_ffff_8143_32e0),
+            "tick_nohz_handler (the scheduler tick)"
+        );
+        let none = read_kernel_symbols(&dir.path().join("missing"));
+        assert!(none.is_empty() && !none.hidden());
+    }
+
+    #[test]
+    fn this_machines_kernel_symbols_fit_the_bounds() {
+        let started = std::time::Instant::now();
+        let symbols = read_kernel_symbols(Path::new(KALLSYMS));
+        let took = started.elapsed();
+        // Where the kernel hides them (or /proc has none), the table is
+        // empty: said, and nothing more to check.
+        if symbols.is_empty() {
+            eprintln!(
+                "SKIPPED (no kernel symbols readable here, hidden: {}): \
+                 this_machines_kernel_symbols_fit_the_bounds",
+                symbols.hidden()
+            );
+            return;
+        }
+        assert_eq!(symbols.dropped(), 0, "a kernel's symbols fit the bounds");
+        assert!(
+            symbols.heap_bytes()
+                <= rtlat_explain::symbols::MAX_SYMBOLS * 16
+                    + rtlat_explain::symbols::MAX_NAME_BYTES
+        );
+        eprintln!(
+            "{} kernel text symbols, {} bytes, read in {took:?}",
+            symbols.len(),
+            symbols.heap_bytes()
+        );
+    }
 
     #[test]
     fn the_first_missing_required_event_is_named() {

@@ -18,7 +18,7 @@ use rtlat_core::candidates::CandidateCursor;
 use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::engine::{Shared, time};
 use rtlat_explain::trace::PageHeaderLayout;
-use rtlat_explain::{EventDecoder, ExplainConfig, Explainer, Sample};
+use rtlat_explain::{EventDecoder, ExplainConfig, Explainer, KernelSymbols, Sample};
 use rtlat_sys::clock::{self, Clock};
 
 use super::host_context::HostContext;
@@ -37,6 +37,8 @@ const GIVE_UP: Duration = Duration::from_millis(200);
 pub struct ReaderSetup {
     /// The decoder of the recorded events.
     pub decoder: EventDecoder,
+    /// The kernel's function names, read before the first sample.
+    pub symbols: KernelSymbols,
     /// The ring buffer's page header.
     pub layout: PageHeaderLayout,
     /// Each recorded CPU's `trace_pipe_raw`, non-blocking.
@@ -109,7 +111,7 @@ fn run(setup: ReaderSetup, stop: &AtomicBool) -> ExplainOutcome {
         window_ns: WINDOW.as_nanos() as i64,
         give_up_ns: GIVE_UP.as_nanos() as i64,
     };
-    let context = HostContext::read(&cpus);
+    let context = HostContext::read(&cpus, setup.symbols);
     let mut explainer = Explainer::new(
         setup.decoder,
         setup.layout,

@@ -36,6 +36,7 @@ use crate::output::{FirstFailure, OutputTarget, Stdout, end_run, write_to};
 use crate::report::RunMeta;
 use crate::report::closing::write_closing_lines;
 use crate::report::json::{Extras, write_json_with};
+use crate::report::sample_time::SampleInstants;
 use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{
     check_realtime_privilege, io_strerror, lock_memory_because, pinned_cpus, start_janitor,
@@ -59,7 +60,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let mut out = Stdout::new(true);
 
     // --explain's refusals come first: one line, nothing else printed.
-    let tracing = match &settings.explain {
+    let prepared = match &settings.explain {
         Some(_) => Some(crate::explain::preflight()?),
         None => None,
     };
@@ -86,10 +87,10 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let signals = SignalFlags::install()?;
     // The run's own trace instance, recording from before the warm-up; the
     // janitor removes it if the run is killed.
-    let mut explain = match (&settings.explain, &tracing) {
-        (Some(plan), Some(tracing)) => {
+    let mut explain = match (&settings.explain, prepared) {
+        (Some(plan), Some(prepared)) => {
             start_janitor("its tracefs instance");
-            Some(ExplainSession::open(plan, tracing)?)
+            Some(ExplainSession::open(plan, prepared)?)
         }
         _ => None,
     };
@@ -106,7 +107,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         bail!(describe_thread_error(error, settings));
     }
     if let Some(session) = explain.as_mut()
-        && let Err(e) = start_explain_reader(session, &running, &settings.engine)
+        && let Err(e) = start_explain_reader(session, &running, &settings.engine, &timeline)
     {
         running.finish(false);
         return Err(e);
@@ -386,7 +387,10 @@ fn write_final_outputs(
         &extras,
         settings.explain.as_ref(),
         settings.verdict,
-        settings.verdict.is_some(),
+        settings
+            .verdict
+            .is_some()
+            .then_some(SampleInstants::DueWoke),
     ));
     failures.into_result()
 }

@@ -14,14 +14,15 @@ use rtlat_core::report::RunReport;
 use super::json::Extras;
 use super::load::write_load;
 use super::max_time::write_max_times;
+use super::sample_time::SampleInstants;
 use super::verdict::text::Style;
 use crate::explain::ExplainPlan;
 use crate::output::Stdout;
 
 /// Writes the closing lines to `out`: the verdict's with `verdict` (in its
 /// style), the
-/// times of the maxima with `max_times` (when `extras` has the run's
-/// timeline). An `--explain-trace` file that cannot be written is the
+/// times of the maxima with `max_times`, what the kept time of a maximum
+/// is (when `extras` has the run's timeline). An `--explain-trace` file that cannot be written is the
 /// error returned; the lines are written either way.
 pub fn write_closing_lines(
     out: &mut Stdout,
@@ -29,7 +30,7 @@ pub fn write_closing_lines(
     extras: &Extras<'_, '_>,
     explain: Option<&ExplainPlan>,
     verdict: Option<Style>,
-    max_times: bool,
+    max_times: Option<SampleInstants>,
 ) -> anyhow::Result<()> {
     let width = columns::width(Stream::Stdout);
     if let Some(load) = extras.load {
@@ -42,8 +43,10 @@ pub fn write_closing_lines(
     if let Some(style) = verdict {
         out.emit(|w| extras.verdict.write_text(w, report, "Thread", style, width));
     }
-    if let (true, Some(timeline)) = (max_times, &extras.timeline) {
-        out.emit(|w| columns::write_wrapped(w, width, |b| write_max_times(b, report, timeline)));
+    if let (Some(instants), Some(timeline)) = (max_times, &extras.timeline) {
+        out.emit(|w| {
+            columns::write_wrapped(w, width, |b| write_max_times(b, report, timeline, instants))
+        });
     }
     explained
 }

@@ -5,7 +5,7 @@
 //! Text, one block per explained sample, worst first:
 //! ```text
 //! # Explain: 2 samples of 5 offered, from 81234 kernel events on CPU 1, none lost
-//! # Explain T:0 (4100) CPU 1: latency 312.4 us, 2.501 s into the run
+//! # Explain T:0 (4100) CPU 1: latency 312.4 us, due 2.500712 s into the run, woke 2.501024 s
 //! #   thread_latency     298.1 us: task spin[4242] fifo 90 297.0 us, irq 24 virtio0 1.1 us
 //! #   irq_latency          8.2 us: idle C1 (exit latency 2 us) 6.0 us, unattributed 2.2 us
 //! #   ...
@@ -18,9 +18,10 @@ use std::io::{self, Write};
 use rtlat_args::escape::Escaped;
 use rtlat_core::cpuset::format_cpu_list;
 use rtlat_core::distribution::Distribution;
-use rtlat_explain::{Explanation, SUM_TOLERANCE_NS};
+use rtlat_explain::{Cause, Explanation, SUM_TOLERANCE_NS};
 use serde::Serialize;
 
+use super::sample_time::SampleInstants;
 use crate::explain::ExplainOutcome;
 
 /// How many causes a text line names (the JSON has them all).
@@ -85,46 +86,32 @@ fn write_explanation(w: &mut impl Write, e: &Explanation, run_start_ns: i64) -> 
     let cpu = e.cpu.map_or_else(|| "?".to_owned(), |c| c.to_string());
     writeln!(
         w,
-        "# Explain T:{} ({}) CPU {cpu}: latency {} us, {:.6} s into the run",
+        "# Explain T:{} ({}) CPU {cpu}: latency {} us, {}",
         e.thread,
         e.tid,
         micros(e.latency_ns),
-        (e.wake_ns - run_start_ns) as f64 / 1e9
+        SampleInstants::DueWoke.text(e.deadline_ns - run_start_ns, e.wake_ns - run_start_ns)
     )?;
+    // A latency longer than the trace window: what the window showed
+    // first, each cause with its share of the window.
+    let rows = e
+        .window
+        .iter()
+        .map(|window| ("trace_window", window.span_ns(), &window.causes[..], true));
     let mut components: Vec<_> = e.components.iter().collect();
     components.sort_by_key(|c| std::cmp::Reverse(c.ns));
-    for c in components {
-        let causes: Vec<String> = c
-            .causes
-            .iter()
-            .take(CAUSES_PER_LINE)
-            .map(|cause| {
-                // Task and IRQ names are anyone's choice: escaped, so
-                // that one sample's block stays its own lines.
-                let name = Escaped(&cause.name);
-                let mut text = format!("{} {name}", cause.kind.as_str());
-                if let (Some(policy), Some(priority)) = (&cause.policy, cause.priority) {
-                    text.push_str(&format!(" {policy} {priority}"));
-                }
-                format!("{text} {} us", micros(cause.ns))
-            })
-            .collect();
-        let more = c.causes.len().saturating_sub(CAUSES_PER_LINE);
-        let more = if more > 0 {
-            format!(", {more} more")
-        } else {
-            String::new()
-        };
+    let rows = rows.chain(
+        components
+            .into_iter()
+            .map(|c| (c.name.as_str(), c.ns, &c.causes[..], false)),
+    );
+    for (name, ns, causes, shares) in rows {
         writeln!(
             w,
-            "#   {:<18} {:>9} us: {}{more}",
-            c.name.as_str(),
-            micros(c.ns),
-            if causes.is_empty() {
-                "-".to_owned()
-            } else {
-                causes.join(", ")
-            }
+            "#   {:<18} {:>9} us: {}",
+            name,
+            micros(ns),
+            causes_text(causes, shares.then_some(ns))
         )?;
     }
     if e.is_consistent() {
@@ -152,6 +139,40 @@ fn write_explanation(w: &mut impl Write, e: &Explanation, run_start_ns: i64) -> 
         writeln!(w, "#   note: {}", Escaped(note))?;
     }
     Ok(())
+}
+
+/// The first [`CAUSES_PER_LINE`] causes, `task spin fifo 90 297.0 us,
+/// irq 24 virtio0 1.1 us, 2 more`, or `-` without any; with `of_ns`, each
+/// with its share of that time (`297.0 us (95.1 %)`).
+fn causes_text(causes: &[Cause], of_ns: Option<i64>) -> String {
+    if causes.is_empty() {
+        return "-".to_owned();
+    }
+    let named: Vec<String> = causes
+        .iter()
+        .take(CAUSES_PER_LINE)
+        .map(|cause| {
+            // Task and IRQ names are anyone's choice: escaped, so that one
+            // sample's block stays its own lines.
+            let name = Escaped(&cause.name);
+            let mut text = format!("{} {name}", cause.kind.as_str());
+            if let (Some(policy), Some(priority)) = (&cause.policy, cause.priority) {
+                text.push_str(&format!(" {policy} {priority}"));
+            }
+            match of_ns.filter(|&of| of > 0) {
+                Some(of) => format!(
+                    "{text} {} us ({:.1} %)",
+                    micros(cause.ns),
+                    cause.ns as f64 * 100.0 / of as f64
+                ),
+                None => format!("{text} {} us", micros(cause.ns)),
+            }
+        })
+        .collect();
+    match causes.len().saturating_sub(CAUSES_PER_LINE) {
+        0 => named.join(", "),
+        more => format!("{}, {more} more", named.join(", ")),
+    }
 }
 
 /// `p50 2.1 us p99 6.0 us max 9.3 us`, or `none` without a sample.
@@ -244,6 +265,22 @@ struct ExplanationDto<'a> {
     unexplained_ns: i64,
     complete: bool,
     notes: &'a [String],
+    /// The deadline, in ns since the start of the run.
+    due_at_ns: i64,
+    /// What the trace window showed, when the latency began before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace_window: Option<TraceWindowDto<'a>>,
+}
+
+#[derive(Serialize)]
+struct TraceWindowDto<'a> {
+    cpu: usize,
+    /// The window's start, ns since the start of the run.
+    from_ns: i64,
+    /// The switch into the thread (else its clock read), ns since the
+    /// start of the run.
+    to_ns: i64,
+    causes: Vec<CauseDto<'a>>,
 }
 
 #[derive(Serialize)]
@@ -279,18 +316,7 @@ impl<'a> ExplanationDto<'a> {
                 .map(|c| ComponentDto {
                     name: c.name.as_str(),
                     ns: c.ns,
-                    causes: c
-                        .causes
-                        .iter()
-                        .map(|cause| CauseDto {
-                            kind: cause.kind.as_str(),
-                            name: &cause.name,
-                            ns: cause.ns,
-                            pid: cause.pid,
-                            policy: cause.policy.as_deref(),
-                            priority: cause.priority,
-                        })
-                        .collect(),
+                    causes: c.causes.iter().map(CauseDto::of).collect(),
                 })
                 .collect(),
             lost_events: e.lost_events,
@@ -302,6 +328,26 @@ impl<'a> ExplanationDto<'a> {
             unexplained_ns: e.unexplained_ns,
             complete: e.is_consistent(),
             notes: &e.notes,
+            due_at_ns: e.deadline_ns - run_start_ns,
+            trace_window: e.window.as_ref().map(|window| TraceWindowDto {
+                cpu: window.cpu,
+                from_ns: window.from_ns - run_start_ns,
+                to_ns: window.to_ns - run_start_ns,
+                causes: window.causes.iter().map(CauseDto::of).collect(),
+            }),
+        }
+    }
+}
+
+impl<'a> CauseDto<'a> {
+    fn of(cause: &'a Cause) -> CauseDto<'a> {
+        CauseDto {
+            kind: cause.kind.as_str(),
+            name: &cause.name,
+            ns: cause.ns,
+            pid: cause.pid,
+            policy: cause.policy.as_deref(),
+            priority: cause.priority,
         }
     }
 }
@@ -345,7 +391,7 @@ impl ExplainEventsDto {
 mod tests {
     use super::*;
     use rtlat_explain::events::{Comm, EventKind, IrqNames, KernelEvent};
-    use rtlat_explain::{Cause, CauseKind, Component, ComponentName, ExplainReport};
+    use rtlat_explain::{CauseKind, Component, ComponentName, ExplainReport, TraceWindow};
     use std::time::Duration;
 
     const HOSTILE: &str = "\x1b]0;OWNED\x07\nok  fake";
@@ -388,6 +434,7 @@ mod tests {
             lost_events: 0,
             lost_unknown: false,
             window_short: false,
+            window: None,
             notes: vec![format!("note {HOSTILE}")],
             evidence: vec![
                 KernelEvent {
@@ -478,5 +525,117 @@ mod tests {
             text.contains("prev=\\e]0;OWN\\x07\\nok \u{fffd}[77]"),
             "{text}"
         );
+    }
+
+    /// The issue's starved thread: woken on time, held off its CPU for
+    /// 3 s by a FIFO 90 task, the window 1 s.
+    fn starved() -> ExplainOutcome {
+        let task = |name: &str, ns, pid, policy: &str, priority| Cause {
+            kind: CauseKind::Task,
+            name: name.to_owned(),
+            ns,
+            pid: Some(pid),
+            policy: Some(policy.to_owned()),
+            priority: Some(priority),
+        };
+        let untraced = |ns| Cause {
+            kind: CauseKind::Untraced,
+            name: "before the trace window".to_owned(),
+            ns,
+            pid: None,
+            policy: None,
+            priority: None,
+        };
+        let s = 1_000_000_000;
+        let mut outcome = outcome();
+        let e = &mut outcome.report.explanations[0];
+        e.latency_ns = 3 * s + 10_000;
+        e.deadline_ns = 2 * s;
+        e.wake_ns = 5 * s + 10_000;
+        e.components = vec![
+            Component {
+                name: ComponentName::IrqLatency,
+                ns: 4_000,
+                causes: vec![untraced(4_000)],
+            },
+            Component {
+                name: ComponentName::ThreadLatency,
+                ns: 3 * s + 2_000,
+                causes: vec![
+                    task("sh", 950_000_000, 77, "fifo", 90),
+                    task("kworker/1:1", 50_000_000, 78, "other", 0),
+                    untraced(2 * s + 2_000),
+                ],
+            },
+            Component {
+                name: ComponentName::ReturnToUser,
+                ns: 4_000,
+                causes: vec![],
+            },
+        ];
+        e.window_short = true;
+        e.window = Some(TraceWindow {
+            cpu: 1,
+            from_ns: 4 * s + 6_000,
+            to_ns: 5 * s + 6_000,
+            causes: vec![
+                task("sh", 950_000_000, 77, "fifo", 90),
+                task("kworker/1:1", 50_000_000, 78, "other", 0),
+            ],
+        });
+        e.notes = vec!["the latency is longer than the trace window".to_owned()];
+        outcome.run_start_ns = s;
+        outcome.read_error = None;
+        outcome
+    }
+
+    #[test]
+    fn a_latency_longer_than_the_window_shows_the_window_first_with_shares() {
+        let outcome = starved();
+        let mut out = Vec::new();
+        write_text(&mut out, &outcome).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[1],
+            "# Explain T:0 (4242) CPU 1: latency 3000010.0 us, due 1.000000 s into the run, \
+             woke 4.000010 s"
+        );
+        assert_eq!(
+            lines[2],
+            "#   trace_window       1000000.0 us: task sh fifo 90 950000.0 us (95.0 %), \
+             task kworker/1:1 other 0 50000.0 us (5.0 %)"
+        );
+        assert_eq!(
+            lines[3],
+            "#   thread_latency     3000002.0 us: task sh fifo 90 950000.0 us, \
+             task kworker/1:1 other 0 50000.0 us, untraced before the trace window 2000002.0 us"
+        );
+        assert!(lines[4].starts_with("#   irq_latency "), "{text}");
+        // The verdict's worst sample: the wait and what held the CPU in the
+        // window, not a component of microseconds; placed in the same words.
+        let worst = outcome.worst_sample().expect("a worst sample");
+        assert_eq!(
+            (
+                worst.component,
+                worst.cause.as_ref().map(|c| c.name.as_str())
+            ),
+            ("thread_latency", Some("sh"))
+        );
+        assert_eq!(
+            (worst.due_at_ns, worst.at_ns),
+            (1_000_000_000, 4_000_010_000)
+        );
+        assert_eq!(worst.window_ns, Some(1_000_000_000));
+        let json = serde_json::to_value(ExplanationsDto(&outcome)).unwrap();
+        let first = &json[0];
+        assert_eq!(first["due_at_ns"], 1_000_000_000);
+        assert_eq!(first["at_ns"], 4_000_010_000_i64);
+        assert_eq!(first["trace_window"]["from_ns"], 3_000_006_000_i64);
+        assert_eq!(first["trace_window"]["causes"][0]["policy"], "fifo");
+        assert_eq!(first["trace_window"]["causes"][0]["priority"], 90);
+        // Without a window, no key.
+        let plain = serde_json::to_value(ExplanationsDto(&super::tests::outcome())).unwrap();
+        assert!(plain[0].get("trace_window").is_none());
     }
 }

@@ -1,41 +1,54 @@
 //! `--percentiles`, `--verdict`: when each thread's largest sample was
 //! taken, one line per thread after the closing lines:
-//! `# Thread 0: max 42.317 us at 2026-11-25 14:03:22.123 UTC, 00:01:05 into the run`
+//! `# Thread 0: max 42.317 us, due 65.123456 s into the run, woke
+//! 65.123498 s; due at 2026-11-25 14:03:22.123 UTC`
 //! (`# Thread 1: no samples, no maximum` for a thread without any).
 //! The value is the exact maximum (µs, three decimals, as the `max` column
-//! of `--percentiles`); the time is the wall-clock time (UTC, to the
-//! millisecond, truncated) of that sample's deadline (cyclictest, latency)
-//! or reception (signaltest), the first of equal maxima; then the whole
-//! hours, minutes and seconds since the threads started. Every line starts
-//! with `#`, as the other comment lines, so that scripts that read the
-//! `T:` lines are not disturbed; `# Thread N:` as the verdict's sentences
-//! about a thread, not `# T:N` as the rows of the percentile table.
+//! of `--percentiles`); the sample is placed in the run as every line that
+//! places one does ([`SampleInstants`]): its deadline and its wake-up
+//! (cyclictest, latency), or its sending and its reception (signaltest),
+//! the first of equal maxima; then the wall-clock time (UTC, to the
+//! millisecond, truncated) of the instant the run keeps, the deadline or
+//! the reception (the JSON's `max_time`). Every line starts with `#`, as
+//! the other comment lines, so that scripts that read the `T:` lines are
+//! not disturbed; `# Thread N:` as the verdict's sentences about a thread,
+//! not `# T:N` as the rows of the percentile table.
 
 use std::io::{self, Write};
 
 use rtlat_core::report::RunReport;
 
-use super::clock_time;
 use super::run_clock::Timeline;
+use super::sample_time::SampleInstants;
 
 /// Writes one line per thread: its maximum and when it was taken, or that
-/// it has none.
+/// it has none. `instants` says what the kept time of a maximum is: its
+/// deadline ([`SampleInstants::DueWoke`]) or its reception
+/// ([`SampleInstants::SentReceived`]).
 pub fn write_max_times(
     w: &mut impl Write,
     report: &RunReport,
     timeline: &Timeline,
+    instants: SampleInstants,
 ) -> io::Result<()> {
     for t in &report.threads {
         let index = t.index;
         match (t.precise.max, t.max_at) {
             (Some(max), Some(at)) => {
-                let into = timeline.elapsed(at).as_nanos() / 1_000_000_000;
+                let kept_ns = timeline.elapsed(at).as_nanos();
+                let max_ns = max.as_nanos();
+                let (start_ns, end_ns, kept) = match instants {
+                    SampleInstants::DueWoke => (kept_ns, kept_ns.saturating_add(max_ns), "due"),
+                    SampleInstants::SentReceived => {
+                        (kept_ns.saturating_sub(max_ns), kept_ns, "received")
+                    }
+                };
                 writeln!(
                     w,
-                    "# Thread {index}: max {:.3} us at {}, {} into the run",
-                    max.as_nanos() as f64 / 1000.0,
+                    "# Thread {index}: max {:.3} us, {}; {kept} at {}",
+                    max_ns as f64 / 1000.0,
+                    instants.text(start_ns, end_ns),
                     wall_clock_text(timeline.unix_ns(at)),
-                    clock_time(u64::try_from(into).unwrap_or(0)),
                 )?;
             }
             _ => writeln!(w, "# Thread {index}: no samples, no maximum")?,
@@ -79,26 +92,37 @@ mod tests {
         let idle = ThreadFixture::new(1).build();
         let report = run(Resolution::Micros, vec![busy, idle]);
         let mut out = Vec::new();
-        write_max_times(&mut out, &report, &timeline()).unwrap();
+        write_max_times(&mut out, &report, &timeline(), SampleInstants::DueWoke).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "# Thread 0: max 42.317 us at 2026-11-25 14:03:22.123 UTC, 00:01:05 into the run\n\
+            "# Thread 0: max 42.317 us, due 65.123456 s into the run, woke 65.123499 s; \
+             due at 2026-11-25 14:03:22.123 UTC\n\
              # Thread 1: no samples, no maximum\n"
         );
+        // A signal's maximum is kept at its reception.
+        let mut out = Vec::new();
+        write_max_times(&mut out, &report, &timeline(), SampleInstants::SentReceived).unwrap();
+        assert!(String::from_utf8(out).unwrap().starts_with(
+            "# Thread 0: max 42.317 us, sent 65.123414 s into the run, received \
+             65.123456 s; received at 2026-11-25 14:03:22.123 UTC\n"
+        ));
     }
 
     #[test]
-    fn a_maximum_before_the_reading_is_zero_seconds_into_the_run() {
+    fn a_maximum_due_before_the_reading_is_due_zero_seconds_into_the_run() {
         let mut t = ThreadFixture::new(0)
             .samples(&[5], Resolution::Micros, 0, None)
             .build();
         t.max_at = Some(ClockInstant(999_999_000_000));
         let report = run(Resolution::Micros, vec![t]);
         let mut out = Vec::new();
-        write_max_times(&mut out, &report, &timeline()).unwrap();
+        write_max_times(&mut out, &report, &timeline(), SampleInstants::DueWoke).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(
-            text.ends_with("at 2026-11-25 14:02:16.999 UTC, 00:00:00 into the run\n"),
+            text.ends_with(
+                "due 0.000000 s into the run, woke 0.000000 s; \
+                 due at 2026-11-25 14:02:16.999 UTC\n"
+            ),
             "{text}"
         );
     }

@@ -19,7 +19,9 @@
 //! - [`closing`]: the load, explain, verdict and max-time lines a cyclic
 //!   tool ends with;
 //! - [`run_clock`]: the run's clock mapped to the wall clock, for the
-//!   outputs that show a time.
+//!   outputs that show a time;
+//! - [`sample_time`]: a sample's deadline and wake-up in the run, in the
+//!   same words wherever a line places one.
 
 pub mod breaktrace;
 pub mod closing;
@@ -31,6 +33,7 @@ pub mod load;
 pub mod max_time;
 pub mod percentiles;
 pub mod run_clock;
+pub mod sample_time;
 pub mod spikes;
 pub mod stats_stream;
 pub mod status;

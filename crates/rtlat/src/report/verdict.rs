@@ -315,8 +315,9 @@ impl Needs {
     }
 }
 
-/// The worst sample `--explain` explained: its largest component and
-/// that component's largest cause.
+/// The worst sample `--explain` explained: its largest component (or the
+/// trace window, when the latency began before it and the window is
+/// longer) and that one's largest cause the trace saw.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WorstSample {
     /// The thread that took it.
@@ -329,6 +330,15 @@ pub struct WorstSample {
     pub component_ns: i64,
     /// That component's largest cause, if it has one.
     pub cause: Option<WorstCause>,
+    /// Its deadline, ns since the start of the run.
+    pub due_at_ns: i64,
+    /// Its wake-up, ns since the start of the run (as `"at_ns"` in
+    /// `"explain"`).
+    pub at_ns: i64,
+    /// When the latency began before the trace window: the window's span,
+    /// ns (the cause is the window's; before it, nothing is known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_ns: Option<i64>,
 }
 
 /// A cause, as `--explain` names it.

@@ -31,6 +31,7 @@ use crate::report::RunMeta;
 use crate::report::closing::write_closing_lines;
 use crate::report::histogram::write_histogram;
 use crate::report::json::Extras;
+use crate::report::sample_time::SampleInstants;
 use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{
     check_realtime_privilege, io_strerror, lock_memory, note_not_realtime, pin_failure,
@@ -352,7 +353,10 @@ fn write_final_outputs(
         extras,
         None,
         settings.verdict,
-        settings.verdict.is_some(),
+        settings
+            .verdict
+            .is_some()
+            .then_some(SampleInstants::SentReceived),
     ));
     failures.into_result()
 }

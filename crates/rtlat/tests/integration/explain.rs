@@ -602,3 +602,171 @@ fn every_explain_line_fits_80_columns_or_columns() {
         }
     }
 }
+
+/// `/proc/kallsyms`' address of `function`, `None` where the kernel hides
+/// its addresses (all zeros) or lacks it.
+fn kallsyms_address(function: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/kallsyms").ok()?;
+    text.lines().find_map(|line| {
+        let mut fields = line.split_whitespace();
+        let address = u64::from_str_radix(fields.next()?, 16).ok()?;
+        let _kind = fields.next()?;
+        (fields.next()? == function && address != 0).then_some(address)
+    })
+}
+
+#[test]
+fn another_timers_callback_is_named_from_kallsyms_not_by_its_address() {
+    require_tracefs!();
+    let Some(address) = kallsyms_address("hrtimer_wakeup") else {
+        skip_note!(
+            "SKIPPED (/proc/kallsyms hides its addresses or has no hrtimer_wakeup: \
+             kptr_restrict is {}): {}",
+            std::fs::read_to_string("/proc/sys/kernel/kptr_restrict")
+                .unwrap_or_default()
+                .trim(),
+            function_name!()
+        );
+        return;
+    };
+    let lease = CpuLease::one();
+    let cpu = lease.cpu().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("evidence.txt");
+    let trace_arg = format!("--explain-trace={}", trace.display());
+    // Two threads on one CPU, 1000 and 1007 us: each one's timer (its
+    // callback hrtimer_wakeup, as every clock_nanosleep's) fires inside
+    // the other's samples every few hundred cycles; the worst 100 samples
+    // are explained.
+    let mut cmd = rtlat_cyclictest([
+        "-q",
+        "-m",
+        "-a",
+        &cpu,
+        "-t",
+        "2",
+        "-p",
+        "50",
+        "-i",
+        "1000",
+        "-d",
+        "7",
+        "-D",
+        "2",
+        "--explain=100",
+        "--explain-threshold=1",
+        &trace_arg,
+        "--json=-",
+    ]);
+    let r = run_with_timeout(&mut cmd, Duration::from_secs(15));
+    r.expect_code(0);
+    let doc = json_of(&r.stdout);
+    let names: Vec<String> = doc["explain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["components"].as_array().unwrap().iter())
+        .flat_map(|c| c["causes"].as_array().unwrap().iter())
+        .filter(|c| c["kind"] == "timer_handler")
+        .map(|c| c["name"].as_str().unwrap().to_owned())
+        .collect();
+    let named = "hrtimer hrtimer_wakeup (a hrtimer sleep (clock_nanosleep, poll, futex))";
+    assert!(
+        names.iter().any(|n| n == named),
+        "no explanation names the other thread's timer: {names:?}\n{}",
+        r.stdout
+    );
+    assert!(
+        !names.iter().any(|n| n == &format!("hrtimer {address:#x}")),
+        "hrtimer_wakeup shown by its address: {names:?}"
+    );
+    // The same callback is an address in the trace file's events: the name
+    // stands where the address was printed before.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert!(
+        text.contains(&format!("function={address:#x}")),
+        "{address:#x} not in the trace's events"
+    );
+    // The text's lines, wrapped to 80 columns, joined back.
+    let text = crate::results::verdict::unwrapped(&r.stdout).join("\n");
+    assert!(text.contains(&format!("timer_handler {named}")), "{text}");
+}
+
+#[test]
+fn a_thread_starved_longer_than_the_window_is_blamed_on_what_held_its_cpu() {
+    require_tracefs!();
+    // Never CPU 0: a FIFO 90 hog there could starve the machine.
+    let Some(&cpu) = crate::support::allowed_cpus()
+        .iter()
+        .rfind(|&&cpu| cpu != 0)
+    else {
+        skip_note!(
+            "SKIPPED (needs a CPU other than CPU 0 for the hog): {}",
+            function_name!()
+        );
+        return;
+    };
+    let lease = CpuLease::of(cpu);
+    let cpu_arg = lease.list();
+    let mut cmd = rtlat_cyclictest([
+        "-q",
+        "-m",
+        "-a",
+        &cpu_arg,
+        "-p",
+        "80",
+        "-i",
+        "1000",
+        "-D",
+        "4",
+        "--explain",
+        "--verdict",
+        "--json=-",
+    ]);
+    let child = spawn(&mut cmd);
+    wait_for_realtime_threads(child.pid(), 1);
+    std::thread::sleep(Duration::from_millis(200));
+    // A FIFO 90 busy loop on the measured CPU for 2 s, twice the trace
+    // window: pinned before it turns FIFO, ended by a `timeout` that is
+    // neither real-time nor pinned (a FIFO 90 `timeout` pinned beside the
+    // loop would never run to end it), killed a second later if need be.
+    let hog = Command::new("timeout")
+        .args(["-k", "1", "2", "taskset", "-c", &cpu_arg])
+        .args(["chrt", "-f", "90", "sh", "-c", "while :; do :; done"])
+        .status_checked()
+        .expect("timeout, taskset, chrt");
+    assert_eq!(hog.code(), Some(124), "the hog ran its 2 s: {hog:?}");
+    let r = child.wait(Duration::from_secs(20));
+    r.expect_code(0);
+    let doc = json_of(&r.stdout);
+    let worst = &doc["explain"][0];
+    let latency = worst["latency_ns"].as_i64().unwrap();
+    assert!(
+        latency >= 1_500_000_000,
+        "held off for the hog's time: {worst}"
+    );
+    // What the window showed: the hog, at its priority, most of the window.
+    let window = &worst["trace_window"];
+    let span = window["to_ns"].as_i64().unwrap() - window["from_ns"].as_i64().unwrap();
+    assert!(span < latency, "{window}");
+    let top = &window["causes"][0];
+    assert_eq!(
+        (&top["kind"], &top["name"], &top["priority"]),
+        (
+            &serde_json::json!("task"),
+            &serde_json::json!("sh"),
+            &serde_json::json!(90)
+        ),
+        "{window}"
+    );
+    assert!(top["ns"].as_i64().unwrap() * 2 > span, "{window}");
+    // The verdict blames the hog, not a component of microseconds.
+    let blamed = &doc["verdict"]["worst_sample"];
+    assert_eq!(blamed["cause"]["name"], "sh", "{blamed}");
+    assert!(blamed["component_ns"].as_i64().unwrap() >= span, "{blamed}");
+    assert_eq!(blamed["window_ns"].as_i64(), Some(span), "{blamed}");
+    // The text's lines, wrapped to 80 columns, joined back.
+    let text = crate::results::verdict::unwrapped(&r.stdout).join("\n");
+    assert!(text.contains("is longer than the trace window"), "{text}");
+    assert!(text.contains("\n#   trace_window "), "{text}");
+}

@@ -439,6 +439,9 @@ fn text_from_the_system_is_escaped_one_reason_one_line() {
             name: format!("{hostile}[42]"),
             ns: 7000,
         }),
+        due_at_ns: 500_000_000,
+        at_ns: 500_009_000,
+        window_ns: None,
     });
     let short = render(|w| v.write_text(w, &report, "Thread", Style::Short, 80));
     let text = render(|w| v.write_text(w, &report, "Thread", Style::Full, 200));
@@ -459,8 +462,49 @@ fn text_from_the_system_is_escaped_one_reason_one_line() {
         "{short}"
     );
     assert!(
-        text.contains(&format!("mostly task {escaped} (7.0 us)")),
+        text.contains(&format!(
+            "mostly task {escaped} (7.0 us), due 0.500000 s into the run, woke 0.500009 s\n"
+        )),
         "{text}"
+    );
+}
+
+#[test]
+fn a_worst_sample_longer_than_the_trace_window_says_what_the_window_showed() {
+    let report = run(Resolution::Micros, vec![quiet_thread(0)]);
+    let mut v = Verdict::from_reasons(Vec::new());
+    v.worst_sample = Some(WorstSample {
+        thread: 0,
+        latency_ns: 3_000_010_000,
+        component: "thread_latency",
+        component_ns: 3_000_002_000,
+        cause: Some(WorstCause {
+            kind: "task",
+            name: "sh".to_owned(),
+            ns: 950_000_000,
+        }),
+        due_at_ns: 1_000_000_000,
+        at_ns: 4_000_010_000,
+        window_ns: Some(1_000_000_000),
+    });
+    let text = render(|w| v.write_text(w, &report, "Thread", Style::Full, 200));
+    assert!(
+        text.contains(
+            "# Worst sample: T:0 3000010.0 us: thread_latency 3000002.0 us, mostly task sh \
+             (950000.0 us of the 1000000.0 us traced), due 1.000000 s into the run, \
+             woke 4.000010 s\n"
+        ),
+        "{text}"
+    );
+    let json = serde_json::to_value(&v).unwrap();
+    let worst = &json["worst_sample"];
+    assert_eq!(
+        (&worst["due_at_ns"], &worst["at_ns"], &worst["window_ns"]),
+        (
+            &serde_json::json!(1_000_000_000),
+            &serde_json::json!(4_000_010_000_i64),
+            &serde_json::json!(1_000_000_000)
+        )
     );
 }
 

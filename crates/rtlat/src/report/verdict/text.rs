@@ -25,6 +25,7 @@ use rtlat_stats::projection::{CONFIDENCE, Estimate, Exceedance, Projected, Proje
 
 use super::{Machine, Part, Reason, ReasonLevel, SAMPLES_BEYOND_NEEDED, Verdict, seconds_text};
 use crate::report::explain::micros;
+use crate::report::sample_time::SampleInstants;
 
 /// How much `--verdict` prints.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -211,19 +212,26 @@ fn deadline_line(d: &Exceedance) -> String {
 }
 
 /// `# Worst sample: T:0 61.2 us: thread_latency 50.1 us, mostly task
-/// spin[42] (40.0 us)`.
+/// spin[42] (40.0 us), due 1.500000 s into the run, woke 1.500061 s`;
+/// when the latency began before the trace window, the cause is what the
+/// window showed: `mostly task spin (978000.0 us of the 980000.0 us
+/// traced)`.
 fn worst_sample_line(v: &Verdict) -> Option<String> {
     let worst = v.worst_sample.as_ref()?;
     let cause = worst.cause.as_ref().map_or(String::new(), |c| {
         let name = Escaped(&c.name);
-        format!(", mostly {} {name} ({} us)", c.kind, micros(c.ns))
+        let traced = worst.window_ns.map_or(String::new(), |ns| {
+            format!(" of the {} us traced", micros(ns))
+        });
+        format!(", mostly {} {name} ({} us{traced})", c.kind, micros(c.ns))
     });
     Some(format!(
-        "# Worst sample: T:{} {} us: {} {} us{cause}",
+        "# Worst sample: T:{} {} us: {} {} us{cause}, {}",
         worst.thread,
         micros(worst.latency_ns),
         worst.component,
-        micros(worst.component_ns)
+        micros(worst.component_ns),
+        SampleInstants::DueWoke.text(worst.due_at_ns, worst.at_ns),
     ))
 }
 

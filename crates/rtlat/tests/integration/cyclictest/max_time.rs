@@ -71,13 +71,18 @@ fn a_synthetic_runs_maximum_is_at_its_first_largest_samples_deadline() {
             deadline_us as f64 / 1e6,
             "{t}"
         );
+        // -N: the sample in ns; the wake-up is the deadline plus it.
+        let woke_us = (deadline_us * 1000 + max) / 1000;
         expected.push(format!(
-            "# Thread {thread}: max {:.3} us at 1970-01-01 00:00:00.{:03} UTC, 00:00:00 into the run",
+            "# Thread {thread}: max {:.3} us, due 0.{deadline_us:06} s into the run, \
+             woke 0.{woke_us:06} s; due at 1970-01-01 00:00:00.{:03} UTC",
             max as f64 / 1000.0,
             deadline_us / 1000
         ));
     }
-    let tail: Vec<&str> = r.stdout.lines().rev().take(2).collect();
+    // Wrapped to 80 columns: joined back.
+    let joined = crate::support::joined_thread_lines(&r.stdout);
+    let tail: Vec<&str> = joined.iter().rev().take(2).map(String::as_str).collect();
     let expected: Vec<&str> = expected.iter().rev().map(String::as_str).collect();
     assert_eq!(tail, expected, "the last lines\n{}", r.stdout);
 }
@@ -136,14 +141,19 @@ fn a_real_runs_maxima_lie_within_the_run() {
     let threads: Vec<usize> = lines.iter().map(|l| l.thread).collect();
     assert_eq!(threads, [0, 1], "{}", r.stdout);
     let (from, to) = (unix_ms(before), unix_ms(after));
-    let whole_run_s = after.duration_since(before).unwrap().as_secs();
+    let whole_run_us = after.duration_since(before).unwrap().as_micros() as i64;
     for line in &lines {
+        assert!(!line.signal, "{line:?}");
         assert!(
             (from..=to).contains(&line.unix_ms),
             "{line:?} not within {from}..={to} ms\n{}",
             r.stdout
         );
-        assert!(line.into_s <= whole_run_s, "{line:?}");
+        assert!(
+            line.instants_us.1 <= whole_run_us,
+            "{line:?} not within the run's {whole_run_us} us\n{}",
+            r.stdout
+        );
         let t = &doc["thread"][line.thread.to_string()];
         check_max_time_line(line, t);
         let max_time_ms = t["max_time"].as_f64().unwrap() * 1000.0;

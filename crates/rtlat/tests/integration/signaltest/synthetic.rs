@@ -181,6 +181,8 @@ fn verdict_ends_with_the_time_of_each_threads_maximum() {
         "{}",
         r.stdout
     );
+    // A signal's maximum: its sending and its reception.
+    assert!(lines.iter().all(|l| l.signal), "{lines:?}");
 }
 
 #[test]

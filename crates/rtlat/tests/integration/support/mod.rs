@@ -744,7 +744,8 @@ pub fn run_with_json(args: &[&str]) -> (Run, serde_json::Value) {
 }
 
 // ---------------------------------------------------------------------------
-// `# Thread N: max ... us at ... UTC, hh:mm:ss into the run` lines
+// `# Thread N: max ... us, due ... s into the run, woke ... s; due at ...
+// UTC` lines
 
 /// One line of the time of a thread's maximum (`--percentiles`,
 /// `--verdict`).
@@ -753,31 +754,55 @@ pub struct MaxTimeLine {
     pub thread: usize,
     /// The maximum, µs (three decimals).
     pub max_us: f64,
-    /// When, ms since the Unix epoch (the line's UTC time).
+    /// When, ms since the Unix epoch (the line's UTC time: the deadline,
+    /// or the reception of a signal).
     pub unix_ms: i64,
-    /// Whole seconds into the run.
+    /// Whole seconds into the run of the time kept (the deadline, or the
+    /// reception of a signal).
     pub into_s: u64,
+    /// The two instants into the run, µs: deadline and wake-up (or
+    /// sending and reception).
+    pub instants_us: (i64, i64),
+    /// `sent`/`received` rather than `due`/`woke`.
+    pub signal: bool,
 }
 
-/// Parses `# Thread 0: max 42.317 us at 2026-11-25 14:03:22.123 UTC,
-/// 00:01:05 into the run`; `None` for any other line.
+/// `12.345678` (seconds, six decimals) as µs.
+fn seconds_as_us(text: &str) -> Option<i64> {
+    let (whole, fraction) = text.split_once('.')?;
+    (fraction.len() == 6).then_some(())?;
+    Some(whole.parse::<i64>().ok()? * 1_000_000 + fraction.parse::<i64>().ok()?)
+}
+
+/// Parses `# Thread 0: max 42.317 us, due 65.123456 s into the run, woke
+/// 65.123499 s; due at 2026-11-25 14:03:22.123 UTC` (or `sent ... s into
+/// the run, received ... s; received at ...`); `None` for any other line.
 pub fn parse_max_time_line(line: &str) -> Option<MaxTimeLine> {
     let rest = line.strip_prefix("# Thread ")?;
     let (thread, rest) = rest.split_once(": max ")?;
-    let (max, rest) = rest.split_once(" us at ")?;
-    let (date, rest) = rest.split_once(" UTC, ")?;
-    let into = rest.strip_suffix(" into the run")?;
+    let (max, rest) = rest.split_once(" us, ")?;
+    let signal = rest.starts_with("sent ");
+    let (start_word, end_word) = if signal {
+        ("sent ", "received ")
+    } else {
+        ("due ", "woke ")
+    };
+    let (start, rest) = rest
+        .strip_prefix(start_word)?
+        .split_once(" s into the run, ")?;
+    let (end, rest) = rest.strip_prefix(end_word)?.split_once(" s; ")?;
+    let kept_word = if signal { "received at " } else { "due at " };
+    let date = rest.strip_prefix(kept_word)?.strip_suffix(" UTC")?;
     let stamp: jiff::Timestamp = format!("{}Z", date.replace(' ', "T")).parse().ok()?;
-    let hms: Vec<u64> = into
-        .split(':')
-        .map(|p| p.parse().ok())
-        .collect::<Option<_>>()?;
-    let [h, m, s] = hms[..] else { return None };
+    let instants_us = (seconds_as_us(start)?, seconds_as_us(end)?);
+    let kept_us = if signal { instants_us.1 } else { instants_us.0 };
     Some(MaxTimeLine {
         thread: thread.parse().ok()?,
         max_us: max.parse().ok()?,
         unix_ms: stamp.as_millisecond(),
-        into_s: h * 3600 + m * 60 + s,
+        into_s: u64::try_from(kept_us / 1_000_000).ok()?,
+        instants_us,
+        signal,
     })
 }
 
@@ -809,8 +834,10 @@ pub fn joined_thread_lines(text: &str) -> Vec<String> {
 }
 
 /// Checks a max-time line against its thread's JSON object: the value is
-/// `max_ns`, and the time `max_time` (Unix seconds, rounded to the µs)
-/// truncated to the ms.
+/// `max_ns`, the time `max_time` (Unix seconds, rounded to the µs)
+/// truncated to the ms, and the two instants are the maximum apart (each
+/// truncated to the µs), unless the first is before the run's start (shown
+/// as 0).
 pub fn check_max_time_line(line: &MaxTimeLine, thread: &serde_json::Value) {
     let max_ns = thread["max_ns"].as_i64().expect("max_ns");
     assert_eq!(
@@ -822,6 +849,11 @@ pub fn check_max_time_line(line: &MaxTimeLine, thread: &serde_json::Value) {
     // The line truncates the time to the ms; max_time rounds it to the µs.
     let behind_us = max_time_us - line.unix_ms * 1000;
     assert!((0..=1000).contains(&behind_us), "{line:?} {thread}");
+    let (start_us, end_us) = line.instants_us;
+    if start_us > 0 {
+        let apart = (end_us - start_us) as f64;
+        assert!((apart - line.max_us).abs() <= 1.0, "{line:?}");
+    }
 }
 
 // ---------------------------------------------------------------------------
