@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::support::{Run, rtlat_tool, spawn};
+use crate::support::{Run, audit_check_text, rtlat_tool, spawn};
 
 /// Long enough for a debug build on a busy 2-core machine; a reader that
 /// loops over a bucket near `f64::MAX` never ends.
@@ -296,10 +296,7 @@ fn audit_bounds_a_huge_isolcpus_list_by_the_possible_cpus() {
         }
     };
     r.expect_code(0);
-    let line = r
-        .stdout
-        .lines()
-        .find(|l| l.contains("isolation.isolcpus"))
+    let line = audit_check_text(&r.stdout, "isolation.isolcpus")
         .unwrap_or_else(|| panic!("{}", r.describe()));
     assert!(
         line.contains("names CPUs beyond the possible 0-1: 2-65535"),
@@ -311,17 +308,15 @@ fn audit_bounds_a_huge_isolcpus_list_by_the_possible_cpus() {
     let mut audit = rtlat_tool("audit", ["--root"]);
     let r = run(audit.arg(root.path()));
     r.expect_code(0);
+    let line = audit_check_text(&r.stdout, "isolation.isolcpus")
+        .unwrap_or_else(|| panic!("{}", r.describe()));
     assert!(
-        r.stdout
-            .contains("isolcpus=1,5-9,100 (isolated: unreadable); measured "),
-        "{}",
-        r.describe()
+        line.contains("isolcpus=1,5-9,100 (isolated: unreadable); measured "),
+        "{line}"
     );
     assert!(
-        r.stdout
-            .contains("names CPUs beyond the possible 0-1: 5-9,100"),
-        "{}",
-        r.describe()
+        line.contains("names CPUs beyond the possible 0-1: 5-9,100"),
+        "{line}"
     );
 }
 

@@ -833,6 +833,20 @@ pub fn joined_thread_lines(text: &str) -> Vec<String> {
     lines
 }
 
+/// The audit check `id` of `rtlat audit`'s text, its wrapped lines (those
+/// that start with spaces) joined back onto its first, one space apart.
+pub fn audit_check_text(stdout: &str, id: &str) -> Option<String> {
+    let mut lines = stdout
+        .lines()
+        .skip_while(|l| l.starts_with(' ') || l.split_whitespace().nth(1) != Some(id));
+    let mut text = lines.next()?.trim_end().to_string();
+    for line in lines.take_while(|l| l.starts_with(' ')) {
+        text.push(' ');
+        text.push_str(line.trim());
+    }
+    Some(text)
+}
+
 /// Checks a max-time line against its thread's JSON object: the value is
 /// `max_ns`, the time `max_time` (Unix seconds, rounded to the µs)
 /// truncated to the ms, and the two instants are the maximum apart (each
