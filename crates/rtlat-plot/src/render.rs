@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use anyhow::anyhow;
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
+use plotters::coord::ranged1d::{AsRangedCoord, BoldPoints, Ranged, ValueFormatter};
 use plotters::prelude::*;
 
 use super::glyphs::GlyphBitmap;
@@ -949,6 +949,10 @@ where
     )
 }
 
+/// The most tick labels an axis gets (plotters' default, named: the
+/// labels' room is measured on as many).
+const LABELS: usize = 11;
+
 /// Text sizes and spacing, pixels, and how lines are drawn.
 struct Style {
     /// Each segment of a line drawn apart: the bitmap backend fills a
@@ -981,11 +985,32 @@ where
     X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
+    let (x, y): (X::CoordDescType, Y::CoordDescType) = (x.into(), y.into());
+    // Room for the tick labels, from the widest of each axis rather than
+    // a fixed size: an x label is centred on its tick, so the last one
+    // reaches past the plotting area by half its width ("99.9999 %" at
+    // the end of the percentile axis); the y labels stand beside the
+    // axis's description.
+    let font: TextStyle = (FAMILY, style.label).into();
+    let widest = |labels: Vec<String>| {
+        labels
+            .iter()
+            .filter_map(|l| area.estimate_text_size(l, &font).ok())
+            .map(|(w, _)| w)
+            .max()
+            .unwrap_or(0)
+    };
+    let x_widest = widest(x.key_points(BoldPoints(LABELS)).iter().map(x_fmt).collect());
+    let y_widest = widest(y.key_points(BoldPoints(LABELS)).iter().map(y_fmt).collect());
+    let right = (style.margin * 2).max(x_widest / 2 + style.margin);
+    let y_area = style
+        .y_area
+        .max(y_widest + (style.desc + style.label) as u32);
     let mut chart = ChartBuilder::on(area)
         .margin(style.margin)
-        .margin_right(style.margin * 2)
+        .margin_right(right)
         .x_label_area_size(style.x_area)
-        .y_label_area_size(style.y_area)
+        .y_label_area_size(y_area)
         .build_cartesian_2d(x, y)?;
     chart
         .configure_mesh()
@@ -997,6 +1022,8 @@ where
         // the opacity attribute.
         .bold_line_style(RGBColor(205, 205, 205))
         .light_line_style(RGBColor(238, 238, 238))
+        .x_labels(LABELS)
+        .y_labels(LABELS)
         .x_label_formatter(x_fmt)
         .y_label_formatter(y_fmt)
         .draw()?;

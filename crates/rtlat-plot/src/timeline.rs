@@ -76,7 +76,9 @@ pub fn figure(inputs: &[Timeline], title: Option<&str>, width: u32, tz: &TimeZon
     });
     let length = interval_length(inputs);
     // The time shown starts where the first interval did.
-    let first = first_end - length.unwrap_or(0.0);
+    let first = all()
+        .map(|l| l.time - interval_span(l, length))
+        .fold(first_end, f64::min);
     let x = time_range(first, last);
     // One pixel of the plotting area (about 85 % of the picture).
     let column = (x.end - x.start) / (f64::from(width) * 0.85);
@@ -118,15 +120,17 @@ pub fn figure(inputs: &[Timeline], title: Option<&str>, width: u32, tz: &TimeZon
                 None => format!("{name} max (no samples)"),
             };
             let colour = lines.iter().filter(|l: &&Line| !l.faint).count();
+            // The first interval's start: its step is drawn from there,
+            // a line even when it is the only one.
+            let start = mine
+                .first()
+                .map_or(0.0, |l| l.time - interval_span(l, length));
             let series = |value: fn(&StatsLine) -> Option<f64>| {
                 let points: Vec<(f64, f64)> = mine
                     .iter()
                     .map(|l| (l.time, value(l).unwrap_or(f64::NAN)))
                     .collect();
-                steps(
-                    &on_time_columns(&points, x.start, column),
-                    length.unwrap_or(0.0),
-                )
+                steps(&on_time_columns(&points, x.start, column), start)
             };
             lines.push(Line {
                 label,
@@ -207,7 +211,15 @@ fn subtitle(inputs: &[Timeline]) -> String {
         None => String::new(),
     };
     let threads: usize = inputs.iter().map(|i| i.threads().len()).sum();
-    let intervals: usize = inputs.iter().map(|i| i.lines.len()).sum();
+    // Intervals, not lines: the threads measure the same ones.
+    let intervals: usize = inputs
+        .iter()
+        .map(|i| {
+            let numbers: std::collections::BTreeSet<u64> =
+                i.lines.iter().map(|l| l.interval).collect();
+            numbers.len()
+        })
+        .sum();
     let mut text = format!(
         "{figures} of each{length} interval: {intervals} {}, {threads} {}",
         if intervals == 1 {
@@ -225,9 +237,12 @@ fn subtitle(inputs: &[Timeline]) -> String {
 }
 
 /// The usual interval length, s: the median step of `elapsed` between a
-/// thread's successive whole intervals.
+/// thread's successive whole intervals, or, where no thread has two, the
+/// median of the whole intervals' elapsed time shared by the intervals up
+/// to theirs (intervals count from 0 at the start).
 fn interval_length(inputs: &[Timeline]) -> Option<f64> {
     let mut steps = Vec::new();
+    let mut shares = Vec::new();
     for input in inputs {
         for thread in input.threads() {
             let mut mine: Vec<&StatsLine> = input
@@ -236,6 +251,7 @@ fn interval_length(inputs: &[Timeline]) -> Option<f64> {
                 .filter(|l| l.thread == thread && !l.partial)
                 .collect();
             mine.sort_by_key(|l| l.interval);
+            shares.extend(mine.iter().map(|l| l.elapsed / (l.interval as f64 + 1.0)));
             for pair in mine.windows(2) {
                 let intervals = pair[1].interval.saturating_sub(pair[0].interval);
                 if intervals > 0 {
@@ -244,8 +260,30 @@ fn interval_length(inputs: &[Timeline]) -> Option<f64> {
             }
         }
     }
+    if steps.is_empty() {
+        steps = shares;
+    }
     steps.sort_by(f64::total_cmp);
     steps.get(steps.len() / 2).copied().filter(|s| *s > 0.0)
+}
+
+/// How long `line`'s interval lasted, s, up to its end: `length` (the
+/// usual length), or less for a last interval cut short (`partial`: the
+/// elapsed time past the whole intervals before it). Without a usual
+/// length (no thread has two whole intervals in a row: a run shorter than
+/// two of them, such as a minute of `rtlat monitor` with its 5-minute
+/// intervals), the elapsed time shared evenly by the intervals up to this
+/// one: a run's only interval lasted the whole run.
+fn interval_span(line: &StatsLine, length: Option<f64>) -> f64 {
+    let even = line.elapsed / (line.interval as f64 + 1.0);
+    match length {
+        Some(l) if line.partial => {
+            let past = line.elapsed - line.interval as f64 * l;
+            if past > 0.0 && past <= l { past } else { l }
+        }
+        Some(l) => l,
+        None => even,
+    }
 }
 
 /// An interval's length for a label: whole hours or minutes as such,
@@ -331,12 +369,12 @@ pub fn on_time_columns(points: &[(f64, f64)], origin: f64, column: f64) -> Vec<(
 }
 
 /// The step line of `points` (interval ends, sorted; NaN for a gap): each
-/// point's value from the previous point's x (`length` before it for the
-/// first) to its own, two points per interval so that the step lines of
-/// two figures of the same intervals have the same x's.
-pub fn steps(points: &[(f64, f64)], length: f64) -> Vec<(f64, f64)> {
+/// point's value from the previous point's x (from `start` for the first)
+/// to its own, two points per interval so that the step lines of two
+/// figures of the same intervals have the same x's.
+pub fn steps(points: &[(f64, f64)], start: f64) -> Vec<(f64, f64)> {
     let mut out = Vec::with_capacity(points.len() * 2);
-    let mut start = points.first().map_or(0.0, |p| p.0 - length);
+    let mut start = start;
     for &(x, y) in points {
         if y.is_nan() {
             out.push((x, f64::NAN));
@@ -454,7 +492,7 @@ mod tests {
         assert_eq!(f.title, "Latency over time: dir/stats.jsonl");
         assert_eq!(
             f.subtitle.as_deref(),
-            Some("maximum and p99 of each 0.5 s interval: 10 intervals, 2 threads")
+            Some("maximum and p99 of each 0.5 s interval: 6 intervals, 2 threads")
         );
         assert_eq!(f.x_desc, "Time (UTC), 2026-11-25 14:00:00 to 14:00:03");
         assert_eq!(f.y_desc, "Latency (µs), maximum 90.2 µs");
@@ -602,6 +640,93 @@ mod tests {
         let local = time_ticks(&(T0 + 1_800.0..T0 + 6.0 * 3_600.0), &cet, 8);
         assert_eq!(local[0].1, "16:00");
         assert_eq!(local[0].0, T0 + 3_600.0);
+    }
+
+    /// What `rtlat monitor` records of a run shorter than its 5-minute
+    /// intervals: one partial interval per thread.
+    fn one_partial_interval(seconds: f64) -> Timeline {
+        let lines = (0..2)
+            .map(|thread| StatsLine {
+                elapsed: seconds,
+                partial: true,
+                ..line(
+                    thread,
+                    0,
+                    T0 + seconds,
+                    Some(40.0 + thread as f64),
+                    Some(9.0),
+                )
+            })
+            .collect();
+        timeline("monitor", lines)
+    }
+
+    #[test]
+    fn a_run_shorter_than_two_intervals_is_a_line_from_its_start() {
+        // A minute's monitor run: each thread's one (partial) interval is a
+        // step over the whole minute, not a dot at its end.
+        let f = figure(&[one_partial_interval(60.0)], None, 1000, &TimeZone::UTC);
+        assert_eq!(f.lines.len(), 4);
+        assert_eq!(f.lines[0].points, [(T0, 40.0), (T0 + 60.0, 40.0)]);
+        assert_eq!(f.lines[1].points, [(T0, 9.0), (T0 + 60.0, 9.0)]);
+        assert_eq!(f.lines[2].points, [(T0, 41.0), (T0 + 60.0, 41.0)]);
+        let Axes::Timeline { x, .. } = &f.axes else {
+            panic!("{:?}", f.axes)
+        };
+        assert!(x.start < T0 && x.start > T0 - 5.0, "{x:?}");
+        assert!(x.end > T0 + 60.0 && x.end < T0 + 65.0, "{x:?}");
+        assert_eq!(f.x_desc, "Time (UTC), 2026-11-25 14:00:00 to 14:01:00");
+        // One interval, which both threads measured.
+        assert_eq!(
+            f.subtitle.as_deref(),
+            Some("maximum and p99 of each interval: 1 interval, 2 threads")
+        );
+    }
+
+    #[test]
+    fn the_first_interval_is_a_step_whatever_follows() {
+        // One whole interval and a partial one (6 minutes of a monitor):
+        // no two whole intervals give the usual length, the whole one's
+        // elapsed time does.
+        let whole = StatsLine {
+            elapsed: 300.0,
+            ..line(0, 0, T0 + 300.0, Some(30.0), None)
+        };
+        let partial = StatsLine {
+            elapsed: 360.0,
+            partial: true,
+            ..line(0, 1, T0 + 360.0, Some(50.0), None)
+        };
+        let f = figure(
+            &[timeline("m", vec![whole, partial])],
+            None,
+            1000,
+            &TimeZone::UTC,
+        );
+        assert_eq!(
+            f.subtitle.as_deref(),
+            Some("maximum of each 5 min interval: 2 intervals, 1 thread")
+        );
+        assert_eq!(
+            f.lines[0].points,
+            [
+                (T0, 30.0),
+                (T0 + 300.0, 30.0),
+                (T0 + 300.0, 50.0),
+                (T0 + 360.0, 50.0)
+            ]
+        );
+        // A partial first interval after whole ones of a known length
+        // lasted what the elapsed time says past them.
+        let l = |interval: u64, elapsed: f64, partial: bool| StatsLine {
+            elapsed,
+            partial,
+            ..line(0, interval, 0.0, None, None)
+        };
+        assert_eq!(interval_span(&l(3, 1.75, true), Some(0.5)), 0.25);
+        assert_eq!(interval_span(&l(3, 2.0, false), Some(0.5)), 0.5);
+        assert_eq!(interval_span(&l(0, 60.0, true), None), 60.0);
+        assert_eq!(interval_span(&l(1, 360.0, true), None), 180.0);
     }
 
     #[test]

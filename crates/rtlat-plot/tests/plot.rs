@@ -169,6 +169,169 @@ fn png_colours(path: &Path) -> BTreeSet<[u8; 3]> {
         .collect()
 }
 
+/// The polylines of an SVG with their stroke colours.
+fn svg_polylines(path: &Path) -> Vec<(String, Vec<(f64, f64)>)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .map(|n| {
+            let points = n
+                .attribute("points")
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect();
+            (
+                n.attribute("stroke").unwrap_or_default().to_uppercase(),
+                points,
+            )
+        })
+        .collect()
+}
+
+/// The SVG's width, from its `viewBox` (or `width`).
+fn svg_width(path: &Path) -> f64 {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let root = doc.root_element();
+    match root.attribute("viewBox") {
+        Some(v) => v.split_whitespace().nth(2).unwrap().parse().unwrap(),
+        None => root.attribute("width").unwrap().parse().unwrap(),
+    }
+}
+
+#[test]
+fn a_short_monitor_runs_timeline_is_a_line_from_its_first_interval() {
+    // What a minute of `rtlat monitor` (5-minute intervals) leaves in its
+    // checkpoint: one partial interval per thread. It was drawn as one dot
+    // per thread at the interval's end.
+    let dir = tempfile::tempdir().unwrap();
+    let entries: Vec<Value> = (0..2)
+        .map(|t| {
+            json!({"time": 1_795_615_260.0, "elapsed": 60.0, "thread": t, "interval": 0,
+                   "cycles": 60000, "min": 2.0, "avg": 5.0, "max": 40.0 + f64::from(t),
+                   "p99": 9.0, "overruns": 0, "partial": true})
+        })
+        .collect();
+    let input = dir.path().join("m.json");
+    std::fs::write(&input, json!({ "timeline": entries }).to_string()).unwrap();
+    let out = dir.path().join("m.svg");
+    plot_ok(&[
+        "-k".as_ref(),
+        "timeline".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(!text.contains("<circle"), "a dot drawn: {text}");
+    let width = svg_width(&out);
+    let lines = svg_polylines(&out);
+    // Each thread's max (the palette's first two colours): a step over
+    // the whole minute, most of the plotting area wide.
+    for colour in ["#1F77B4", "#D62728"] {
+        let drawn: Vec<&Vec<(f64, f64)>> = lines
+            .iter()
+            .filter(|(stroke, points)| stroke == colour && !points.is_empty())
+            .map(|(_, points)| points)
+            .collect();
+        assert_eq!(drawn.len(), 1, "{colour}: {lines:?}");
+        let points = drawn[0];
+        assert_eq!(points.len(), 2, "{colour}: {points:?}");
+        assert_eq!(points[0].1, points[1].1, "{points:?}");
+        assert!(
+            points[1].0 - points[0].0 > 0.6 * width,
+            "{colour}: {points:?} in {width}"
+        );
+    }
+    let texts = svg_texts(&out);
+    assert!(
+        has(
+            &texts,
+            "maximum and p99 of each interval: 1 interval, 2 threads"
+        ),
+        "{texts:#?}"
+    );
+}
+
+/// The horizontal extent of each unrotated text of an SVG, from the
+/// bundled font's advances at its `font-size` and its `text-anchor`:
+/// (text, left, right).
+fn text_extents(path: &Path) -> Vec<(String, f64, f64)> {
+    use ab_glyph::{Font, FontRef};
+    let font_bytes =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/DejaVuSans.ttf")).unwrap();
+    let font = FontRef::try_from_slice(&font_bytes).unwrap();
+    let em = font.units_per_em().unwrap();
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text") && n.attribute("transform").is_none())
+        .map(|n| {
+            let content = n.text().unwrap_or_default().trim().to_string();
+            let size: f64 = n.attribute("font-size").unwrap().parse().unwrap();
+            let advance: f32 = content
+                .chars()
+                .map(|c| font.h_advance_unscaled(font.glyph_id(c)))
+                .sum();
+            let w = f64::from(advance / em) * size;
+            let x: f64 = n.attribute("x").unwrap().parse().unwrap();
+            let left = match n.attribute("text-anchor") {
+                Some("middle") => x - w / 2.0,
+                Some("end") => x - w,
+                _ => x,
+            };
+            (content, left, left + w)
+        })
+        .collect()
+}
+
+#[test]
+fn percentile_labels_fit_in_the_picture() {
+    // A million samples a thread: the percentile axis ends at 99.9999 %,
+    // a label centred on the plot's right edge (it was cut off there).
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
+    for t in ["0", "1"] {
+        let thread = &mut doc["thread"][t];
+        for bucket in thread["distribution"]["buckets"].as_array_mut().unwrap() {
+            bucket[2] = json!(bucket[2].as_u64().unwrap() * 500);
+        }
+        thread["cycles"] = json!(thread["cycles"].as_u64().unwrap() * 500);
+    }
+    let input = dir.path().join("million.json");
+    std::fs::write(&input, doc.to_string()).unwrap();
+    for size in ["1000x600", "500x300", "2000x1200"] {
+        let out = dir.path().join(format!("p{size}.svg"));
+        plot_ok(&[
+            "-k".as_ref(),
+            "percentile".as_ref(),
+            "-s".as_ref(),
+            size.as_ref(),
+            input.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ]);
+        let width = svg_width(&out);
+        let extents = text_extents(&out);
+        assert!(
+            extents.iter().any(|e| e.0 == "99.9999 %"),
+            "{size}: {extents:#?}"
+        );
+        for (text, left, right) in &extents {
+            assert!(
+                *left >= 0.0 && *right <= width,
+                "{size}: {text:?} spans {left:.1} to {right:.1}, outside 0 to {width}"
+            );
+        }
+    }
+}
+
 #[test]
 fn timeline_png_draws_each_threads_max_and_p99() {
     let dir = tempfile::tempdir().unwrap();

@@ -7,6 +7,15 @@
 //! monitor's state in /var/lib/rtlat survives `dpkg -r` and goes with
 //! `dpkg --purge` (its postrm); and `dpkg --purge` leaves nothing of it
 //! behind. Root, with dpkg.
+//!
+//! The release artifacts of this commit (`ci/release`, in target/dist) for
+//! amd64 and i386: SHA256SUMS holds, each tarball runs from where it is
+//! unpacked, and each package installs, runs (`cyclictest -l 100`, `rtlat
+//! audit`) and is purged. i386 packages install here once dpkg takes the
+//! architecture and libc6:i386 is installed. Where the artifacts or that
+//! architecture are missing the test says SKIPPED, unless
+//! `RTLAT_RELEASE_REQUIRED=1` (what .ci/run sets after `ci/release`), when
+//! it fails.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,6 +62,12 @@ fn built_architecture() -> Option<&'static str> {
 fn dpkg_installs(arch: &str) -> bool {
     let listed = sh("dpkg --print-architecture; dpkg --print-foreign-architectures");
     listed.stdout.lines().any(|a| a.trim() == arch)
+}
+
+/// dpkg installs and purges one rtlat at a time, whichever test or test
+/// process (another tree's suite) does it.
+fn dpkg_lock() -> std::fs::File {
+    crate::support::machine_lock::lock_named("rtlat-test-dpkg.lock")
 }
 
 #[test]
@@ -115,6 +130,7 @@ fn the_package_installs_runs_and_goes_away() {
         );
         return;
     }
+    let _dpkg = dpkg_lock();
     purge();
     // A machine's own /var/lib/rtlat (not this test's) is left alone.
     let state = Path::new("/var/lib/rtlat");
@@ -213,4 +229,205 @@ fn the_package_installs_runs_and_goes_away() {
         "still known to dpkg: {}",
         listed.stdout
     );
+}
+
+/// Says that `what` cannot be checked and why: a failure where the caller
+/// asked for the release artifacts to be checked (`RTLAT_RELEASE_REQUIRED`),
+/// a SKIPPED line otherwise.
+fn release_missing(test: &str, what: &str, why: &str) {
+    if std::env::var_os("RTLAT_RELEASE_REQUIRED").is_some_and(|v| v == "1") {
+        panic!("{what}: {why} (RTLAT_RELEASE_REQUIRED=1)");
+    }
+    skip_note!("SKIPPED {what} ({why}): {test}");
+}
+
+/// The file names of this commit's release artifacts start with this
+/// (`ci/release`: version and commit, as `rtlat --version` says them).
+fn release_stem() -> String {
+    format!(
+        "rtlat-{}-{}",
+        env!("CARGO_PKG_VERSION"),
+        rtlat_args::version::COMMIT
+    )
+}
+
+/// The Rust target each Debian architecture's binaries are built for.
+fn release_target(arch: &str) -> &'static str {
+    match arch {
+        "amd64" => "x86_64-unknown-linux-gnu",
+        _ => "i686-unknown-linux-gnu",
+    }
+}
+
+#[test]
+fn the_release_artifacts_install_run_and_go_away() {
+    let test = function_name!();
+    if std::env::consts::ARCH != "x86_64" {
+        skip_note!(
+            "SKIPPED (the release artifacts are checked by the x86-64 suite, not the {} one): \
+             {test}",
+            std::env::consts::ARCH
+        );
+        return;
+    }
+    if !is_root() || !has("dpkg") {
+        release_missing(test, "the release artifacts", "needs root and dpkg");
+        return;
+    }
+    let dist = repository().join("target/dist");
+    let stem = release_stem();
+    let sums = dist.join(format!("{stem}-SHA256SUMS"));
+    if !sums.exists() {
+        release_missing(
+            test,
+            "the release artifacts",
+            &format!(
+                "no {}: run ci/release --arch amd64 --arch i386",
+                sums.display()
+            ),
+        );
+        return;
+    }
+    let checked = sh(&format!(
+        "cd {} && sha256sum --check --strict {stem}-SHA256SUMS 2>&1",
+        dist.display()
+    ));
+    assert_eq!(checked.code(), Some(0), "{}", checked.stdout);
+    for arch in ["amd64", "i386"] {
+        let deb = dist.join(format!("{stem}-{arch}.deb"));
+        let tarball = dist.join(format!("{stem}-{arch}.tar.gz"));
+        if !deb.exists() || !tarball.exists() {
+            release_missing(
+                test,
+                &format!("the {arch} release artifacts"),
+                &format!(
+                    "no {} or {}: run ci/release --arch {arch}",
+                    deb.display(),
+                    tarball.display()
+                ),
+            );
+            continue;
+        }
+        let listed = checked.stdout.lines().filter(|l| {
+            l.ends_with(": OK")
+                && (l.starts_with(&format!("{stem}-{arch}.deb"))
+                    || l.starts_with(&format!("{stem}-{arch}.tar.gz")))
+        });
+        assert_eq!(
+            listed.count(),
+            2,
+            "{arch} in SHA256SUMS: {}",
+            checked.stdout
+        );
+        if !dpkg_installs(arch) || !sh(&format!("dpkg -s libc6:{arch}")).status.success() {
+            release_missing(
+                test,
+                &format!("the {arch} release artifacts"),
+                &format!(
+                    "this machine does not run {arch} programs: as root, dpkg \
+                     --add-architecture {arch}; apt-get update; apt-get install libc6:{arch}"
+                ),
+            );
+            continue;
+        }
+        release_tarball_runs(&tarball, arch);
+        release_package_installs_runs_and_goes_away(&deb, arch);
+    }
+}
+
+/// The tarball unpacks into one directory of its name, whose rtlat runs
+/// from there and finds rtlat-plot beside it; it holds the man pages, the
+/// completions, the C tools' names and every file of contrib/systemd.
+fn release_tarball_runs(tarball: &Path, arch: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let unpacked = sh(&format!(
+        "tar -xzf {} -C {} 2>&1",
+        tarball.display(),
+        dir.path().display()
+    ));
+    assert_eq!(unpacked.code(), Some(0), "{}", unpacked.stdout);
+    let name = tarball.file_name().unwrap().to_str().unwrap();
+    let top = dir.path().join(name.strip_suffix(".tar.gz").unwrap());
+    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(entries.len(), 1, "{arch}: one directory at the top");
+    let version = sh(&format!("{}/bin/rtlat --version", top.display()));
+    assert_eq!(
+        version.stdout,
+        format!(
+            "rtlat {} (commit {}, {})\n",
+            env!("CARGO_PKG_VERSION"),
+            rtlat_args::version::COMMIT,
+            release_target(arch)
+        ),
+        "{}",
+        version.describe()
+    );
+    let plot = sh(&format!("{}/bin/rtlat plot --help", top.display()));
+    assert_eq!(plot.code(), Some(0), "{}", plot.describe());
+    let c_name = sh(&format!(
+        "{}/lib/rtlat/bin/cyclictest -q -l 10 -i 1000",
+        top.display()
+    ));
+    assert_eq!(
+        parse_status_lines(&c_name.stdout).len(),
+        1,
+        "{}",
+        c_name.describe()
+    );
+    for file in [
+        "share/man/man1/rtlat.1.gz",
+        "share/man/man1/rtlat-cyclictest.1.gz",
+        "share/bash-completion/completions/rtlat",
+        "share/doc/rtlat/README.md",
+        "share/doc/rtlat/LICENSE-MIT",
+        "share/doc/rtlat/LICENSE-APACHE",
+    ] {
+        assert!(top.join(file).is_file(), "{arch}: no {file} in {name}");
+    }
+    for unit in std::fs::read_dir(repository().join("contrib/systemd")).unwrap() {
+        let unit = unit.unwrap();
+        let shipped = top.join("share/rtlat/systemd").join(unit.file_name());
+        assert_eq!(
+            std::fs::read(&shipped).ok(),
+            std::fs::read(unit.path()).ok(),
+            "{arch}: {} as in contrib/systemd",
+            shipped.display()
+        );
+    }
+}
+
+/// `dpkg -i`, the C tools' name and `rtlat audit` run, `dpkg --purge`
+/// leaves nothing of it.
+fn release_package_installs_runs_and_goes_away(deb: &Path, arch: &str) {
+    let _dpkg = dpkg_lock();
+    purge();
+    let installed = sh(&format!("dpkg -i {} 2>&1", deb.display()));
+    assert_eq!(installed.code(), Some(0), "{arch}: {}", installed.stdout);
+    let result = std::panic::catch_unwind(|| {
+        let status = sh("dpkg-query -W -f '${Architecture} ${Status}' rtlat");
+        assert_eq!(status.stdout, format!("{arch} install ok installed"));
+        let version = sh("rtlat --version");
+        assert!(
+            version
+                .stdout
+                .ends_with(&format!(", {})\n", release_target(arch))),
+            "{arch}: {}",
+            version.describe()
+        );
+        let run = sh("PATH=/usr/lib/rtlat/bin:$PATH cyclictest -q -l 100");
+        run.expect_code(0);
+        assert_eq!(parse_status_lines(&run.stdout).len(), 1, "{}", run.stdout);
+        // The audit reads the machine, whatever it finds: exit 0.
+        let audit = sh("rtlat audit");
+        audit.expect_code(0);
+        assert!(!audit.stdout.trim().is_empty(), "{}", audit.describe());
+    });
+    let purged = sh("dpkg --purge rtlat 2>&1");
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+    assert_eq!(purged.code(), Some(0), "{arch}: {}", purged.stdout);
+    for gone in ["/usr/bin/rtlat", "/usr/lib/rtlat", "/usr/share/doc/rtlat"] {
+        assert!(!Path::new(gone).exists(), "{arch}: {gone} left behind");
+    }
 }

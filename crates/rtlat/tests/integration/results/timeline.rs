@@ -51,6 +51,30 @@ fn drawn_in<'a>(svg: &'a Svg, stroke: &str) -> Vec<&'a Vec<(f64, f64)>> {
         .collect()
 }
 
+/// The points of every polyline of `svg` drawn in `stroke`, however few
+/// (`Svg::series` keeps those of 4 points or more).
+fn polylines_in(svg: &str, stroke: &str) -> Vec<Vec<(f64, f64)>> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| {
+            n.has_tag_name("polyline")
+                && n.attribute("stroke")
+                    .is_some_and(|s| s.eq_ignore_ascii_case(stroke))
+        })
+        .map(|n| {
+            n.attribute("points")
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect::<Vec<(f64, f64)>>()
+        })
+        .filter(|points| !points.is_empty())
+        .collect()
+}
+
 /// The first two palette colours and their faint versions (p99).
 const MAX_0: &str = "#1F77B4";
 const P99_0: &str = "#8FBBD9";
@@ -181,7 +205,7 @@ fn a_checkpoints_timeline_plots_with_dates() {
         "Latency (µs), maximum 412.5 µs",
         "thread 0 max (largest 412.5 µs, interval ending 2026-11-25 13:00:00)",
         "thread 1 p99",
-        "maximum and p99 of each 1 h interval: 96 intervals, 2 threads",
+        "maximum and p99 of each 1 h interval: 48 intervals, 2 threads",
         // Dates beside the times of day over two days.
         "11-25 00:00",
     ] {
@@ -219,6 +243,23 @@ fn a_real_monitor_checkpoint_plots() {
     assert!(!entries.is_empty(), "{doc}");
     assert_eq!(timeline_ok(d, &["m.json", "-o", "m.svg"]), "");
     let svg = read_svg(&d.join("m.svg"));
+    // Two seconds of 5-minute intervals: each thread's one, partial,
+    // interval is a line over the run (it was a dot at its end).
+    let text = std::fs::read_to_string(d.join("m.svg")).unwrap();
+    assert!(!text.contains("<circle"), "a dot drawn: {text}");
+    for (thread, stroke) in [MAX_0, MAX_1].into_iter().enumerate() {
+        let lines = polylines_in(&text, stroke);
+        assert_eq!(lines.len(), 1, "thread {thread}: {text}");
+        let [from, to] = lines[0][..] else {
+            panic!("thread {thread}: {:?}", lines[0]);
+        };
+        assert!(to.0 - from.0 > 300.0 && from.1 == to.1, "{from:?} {to:?}");
+    }
+    assert!(
+        svg.has_text("of each interval: 1 interval, 2 threads"),
+        "{:#?}",
+        svg.texts
+    );
     for thread in 0..2 {
         let largest = entries
             .iter()
