@@ -134,7 +134,11 @@ pub fn select(argv: &[OsString]) -> Result<Command, UsageError> {
 }
 
 fn tool_names() -> String {
-    REGISTRY.map(|t| t.name()).join(", ")
+    REGISTRY
+        .iter()
+        .map(|t| t.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `rtlat --help`: the tools by [`Group`], each with its summary, in
@@ -198,7 +202,7 @@ mod tests {
     #[test]
     fn the_top_help_lists_every_tool() {
         let help = top_help();
-        for tool in REGISTRY {
+        for &tool in REGISTRY {
             let listed = format!("\n  {:<13}", tool.name());
             assert!(help.contains(&listed), "{} missing\n{help}", tool.name());
         }
@@ -207,7 +211,7 @@ mod tests {
 
     #[test]
     fn every_tool_has_one_summary_for_both_helps() {
-        for tool in REGISTRY {
+        for &tool in REGISTRY {
             assert!(!tool.summary().is_empty(), "{}", tool.name());
             let listed = format!("\n  {:<13}{}\n", tool.name(), tool.summary());
             assert!(top_help().contains(&listed), "{listed}");

@@ -232,7 +232,7 @@ pub fn man_pages(helps: &Helps) -> Vec<(String, String)> {
         }),
     ));
 
-    for tool in REGISTRY {
+    for &tool in REGISTRY {
         let help = help::parse(helps.of(tool));
         let name = page_name(tool);
         let mut see_also = vec![("rtlat".to_string(), 1)];
@@ -346,7 +346,7 @@ mod tests {
     #[test]
     fn every_help_lists_exactly_its_table() {
         let helps = test_helps();
-        for tool in REGISTRY {
+        for &tool in REGISTRY {
             let Some(rows) = tool.options() else { continue };
             let help = option_help(tool, &helps);
             assert_eq!(
@@ -387,7 +387,7 @@ mod tests {
                 }
             }
         };
-        for tool in REGISTRY {
+        for &tool in REGISTRY {
             if let Some(rows) = tool.options() {
                 check(&page_name(tool), &rows);
             }

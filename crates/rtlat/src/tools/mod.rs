@@ -33,7 +33,7 @@ use crate::ipc::PairTool;
 
 /// Every tool, in the order `rtlat --help` lists them within their
 /// [`Group`] (the measuring tools first). Its only list.
-pub static REGISTRY: [&dyn Tool; 12] = [
+pub static REGISTRY: &[&dyn Tool] = &[
     &cyclictest::Cyclictest,
     &pair::Pair(PairTool::Svsematest),
     &pair::Pair(PairTool::Pmqtest),
