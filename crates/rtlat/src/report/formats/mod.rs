@@ -163,3 +163,71 @@ pub fn write_all(run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()> {
     }
     failures.into_result()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::test_support::{ThreadFixture, meta, run};
+    use crate::report::verdict;
+    use rtlat_core::units::Resolution;
+
+    /// A tool whose document is `{}`.
+    struct EmptyDocument;
+
+    impl ToolOutputs for EmptyDocument {
+        fn write_document(&self, w: &mut dyn Write) -> io::Result<()> {
+            w.write_all(b"{}\n")
+        }
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_written_stops_no_other_output() {
+        let report = run(
+            Resolution::Micros,
+            vec![
+                ThreadFixture::new(0)
+                    .samples(&[5, 7, 9], Resolution::Micros, 100, Some(20))
+                    .distribution(&[5_100, 7_100, 9_100])
+                    .build(),
+            ],
+        );
+        let meta = meta("rtlat cyclictest");
+        let verdict = verdict::judge(&report, &meta, None);
+        let dir = tempfile::tempdir().unwrap();
+        let json = OutputTarget::File(dir.path().join("no such dir/run.json"));
+        let histogram = OutputTarget::File(dir.path().join("run.hist"));
+        let hgrm = OutputTarget::File(dir.path().join("run.hgrm"));
+        let asked = Asked {
+            json: Some(&json),
+            histogram: Some(HistogramAsked::to(&histogram)),
+            hgrm: Some(HgrmAsked {
+                target: &hgrm,
+                per_thread: false,
+            }),
+            subject: "Thread",
+            ..Asked::default()
+        };
+        let finished = Finished {
+            report: &report,
+            extras: Extras {
+                load: None,
+                verdict: &verdict,
+                explain: None,
+                timeline: None,
+            },
+            asked: &asked,
+            tool: &EmptyDocument,
+        };
+        let mut out = Stdout::new(false);
+        let error = write_all(&finished, &mut out).unwrap_err();
+        out.finish().unwrap();
+        assert!(
+            format!("{error:#}").starts_with("--json: cannot write"),
+            "{error:#}"
+        );
+        let histogram = std::fs::read_to_string(dir.path().join("run.hist")).unwrap();
+        assert!(histogram.contains("# Total:"), "{histogram}");
+        let hgrm = std::fs::read_to_string(dir.path().join("run.hgrm")).unwrap();
+        assert!(!hgrm.is_empty());
+    }
+}
