@@ -228,7 +228,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// `rtlat plot --help`.
 pub fn help_text() -> String {
-    let title = format!("rtlat plot: {}", rtlat_args::tools::summary("plot"));
+    let title = format!("rtlat plot: {}", rtlat_args::tools::PLOT_SUMMARY);
     format!(
         "\
 {title}

@@ -1455,7 +1455,7 @@ Example: one thread per CPU at priority 90, 200 us period, for one minute,
 with a 400-bucket histogram at the end:
   rtlat cyclictest -m -S -p 90 -i 200 -D 1m -q -h 400
 ",
-        title = super::dispatch::Tool::Cyclictest.help_title(),
+        title = crate::tools::help_title("cyclictest"),
         duration = stop::DURATION_HELP,
         histfile = outputs::HISTFILE_HELP,
         json = outputs::JSON_HELP,

@@ -618,7 +618,7 @@ pub fn help_text(tool: PairTool) -> String {
          \x20                        further pair one less, down to {floor}; 0: SCHED_OTHER\n\
          \x20 -a, --affinity[=CPU]   pin every pair to CPU; alone (or -a 0 as two\n\
          \x20                        words): pair i on the i-th CPU, round robin\n",
-        summary = rtlat_args::tools::summary(name),
+        summary = crate::tools::summary(name),
         floor = if tool == PairTool::Sigwaittest { 0 } else { 1 },
     );
     if tool != PairTool::Sigwaittest {

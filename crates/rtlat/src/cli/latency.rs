@@ -521,7 +521,7 @@ samples beyond the last bucket are counted on HSO lines instead of being
 added to it, and the HSS average and deviation are computed from the exact
 samples, in microseconds whatever the bucket width.
 ",
-        title = super::dispatch::Tool::Latency.help_title(),
+        title = crate::tools::help_title("latency"),
         period = DEFAULT_PERIOD_US
     )
 }

@@ -252,7 +252,7 @@ is a metric) and --synthetic.
 Exit status: 0 when stopped or ended, 1 when the machine refused something
 (an address in use included), 2 for a bad command line.
 ",
-        title = super::dispatch::Tool::Monitor.help_title(),
+        title = crate::tools::help_title("monitor"),
     )
 }
 

@@ -335,7 +335,7 @@ Background load (see rtlat load --help for the kinds):
 Example: a ring of four threads at priority 80, 10000 trips, summary only:
   rtlat signaltest -m -t 4 -p 80 -l 10000 -q
 ",
-        title = super::dispatch::Tool::Signaltest.help_title(),
+        title = crate::tools::help_title("signaltest"),
         duration = stop::DURATION_HELP,
         json = outputs::JSON_HELP,
         histfile = outputs::HISTFILE_HELP,

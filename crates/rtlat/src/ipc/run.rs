@@ -23,10 +23,10 @@ use super::output::{
 use super::settings::IpcSettings;
 use crate::host::Host;
 use crate::load::beside::{LoadBeside, LoadOutcome};
-use crate::output::{Stdout, end_run, write_to};
-use crate::report::histogram::write_histogram;
+use crate::output::{Stdout, end_run};
+use crate::report::RunMeta;
+use crate::report::formats::{self, Asked, Finished, HistogramAsked, ToolOutputs};
 use crate::report::json::Extras;
-use crate::report::load::write_load;
 use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{
     check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime, pinned_cpus,
@@ -34,7 +34,6 @@ use crate::rtsetup::{
 };
 use crate::run_audit;
 use crate::signals::SignalFlags;
-use rtlat_args::columns::{self, Stream};
 use rtlat_args::stdio::{note, tell};
 
 /// How often the live display is redrawn (the C tools: 50 ms).
@@ -388,41 +387,35 @@ pub fn finish(
     // histogram, the load lines and the gates.
     let receivers = receivers_as_run_report(report, cpus.shown());
     let verdict = verdict::judge(&receivers, &meta, system.as_ref());
-    let mut written = Ok(());
-    if let Some(target) = &settings.json {
-        written = write_to(target, out, "--json", |w| {
-            let extras = Extras {
-                load: load_results.as_ref(),
-                verdict: &verdict,
-                explain: None,
-                timeline: None,
-            };
-            write_json(
-                &mut &mut *w,
-                settings.tool,
-                report,
-                cpus.shown(),
-                &meta,
-                extras,
-            )
-        });
-    }
+    let extras = Extras {
+        load: load_results.as_ref(),
+        verdict: &verdict,
+        explain: None,
+        timeline: None,
+    };
+    let asked = Asked {
+        json: settings.json.as_ref(),
+        histogram: settings.histogram.as_ref().map(HistogramAsked::to),
+        verdict: settings.verdict,
+        subject: "Pair",
+        ..Asked::default()
+    };
+    let own = Own {
+        tool: settings.tool,
+        report,
+        cpus: cpus.shown(),
+        meta: &meta,
+        extras,
+    };
     // Every output is tried, whichever failed before: nothing is lost to
     // another output's error (the first one is reported).
-    if let Some(target) = &settings.histogram {
-        let histogram = write_to(target, out, "--histfile", |w| {
-            write_histogram(&mut &mut *w, &receivers, false)
-        });
-        written = written.and(histogram);
-    }
-    if let Some(l) = &load_results {
-        let width = columns::width(Stream::Stdout);
-        out.emit(|w| columns::write_wrapped(w, width, |b| write_load(b, l, &receivers.threads)));
-    }
-    if let Some(style) = settings.verdict {
-        let width = columns::width(Stream::Stdout);
-        out.emit(|w| verdict.write_text(w, &receivers, "Pair", style, width));
-    }
+    let finished = Finished {
+        report: &receivers,
+        extras,
+        asked: &asked,
+        tool: &own,
+    };
+    let written = formats::write_all(&finished, out);
     let status = end_run(out, written, failure, status)?;
     crate::gate::apply(
         settings.gates.as_ref(),
@@ -433,6 +426,29 @@ pub fn finish(
         0.0,
         status,
     )
+}
+
+/// What the IPC tools write their own way: their JSON document, with a
+/// sender and a receiver per pair.
+struct Own<'a> {
+    tool: PairTool,
+    report: &'a PairReport,
+    cpus: &'a [ShownCpus],
+    meta: &'a RunMeta,
+    extras: Extras<'a, 'a>,
+}
+
+impl ToolOutputs for Own<'_> {
+    fn write_document(&self, mut w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write_json(
+            &mut w,
+            self.tool,
+            self.report,
+            self.cpus,
+            self.meta,
+            self.extras,
+        )
+    }
 }
 
 /// One line saying what went wrong with a side.
