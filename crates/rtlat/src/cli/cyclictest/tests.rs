@@ -1,6 +1,17 @@
 //! Table tests: every spelling of every option, every error, the warnings.
 
+use std::path::PathBuf;
+
+use rtlat_core::config::{
+    Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, IntervalPlan, MeasureMode,
+    RunConfig, SchedPolicy, SpikePlan, ThreadPlan, TimeSourceKind, WaitMode,
+};
+use rtlat_core::distribution::DistributionPlan;
+use rtlat_core::units::Resolution;
+
 use super::*;
+use crate::cyclictest::settings::{DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit};
+use crate::output::OutputTarget;
 use rtlat_args::testing::{
     Spelled, expect_run, expect_usage_error, os_words as os, spellings, two_cpus as sys2,
 };
@@ -1410,7 +1421,7 @@ fn every_table_entry_is_reachable() {
         assert_eq!(flag.in_2_4, !newer.contains(&long), "--{long}");
     }
     assert_eq!(
-        rtlat_args::options::unlisted(&FLAGS, &help_page()),
+        rtlat_args::options::unlisted(&FLAGS, &super::help::help_page()),
         (
             vec![],
             vec![
