@@ -5,10 +5,10 @@
 use super::Flavour;
 use super::Raw;
 use super::flags::FLAGS;
-use crate::cli::monitor;
+use crate::cli::{explain, gates, load_options, monitor, verdict_options};
 use rtlat_args::docs::help::Help;
 use rtlat_args::getopt::OptSpec;
-use rtlat_args::options::{Flag, Page, Part, pick};
+use rtlat_args::options::{Flag, Page, Part, find, like, pick};
 
 /// The option table of `flavour`, as the man page and the completions see
 /// it: rtlat monitor's has every row, rtlat cyclictest's all but the
@@ -91,29 +91,35 @@ short options group (-qmu), values may be attached (-p99) or separate
                 "stats-file",
             ]),
             Part::Heading("Percentiles (every run keeps every sample's bucket, whatever -h says)"),
-            group(&[
-                "percentiles",
-                "bucket-width",
-                "verdict",
-                "horizon",
-                "deadline",
-                "hgrm",
-                "hgrm-per-thread",
-            ]),
+            Part::Options(
+                [
+                    find(&FLAGS, &["percentiles", "bucket-width", "verdict"]),
+                    like(&FLAGS, &verdict_options::flags::<Raw>()),
+                    find(&FLAGS, &["hgrm", "hgrm-per-thread"]),
+                ]
+                .concat(),
+            ),
             Part::Heading("Background load (see rtlat load --help for the kinds)"),
-            group(&["load", "load-schedule", "load-cpus"]),
+            Part::Options(like(&FLAGS, &load_options::flags::<Raw>())),
             Part::Heading("Gates for CI (checked after every output is written; exit status 3)"),
-            group(&[
-                "fail-if",
-                "junit",
-                "spike",
-                "spike-nodes",
-                "fifo",
-                "resolution",
-                "dbg_cyclictest",
-            ]),
+            Part::Options(
+                [
+                    like(&FLAGS, &gates::flags::<Raw>()),
+                    find(
+                        &FLAGS,
+                        &[
+                            "spike",
+                            "spike-nodes",
+                            "fifo",
+                            "resolution",
+                            "dbg_cyclictest",
+                        ],
+                    ),
+                ]
+                .concat(),
+            ),
             Part::Heading("Why was it late (kernel trace events; needs root and tracefs)"),
-            group(&["explain", "explain-threshold", "explain-trace"]),
+            Part::Options(like(&FLAGS, &explain::flags::<Raw>())),
             Part::Heading("Power management (/dev/cpu_dma_latency)"),
             group(&["latency", "laptop", "default-system", "deepest-idle-state"]),
             group(&["help"]),
