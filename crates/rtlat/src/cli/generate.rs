@@ -162,15 +162,19 @@ impl Helps {
     }
 }
 
+/// A tool's help as the pages and completions read it ([`Tool::page`]).
+fn help_model(tool: &dyn Tool, helps: &Helps) -> Help {
+    tool.page(helps.of(tool))
+}
+
 /// Every option entry a tool's options are documented by: its help's,
 /// and those of the tool it inherits options from (rtlat monitor:
 /// cyclictest's; its help sends the reader there for them; its page
 /// repeats them).
 fn option_help(tool: &dyn Tool, helps: &Helps) -> Help {
-    let mut help = help::parse(helps.of(tool));
+    let mut help = help_model(tool, helps);
     if let Some(inherits) = tool.inherits() {
-        help.blocks
-            .extend(help::parse(helps.of(inherits.from)).blocks);
+        help.blocks.extend(help_model(inherits.from, helps).blocks);
     }
     help
 }
@@ -233,7 +237,7 @@ pub fn man_pages(helps: &Helps) -> Vec<(String, String)> {
     ));
 
     for &tool in REGISTRY {
-        let help = help::parse(helps.of(tool));
+        let help = help_model(tool, helps);
         let name = page_name(tool);
         let mut see_also = vec![("rtlat".to_string(), 1)];
         see_also.extend(tool.see_also().into_iter().map(|(n, s)| (n.to_string(), s)));
@@ -245,7 +249,7 @@ pub fn man_pages(helps: &Helps) -> Vec<(String, String)> {
             more_usage = usage_as(&help, tool, program);
         }
         let inherits = tool.inherits();
-        let inherited_help = inherits.as_ref().map(|i| help::parse(helps.of(i.from)));
+        let inherited_help = inherits.as_ref().map(|i| help_model(i.from, helps));
         let inherited = inherits
             .as_ref()
             .zip(inherited_help.as_ref())

@@ -33,6 +33,10 @@ impl Tool for Cyclictest {
         Ok(help_text())
     }
 
+    fn page(&self, _help_text: &str) -> rtlat_args::docs::help::Help {
+        crate::cli::cyclictest::help_model()
+    }
+
     fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
         let invocation = parse(args, cmdline, &SystemView::of_this_process())?;
         measure(invocation, help_text, crate::cyclictest::run::run)

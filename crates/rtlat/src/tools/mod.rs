@@ -24,6 +24,7 @@ mod signaltest;
 use std::ffi::OsString;
 use std::fmt;
 
+use rtlat_args::docs::help::Help;
 use rtlat_args::getopt::OptSpec;
 use rtlat_args::values::print_warnings;
 use rtlat_args::{Invocation, stdio};
@@ -68,6 +69,13 @@ pub trait Tool: Sync {
 
     /// Its `--help` text.
     fn help(&self) -> anyhow::Result<String>;
+
+    /// Its help as the man page and the completions read it: built from
+    /// the option definitions where the tool has them, else read back
+    /// from `help_text` (its [`Tool::help`]).
+    fn page(&self, help_text: &str) -> Help {
+        rtlat_args::docs::help::parse(help_text)
+    }
 
     /// Parses `args` (the words after the tool's name) and runs the tool;
     /// returns the exit status. `cmdline` is the whole command line as

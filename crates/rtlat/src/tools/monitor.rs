@@ -34,6 +34,10 @@ impl Tool for Monitor {
         Ok(help_text())
     }
 
+    fn page(&self, _help_text: &str) -> rtlat_args::docs::help::Help {
+        crate::cli::monitor::help_page().model()
+    }
+
     fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
         let invocation = parse_monitor(args, cmdline, &SystemView::of_this_process())?;
         measure(invocation, help_text, crate::cyclictest::run::run)
