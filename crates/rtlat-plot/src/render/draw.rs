@@ -13,7 +13,7 @@ use plotters::prelude::*;
 use crate::glyphs::GlyphBitmap;
 use crate::settings::{OutputFormat, Settings};
 
-use super::{Axes, COUNT_FLOOR, Figure, format_us};
+use super::figure::{Axes, COUNT_FLOOR, Figure, format_us};
 
 /// The bundled font, registered as `sans-serif` for the bitmap backend.
 pub(super) const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");

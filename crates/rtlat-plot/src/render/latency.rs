@@ -6,7 +6,7 @@ use crate::input::{Bucket, Samples, ThreadSamples};
 use crate::settings::LatencyAxis;
 use rtlat_results::samples::plural;
 
-use super::{Axes, COUNT_FLOOR, Line, format_us, input_labels};
+use super::figure::{Axes, COUNT_FLOOR, Line, format_us, input_labels};
 
 /// One step line per thread of every input, on a latency axis as `axis`
 /// says; also the samples beyond `--xmax`, not drawn, of all threads.

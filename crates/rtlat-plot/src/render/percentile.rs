@@ -4,7 +4,7 @@
 use crate::input::{Bucket, Samples, ThreadSamples};
 use rtlat_results::samples::plural;
 
-use super::{Axes, Line, format_us, input_labels};
+use super::figure::{Axes, Line, format_us, input_labels};
 
 /// The buckets of all `threads` together, lowest first; buckets with the
 /// same bounds are added up.

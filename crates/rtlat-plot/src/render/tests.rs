@@ -1,10 +1,12 @@
 //! The figures of the latency and percentile plots, and their pictures.
 
 use super::draw::{FONT, count_label, latency_label, log_ticks, percent_label};
+use super::figure::*;
 use super::latency::{clip_at, on_columns, on_log_columns, step_points};
 use super::percentile::{merge_threads, percentile_points};
 use super::*;
 use crate::input::{Bucket, ThreadSamples};
+use rtlat_results::Format;
 
 fn b(from: f64, to: f64, count: u64) -> Bucket {
     Bucket { from, to, count }
