@@ -3,7 +3,7 @@
 //! between which the stages of [`super`] telescope; and the waking kept
 //! past the trims while the thread waits for a CPU ([`waking_to_keep`]).
 
-use super::{EVIDENCE_LEAD_NS, SUM_TOLERANCE_NS, Sample, WAKING_LEAD_NS};
+use super::explanation::{EVIDENCE_LEAD_NS, SUM_TOLERANCE_NS, Sample, WAKING_LEAD_NS};
 use crate::events::{EventKind, KernelEvent};
 use crate::window::{CpuWindows, KeptWaking};
 

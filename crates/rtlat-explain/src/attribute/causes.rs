@@ -5,8 +5,8 @@
 //! measured thread's own timer and its exit to user named as such); equal
 //! causes are merged, largest first, the time before the window last.
 
+use super::explanation::{Cause, CauseKind, ExplainContext};
 use super::replay::{Activity, Replay, Stage, TaskSeen};
-use super::{Cause, CauseKind, ExplainContext};
 use crate::events::{IrqNames, softirq_name};
 
 /// Policy and priority from a kernel priority: below 0 deadline, below

@@ -5,11 +5,11 @@
 
 use super::anchors::{Anchors, SwitchSeen, target_cpu_of, untraced_switch_certain};
 use super::causes::{Ours, causes_of};
-use super::replay::{Stage, replay_span};
-use super::{
+use super::explanation::{
     Component, ComponentName, EVIDENCE_LEAD_NS, ExplainContext, Explanation, SUM_TOLERANCE_NS,
     Sample, TraceWindow, WAKING_LEAD_NS,
 };
+use super::replay::{Stage, replay_span};
 use crate::events::{EventKind, IrqNames, KernelEvent};
 use crate::window::{CpuWindows, LostCount};
 

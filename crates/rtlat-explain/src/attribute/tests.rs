@@ -1,8 +1,9 @@
 //! The attribution of scenarios built event by event.
 
 use super::*;
-use crate::events::{EventKind, Vector};
+use crate::events::{EventKind, KernelEvent, Vector};
 use crate::scenario::{SPIN, SWAPPER, Scenario, THREAD, Task, US};
+use crate::symbols::{KernelSymbols, NO_SYMBOLS};
 use crate::trace::LostEvents;
 
 const D: i64 = 1_000_000_000;
