@@ -1,7 +1,7 @@
 //! The clock the timers read: the current clocksource and the TSC's
 //! flags.
 
-use super::{Check, Judge, flag, info, ok, unknown};
+use super::judge::{Check, Judge, flag, info, ok, unknown};
 use crate::{Finding, Status};
 
 /// The checks of this area, in the order the audit lists them.

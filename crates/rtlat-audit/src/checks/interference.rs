@@ -1,7 +1,7 @@
 //! What else runs on the measured CPUs: the watchdogs, device
 //! interrupts and irqbalance, real-time user and kernel threads.
 
-use super::{Check, Judge, flag, info, listing, ok, unknown};
+use super::judge::{Check, Judge, flag, info, listing, ok, unknown};
 use crate::facts::{Policy, ThreadInfo, cpu_list};
 use crate::suggest::{Housekeeping, ONE_CPU};
 use crate::{Finding, Status};

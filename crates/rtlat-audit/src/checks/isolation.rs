@@ -1,7 +1,7 @@
 //! The measured CPUs kept apart: `isolcpus=`, `nohz_full=`, `rcu_nocbs=`,
 //! `irqaffinity=`, and their SMT siblings.
 
-use super::{Check, Judge, finding, flag, info, listing, ok, unknown};
+use super::judge::{Check, Judge, finding, flag, info, listing, ok, unknown};
 use crate::facts::{cpu_list, cpus_phrase, ranges_text};
 use crate::suggest::{Housekeeping, ONE_CPU, Suggestion};
 use crate::{Finding, Status};

@@ -1,7 +1,7 @@
 //! The kernel itself: its preemption model, its tick rate, whether it can
 //! stop the tick, and its command line.
 
-use super::{Check, Judge, finding, flag, info, ok, unknown};
+use super::judge::{Check, Judge, finding, flag, info, ok, unknown};
 use crate::facts::preemption_model;
 use crate::{Finding, Status};
 

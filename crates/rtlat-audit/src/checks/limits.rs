@@ -1,7 +1,7 @@
 //! What the measuring process may do: its real-time priority and locked
 //! memory limits, and the capabilities that lift them.
 
-use super::{Check, Judge, flag, info, ok, unknown};
+use super::judge::{Check, Judge, flag, info, ok, unknown};
 use crate::facts::Limit;
 use crate::{Finding, Status};
 

@@ -1,7 +1,7 @@
 //! Memory management that stalls a thread: transparent huge pages, swap
 //! and KSM.
 
-use super::{Check, Judge, flag, ok, unknown};
+use super::judge::{Check, Judge, flag, ok, unknown};
 use crate::{Finding, Status};
 
 /// The checks of this area, in the order the audit lists them.

@@ -1,7 +1,7 @@
 //! What sits below the kernel: a hypervisor and its steal time, and
 //! whether SMIs can be counted.
 
-use super::{Check, Judge, flag, info, listing, ok, unknown};
+use super::judge::{Check, Judge, flag, info, listing, ok, unknown};
 use crate::{Finding, Status};
 
 /// The checks of this area, in the order the audit lists them.

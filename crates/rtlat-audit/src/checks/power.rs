@@ -1,7 +1,7 @@
 //! Power management that slows a wake-up: the frequency (driver,
 //! governor, boost, energy preference), thermal throttling and idle states.
 
-use super::{Check, Judge, flag, info, listing, ok, unknown};
+use super::judge::{Check, Judge, flag, info, listing, ok, unknown};
 use crate::facts::{Fact, cpu_list};
 use crate::{Finding, Status};
 

@@ -1,7 +1,7 @@
 //! The scheduler's sysctls: real-time throttling, timer migration and
 //! NUMA balancing.
 
-use super::{Check, Judge, flag, ok, unknown};
+use super::judge::{Check, Judge, flag, ok, unknown};
 use crate::{Finding, Status};
 
 /// The checks of this area, in the order the audit lists them.
