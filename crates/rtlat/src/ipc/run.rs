@@ -1,18 +1,18 @@
-//! Carries out one IPC tool run: privilege check and `mlockall` (as the C
-//! tools always lock memory), the pairs, the live display every 50 ms
-//! until the run ends (loops, `-D`, `-b`, a signal, a closed stdout), then
-//! the final outputs: the `-q` frame or the cursor move below the last live
-//! frame, the JSON document, the histogram.
+//! What an IPC tool run does in either mode ([`super::threads`],
+//! [`super::fork`]): `mlockall` (as the C tools always lock memory) and
+//! the `-b` trace files, the audit before the first sample, the live
+//! display every 50 ms until the run ends (loops, `-D`, `-b`, a signal, a
+//! closed stdout), then the final outputs: the `-q` frame or the cursor
+//! move below the last live frame, the JSON document, the histogram.
 
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
 use rtlat_audit::counters::SystemDisturbances;
-use rtlat_core::config::{SchedPolicy, TimeSourceKind};
-use rtlat_core::ipc::engine::{PairEngine, PairRunning};
+use rtlat_core::config::TimeSourceKind;
+use rtlat_core::ipc::engine::PairRunning;
 use rtlat_core::ipc::handoff::ETIMEDOUT;
 use rtlat_core::ipc::report::{PairReport, PairResult};
-use rtlat_core::ipc::{Mechanism, PairConfig, Side};
+use rtlat_core::ipc::{PairConfig, Side};
 use rtlat_core::report::{EndReason, ThreadError, ThreadStep};
 use rtlat_sys::tracefs::{self, TraceControl};
 
@@ -27,11 +27,8 @@ use crate::output::{Stdout, end_run};
 use crate::report::RunMeta;
 use crate::report::formats::{self, Asked, Finished, HistogramAsked, ToolOutputs};
 use crate::report::json::Extras;
-use crate::report::verdict::{self, SystemWatch};
-use crate::rtsetup::{
-    check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime, pinned_cpus,
-    start_janitor,
-};
+use crate::report::verdict;
+use crate::rtsetup::{io_strerror, lock_memory_because};
 use crate::run_audit;
 use crate::signals::SignalFlags;
 use rtlat_args::stdio::{note, tell};
@@ -54,86 +51,6 @@ impl LiveRun for PairRunning {
 
     fn reached_end(&self) -> bool {
         PairRunning::reached_end(self)
-    }
-}
-
-/// Runs `settings` in threads mode (or hands fork mode over); returns the
-/// exit status.
-pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
-    let synthetic = matches!(settings.engine.run.source, TimeSourceKind::Synthetic { .. });
-    let footprint = rtlat_core::footprint::Footprint::of_pairs(&settings.engine);
-    let pairs = format!("-t {}", settings.engine.pairs.len());
-    if !synthetic && settings.engine.needs_realtime() {
-        // Before the room: without the privilege no limit matters.
-        check_realtime_privilege(
-            SchedPolicy::Fifo,
-            settings.engine.max_priority(),
-            pinned_cpus(settings.engine.pairs.iter().map(|p| p.cpu)).as_deref(),
-            "leave out -p",
-        )?;
-    }
-    if settings.fork && !synthetic {
-        // Each side is a process of its own: the tasks count, the memory
-        // is the children's.
-        let processes = rtlat_core::footprint::Footprint {
-            heap: rtlat_core::units::Bytes(0),
-            stack_per_thread: rtlat_core::units::Bytes(0),
-            ..footprint
-        };
-        crate::limits::check_room(&pairs, &processes, false)?;
-        note_if_not_realtime(&settings.engine);
-        return super::fork::run(settings);
-    }
-    // Locked for real-time runs; a SCHED_OTHER run goes on unlocked when
-    // the lock limit is too small (lock_memory).
-    let locked = !synthetic && settings.engine.needs_realtime();
-    crate::limits::check_room(&pairs, &footprint, locked)?;
-    if !synthetic {
-        note_if_not_realtime(&settings.engine);
-    }
-    let host = if synthetic { Host::Pinned } else { Host::Real };
-    let start_time = host.timestamp();
-    let mut out = Stdout::new(false);
-    let audit = audit_pair_run(settings, host);
-    let trace = if synthetic {
-        None
-    } else {
-        lock_memory(&settings.engine)?;
-        open_trace_files(&settings.engine)
-    };
-    let signals = SignalFlags::install()?;
-    if !synthetic && settings.engine.mechanism == Mechanism::SysvSemaphore {
-        start_janitor("its SysV semaphore sets");
-    }
-    let engine = PairEngine::new(settings.engine.clone(), trace).context("preparing the pairs")?;
-    let facts = RunFacts {
-        host,
-        start_time,
-        audit,
-    };
-    let mut load = LoadBeside::start(settings.load.as_ref())?;
-    let system = SystemWatch::start(!synthetic, settings.engine.pairs.iter().map(|p| p.cpu));
-    let running = engine.start().context("starting the pairs")?;
-    load.set_origin(Instant::now());
-    if let Some((pair, side, error)) = running.setup_error() {
-        running.finish(None);
-        bail!(describe_error(settings, pair, side, error));
-    }
-    let mut cpus = CpuTracker::new(&settings.engine, ProcView::Threads, synthetic);
-    let external = display(settings, &running, &signals, &mut cpus, &mut out, &mut load)?;
-    let report = running.finish(external);
-    let system = system.finish();
-    let load = load.stop();
-    let beside = Beside { load, system };
-    finish(settings, &report, &mut cpus, facts, &mut out, beside)
-}
-
-/// A SCHED_OTHER run needs no privilege; it gets a note saying its
-/// figures are not real-time latencies. (A real-time run's privilege is
-/// checked before anything else, the room included.)
-fn note_if_not_realtime(config: &PairConfig) {
-    if !config.needs_realtime() {
-        note_not_realtime("the pairs", SchedPolicy::Other);
     }
 }
 

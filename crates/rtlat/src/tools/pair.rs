@@ -46,7 +46,7 @@ impl Tool for Pair {
         match parse(tool, args, cmdline, &SystemView::of_this_process())? {
             Invocation::Help => help(&help_text(tool)),
             Invocation::ForkChild { side, pair } => ipc::fork::child(tool, side, pair),
-            Invocation::Run(run) => measured(run, ipc::run::run),
+            Invocation::Run(run) => measured(run, ipc::threads::run),
         }
     }
 
