@@ -9,16 +9,16 @@
 use std::ffi::OsString;
 use std::sync::LazyLock;
 
-use rtlat_core::config::{RunConfig, SchedPolicy, TimeSourceKind};
+use rtlat_core::config::RunConfig;
 use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::ipc::{MqTimeouts, PairConfig, PairPlan, Side};
+use rtlat_core::ipc::{PairConfig, Side};
 use rtlat_core::units::Nanos;
 
-use super::gates::{self, GateOpt};
-use super::load_options::{self, LoadOpt, run_duration};
+use super::gates;
+use super::load_options::{self, run_duration};
 use super::output_options as outputs;
 use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
-use super::stop_options::{self as stop, StopOpt};
+use super::stop_options as stop;
 use super::verdict_options::{VERDICT_VALUE, verdict_style};
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
@@ -26,13 +26,16 @@ use crate::report::verdict::text::Style;
 pub use rtlat_args::UsageError;
 use rtlat_args::getopt::{GetoptError, NO, OPT_NUM, OptSpec, REQ, ValueKind, getopt_long};
 pub use rtlat_args::values::SystemView;
-use rtlat_args::values::{
-    OptionName, int, int_in, invalid, opt_values, optional_text, spelling, text,
-};
+use rtlat_args::values::{OptionName, invalid, opt_values, optional_text, spelling, text};
 use rtlat_core::load::schedule::LoadSchedule;
 
+mod gates_and_load;
+mod outputs_and_source;
+mod pairs;
+mod stopping;
 #[cfg(test)]
 mod tests;
+mod timing;
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -273,15 +276,8 @@ fn fork_role(text: &str) -> Result<(Side, usize), UsageError> {
     Ok((side, pair))
 }
 
-/// How the pairs are placed on CPUs.
-enum Pinning {
-    None,
-    /// Pair i on the i-th allowed CPU, round robin.
-    RoundRobin,
-    /// Every pair on this CPU.
-    All(usize),
-}
-
+/// Checks the values, concern by concern, in the order their errors are
+/// reported, and puts the settings together.
 fn build(
     tool: PairTool,
     raw: Raw,
@@ -290,236 +286,25 @@ fn build(
     system: &SystemView,
 ) -> Result<(IpcSettings, Vec<String>), UsageError> {
     let mut warnings = Vec::new();
-    let mut allowed = system.allowed_cpus.clone();
-    allowed.sort_unstable();
-    allowed.dedup();
-    if allowed.is_empty() {
-        return Err(UsageError(
-            "no CPU is available to this process, so there is no pair to start".to_owned(),
-        ));
-    }
-
-    // CPUs and pairs.
-    let pinning = match &raw.affinity {
-        None => Pinning::None,
-        Some(None) => Pinning::RoundRobin,
-        Some(Some(text)) => {
-            let cpu = int::<i64>(text).ok_or_else(|| {
-                invalid(Opt::Affinity, text, "expected a CPU number, or no value")
-            })?;
-            if cpu == 0 && !affinity_zero_is_cpu {
-                Pinning::RoundRobin
-            } else if cpu < 0 || cpu as usize >= system.configured_cpus {
-                return Err(invalid(
-                    Opt::Affinity,
-                    text,
-                    format_args!(
-                        "CPU {cpu} does not exist: this machine has {} CPUs (0 to {})",
-                        system.configured_cpus,
-                        system.configured_cpus - 1
-                    ),
-                ));
-            } else if !allowed.contains(&(cpu as usize)) {
-                return Err(invalid(
-                    Opt::Affinity,
-                    text,
-                    format_args!(
-                        "CPU {cpu} is not available to this process (it may use {})",
-                        cpu_list(&allowed)
-                    ),
-                ));
-            } else {
-                Pinning::All(cpu as usize)
-            }
-        }
-    };
-    let per_cpu = allowed.len();
-    let pairs_from_t = match &raw.threads {
-        None => 1,
-        Some(None) => per_cpu,
-        Some(Some(text)) => match int::<i64>(text) {
-            Some(0) => per_cpu,
-            Some(n) if (1..=MAX_PAIRS).contains(&n) => n as usize,
-            _ => {
-                return Err(invalid(
-                    Opt::Threads,
-                    text,
-                    format_args!(
-                        "expected a number of pairs, 1 to {MAX_PAIRS}, or 0 for one per CPU"
-                    ),
-                ));
-            }
-        },
-    };
-    let (npairs, pinning) = if raw.smp {
-        if raw.threads.is_some() {
-            warnings.push("WARN: -t ignored due to --smp".to_owned());
-        }
-        if raw.affinity.is_some() {
-            warnings.push("WARN: -a ignored due to --smp".to_owned());
-        }
-        (per_cpu, Pinning::RoundRobin)
-    } else {
-        (pairs_from_t, pinning)
-    };
-
-    // Intervals.
-    let interval = match &raw.interval {
-        Some(text) => int_in(
-            Opt::Interval,
-            text,
-            0..=MAX_US,
-            "a pause between hand-offs in microseconds (0: none)",
-        )?,
-        None => 1000,
-    };
-    let distance = match &raw.distance {
-        Some(text) => int::<i64>(text).ok_or_else(|| {
-            invalid(
-                Opt::Distance,
-                text,
-                "expected a whole number of microseconds (may be negative)",
-            )
-        })?,
-        None => 500,
-    };
-    let last = npairs as i128 - 1;
-    let longest = i128::from(interval) + last * i128::from(distance);
-    if last > 0 && !(0..=i128::from(MAX_US)).contains(&longest) {
-        let text = raw.distance.clone().unwrap_or_else(|| distance.to_string());
-        return Err(invalid(
-            Opt::Distance,
-            &text,
-            format_args!(
-                "pair {last} would get an interval of {longest} us; with an interval of \
-                 {interval} us and {npairs} pairs each pair's interval must stay within 0 to {MAX_US}"
-            ),
-        ));
-    }
-
-    // Scheduling: pair 0 at -p, one less for each further pair down to 1
-    // (sigwaittest: down to 0), all at -p with -S.
-    let priority = match &raw.priority {
-        Some(text) => int_in(
-            Opt::Priority,
-            text,
-            0..=99,
-            "a real-time priority (0: none)",
-        )?,
-        None => 0,
-    };
-    let same_priority = raw.smp && raw.priority.is_some();
-    let floor = if tool == PairTool::Sigwaittest { 0 } else { 1 };
-    let mut prio = priority;
-    let mut plans = Vec::with_capacity(npairs);
-    for i in 0..npairs {
-        plans.push(PairPlan {
-            index: i,
-            interval: Nanos::from_micros(interval + i as i64 * distance),
-            policy: if prio > 0 {
-                SchedPolicy::Fifo
-            } else {
-                SchedPolicy::Other
-            },
-            priority: prio as u8,
-            cpu: match pinning {
-                Pinning::None => None,
-                Pinning::RoundRobin => Some(allowed[i % allowed.len()]),
-                Pinning::All(cpu) => Some(cpu),
-            },
-        });
-        if !same_priority && prio > floor {
-            prio -= 1;
-        }
-    }
-
-    // Stopping.
-    let stop = raw.shared.stop(Opt::Shared)?;
-    let (loops, duration) = (stop.loops, stop.duration);
-    let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
-    let breaktrace = match &raw.breaktrace {
-        Some(text) => Some(int_in(
-            Opt::Breaktrace,
-            text,
-            1..=MAX_US,
-            &format!("a latency threshold in {unit}"),
-        )?),
-        None => None,
-    };
-
-    // pmqtest's time-outs.
-    let seconds = |id: Opt, text: &str| -> Result<Nanos, UsageError> {
-        Ok(Nanos::from_secs(int_in(
-            id,
-            text,
-            1..=MAX_US,
-            "a time-out in whole seconds",
-        )?))
-    };
-    let mq_timeouts = match (&raw.timeout, &raw.force_timeout) {
-        (None, None) => None,
-        (None, Some(_)) => {
-            return Err(UsageError(format!(
-                "{} needs {}",
-                Opt::ForceTimeout.spelling(),
-                Opt::Timeout.spelling()
-            )));
-        }
-        (Some(t), force) => Some(MqTimeouts {
-            receive: seconds(Opt::Timeout, t)?,
-            force_send_delay: match force {
-                Some(f) => Some(seconds(Opt::ForceTimeout, f)?),
-                None => None,
-            },
-        }),
-    };
-
-    // Outputs.
-    let outputs = raw.shared.outputs(Opt::Shared, &unit)?;
-    warnings.extend(outputs.warnings);
-    let buckets = outputs.buckets;
-    let source = raw.shared.source(Opt::Shared)?;
-    if matches!(source, TimeSourceKind::Synthetic { .. }) && loops.is_none() && duration.is_none() {
-        return Err(UsageError(format!(
-            "{} needs {} or {} to end",
-            Opt::Shared(SharedOpt::Synthetic).spelling(),
-            Opt::Shared(SharedOpt::Stop(StopOpt::Loops)).spelling(),
-            Opt::Shared(SharedOpt::Stop(StopOpt::Duration)).spelling()
-        )));
-    }
-
+    let allowed = pairs::allowed_cpus(system)?;
+    let (npairs, pinning) =
+        pairs::pairs_and_pinning(&raw, affinity_zero_is_cpu, &allowed, system, &mut warnings)?;
+    let plans = timing::plans(tool, &raw, npairs, &pinning, &allowed)?;
+    let stopping = stopping::stopping(&raw)?;
+    let (outputs, source) = outputs_and_source::outputs_and_source(&raw, &stopping, &mut warnings)?;
     let fork = matches!(raw.fork, Some(None));
-    let gates = raw.shared.gates(Opt::Shared)?;
-    let projection = raw.shared.projection(Opt::Shared)?;
-    if fork {
-        gates::refuse_percentiles(
-            gates.as_ref(),
-            Opt::Shared(SharedOpt::Gate(GateOpt::FailIf)),
-            "a fork-mode run (-f)",
-        )?;
-    }
-    if raw.shared.load.schedule.is_some() && (fork || raw.shared.synthetic.is_some()) {
-        let mode = if fork {
-            format!("a fork-mode run ({})", Opt::Fork.spelling())
-        } else {
-            format!("a {} run", Opt::Shared(SharedOpt::Synthetic).spelling())
-        };
-        return Err(UsageError(format!(
-            "{}: {mode} keeps no per-phase figures; use {} SPEC for a constant load",
-            Opt::Shared(SharedOpt::Load(LoadOpt::Schedule)).spelling(),
-            Opt::Shared(SharedOpt::Load(LoadOpt::Load)).spelling()
-        )));
-    }
-    let load = raw.shared.load(Opt::Shared, system)?;
+    let (gates, projection, load) = gates_and_load::gates_and_load(&raw, fork, system)?;
     // A schedule ends the run when it ends, unless -D comes first.
-    let duration = run_duration(duration, load.as_ref());
+    let duration = run_duration(stopping.duration, load.as_ref());
+    let resolution = stopping.resolution;
+    let buckets = outputs.buckets;
     let settings = IpcSettings {
         tool,
         engine: PairConfig {
             mechanism: tool.mechanism(),
             pairs: plans,
             run: RunConfig {
-                loops,
+                loops: stopping.loops,
                 duration,
                 resolution,
                 source,
@@ -535,8 +320,8 @@ fn build(
                 phases: load.as_ref().and_then(LoadSchedule::phase_plan),
             },
             histogram: buckets,
-            breaktrace,
-            mq_timeouts,
+            breaktrace: stopping.breaktrace,
+            mq_timeouts: stopping.mq_timeouts,
         },
         quiet: raw.quiet,
         fork,
@@ -549,25 +334,6 @@ fn build(
         load,
     };
     Ok((settings, warnings))
-}
-
-/// `0-3,5` for a sorted CPU list.
-fn cpu_list(cpus: &[usize]) -> String {
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let mut j = i;
-        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
-            j += 1;
-        }
-        parts.push(if i == j {
-            cpus[i].to_string()
-        } else {
-            format!("{}-{}", cpus[i], cpus[j])
-        });
-        i = j + 1;
-    }
-    parts.join(",")
 }
 
 /// The option table of `tool`, as the man page and the completions see

@@ -4,6 +4,7 @@
 use super::*;
 use crate::output::OutputTarget;
 use rtlat_args::testing::{Spelled, expect_usage_error, os_words, spellings, two_cpus as sys2};
+use rtlat_core::config::{SchedPolicy, TimeSourceKind};
 use rtlat_core::units::Resolution;
 
 const TOOLS: [PairTool; 4] = [
