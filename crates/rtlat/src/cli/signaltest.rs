@@ -9,11 +9,9 @@
 use std::ffi::OsString;
 use std::sync::LazyLock;
 
-use rtlat_core::config::SchedPolicy;
-use rtlat_core::cpuset::parse_cpu_list;
-use rtlat_core::ring::{C_PACING, RingConfig, RingThreadPlan};
+use rtlat_core::ring::{C_PACING, RingConfig};
 
-use super::gates::{self, GateOpt};
+use super::gates;
 use super::load_options::{self, LoadOpt};
 use super::output_options as outputs;
 use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
@@ -24,8 +22,11 @@ use crate::signaltest::settings::Settings;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OPT_CPUS, OptSpec, REQ, getopt_long};
 use rtlat_args::values::{
-    OptionName, SystemView, int_in, invalid, opt_values, optional_text, spelling, text,
+    OptionName, SystemView, int_in, opt_values, optional_text, spelling, text,
 };
+
+mod gates_and_load;
+mod threads;
 
 /// What the command line asks for: [`help_text`], or to measure.
 pub type Invocation = rtlat_args::Invocation<Measure<Box<Settings>>>;
@@ -136,68 +137,15 @@ pub fn parse(
     }))
 }
 
+/// Checks the values, concern by concern, in the order their errors are
+/// reported, and puts the settings together.
 fn build(
     raw: Raw,
     cmdline: String,
     system: &SystemView,
 ) -> Result<(Settings, Vec<String>), UsageError> {
     let mut warnings = Vec::new();
-    let mut allowed = system.allowed_cpus.clone();
-    allowed.sort_unstable();
-    allowed.dedup();
-
-    // Threads and CPUs.
-    let set = match (&raw.affinity, raw.smp) {
-        (Some(Some(text)), false) => Some(
-            parse_cpu_list(text, &allowed, system.configured_cpus)
-                .map_err(|e| invalid(Opt::Affinity, text, e))?,
-        ),
-        _ => None,
-    };
-    let nthreads = if raw.smp {
-        if raw.threads.is_some() {
-            warnings.push("WARN: -t ignored due to smp mode".to_owned());
-        }
-        if raw.affinity.is_some() {
-            warnings.push("WARN: -a ignored due to smp mode".to_owned());
-        }
-        if allowed.len() < 2 {
-            return Err(UsageError(format!(
-                "{}: one thread per CPU makes a ring of {}; a ring needs at least two threads \
-                 (use -t 2 instead)",
-                Opt::Smp.spelling(),
-                allowed.len()
-            )));
-        }
-        allowed.len()
-    } else {
-        match &raw.threads {
-            Some(text) => int_in(
-                Opt::Threads,
-                text,
-                2..=MAX_THREADS,
-                "a number of threads in the ring",
-            )? as usize,
-            None => 2,
-        }
-    };
-    let cpu_of = |i: usize| -> Option<usize> {
-        if raw.smp || matches!(raw.affinity, Some(None)) {
-            Some(allowed[i % allowed.len()])
-        } else {
-            set.as_ref().map(|s| s[i % s.len()])
-        }
-    };
-
-    let priority = match &raw.priority {
-        Some(text) => int_in(Opt::Priority, text, 0..=99, "a real-time priority")? as u8,
-        None => 0,
-    };
-    let policy = if priority > 0 {
-        SchedPolicy::Fifo
-    } else {
-        SchedPolicy::Other
-    };
+    let threads = threads::ring_threads(&raw, system, &mut warnings)?;
 
     let limits = raw.shared.stop(Opt::Shared)?;
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
@@ -213,30 +161,8 @@ fn build(
     let outputs = raw.shared.outputs(Opt::Shared, &unit)?;
     warnings.extend(outputs.warnings);
     let source = raw.shared.source(Opt::Shared)?;
-    let gates = raw.shared.gates(Opt::Shared)?;
-    let projection = raw.shared.projection(Opt::Shared)?;
-    gates::refuse_percentiles(
-        gates.as_ref(),
-        Opt::Shared(SharedOpt::Gate(GateOpt::FailIf)),
-        "a signaltest run",
-    )?;
-    if raw.shared.load.schedule.is_some() {
-        return Err(UsageError(format!(
-            "{}: a signaltest run keeps no per-phase figures; use {} SPEC for a constant load",
-            Opt::Shared(SharedOpt::Load(LoadOpt::Schedule)).spelling(),
-            Opt::Shared(SharedOpt::Load(LoadOpt::Load)).spelling()
-        )));
-    }
-    let load = raw.shared.load(Opt::Shared, system)?;
+    let (gates, projection, load) = gates_and_load::gates_and_load(&raw, system)?;
 
-    let threads = (0..nthreads)
-        .map(|index| RingThreadPlan {
-            index,
-            policy,
-            priority,
-            cpu: cpu_of(index),
-        })
-        .collect();
     let settings = Settings {
         ring: RingConfig {
             threads,
@@ -350,6 +276,7 @@ mod tests {
     use super::*;
     use crate::output::OutputTarget;
     use rtlat_args::testing::{expect_run, expect_usage_error, os_words, two_cpus};
+    use rtlat_core::config::SchedPolicy;
     use rtlat_core::config::TimeSourceKind;
     use rtlat_core::units::Nanos;
     use rtlat_core::units::Resolution;
