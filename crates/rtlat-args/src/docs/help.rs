@@ -170,7 +170,7 @@ fn is_entry(line: &str) -> bool {
 }
 
 /// The text of a line with its runs of spaces made one.
-fn collapsed(line: &str) -> String {
+pub(crate) fn collapsed(line: &str) -> String {
     line.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

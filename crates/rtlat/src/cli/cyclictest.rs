@@ -20,13 +20,13 @@ use rtlat_core::distribution::DistributionPlan;
 use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::{Nanos, Resolution};
 
-use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
+use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, HasExplain, explain_plan};
 use super::load_options::run_duration;
-use super::monitor::{MonitorArgs, MonitorOpt};
+use super::monitor::{self, HasMonitor, MonitorArgs};
 use super::output_options::{self as outputs, output_path, output_target};
-use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::shared::{self, HasShared, Measure, SharedArgs, SharedOpt};
 use super::stop_options as stop;
-use super::verdict_options::{VERDICT_VALUE, verdict_style};
+use super::verdict_options::{self, HasVerdictStyle};
 use crate::cyclictest::settings::{
     DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit, Settings,
 };
@@ -34,12 +34,11 @@ use crate::monitor::settings::MonitorPlan;
 use crate::output::OutputTarget;
 use crate::report::verdict::text::Style;
 pub use rtlat_args::UsageError;
-use rtlat_args::getopt::{NO, OPT_CPUS, OPT_NUM, OptSpec, REQ, getopt_long};
+use rtlat_args::docs::help::Help;
+use rtlat_args::getopt::{NO, OPT_CPUS, OPT_NUM, OptSpec, REQ};
+use rtlat_args::options::{self, Flag, Name, Page, Part, Read, name_of, pick};
 pub use rtlat_args::values::SystemView;
-use rtlat_args::values::{
-    DirReport, OptionName, int, int_in, int_in_or, invalid, opt_values, optional_text, spelling,
-    text,
-};
+use rtlat_args::values::{DirReport, OptionName, int, int_in, int_in_or, invalid};
 
 #[cfg(test)]
 mod tests;
@@ -47,145 +46,451 @@ mod tests;
 /// What the command line asks for: [`help_text`], or to measure.
 pub type Invocation = rtlat_args::Invocation<Measure<Settings>>;
 
-/// The option ids of the table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opt {
-    Affinity,
-    Clock,
-    Distance,
-    Interval,
-    Mlockall,
-    MainAffinity,
-    Nsecs,
-    Priority,
-    Policy,
-    Priospread,
-    Quiet,
-    Relative,
-    Smp,
-    Threads,
-    Unbuffered,
-    Verbose,
-    Laptop,
-    Latency,
-    DefaultSystem,
-    Help,
-    InjectDisturbances,
-    Aligned,
-    Breaktrace,
-    Fifo,
-    RefreshOnMax,
-    Oscope,
-    ResolutionCheck,
-    System,
-    PosixTimers,
-    Secaligned,
-    Smi,
-    Spike,
-    SpikeNodes,
-    Tracemark,
-    DbgCyclictest,
-    Wait,
-    Measure,
-    StatsInterval,
-    StatsFile,
-    BucketWidth,
-    Percentiles,
-    Verdict,
-    NoProgress,
-    Hgrm,
-    HgrmPerThread,
-    DeepestIdleState,
-    Explain,
-    ExplainThreshold,
-    ExplainTrace,
-    Shared(SharedOpt),
-    /// `rtlat monitor`'s own (refused by `rtlat cyclictest`).
-    Monitor(MonitorOpt),
-}
-
-/// Every option cyclictest 2.4 knows, plus ours and our hidden test seams.
-static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
-    let mut rows = vec![
-        OptSpec::c(Opt::Affinity, Some('a'), "affinity", OPT_CPUS),
-        OptSpec::c(Opt::Clock, Some('c'), "clock", REQ),
-        OptSpec::c(Opt::Distance, Some('d'), "distance", REQ),
-        row(stop::DURATION, Opt::Shared),
-        row(outputs::HISTOGRAM_C, Opt::Shared),
-        row(outputs::HISTOFALL_C, Opt::Shared),
-        row(outputs::HISTFILE_C, Opt::Shared),
-        OptSpec::c(Opt::Interval, Some('i'), "interval", REQ),
-        row(outputs::JSON, Opt::Shared),
-        row(stop::LOOPS, Opt::Shared),
-        OptSpec::c(Opt::Mlockall, Some('m'), "mlockall", NO),
-        OptSpec::c(Opt::MainAffinity, None, "mainaffinity", REQ),
-        OptSpec::c(Opt::Nsecs, Some('N'), "nsecs", NO),
-        OptSpec::c(Opt::Priority, Some('p'), "priority", REQ),
-        OptSpec::c(Opt::Policy, None, "policy", REQ),
-        OptSpec::c(Opt::Priospread, None, "priospread", NO),
-        OptSpec::c(Opt::Quiet, Some('q'), "quiet", NO),
-        OptSpec::c(Opt::Relative, Some('r'), "relative", NO),
-        OptSpec::c(Opt::Smp, Some('S'), "smp", NO),
-        OptSpec::c(Opt::Threads, Some('t'), "threads", OPT_NUM),
-        OptSpec::c(Opt::Unbuffered, Some('u'), "unbuffered", NO),
-        OptSpec::c(Opt::Verbose, Some('v'), "verbose", NO),
-        OptSpec::c(Opt::Laptop, None, "laptop", NO),
-        OptSpec::c(Opt::Latency, None, "latency", REQ),
-        OptSpec::c(Opt::DefaultSystem, None, "default-system", NO),
-        OptSpec::c(Opt::Help, Some('?'), "help", NO),
-        OptSpec::c(Opt::Aligned, Some('A'), "aligned", OPT_NUM),
-        OptSpec::c(Opt::Breaktrace, Some('b'), "breaktrace", REQ),
-        OptSpec::c(Opt::Fifo, Some('F'), "fifo", REQ),
-        OptSpec::c(Opt::RefreshOnMax, Some('M'), "refresh_on_max", NO),
-        OptSpec::c(Opt::Oscope, Some('o'), "oscope", REQ),
-        OptSpec::c(Opt::ResolutionCheck, Some('R'), "resolution", NO),
-        OptSpec::c(Opt::System, Some('s'), "system", NO),
-        OptSpec::c(Opt::PosixTimers, Some('x'), "posix_timers", NO),
-        OptSpec::c(Opt::Secaligned, None, "secaligned", OPT_NUM),
-        OptSpec::c(Opt::Smi, None, "smi", NO),
-        OptSpec::c(Opt::Spike, None, "spike", REQ),
-        OptSpec::c(Opt::SpikeNodes, None, "spike-nodes", REQ),
-        OptSpec::c(Opt::Tracemark, None, "tracemark", NO),
-        OptSpec::c(Opt::DbgCyclictest, None, "dbg_cyclictest", NO),
+/// Every option cyclictest 2.4 knows, plus ours and our hidden test seams,
+/// in the table's order (C's, then ours as they came): each defined once,
+/// with its help and what it keeps in [`Raw`].
+static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
+    let mut flags = vec![
+        Flag::c(Some('a'), "affinity", OPT_CPUS, "CPUS")
+            .help(&[
+                "pin thread i to the i-th CPU of CPUS, round robin,",
+                "and keep the main thread on CPUS too; CPUS is like",
+                "0-3,8 or all, !LIST for all but LIST, +LIST to count",
+                "within the allowed CPUs. Alone: use the CPUs the",
+                "process may use. Without -a or -S threads are",
+                "not pinned.",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.affinity = Some(v.optional()?);
+                Ok(())
+            }),
+        Flag::c(Some('c'), "clock", REQ, "CLOCK")
+            .help(&[
+                "0 or monotonic: CLOCK_MONOTONIC; 1 or realtime:",
+                "CLOCK_REALTIME",
+            ])
+            .default("0")
+            .apply(|r: &mut Raw, v| {
+                r.clock = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::c(Some('d'), "distance", REQ, "US")
+            .help(&[
+                "each further thread's period is US microseconds",
+                "longer (may be negative); 0 with -h/-H",
+            ])
+            .default("500")
+            .apply(|r: &mut Raw, v| {
+                r.distance = Some(v.text()?);
+                Ok(())
+            }),
+        stop::duration(),
+        outputs::histogram(
+            &outputs::HISTOGRAM_C,
+            &[
+                "print a latency histogram of US one-microsecond",
+                "buckets (1 to 1000000) at the end; sets -d to 0.",
+                "(-h is the histogram; help is --help or -?)",
+            ],
+        ),
+        outputs::histofall(),
+        outputs::histfile(&outputs::HISTFILE_C),
+        Flag::c(Some('i'), "interval", REQ, "US")
+            .help(&[
+                "wake-up period of thread 0 in microseconds,",
+                "1 to 2147483647",
+            ])
+            .default("1000")
+            .apply(|r: &mut Raw, v| {
+                r.interval = Some(v.text()?);
+                Ok(())
+            }),
+        outputs::json(&outputs::JSON),
+        stop::loops(&[
+            "each thread stops after N wake-ups; the run ends",
+            "when the first thread is done; 0: no limit",
+        ]),
+        Flag::c(Some('m'), "mlockall", NO, "")
+            .help(&["lock current and future memory in RAM"])
+            .apply(|r: &mut Raw, _| {
+                r.mlockall = true;
+                Ok(())
+            }),
+        Flag::c(None, "mainaffinity", REQ, "CPUS")
+            .help(&[
+                "move the main thread to CPUS once the measuring",
+                "threads run",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.main_affinity = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::c(Some('N'), "nsecs", NO, "")
+            .help(&["report latencies in nanoseconds"])
+            .apply(|r: &mut Raw, _| {
+                r.nsecs = true;
+                Ok(())
+            }),
+        Flag::c(Some('p'), "priority", REQ, "N")
+            .help(&[
+                "real-time priority, 0 to 99; a non-zero value makes",
+                "the policy fifo unless it is rr",
+            ])
+            .default("none")
+            .apply(|r: &mut Raw, v| {
+                r.priority = Some(v.text()?);
+                r.priority_sets_fifo = true;
+                Ok(())
+            }),
+        Flag::c(None, "policy", REQ, "NAME")
+            .help(&[
+                "other (also: normal), batch, idle, fifo or rr; fifo",
+                "and rr without -p run at priority threads+1",
+            ])
+            .default("other")
+            .apply(|r: &mut Raw, v| {
+                r.policy = Some(v.text()?);
+                r.priority_sets_fifo = false;
+                Ok(())
+            }),
+        Flag::c(None, "priospread", NO, "")
+            .help(&["thread i runs at priority N-i instead of all at N"])
+            .apply(|r: &mut Raw, _| {
+                r.priospread = true;
+                Ok(())
+            }),
+        Flag::c(Some('q'), "quiet", NO, "")
+            .help(&[
+                "no live display, one summary line per thread at",
+                "the end (none when a histogram is printed); on a",
+                "terminal, a progress line on stderr until then",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.quiet = true;
+                Ok(())
+            }),
+        Flag::c(Some('r'), "relative", NO, "")
+            .help(&[
+                "sleep one period from the previous wake-up instead",
+                "of until an absolute deadline",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.relative = true;
+                Ok(())
+            }),
+        Flag::c(Some('S'), "smp", NO, "")
+            .help(&[
+                "one thread per allowed CPU, each pinned to its own;",
+                "-t and -a are then ignored",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.smp = true;
+                Ok(())
+            }),
+        Flag::c(Some('t'), "threads", OPT_NUM, "N")
+            .help(&[
+                "number of measuring threads; -t alone or -t 0 starts",
+                "one per CPU the process may use (or per CPU of -a's",
+                "list)",
+            ])
+            .default("1")
+            .apply(|r: &mut Raw, v| {
+                r.threads = Some(v.optional()?);
+                Ok(())
+            }),
+        Flag::c(Some('u'), "unbuffered", NO, "")
+            .help(&["send every line out at once"])
+            .apply(|r: &mut Raw, _| {
+                r.unbuffered = true;
+                Ok(())
+            }),
+        Flag::c(Some('v'), "verbose", NO, "")
+            .help(&["print every sample instead of the live display"])
+            .apply(|r: &mut Raw, _| {
+                r.verbose = true;
+                Ok(())
+            }),
+        Flag::c(None, "laptop", NO, "")
+            .help(&["leave /dev/cpu_dma_latency alone (saves battery)"])
+            .apply(|r: &mut Raw, _| {
+                r.laptop = true;
+                Ok(())
+            }),
+        Flag::c(None, "latency", REQ, "US")
+            .help(&[
+                "value held in /dev/cpu_dma_latency for the run,",
+                "0 to 2147483647",
+            ])
+            .default("0")
+            .apply(|r: &mut Raw, v| {
+                r.latency = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::c(None, "default-system", NO, "")
+            .help(&["leave /dev/cpu_dma_latency alone"])
+            .apply(|r: &mut Raw, _| {
+                r.default_system = true;
+                Ok(())
+            }),
+        Flag::c(Some('?'), "help", NO, "")
+            .help(&["print this help and exit"])
+            .shows_help(),
+        Flag::c(Some('A'), "aligned", OPT_NUM, "US")
+            .help(&[
+                "start the threads together: thread i's first",
+                "deadline is a common time + i*US microseconds",
+            ])
+            .default("0")
+            .apply(|r: &mut Raw, v| {
+                r.aligned = Some(v.optional()?);
+                Ok(())
+            }),
+        Flag::c(Some('b'), "breaktrace", REQ, "US")
+            .help(&[
+                "stop the run at the first wake-up later than US",
+                "(nanoseconds with -N), 1 to 2147483647, and report",
+                "which thread it was",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.breaktrace = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::c(Some('F'), "fifo", REQ, "PATH")
+            .help(&[
+                "create a named pipe at PATH that gives the current",
+                "status lines to each reader",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.fifo = Some(v.os());
+                Ok(())
+            }),
+        Flag::c(Some('M'), "refresh_on_max", NO, "")
+            .help(&["redraw the live display only when a maximum grows"])
+            .apply(|r: &mut Raw, _| {
+                r.refresh_on_max = true;
+                Ok(())
+            }),
+        Flag::c(Some('o'), "oscope", REQ, "N")
+            .help(&[
+                "with -v: print one line per N samples, the largest",
+                "of them, 1 to 2147483647",
+            ])
+            .default("1")
+            .apply(|r: &mut Raw, v| {
+                r.oscope = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::c(Some('R'), "resolution", NO, "")
+            .help(&["measure how fine the clock reads are before the run"])
+            .apply(|r: &mut Raw, _| {
+                r.check_resolution = true;
+                Ok(())
+            }),
+        Flag::c(Some('s'), "system", NO, "")
+            .help(&["sleep with plain nanosleep (always relative)"])
+            .apply(|r: &mut Raw, _| {
+                r.system = true;
+                Ok(())
+            }),
+        Flag::c(Some('x'), "posix_timers", NO, "")
+            .help(&[
+                "wake up through a per-thread POSIX timer signal;",
+                "-s and -x together fall back to clock_nanosleep",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.posix_timers = true;
+                Ok(())
+            }),
+        Flag::c(None, "secaligned", OPT_NUM, "US")
+            .help(&[
+                "start all threads US microseconds after the next",
+                "full second; not together with -A",
+            ])
+            .default("0")
+            .apply(|r: &mut Raw, v| {
+                r.secaligned = Some(v.optional()?);
+                Ok(())
+            }),
+        Flag::c(None, "smi", NO, "")
+            .help(&[
+                "count System Management Interrupts on each thread's",
+                "CPU (x86, needs -a or -S and access to the MSRs)",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.smi = true;
+                Ok(())
+            }),
+        Flag::c(None, "spike", REQ, "US")
+            .help(&[
+                "list every wake-up later than US (nanoseconds with",
+                "-N) at the end, 1 to 2147483647",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.spike = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::c(None, "spike-nodes", REQ, "N")
+            .help(&["keep at most N of those spikes, 1 to 1000000"])
+            .default("1024")
+            .apply(|r: &mut Raw, v| {
+                r.spike_nodes = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::c(None, "tracemark", NO, "")
+            .help(&[
+                "with -b: write a marker to the kernel trace buffer",
+                "and stop tracing at the break",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.tracemark = true;
+                Ok(())
+            }),
+        Flag::c(None, "dbg_cyclictest", NO, "")
+            .help(&["with -R: print every clock read of that measurement"])
+            .apply(|r: &mut Raw, _| {
+                r.dbg_cyclictest = true;
+                Ok(())
+            }),
         // Not in 2.4, not in the help: the deterministic test seam. Being newer,
         // it never changes what a 2.4 abbreviation means (`--sy` is --system).
-        row(SYNTHETIC, Opt::Shared),
+        shared::synthetic(),
         // The verdict's test seam: disturbances a synthetic run stands in for.
-        OptSpec::new_long(Opt::InjectDisturbances, "inject-disturbances", REQ).hidden(),
+        Flag::new_long("inject-disturbances", REQ, "LIST")
+            .hidden()
+            .apply(|r: &mut Raw, v| {
+                r.inject_disturbances = Some(v.text()?);
+                Ok(())
+            }),
         // Newer than 2.4 too: `--m`, `--w` keep what they meant in 2.4.
-        OptSpec::new_long(Opt::Wait, "wait", REQ),
-        OptSpec::new_long(Opt::Measure, "measure", REQ),
+        Flag::new_long("wait", REQ, "METHOD")
+            .help(&[
+                "how the threads wait: abs (clock_nanosleep to an",
+                "absolute deadline), rel (-r), nanosleep (-s),",
+                "posix-timer (-x), timerfd (a periodic timerfd and",
+                "read), std-sleep (std::thread::sleep), busy (spin",
+                "on the clock: no system call; use --policy other",
+                "or few threads)",
+            ])
+            .default("abs")
+            .apply(|r: &mut Raw, v| {
+                r.wait = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("measure", REQ, "METHOD")
+            .help(&[
+                "how the wake-up time is read: clock (the -c clock),",
+                "tsc (the x86_64 time-stamp counter, calibrated at",
+                "the start), timer (with --wait timerfd: the",
+                "timer's own time left)",
+            ])
+            .default("clock")
+            .apply(|r: &mut Raw, v| {
+                r.measure = Some(v.text()?);
+                Ok(())
+            }),
         // No 2.4 name starts with `st`: every 2.4 abbreviation keeps its meaning.
-        OptSpec::new_long(Opt::StatsInterval, "stats-interval", REQ),
-        OptSpec::new_long(Opt::StatsFile, "stats-file", REQ),
+        Flag::new_long("stats-interval", REQ, "TIME")
+            .help(&[
+                "cut the run into intervals of TIME (seconds,",
+                "decimals allowed, or with a unit ms, s, m, h or d:",
+                "0.5, 100ms, 2s; 10ms to 1d) and write each",
+                "thread's cycles, min, avg, max and overruns in",
+                "each of them to --stats-file",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.stats_interval = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("stats-file", REQ, "FILE")
+            .help(&[
+                "where those go: one JSON line per interval and",
+                "thread, written while the run goes on",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.stats_file = Some(v.os());
+                Ok(())
+            }),
         // New names: a 2.4 prefix (`--b` for --breaktrace, `--h` ambiguous)
         // keeps its meaning; `--bu`, `--pe`, `--hg` reach these.
-        OptSpec::new_long(Opt::BucketWidth, "bucket-width", REQ),
-        OptSpec::new_long(Opt::Percentiles, "percentiles", NO),
-        OptSpec::new_long(Opt::Verdict, "verdict", VERDICT_VALUE),
+        Flag::new_long("bucket-width", REQ, "NS")
+            .help(&[
+                "width of the exact buckets, 1 to 1000000 ns [1000];",
+                "they cover the larger of -h and 2 ms, then buckets",
+                "within 1 % go up to over a minute",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.bucket_width = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("percentiles", NO, "")
+            .help(&[
+                "print p50 to p99.999 and max of each thread and of",
+                "all threads after the summary (also in the JSON);",
+                "a value with fewer than 10 samples beyond it is",
+                "marked *",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.percentiles = true;
+                Ok(())
+            }),
+        verdict_options::verdict(),
         // No 2.4 name starts with `no`: `--n` stays --nsecs.
-        OptSpec::new_long(Opt::NoProgress, "no-progress", NO),
-        OptSpec::new_long(Opt::Hgrm, "hgrm", REQ),
-        OptSpec::new_long(Opt::HgrmPerThread, "hgrm-per-thread", NO),
+        Flag::new_long("no-progress", NO, "")
+            .help(&["with -q: no progress line"])
+            .apply(|r: &mut Raw, _| {
+                r.no_progress = true;
+                Ok(())
+            }),
+        Flag::new_long("hgrm", REQ, "FILE")
+            .help(&[
+                "write the distribution of all threads in",
+                "HdrHistogram's .hgrm percentile format (- for",
+                "stdout)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.hgrm = Some(v.os());
+                Ok(())
+            }),
+        Flag::new_long("hgrm-per-thread", NO, "")
+            .help(&[
+                "with --hgrm: also one file per thread (FILE with",
+                ".N before its extension)",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.hgrm_per_thread = true;
+                Ok(())
+            }),
     ];
     // `--j` stays --json (2.4), `--f` stays ambiguous: `--fa`, `--ju`.
-    rows.extend(gate_and_load_rows(Opt::Shared));
-    rows.extend([
-        // rt-tests 2.8: `--de` stays --default-system (2.4), `--dee` is this.
-        OptSpec::new_long(Opt::DeepestIdleState, "deepest-idle-state", REQ),
-        // No 2.4 name starts with `ex`.
-        OptSpec::new_long(Opt::Explain, "explain", OPT_NUM),
-        OptSpec::new_long(Opt::ExplainThreshold, "explain-threshold", REQ),
-        OptSpec::new_long(Opt::ExplainTrace, "explain-trace", REQ),
-    ]);
-    rows.extend(super::monitor::rows(Opt::Monitor));
-    rows
+    flags.extend(shared::gate_and_load_flags());
+    // rt-tests 2.8: `--de` stays --default-system (2.4), `--dee` is this.
+    flags.push(
+        Flag::new_long("deepest-idle-state", REQ, "N")
+            .help(&[
+                "",
+                "disable the idle states deeper than N (-1: all) on",
+                "the measured CPUs (the -a set, else all) for the",
+                "run, instead of setting /dev/cpu_dma_latency; one",
+                "such run at a time",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.deepest_idle_state = Some(v.text()?);
+                Ok(())
+            }),
+    );
+    flags.extend(super::explain::flags());
+    flags.extend(super::monitor::flags());
+    flags
 });
 
-impl OptionName for Opt {
-    fn spelling(self) -> String {
-        spelling(self, OPTIONS.iter())
-    }
+/// How messages spell the option whose long name is `long`.
+fn name(long: &str) -> Name {
+    name_of(&FLAGS, long)
+}
+
+/// How messages spell a shared option in this tool.
+fn shared(which: SharedOpt) -> Name {
+    name(which.long())
 }
 
 /// The raw values, last one wins; validated afterwards.
@@ -248,6 +553,30 @@ struct Raw {
     monitor: MonitorArgs,
 }
 
+impl HasShared for Raw {
+    fn shared(&mut self) -> &mut SharedArgs {
+        &mut self.shared
+    }
+}
+
+impl HasVerdictStyle for Raw {
+    fn verdict_style(&mut self) -> &mut Option<Style> {
+        &mut self.verdict
+    }
+}
+
+impl HasExplain for Raw {
+    fn explain(&mut self) -> &mut ExplainArgs {
+        &mut self.explain
+    }
+}
+
+impl HasMonitor for Raw {
+    fn monitor(&mut self) -> &mut MonitorArgs {
+        &mut self.monitor
+    }
+}
+
 pub(crate) const MAX_INTERVAL_US: i64 = i32::MAX as i64;
 /// `--bucket-width`: 1 µs by default, at most 1 ms.
 const DEFAULT_BUCKET_WIDTH_NS: i64 = 1000;
@@ -291,86 +620,23 @@ fn parse_as(
     cmdline: String,
     system: &SystemView,
 ) -> Result<Invocation, UsageError> {
-    let items = getopt_long(args, &OPTIONS).map_err(|e| UsageError(e.to_string()))?;
     let mut raw = Raw::default();
-    for item in opt_values(items) {
-        let (id, value) = item?;
-        let val = || text(id, value.as_deref());
-        let optional = || optional_text(id, value.as_deref());
-        let path = || value.clone().unwrap_or_default();
-        match id {
-            Opt::Help => return Ok(Invocation::Help),
-            Opt::Affinity => raw.affinity = Some(optional()?),
-            Opt::Clock => raw.clock = Some(val()?),
-            Opt::Distance => raw.distance = Some(val()?),
-            Opt::Interval => raw.interval = Some(val()?),
-            Opt::Mlockall => raw.mlockall = true,
-            Opt::MainAffinity => raw.main_affinity = Some(val()?),
-            Opt::Nsecs => raw.nsecs = true,
-            Opt::Priority => {
-                raw.priority = Some(val()?);
-                raw.priority_sets_fifo = true;
-            }
-            Opt::Policy => {
-                raw.policy = Some(val()?);
-                raw.priority_sets_fifo = false;
-            }
-            Opt::Priospread => raw.priospread = true,
-            Opt::Quiet => raw.quiet = true,
-            Opt::Relative => raw.relative = true,
-            Opt::Smp => raw.smp = true,
-            Opt::Threads => raw.threads = Some(optional()?),
-            Opt::Unbuffered => raw.unbuffered = true,
-            Opt::Verbose => raw.verbose = true,
-            Opt::Laptop => raw.laptop = true,
-            Opt::Latency => raw.latency = Some(val()?),
-            Opt::DefaultSystem => raw.default_system = true,
-            Opt::DeepestIdleState => raw.deepest_idle_state = Some(val()?),
-            Opt::InjectDisturbances => raw.inject_disturbances = Some(val()?),
-            Opt::Aligned => raw.aligned = Some(optional()?),
-            Opt::Secaligned => raw.secaligned = Some(optional()?),
-            Opt::Breaktrace => raw.breaktrace = Some(val()?),
-            Opt::Fifo => raw.fifo = Some(path()),
-            Opt::RefreshOnMax => raw.refresh_on_max = true,
-            Opt::Oscope => raw.oscope = Some(val()?),
-            Opt::ResolutionCheck => raw.check_resolution = true,
-            Opt::System => raw.system = true,
-            Opt::PosixTimers => raw.posix_timers = true,
-            Opt::Smi => raw.smi = true,
-            Opt::Spike => raw.spike = Some(val()?),
-            Opt::SpikeNodes => raw.spike_nodes = Some(val()?),
-            Opt::Tracemark => raw.tracemark = true,
-            Opt::DbgCyclictest => raw.dbg_cyclictest = true,
-            Opt::Wait => raw.wait = Some(val()?),
-            Opt::Measure => raw.measure = Some(val()?),
-            Opt::StatsInterval => raw.stats_interval = Some(val()?),
-            Opt::StatsFile => raw.stats_file = Some(path()),
-            Opt::BucketWidth => raw.bucket_width = Some(val()?),
-            Opt::Percentiles => raw.percentiles = true,
-            Opt::Verdict => raw.verdict = Some(verdict_style(id, value.as_deref())?),
-            Opt::NoProgress => raw.no_progress = true,
-            Opt::Hgrm => raw.hgrm = Some(path()),
-            Opt::HgrmPerThread => raw.hgrm_per_thread = true,
-            Opt::Explain => raw.explain.explain = Some(optional()?),
-            Opt::ExplainThreshold => raw.explain.threshold = Some(val()?),
-            Opt::ExplainTrace => raw.explain.trace = Some(path()),
-            Opt::Shared(which) => raw.shared.set(which, value, id)?,
-            Opt::Monitor(which) => raw.monitor.set(which, value),
-        }
+    if options::parse(&FLAGS, args, &mut raw)? == Read::Help {
+        return Ok(Invocation::Help);
     }
     match flavour {
         Flavour::Cyclictest => {
             if let Some(which) = raw.monitor.first_given() {
                 return Err(UsageError(format!(
                     "{}: an option of rtlat monitor, not of cyclictest (rtlat monitor --help)",
-                    Opt::Monitor(which).spelling()
+                    monitor::name(which).spelling()
                 )));
             }
         }
         Flavour::Monitor => monitor_defaults(&mut raw)?,
     }
     let monitor = match flavour {
-        Flavour::Monitor => Some(raw.monitor.validate(Opt::Monitor)?),
+        Flavour::Monitor => Some(raw.monitor.validate(monitor::name)?),
         Flavour::Cyclictest => None,
     };
     let (mut settings, warnings) = build(raw, cmdline, system)?;
@@ -406,7 +672,7 @@ pub fn parse_monitor(
 /// below the kernel's own per-CPU threads at 99); memory locked; no live
 /// display. What only makes sense with a display is refused.
 fn monitor_defaults(raw: &mut Raw) -> Result<(), UsageError> {
-    let refuse = |id: Opt, why: &str| -> Result<(), UsageError> {
+    let refuse = |id: Name, why: &str| -> Result<(), UsageError> {
         Err(UsageError(format!(
             "{}: not with rtlat monitor ({why})",
             id.spelling()
@@ -414,15 +680,15 @@ fn monitor_defaults(raw: &mut Raw) -> Result<(), UsageError> {
     };
     if raw.verbose {
         return refuse(
-            Opt::Verbose,
+            name("verbose"),
             "it prints no samples: its figures are at /metrics",
         );
     }
     if raw.refresh_on_max {
-        return refuse(Opt::RefreshOnMax, "it has no live display");
+        return refuse(name("refresh_on_max"), "it has no live display");
     }
     if raw.oscope.is_some() {
-        return refuse(Opt::Oscope, "it prints no samples");
+        return refuse(name("oscope"), "it prints no samples");
     }
     if !raw.smp && raw.threads.is_none() {
         if raw.affinity.is_none() {
@@ -474,7 +740,7 @@ fn monitor_settings(settings: &mut Settings, plan: MonitorPlan) -> Result<(), Us
             return Err(UsageError(format!(
                 "{}: at most 1 s with rtlat monitor (it reads each second's maximum from the \
                  intervals)",
-                Opt::StatsInterval.spelling()
+                name("stats-interval").spelling()
             )));
         }
         Some(_) => {}
@@ -543,7 +809,7 @@ fn build(
     let mut allowed = system.allowed_cpus.clone();
     allowed.sort_unstable();
     allowed.dedup();
-    let cpus = |id: Opt, text: &str| {
+    let cpus = |id: Name, text: &str| {
         parse_cpu_list(text, &allowed, system.configured_cpus).map_err(|e| invalid(id, text, e))
     };
 
@@ -554,7 +820,7 @@ fn build(
         match &raw.affinity {
             None => Pinning::None,
             Some(None) => Pinning::UseAll,
-            Some(Some(text)) => Pinning::Set(cpus(Opt::Affinity, text)?),
+            Some(Some(text)) => Pinning::Set(cpus(name("affinity"), text)?),
         }
     };
     let per_cpu = match &pinning {
@@ -583,7 +849,7 @@ fn build(
                 Some(n) if n <= MAX_THREADS => n as usize,
                 _ => {
                     return Err(invalid(
-                        Opt::Threads,
+                        name("threads"),
                         text,
                         format_args!(
                             "expected a number of threads, 1 to {MAX_THREADS}, or 0 for one per CPU"
@@ -602,13 +868,13 @@ fn build(
     if raw.smi && matches!(pinning, Pinning::None) {
         return Err(UsageError(format!(
             "{}: needs threads pinned to CPUs: add -a or -S",
-            Opt::Smi.spelling()
+            name("smi").spelling()
         )));
     }
 
     // Intervals.
     let interval = int_in_or(
-        Opt::Interval,
+        name("interval"),
         raw.interval.as_deref(),
         1..=MAX_INTERVAL_US,
         "an interval in microseconds",
@@ -617,7 +883,7 @@ fn build(
     let distance_given = match &raw.distance {
         Some(text) => Some(int::<i64>(text).ok_or_else(|| {
             invalid(
-                Opt::Distance,
+                name("distance"),
                 text,
                 "expected a whole number of microseconds (may be negative)",
             )
@@ -627,7 +893,7 @@ fn build(
 
     // Histogram, and the other outputs of the shared options.
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "-N");
-    let outputs = raw.shared.outputs(Opt::Shared, &unit)?;
+    let outputs = raw.shared.outputs(shared, &unit)?;
     let buckets = outputs.buckets.map(|b| b as i64);
     let distance = if buckets.is_some() {
         if distance_given.is_some() {
@@ -644,7 +910,7 @@ fn build(
 
     // Scheduling.
     let mut priority = match &raw.priority {
-        Some(text) => int_in(Opt::Priority, text, 0..=99, "a real-time priority")?,
+        Some(text) => int_in(name("priority"), text, 0..=99, "a real-time priority")?,
         None => 0,
     };
     let mut policy = match &raw.policy {
@@ -718,9 +984,9 @@ fn build(
         .collect();
 
     // Stopping.
-    let stop = raw.shared.stop(Opt::Shared)?;
+    let stop = raw.shared.stop(shared)?;
     let loops = stop.loops;
-    let load = raw.shared.load(Opt::Shared, system)?;
+    let load = raw.shared.load(shared, system)?;
     // A schedule ends the run when it ends, unless -D comes first.
     let duration = run_duration(stop.duration, load.as_ref());
 
@@ -733,7 +999,7 @@ fn build(
                 Some(1) => ClockKind::Realtime,
                 _ => {
                     return Err(invalid(
-                        Opt::Clock,
+                        name("clock"),
                         text,
                         "expected 0 or monotonic (CLOCK_MONOTONIC), 1 or realtime (CLOCK_REALTIME)",
                     ));
@@ -745,7 +1011,7 @@ fn build(
 
     // Verbose reduction.
     let oscope_reduction = int_in_or(
-        Opt::Oscope,
+        name("oscope"),
         raw.oscope.as_deref(),
         1..=i64::from(i32::MAX),
         "a number of samples per printed line",
@@ -754,8 +1020,8 @@ fn build(
     if oscope_reduction > 1 && !raw.verbose {
         return Err(UsageError(format!(
             "{}: only meaningful with {}",
-            Opt::Oscope.spelling(),
-            Opt::Verbose.spelling()
+            name("oscope").spelling(),
+            name("verbose").spelling()
         )));
     }
 
@@ -763,7 +1029,7 @@ fn build(
     let breaktrace = match &raw.breaktrace {
         Some(text) => Some(BreakPlan {
             threshold: int_in(
-                Opt::Breaktrace,
+                name("breaktrace"),
                 text,
                 1..=i64::from(i32::MAX),
                 &format!("a latency threshold in {unit}"),
@@ -772,7 +1038,7 @@ fn build(
         None => None,
     };
     let capacity = int_in_or(
-        Opt::SpikeNodes,
+        name("spike-nodes"),
         raw.spike_nodes.as_deref(),
         1..=MAX_SPIKE_NODES,
         "a number of spikes to keep",
@@ -781,7 +1047,7 @@ fn build(
     let spikes = match &raw.spike {
         Some(text) => Some(SpikePlan {
             trigger: int_in(
-                Opt::Spike,
+                name("spike"),
                 text,
                 1..=i64::from(i32::MAX),
                 &format!("a latency trigger in {unit}"),
@@ -790,7 +1056,7 @@ fn build(
         }),
         None => None,
     };
-    let offset = |id: Opt, value: &Option<String>| -> Result<Nanos, UsageError> {
+    let offset = |id: Name, value: &Option<String>| -> Result<Nanos, UsageError> {
         match value {
             Some(text) => Ok(Nanos::from_micros(int_in(
                 id,
@@ -803,18 +1069,18 @@ fn build(
     };
     let alignment = match (&raw.aligned, &raw.secaligned) {
         (Some(a), None) => Some(Alignment::Threads {
-            offset: offset(Opt::Aligned, a)?,
+            offset: offset(name("aligned"), a)?,
         }),
         (None, Some(s)) => Some(Alignment::NextSecond {
-            offset: offset(Opt::Secaligned, s)?,
+            offset: offset(name("secaligned"), s)?,
         }),
         (Some(a), Some(s)) => {
-            offset(Opt::Aligned, a)?;
-            offset(Opt::Secaligned, s)?;
+            offset(name("aligned"), a)?;
+            offset(name("secaligned"), s)?;
             return Err(UsageError(format!(
                 "{} and {} cannot be used together",
-                Opt::Aligned.spelling(),
-                Opt::Secaligned.spelling()
+                name("aligned").spelling(),
+                name("secaligned").spelling()
             )));
         }
         (None, None) => None,
@@ -822,7 +1088,7 @@ fn build(
 
     // The rest.
     let latency = int_in_or(
-        Opt::Latency,
+        name("latency"),
         raw.latency.as_deref(),
         0..=MAX_INTERVAL_US,
         "a /dev/cpu_dma_latency value in microseconds",
@@ -831,7 +1097,7 @@ fn build(
     let deepest_idle_state = match &raw.deepest_idle_state {
         Some(text) => Some(IdleStateLimit {
             deepest: i32::try_from(int_in(
-                Opt::DeepestIdleState,
+                name("deepest-idle-state"),
                 text,
                 -1..=i64::from(i32::MAX),
                 "the deepest idle state left enabled (-1: none)",
@@ -851,10 +1117,10 @@ fn build(
         DmaLatency::Set(i32::try_from(latency).unwrap_or(i32::MAX))
     };
     let main_affinity = match &raw.main_affinity {
-        Some(text) => Some(cpus(Opt::MainAffinity, text)?),
+        Some(text) => Some(cpus(name("mainaffinity"), text)?),
         None => None,
     };
-    let source = raw.shared.source(Opt::Shared)?;
+    let source = raw.shared.source(shared)?;
     let injected = match (&raw.inject_disturbances, &raw.shared.synthetic) {
         (None, _) => None,
         (Some(_), None) => {
@@ -865,12 +1131,12 @@ fn build(
         }
         (Some(list), Some(_)) => Some(
             crate::report::verdict::injected::Injected::parse(list)
-                .map_err(|why| invalid(Opt::InjectDisturbances, list, why))?,
+                .map_err(|why| invalid(name("inject-disturbances"), list, why))?,
         ),
     };
     let fifo = match &raw.fifo {
         Some(text) => Some(rtlat_args::values::new_node_path(
-            Opt::Fifo,
+            name("fifo"),
             text,
             "create",
             DirReport::Detailed,
@@ -880,18 +1146,18 @@ fn build(
     let (intervals, stats_file) = stats_stream(&raw, source, loops, duration, &threads)?;
     let distribution = distribution_plan(&raw, buckets, resolution)?;
     let hgrm = match &raw.hgrm {
-        Some(text) => Some(output_target(Opt::Hgrm, text)?),
+        Some(text) => Some(output_target(name("hgrm"), text)?),
         None => None,
     };
-    let gates = raw.shared.gates(Opt::Shared)?;
-    let projection = raw.shared.projection(Opt::Shared)?;
+    let gates = raw.shared.gates(shared)?;
+    let projection = raw.shared.projection(shared)?;
     if let (true, Some(OutputTarget::File(all))) = (raw.hgrm_per_thread, &hgrm) {
         // The longest of the per-thread names must fit too.
         let last = crate::report::hgrm::per_thread_path(all, nthreads - 1);
         rtlat_args::output_file::check_name(&last).map_err(|why| {
             UsageError(format!(
                 "{}: cannot write '{}': {why}",
-                Opt::HgrmPerThread.spelling(),
+                name("hgrm-per-thread").spelling(),
                 last.display()
             ))
         })?;
@@ -899,8 +1165,8 @@ fn build(
     if raw.hgrm_per_thread && !matches!(hgrm, Some(OutputTarget::File(_))) {
         return Err(UsageError(format!(
             "{} needs {} FILE{}: the per-thread files are named after it",
-            Opt::HgrmPerThread.spelling(),
-            Opt::Hgrm.spelling(),
+            name("hgrm-per-thread").spelling(),
+            name("hgrm").spelling(),
             if hgrm.is_some() {
                 ", not - (standard output)"
             } else {
@@ -911,9 +1177,9 @@ fn build(
 
     let explain = explain_plan(
         ExplainIds {
-            explain: Opt::Explain,
-            threshold: Opt::ExplainThreshold,
-            trace: Opt::ExplainTrace,
+            explain: name("explain"),
+            threshold: name("explain-threshold"),
+            trace: name("explain-trace"),
         },
         &raw.explain,
         ExplainObstacles {
@@ -927,22 +1193,22 @@ fn build(
     if raw.tracemark && breaktrace.is_none() {
         warnings.push(format!(
             "WARN: {} has no effect without {}",
-            Opt::Tracemark.spelling(),
-            Opt::Breaktrace.spelling()
+            name("tracemark").spelling(),
+            name("breaktrace").spelling()
         ));
     }
     if raw.spike_nodes.is_some() && spikes.is_none() {
         warnings.push(format!(
             "WARN: {} has no effect without {}",
-            Opt::SpikeNodes.spelling(),
-            Opt::Spike.spelling()
+            name("spike-nodes").spelling(),
+            name("spike").spelling()
         ));
     }
     if raw.dbg_cyclictest && !raw.check_resolution {
         warnings.push(format!(
             "WARN: {} has no effect without {}",
-            Opt::DbgCyclictest.spelling(),
-            Opt::ResolutionCheck.spelling()
+            name("dbg_cyclictest").spelling(),
+            name("resolution").spelling()
         ));
     }
 
@@ -1025,7 +1291,7 @@ fn distribution_plan(
     resolution: Resolution,
 ) -> Result<DistributionPlan, UsageError> {
     let width = int_in_or(
-        Opt::BucketWidth,
+        name("bucket-width"),
         raw.bucket_width.as_deref(),
         1..=MAX_BUCKET_WIDTH_NS,
         "a bucket width in nanoseconds",
@@ -1037,7 +1303,7 @@ fn distribution_plan(
             .saturating_mul(resolution.nanos_per_unit()),
     );
     DistributionPlan::new(width as u64, histogram_range).map_err(|e| match &raw.bucket_width {
-        Some(text) => invalid(Opt::BucketWidth, text, e),
+        Some(text) => invalid(name("bucket-width"), text, e),
         None => UsageError(format!("the -h range needs a wider --bucket-width: {e}")),
     })
 }
@@ -1055,25 +1321,25 @@ fn stats_stream(
         Some(text) => Some(
             rtlat_args::values::decimal_duration(text)
                 .filter(|l| (MIN_STATS_INTERVAL..=MAX_STATS_INTERVAL).contains(l))
-                .ok_or_else(|| invalid(Opt::StatsInterval, text, STATS_INTERVAL_EXPECTED))?,
+                .ok_or_else(|| invalid(name("stats-interval"), text, STATS_INTERVAL_EXPECTED))?,
         ),
         None => None,
     };
     let file = match &raw.stats_file {
-        Some(text) => Some(output_path(Opt::StatsFile, text)?),
+        Some(text) => Some(output_path(name("stats-file"), text)?),
         None => None,
     };
     match (length, file) {
         (None, None) => Ok((Some(block_plan(source, loops, duration, threads)), None)),
         (Some(_), None) => Err(UsageError(format!(
             "{} needs {} FILE: the file the per-interval lines go to",
-            Opt::StatsInterval.spelling(),
-            Opt::StatsFile.spelling()
+            name("stats-interval").spelling(),
+            name("stats-file").spelling()
         ))),
         (None, Some(_)) => Err(UsageError(format!(
             "{} needs {} SECONDS: how long each interval is",
-            Opt::StatsFile.spelling(),
-            Opt::StatsInterval.spelling()
+            name("stats-file").spelling(),
+            name("stats-interval").spelling()
         ))),
         (Some(length), Some(file)) => {
             let ring = match source {
@@ -1169,27 +1435,27 @@ fn wait_method(raw: &Raw, text: &str) -> Result<WaitMode, UsageError> {
         "busy" => WaitMode::Busy,
         _ => {
             return Err(invalid(
-                Opt::Wait,
+                name("wait"),
                 text,
                 "expected one of abs, rel, nanosleep, posix-timer, timerfd, std-sleep, busy",
             ));
         }
     };
-    let allowed: &[Opt] = match wait {
-        WaitMode::Relative => &[Opt::Relative],
-        WaitMode::Nanosleep => &[Opt::System],
-        WaitMode::PosixTimer { .. } => &[Opt::PosixTimers, Opt::Relative],
+    let allowed: &[Name] = match wait {
+        WaitMode::Relative => &[name("relative")],
+        WaitMode::Nanosleep => &[name("system")],
+        WaitMode::PosixTimer { .. } => &[name("posix_timers"), name("relative")],
         _ => &[],
     };
     let given = [
-        (raw.relative, Opt::Relative),
-        (raw.system, Opt::System),
-        (raw.posix_timers, Opt::PosixTimers),
+        (raw.relative, name("relative")),
+        (raw.system, name("system")),
+        (raw.posix_timers, name("posix_timers")),
     ];
     if let Some((_, clash)) = given.iter().find(|(set, id)| *set && !allowed.contains(id)) {
         return Err(UsageError(format!(
             "{} {}: cannot be combined with {}",
-            Opt::Wait.spelling(),
+            name("wait").spelling(),
             wait.name(),
             clash.spelling(),
         )));
@@ -1205,13 +1471,13 @@ fn measure_method(raw: &Raw, text: &str, wait: WaitMode) -> Result<MeasureMode, 
         "timer" => MeasureMode::Timer,
         _ => {
             return Err(invalid(
-                Opt::Measure,
+                name("measure"),
                 text,
                 "expected one of clock, tsc, timer",
             ));
         }
     };
-    let name = || format!("{} {}", Opt::Measure.spelling(), measure.name());
+    let name = || format!("{} {}", name("measure").spelling(), measure.name());
     if measure == MeasureMode::Timer && wait != WaitMode::Timerfd {
         return Err(UsageError(format!(
             "{}: reads the timerfd's own time, so it needs --wait timerfd (not {})",
@@ -1247,7 +1513,7 @@ fn check_distance(
     let hi = (i128::from(MAX_INTERVAL_US) - i128::from(interval)).div_euclid(last);
     let text = raw.distance.clone().unwrap_or_else(|| distance.to_string());
     Err(invalid(
-        Opt::Distance,
+        name("distance"),
         &text,
         format_args!(
             "thread {last} would get an interval of {longest} us; with an interval of \
@@ -1264,7 +1530,7 @@ fn policy_from_name(text: &str) -> Result<SchedPolicy, UsageError> {
         "fifo" => Ok(SchedPolicy::Fifo),
         "rr" => Ok(SchedPolicy::RoundRobin),
         _ => Err(invalid(
-            Opt::Policy,
+            name("policy"),
             text,
             "expected one of other, normal, batch, idle, fifo, rr",
         )),
@@ -1275,192 +1541,116 @@ fn policy_from_name(text: &str) -> Result<SchedPolicy, UsageError> {
 /// it: rtlat monitor's has every row, rtlat cyclictest's all but the
 /// monitor's own.
 pub fn table(flavour: Flavour) -> Vec<OptSpec<()>> {
-    OPTIONS
+    FLAGS
         .iter()
-        .filter(|row| flavour == Flavour::Monitor || !matches!(row.id, Opt::Monitor(_)))
-        .map(OptSpec::names)
+        .filter(|flag| flavour == Flavour::Monitor || !monitor::is_own(flag.name()))
+        .map(Flag::row)
         .collect()
 }
 
 /// The text of `rtlat cyclictest --help`.
 pub fn help_text() -> String {
-    format!(
-        "\
-{title}
+    help_page().render()
+}
 
-Usage: rtlat cyclictest [OPTIONS]
+/// `rtlat cyclictest --help` as the man pages and completions read it.
+pub fn help_model() -> Help {
+    help_page().model()
+}
 
+/// `rtlat cyclictest --help`: its prose and the groups of its options.
+fn help_page() -> Page<'static, Raw> {
+    let group = |longs: &[&str]| pick(&FLAGS, longs);
+    Page {
+        title: super::dispatch::Tool::Cyclictest.help_title(),
+        usage: vec!["rtlat cyclictest [OPTIONS]".to_owned()],
+        parts: vec![
+            Part::Paragraph(
+                "\
 Each measuring thread sleeps until its next deadline, reads the clock as soon
 as it runs again and records how late it woke up. Figures are in microseconds
 (nanoseconds with -N). The options are those of rt-tests cyclictest 2.4:
 short options group (-qmu), values may be attached (-p99) or separate
-(-p 99), and long options may be shortened while unambiguous (--dur).
-
-Threads and timing:
-  -t, --threads[=N]      number of measuring threads; -t alone or -t 0 starts
-                         one per CPU the process may use (or per CPU of -a's
-                         list)                                        [1]
-  -i, --interval=US      wake-up period of thread 0 in microseconds,
-                         1 to 2147483647                              [1000]
-  -d, --distance=US      each further thread's period is US microseconds
-                         longer (may be negative); 0 with -h/-H       [500]
-  -c, --clock=CLOCK      0 or monotonic: CLOCK_MONOTONIC; 1 or realtime:
-                         CLOCK_REALTIME                               [0]
-  -r, --relative         sleep one period from the previous wake-up instead
-                         of until an absolute deadline
-  -s, --system           sleep with plain nanosleep (always relative)
-  -x, --posix_timers     wake up through a per-thread POSIX timer signal;
-                         -s and -x together fall back to clock_nanosleep
-      --wait=METHOD      how the threads wait: abs (clock_nanosleep to an
-                         absolute deadline), rel (-r), nanosleep (-s),
-                         posix-timer (-x), timerfd (a periodic timerfd and
-                         read), std-sleep (std::thread::sleep), busy (spin
-                         on the clock: no system call; use --policy other
-                         or few threads)                              [abs]
-      --measure=METHOD   how the wake-up time is read: clock (the -c clock),
-                         tsc (the x86_64 time-stamp counter, calibrated at
-                         the start), timer (with --wait timerfd: the
-                         timer's own time left)                       [clock]
-  -A, --aligned[=US]     start the threads together: thread i's first
-                         deadline is a common time + i*US microseconds [0]
-      --secaligned[=US]  start all threads US microseconds after the next
-                         full second; not together with -A            [0]
-  -N, --nsecs            report latencies in nanoseconds
-
-Scheduling, CPUs and memory:
-  -p, --priority=N       real-time priority, 0 to 99; a non-zero value makes
-                         the policy fifo unless it is rr              [none]
-      --policy=NAME      other (also: normal), batch, idle, fifo or rr; fifo
-                         and rr without -p run at priority threads+1  [other]
-      --priospread       thread i runs at priority N-i instead of all at N
-  -a, --affinity[=CPUS]  pin thread i to the i-th CPU of CPUS, round robin,
-                         and keep the main thread on CPUS too; CPUS is like
-                         0-3,8 or all, !LIST for all but LIST, +LIST to count
-                         within the allowed CPUs. Alone: use the CPUs the
-                         process may use. Without -a or -S threads are
-                         not pinned.
-  -S, --smp              one thread per allowed CPU, each pinned to its own;
-                         -t and -a are then ignored
-      --mainaffinity=CPUS  move the main thread to CPUS once the measuring
-                         threads run
-  -m, --mlockall         lock current and future memory in RAM
-      --smi              count System Management Interrupts on each thread's
-                         CPU (x86, needs -a or -S and access to the MSRs)
-
-When to stop (by default the run goes on until Ctrl-C):
-  -l, --loops=N          each thread stops after N wake-ups; the run ends
-                         when the first thread is done; 0: no limit   [0]
-{duration}  -b, --breaktrace=US    stop the run at the first wake-up later than US
-                         (nanoseconds with -N), 1 to 2147483647, and report
-                         which thread it was
-      --tracemark        with -b: write a marker to the kernel trace buffer
-                         and stop tracing at the break
-
-Output:
-  -q, --quiet            no live display, one summary line per thread at
-                         the end (none when a histogram is printed); on a
-                         terminal, a progress line on stderr until then
-      --no-progress      with -q: no progress line
-  -v, --verbose          print every sample instead of the live display
-  -o, --oscope=N         with -v: print one line per N samples, the largest
-                         of them, 1 to 2147483647                     [1]
-  -M, --refresh_on_max   redraw the live display only when a maximum grows
-  -u, --unbuffered       send every line out at once
-  -h, --histogram=US     print a latency histogram of US one-microsecond
-                         buckets (1 to 1000000) at the end; sets -d to 0.
-                         (-h is the histogram; help is --help or -?)
-  -H, --histofall=US     like -h, plus a column summing all threads
-{histfile}{json}      --stats-interval=TIME  cut the run into intervals of TIME (seconds,
-                         decimals allowed, or with a unit ms, s, m, h or d:
-                         0.5, 100ms, 2s; 10ms to 1d) and write each
-                         thread's cycles, min, avg, max and overruns in
-                         each of them to --stats-file
-      --stats-file=FILE  where those go: one JSON line per interval and
-                         thread, written while the run goes on
-
-Percentiles (every run keeps every sample's bucket, whatever -h says):
-      --percentiles      print p50 to p99.999 and max of each thread and of
-                         all threads after the summary (also in the JSON);
-                         a value with fewer than 10 samples beyond it is
-                         marked *
-      --bucket-width=NS  width of the exact buckets, 1 to 1000000 ns [1000];
-                         they cover the larger of -h and 2 ms, then buckets
-                         within 1 % go up to over a minute
-{verdict}      --hgrm=FILE        write the distribution of all threads in
-                         HdrHistogram's .hgrm percentile format (- for
-                         stdout)
-      --hgrm-per-thread  with --hgrm: also one file per thread (FILE with
-                         .N before its extension)
-
-Background load (see rtlat load --help for the kinds):
-      --load=SPEC        run load beside the measurement, from before the
-                         first sample to after the last: KIND[:WORKERS],...
-                         with KIND one of cpu memory cache io messaging
-                         syscalls timers fork; one line per kind at the end
-                         and a \"load\" object in the JSON
-      --load-schedule=SCHEDULE
-                         load in phases, LOAD=DURATION,... with LOAD idle or
-                         KIND[:WORKERS]+...: 'idle=30s,cpu=60s,cpu:1+
-                         messaging:2=60s'; the run ends with the schedule
-                         (or sooner with -l or -D); results per phase, also
-                         as \"phases\" in the JSON
-{load_cpus}
-Gates for CI (checked after every output is written; exit status 3):
-      --fail-if=LIMITS   fail when a limit is broken by any thread or by all
-                         threads together: comma-separated METRIC OP VALUE,
-                         METRIC one of min avg max p50 p90 p99 p99.9 p99.99
-                         p99.999 overruns, OP one of > >= < <= (the
-                         failing condition), VALUE with ns, us, ms or s
-                         (us if none): 'max>100us,p99.9>40us'; and
-                         verdict=LEVEL (required) or verdict!=LEVEL
-                         (refused), LEVEL trustworthy, caveats or
-                         untrustworthy (see --verdict); measurement=LEVEL,
-                         measurement!=LEVEL (valid, doubtful, invalid),
-                         machine=LEVEL, machine!=LEVEL (ready, caveats,
-                         not-ready): a part of the verdict
-{junit}      --spike=US         list every wake-up later than US (nanoseconds with
-                         -N) at the end, 1 to 2147483647
-      --spike-nodes=N    keep at most N of those spikes, 1 to 1000000 [1024]
-  -F, --fifo=PATH        create a named pipe at PATH that gives the current
-                         status lines to each reader
-  -R, --resolution       measure how fine the clock reads are before the run
-      --dbg_cyclictest   with -R: print every clock read of that measurement
-
-Why was it late (kernel trace events; needs root and tracefs):
-      --explain[=N]      record kernel events on the measured CPUs in a
-                         tracefs instance of the run's own and explain the N
-                         worst samples [3]: IRQ latency, timer handler to
-                         wake-up, thread latency, return to user, each with
-                         what ran meanwhile; '# Explain' lines after the
-                         summary, \"explain\" in the JSON
-      --explain-threshold=US  with --explain: every sample above US is a
-                         candidate (default: each new maximum of a thread)
-      --explain-trace=FILE  with --explain: write the kernel events behind
-                         each explanation to FILE, as text
-
-Power management (/dev/cpu_dma_latency):
-      --latency=US       value held in /dev/cpu_dma_latency for the run,
-                         0 to 2147483647                              [0]
-      --laptop           leave /dev/cpu_dma_latency alone (saves battery)
-      --default-system   leave /dev/cpu_dma_latency alone
-      --deepest-idle-state=N
-                         disable the idle states deeper than N (-1: all) on
-                         the measured CPUs (the -a set, else all) for the
-                         run, instead of setting /dev/cpu_dma_latency; one
-                         such run at a time
-
-  -?, --help             print this help and exit
-
+(-p 99), and long options may be shortened while unambiguous (--dur)."
+                    .to_owned(),
+            ),
+            Part::Heading("Threads and timing"),
+            group(&[
+                "threads",
+                "interval",
+                "distance",
+                "clock",
+                "relative",
+                "system",
+                "posix_timers",
+                "wait",
+                "measure",
+                "aligned",
+                "secaligned",
+                "nsecs",
+            ]),
+            Part::Heading("Scheduling, CPUs and memory"),
+            group(&[
+                "priority",
+                "policy",
+                "priospread",
+                "affinity",
+                "smp",
+                "mainaffinity",
+                "mlockall",
+                "smi",
+            ]),
+            Part::Heading("When to stop (by default the run goes on until Ctrl-C)"),
+            group(&["loops", "duration", "breaktrace", "tracemark"]),
+            Part::Heading("Output"),
+            group(&[
+                "quiet",
+                "no-progress",
+                "verbose",
+                "oscope",
+                "refresh_on_max",
+                "unbuffered",
+                "histogram",
+                "histofall",
+                "histfile",
+                "json",
+                "stats-interval",
+                "stats-file",
+            ]),
+            Part::Heading("Percentiles (every run keeps every sample's bucket, whatever -h says)"),
+            group(&[
+                "percentiles",
+                "bucket-width",
+                "verdict",
+                "horizon",
+                "deadline",
+                "hgrm",
+                "hgrm-per-thread",
+            ]),
+            Part::Heading("Background load (see rtlat load --help for the kinds)"),
+            group(&["load", "load-schedule", "load-cpus"]),
+            Part::Heading("Gates for CI (checked after every output is written; exit status 3)"),
+            group(&[
+                "fail-if",
+                "junit",
+                "spike",
+                "spike-nodes",
+                "fifo",
+                "resolution",
+                "dbg_cyclictest",
+            ]),
+            Part::Heading("Why was it late (kernel trace events; needs root and tracefs)"),
+            group(&["explain", "explain-threshold", "explain-trace"]),
+            Part::Heading("Power management (/dev/cpu_dma_latency)"),
+            group(&["latency", "laptop", "default-system", "deepest-idle-state"]),
+            group(&["help"]),
+            Part::Paragraph(
+                "\
 Example: one thread per CPU at priority 90, 200 us period, for one minute,
-with a 400-bucket histogram at the end:
-  rtlat cyclictest -m -S -p 90 -i 200 -D 1m -q -h 400
-",
-        title = super::dispatch::Tool::Cyclictest.help_title(),
-        duration = stop::DURATION_HELP,
-        histfile = outputs::HISTFILE_HELP,
-        json = outputs::JSON_HELP,
-        junit = super::gates::JUNIT_HELP,
-        verdict = super::verdict_options::HELP,
-        load_cpus = super::load_options::LOAD_CPUS_HELP,
-    )
+with a 400-bucket histogram at the end:"
+                    .to_owned(),
+            ),
+            Part::Example("rtlat cyclictest -m -S -p 90 -i 200 -D 1m -q -h 400"),
+        ],
+    }
 }

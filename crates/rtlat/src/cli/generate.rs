@@ -178,14 +178,24 @@ fn help_text(tool: Tool, plot_help: &str) -> String {
     }
 }
 
+/// A tool's help as the pages and completions read it: made from the
+/// option definitions where the tool has them (cyclictest, monitor), else
+/// read back from its help text.
+fn help_model(tool: Tool, plot_help: &str) -> Help {
+    match tool {
+        Tool::Cyclictest => cyclictest::help_model(),
+        Tool::Monitor => monitor::help_page().model(),
+        _ => help::parse(&help_text(tool, plot_help)),
+    }
+}
+
 /// Every option entry a tool's options are documented by: its help's,
 /// and for rtlat monitor cyclictest's too (its help sends the reader
 /// there for them; its page repeats them).
 fn option_help(tool: Tool, plot_help: &str) -> Help {
-    let mut help = help::parse(&help_text(tool, plot_help));
+    let mut help = help_model(tool, plot_help);
     if tool == Tool::Monitor {
-        help.blocks
-            .extend(help::parse(&cyclictest::help_text()).blocks);
+        help.blocks.extend(cyclictest::help_model().blocks);
     }
     help
 }
@@ -274,9 +284,9 @@ pub fn man_pages(plot_help: &str) -> Vec<(String, String)> {
         }),
     ));
 
-    let cyclictest_help = help::parse(&cyclictest::help_text());
+    let cyclictest_help = cyclictest::help_model();
     for tool in Tool::ALL {
-        let help = help::parse(&help_text(tool, plot_help));
+        let help = help_model(tool, plot_help);
         let name = page_name(tool);
         let mut see_also = vec![("rtlat".to_string(), 1)];
         let mut more_usage = Vec::new();

@@ -446,12 +446,12 @@ pub fn help_text(tool: PairTool) -> String {
          \x20 #0: ID<tid>, P<prio>, CPU<cpu>, I<interval>;\n\
          \x20     #1: ID<tid>, P<prio>, CPU<cpu>, Cycles <n>\n\
          \x20 #1 -> #0, Min <us>, Cur <us>, Avg <us>, Max <us>\n",
-        duration = super::stop_options::DURATION_HELP,
-        json = outputs::JSON_HELP,
-        histfile = outputs::HISTFILE_HELP,
-        junit = gates::JUNIT_HELP,
-        verdict = super::verdict_options::HELP,
-        load_cpus = load_options::LOAD_CPUS_HELP,
+        duration = super::stop_options::duration_help(),
+        json = outputs::json_help(),
+        histfile = outputs::histfile_help(),
+        junit = gates::junit_help(),
+        verdict = super::verdict_options::help(),
+        load_cpus = load_options::load_cpus_help(),
     ));
     text.push_str(&format!(
         "\nExample: two pairs at priority 80, 200 us apart, 10000 hand-offs each:\n\

@@ -15,12 +15,15 @@ use rtlat_core::load::schedule::LoadSchedule;
 
 use super::gates::{self, GateArgs, GateOpt};
 use super::load_options::{self, LoadArgs, LoadOpt};
-use super::output_options::{OutputArgs, OutputOpt, Outputs};
-use super::stop_options::{Stop, StopArgs, StopOpt};
+use super::output_options::{
+    HISTFILE_C, HISTOFALL_C, HISTOGRAM_C, JSON, OutputArgs, OutputOpt, Outputs,
+};
+use super::stop_options::{DURATION, LOOPS, Stop, StopArgs, StopOpt};
 use super::verdict_options::{self, VerdictArgs, VerdictOpt};
 use crate::gate::GatePlan;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
+use rtlat_args::options::Flag;
 use rtlat_args::values::{OptionName, SystemView, text, time_source};
 
 /// A measuring tool's run: what its command line asks for is
@@ -56,6 +59,57 @@ pub enum SharedOpt {
 /// means (`--sy` stays cyclictest's --system).
 pub const SYNTHETIC: OptSpec<SharedOpt> =
     OptSpec::new_long(SharedOpt::Synthetic, "synthetic", REQ).hidden();
+
+/// A tool's raw state that holds the shared groups' raw values: what a
+/// shared option's definition changes.
+pub trait HasShared {
+    /// The shared groups' raw values.
+    fn shared(&mut self) -> &mut SharedArgs;
+}
+
+impl HasShared for SharedArgs {
+    fn shared(&mut self) -> &mut SharedArgs {
+        self
+    }
+}
+
+/// The definition of the hidden `--synthetic SEED`.
+pub fn synthetic<R: HasShared>() -> Flag<R> {
+    Flag::from_row(&SYNTHETIC, "SEED").apply(|r: &mut R, v| {
+        r.shared().synthetic = Some(v.text()?);
+        Ok(())
+    })
+}
+
+/// The definitions of `--fail-if`, `--junit`, `--horizon`, `--deadline`,
+/// `--load`, `--load-schedule` and `--load-cpus`, in that order (every
+/// measuring tool has them).
+pub fn gate_and_load_flags<R: HasShared>() -> Vec<Flag<R>> {
+    let mut flags = gates::flags();
+    flags.extend(verdict_options::flags());
+    flags.extend(load_options::flags());
+    flags
+}
+
+impl SharedOpt {
+    /// The long spelling (every shared option has one), with which a
+    /// tool finds the option's definition in its list.
+    pub fn long(self) -> &'static str {
+        let rows = [LOOPS, DURATION]
+            .map(|r| row(r, std::convert::identity))
+            .into_iter()
+            .chain(
+                [JSON, HISTOGRAM_C, HISTOFALL_C, HISTFILE_C]
+                    .map(|r| row(r, std::convert::identity)),
+            )
+            .chain(gate_and_load_rows(std::convert::identity))
+            .chain([SYNTHETIC]);
+        rows.into_iter()
+            .find(|r| r.id == self)
+            .and_then(|r| r.long)
+            .expect("every shared option has a long name")
+    }
+}
 
 /// A group's row in a tool's table, `wrap` being the tool's variant
 /// (`Opt::Shared`).
@@ -195,8 +249,6 @@ impl SharedArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::output_options::JSON;
-    use crate::cli::stop_options::{DURATION, LOOPS};
     use rtlat_args::values::spelling;
 
     /// A tool of shared options only.

@@ -262,12 +262,12 @@ Example: a ring of four threads at priority 80, 10000 trips, summary only:
   rtlat signaltest -m -t 4 -p 80 -l 10000 -q
 ",
         title = super::dispatch::Tool::Signaltest.help_title(),
-        duration = stop::DURATION_HELP,
-        json = outputs::JSON_HELP,
-        histfile = outputs::HISTFILE_HELP,
-        junit = gates::JUNIT_HELP,
-        verdict = super::verdict_options::HELP,
-        load_cpus = load_options::LOAD_CPUS_HELP,
+        duration = stop::duration_help(),
+        json = outputs::json_help(),
+        histfile = outputs::histfile_help(),
+        junit = gates::junit_help(),
+        verdict = super::verdict_options::help(),
+        load_cpus = load_options::load_cpus_help(),
     )
 }
 
