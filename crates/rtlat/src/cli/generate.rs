@@ -185,6 +185,7 @@ fn help_model(tool: Tool, plot_help: &str) -> Help {
     match tool {
         Tool::Cyclictest => cyclictest::help_model(),
         Tool::Monitor => monitor::help_page().model(),
+        Tool::Signaltest => signaltest::help_model(),
         _ => help::parse(&help_text(tool, plot_help)),
     }
 }

@@ -7,7 +7,7 @@ use rtlat_core::config::SchedPolicy;
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::ring::RingThreadPlan;
 
-use super::{MAX_THREADS, Opt, Raw};
+use super::{MAX_THREADS, Raw, name};
 
 /// The plans of the ring's threads; `-S` overrides `-t` and `-a` with a
 /// warning for each.
@@ -22,7 +22,7 @@ pub(super) fn ring_threads(
     let set = match (&raw.affinity, raw.smp) {
         (Some(Some(text)), false) => Some(
             parse_cpu_list(text, &allowed, system.configured_cpus)
-                .map_err(|e| invalid(Opt::Affinity, text, e))?,
+                .map_err(|e| invalid(name("affinity"), text, e))?,
         ),
         _ => None,
     };
@@ -35,7 +35,7 @@ pub(super) fn ring_threads(
         }
     };
     let priority = match &raw.priority {
-        Some(text) => int_in(Opt::Priority, text, 0..=99, "a real-time priority")? as u8,
+        Some(text) => int_in(name("priority"), text, 0..=99, "a real-time priority")? as u8,
         None => 0,
     };
     let policy = if priority > 0 {
@@ -70,7 +70,7 @@ fn thread_count(
             return Err(UsageError(format!(
                 "{}: one thread per CPU makes a ring of {}; a ring needs at least two threads \
                  (use -t 2 instead)",
-                Opt::Smp.spelling(),
+                name("smp").spelling(),
                 allowed_cpus
             )));
         }
@@ -78,7 +78,7 @@ fn thread_count(
     } else {
         match &raw.threads {
             Some(text) => Ok(int_in(
-                Opt::Threads,
+                name("threads"),
                 text,
                 2..=MAX_THREADS,
                 "a number of threads in the ring",
