@@ -186,6 +186,9 @@ fn help_model(tool: Tool, plot_help: &str) -> Help {
         Tool::Cyclictest => cyclictest::help_model(),
         Tool::Monitor => monitor::help_page().model(),
         Tool::Signaltest => signaltest::help_model(),
+        Tool::Svsematest | Tool::Pmqtest | Tool::Ptsematest | Tool::Sigwaittest => {
+            ipc::help_model(pair_tool(tool))
+        }
         _ => help::parse(&help_text(tool, plot_help)),
     }
 }

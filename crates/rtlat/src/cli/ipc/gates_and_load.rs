@@ -6,7 +6,7 @@ use rtlat_args::UsageError;
 use rtlat_args::values::{OptionName, SystemView};
 use rtlat_core::load::schedule::LoadSchedule;
 
-use super::{Opt, Raw};
+use super::{Raw, name, shared};
 use crate::cli::gates::{self, GateOpt};
 use crate::cli::load_options::LoadOpt;
 use crate::cli::shared::SharedOpt;
@@ -20,27 +20,27 @@ pub(super) fn gates_and_load(
     fork: bool,
     system: &SystemView,
 ) -> Result<(Option<GatePlan>, Asked, Option<LoadSchedule>), UsageError> {
-    let gates = raw.shared.gates(Opt::Shared)?;
-    let projection = raw.shared.projection(Opt::Shared)?;
+    let gates = raw.shared.gates(shared)?;
+    let projection = raw.shared.projection(shared)?;
     if fork {
         gates::refuse_percentiles(
             gates.as_ref(),
-            Opt::Shared(SharedOpt::Gate(GateOpt::FailIf)),
+            shared(SharedOpt::Gate(GateOpt::FailIf)),
             "a fork-mode run (-f)",
         )?;
     }
     if raw.shared.load.schedule.is_some() && (fork || raw.shared.synthetic.is_some()) {
         let mode = if fork {
-            format!("a fork-mode run ({})", Opt::Fork.spelling())
+            format!("a fork-mode run ({})", name("fork").spelling())
         } else {
-            format!("a {} run", Opt::Shared(SharedOpt::Synthetic).spelling())
+            format!("a {} run", shared(SharedOpt::Synthetic).spelling())
         };
         return Err(UsageError(format!(
             "{}: {mode} keeps no per-phase figures; use {} SPEC for a constant load",
-            Opt::Shared(SharedOpt::Load(LoadOpt::Schedule)).spelling(),
-            Opt::Shared(SharedOpt::Load(LoadOpt::Load)).spelling()
+            shared(SharedOpt::Load(LoadOpt::Schedule)).spelling(),
+            shared(SharedOpt::Load(LoadOpt::Load)).spelling()
         )));
     }
-    let load = raw.shared.load(Opt::Shared, system)?;
+    let load = raw.shared.load(shared, system)?;
     Ok((gates, projection, load))
 }

@@ -6,7 +6,7 @@ use rtlat_args::values::OptionName;
 use rtlat_core::config::TimeSourceKind;
 
 use super::stopping::Stopping;
-use super::{Opt, Raw};
+use super::{Raw, shared};
 use crate::cli::output_options::Outputs;
 use crate::cli::shared::SharedOpt;
 use crate::cli::stop_options::StopOpt;
@@ -17,18 +17,18 @@ pub(super) fn outputs_and_source(
     stopping: &Stopping,
     warnings: &mut Vec<String>,
 ) -> Result<(Outputs, TimeSourceKind), UsageError> {
-    let mut outputs = raw.shared.outputs(Opt::Shared, &stopping.unit)?;
+    let mut outputs = raw.shared.outputs(shared, &stopping.unit)?;
     warnings.append(&mut outputs.warnings);
-    let source = raw.shared.source(Opt::Shared)?;
+    let source = raw.shared.source(shared)?;
     if matches!(source, TimeSourceKind::Synthetic { .. })
         && stopping.loops.is_none()
         && stopping.duration.is_none()
     {
         return Err(UsageError(format!(
             "{} needs {} or {} to end",
-            Opt::Shared(SharedOpt::Synthetic).spelling(),
-            Opt::Shared(SharedOpt::Stop(StopOpt::Loops)).spelling(),
-            Opt::Shared(SharedOpt::Stop(StopOpt::Duration)).spelling()
+            shared(SharedOpt::Synthetic).spelling(),
+            shared(SharedOpt::Stop(StopOpt::Loops)).spelling(),
+            shared(SharedOpt::Stop(StopOpt::Duration)).spelling()
         )));
     }
     Ok((outputs, source))

@@ -4,7 +4,7 @@
 use rtlat_args::UsageError;
 use rtlat_args::values::{SystemView, int, invalid};
 
-use super::{MAX_PAIRS, Opt, Raw};
+use super::{MAX_PAIRS, Raw, name};
 
 /// How the pairs are placed on CPUs.
 pub(super) enum Pinning {
@@ -59,7 +59,7 @@ pub(super) fn pairs_and_pinning(
             Some(n) if (1..=MAX_PAIRS).contains(&n) => n as usize,
             _ => {
                 return Err(invalid(
-                    Opt::Threads,
+                    name("threads"),
                     text,
                     format_args!(
                         "expected a number of pairs, 1 to {MAX_PAIRS}, or 0 for one per CPU"
@@ -95,12 +95,12 @@ fn pinning(
         Some(Some(text)) => text,
     };
     let cpu = int::<i64>(text)
-        .ok_or_else(|| invalid(Opt::Affinity, text, "expected a CPU number, or no value"))?;
+        .ok_or_else(|| invalid(name("affinity"), text, "expected a CPU number, or no value"))?;
     if cpu == 0 && !affinity_zero_is_cpu {
         Ok(Pinning::RoundRobin)
     } else if cpu < 0 || cpu as usize >= system.configured_cpus {
         Err(invalid(
-            Opt::Affinity,
+            name("affinity"),
             text,
             format_args!(
                 "CPU {cpu} does not exist: this machine has {} CPUs (0 to {})",
@@ -110,7 +110,7 @@ fn pinning(
         ))
     } else if !allowed.contains(&(cpu as usize)) {
         Err(invalid(
-            Opt::Affinity,
+            name("affinity"),
             text,
             format_args!(
                 "CPU {cpu} is not available to this process (it may use {})",

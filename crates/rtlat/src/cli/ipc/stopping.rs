@@ -2,11 +2,12 @@
 //! `-b`, and pmqtest's time-outs `-T` and `-f`.
 
 use rtlat_args::UsageError;
+use rtlat_args::options::Name;
 use rtlat_args::values::{OptionName, int_in};
 use rtlat_core::ipc::MqTimeouts;
 use rtlat_core::units::{Nanos, Resolution};
 
-use super::{MAX_US, Opt, Raw};
+use super::{MAX_US, Raw, name, shared};
 
 /// The limits of a run and the unit of its figures.
 pub(super) struct Stopping {
@@ -26,11 +27,11 @@ pub(super) struct Stopping {
 
 /// Reads the limits in the order their errors are reported.
 pub(super) fn stopping(raw: &Raw) -> Result<Stopping, UsageError> {
-    let stop = raw.shared.stop(Opt::Shared)?;
+    let stop = raw.shared.stop(shared)?;
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
     let breaktrace = match &raw.breaktrace {
         Some(text) => Some(int_in(
-            Opt::Breaktrace,
+            name("breaktrace"),
             text,
             1..=MAX_US,
             &format!("a latency threshold in {unit}"),
@@ -50,7 +51,7 @@ pub(super) fn stopping(raw: &Raw) -> Result<Stopping, UsageError> {
 /// pmqtest's `-T` (the receiver's time-out) and `-f` (the sender's delay,
 /// only with `-T`), in whole seconds.
 fn mq_timeouts(raw: &Raw) -> Result<Option<MqTimeouts>, UsageError> {
-    let seconds = |id: Opt, text: &str| -> Result<Nanos, UsageError> {
+    let seconds = |id: Name, text: &str| -> Result<Nanos, UsageError> {
         Ok(Nanos::from_secs(int_in(
             id,
             text,
@@ -62,13 +63,13 @@ fn mq_timeouts(raw: &Raw) -> Result<Option<MqTimeouts>, UsageError> {
         (None, None) => Ok(None),
         (None, Some(_)) => Err(UsageError(format!(
             "{} needs {}",
-            Opt::ForceTimeout.spelling(),
-            Opt::Timeout.spelling()
+            name("forcetimeout").spelling(),
+            name("timeout").spelling()
         ))),
         (Some(t), force) => Ok(Some(MqTimeouts {
-            receive: seconds(Opt::Timeout, t)?,
+            receive: seconds(name("timeout"), t)?,
             force_send_delay: match force {
-                Some(f) => Some(seconds(Opt::ForceTimeout, f)?),
+                Some(f) => Some(seconds(name("forcetimeout"), f)?),
                 None => None,
             },
         })),

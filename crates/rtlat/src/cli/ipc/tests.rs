@@ -545,3 +545,15 @@ fn repeated_options_take_the_last_value_and_histfile_alone_warns() {
         );
     }
 }
+
+#[test]
+fn each_help_lists_every_visible_option_once() {
+    let none: Vec<String> = Vec::new();
+    for tool in TOOLS {
+        assert_eq!(
+            rtlat_args::options::unlisted(flags(tool), &help::help_page(tool)),
+            (none.clone(), none.clone()),
+            "{tool:?}"
+        );
+    }
+}

@@ -8,7 +8,7 @@ use rtlat_core::ipc::PairPlan;
 use rtlat_core::units::Nanos;
 
 use super::pairs::Pinning;
-use super::{MAX_US, Opt, Raw};
+use super::{MAX_US, Raw, name};
 use crate::ipc::PairTool;
 
 /// The plans of `npairs` pairs: pair i pauses `-i` plus i times `-d`
@@ -24,7 +24,7 @@ pub(super) fn plans(
     let (interval, distance) = intervals(raw, npairs)?;
     let priority = match &raw.priority {
         Some(text) => int_in(
-            Opt::Priority,
+            name("priority"),
             text,
             0..=99,
             "a real-time priority (0: none)",
@@ -59,7 +59,7 @@ pub(super) fn plans(
 fn intervals(raw: &Raw, npairs: usize) -> Result<(i64, i64), UsageError> {
     let interval = match &raw.interval {
         Some(text) => int_in(
-            Opt::Interval,
+            name("interval"),
             text,
             0..=MAX_US,
             "a pause between hand-offs in microseconds (0: none)",
@@ -69,7 +69,7 @@ fn intervals(raw: &Raw, npairs: usize) -> Result<(i64, i64), UsageError> {
     let distance = match &raw.distance {
         Some(text) => int::<i64>(text).ok_or_else(|| {
             invalid(
-                Opt::Distance,
+                name("distance"),
                 text,
                 "expected a whole number of microseconds (may be negative)",
             )
@@ -81,7 +81,7 @@ fn intervals(raw: &Raw, npairs: usize) -> Result<(i64, i64), UsageError> {
     if last > 0 && !(0..=i128::from(MAX_US)).contains(&longest) {
         let text = raw.distance.clone().unwrap_or_else(|| distance.to_string());
         return Err(invalid(
-            Opt::Distance,
+            name("distance"),
             &text,
             format_args!(
                 "pair {last} would get an interval of {longest} us; with an interval of \
