@@ -361,17 +361,32 @@ pub fn name_of<R>(flags: &[Flag<R>], long: &str) -> Name {
 ///
 /// When one is not in `flags` (see [`name_of`]).
 pub fn pick<'a, R>(flags: &'a [Flag<R>], longs: &[&str]) -> Part<'a, R> {
-    Part::Options(
-        longs
-            .iter()
-            .map(|long| {
-                flags
-                    .iter()
-                    .find(|f| f.long == Some(*long))
-                    .unwrap_or_else(|| panic!("no option --{long}"))
-            })
-            .collect(),
-    )
+    Part::Options(find(flags, longs))
+}
+
+/// The options of `flags` with these long names, in this order.
+///
+/// # Panics
+///
+/// When one is not in `flags` (see [`name_of`]).
+pub fn find<'a, R>(flags: &'a [Flag<R>], longs: &[&str]) -> Vec<&'a Flag<R>> {
+    longs
+        .iter()
+        .map(|long| {
+            flags
+                .iter()
+                .find(|f| f.long == Some(*long))
+                .unwrap_or_else(|| panic!("no option --{long}"))
+        })
+        .collect()
+}
+
+/// The options of `flags` that a shared group defines (`group`, the
+/// group's definitions over any state), in the group's order: a page that
+/// lists a group this way lists an option added to the group by itself.
+pub fn like<'a, R, S>(flags: &'a [Flag<R>], group: &[Flag<S>]) -> Vec<&'a Flag<R>> {
+    let longs: Vec<&str> = group.iter().filter_map(|f| f.long).collect();
+    find(flags, &longs)
 }
 
 /// The getopt table of `flags` (their ids their indexes).

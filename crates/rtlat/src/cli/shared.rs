@@ -332,4 +332,94 @@ mod tests {
         );
         assert_eq!(rows().len(), 11);
     }
+
+    /// The shared definitions, as a tool includes them.
+    fn definitions() -> Vec<Flag<SharedArgs>> {
+        let mut flags = vec![
+            crate::cli::stop_options::loops(&["loops"]),
+            crate::cli::stop_options::duration(),
+            crate::cli::output_options::json(&JSON),
+            crate::cli::output_options::histogram(&HISTOGRAM_C, &["buckets"]),
+            crate::cli::output_options::histofall(),
+            crate::cli::output_options::histfile(&HISTFILE_C),
+            synthetic(),
+        ];
+        flags.extend(gate_and_load_flags());
+        flags
+    }
+
+    #[test]
+    fn the_definitions_keep_what_the_rows_do() {
+        let flags = definitions();
+        let words: Vec<std::ffi::OsString> = [
+            "-l5",
+            "-D",
+            "2m",
+            "--json=-",
+            "-H",
+            "7",
+            "--histf",
+            "h.txt",
+            "--synth",
+            "3",
+            "--fail-if",
+            "max>1ms",
+            "--junit",
+            "j.xml",
+            "--horizon",
+            "1h",
+            "--deadline",
+            "100us",
+            "--load",
+            "cpu",
+            "--load-s",
+            "idle=1s",
+            "--load-c",
+            "0",
+        ]
+        .iter()
+        .map(Into::into)
+        .collect();
+        let mut raw = SharedArgs::default();
+        let read = rtlat_args::options::parse(&flags, &words, &mut raw).unwrap();
+        assert_eq!(read, rtlat_args::options::Read::Options);
+        assert_eq!(raw.stop.loops.as_deref(), Some("5"));
+        assert_eq!(raw.stop.duration.as_deref(), Some("2m"));
+        assert_eq!(raw.outputs.json, Some("-".into()));
+        assert_eq!(
+            raw.outputs.histogram,
+            Some((OutputOpt::Histofall, "7".to_owned()))
+        );
+        assert!(raw.outputs.histofall);
+        assert_eq!(raw.outputs.histfile, Some("h.txt".into()));
+        assert_eq!(raw.synthetic.as_deref(), Some("3"));
+        assert_eq!(raw.gates.fail_if.as_deref(), Some("max>1ms"));
+        assert_eq!(raw.gates.junit, Some("j.xml".into()));
+        assert_eq!(raw.verdict.horizon.as_deref(), Some("1h"));
+        assert_eq!(raw.verdict.deadline.as_deref(), Some("100us"));
+        assert_eq!(raw.load.load.as_deref(), Some("cpu"));
+        assert_eq!(raw.load.schedule.as_deref(), Some("idle=1s"));
+        assert_eq!(raw.load.cpus.as_deref(), Some("0"));
+        // Each definition is the row the other tools' tables still use,
+        // and each shared option finds its definition by its long name.
+        let mut rows = vec![
+            row(LOOPS, Opt::Shared),
+            row(DURATION, Opt::Shared),
+            row(JSON, Opt::Shared),
+            row(HISTOGRAM_C, Opt::Shared),
+            row(HISTOFALL_C, Opt::Shared),
+            row(HISTFILE_C, Opt::Shared),
+            row(SYNTHETIC, Opt::Shared),
+        ];
+        rows.extend(gate_and_load_rows(Opt::Shared));
+        assert_eq!(rows.len(), flags.len());
+        for (row, flag) in rows.iter().zip(&flags) {
+            assert_eq!(row.names().long, flag.row().long);
+            assert_eq!(row.names().short, flag.row().short);
+            assert_eq!(row.value, flag.value);
+            assert_eq!((row.in_2_4, row.hidden), (flag.in_2_4, flag.hidden));
+            let Opt::Shared(which) = row.id;
+            assert_eq!(Some(which.long()), flag.long);
+        }
+    }
 }
