@@ -15,12 +15,13 @@ use super::output_options as outputs;
 use super::shared::{HasShared, Measure, SharedArgs, SharedOpt, gate_and_load_flags, synthetic};
 use super::stop_options as stop;
 use super::verdict_options::{self, HasVerdictStyle};
+use super::{gates, load_options};
 use crate::report::verdict::text::Style;
 use crate::signaltest::settings::Settings;
 use rtlat_args::UsageError;
 use rtlat_args::docs::help::Help;
 use rtlat_args::getopt::{NO, OPT_CPUS, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Name, Page, Part, Read, name_of, pick};
+use rtlat_args::options::{self, Flag, Name, Page, Part, Read, find, like, name_of, pick};
 use rtlat_args::values::{SystemView, int_in};
 
 mod gates_and_load;
@@ -312,21 +313,28 @@ may be shortened while unambiguous (--prio)."
             Part::Heading("When to stop (by default the run goes on until Ctrl-C)"),
             group(&["loops", "duration", "breaktrace"]),
             Part::Heading("Output"),
-            group(&[
-                "quiet",
-                "verbose",
-                "json",
-                "histogram",
-                "histfile",
-                "nsecs",
-                "verdict",
-                "horizon",
-                "deadline",
-            ]),
+            Part::Options(
+                [
+                    find(
+                        &FLAGS,
+                        &[
+                            "quiet",
+                            "verbose",
+                            "json",
+                            "histogram",
+                            "histfile",
+                            "nsecs",
+                            "verdict",
+                        ],
+                    ),
+                    like(&FLAGS, &verdict_options::flags::<Raw>()),
+                ]
+                .concat(),
+            ),
             Part::Heading("Gates for CI (checked after every output is written; exit status 3)"),
-            group(&["fail-if", "junit"]),
+            Part::Options(like(&FLAGS, &gates::flags::<Raw>())),
             Part::Heading("Background load (see rtlat load --help for the kinds)"),
-            group(&["load", "load-schedule", "load-cpus"]),
+            Part::Options(like(&FLAGS, &load_options::flags::<Raw>())),
             group(&["help"]),
             Part::Paragraph(
                 "Example: a ring of four threads at priority 80, 10000 trips, summary only:"

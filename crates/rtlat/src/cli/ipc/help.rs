@@ -4,9 +4,10 @@
 use std::sync::LazyLock;
 
 use rtlat_args::getopt::NO;
-use rtlat_args::options::{Flag, Page, Part, pick};
+use rtlat_args::options::{Flag, Page, Part, find, like};
 
 use super::{Raw, flags};
+use crate::cli::{gates, load_options, verdict_options};
 use crate::ipc::PairTool;
 
 /// `-f/--fork` as the help shows it: its values `r<N>`, `s<N>` are for
@@ -19,43 +20,46 @@ static FORK_SHOWN: LazyLock<Flag<Raw>> = LazyLock::new(|| Flag {
 /// `rtlat <tool> --help`.
 pub(super) fn help_page(tool: PairTool) -> Page<'static, Raw> {
     let name = tool.name();
-    let group = |longs: &[&str]| pick(flags(tool), longs);
-    let mut options = group(&["threads", "interval", "distance", "priority", "affinity"]);
-    if let Part::Options(entries) = &mut options {
-        if tool != PairTool::Sigwaittest {
-            entries.extend(flags(tool).iter().filter(|f| f.long == Some("smp")));
-        }
-        if matches!(tool, PairTool::Svsematest | PairTool::Sigwaittest) {
-            entries.push(&FORK_SHOWN);
-        }
-        if tool == PairTool::Pmqtest {
-            let pmq = ["timeout", "forcetimeout"];
-            for long in pmq {
-                entries.extend(flags(tool).iter().filter(|f| f.long == Some(long)));
-            }
-        }
-        if let Part::Options(rest) = group(&[
-            "loops",
-            "duration",
-            "breaktrace",
-            "quiet",
-            "json",
-            "histogram",
-            "histfile",
-            "nsecs",
-            "verdict",
-            "horizon",
-            "deadline",
-            "fail-if",
-            "junit",
-            "load",
-            "load-schedule",
-            "load-cpus",
-            "help",
-        ]) {
-            entries.extend(rest);
-        }
-    }
+    let flags = flags(tool);
+    let own: &[&str] = match tool {
+        PairTool::Svsematest => &["smp"],
+        PairTool::Pmqtest => &["smp", "timeout", "forcetimeout"],
+        PairTool::Ptsematest => &["smp"],
+        PairTool::Sigwaittest => &[],
+    };
+    let fork: Vec<&Flag<Raw>> = match tool {
+        PairTool::Svsematest | PairTool::Sigwaittest => vec![&FORK_SHOWN],
+        PairTool::Pmqtest | PairTool::Ptsematest => Vec::new(),
+    };
+    let options = Part::Options(
+        [
+            find(
+                flags,
+                &["threads", "interval", "distance", "priority", "affinity"],
+            ),
+            find(flags, own),
+            fork,
+            find(
+                flags,
+                &[
+                    "loops",
+                    "duration",
+                    "breaktrace",
+                    "quiet",
+                    "json",
+                    "histogram",
+                    "histfile",
+                    "nsecs",
+                    "verdict",
+                ],
+            ),
+            like(flags, &verdict_options::flags::<Raw>()),
+            like(flags, &gates::flags::<Raw>()),
+            like(flags, &load_options::flags::<Raw>()),
+            find(flags, &["help"]),
+        ]
+        .concat(),
+    );
     Page {
         title: format!("rtlat {name}: {}", rtlat_args::tools::summary(name)),
         usage: vec![format!("rtlat {name} [OPTIONS]")],
