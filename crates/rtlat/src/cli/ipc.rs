@@ -190,7 +190,8 @@ pub fn parse(
 ) -> Result<Invocation, UsageError> {
     let flags = flags(tool);
     let specs = options::table(flags);
-    // The scan options::parse repeats, for the one message of its own.
+    // getopt's errors first, with the ipc tools' own message for `-t -2`
+    // (options::parse scans again and would spell it as getopt does).
     getopt_long(args, &specs).map_err(|e| match e {
         // `-t -2`: getopt takes `-2` for an option of its own.
         GetoptError::Unrecognized(word, _)
