@@ -9,7 +9,7 @@ use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
 use rtlat_args::options::Flag;
 
-use super::shared::{HasShared, SharedArgs};
+use super::shared::HasShared;
 use rtlat_args::values::{DirReport, OptionName, new_file_path};
 
 /// The two options, as a tool's table wraps them (`Opt::Gate`).
@@ -56,12 +56,6 @@ fn junit<R: HasShared>() -> Flag<R> {
     Flag::from_row(&ROWS[1], "FILE")
         .help(&["with --fail-if: a JUnit XML report of the limits"])
         .apply(|r: &mut R, v| r.shared().gates.set(GateOpt::Junit, v.os_opt(), v.name))
-}
-
-/// The help entry of `--junit`, for a tool whose help is still written
-/// whole.
-pub fn junit_help() -> String {
-    junit::<SharedArgs>().render()
 }
 
 /// The raw values as the parser collects them (the last one wins).

@@ -14,7 +14,7 @@ use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
 use rtlat_args::options::Flag;
 
-use super::shared::{HasShared, SharedArgs};
+use super::shared::HasShared;
 use rtlat_args::values::{DurationError, OptionName, SystemView, duration, invalid};
 
 /// The three options, as a tool's table wraps them (`Opt::Load`).
@@ -78,12 +78,6 @@ fn load_cpus<R: HasShared>() -> Flag<R> {
             r.shared().load.set(LoadOpt::Cpus, v.text()?);
             Ok(())
         })
-}
-
-/// The help entry of `--load-cpus`, for a tool whose help is still
-/// written whole.
-pub fn load_cpus_help() -> String {
-    load_cpus::<SharedArgs>().render()
 }
 
 /// The raw values of the three options as a command line's parser

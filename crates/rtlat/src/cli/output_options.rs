@@ -11,7 +11,7 @@ use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
 use rtlat_args::options::Flag;
 
-use super::shared::{HasShared, SharedArgs};
+use super::shared::HasShared;
 use rtlat_args::values::{DirReport, OptionName, int_in, new_file_path, text};
 
 /// The options, as a tool's table wraps them (`Opt::Out`).
@@ -85,18 +85,6 @@ pub fn histofall<R: HasShared>() -> Flag<R> {
                 .outputs
                 .set(OutputOpt::Histofall, v.os_opt(), v.name)
         })
-}
-
-/// The help entry of `--json`, for a tool whose help is still written
-/// whole.
-pub fn json_help() -> String {
-    json::<SharedArgs>(&JSON).render()
-}
-
-/// The help entry of `--histfile`, for a tool whose help is still written
-/// whole.
-pub fn histfile_help() -> String {
-    histfile::<SharedArgs>(&HISTFILE).render()
 }
 
 /// The raw values as the parser collects them (the last one wins).

@@ -9,7 +9,7 @@ use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
 use rtlat_args::options::Flag;
 
-use super::shared::{HasShared, SharedArgs};
+use super::shared::HasShared;
 use rtlat_args::values::{OptionName, duration_option, loop_limit};
 
 /// The two options, as a tool's table wraps them (`Opt::Stop`).
@@ -50,11 +50,6 @@ pub fn duration<R: HasShared>() -> Flag<R> {
             r.shared().stop.set(StopOpt::Duration, v.text()?);
             Ok(())
         })
-}
-
-/// The help entry of `-D`, for a tool whose help is still written whole.
-pub fn duration_help() -> String {
-    duration::<SharedArgs>().render()
 }
 
 /// The raw values as the parser collects them (the last one wins).
@@ -103,6 +98,7 @@ impl StopArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::shared::SharedArgs;
     use rtlat_args::values::spelling;
 
     impl OptionName for StopOpt {
@@ -173,7 +169,7 @@ mod tests {
     #[test]
     fn help_line_fits() {
         assert_eq!(
-            duration_help(),
+            duration::<SharedArgs>().render(),
             concat!(
                 "  -D, --duration=TIME    stop after TIME: seconds, or a number followed by\n",
                 "                         s, m, h or d (30s, 10m, 2h, 1d); 0: no limit [0]\n",

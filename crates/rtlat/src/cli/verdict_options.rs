@@ -11,7 +11,7 @@ use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, Peek, REQ, ValueKind};
 use rtlat_args::options::Flag;
 
-use super::shared::{HasShared, SharedArgs};
+use super::shared::HasShared;
 use rtlat_args::values::{DURATION_TOO_LONG, DurationError, OptionName, duration, invalid, text};
 use rtlat_stats::projection::{DEFAULT_HORIZONS_S, Request};
 
@@ -85,27 +85,6 @@ pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
                 Ok(())
             }),
     ]
-}
-
-/// The help entries of `--verdict`, `--horizon` and `--deadline`, for a
-/// tool whose help is still written whole.
-pub fn help() -> String {
-    struct Only(SharedArgs, Option<Style>);
-    impl HasShared for Only {
-        fn shared(&mut self) -> &mut SharedArgs {
-            &mut self.0
-        }
-    }
-    impl HasVerdictStyle for Only {
-        fn verdict_style(&mut self) -> &mut Option<Style> {
-            &mut self.1
-        }
-    }
-    let mut text = verdict::<Only>().render();
-    for flag in flags::<Only>() {
-        text.push_str(&flag.render());
-    }
-    text
 }
 
 /// What `--horizon` accepts, for its messages.
@@ -232,6 +211,7 @@ fn deadline(id: impl OptionName, value: &str) -> Result<i64, UsageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::shared::SharedArgs;
     use rtlat_args::values::spelling;
 
     impl OptionName for VerdictOpt {
@@ -343,6 +323,26 @@ mod tests {
         );
         let e = verdict_style(id, Some("long".as_ref())).unwrap_err().0;
         assert_eq!(e, "--horizon: invalid value 'long': expected short or full");
+    }
+
+    /// The help entries of `--verdict`, `--horizon` and `--deadline`.
+    fn help() -> String {
+        struct Only(SharedArgs, Option<Style>);
+        impl HasShared for Only {
+            fn shared(&mut self) -> &mut SharedArgs {
+                &mut self.0
+            }
+        }
+        impl HasVerdictStyle for Only {
+            fn verdict_style(&mut self) -> &mut Option<Style> {
+                &mut self.1
+            }
+        }
+        let mut text = verdict::<Only>().render();
+        for flag in flags::<Only>() {
+            text.push_str(&flag.render());
+        }
+        text
     }
 
     #[test]

@@ -41,6 +41,10 @@ impl Tool for Pair {
         Ok(help_text(self.0))
     }
 
+    fn page(&self, _help_text: &str) -> rtlat_args::docs::help::Help {
+        crate::cli::ipc::help_model(self.0)
+    }
+
     fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
         let tool = self.0;
         match parse(tool, args, cmdline, &SystemView::of_this_process())? {
