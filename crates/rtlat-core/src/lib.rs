@@ -6,11 +6,12 @@
 //! plain data for the output formats. The types an embedding program needs
 //! are re-exported here, at the crate root.
 //!
-//! The modules are layered, each using only those below it: the units; the
-//! figures (plain records) and the distributions; a thread's slot of
-//! running figures; phases and intervals; the configuration; the
-//! per-thread channels; the report; then the engines (cyclic threads, the
-//! signal ring, the IPC pairs), the loads and the footprint check.
+//! The modules are layered, each using only those below it: the units
+//! (from `rtlat-base`, re-exported as [`units`]); the figures (plain
+//! records) and the distributions; a thread's slot of running figures;
+//! phases and intervals; the configuration; the per-thread channels; the
+//! report; then the engines (cyclic threads, the signal ring, the IPC
+//! pairs), the loads and the footprint check.
 //!
 //! The crate has no `unsafe` code: everything that touches the kernel goes
 //! through `rtlat-sys`.
@@ -114,7 +115,7 @@ pub mod report;
 pub mod ring;
 mod slot;
 pub mod stats;
-pub mod units;
+pub use rtlat_base::units;
 
 pub use config::{
     ClockKind, CyclicConfig, HistogramPlan, RunConfig, SchedPolicy, ThreadPlan, WaitMode,
