@@ -220,7 +220,7 @@ fn first_clock_read_allocates_nothing_on_kernels_without_pr_get_auxv() {
     // Under qemu-user, strace would trace the emulator, not this program;
     // qemu-user refuses PR_GET_AUXV itself (EINVAL, as before Linux 6.4),
     // so the other tests of this file check the same thing there.
-    if let Some(emulator) = rtlat_sys::emulation::emulated() {
+    if let Some(emulator) = rtlat_testkit::emulation::emulated() {
         eprintln!(
             "SKIPPED (emulated: {emulator}; strace would see the emulator's calls, and the emulator refuses PR_GET_AUXV for every test here)"
         );

@@ -12,7 +12,6 @@
 pub mod affinity;
 pub mod clock;
 pub mod cpuidle;
-pub mod emulation;
 pub mod fifo;
 pub mod fs;
 pub mod ipc;

@@ -243,7 +243,7 @@ written, 2 a usage error, 3 a check at or above --fail-on's level.
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_args::testing::{expect_run, expect_usage_error, os_words as os};
+    use rtlat_testkit::parsing::{expect_run, expect_usage_error, os_words as os};
 
     fn four_cpus(_: &Path) -> SystemView {
         SystemView {

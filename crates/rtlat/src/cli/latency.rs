@@ -340,9 +340,9 @@ samples, in microseconds whatever the bucket width.
 mod tests {
     use super::*;
     use crate::output::OutputTarget;
-    use rtlat_args::testing::{expect_run, expect_usage_error, os_words, two_cpus};
     use rtlat_core::config::{SchedPolicy, TimeSourceKind, WaitMode};
     use rtlat_core::units::Nanos;
+    use rtlat_testkit::parsing::{expect_run, expect_usage_error, os_words, two_cpus};
     use std::path::PathBuf;
 
     #[test]

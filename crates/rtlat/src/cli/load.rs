@@ -224,8 +224,8 @@ failed, 2 for a usage error.
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_args::testing::os_words;
     use rtlat_core::units::Nanos;
+    use rtlat_testkit::parsing::os_words;
 
     fn system() -> SystemView {
         SystemView {

@@ -349,11 +349,11 @@ may be shortened while unambiguous (--prio)."
 mod tests {
     use super::*;
     use crate::output::OutputTarget;
-    use rtlat_args::testing::{expect_run, expect_usage_error, os_words, two_cpus};
     use rtlat_core::config::SchedPolicy;
     use rtlat_core::config::TimeSourceKind;
     use rtlat_core::units::Nanos;
     use rtlat_core::units::Resolution;
+    use rtlat_testkit::parsing::{expect_run, expect_usage_error, os_words, two_cpus};
 
     fn parse_words(words: &[&str]) -> Result<Invocation, UsageError> {
         parse(&os_words(words), "signaltest".into(), &two_cpus())

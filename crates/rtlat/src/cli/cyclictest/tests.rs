@@ -12,7 +12,7 @@ use rtlat_core::units::Resolution;
 use super::*;
 use crate::cyclictest::settings::{DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit};
 use crate::output::OutputTarget;
-use rtlat_args::testing::{
+use rtlat_testkit::parsing::{
     Spelled, expect_run, expect_usage_error, os_words as os, spellings, two_cpus as sys2,
 };
 
