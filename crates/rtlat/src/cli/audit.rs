@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use rtlat_audit::{Request, Status};
-use rtlat_core::cpuset::parse_cpu_list;
+use rtlat_core::parse_cpu_list;
 
 use crate::audit::Settings;
 use crate::output::OutputTarget;

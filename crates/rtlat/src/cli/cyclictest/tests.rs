@@ -2,12 +2,12 @@
 
 use std::path::PathBuf;
 
-use rtlat_core::config::{
+use rtlat_core::DistributionPlan;
+use rtlat_core::Resolution;
+use rtlat_core::{
     Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, IntervalPlan, MeasureMode,
     RunConfig, SchedPolicy, SpikePlan, ThreadPlan, TimeSourceKind, WaitMode,
 };
-use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::units::Resolution;
 
 use super::*;
 use crate::cyclictest::settings::{DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit};

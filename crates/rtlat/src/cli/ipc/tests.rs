@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::output::OutputTarget;
-use rtlat_core::config::{SchedPolicy, TimeSourceKind};
-use rtlat_core::units::Resolution;
+use rtlat_core::Resolution;
+use rtlat_core::{SchedPolicy, TimeSourceKind};
 use rtlat_testkit::parsing::{Spelled, expect_usage_error, os_words, spellings, two_cpus as sys2};
 
 const TOOLS: [PairTool; 4] = [
