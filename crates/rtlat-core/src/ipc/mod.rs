@@ -17,6 +17,7 @@
 //!   process, results in [`ThreadSlot`](crate::stats::ThreadSlot)s);
 //! - `cells`: fork mode's results in shared memory, for sides that run as
 //!   separate processes;
+//! - `shared`: what the sides of every pair and their readers share;
 //! - `synthetic`: the deterministic seam (no threads, no IPC);
 //! - `report`: the results as plain data.
 //!
@@ -28,6 +29,7 @@ pub(crate) mod engine;
 pub(crate) mod handoff;
 pub(crate) mod links;
 pub(crate) mod report;
+pub(crate) mod shared;
 pub(crate) mod synthetic;
 
 pub use cells::{ForkCells, run_side};
