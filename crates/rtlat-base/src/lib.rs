@@ -8,17 +8,21 @@
 //! - [`time_source`]: where measuring threads take their time from
 //!   ([`TimeSourceKind`]);
 //! - [`errno`]: an error number or an I/O error in the C library's words
-//!   ([`strerror`], [`io_strerror`]).
+//!   ([`strerror`], [`io_strerror`]);
+//! - [`cpu_list`]: CPU lists as users write them (`0-3,8`, `!0`, `+0-1`),
+//!   read ([`parse_cpu_list`]) and written ([`format_cpu_list`]).
 //!
 //! Nothing here reads or writes anything, and there is no `unsafe`: the
-//! crate depends on the standard library alone.
+//! crate depends on the standard library and `thiserror`'s derive alone.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod cpu_list;
 pub mod errno;
 pub mod time_source;
 pub mod units;
 
+pub use cpu_list::{CpuListError, format_cpu_list, parse_cpu_list};
 pub use errno::{io_strerror, strerror};
 pub use time_source::TimeSourceKind;
 pub use units::{Bytes, ClockInstant, Nanos, Resolution};

@@ -13,8 +13,8 @@
 //! - at the crate root: the cyclic engine and everything it takes and
 //!   gives (configuration, per-thread slots and channels, distributions,
 //!   phases, intervals, the report, the footprint check), the signal ring
-//!   (`Ring*`), the units (from `rtlat-base`) and `time`'s arithmetic on
-//!   `timespec` values as cyclictest does it;
+//!   (`Ring*`), the units and CPU lists (from `rtlat-base`) and `time`'s
+//!   arithmetic on `timespec` values as cyclictest does it;
 //! - [`ipc`]: the IPC pairs (svsematest, pmqtest, ptsematest,
 //!   sigwaittest), a facade over its own private modules;
 //! - [`load`]: background load and its phases, also a facade;
@@ -117,7 +117,6 @@
 mod buffers;
 mod candidates;
 mod config;
-mod cpuset;
 mod distribution;
 mod engine;
 mod figures;
@@ -139,7 +138,6 @@ pub use config::{
     Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, IntervalPlan, MeasureMode,
     RunConfig, SAMPLE_RING_LEN, SchedPolicy, SignedHistogramPlan, SpikePlan, ThreadPlan, WaitMode,
 };
-pub use cpuset::{format_cpu_list, parse_cpu_list};
 pub use distribution::{
     Distribution, DistributionPlan, LatencyHistogram, STANDARD_PERCENTILES, SUB_BUCKETS,
     SparseCounts,
@@ -161,6 +159,7 @@ pub use ring::{
     C_PACING, RingConfig, RingEngine, RingError, RingRunning, RingShared, RingThreadPlan,
 };
 pub use rtlat_base::{Bytes, ClockInstant, Nanos, Resolution, TimeSourceKind};
+pub use rtlat_base::{format_cpu_list, parse_cpu_list};
 pub use slot::{SlotWriter, ThreadSlot};
 pub use stats::{Histogram, LoopEnd, SampleRing, SignedHistogram, SpikeLog, Tally, ThreadChannel};
 
