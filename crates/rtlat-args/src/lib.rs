@@ -22,8 +22,7 @@
 //! - [`tools`]: each tool's one-line summary, for every help;
 //! - [`docs`]: man pages and shell completions from the option tables and
 //!   the help texts;
-//! - [`version`]: the `--version` line (version, commit, target);
-//! - [`testing`]: what every tool's parser tests ask of a command line.
+//! - [`version`]: the `--version` line (version, commit, target).
 #![forbid(unsafe_code)]
 
 pub mod columns;
@@ -35,7 +34,6 @@ pub mod invocation;
 pub mod options;
 pub mod output_file;
 pub mod stdio;
-pub mod testing;
 pub mod tools;
 pub mod values;
 pub mod version;

@@ -12,14 +12,12 @@
 //! stays a path whatever its bytes ([`new_file_path`]); every other value
 //! must be text ([`text`]).
 
-use rtlat_core::config::TimeSourceKind;
-use rtlat_core::units::Resolution;
 use std::ffi::{OsStr, OsString};
 use std::fmt::{Debug, Display};
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
-use rtlat_core::units::Nanos;
+use rtlat_base::{Nanos, Resolution, TimeSourceKind};
 
 use crate::UsageError;
 use crate::getopt::{OptSpec, Parsed};

@@ -16,7 +16,7 @@ use std::fmt;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use rtlat_core::cpuset::format_cpu_list;
+use rtlat_base::format_cpu_list;
 
 use crate::{AuditError, Request};
 

@@ -6,9 +6,9 @@
 //! Run: `cargo bench -p rtlat-core --bench record`.
 
 use divan::Bencher;
-use rtlat_core::distribution::{DistributionPlan, LatencyHistogram};
-use rtlat_core::stats::{Histogram, SlotWriter, ThreadSlot};
-use rtlat_core::units::Nanos;
+use rtlat_core::Nanos;
+use rtlat_core::{DistributionPlan, LatencyHistogram};
+use rtlat_core::{Histogram, SlotWriter, ThreadSlot};
 
 fn main() {
     divan::main();

@@ -7,6 +7,7 @@
 use crate::distribution::DistributionPlan;
 use crate::phase::PhasePlan;
 use crate::units::{Nanos, Resolution};
+pub use rtlat_base::TimeSourceKind;
 
 /// The clock the deadlines are set on and read from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -160,20 +161,6 @@ pub enum Alignment {
     NextSecond {
         /// Offset added for every thread.
         offset: Nanos,
-    },
-}
-
-/// Where the measuring threads get their time from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum TimeSourceKind {
-    /// The real clock and real sleeps.
-    #[default]
-    Real,
-    /// A deterministic, seeded synthetic clock: no sleeping, no privilege,
-    /// the same numbers for the same seed. For tests and demonstrations.
-    Synthetic {
-        /// Seed of the pseudo-random latency sequence.
-        seed: u64,
     },
 }
 

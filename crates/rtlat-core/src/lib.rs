@@ -2,13 +2,31 @@
 //!
 //! A front end builds a validated [`CyclicConfig`], the [`Engine`] runs the
 //! measuring threads under it, live readers look at the shared per-thread
-//! [`stats`] channels while it runs, and the run ends in a [`RunReport`] of
-//! plain data for the output formats. The types an embedding program needs
-//! are re-exported here, at the crate root.
+//! [`ThreadChannel`]s while it runs, and the run ends in a [`RunReport`] of
+//! plain data for the output formats.
 //!
-//! The modules are layered, each using only those below it: the units; the
-//! figures (plain records) and the distributions; a thread's slot of
-//! running figures; phases and intervals; the configuration; the
+//! # The facade
+//!
+//! The modules are private; what a front end (the `rtlat` binary) or an
+//! embedding program uses is named here:
+//!
+//! - at the crate root: the cyclic engine and everything it takes and
+//!   gives (configuration, per-thread slots and channels, distributions,
+//!   phases, intervals, the report, the footprint check), the signal ring
+//!   (`Ring*`), the units and CPU lists (from `rtlat-base`) and `time`'s
+//!   arithmetic on `timespec` values as cyclictest does it;
+//! - [`ipc`]: the IPC pairs (svsematest, pmqtest, ptsematest,
+//!   sigwaittest), a facade over its own private modules;
+//! - [`load`]: background load and its phases, also a facade;
+//! - [`helper`] and [`janitor`]: the processes this binary starts again as
+//!   helpers, and the janitor that cleans up after a killed run.
+//!
+//! `hot_loops` (hidden) opens the loops' parts to this crate's own tests
+//! of their promises (no allocation, no lock); no program needs it.
+//!
+//! Inside, the modules are layered, each using only those below it: the
+//! units; the figures (plain records) and the distributions; a thread's
+//! slot of running figures; phases and intervals; the configuration; the
 //! per-thread channels; the report; then the engines (cyclic threads, the
 //! signal ring, the IPC pairs), the loads and the footprint check.
 //!
@@ -97,34 +115,74 @@
 #![deny(missing_docs)]
 
 mod buffers;
-pub mod candidates;
-pub mod config;
-pub mod cpuset;
-pub mod distribution;
-pub mod engine;
+mod candidates;
+mod config;
+mod distribution;
+mod engine;
 mod figures;
-pub mod footprint;
+mod footprint;
 pub mod helper;
-pub mod interval;
+mod interval;
 pub mod ipc;
 pub mod janitor;
 pub mod load;
-pub mod phase;
-pub mod report;
-pub mod ring;
+mod phase;
+mod report;
+mod ring;
 mod slot;
-pub mod stats;
-pub mod units;
+mod stats;
+use rtlat_base::units;
 
+pub use candidates::{CandidateCursor, CandidateRing, ExplainTrigger};
 pub use config::{
-    ClockKind, CyclicConfig, HistogramPlan, RunConfig, SchedPolicy, ThreadPlan, WaitMode,
+    Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, IntervalPlan, MeasureMode,
+    RunConfig, SAMPLE_RING_LEN, SchedPolicy, SignedHistogramPlan, SpikePlan, ThreadPlan, WaitMode,
 };
-pub use distribution::{Distribution, DistributionPlan, LatencyHistogram, SparseCounts};
-pub use engine::{Engine, EngineError, Running};
+pub use distribution::{
+    Distribution, DistributionPlan, LatencyHistogram, STANDARD_PERCENTILES, SUB_BUCKETS,
+    SparseCounts,
+};
+pub use engine::source::{SYNTHETIC_START, WaitError};
+pub use engine::time;
+pub use engine::{Engine, EngineError, Running, Shared, THREAD_STACK_BYTES, sys_clock, sys_policy};
 pub use figures::{CompatStats, PreciseStats};
-pub use report::{EndReason, RunReport, ThreadReport};
+pub use footprint::Footprint;
+pub use interval::{IntervalLog, IntervalReader, IntervalRecord, IntervalWriter};
+pub use phase::{PhaseLog, PhasePlan, PhaseReport};
+pub use report::{
+    BreakReport, Disturbances, EndReason, HistogramData, RunReport, SignedHistogramData,
+    SpikeRecord, SpikeReport, ThreadError, ThreadReport, ThreadStep, WakeupLatencies,
+    sample_stddev,
+};
+pub use ring::port::SYNTHETIC_RING_START;
+pub use ring::{
+    C_PACING, RingConfig, RingEngine, RingError, RingRunning, RingShared, RingThreadPlan,
+};
+pub use rtlat_base::{Bytes, ClockInstant, Nanos, Resolution, TimeSourceKind};
+pub use rtlat_base::{format_cpu_list, parse_cpu_list};
 pub use slot::{SlotWriter, ThreadSlot};
-pub use units::{ClockInstant, Nanos, Resolution};
+pub use stats::{Histogram, LoopEnd, SampleRing, SignedHistogram, SpikeLog, Tally, ThreadChannel};
+
+/// The hot loops' parts, for this crate's own tests of their promises (no
+/// allocation, no lock, one system call a cycle: `tests/no_alloc*.rs`),
+/// which drive a loop without an engine around it. No program needs them;
+/// they are not part of the facade.
+#[doc(hidden)]
+pub mod hot_loops {
+    pub use crate::engine::{cyclic, source};
+    pub use crate::ipc::engine::{CountSink, SlotSink};
+    pub use crate::ring::{port, relay};
+
+    /// The IPC pairs' two loops ([`crate::ipc`]'s `handoff`).
+    pub mod handoff {
+        pub use crate::ipc::handoff::*;
+    }
+
+    /// The IPC mechanisms as loop ends ([`crate::ipc`]'s `links`).
+    pub mod links {
+        pub use crate::ipc::links::*;
+    }
+}
 
 impl helper::HelperRole {
     /// Does the role's job; returns the exit status. (Here, above the

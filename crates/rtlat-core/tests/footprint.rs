@@ -15,16 +15,16 @@
 
 use std::time::{Duration, Instant};
 
-use rtlat_core::config::{CyclicConfig, HistogramPlan, IntervalPlan, SchedPolicy, ThreadPlan};
-use rtlat_core::config::{RunConfig, SignedHistogramPlan, SpikePlan, TimeSourceKind};
-use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::engine::Engine;
-use rtlat_core::footprint::Footprint;
-use rtlat_core::ipc::engine::PairEngine;
+use rtlat_core::DistributionPlan;
+use rtlat_core::Engine;
+use rtlat_core::Footprint;
+use rtlat_core::PhasePlan;
+use rtlat_core::ipc::PairEngine;
 use rtlat_core::ipc::{Mechanism, PairConfig, PairPlan};
-use rtlat_core::phase::PhasePlan;
-use rtlat_core::ring::{RingConfig, RingEngine, RingThreadPlan};
-use rtlat_core::units::{Bytes, Nanos, Resolution};
+use rtlat_core::{Bytes, Nanos, Resolution};
+use rtlat_core::{CyclicConfig, HistogramPlan, IntervalPlan, SchedPolicy, ThreadPlan};
+use rtlat_core::{RingConfig, RingEngine, RingThreadPlan};
+use rtlat_core::{RunConfig, SignedHistogramPlan, SpikePlan, TimeSourceKind};
 
 #[global_allocator]
 static HEAP: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
@@ -213,6 +213,6 @@ fn pair_runs_stay_within_their_footprint() {
 fn stacks_are_counted_with_their_guard_page() {
     let f = Footprint::of_cyclic(&cyclic(10));
     assert_eq!(f.threads, 10);
-    assert!(f.stack_per_thread > Bytes(rtlat_core::engine::THREAD_STACK_BYTES as u64));
+    assert!(f.stack_per_thread > Bytes(rtlat_core::THREAD_STACK_BYTES as u64));
     assert_eq!(f.total(), f.heap.plus(f.stack_per_thread.times(10)));
 }

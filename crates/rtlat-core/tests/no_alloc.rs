@@ -10,19 +10,19 @@
 
 use std::sync::atomic::AtomicBool;
 
-use rtlat_core::candidates::{CandidateRing, ExplainTrigger};
-use rtlat_core::config::{SAMPLE_RING_LEN, WaitMode};
-use rtlat_core::distribution::{DistributionPlan, LatencyHistogram};
-use rtlat_core::engine::cyclic::{LoopExtras, LoopParams, measure};
-use rtlat_core::engine::source::{
+use rtlat_core::hot_loops::cyclic::{LoopExtras, LoopParams, measure};
+use rtlat_core::hot_loops::source::{
     FakeSmiCounter, PosixTimerClock, RealClock, SmiSource, SyntheticClock, TimeSource,
     TimerfdClock, TscTime, calibrate_tsc,
 };
-use rtlat_core::engine::time::Period;
-use rtlat_core::interval::{IntervalLog, IntervalReader};
-use rtlat_core::phase::{PhaseLog, PhasePlan};
-use rtlat_core::stats::{Histogram, LoopEnd, SampleRing, SignedHistogram, SpikeLog, ThreadChannel};
-use rtlat_core::units::{Nanos, Resolution};
+use rtlat_core::time::Period;
+use rtlat_core::{CandidateRing, ExplainTrigger};
+use rtlat_core::{DistributionPlan, LatencyHistogram};
+use rtlat_core::{Histogram, LoopEnd, SampleRing, SignedHistogram, SpikeLog, ThreadChannel};
+use rtlat_core::{IntervalLog, IntervalReader};
+use rtlat_core::{Nanos, Resolution};
+use rtlat_core::{PhaseLog, PhasePlan};
+use rtlat_core::{SAMPLE_RING_LEN, WaitMode};
 use rtlat_sys::clock::Clock;
 use rtlat_sys::timer::ThreadTimer;
 use rtlat_sys::timerfd::PeriodicTimerFd;
@@ -220,7 +220,7 @@ fn first_clock_read_allocates_nothing_on_kernels_without_pr_get_auxv() {
     // Under qemu-user, strace would trace the emulator, not this program;
     // qemu-user refuses PR_GET_AUXV itself (EINVAL, as before Linux 6.4),
     // so the other tests of this file check the same thing there.
-    if let Some(emulator) = rtlat_sys::emulation::emulated() {
+    if let Some(emulator) = rtlat_testkit::emulation::emulated() {
         eprintln!(
             "SKIPPED (emulated: {emulator}; strace would see the emulator's calls, and the emulator refuses PR_GET_AUXV for every test here)"
         );

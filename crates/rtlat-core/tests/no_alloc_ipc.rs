@@ -11,15 +11,17 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Barrier};
 
 use allocation_counter::AllocationInfo;
-use rtlat_core::distribution::{DistributionPlan, LatencyHistogram};
-use rtlat_core::ipc::engine::{CountSink, SlotSink};
-use rtlat_core::ipc::handoff::{self, ReceiverLink, ReceiverParams, SenderLink, SenderParams};
-use rtlat_core::ipc::links::{
+use rtlat_core::hot_loops::handoff::{
+    self, ReceiverLink, ReceiverParams, SenderLink, SenderParams,
+};
+use rtlat_core::hot_loops::links::{
     FutexLink, MqReceiver, MqSender, SemReceiver, SemSender, SignalReceiver, SignalSender,
     SignalTarget,
 };
-use rtlat_core::stats::{Histogram, LoopEnd, ThreadChannel, ThreadSlot};
-use rtlat_core::units::{Nanos, Resolution};
+use rtlat_core::hot_loops::{CountSink, SlotSink};
+use rtlat_core::{DistributionPlan, LatencyHistogram};
+use rtlat_core::{Histogram, LoopEnd, ThreadChannel, ThreadSlot};
+use rtlat_core::{Nanos, Resolution};
 use rtlat_sys::clock::Timespec;
 use rtlat_sys::ipc::futex::BinarySemaphore;
 use rtlat_sys::ipc::mqueue::MessageQueue;
@@ -219,40 +221,40 @@ fn a_counting_allocator_does_see_allocations() {
 
 struct SemReceiverOwned(Arc<SemSet>);
 impl ReceiverLink for SemReceiverOwned {
-    fn wait(&mut self) -> Result<handoff::Wake, rtlat_core::engine::source::WaitError> {
+    fn wait(&mut self) -> Result<handoff::Wake, rtlat_core::WaitError> {
         SemReceiver(&self.0).wait()
     }
-    fn release(&mut self) -> Result<(), rtlat_core::engine::source::WaitError> {
+    fn release(&mut self) -> Result<(), rtlat_core::WaitError> {
         SemReceiver(&self.0).release()
     }
 }
 
 struct SemSenderOwned(Arc<SemSet>);
 impl SenderLink for SemSenderOwned {
-    fn hand_off(&mut self) -> Result<(), rtlat_core::engine::source::WaitError> {
+    fn hand_off(&mut self) -> Result<(), rtlat_core::WaitError> {
         SemSender(&self.0).hand_off()
     }
-    fn wait_release(&mut self) -> Result<(), rtlat_core::engine::source::WaitError> {
+    fn wait_release(&mut self) -> Result<(), rtlat_core::WaitError> {
         SemSender(&self.0).wait_release()
     }
 }
 
 struct MqReceiverOwned(Arc<(MessageQueue, MessageQueue)>, Option<Nanos>);
 impl ReceiverLink for MqReceiverOwned {
-    fn wait(&mut self) -> Result<handoff::Wake, rtlat_core::engine::source::WaitError> {
+    fn wait(&mut self) -> Result<handoff::Wake, rtlat_core::WaitError> {
         MqReceiver::new(&self.0.0, &self.0.1, self.1).wait()
     }
-    fn release(&mut self) -> Result<(), rtlat_core::engine::source::WaitError> {
+    fn release(&mut self) -> Result<(), rtlat_core::WaitError> {
         MqReceiver::new(&self.0.0, &self.0.1, self.1).release()
     }
 }
 
 struct MqSenderOwned(Arc<(MessageQueue, MessageQueue)>);
 impl SenderLink for MqSenderOwned {
-    fn hand_off(&mut self) -> Result<(), rtlat_core::engine::source::WaitError> {
+    fn hand_off(&mut self) -> Result<(), rtlat_core::WaitError> {
         MqSender::new(&self.0.0, &self.0.1).hand_off()
     }
-    fn wait_release(&mut self) -> Result<(), rtlat_core::engine::source::WaitError> {
+    fn wait_release(&mut self) -> Result<(), rtlat_core::WaitError> {
         MqSender::new(&self.0.0, &self.0.1).wait_release()
     }
 }
@@ -268,18 +270,18 @@ impl FutexOwned {
     }
 }
 impl ReceiverLink for FutexOwned {
-    fn wait(&mut self) -> Result<handoff::Wake, rtlat_core::engine::source::WaitError> {
+    fn wait(&mut self) -> Result<handoff::Wake, rtlat_core::WaitError> {
         self.link().wait()
     }
-    fn release(&mut self) -> Result<(), rtlat_core::engine::source::WaitError> {
+    fn release(&mut self) -> Result<(), rtlat_core::WaitError> {
         self.link().release()
     }
 }
 impl SenderLink for FutexOwned {
-    fn hand_off(&mut self) -> Result<(), rtlat_core::engine::source::WaitError> {
+    fn hand_off(&mut self) -> Result<(), rtlat_core::WaitError> {
         self.link().hand_off()
     }
-    fn wait_release(&mut self) -> Result<(), rtlat_core::engine::source::WaitError> {
+    fn wait_release(&mut self) -> Result<(), rtlat_core::WaitError> {
         self.link().wait_release()
     }
 }

@@ -10,12 +10,12 @@
 use std::sync::mpsc;
 use std::sync::{Arc, Barrier};
 
-use rtlat_core::config::SAMPLE_RING_LEN;
-use rtlat_core::engine::time::Period;
-use rtlat_core::ring::port::{Baton, SignalPort, SyntheticPort};
-use rtlat_core::ring::relay::{Pacing, RelayParams, RingState, relay};
-use rtlat_core::stats::{Histogram, LoopEnd, SampleRing, ThreadChannel};
-use rtlat_core::units::Resolution;
+use rtlat_core::Resolution;
+use rtlat_core::SAMPLE_RING_LEN;
+use rtlat_core::hot_loops::port::{Baton, SignalPort, SyntheticPort};
+use rtlat_core::hot_loops::relay::{Pacing, RelayParams, RingState, relay};
+use rtlat_core::time::Period;
+use rtlat_core::{Histogram, LoopEnd, SampleRing, ThreadChannel};
 use rtlat_sys::signals::{self, ThreadAddress};
 
 const LOOPS: u64 = 3_000;

@@ -11,8 +11,8 @@
 
 use std::collections::HashMap;
 
-use rtlat_core::distribution::{Distribution, DistributionPlan, LatencyHistogram};
-use rtlat_core::units::Nanos;
+use rtlat_core::Nanos;
+use rtlat_core::{Distribution, DistributionPlan, LatencyHistogram};
 
 use crate::events::{EventKind, KernelEvent};
 

@@ -37,7 +37,7 @@ pub use symbols::{KernelSymbols, what_it_is};
 pub use window::{CpuWindows, KeptWaking, LostCount, WindowTotals};
 
 use crate::trace::{LostEvents, PageError, PageHeaderLayout};
-use rtlat_core::distribution::DistributionPlan;
+use rtlat_core::DistributionPlan;
 
 /// How long the wake-up tracker waits for a CPU whose events are behind
 /// the others' before it takes the events read so far in time order.
@@ -309,7 +309,7 @@ mod tests {
     use super::scenario::{MS, SPIN, SWAPPER, Scenario, THREAD, US};
     use super::*;
     use crate::trace::{EventFormat, EventFormats};
-    use rtlat_core::units::Nanos;
+    use rtlat_core::Nanos;
 
     const TIMER: u64 = 0xffff_c900_0001_0000;
     const FORMATS: [&str; 10] = [

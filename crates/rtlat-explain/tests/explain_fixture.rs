@@ -3,8 +3,8 @@
 //! formats' required events and fields, and an explanation of a recorded
 //! wake-up.
 
-use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::units::Nanos;
+use rtlat_core::DistributionPlan;
+use rtlat_core::Nanos;
 use rtlat_explain::events::{EventKind, LEAVING_IDLE, PageItem, softirq_name};
 use rtlat_explain::trace::{EventFormat, EventFormats, LostEvents};
 use rtlat_explain::{

@@ -338,7 +338,7 @@ A bad input file or option is one line on standard error and exit status 2.
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_args::testing::{expect_usage_error, os_words as args};
+    use rtlat_testkit::parsing::{expect_usage_error, os_words as args};
     use std::path::PathBuf;
 
     fn settings(words: &[&str]) -> Settings {

@@ -60,7 +60,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
         anyhow::anyhow!(
             "cannot write '{}': {}",
             settings.output.display(),
-            rtlat_sys::io_strerror(&e)
+            rtlat_base::io_strerror(&e)
         )
     })
 }

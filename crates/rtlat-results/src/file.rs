@@ -136,7 +136,7 @@ enum Refusal {
 impl Refusal {
     fn describe(&self, expected: &str) -> String {
         match self {
-            Refusal::Io(e) => format!("cannot read: {}", rtlat_sys::io_strerror(e)),
+            Refusal::Io(e) => format!("cannot read: {}", rtlat_base::io_strerror(e)),
             Refusal::TooLarge {
                 size: Some(size),
                 limit,

@@ -12,7 +12,6 @@
 pub mod affinity;
 pub mod clock;
 pub mod cpuidle;
-pub mod emulation;
 pub mod fifo;
 pub mod fs;
 pub mod ipc;
@@ -35,6 +34,7 @@ pub mod tracefs;
 pub mod tsc;
 pub mod usage;
 
+pub use rtlat_base::{io_strerror, strerror};
 pub use rustix::io::Errno;
 
 /// The errno the last failing libc call left (EINVAL if none is set).
@@ -44,20 +44,4 @@ pub(crate) fn last_errno() -> Errno {
             .raw_os_error()
             .unwrap_or(libc::EINVAL),
     )
-}
-
-/// The C library's description of an error number (`strerror`), without
-/// the ` (os error N)` suffix Rust adds: "Permission denied".
-pub fn strerror(errno: i32) -> String {
-    let text = std::io::Error::from_raw_os_error(errno).to_string();
-    match text.rfind(" (os error ") {
-        Some(cut) => text[..cut].to_string(),
-        None => text,
-    }
-}
-
-/// An I/O error as [`strerror`] words it ("No space left on device"); an
-/// error without an errno as Rust shows it.
-pub fn io_strerror(e: &std::io::Error) -> String {
-    e.raw_os_error().map_or_else(|| e.to_string(), strerror)
 }

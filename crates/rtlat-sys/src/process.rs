@@ -574,7 +574,7 @@ mod tests {
 
     #[test]
     fn a_missing_program_is_an_error_of_the_spawn() {
-        if let Some(emulator) = crate::emulation::emulated() {
+        if let Some(emulator) = rtlat_testkit::emulation::emulated() {
             println!(
                 "SKIPPED a_missing_program_is_an_error_of_the_spawn (emulated: {emulator}): \
                  qemu-user runs posix_spawn's CLONE_VFORK child as a fork, so a failed \

@@ -3,9 +3,9 @@
 //! runs and pinned to fixed values for synthetic ones, so that a synthetic
 //! run prints the same bytes on every machine.
 
-use rtlat_core::engine::source::SYNTHETIC_START;
-use rtlat_core::engine::{Running, sys_clock, time};
-use rtlat_core::units::ClockInstant;
+use rtlat_core::ClockInstant;
+use rtlat_core::SYNTHETIC_START;
+use rtlat_core::{Running, sys_clock, time};
 use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::system;
 

@@ -12,8 +12,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
-use rtlat_core::footprint::Footprint;
-use rtlat_core::units::Bytes;
+use rtlat_core::Bytes;
+use rtlat_core::Footprint;
 use rtlat_sys::memory;
 
 use crate::rtsetup::{CAP_IPC_LOCK, CAP_SYS_ADMIN, CAP_SYS_RESOURCE, ProcessStatus};

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use anyhow::bail;
-use rtlat_core::config::SchedPolicy;
-use rtlat_core::engine::sys_policy;
+use rtlat_core::SchedPolicy;
+use rtlat_core::sys_policy;
 use rtlat_sys::{Errno, memory, sched};
 
 use rtlat_args::stdio::{note, tell};

@@ -23,8 +23,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use rtlat_audit::{Audit, Request};
-use rtlat_core::config::CyclicConfig;
-use rtlat_core::units::Nanos;
+use rtlat_core::CyclicConfig;
+use rtlat_core::Nanos;
 
 use crate::host::Host;
 use rtlat_args::stdio::tell;

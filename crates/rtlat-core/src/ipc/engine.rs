@@ -26,6 +26,7 @@ use super::links::{
     SignalTarget, interval_timespec,
 };
 use super::report::{PairReport, PairResult, SideResult, end_reason};
+use super::shared::{PairChannel, PairControl, PairShared};
 use super::{Mechanism, PairConfig, PairPlan, Side};
 use crate::config::TimeSourceKind;
 use crate::distribution::LatencyHistogram;
@@ -73,69 +74,6 @@ pub enum IpcError {
         /// The error from the OS.
         source: std::io::Error,
     },
-}
-
-/// The cells both sides of a pair touch besides their slots: the sender's
-/// timestamp, the time-out count, the thread handles for sigwaittest.
-#[repr(align(128))]
-#[derive(Debug, Default)]
-struct PairControl {
-    sent_ns: AtomicU64,
-    timeouts: AtomicU64,
-    receiver_thread: AtomicU64,
-    sender_thread: AtomicU64,
-}
-
-/// Everything one pair publishes.
-#[derive(Debug)]
-pub struct PairChannel {
-    /// The receiver's figures and histogram.
-    pub receiver: ThreadChannel,
-    /// The sender's count (its `cycles`).
-    pub sender: ThreadSlot,
-    control: PairControl,
-}
-
-impl PairChannel {
-    /// The time-outs counted so far (pmqtest `-f`).
-    pub fn timeouts(&self) -> u64 {
-        self.control.timeouts.load(Relaxed)
-    }
-
-    fn slot(&self, side: Side) -> &ThreadSlot {
-        match side {
-            Side::Receiver => &self.receiver.slot,
-            Side::Sender => &self.sender,
-        }
-    }
-}
-
-/// What the sides and their readers share.
-#[derive(Debug)]
-pub struct PairShared {
-    /// One channel per pair, in index order.
-    pub pairs: Box<[PairChannel]>,
-    stop: AtomicU64,
-    breaks: BreakCell,
-    trace: Option<TraceControl>,
-}
-
-impl PairShared {
-    /// Asks every side to leave its loop.
-    pub fn request_stop(&self) {
-        self.stop.store(1, Relaxed);
-    }
-
-    /// Adds `n` time-outs to pair `pair`'s count (synthetic runs).
-    pub(crate) fn add_timeouts(&self, pair: usize, n: u64) {
-        let cell = &self.pairs[pair].control.timeouts;
-        cell.store(cell.load(Relaxed) + n, Relaxed);
-    }
-
-    /// The break cell (`-b`).
-    pub(crate) fn breaks(&self) -> &BreakCell {
-        &self.breaks
-    }
 }
 
 /// The kernel objects of one pair.

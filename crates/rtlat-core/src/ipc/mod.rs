@@ -10,22 +10,32 @@
 //! and releases the sender through the same mechanism, which starts the
 //! next hand-off: the interval is a gap between measurements, not a period.
 //!
-//! - [`handoff`]: THE two loops, generic over the mechanism and over where
+//! - `handoff`: THE two loops, generic over the mechanism and over where
 //!   results go;
-//! - [`links`]: the mechanisms as loop ends;
-//! - [`engine`]: threads mode (both sides of every pair are threads of this
+//! - `links`: the mechanisms as loop ends;
+//! - `engine`: threads mode (both sides of every pair are threads of this
 //!   process, results in [`ThreadSlot`](crate::stats::ThreadSlot)s);
-//! - [`cells`]: fork mode's results in shared memory, for sides that run as
+//! - `cells`: fork mode's results in shared memory, for sides that run as
 //!   separate processes;
+//! - `shared`: what the sides of every pair and their readers share;
 //! - `synthetic`: the deterministic seam (no threads, no IPC);
-//! - [`report`]: the results as plain data.
+//! - `report`: the results as plain data.
+//!
+//! The modules are private: what a front end runs and reads is re-exported
+//! here ([`PairEngine`], [`PairReport`], [`ForkCells`], …).
 
-pub mod cells;
-pub mod engine;
-pub mod handoff;
-pub mod links;
-pub mod report;
+pub(crate) mod cells;
+pub(crate) mod engine;
+pub(crate) mod handoff;
+pub(crate) mod links;
+pub(crate) mod report;
+pub(crate) mod shared;
 pub(crate) mod synthetic;
+
+pub use cells::{ForkCells, run_side};
+pub use engine::{PairEngine, PairRunning};
+pub use handoff::ETIMEDOUT;
+pub use report::{PairReport, PairResult, SideResult};
 
 use crate::config::{RunConfig, ThreadPlan};
 use crate::units::Nanos;

@@ -11,7 +11,7 @@
 //! duration is over, whichever comes first in virtual time; every pair
 //! then shows what it had done by that moment.
 
-use super::engine::PairShared;
+use super::shared::PairShared;
 use super::{PairConfig, PairPlan, SYNTHETIC_ID_BASE};
 use crate::report::EndReason;
 use crate::slot::{LoopEnd, SlotWriter};

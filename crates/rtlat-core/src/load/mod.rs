@@ -18,9 +18,10 @@
 //! (a `syscalls` worker pins itself and its partner to one CPU in any
 //! case: their yields must hand that CPU to each other).
 //!
-//! Beside a measurement, a [`schedule`] runs loads in phases (one phase
-//! for a constant load) and [`procstat`] measures what the whole machine
-//! did meanwhile.
+//! Beside a measurement, a `schedule` runs loads in phases (one phase
+//! for a constant load) and `procstat` measures what the whole machine
+//! did meanwhile. The modules are private: what a front end uses is
+//! re-exported here ([`LoadSchedule`], [`Activity`], …).
 
 mod cache;
 mod cpu;
@@ -29,10 +30,15 @@ mod io;
 mod memory;
 mod messaging;
 pub(crate) use fork::helper_main as fork_helper_main;
-pub mod procstat;
-pub mod schedule;
+mod procstat;
+mod schedule;
 mod syscalls;
 mod timers;
+
+pub use procstat::Activity;
+pub use schedule::{
+    KindFigures, LoadPhase, LoadSchedule, LoadSummary, PhaseLoad, ScheduleRun, kind_line,
+};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use rtlat_audit::{Request, Status};
-use rtlat_core::cpuset::parse_cpu_list;
+use rtlat_core::parse_cpu_list;
 
 use crate::audit::Settings;
 use crate::output::OutputTarget;
@@ -243,7 +243,7 @@ written, 2 a usage error, 3 a check at or above --fail-on's level.
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_args::testing::{expect_run, expect_usage_error, os_words as os};
+    use rtlat_testkit::parsing::{expect_run, expect_usage_error, os_words as os};
 
     fn four_cpus(_: &Path) -> SystemView {
         SystemView {

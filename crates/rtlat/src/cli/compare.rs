@@ -224,7 +224,7 @@ error or a file that is not an rtlat result (named, with what is wrong),
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_args::testing::{expect_run, expect_usage_error, os_words as os};
+    use rtlat_testkit::parsing::{expect_run, expect_usage_error, os_words as os};
 
     fn run(args: &[&str]) -> Settings {
         expect_run(parse(&os(args)), args)

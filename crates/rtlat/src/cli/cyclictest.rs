@@ -13,7 +13,7 @@
 
 use std::ffi::OsString;
 
-use rtlat_core::units::Nanos;
+use rtlat_core::Nanos;
 
 use super::explain::{ExplainArgs, HasExplain};
 use super::monitor::{self, HasMonitor, MonitorArgs};

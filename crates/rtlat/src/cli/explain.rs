@@ -4,7 +4,7 @@
 
 use std::ffi::OsStr;
 
-use rtlat_core::candidates::ExplainTrigger;
+use rtlat_core::ExplainTrigger;
 
 use crate::explain::ExplainPlan;
 use rtlat_args::UsageError;

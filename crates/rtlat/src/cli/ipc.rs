@@ -9,10 +9,10 @@
 use std::ffi::OsString;
 use std::sync::LazyLock;
 
-use rtlat_core::config::RunConfig;
-use rtlat_core::distribution::DistributionPlan;
+use rtlat_core::DistributionPlan;
+use rtlat_core::Nanos;
+use rtlat_core::RunConfig;
 use rtlat_core::ipc::{PairConfig, Side};
-use rtlat_core::units::Nanos;
 
 use super::load_options::run_duration;
 use super::shared::{HasShared, Measure, SharedArgs, SharedOpt};
@@ -26,7 +26,7 @@ use rtlat_args::getopt::{GetoptError, OptSpec, ValueKind, getopt_long};
 use rtlat_args::options::{self, Flag, Name, Read};
 pub use rtlat_args::values::SystemView;
 use rtlat_args::values::invalid;
-use rtlat_core::load::schedule::LoadSchedule;
+use rtlat_core::load::LoadSchedule;
 
 mod flags;
 mod gates_and_load;

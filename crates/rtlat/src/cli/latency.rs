@@ -12,7 +12,7 @@
 use std::ffi::OsString;
 use std::sync::LazyLock;
 
-use rtlat_core::config::CyclicConfig;
+use rtlat_core::CyclicConfig;
 
 use super::explain::ExplainArgs;
 use super::output_options as outputs;
@@ -340,9 +340,9 @@ samples, in microseconds whatever the bucket width.
 mod tests {
     use super::*;
     use crate::output::OutputTarget;
-    use rtlat_args::testing::{expect_run, expect_usage_error, os_words, two_cpus};
-    use rtlat_core::config::{SchedPolicy, TimeSourceKind, WaitMode};
-    use rtlat_core::units::Nanos;
+    use rtlat_core::Nanos;
+    use rtlat_core::{SchedPolicy, TimeSourceKind, WaitMode};
+    use rtlat_testkit::parsing::{expect_run, expect_usage_error, os_words, two_cpus};
     use std::path::PathBuf;
 
     #[test]

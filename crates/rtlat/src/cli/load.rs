@@ -5,8 +5,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::load::{LoadKind, LoadPlan, MAX_WORKERS, kind_names, parse_spec};
+use rtlat_core::parse_cpu_list;
 
 use crate::load::Settings;
 use rtlat_args::UsageError;
@@ -224,8 +224,8 @@ failed, 2 for a usage error.
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_args::testing::os_words;
-    use rtlat_core::units::Nanos;
+    use rtlat_core::Nanos;
+    use rtlat_testkit::parsing::os_words;
 
     fn system() -> SystemView {
         SystemView {

@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
-use rtlat_core::cpuset::parse_cpu_list;
-use rtlat_core::load::schedule::{LoadPhase, LoadSchedule};
+use rtlat_core::Nanos;
+use rtlat_core::load::{LoadPhase, LoadSchedule};
 use rtlat_core::load::{LoadPlan, parse_spec};
-use rtlat_core::units::Nanos;
+use rtlat_core::parse_cpu_list;
 
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};

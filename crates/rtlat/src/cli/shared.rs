@@ -10,8 +10,8 @@
 
 use std::ffi::OsString;
 
-use rtlat_core::config::TimeSourceKind;
-use rtlat_core::load::schedule::LoadSchedule;
+use rtlat_core::TimeSourceKind;
+use rtlat_core::load::LoadSchedule;
 
 use super::gates::{self, GateArgs, GateOpt};
 use super::load_options::{self, LoadArgs, LoadOpt};

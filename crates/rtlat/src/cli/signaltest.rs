@@ -9,7 +9,7 @@
 use std::ffi::OsString;
 use std::sync::LazyLock;
 
-use rtlat_core::ring::{C_PACING, RingConfig};
+use rtlat_core::{C_PACING, RingConfig};
 
 use super::output_options as outputs;
 use super::shared::{HasShared, Measure, SharedArgs, SharedOpt, gate_and_load_flags, synthetic};
@@ -349,11 +349,11 @@ may be shortened while unambiguous (--prio)."
 mod tests {
     use super::*;
     use crate::output::OutputTarget;
-    use rtlat_args::testing::{expect_run, expect_usage_error, os_words, two_cpus};
-    use rtlat_core::config::SchedPolicy;
-    use rtlat_core::config::TimeSourceKind;
-    use rtlat_core::units::Nanos;
-    use rtlat_core::units::Resolution;
+    use rtlat_core::Nanos;
+    use rtlat_core::Resolution;
+    use rtlat_core::SchedPolicy;
+    use rtlat_core::TimeSourceKind;
+    use rtlat_testkit::parsing::{expect_run, expect_usage_error, os_words, two_cpus};
 
     fn parse_words(words: &[&str]) -> Result<Invocation, UsageError> {
         parse(&os_words(words), "signaltest".into(), &two_cpus())

@@ -3,7 +3,7 @@
 //! IPC tools (latency's `-T` reads its value with the same
 //! [`duration_option`]).
 
-use rtlat_core::units::Nanos;
+use rtlat_core::Nanos;
 
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};

@@ -47,10 +47,10 @@
 
 use std::time::{Duration, Instant};
 
-use rtlat_core::config::{CyclicConfig, TimeSourceKind};
-use rtlat_core::engine::Shared;
-use rtlat_core::interval::{IntervalReader, IntervalRecord};
-use rtlat_core::units::Bytes;
+use rtlat_core::Bytes;
+use rtlat_core::Shared;
+use rtlat_core::{CyclicConfig, TimeSourceKind};
+use rtlat_core::{IntervalReader, IntervalRecord};
 use rtlat_stats::blocks::{Block, BlockSeries, DEFAULT_CAPACITY, LADDER_NS, ladder_counts};
 
 /// Steps of the ladder.
@@ -331,8 +331,8 @@ mod tests {
         IntervalRecord {
             index,
             cycles,
-            min: rtlat_core::units::Nanos(0),
-            max: rtlat_core::units::Nanos(max_ns),
+            min: rtlat_core::Nanos(0),
+            max: rtlat_core::Nanos(max_ns),
             sum_ns: cycles as i64 * 10,
             overruns: 0,
             partial,

@@ -16,11 +16,11 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use rtlat_core::config::{MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
-use rtlat_core::engine::{Engine, Running};
-use rtlat_core::footprint::Footprint;
-use rtlat_core::report::{RunReport, ThreadError, ThreadStep};
-use rtlat_core::units::Nanos;
+use rtlat_core::Footprint;
+use rtlat_core::Nanos;
+use rtlat_core::{Engine, Running};
+use rtlat_core::{MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
+use rtlat_core::{RunReport, ThreadError, ThreadStep};
 use rtlat_sys::affinity;
 use rtlat_sys::clock::{self, Clock};
 use rtlat_sys::power::{self, DmaLatencyError};
@@ -204,7 +204,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         stdio::to_stderr(|w| {
             super::resolution::probe(
                 w,
-                rtlat_core::engine::sys_clock(settings.engine.clock),
+                rtlat_core::sys_clock(settings.engine.clock),
                 settings.verbose,
                 settings.debug_resolution,
             )

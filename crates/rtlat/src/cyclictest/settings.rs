@@ -7,8 +7,8 @@
 
 use std::path::PathBuf;
 
-use rtlat_core::config::CyclicConfig;
-use rtlat_core::load::schedule::LoadSchedule;
+use rtlat_core::CyclicConfig;
+use rtlat_core::load::LoadSchedule;
 
 use crate::gate::GatePlan;
 use crate::output::OutputTarget;

@@ -51,11 +51,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::anyhow;
-use rtlat_core::config::{CyclicConfig, TimeSourceKind};
-use rtlat_core::distribution::{Distribution, LatencyHistogram};
-use rtlat_core::engine::Shared;
-use rtlat_core::interval::{IntervalReader, IntervalRecord};
-use rtlat_core::units::{ClockInstant, Nanos};
+use rtlat_core::Shared;
+use rtlat_core::{ClockInstant, Nanos};
+use rtlat_core::{CyclicConfig, TimeSourceKind};
+use rtlat_core::{Distribution, LatencyHistogram};
+use rtlat_core::{IntervalReader, IntervalRecord};
 
 use crate::report::run_clock::Timeline;
 use crate::report::stats_stream::{IntervalEnd, write_empty_interval, write_interval};
@@ -275,8 +275,8 @@ mod tests {
 
     /// A prepared (not started) synthetic engine of one thread whose
     /// interval log keeps `ring` intervals of 1 s, and a stats file on it.
-    fn prepared(ring: usize, dir: &Path) -> (rtlat_core::engine::Engine, StatsFile, PathBuf) {
-        use rtlat_core::config::{IntervalPlan, SchedPolicy, ThreadPlan};
+    fn prepared(ring: usize, dir: &Path) -> (rtlat_core::Engine, StatsFile, PathBuf) {
+        use rtlat_core::{IntervalPlan, SchedPolicy, ThreadPlan};
         let mut config = CyclicConfig::new(vec![ThreadPlan {
             index: 0,
             interval: Nanos::from_micros(1000),
@@ -286,12 +286,12 @@ mod tests {
         }]);
         config.run.source = TimeSourceKind::Synthetic { seed: 1 };
         config.run.distribution =
-            Some(rtlat_core::distribution::DistributionPlan::new(1000, Nanos::ZERO).unwrap());
+            Some(rtlat_core::DistributionPlan::new(1000, Nanos::ZERO).unwrap());
         config.intervals = Some(IntervalPlan {
             length: Nanos::from_secs(1),
             ring,
         });
-        let engine = rtlat_core::engine::Engine::new(config.clone()).unwrap();
+        let engine = rtlat_core::Engine::new(config.clone()).unwrap();
         let path = dir.join("s.jsonl");
         let mut file = StatsFile::create(&path, &config).unwrap();
         file.timeline = Some(Timeline {
@@ -318,7 +318,7 @@ mod tests {
 
     #[test]
     fn empty_intervals_get_lines_lost_ones_do_not() {
-        use rtlat_core::interval::IntervalWriter;
+        use rtlat_core::IntervalWriter;
         let dir = tempfile::tempdir().unwrap();
         let (engine, mut file, path) = prepared(4, dir.path());
         let shared = engine.shared();
@@ -376,7 +376,7 @@ mod tests {
 
     #[test]
     fn p99_is_that_of_the_samples_since_the_last_drain_that_sealed() {
-        use rtlat_core::interval::IntervalWriter;
+        use rtlat_core::IntervalWriter;
         let dir = tempfile::tempdir().unwrap();
         let (engine, mut file, path) = prepared(64, dir.path());
         let shared = engine.shared();

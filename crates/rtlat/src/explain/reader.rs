@@ -14,9 +14,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rtlat_core::candidates::CandidateCursor;
-use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::engine::{Shared, time};
+use rtlat_core::CandidateCursor;
+use rtlat_core::DistributionPlan;
+use rtlat_core::{Shared, time};
 use rtlat_explain::trace::PageHeaderLayout;
 use rtlat_explain::{EventDecoder, ExplainConfig, Explainer, KernelSymbols, Sample};
 use rtlat_sys::clock::{self, Clock};

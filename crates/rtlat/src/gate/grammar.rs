@@ -88,7 +88,7 @@ impl Metric {
     }
 
     /// The label of a percentile, as in [`crate::gate::Metrics::percentiles_ns`]
-    /// and `rtlat_core::distribution::STANDARD_PERCENTILES` (`p99.9`);
+    /// and `rtlat_core::STANDARD_PERCENTILES` (`p99.9`);
     /// `None` for the other metrics.
     pub const fn percentile_label(self) -> Option<&'static str> {
         match self {
@@ -1039,7 +1039,7 @@ mod tests {
             .iter()
             .filter_map(|m| m.percentile_label())
             .collect();
-        let engine: Vec<&str> = rtlat_core::distribution::STANDARD_PERCENTILES
+        let engine: Vec<&str> = rtlat_core::STANDARD_PERCENTILES
             .iter()
             .map(|(label, _)| *label)
             .collect();

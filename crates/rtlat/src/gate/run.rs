@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::output::{OutputTarget, Stdout, write_to};
-use rtlat_core::distribution::Distribution;
-use rtlat_core::report::{PreciseStats, RunReport};
+use rtlat_core::Distribution;
+use rtlat_core::{PreciseStats, RunReport};
 
 use crate::report::verdict::Verdict;
 
@@ -85,7 +85,7 @@ fn percentiles(d: Option<&Distribution>) -> Vec<(&'static str, Option<i64>)> {
             .filter(|(label, _)| *label != "max")
             .map(|(label, v)| (label, v.map(|n| n.as_nanos())))
             .collect(),
-        None => rtlat_core::distribution::STANDARD_PERCENTILES
+        None => rtlat_core::STANDARD_PERCENTILES
             .iter()
             .map(|&(label, _)| (label, None))
             .collect(),
@@ -159,7 +159,7 @@ fn write_junit_file(
 mod tests {
     use super::*;
     use crate::report::test_support::{ThreadFixture, meta, run};
-    use rtlat_core::units::Resolution;
+    use rtlat_core::Resolution;
 
     #[test]
     fn threads_then_all_threads() {

@@ -25,12 +25,12 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use rtlat_core::ThreadStep;
 use rtlat_core::helper::{PARENT_ENV, spawn_child};
-use rtlat_core::ipc::cells::{ForkCells, run_side};
-use rtlat_core::ipc::report::PairResult;
+use rtlat_core::ipc::PairResult;
+use rtlat_core::ipc::{ForkCells, run_side};
 use rtlat_core::ipc::{Mechanism, Side};
 use rtlat_core::janitor::KeptSemSet;
-use rtlat_core::report::ThreadStep;
 use rtlat_sys::process::{ChildProcess, Stdio};
 use rtlat_sys::signals;
 

@@ -22,10 +22,10 @@
 
 use std::io::{self, Write};
 
-use rtlat_core::config::ClockKind;
-use rtlat_core::ipc::report::{PairReport, PairResult};
-use rtlat_core::report::{CompatStats, RunReport, ThreadReport};
-use rtlat_core::units::Resolution;
+use rtlat_core::ClockKind;
+use rtlat_core::Resolution;
+use rtlat_core::ipc::{PairReport, PairResult};
+use rtlat_core::{CompatStats, RunReport, ThreadReport};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
@@ -286,10 +286,10 @@ mod tests {
     use super::*;
 
     use crate::report::SysInfo;
-    use rtlat_core::config::SchedPolicy;
-    use rtlat_core::ipc::report::SideResult;
-    use rtlat_core::report::{EndReason, PreciseStats};
-    use rtlat_core::units::Nanos;
+    use rtlat_core::Nanos;
+    use rtlat_core::SchedPolicy;
+    use rtlat_core::ipc::SideResult;
+    use rtlat_core::{EndReason, PreciseStats};
 
     fn side(id: i32, compat: CompatStats) -> SideResult {
         SideResult {

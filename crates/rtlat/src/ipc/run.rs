@@ -8,12 +8,12 @@
 use std::time::{Duration, Instant};
 
 use rtlat_audit::counters::SystemDisturbances;
-use rtlat_core::config::TimeSourceKind;
-use rtlat_core::ipc::engine::PairRunning;
-use rtlat_core::ipc::handoff::ETIMEDOUT;
-use rtlat_core::ipc::report::{PairReport, PairResult};
+use rtlat_core::TimeSourceKind;
+use rtlat_core::ipc::ETIMEDOUT;
+use rtlat_core::ipc::PairRunning;
 use rtlat_core::ipc::{PairConfig, Side};
-use rtlat_core::report::{EndReason, ThreadError, ThreadStep};
+use rtlat_core::ipc::{PairReport, PairResult};
+use rtlat_core::{EndReason, ThreadError, ThreadStep};
 use rtlat_sys::tracefs::{self, TraceControl};
 
 use super::PairTool;

@@ -31,5 +31,5 @@ pub struct IpcSettings {
     /// `--fail-if` and `--junit`, if given.
     pub gates: Option<crate::gate::GatePlan>,
     /// `--load`, if given (a constant load: one phase).
-    pub load: Option<rtlat_core::load::schedule::LoadSchedule>,
+    pub load: Option<rtlat_core::load::LoadSchedule>,
 }

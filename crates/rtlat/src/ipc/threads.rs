@@ -6,9 +6,9 @@
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use rtlat_core::config::{SchedPolicy, TimeSourceKind};
-use rtlat_core::ipc::engine::PairEngine;
+use rtlat_core::ipc::PairEngine;
 use rtlat_core::ipc::{Mechanism, PairConfig};
+use rtlat_core::{SchedPolicy, TimeSourceKind};
 
 use super::run::{
     Beside, CpuTracker, ProcView, RunFacts, audit_pair_run, describe_error, display, finish,
@@ -26,7 +26,7 @@ use crate::signals::SignalFlags;
 /// exit status.
 pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     let synthetic = matches!(settings.engine.run.source, TimeSourceKind::Synthetic { .. });
-    let footprint = rtlat_core::footprint::Footprint::of_pairs(&settings.engine);
+    let footprint = rtlat_core::Footprint::of_pairs(&settings.engine);
     let pairs = format!("-t {}", settings.engine.pairs.len());
     if !synthetic && settings.engine.needs_realtime() {
         // Before the room: without the privilege no limit matters.
@@ -40,9 +40,9 @@ pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
     if settings.fork && !synthetic {
         // Each side is a process of its own: the tasks count, the memory
         // is the children's.
-        let processes = rtlat_core::footprint::Footprint {
-            heap: rtlat_core::units::Bytes(0),
-            stack_per_thread: rtlat_core::units::Bytes(0),
+        let processes = rtlat_core::Footprint {
+            heap: rtlat_core::Bytes(0),
+            stack_per_thread: rtlat_core::Bytes(0),
             ..footprint
         };
         crate::limits::check_room(&pairs, &processes, false)?;

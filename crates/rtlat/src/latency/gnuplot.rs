@@ -12,7 +12,7 @@
 
 use std::io::{self, Write};
 
-use rtlat_core::report::SignedHistogramData;
+use rtlat_core::SignedHistogramData;
 
 /// Writes `histogram` as gnuplot data; nothing at all when it holds no
 /// sample inside its range.

@@ -12,8 +12,8 @@
 
 use std::io::{self, Write};
 
-use rtlat_core::report::{SignedHistogramData, sample_stddev};
-use rtlat_core::units::Nanos;
+use rtlat_core::Nanos;
+use rtlat_core::{SignedHistogramData, sample_stddev};
 
 use crate::report::clock_time;
 

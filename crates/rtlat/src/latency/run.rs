@@ -12,12 +12,12 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use rtlat_core::config::{SchedPolicy, TimeSourceKind};
-use rtlat_core::engine::{Engine, Running};
-use rtlat_core::interval::{IntervalReader, IntervalRecord};
-use rtlat_core::report::{RunReport, ThreadError, ThreadStep};
-use rtlat_core::stats::SignedHistogram;
-use rtlat_core::units::Nanos;
+use rtlat_core::Nanos;
+use rtlat_core::SignedHistogram;
+use rtlat_core::{Engine, Running};
+use rtlat_core::{IntervalReader, IntervalRecord};
+use rtlat_core::{RunReport, ThreadError, ThreadStep};
+use rtlat_core::{SchedPolicy, TimeSourceKind};
 use rtlat_sys::tracefs::{self, TraceControl};
 
 use super::gnuplot::write_gnuplot;
@@ -265,7 +265,7 @@ impl<'a> Seconds<'a> {
 
     /// Takes the seconds sealed since the last call and writes their lines
     /// (unless `-q`) to `lines`.
-    fn take(&mut self, log: &rtlat_core::interval::IntervalLog, lines: &mut Vec<u8>) {
+    fn take(&mut self, log: &rtlat_core::IntervalLog, lines: &mut Vec<u8>) {
         let mut records = Vec::new();
         self.reader.drain(log, |r| records.push(r));
         for record in records {

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use rtlat_core::config::CyclicConfig;
-use rtlat_core::units::Nanos;
+use rtlat_core::CyclicConfig;
+use rtlat_core::Nanos;
 
 use crate::output::OutputTarget;
 
@@ -44,7 +44,7 @@ pub struct Settings {
     pub gates: Option<crate::gate::GatePlan>,
     /// `--load` or `--load-schedule`, if given (phases start after the
     /// warm-up).
-    pub load: Option<rtlat_core::load::schedule::LoadSchedule>,
+    pub load: Option<rtlat_core::load::LoadSchedule>,
     /// `--explain`, if given.
     pub explain: Option<crate::explain::ExplainPlan>,
 }

@@ -12,10 +12,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use rtlat_core::config::ThreadPlan;
-use rtlat_core::engine::Shared;
+use rtlat_core::Resolution;
+use rtlat_core::Shared;
+use rtlat_core::ThreadPlan;
 use rtlat_core::janitor::{Kept, NamedKind, announce_named};
-use rtlat_core::units::Resolution;
 use rtlat_sys::fifo::{make_fifo, open_fifo_writer_nonblocking};
 
 use crate::live::text::write_status_lines;
@@ -176,9 +176,9 @@ mod tests {
     use std::sync::mpsc;
     use std::time::Instant;
 
-    use rtlat_core::config::{CyclicConfig, RunConfig, SchedPolicy, TimeSourceKind};
-    use rtlat_core::engine::Engine;
-    use rtlat_core::units::Nanos;
+    use rtlat_core::Engine;
+    use rtlat_core::Nanos;
+    use rtlat_core::{CyclicConfig, RunConfig, SchedPolicy, TimeSourceKind};
 
     fn two_thread_config() -> CyclicConfig {
         let plan = |index: usize| ThreadPlan {

@@ -12,7 +12,7 @@ use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use rtlat_args::stdio;
-use rtlat_core::units::Nanos;
+use rtlat_core::Nanos;
 
 use crate::report::clock_time;
 

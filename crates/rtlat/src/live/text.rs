@@ -12,10 +12,10 @@
 
 use std::io::{self, Write};
 
-use rtlat_core::config::ThreadPlan;
-use rtlat_core::engine::Shared;
-use rtlat_core::stats::ThreadChannel;
-use rtlat_core::units::Resolution;
+use rtlat_core::Resolution;
+use rtlat_core::Shared;
+use rtlat_core::ThreadChannel;
+use rtlat_core::ThreadPlan;
 
 use crate::report::status::{StatusLine, write_status_line};
 
@@ -221,10 +221,10 @@ pub fn write_status_block(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_core::config::{CyclicConfig, RunConfig, SchedPolicy, TimeSourceKind};
-    use rtlat_core::engine::Engine;
-    use rtlat_core::stats::Tally;
-    use rtlat_core::units::Nanos;
+    use rtlat_core::Engine;
+    use rtlat_core::Nanos;
+    use rtlat_core::Tally;
+    use rtlat_core::{CyclicConfig, RunConfig, SchedPolicy, TimeSourceKind};
 
     /// Two threads' slots with known figures, as a live reader sees them.
     fn shared_with(samples: &[&[i64]], smi: bool) -> (std::sync::Arc<Shared>, Vec<ThreadPlan>) {
@@ -289,7 +289,7 @@ mod tests {
     #[test]
     fn oscope_prints_each_blocks_maximum_and_its_cycle() {
         let values = [4, 9, 2, 7, -3, -1, 5, 6];
-        let ring = rtlat_core::stats::SampleRing::new(16).unwrap();
+        let ring = rtlat_core::SampleRing::new(16).unwrap();
         let mut tally = Tally::default();
         for (cycle, &v) in values.iter().enumerate() {
             ring.record(cycle as u64, v);

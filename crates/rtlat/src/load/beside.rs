@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use rtlat_core::load::LoadError;
-use rtlat_core::load::schedule::{LoadSchedule, LoadSummary, ScheduleRun};
+use rtlat_core::load::{LoadSchedule, LoadSummary, ScheduleRun};
 
 use crate::report::load::LoadResults;
 

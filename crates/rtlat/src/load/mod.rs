@@ -8,8 +8,8 @@ pub mod beside;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use rtlat_core::Nanos;
 use rtlat_core::load::{LoadPlan, LoadSet};
-use rtlat_core::units::Nanos;
 
 use crate::signals::SignalFlags;
 use rtlat_args::columns::{self, Stream};

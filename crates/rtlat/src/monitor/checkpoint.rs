@@ -36,11 +36,11 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use rtlat_core::config::{ClockKind, CyclicConfig, WaitMode};
-use rtlat_core::distribution::{Distribution, DistributionPlan, SparseCounts};
-use rtlat_core::report::ThreadReport;
-use rtlat_core::units::Nanos;
+use rtlat_core::Nanos;
+use rtlat_core::ThreadReport;
+use rtlat_core::{ClockKind, CyclicConfig, WaitMode};
 use rtlat_core::{CompatStats, PreciseStats};
+use rtlat_core::{Distribution, DistributionPlan, SparseCounts};
 use rtlat_results::blocks::BlocksDoc;
 use rtlat_results::timeline::StatsLine;
 use rtlat_stats::blocks::{BlockSeries, DEFAULT_CAPACITY};

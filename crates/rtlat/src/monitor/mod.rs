@@ -32,11 +32,11 @@ use anyhow::{Context, bail};
 
 use rtlat_args::UsageError;
 use rtlat_args::stdio::tell;
-use rtlat_core::config::CyclicConfig;
-use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::engine::Running;
-use rtlat_core::report::RunReport;
-use rtlat_core::units::Nanos;
+use rtlat_core::CyclicConfig;
+use rtlat_core::DistributionPlan;
+use rtlat_core::Nanos;
+use rtlat_core::RunReport;
+use rtlat_core::Running;
 use rtlat_stats::blocks::BlockSeries;
 use rtlat_stats::projection::{Projection, Request, project};
 

@@ -15,9 +15,9 @@
 
 use std::collections::VecDeque;
 
-use rtlat_core::distribution::{Distribution, DistributionPlan, SparseCounts};
-use rtlat_core::interval::{IntervalReader, IntervalRecord};
-use rtlat_core::units::Nanos;
+use rtlat_core::Nanos;
+use rtlat_core::{Distribution, DistributionPlan, SparseCounts};
+use rtlat_core::{IntervalReader, IntervalRecord};
 
 use super::settings::Window;
 
@@ -249,7 +249,7 @@ impl Tracker {
         &mut self,
         second: u64,
         distributions: impl Iterator<Item = Option<&'a Distribution>>,
-        logs: impl Iterator<Item = Option<&'a rtlat_core::interval::IntervalLog>>,
+        logs: impl Iterator<Item = Option<&'a rtlat_core::IntervalLog>>,
     ) {
         let mut stretches = Vec::with_capacity(self.readers.len());
         for ((thread, now), log) in distributions.enumerate().zip(logs) {
@@ -337,7 +337,7 @@ impl Tracker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_core::distribution::LatencyHistogram;
+    use rtlat_core::LatencyHistogram;
     use std::time::Duration;
 
     fn plan() -> DistributionPlan {

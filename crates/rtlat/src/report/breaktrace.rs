@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use rtlat_core::report::RunReport;
+use rtlat_core::RunReport;
 
 /// Writes the break lines.
 pub fn write_break_info(w: &mut impl Write, report: &RunReport) -> io::Result<()> {
@@ -24,8 +24,8 @@ pub fn write_break_info(w: &mut impl Write, report: &RunReport) -> io::Result<()
 mod tests {
     use super::*;
     use crate::report::test_support::{ThreadFixture, render, run};
-    use rtlat_core::report::BreakReport;
-    use rtlat_core::units::Resolution;
+    use rtlat_core::BreakReport;
+    use rtlat_core::Resolution;
 
     #[test]
     fn thread_ids_then_the_break() {

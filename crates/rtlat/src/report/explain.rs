@@ -16,8 +16,8 @@
 use std::io::{self, Write};
 
 use rtlat_args::escape::Escaped;
-use rtlat_core::cpuset::format_cpu_list;
-use rtlat_core::distribution::Distribution;
+use rtlat_core::Distribution;
+use rtlat_core::format_cpu_list;
 use rtlat_explain::{Cause, Explanation, SUM_TOLERANCE_NS};
 use serde::Serialize;
 

@@ -12,7 +12,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use rtlat_core::distribution::Distribution;
+use rtlat_core::Distribution;
 
 /// Reporting points per halving of the distance to 100 %.
 const TICKS_PER_HALF_DISTANCE: f64 = 5.0;
@@ -84,7 +84,7 @@ pub fn write_hgrm(
         w,
         "#[Buckets = {:12}, SubBuckets     = {:12}]",
         distribution.buckets().count(),
-        rtlat_core::distribution::SUB_BUCKETS
+        rtlat_core::SUB_BUCKETS
     )
 }
 
@@ -122,8 +122,8 @@ fn micros(ns: i64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_core::distribution::{DistributionPlan, LatencyHistogram};
-    use rtlat_core::units::Nanos;
+    use rtlat_core::Nanos;
+    use rtlat_core::{DistributionPlan, LatencyHistogram};
 
     fn distribution(values: &[i64]) -> Distribution {
         let h = LatencyHistogram::new(DistributionPlan::new(1000, Nanos::ZERO).unwrap()).unwrap();

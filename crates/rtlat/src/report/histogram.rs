@@ -24,7 +24,7 @@
 
 use std::io::{self, BufWriter, Write};
 
-use rtlat_core::report::{HistogramData, RunReport};
+use rtlat_core::{HistogramData, RunReport};
 
 /// Writes the histogram block of `report`, final empty line included.
 ///
@@ -177,8 +177,8 @@ fn invalid(msg: String) -> io::Error {
 mod tests {
     use super::*;
     use crate::report::test_support::{ThreadFixture, render, run};
-    use rtlat_core::report::CompatStats;
-    use rtlat_core::units::Resolution;
+    use rtlat_core::CompatStats;
+    use rtlat_core::Resolution;
 
     /// The block as text; also checks the final empty line, which snapshots
     /// do not show (insta trims trailing newlines).

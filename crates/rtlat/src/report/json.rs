@@ -29,13 +29,13 @@
 use std::io::{self, Write};
 
 use rtlat_audit::{Environment, Finding};
-use rtlat_core::config::CyclicConfig;
-use rtlat_core::distribution::Distribution;
-use rtlat_core::load::procstat::Activity;
-use rtlat_core::load::schedule::KindFigures;
-use rtlat_core::phase::PhaseReport;
-use rtlat_core::report::{Disturbances, HistogramData, RunReport, ThreadReport};
-use rtlat_core::units::{Nanos, Resolution};
+use rtlat_core::CyclicConfig;
+use rtlat_core::Distribution;
+use rtlat_core::PhaseReport;
+use rtlat_core::load::Activity;
+use rtlat_core::load::KindFigures;
+use rtlat_core::{Disturbances, HistogramData, RunReport, ThreadReport};
+use rtlat_core::{Nanos, Resolution};
 use rtlat_results::blocks::BlocksDoc;
 use rtlat_results::document::{self as doc, CyclicThread, Header};
 use rtlat_stats::blocks::BlockSeries;
@@ -612,9 +612,9 @@ pub fn round_decimals(x: f64, decimals: usize) -> f64 {
 mod tests {
     use super::*;
     use crate::report::test_support::{ThreadFixture, meta, render, run};
-    use rtlat_core::config::ClockKind;
-    use rtlat_core::report::CompatStats;
-    use rtlat_core::units::Nanos;
+    use rtlat_core::ClockKind;
+    use rtlat_core::CompatStats;
+    use rtlat_core::Nanos;
     use serde_json::Value;
 
     /// The verdict of a synthetic run (no system counters).
@@ -649,8 +649,8 @@ mod tests {
     #[test]
     fn methods_are_named() {
         let mut config = default_config();
-        config.wait = rtlat_core::config::WaitMode::Timerfd;
-        config.measure = rtlat_core::config::MeasureMode::Timer;
+        config.wait = rtlat_core::WaitMode::Timerfd;
+        config.measure = rtlat_core::MeasureMode::Timer;
         let text = render(|w| {
             let report = one_thread_histogram();
             write_json(w, &report, &meta("x"), &config, None, &verdict_of(&report))
@@ -793,17 +793,17 @@ mod tests {
             .samples(&[5], Resolution::Micros, 0, None)
             .build();
         let timeline = Timeline {
-            clock: rtlat_core::units::ClockInstant(0),
+            clock: rtlat_core::ClockInstant(0),
             unix_ns: 1_795_311_897_123_456_500,
             start: None,
         };
-        t.max_at = Some(rtlat_core::units::ClockInstant(0));
+        t.max_at = Some(rtlat_core::ClockInstant(0));
         let seconds = max_time(&t, Some(&timeline)).unwrap();
         assert_eq!(
             serde_json::to_string(&seconds).unwrap(),
             "1795311897.123457"
         );
-        t.max_at = Some(rtlat_core::units::ClockInstant(-1_000));
+        t.max_at = Some(rtlat_core::ClockInstant(-1_000));
         let seconds = max_time(&t, Some(&timeline)).unwrap();
         assert_eq!(
             serde_json::to_string(&seconds).unwrap(),
@@ -1126,12 +1126,10 @@ mod tests {
 
     #[test]
     fn load_and_phases_follow_the_threads() {
-        use rtlat_core::load::procstat::Activity;
-        use rtlat_core::load::schedule::{
-            KindFigures, LoadPhase, LoadSchedule, LoadSummary, PhaseLoad,
-        };
+        use rtlat_core::PhaseReport;
+        use rtlat_core::load::Activity;
+        use rtlat_core::load::{KindFigures, LoadPhase, LoadSchedule, LoadSummary, PhaseLoad};
         use rtlat_core::load::{KindReport, LoadKind};
-        use rtlat_core::phase::PhaseReport;
         use std::time::Duration;
 
         let phase = |cycles: u64, min: i64, max: i64, sum: i64, sum_sq: i64| PhaseReport {
@@ -1143,7 +1141,7 @@ mod tests {
                 act: max,
                 sum,
             },
-            precise: rtlat_core::report::PreciseStats {
+            precise: rtlat_core::PreciseStats {
                 min: Some(Nanos::from_micros(min)),
                 max: Some(Nanos::from_micros(max)),
                 sum_ns: i128::from(sum) * 1000,

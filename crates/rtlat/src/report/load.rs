@@ -11,9 +11,9 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use rtlat_core::load::procstat::Activity;
-use rtlat_core::load::schedule::{LoadSchedule, LoadSummary, PhaseLoad, kind_line};
-use rtlat_core::report::ThreadReport;
+use rtlat_core::ThreadReport;
+use rtlat_core::load::Activity;
+use rtlat_core::load::{LoadSchedule, LoadSummary, PhaseLoad, kind_line};
 
 /// A run's load and what it did.
 #[derive(Clone, Copy, Debug)]

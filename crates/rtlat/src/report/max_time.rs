@@ -16,7 +16,7 @@
 
 use std::io::{self, Write};
 
-use rtlat_core::report::RunReport;
+use rtlat_core::RunReport;
 
 use super::run_clock::Timeline;
 use super::sample_time::SampleInstants;
@@ -71,7 +71,7 @@ fn wall_clock_text(unix_ns: i128) -> String {
 mod tests {
     use super::*;
     use crate::report::test_support::{ThreadFixture, run};
-    use rtlat_core::units::{ClockInstant, Resolution};
+    use rtlat_core::{ClockInstant, Resolution};
 
     /// A run whose clock read 1_000 s when the wall clock read
     /// 2026-11-25 14:02:17 UTC, the threads starting then.

@@ -1,5 +1,5 @@
 //! Final outputs: each takes the finished
-//! [`RunReport`](rtlat_core::report::RunReport) (plus run metadata
+//! [`RunReport`](rtlat_core::RunReport) (plus run metadata
 //! where the format needs it) and writes to any `io::Write`.
 //!
 //! One module per format:

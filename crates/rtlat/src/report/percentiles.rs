@@ -18,8 +18,8 @@
 use std::io::{self, Write};
 
 use rtlat_args::columns;
-use rtlat_core::distribution::{Distribution, STANDARD_PERCENTILES};
-use rtlat_core::report::RunReport;
+use rtlat_core::RunReport;
+use rtlat_core::{Distribution, STANDARD_PERCENTILES};
 
 use super::verdict::{SAMPLES_BEYOND_NEEDED, samples_beyond, supported};
 
@@ -108,7 +108,7 @@ fn write_footnote(w: &mut impl Write, name: &str, d: &Distribution) -> io::Resul
 mod tests {
     use super::*;
     use crate::report::test_support::{ThreadFixture, run};
-    use rtlat_core::units::Resolution;
+    use rtlat_core::Resolution;
 
     #[test]
     fn one_row_per_thread_and_all() {

@@ -5,7 +5,7 @@
 //! thread's time of its maximum) become wall-clock times and times into
 //! the run through it, so that every output that shows one agrees.
 
-use rtlat_core::units::{ClockInstant, Nanos};
+use rtlat_core::{ClockInstant, Nanos};
 
 /// One reading of the run's clock with the wall clock, and the run's start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

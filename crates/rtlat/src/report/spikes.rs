@@ -6,7 +6,7 @@
 
 use std::io::{self, Write};
 
-use rtlat_core::report::SpikeReport;
+use rtlat_core::SpikeReport;
 
 /// Writes the spike list.
 pub fn write_spikes(w: &mut impl Write, spikes: &SpikeReport) -> io::Result<()> {
@@ -29,7 +29,7 @@ pub fn write_spikes(w: &mut impl Write, spikes: &SpikeReport) -> io::Result<()> 
 mod tests {
     use super::*;
     use crate::report::test_support::render;
-    use rtlat_core::report::SpikeRecord;
+    use rtlat_core::SpikeRecord;
 
     #[test]
     fn matches_cyclictest_layout() {

@@ -26,8 +26,8 @@
 
 use std::io::{self, Write};
 
-use rtlat_core::interval::IntervalRecord;
-use rtlat_core::units::Nanos;
+use rtlat_core::IntervalRecord;
+use rtlat_core::Nanos;
 use rtlat_results::timeline::StatsLine;
 
 use super::json::round_decimals;

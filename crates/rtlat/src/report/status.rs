@@ -13,8 +13,8 @@
 
 use std::io::{self, Write};
 
-use rtlat_core::report::{CompatStats, RunReport, ThreadReport};
-use rtlat_core::units::Resolution;
+use rtlat_core::Resolution;
+use rtlat_core::{CompatStats, RunReport, ThreadReport};
 
 /// The figures one `T:` line shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -101,7 +101,7 @@ pub fn write_quiet_summary(w: &mut impl Write, report: &RunReport) -> io::Result
 mod tests {
     use super::*;
     use crate::report::test_support::{ThreadFixture, render, run};
-    use rtlat_core::units::Nanos;
+    use rtlat_core::Nanos;
 
     fn line(t: &ThreadReport, resolution: Resolution) -> String {
         render(|w| write_status_line(w, &StatusLine::from_thread(t), resolution))

@@ -4,11 +4,9 @@
 //! run's resolution), from which every figure is computed the way the engine
 //! computes it, or by setting the figures directly (to mirror a capture).
 
-use rtlat_core::config::{ClockKind, SchedPolicy};
-use rtlat_core::report::{
-    CompatStats, EndReason, HistogramData, PreciseStats, RunReport, ThreadReport,
-};
-use rtlat_core::units::{ClockInstant, Nanos, Resolution};
+use rtlat_core::{ClockInstant, Nanos, Resolution};
+use rtlat_core::{ClockKind, SchedPolicy};
+use rtlat_core::{CompatStats, EndReason, HistogramData, PreciseStats, RunReport, ThreadReport};
 
 use super::run_clock::Timeline;
 use super::{RunMeta, SysInfo};
@@ -168,7 +166,7 @@ impl ThreadFixture {
     /// Sets the full distribution to that of `samples_ns` (1 µs exact
     /// buckets, the default plan).
     pub fn distribution(mut self, samples_ns: &[i64]) -> ThreadFixture {
-        use rtlat_core::distribution::{DistributionPlan, LatencyHistogram};
+        use rtlat_core::{DistributionPlan, LatencyHistogram};
         let plan = DistributionPlan::new(1000, Nanos::ZERO).expect("the default plan");
         let histogram = LatencyHistogram::new(plan).expect("memory");
         for &ns in samples_ns {

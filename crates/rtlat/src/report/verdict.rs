@@ -41,8 +41,8 @@ use std::path::Path;
 
 use rtlat_audit::counters::{KernelLogFinding, RunWatch, SystemDisturbances};
 use rtlat_audit::{Audit, Finding, Status};
-use rtlat_core::distribution::STANDARD_PERCENTILES;
-use rtlat_core::report::{RunReport, ThreadReport, ThreadStep};
+use rtlat_core::STANDARD_PERCENTILES;
+use rtlat_core::{RunReport, ThreadReport, ThreadStep};
 use rtlat_stats::blocks::BlockSeries;
 use rtlat_stats::projection::{self, Projection, Request};
 use serde::ser::SerializeStruct;
@@ -557,7 +557,7 @@ pub fn judge(
     system: Option<&SystemDisturbances>,
 ) -> Verdict {
     let clock_resolution_ns = system.map(|_| {
-        let res = rtlat_sys::clock::resolution(rtlat_core::engine::sys_clock(report.clock));
+        let res = rtlat_sys::clock::resolution(rtlat_core::sys_clock(report.clock));
         res.tv_sec as i64 * 1_000_000_000 + res.tv_nsec as i64
     });
     Verdict::of(Evidence {
@@ -737,7 +737,7 @@ fn thread_reasons(threads: &[ThreadReport], reasons: &mut Vec<Reason>) {
     let caveats = |_: &ThreadReport| Measurement::Doubtful;
     let untrustworthy = |_: &ThreadReport| Measurement::Invalid;
     let nonzero = |n: u64| (n > 0).then(|| n.to_string());
-    let disturbance = |get: fn(&rtlat_core::report::Disturbances) -> Option<u64>| {
+    let disturbance = |get: fn(&rtlat_core::Disturbances) -> Option<u64>| {
         move |t: &ThreadReport| t.disturbances.as_ref().and_then(get).and_then(nonzero)
     };
     let candidates = [

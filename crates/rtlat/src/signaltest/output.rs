@@ -4,8 +4,8 @@
 
 use std::io::{self, Write};
 
-use rtlat_core::report::{CompatStats, RunReport, ThreadReport};
-use rtlat_core::units::Resolution;
+use rtlat_core::Resolution;
+use rtlat_core::{CompatStats, RunReport, ThreadReport};
 use rtlat_stats::blocks::BlockSeries;
 use serde::Serialize;
 

@@ -11,13 +11,13 @@ use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use rtlat_core::config::{SchedPolicy, TimeSourceKind};
-use rtlat_core::engine::time;
-use rtlat_core::report::{RunReport, ThreadError, ThreadStep};
-use rtlat_core::ring::port::SYNTHETIC_RING_START;
-use rtlat_core::ring::{RingEngine, RingRunning};
-use rtlat_core::stats::ThreadChannel;
-use rtlat_core::units::ClockInstant;
+use rtlat_core::ClockInstant;
+use rtlat_core::SYNTHETIC_RING_START;
+use rtlat_core::ThreadChannel;
+use rtlat_core::time;
+use rtlat_core::{RingEngine, RingRunning};
+use rtlat_core::{RunReport, ThreadError, ThreadStep};
+use rtlat_core::{SchedPolicy, TimeSourceKind};
 use rtlat_sys::clock::Clock;
 use rtlat_sys::tracefs::{self, TraceControl};
 
@@ -72,7 +72,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     crate::limits::check_room(
         &format!("-t {}", ring.threads.len()),
-        &rtlat_core::footprint::Footprint::of_ring(ring),
+        &rtlat_core::Footprint::of_ring(ring),
         settings.mlockall && !synthetic,
     )?;
     if !synthetic && !ring.needs_realtime() {

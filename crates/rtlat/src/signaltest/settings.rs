@@ -1,8 +1,8 @@
 //! The validated settings of one `rtlat signaltest` run: the ring itself
 //! ([`RingConfig`]) and the process set-up and output choices around it.
 
-use rtlat_core::load::schedule::LoadSchedule;
-use rtlat_core::ring::RingConfig;
+use rtlat_core::RingConfig;
+use rtlat_core::load::LoadSchedule;
 
 use crate::gate::GatePlan;
 use crate::output::OutputTarget;

@@ -2,7 +2,7 @@
 //! the spike list (`--spike`, `--spike-nodes`), and the warnings for an
 //! option given without the one it acts with.
 
-use rtlat_core::config::{BreakPlan, SpikePlan};
+use rtlat_core::{BreakPlan, SpikePlan};
 
 use super::flags::name;
 use super::{DEFAULT_SPIKE_NODES, MAX_SPIKE_NODES, Raw};

@@ -8,13 +8,13 @@
 
 use std::path::PathBuf;
 
-use rtlat_core::config::{
+use rtlat_core::DistributionPlan;
+use rtlat_core::load::LoadSchedule;
+use rtlat_core::{
     Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, IntervalPlan, MeasureMode,
     RunConfig, SpikePlan, ThreadPlan, TimeSourceKind, WaitMode,
 };
-use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::load::schedule::LoadSchedule;
-use rtlat_core::units::{Nanos, Resolution};
+use rtlat_core::{Nanos, Resolution};
 
 use super::flags::{name, shared};
 use super::threads::{Pinning, Placement};

@@ -1,8 +1,8 @@
 //! What `rtlat monitor` changes in cyclictest's command line: its
 //! defaults, what it refuses, and its plan in the settings.
 
-use rtlat_core::config::{IntervalPlan, TimeSourceKind};
-use rtlat_core::units::Nanos;
+use rtlat_core::Nanos;
+use rtlat_core::{IntervalPlan, TimeSourceKind};
 
 use super::flags::name;
 use super::{Raw, STATS_RING};

@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
-use rtlat_core::config::{IntervalPlan, ThreadPlan, TimeSourceKind};
-use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::units::{Nanos, Resolution};
+use rtlat_core::DistributionPlan;
+use rtlat_core::{IntervalPlan, ThreadPlan, TimeSourceKind};
+use rtlat_core::{Nanos, Resolution};
 
 use super::flags::name;
 use super::{

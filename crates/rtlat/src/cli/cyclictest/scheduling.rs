@@ -2,7 +2,7 @@
 //! as C settles them (a priority makes the policy fifo; a real-time policy
 //! without one runs at threads + 1), with C's warnings.
 
-use rtlat_core::config::SchedPolicy;
+use rtlat_core::SchedPolicy;
 
 use super::Raw;
 use super::flags::name;

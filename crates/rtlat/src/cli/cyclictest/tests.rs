@@ -2,17 +2,17 @@
 
 use std::path::PathBuf;
 
-use rtlat_core::config::{
+use rtlat_core::DistributionPlan;
+use rtlat_core::Resolution;
+use rtlat_core::{
     Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, IntervalPlan, MeasureMode,
     RunConfig, SchedPolicy, SpikePlan, ThreadPlan, TimeSourceKind, WaitMode,
 };
-use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::units::Resolution;
 
 use super::*;
 use crate::cyclictest::settings::{DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit};
 use crate::output::OutputTarget;
-use rtlat_args::testing::{
+use rtlat_testkit::parsing::{
     Spelled, expect_run, expect_usage_error, os_words as os, spellings, two_cpus as sys2,
 };
 

@@ -2,9 +2,9 @@
 //! `-t`, `--smi`'s need of pinned threads, `--mainaffinity`, and the plan
 //! of each thread.
 
-use rtlat_core::config::{SchedPolicy, ThreadPlan};
-use rtlat_core::cpuset::parse_cpu_list;
-use rtlat_core::units::Nanos;
+use rtlat_core::Nanos;
+use rtlat_core::parse_cpu_list;
+use rtlat_core::{SchedPolicy, ThreadPlan};
 
 use super::flags::name;
 use super::{MAX_THREADS, Raw};

@@ -2,8 +2,8 @@
 //! `-x`, `--wait`, `--measure`), the clock (`-c`), the intervals (`-i`,
 //! `-d`) and the alignment of the first deadlines (`-A`, `--secaligned`).
 
-use rtlat_core::config::{Alignment, ClockKind, MeasureMode, WaitMode};
-use rtlat_core::units::Nanos;
+use rtlat_core::Nanos;
+use rtlat_core::{Alignment, ClockKind, MeasureMode, WaitMode};
 
 use super::flags::name;
 use super::{MAX_INTERVAL_US, Raw};

@@ -3,7 +3,7 @@
 
 use rtlat_args::UsageError;
 use rtlat_args::values::OptionName;
-use rtlat_core::config::TimeSourceKind;
+use rtlat_core::TimeSourceKind;
 
 use super::stopping::Stopping;
 use super::{Raw, shared};

@@ -5,7 +5,7 @@ use rtlat_args::UsageError;
 use rtlat_args::options::Name;
 use rtlat_args::values::{OptionName, int_in};
 use rtlat_core::ipc::MqTimeouts;
-use rtlat_core::units::{Nanos, Resolution};
+use rtlat_core::{Nanos, Resolution};
 
 use super::{MAX_US, Raw, name, shared};
 

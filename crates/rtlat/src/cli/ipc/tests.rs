@@ -3,9 +3,9 @@
 
 use super::*;
 use crate::output::OutputTarget;
-use rtlat_args::testing::{Spelled, expect_usage_error, os_words, spellings, two_cpus as sys2};
-use rtlat_core::config::{SchedPolicy, TimeSourceKind};
-use rtlat_core::units::Resolution;
+use rtlat_core::Resolution;
+use rtlat_core::{SchedPolicy, TimeSourceKind};
+use rtlat_testkit::parsing::{Spelled, expect_usage_error, os_words, spellings, two_cpus as sys2};
 
 const TOOLS: [PairTool; 4] = [
     PairTool::Svsematest,

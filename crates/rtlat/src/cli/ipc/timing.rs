@@ -3,9 +3,9 @@
 
 use rtlat_args::UsageError;
 use rtlat_args::values::{int, int_in, invalid};
-use rtlat_core::config::SchedPolicy;
+use rtlat_core::Nanos;
+use rtlat_core::SchedPolicy;
 use rtlat_core::ipc::PairPlan;
-use rtlat_core::units::Nanos;
 
 use super::pairs::Pinning;
 use super::{MAX_US, Raw, name};

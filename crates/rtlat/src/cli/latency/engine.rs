@@ -2,13 +2,13 @@
 //! periodic timerfd, a warm-up, one-second intervals, and the signed
 //! histograms when something prints them.
 
-use rtlat_core::config::{
+use rtlat_core::DistributionPlan;
+use rtlat_core::load::LoadSchedule;
+use rtlat_core::{
     CyclicConfig, IntervalPlan, RunConfig, SchedPolicy, SignedHistogramPlan, ThreadPlan,
     TimeSourceKind, WaitMode,
 };
-use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::load::schedule::LoadSchedule;
-use rtlat_core::units::{Nanos, Resolution};
+use rtlat_core::{Nanos, Resolution};
 
 use super::printing::Printing;
 use super::thread::Thread;

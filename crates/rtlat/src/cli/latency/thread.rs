@@ -3,8 +3,8 @@
 
 use rtlat_args::UsageError;
 use rtlat_args::values::{SystemView, duration_option, int, int_in, int_in_or, invalid};
-use rtlat_core::load::schedule::LoadSchedule;
-use rtlat_core::units::Nanos;
+use rtlat_core::Nanos;
+use rtlat_core::load::LoadSchedule;
 
 use super::{DEFAULT_PERIOD_US, DEFAULT_PRIORITY, MAX_PERIOD_US, Opt, Raw};
 use crate::cli::load_options::run_duration;

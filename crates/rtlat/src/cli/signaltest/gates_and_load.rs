@@ -4,7 +4,7 @@
 
 use rtlat_args::UsageError;
 use rtlat_args::values::{OptionName, SystemView};
-use rtlat_core::load::schedule::LoadSchedule;
+use rtlat_core::load::LoadSchedule;
 
 use super::{Raw, shared};
 use crate::cli::gates::{self, GateOpt};

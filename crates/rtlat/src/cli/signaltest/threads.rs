@@ -3,9 +3,9 @@
 
 use rtlat_args::UsageError;
 use rtlat_args::values::{OptionName, SystemView, int_in, invalid};
-use rtlat_core::config::SchedPolicy;
-use rtlat_core::cpuset::parse_cpu_list;
-use rtlat_core::ring::RingThreadPlan;
+use rtlat_core::RingThreadPlan;
+use rtlat_core::SchedPolicy;
+use rtlat_core::parse_cpu_list;
 
 use super::{MAX_THREADS, Raw, name};
 

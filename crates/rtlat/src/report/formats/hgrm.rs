@@ -2,7 +2,7 @@
 //! ([`crate::report::hgrm`]), and with `--hgrm-per-thread` thread N in
 //! FILE with `.N` before its extension.
 
-use rtlat_core::report::PreciseStats;
+use rtlat_core::PreciseStats;
 
 use super::{Finished, Format};
 use crate::output::{OutputTarget, Stdout, write_to};

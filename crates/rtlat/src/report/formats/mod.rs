@@ -35,7 +35,7 @@ mod verdict;
 
 use std::io::{self, Write};
 
-use rtlat_core::report::RunReport;
+use rtlat_core::RunReport;
 
 use super::json::Extras;
 use super::sample_time::SampleInstants;
@@ -169,7 +169,7 @@ mod tests {
     use super::*;
     use crate::report::test_support::{ThreadFixture, meta, run};
     use crate::report::verdict;
-    use rtlat_core::units::Resolution;
+    use rtlat_core::Resolution;
 
     /// A tool whose document is `{}`.
     struct EmptyDocument;

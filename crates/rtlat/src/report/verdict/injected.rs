@@ -12,7 +12,7 @@
 //! kernel log could not be read).
 
 use rtlat_audit::counters::{CpuTicks, KernelLogFinding, SystemDisturbances};
-use rtlat_core::report::{Disturbances, RunReport};
+use rtlat_core::{Disturbances, RunReport};
 
 /// What LIST injects: each thread's counters, the system's, or both.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

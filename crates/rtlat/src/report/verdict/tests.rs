@@ -6,9 +6,9 @@ use super::text::Style;
 use super::*;
 use crate::report::test_support::{ThreadFixture, render, run};
 use rtlat_audit::counters::CpuTicks;
-use rtlat_core::config::SchedPolicy;
-use rtlat_core::report::{CompatStats, Disturbances, ThreadError};
-use rtlat_core::units::{Nanos, Resolution};
+use rtlat_core::SchedPolicy;
+use rtlat_core::{CompatStats, Disturbances, ThreadError};
+use rtlat_core::{Nanos, Resolution};
 
 /// A thread with `cycles` samples, pinned to CPU 1, no distribution.
 fn thread(index: usize, cycles: u64) -> ThreadFixture {

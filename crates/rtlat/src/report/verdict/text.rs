@@ -20,7 +20,7 @@ use std::io::{self, Write};
 
 use rtlat_args::columns;
 use rtlat_args::escape::Escaped;
-use rtlat_core::report::RunReport;
+use rtlat_core::RunReport;
 use rtlat_stats::projection::{CONFIDENCE, Estimate, Exceedance, Projected, Projection};
 
 use super::{Machine, Part, Reason, ReasonLevel, SAMPLES_BEYOND_NEEDED, Verdict, seconds_text};

@@ -47,12 +47,12 @@ macro_rules! require_root {
 
 /// Returns from the calling test, saying so on stderr with `$why`, when
 /// this program runs under an emulator (qemu-user; how it is detected:
-/// `rtlat_sys::emulation`). Only for what emulation cannot keep: times
+/// `rtlat_testkit::emulation`). Only for what emulation cannot keep: times
 /// (start-up, periods, when a signal arrives) or the program's own system
 /// calls as strace sees them.
 macro_rules! skip_if_emulated {
     ($why:expr) => {
-        if let Some(emulator) = rtlat_sys::emulation::emulated() {
+        if let Some(emulator) = rtlat_testkit::emulation::emulated() {
             skip_note!(
                 "SKIPPED (emulated: {emulator}; {}): {}",
                 $why,
@@ -71,7 +71,7 @@ macro_rules! skip_if_emulated {
 macro_rules! assert_faster_than {
     ($elapsed:expr, $limit:expr, $($context:tt)+) => {{
         let (elapsed, limit): (std::time::Duration, std::time::Duration) = ($elapsed, $limit);
-        match rtlat_sys::emulation::emulated() {
+        match rtlat_testkit::emulation::emulated() {
             Some(emulator) if elapsed >= limit => skip_note!(
                 "SKIPPED a time check (emulated: {emulator}; emulated runs do not keep native \
                  times): took {elapsed:?}, natively under {limit:?}: {}",
@@ -703,7 +703,7 @@ pub const EMULATED_SLOWDOWN: u32 = 6;
 /// it under emulation. Tests that assert how fast something ends say
 /// SKIPPED under emulation instead (`skip_if_emulated!`).
 pub fn safety_net(limit: Duration) -> Duration {
-    if rtlat_sys::emulation::emulated().is_some() {
+    if rtlat_testkit::emulation::emulated().is_some() {
         limit * EMULATED_SLOWDOWN
     } else {
         limit

@@ -43,7 +43,7 @@ impl SpawnChecked for Command {
         if super::runs_rtlat_plot(self) {
             super::rtlat_plot_path();
         }
-        let child = match rtlat_sys::emulation::emulated() {
+        let child = match rtlat_testkit::emulation::emulated() {
             Some(emulator) => spawn_leaving(
                 self,
                 &own_command_line(),

@@ -1,15 +1,15 @@
 //! What every tool's parser tests ask of a command line: words as the
 //! parsers take them, a fixed two-CPU machine, "this must run", "this
-//! must be refused", and every way of spelling an option. Public, not
-//! `cfg(test)`, because the tests live in other crates (`rtlat`,
-//! `rtlat-plot`).
+//! must be refused", and every way of spelling an option. The parsers'
+//! tests live in other crates (`rtlat`, `rtlat-plot`), each of which has
+//! this crate as a dev-dependency.
 
 use std::ffi::OsString;
 use std::fmt::Debug;
 
-use crate::UsageError;
-use crate::invocation::Invocation;
-use crate::values::SystemView;
+use rtlat_args::UsageError;
+use rtlat_args::invocation::Invocation;
+use rtlat_args::values::SystemView;
 
 /// `words` as a parser's arguments.
 pub fn os_words(words: &[&str]) -> Vec<OsString> {
