@@ -12,6 +12,8 @@
 //! - [`timeline`]: the `--stats-file` lines (latency over time) as a
 //!   type ([`timeline::StatsLine`]), and a reader of them or of a
 //!   document's `"timeline"` array ([`timeline::Timeline`]);
+//! - [`verdict`]: the `"verdict"` object (its types; the judgement that
+//!   fills it is crate `rtlat-verdict`'s);
 //! - [`file`](mod@file): reading one results file (a path or standard input),
 //!   bounded and checked to be text.
 //!
@@ -46,6 +48,7 @@ pub mod histogram_text;
 pub mod read;
 pub mod samples;
 pub mod timeline;
+pub mod verdict;
 
 pub use file::{InputError, MAX_INPUT_BYTES, StdinOr, read_text};
 pub use read::{Format, ResultDocument};

@@ -421,7 +421,7 @@ pub fn finish(
     }
     if let Some(style) = settings.verdict {
         let width = columns::width(Stream::Stdout);
-        out.emit(|w| verdict.write_text(w, &receivers, "Pair", style, width));
+        out.emit(|w| verdict::text::write(&verdict, w, &receivers, "Pair", style, width));
     }
     let status = end_run(out, written, failure, status)?;
     crate::gate::apply(

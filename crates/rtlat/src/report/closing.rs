@@ -41,7 +41,9 @@ pub fn write_closing_lines(
         None => Ok(()),
     };
     if let Some(style) = verdict {
-        out.emit(|w| extras.verdict.write_text(w, report, "Thread", style, width));
+        out.emit(|w| {
+            super::verdict::text::write(extras.verdict, w, report, "Thread", style, width)
+        });
     }
     if let (Some(instants), Some(timeline)) = (max_times, &extras.timeline) {
         out.emit(|w| {
