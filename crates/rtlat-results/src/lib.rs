@@ -2,8 +2,10 @@
 //!
 //! - [`blocks`]: a thread's run as blocks of equal length (`"blocks"`);
 //! - [`bounds`]: the range of values and counts the readers accept;
+//! - [`decimals`]: a figure with a fixed number of decimals, as written;
 //! - [`document`]: the `--json` document as serde types, which rtlat
 //!   writes and readers get back;
+//! - [`explain`]: the `--explain` parts (`"explain"`, `"explain_events"`);
 //! - [`read`]: a `--json` document, rtlat's or the C rt-tests tools',
 //!   read and checked ([`ResultDocument`]);
 //! - [`samples`]: any result as bucketed samples per thread
@@ -42,7 +44,9 @@
 
 pub mod blocks;
 pub mod bounds;
+pub mod decimals;
 pub mod document;
+pub mod explain;
 pub mod file;
 pub mod histogram_text;
 pub mod read;

@@ -37,17 +37,19 @@ use rtlat_core::phase::PhaseReport;
 use rtlat_core::report::{Disturbances, HistogramData, RunReport, ThreadReport};
 use rtlat_core::units::{Nanos, Resolution};
 use rtlat_results::blocks::BlocksDoc;
+pub use rtlat_results::decimals::round_decimals;
 use rtlat_results::document::{self as doc, CyclicThread, Header};
+use rtlat_results::explain::{ExplainEventsDto, ExplanationDto};
 use rtlat_stats::blocks::BlockSeries;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
 use super::RunMeta;
-use super::explain::{ExplainEventsDto, ExplanationsDto};
+use super::explain::{explain_events, explanations};
 use super::load::LoadResults;
 use super::run_clock::Timeline;
 use super::verdict::Verdict;
-use crate::explain::ExplainOutcome;
+use crate::explain::outcome::ExplainOutcome;
 
 /// The rt-tests version the document claims to be, as C 2.4 writes it.
 const RT_TEST_VERSION: &str = "2.40";
@@ -387,7 +389,7 @@ pub struct TrailingMembers<'m> {
     #[serde(skip_serializing_if = "Option::is_none")]
     phases: Option<Vec<PhaseDto<'m>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    explain: Option<ExplanationsDto<'m>>,
+    explain: Option<Vec<ExplanationDto<'m>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     explain_events: Option<ExplainEventsDto>,
 }
@@ -404,8 +406,8 @@ impl<'m> TrailingMembers<'m> {
             all_threads: merged.map(Percentiles),
             load: extras.load.map(LoadDto::of),
             phases: extras.load.and_then(|l| phases_dto(l, threads)),
-            explain: extras.explain.map(ExplanationsDto),
-            explain_events: extras.explain.map(ExplainEventsDto::of),
+            explain: extras.explain.map(explanations),
+            explain_events: extras.explain.map(explain_events),
         }
     }
 }
@@ -599,13 +601,6 @@ fn stddev_us(t: &ThreadReport) -> Option<Option<f64>> {
             .stddev(t.compat.cycles)
             .map(|ns| round_decimals(ns / 1000.0, 3)),
     )
-}
-
-/// The number whose shortest decimal text is printf's `%.<decimals>f` of
-/// `x` (Rust's fixed-precision formatting rounds the exact binary value the
-/// same way glibc does).
-pub fn round_decimals(x: f64, decimals: usize) -> f64 {
-    format!("{x:.decimals$}").parse().unwrap_or(x)
 }
 
 #[cfg(test)]
