@@ -311,7 +311,7 @@ pub fn explain_events(outcome: &ExplainOutcome) -> ExplainEventsDto {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use rtlat_explain::events::{Comm, EventKind, IrqNames, KernelEvent};
     use rtlat_explain::{CauseKind, Component, ComponentName, ExplainReport, TraceWindow};
@@ -320,7 +320,7 @@ mod tests {
     const HOSTILE: &str = "\x1b]0;OWNED\x07\nok  fake";
 
     /// One explained sample whose culprit task and IRQ carry hostile names.
-    fn outcome() -> ExplainOutcome {
+    pub(crate) fn outcome() -> ExplainOutcome {
         let mut irq_names = IrqNames::new();
         irq_names.insert(24, HOSTILE);
         let comm = Comm::new(b"\x1b]0;OWN\x07\nok \xff");

@@ -1119,8 +1119,13 @@ mod tests {
         assert_eq!(c.avg().map(|a| round_decimals(a, 2)), Some(1.33));
     }
 
-    #[test]
-    fn load_and_phases_follow_the_threads() {
+    /// A run of one thread beside a staged load of two phases (idle,
+    /// then cpu), the second cut short by the end of the run.
+    pub(super) fn staged_load() -> (
+        RunReport,
+        rtlat_core::load::schedule::LoadSchedule,
+        rtlat_core::load::schedule::LoadSummary,
+    ) {
         use rtlat_core::load::procstat::Activity;
         use rtlat_core::load::schedule::{
             KindFigures, LoadPhase, LoadSchedule, LoadSummary, PhaseLoad,
@@ -1202,10 +1207,16 @@ mod tests {
             activity: Some(activity),
             errors: Vec::new(),
         };
+        (report, schedule, summary)
+    }
+
+    #[test]
+    fn load_and_phases_follow_the_threads() {
+        let (report, schedule, summary) = staged_load();
         let load = LoadResults {
             schedule: &schedule,
             summary: &summary,
-            run_time: Some(Duration::from_millis(1500)),
+            run_time: Some(std::time::Duration::from_millis(1500)),
         };
         let text = render(|w| {
             let verdict = verdict_of(&report);
@@ -1230,5 +1241,101 @@ mod tests {
         assert_eq!(v["phases"][0]["thread"]["0"]["avg"], 3.5);
         // 3 and 4 µs: sample stddev 0.707 µs.
         assert_eq!(v["phases"][0]["thread"]["0"]["stddev"], 0.707);
+    }
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use super::*;
+    use crate::report::test_support::{ThreadFixture, meta, render};
+    use rtlat_core::report::WakeupLatencies;
+
+    /// A cyclictest document with every key rtlat can write: thread keys
+    /// (`-h` histogram, `--smi`, disturbances, percentiles, distribution,
+    /// `--explain` latencies, blocks), a staged load, `--explain`'s
+    /// explanations with a trace window, the audit and a verdict with a
+    /// worst sample and a projection. Its keys are pinned per
+    /// `file_version` (`report::schema`).
+    #[test]
+    fn the_keys_of_a_full_document_change_only_with_its_version() {
+        let (mut report, schedule, summary) = super::tests::staged_load();
+        let samples = [3_000, 4_000, 9_000, 120_000];
+        let full = ThreadFixture::new(0)
+            .tid(4242)
+            .pinned(1, 0)
+            .samples(&[3, 4, 9, 120], Resolution::Micros, 0, Some(100))
+            .distribution(&samples)
+            .build();
+        let phases = std::mem::take(&mut report.threads[0].phases);
+        report.threads[0] = full;
+        report.threads[0].phases = phases;
+        report.threads[0].smi_count = Some(0);
+        report.threads[0].disturbances = Some(Disturbances {
+            involuntary_switches: 1,
+            migrations: Some(0),
+            minor_faults: 2,
+            major_faults: 0,
+        });
+        let d = report.threads[0]
+            .distribution
+            .clone()
+            .expect("a distribution");
+        report.threads[0].wakeup_latencies = Some(WakeupLatencies {
+            irq_latency: d.clone(),
+            thread_latency: d,
+            switch_traced: 3,
+            switch_not_traced: 1,
+        });
+        let load = LoadResults {
+            schedule: &schedule,
+            summary: &summary,
+            run_time: Some(std::time::Duration::from_millis(1500)),
+        };
+        let mut outcome = crate::report::explain::tests::outcome();
+        let first = &mut outcome.report.explanations[0];
+        first.window = Some(rtlat_explain::TraceWindow {
+            cpu: 1,
+            from_ns: first.deadline_ns + 100_000,
+            to_ns: first.wake_ns,
+            causes: first.components[0].causes.clone(),
+        });
+        let tree = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../rtlat-audit/tests/fixtures/tuned-rt");
+        let request = rtlat_audit::Request {
+            cpus: Some(vec![1]),
+            priority: Some(95),
+            interval_us: 1000,
+        };
+        let mut m = meta("cyclictest --explain -h 100 --smi");
+        m.audit = Some(rtlat_audit::audit(&tree, &request).expect("the fixture tree"));
+        let mut series = BlockSeries::new(10_000_000_000, rtlat_stats::blocks::DEFAULT_CAPACITY);
+        for i in 0..360 {
+            series.push(rtlat_stats::blocks::Block::new(
+                10_000,
+                Some(5_000 + (i % 7) * 100),
+                10_000 * 3_000,
+            ));
+        }
+        m.blocks = vec![series];
+        let mut verdict = crate::report::verdict::judge(&report, &m, None);
+        verdict.worst_sample = outcome.worst_sample();
+        assert!(
+            matches!(
+                verdict.projection,
+                Some(rtlat_stats::projection::Projection::Projected(_))
+            ),
+            "{:?}",
+            verdict.projection
+        );
+        let text = render(|w| {
+            let extras = Extras {
+                load: Some(&load),
+                verdict: &verdict,
+                explain: Some(&outcome),
+                timeline: Some(crate::report::test_support::timeline()),
+            };
+            write_json_with(w, &report, &m, &CyclicConfig::new(Vec::new()), extras)
+        });
+        crate::report::schema::check("cyclictest", &text);
     }
 }
