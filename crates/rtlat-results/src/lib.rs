@@ -6,6 +6,7 @@
 //! - [`document`]: the `--json` document as serde types, which rtlat
 //!   writes and readers get back;
 //! - [`explain`]: the `--explain` parts (`"explain"`, `"explain_events"`);
+//! - [`load`]: the `"load"` object and `"phases"` array of a run beside a load;
 //! - [`read`]: a `--json` document, rtlat's or the C rt-tests tools',
 //!   read and checked ([`ResultDocument`]);
 //! - [`samples`]: any result as bucketed samples per thread
@@ -49,6 +50,7 @@ pub mod document;
 pub mod explain;
 pub mod file;
 pub mod histogram_text;
+pub mod load;
 pub mod read;
 pub mod samples;
 pub mod timeline;

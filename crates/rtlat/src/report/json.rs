@@ -40,6 +40,9 @@ use rtlat_results::blocks::BlocksDoc;
 pub use rtlat_results::decimals::round_decimals;
 use rtlat_results::document::{self as doc, CyclicThread, Header};
 use rtlat_results::explain::{ExplainEventsDto, ExplanationDto};
+use rtlat_results::load::{
+    ActivityDto, KindDto, LoadDto, Numbered, PhaseDto, PhaseLoadDto, PhaseThreadDto,
+};
 use rtlat_stats::blocks::BlockSeries;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -147,62 +150,30 @@ pub fn write_thread_document<'a, D: Serialize>(
 /// The top-level `"load"` object: the load as given, how long it ran, the
 /// machine's activity over that time (`/proc/stat`; `null` where it could
 /// not be read) and each kind's work.
-#[derive(Serialize)]
-pub struct LoadDto<'a> {
-    spec: &'a str,
-    seconds: f64,
-    #[serde(flatten)]
-    activity: ActivityDto,
-    kinds: Vec<KindDto>,
-}
-
-impl<'a> LoadDto<'a> {
-    /// The object of `load`.
-    pub fn of(load: &LoadResults<'a>) -> LoadDto<'a> {
-        LoadDto {
-            spec: &load.schedule.text,
-            seconds: round_decimals(load.summary.elapsed.as_secs_f64(), 3),
-            activity: ActivityDto::from(load.summary.activity.as_ref()),
-            kinds: load.summary.kinds.iter().map(KindDto::from).collect(),
-        }
+fn load_dto<'a>(load: &LoadResults<'a>) -> LoadDto<'a> {
+    LoadDto {
+        spec: &load.schedule.text,
+        seconds: round_decimals(load.summary.elapsed.as_secs_f64(), 3),
+        activity: activity(load.summary.activity.as_ref()),
+        kinds: load.summary.kinds.iter().map(kind).collect(),
     }
 }
 
-#[derive(Serialize)]
-struct ActivityDto {
-    cpu_busy_percent: Option<f64>,
-    context_switches_per_sec: Option<f64>,
-    interrupts_per_sec: Option<f64>,
-}
-
-impl From<Option<&Activity>> for ActivityDto {
-    fn from(a: Option<&Activity>) -> Self {
-        ActivityDto {
-            cpu_busy_percent: a.map(|a| round_decimals(a.cpu_busy_percent, 1)),
-            context_switches_per_sec: a.map(|a| a.context_switches_per_sec.round()),
-            interrupts_per_sec: a.map(|a| a.interrupts_per_sec.round()),
-        }
+fn activity(a: Option<&Activity>) -> ActivityDto {
+    ActivityDto {
+        cpu_busy_percent: a.map(|a| round_decimals(a.cpu_busy_percent, 1)),
+        context_switches_per_sec: a.map(|a| a.context_switches_per_sec.round()),
+        interrupts_per_sec: a.map(|a| a.interrupts_per_sec.round()),
     }
 }
 
-#[derive(Serialize)]
-struct KindDto {
-    kind: &'static str,
-    workers: usize,
-    ops: u64,
-    seconds: f64,
-    ops_per_sec: f64,
-}
-
-impl From<&KindFigures> for KindDto {
-    fn from(k: &KindFigures) -> Self {
-        KindDto {
-            kind: k.report.kind.name(),
-            workers: k.report.workers,
-            ops: k.report.ops,
-            seconds: round_decimals(k.elapsed.as_secs_f64(), 3),
-            ops_per_sec: k.ops_per_sec().round(),
-        }
+fn kind(k: &KindFigures) -> KindDto {
+    KindDto {
+        kind: k.report.kind.name(),
+        workers: k.report.workers,
+        ops: k.report.ops,
+        seconds: round_decimals(k.elapsed.as_secs_f64(), 3),
+        ops_per_sec: k.ops_per_sec().round(),
     }
 }
 
@@ -210,10 +181,7 @@ impl From<&KindFigures> for KindDto {
 /// with its name, start and duration (s), its load (`null` if its load did
 /// not run) and a `"thread"` object of each thread's figures in it. `None`
 /// for a constant load (`--load`), which has no phases.
-fn phases_dto<'a>(
-    load: &LoadResults<'a>,
-    threads: &'a [ThreadReport],
-) -> Option<Vec<PhaseDto<'a>>> {
+fn phases_dto<'a>(load: &LoadResults<'a>, threads: &[ThreadReport]) -> Option<Vec<PhaseDto<'a>>> {
     if !load.schedule.is_staged() {
         return None;
     }
@@ -228,90 +196,37 @@ fn phases_dto<'a>(
             load: phase.load.map(|l| PhaseLoadDto {
                 start: round_decimals(l.started.as_secs_f64(), 3),
                 seconds: round_decimals(l.elapsed.as_secs_f64(), 3),
-                activity: ActivityDto::from(l.activity.as_ref()),
-                kinds: l.kinds.iter().map(KindDto::from).collect(),
+                activity: activity(l.activity.as_ref()),
+                kinds: l.kinds.iter().map(kind).collect(),
             }),
-            thread: PhaseThreads(threads, phase.index),
+            thread: Numbered(
+                threads
+                    .iter()
+                    .filter_map(|t| Some((t.index, phase_thread(t.phases.get(phase.index)?))))
+                    .collect(),
+            ),
         })
         .collect();
     Some(phases)
 }
 
-/// One phase of the `"phases"` array.
-#[derive(Serialize)]
-struct PhaseDto<'a> {
-    name: &'a str,
-    start: f64,
-    duration: f64,
-    planned_duration: f64,
-    load: Option<PhaseLoadDto>,
-    thread: PhaseThreads<'a>,
-}
-
-/// A phase's load: when it really started (after the start of the
-/// measurement; the first phase's load starts before it, at 0) and how
-/// long it ran, then as the top-level `"load"`.
-#[derive(Serialize)]
-struct PhaseLoadDto {
-    start: f64,
-    seconds: f64,
-    #[serde(flatten)]
-    activity: ActivityDto,
-    kinds: Vec<KindDto>,
-}
-
-/// A phase's `thread` object: `"0": {..}, ...` like the top-level one.
-struct PhaseThreads<'a>(&'a [ThreadReport], usize);
-
-impl Serialize for PhaseThreads<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
-        for t in self.0 {
-            if let Some(p) = t.phases.get(self.1) {
-                map.serialize_entry(&t.index, &PhaseThreadDto::from(p))?;
-            }
-        }
-        map.end()
-    }
-}
-
-/// A thread's figures in a phase: the top-level thread's keys that apply
-/// to a part of the run (`min`, `max`, `avg` in the run's unit; `null`
-/// without samples).
-#[derive(Serialize)]
-struct PhaseThreadDto<'a> {
-    cycles: u64,
-    min: Option<i64>,
-    max: Option<i64>,
-    avg: Option<f64>,
-    overruns: u64,
-    min_ns: Option<i64>,
-    max_ns: Option<i64>,
-    mean_ns: Option<f64>,
-    /// Sample standard deviation in µs, `null` without samples.
-    stddev: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    percentiles: Option<Percentiles<'a>>,
-}
-
-impl<'a> From<&'a PhaseReport> for PhaseThreadDto<'a> {
-    fn from(p: &'a PhaseReport) -> Self {
-        let (c, precise) = (&p.compat, &p.precise);
-        let any = c.cycles > 0;
-        PhaseThreadDto {
-            cycles: c.cycles,
-            min: any.then_some(c.min),
-            max: any.then_some(c.max),
-            avg: c.avg().map(|a| round_decimals(a, 2)),
-            overruns: precise.overruns,
-            min_ns: precise.min.map(|n| n.as_nanos()),
-            max_ns: precise.max.map(|n| n.as_nanos()),
-            mean_ns: precise.mean(c.cycles).map(|m| round_decimals(m, 1)),
-            stddev: precise
-                .stddev(c.cycles)
-                .map(|ns| round_decimals(ns / 1000.0, 3)),
-            percentiles: p.distribution.as_ref().map(Percentiles),
-        }
+/// A thread's figures in a phase.
+fn phase_thread(p: &PhaseReport) -> PhaseThreadDto {
+    let (c, precise) = (&p.compat, &p.precise);
+    let any = c.cycles > 0;
+    PhaseThreadDto {
+        cycles: c.cycles,
+        min: any.then_some(c.min),
+        max: any.then_some(c.max),
+        avg: c.avg().map(|a| round_decimals(a, 2)),
+        overruns: precise.overruns,
+        min_ns: precise.min.map(|n| n.as_nanos()),
+        max_ns: precise.max.map(|n| n.as_nanos()),
+        mean_ns: precise.mean(c.cycles).map(|m| round_decimals(m, 1)),
+        stddev: precise
+            .stddev(c.cycles)
+            .map(|ns| round_decimals(ns / 1000.0, 3)),
+        percentiles: p.distribution.as_ref().map(percentiles),
     }
 }
 
@@ -404,7 +319,7 @@ impl<'m> TrailingMembers<'m> {
     ) -> TrailingMembers<'m> {
         TrailingMembers {
             all_threads: merged.map(Percentiles),
-            load: extras.load.map(LoadDto::of),
+            load: extras.load.map(load_dto),
             phases: extras.load.and_then(|l| phases_dto(l, threads)),
             explain: extras.explain.map(explanations),
             explain_events: extras.explain.map(explain_events),
