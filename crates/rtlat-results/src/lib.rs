@@ -7,6 +7,9 @@
 //!   writes and readers get back;
 //! - [`explain`]: the `--explain` parts (`"explain"`, `"explain_events"`);
 //! - [`load`]: the `"load"` object and `"phases"` array of a run beside a load;
+//! - [`members`]: the members every tool's document ends with;
+//! - [`ipc`]: the IPC tools' pairs (`sender`, `receiver`);
+//! - [`signaltest`]: signaltest's threads;
 //! - [`read`]: a `--json` document, rtlat's or the C rt-tests tools',
 //!   read and checked ([`ResultDocument`]);
 //! - [`samples`]: any result as bucketed samples per thread
@@ -50,9 +53,12 @@ pub mod document;
 pub mod explain;
 pub mod file;
 pub mod histogram_text;
+pub mod ipc;
 pub mod load;
+pub mod members;
 pub mod read;
 pub mod samples;
+pub mod signaltest;
 pub mod timeline;
 pub mod verdict;
 

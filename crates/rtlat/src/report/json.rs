@@ -9,7 +9,7 @@
 //! the ns samples; absent where the engine keeps no sum of squares), `tid`,
 //! `priority`, `interval_us`, `smi_count` with `--smi`, `disturbances`
 //! (what disturbed the thread between its first and last sample, real runs
-//! only: [`DisturbancesDto`]), its percentiles, distribution and
+//! only: [`disturbances`]), its percentiles, distribution and
 //! `--explain` figures, and `max_time` (when its largest sample was
 //! taken: Unix seconds with 6 decimals, `null` without samples; see
 //! [`super::max_time`]), then `blocks` where the run kept them (its run
@@ -39,10 +39,10 @@ use rtlat_core::units::{Nanos, Resolution};
 use rtlat_results::blocks::BlocksDoc;
 pub use rtlat_results::decimals::round_decimals;
 use rtlat_results::document::{self as doc, CyclicThread, Header};
-use rtlat_results::explain::{ExplainEventsDto, ExplanationDto};
 use rtlat_results::load::{
     ActivityDto, KindDto, LoadDto, Numbered, PhaseDto, PhaseLoadDto, PhaseThreadDto,
 };
+use rtlat_results::members::TrailingMembers;
 use rtlat_stats::blocks::BlockSeries;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -141,7 +141,7 @@ pub fn write_thread_document<'a, D: Serialize>(
             wait_method: methods.map(|m| m.wait),
             measure_method: methods.map(|m| m.measure),
             thread: Threads(&report.threads, dto, extras.timeline, &meta.blocks),
-            trailing: TrailingMembers::new(merged.as_ref(), extras, &report.threads),
+            trailing: trailing_members(merged.as_ref(), extras, &report.threads),
         },
         extras.verdict,
     )
@@ -292,38 +292,20 @@ struct ThreadMembers<'a, 'm, D: Serialize> {
 }
 
 /// The members every tool's document ends with, after its `thread`
-/// object: `all_threads` (all threads' percentiles together), `load` and
-/// `phases`, each left out when it does not apply. (The envelope then
-/// ends with the environment, the audit and the verdict.)
-#[derive(Serialize)]
-pub struct TrailingMembers<'m> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    all_threads: Option<Percentiles<'m>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    load: Option<LoadDto<'m>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    phases: Option<Vec<PhaseDto<'m>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    explain: Option<Vec<ExplanationDto<'m>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    explain_events: Option<ExplainEventsDto>,
-}
-
-impl<'m> TrailingMembers<'m> {
-    /// From all threads' distribution merged, the run's load (if any) and
-    /// verdict, and the threads (for their phases).
-    pub fn new(
-        merged: Option<&'m Distribution>,
-        extras: Extras<'m, 'm>,
-        threads: &'m [ThreadReport],
-    ) -> TrailingMembers<'m> {
-        TrailingMembers {
-            all_threads: merged.map(Percentiles),
-            load: extras.load.map(load_dto),
-            phases: extras.load.and_then(|l| phases_dto(l, threads)),
-            explain: extras.explain.map(explanations),
-            explain_events: extras.explain.map(explain_events),
-        }
+/// object ([`TrailingMembers`]): from all threads' distribution merged,
+/// the run's load (if any) and `--explain`, and the threads (for their
+/// phases).
+pub fn trailing_members<'m>(
+    merged: Option<&Distribution>,
+    extras: Extras<'m, 'm>,
+    threads: &[ThreadReport],
+) -> TrailingMembers<'m> {
+    TrailingMembers {
+        all_threads: merged.map(percentiles),
+        load: extras.load.map(load_dto),
+        phases: extras.load.and_then(|l| phases_dto(l, threads)),
+        explain: extras.explain.map(explanations),
+        explain_events: extras.explain.map(explain_events),
     }
 }
 
@@ -362,19 +344,10 @@ pub fn max_time(t: &ThreadReport, timeline: Option<&Timeline>) -> Option<f64> {
     Some((unix_ns + 500).div_euclid(1000) as f64 / 1e6)
 }
 
-/// The non-zero buckets of a histogram as `"<bucket>": count`, in bucket
-/// order ([`doc::Histogram`]); `{}` without a histogram. Other tools' JSON
-/// uses it too.
-pub struct Buckets<'a>(pub Option<&'a HistogramData>);
-
-impl Serialize for Buckets<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        histogram(self.0).serialize(s)
-    }
-}
-
-/// The non-zero buckets of `h`.
-fn histogram(h: Option<&HistogramData>) -> doc::Histogram {
+/// The non-zero buckets of `h` as `"<bucket>": count`, in bucket order
+/// ([`doc::Histogram`]); `{}` without a histogram. Other tools' JSON uses
+/// it too.
+pub fn histogram(h: Option<&HistogramData>) -> doc::Histogram {
     let buckets = h.map_or(&[][..], |h| &h.buckets[..]);
     doc::Histogram(
         buckets
@@ -411,7 +384,7 @@ fn cyclic_thread(
         priority: t.priority,
         interval_us: t.interval.as_micros_truncated(),
         smi_count: t.smi_count,
-        disturbances: t.disturbances.map(|d| DisturbancesDto::from(d).0),
+        disturbances: t.disturbances.map(disturbances),
         percentiles: t.distribution.as_ref().map(percentiles),
         distribution: t.distribution.as_ref().map(distribution),
         irq_latency: t
@@ -435,34 +408,19 @@ fn cyclic_thread(
 /// "migrations" (`null` where the kernel does not count them),
 /// "minor_faults", "major_faults"}`, counted between its first and last
 /// sample.
-#[derive(Clone, Copy, Debug, Serialize)]
-#[serde(transparent)]
-pub struct DisturbancesDto(pub doc::Disturbances);
-
-impl From<Disturbances> for DisturbancesDto {
-    fn from(d: Disturbances) -> Self {
-        DisturbancesDto(doc::Disturbances {
-            involuntary_switches: d.involuntary_switches,
-            migrations: d.migrations,
-            minor_faults: d.minor_faults,
-            major_faults: d.major_faults,
-        })
+pub fn disturbances(d: Disturbances) -> doc::Disturbances {
+    doc::Disturbances {
+        involuntary_switches: d.involuntary_switches,
+        migrations: d.migrations,
+        minor_faults: d.minor_faults,
+        major_faults: d.major_faults,
     }
 }
 
-/// `{"p50": µs, "p90": .., "p99": .., "p99.9": .., "p99.99": ..,
-/// "p99.999": .., "max": µs}` ([`doc::Percentiles`]), 3 decimals, `null`
-/// without samples.
-pub struct Percentiles<'a>(pub &'a Distribution);
-
-impl Serialize for Percentiles<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        percentiles(self.0).serialize(s)
-    }
-}
-
-/// The standard percentiles of `d`, µs.
-fn percentiles(d: &Distribution) -> doc::Percentiles {
+/// The standard percentiles of `d`, µs with 3 decimals: `{"p50", "p90",
+/// "p99", "p99.9", "p99.99", "p99.999", "max"}` ([`doc::Percentiles`]),
+/// `null` without samples.
+pub fn percentiles(d: &Distribution) -> doc::Percentiles {
     let mut p = doc::Percentiles::default();
     for (label, value) in d.standard_percentiles() {
         let known = p.set(label, value.map(micros));
@@ -474,17 +432,9 @@ fn percentiles(d: &Distribution) -> doc::Percentiles {
 /// The full distribution: `{"unit": "us", "buckets": [[from, to, count],
 /// ...]}`, the non-empty buckets lowest first, each holding the samples
 /// `from <= v < to` (µs, 3 decimals). The open-ended counts below zero and
-/// above the top are closed by the exact minimum and maximum.
-pub struct DistributionDto<'a>(pub &'a Distribution);
-
-impl Serialize for DistributionDto<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        distribution(self.0).serialize(s)
-    }
-}
-
-/// The non-empty buckets of `d` ([`doc::Distribution`]).
-fn distribution(d: &Distribution) -> doc::Distribution {
+/// above the top are closed by the exact minimum and maximum
+/// ([`doc::Distribution`]).
+pub fn distribution(d: &Distribution) -> doc::Distribution {
     let min = d.min().map_or(0, |m| m.as_nanos());
     let max = d.max().map_or(0, |m| m.as_nanos());
     let buckets: Vec<(f64, f64, u64)> = d

@@ -1,0 +1,31 @@
+//! The members every tool's document ends with, after its `"thread"`
+//! object ([`TrailingMembers`]); the envelope then ends with the
+//! environment, the audit and the verdict.
+
+use serde::Serialize;
+
+use crate::document::Percentiles;
+use crate::explain::{ExplainEventsDto, ExplanationDto};
+use crate::load::{LoadDto, PhaseDto};
+
+/// `all_threads` (all threads' percentiles together), `load` and
+/// `phases`, `explain` and `explain_events`, each left out when it does
+/// not apply.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TrailingMembers<'m> {
+    /// Every sample's percentiles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub all_threads: Option<Percentiles>,
+    /// `--load`, `--load-schedule`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load: Option<LoadDto<'m>>,
+    /// `--load-schedule` with phases.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Vec<PhaseDto<'m>>>,
+    /// `--explain`: the explained samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Vec<ExplanationDto<'m>>>,
+    /// `--explain`: what the reader saw.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain_events: Option<ExplainEventsDto>,
+}
