@@ -1,10 +1,12 @@
 //! rtlat's result documents, for rtlat and for any program that reads them.
 //!
+//! - [`audit`]: the `rtlat audit --json` document;
 //! - [`blocks`]: a thread's run as blocks of equal length (`"blocks"`);
 //! - [`bounds`]: the range of values and counts the readers accept;
 //! - [`decimals`]: a figure with a fixed number of decimals, as written;
 //! - [`document`]: the `--json` document as serde types, which rtlat
 //!   writes and readers get back;
+//! - [`envelope`]: the whole document as written, envelope to verdict;
 //! - [`explain`]: the `--explain` parts (`"explain"`, `"explain_events"`);
 //! - [`load`]: the `"load"` object and `"phases"` array of a run beside a load;
 //! - [`members`]: the members every tool's document ends with;
@@ -46,10 +48,12 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod audit;
 pub mod blocks;
 pub mod bounds;
 pub mod decimals;
 pub mod document;
+pub mod envelope;
 pub mod explain;
 pub mod file;
 pub mod histogram_text;

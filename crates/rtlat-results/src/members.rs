@@ -1,6 +1,7 @@
-//! The members every tool's document ends with, after its `"thread"`
-//! object ([`TrailingMembers`]); the envelope then ends with the
-//! environment, the audit and the verdict.
+//! The members of a document after the envelope: cyclictest's and
+//! signaltest's ([`ThreadMembers`]), and those every tool's document ends
+//! with, after its `"thread"` object ([`TrailingMembers`]); the envelope
+//! then ends with the environment, the audit and the verdict.
 
 use serde::Serialize;
 
@@ -28,4 +29,26 @@ pub struct TrailingMembers<'m> {
     /// `--explain`: what the reader saw.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain_events: Option<ExplainEventsDto>,
+}
+
+/// cyclictest's (and signaltest's and latency's) members after the
+/// envelope; `T` writes the `"thread"` object, `"0": {..}, "1": {..}` in
+/// thread order, each thread's object made as it is written.
+#[derive(Clone, Debug, Serialize)]
+pub struct ThreadMembers<'m, T> {
+    /// Measuring threads.
+    pub num_threads: usize,
+    /// 1 when the figures are ns (`-N`).
+    pub resolution_in_ns: u8,
+    /// cyclictest: how each thread waited (`--wait`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wait_method: Option<&'static str>,
+    /// cyclictest: how each latency was measured (`--measure`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measure_method: Option<&'static str>,
+    /// The threads.
+    pub thread: T,
+    /// All threads' percentiles, the load, `--explain`.
+    #[serde(flatten)]
+    pub trailing: TrailingMembers<'m>,
 }

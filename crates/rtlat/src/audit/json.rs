@@ -5,23 +5,14 @@
 
 use std::io::{self, Write};
 
-use rtlat_audit::{Audit, Environment, Finding};
-use serde::Serialize;
-
-/// The document's top level, in the order written.
-#[derive(Serialize)]
-struct Document<'a> {
-    rtlat_version: &'a str,
-    checks: &'a [Finding],
-    environment: &'a Environment,
-    suggested_command: &'a str,
-}
+use rtlat_audit::Audit;
+use rtlat_results::audit::AuditDocument;
 
 /// Writes `audit` as an indented JSON document and a newline.
 pub fn write_json(w: &mut dyn Write, audit: &Audit) -> io::Result<()> {
-    let document = Document {
+    let document = AuditDocument {
         rtlat_version: env!("CARGO_PKG_VERSION"),
-        checks: &audit.checks,
+        checks: &audit.checks[..],
         environment: &audit.environment,
         suggested_command: &audit.suggested_command,
     };

@@ -28,7 +28,6 @@
 
 use std::io::{self, Write};
 
-use rtlat_audit::{Environment, Finding};
 use rtlat_core::config::CyclicConfig;
 use rtlat_core::distribution::Distribution;
 use rtlat_core::load::procstat::Activity;
@@ -39,10 +38,11 @@ use rtlat_core::units::{Nanos, Resolution};
 use rtlat_results::blocks::BlocksDoc;
 pub use rtlat_results::decimals::round_decimals;
 use rtlat_results::document::{self as doc, CyclicThread, Header};
+use rtlat_results::envelope::Document;
 use rtlat_results::load::{
     ActivityDto, KindDto, LoadDto, Numbered, PhaseDto, PhaseLoadDto, PhaseThreadDto,
 };
-use rtlat_results::members::TrailingMembers;
+use rtlat_results::members::{ThreadMembers, TrailingMembers};
 use rtlat_stats::blocks::BlockSeries;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -264,31 +264,6 @@ pub fn write_envelope<M: Serialize>(
     serde_json::to_writer_pretty(&mut w, &doc)?;
     w.write_all(b"\n")?;
     w.flush()
-}
-
-#[derive(Serialize)]
-struct Document<'a, M: Serialize> {
-    #[serde(flatten)]
-    header: Header,
-    #[serde(flatten)]
-    members: &'a M,
-    environment: Option<&'a Environment>,
-    audit: Option<&'a [Finding]>,
-    verdict: &'a Verdict,
-}
-
-/// cyclictest's (and signaltest's) members after the envelope.
-#[derive(Serialize)]
-struct ThreadMembers<'a, 'm, D: Serialize> {
-    num_threads: usize,
-    resolution_in_ns: u8,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    wait_method: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    measure_method: Option<&'static str>,
-    thread: Threads<'a, D>,
-    #[serde(flatten)]
-    trailing: TrailingMembers<'m>,
 }
 
 /// The members every tool's document ends with, after its `thread`
