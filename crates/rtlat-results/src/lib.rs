@@ -3,6 +3,7 @@
 //! - [`audit`]: the `rtlat audit --json` document;
 //! - [`blocks`]: a thread's run as blocks of equal length (`"blocks"`);
 //! - [`bounds`]: the range of values and counts the readers accept;
+//! - [`compare`]: the `rtlat compare --json` document;
 //! - [`decimals`]: a figure with a fixed number of decimals, as written;
 //! - [`document`]: the `--json` document as serde types, which rtlat
 //!   writes and readers get back;
@@ -51,6 +52,7 @@
 pub mod audit;
 pub mod blocks;
 pub mod bounds;
+pub mod compare;
 pub mod decimals;
 pub mod document;
 pub mod envelope;
