@@ -11,6 +11,7 @@
 //! - [`explain`]: the `--explain` parts (`"explain"`, `"explain_events"`);
 //! - [`load`]: the `"load"` object and `"phases"` array of a run beside a load;
 //! - [`members`]: the members every tool's document ends with;
+//! - [`monitor`]: rtlat monitor's `"monitor"` member (its checkpoints);
 //! - [`ipc`]: the IPC tools' pairs (`sender`, `receiver`);
 //! - [`signaltest`]: signaltest's threads;
 //! - [`read`]: a `--json` document, rtlat's or the C rt-tests tools',
@@ -62,6 +63,7 @@ pub mod histogram_text;
 pub mod ipc;
 pub mod load;
 pub mod members;
+pub mod monitor;
 pub mod read;
 pub mod samples;
 pub mod signaltest;
