@@ -169,3 +169,15 @@ pub struct ThreadState {
     /// (place, count) of every non-empty bucket.
     pub cells: Vec<(u64, u64)>,
 }
+
+/// The members a monitor adds at the end of its result document:
+/// `"monitor"`, then `"timeline"`, one `--stats-file` line
+/// ([`crate::timeline::StatsLine`]) per thread and 5 minutes, which `L`
+/// writes one by one.
+#[derive(Clone, Debug, Serialize)]
+pub struct MonitorMembers<'a, L> {
+    /// The monitor's state.
+    pub monitor: &'a MonitorState,
+    /// Its timeline.
+    pub timeline: L,
+}

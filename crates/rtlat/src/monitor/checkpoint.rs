@@ -36,6 +36,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use rtlat_results::monitor::MonitorMembers;
 pub use rtlat_results::monitor::{Gap, Measured, MonitorState, PlanState, ThreadState, VERSION};
 
 use rtlat_core::config::{ClockKind, CyclicConfig, WaitMode};
@@ -339,14 +340,6 @@ pub fn entry_of(line: &StatsLine) -> TimelineEntry {
     }
 }
 
-/// The members a monitor adds to its result document.
-#[derive(Serialize)]
-#[serde(bound(serialize = "Lines<I>: Serialize"))]
-struct Added<'a, I> {
-    monitor: &'a MonitorState,
-    timeline: Lines<I>,
-}
-
 /// Timeline entries serialized as `--stats-file` lines one by one, with
 /// no list of them made first.
 struct Lines<I>(I);
@@ -451,7 +444,7 @@ pub fn write_with_sections<'e>(
     let mut members = BetweenBraces::new(w);
     serde_json::to_writer_pretty(
         &mut members,
-        &Added {
+        &MonitorMembers {
             monitor: state,
             timeline: Lines(timeline),
         },
