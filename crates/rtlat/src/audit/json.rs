@@ -26,6 +26,15 @@ mod tests {
     use crate::audit::test_support;
     use serde_json::{Value, json};
 
+    /// Its keys are pinned (`report::schema`); it has no version of its
+    /// own, so a change of them fails until it is given one.
+    #[test]
+    fn the_keys_of_the_document_are_pinned() {
+        let mut out = Vec::new();
+        write_json(&mut out, &test_support::audit()).unwrap();
+        crate::report::schema::check_unversioned("audit", &String::from_utf8(out).unwrap());
+    }
+
     #[test]
     fn the_document_has_the_four_keys_and_null_advice_where_none() {
         let mut out = Vec::new();

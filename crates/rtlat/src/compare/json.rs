@@ -287,6 +287,20 @@ mod tests {
         doc.to_string()
     }
 
+    /// Its keys are pinned (`report::schema`); it has no version of its
+    /// own, so a change of them fails until it is given one.
+    #[test]
+    fn the_keys_of_the_document_are_pinned() {
+        let (base, new) = (
+            parse("base.json", &with_environment(BASE, "6.1.0")).unwrap(),
+            parse("new.json", &with_environment(NEW, "6.6.0")).unwrap(),
+        );
+        let c = compare(&base, &new, NoiseRule { percent: 10.0 });
+        let mut out = Vec::new();
+        write_json(&mut out, &c).unwrap();
+        crate::report::schema::check_unversioned("compare", &String::from_utf8(out).unwrap());
+    }
+
     #[test]
     fn the_figures_and_verdicts_of_the_text() {
         let v = json_of(BASE, NEW);

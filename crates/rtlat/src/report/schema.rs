@@ -1,7 +1,8 @@
 //! The schema of rtlat's documents pinned, for the tests: every key path
 //! of a fully populated document with the JSON types its values take,
 //! in the order written, against a golden list kept per tool and per
-//! `file_version` (`schema/<tool>.v<file_version>.keys`).
+//! `file_version` (`schema/<tool>.v<file_version>.keys`; a document
+//! without a version of its schema, `schema/<tool>.unversioned.keys`).
 //!
 //! A key added, removed, renamed, moved or given another type fails the
 //! check unless the document's `file_version` changes with it: a new
@@ -154,15 +155,26 @@ pub fn check(tool: &str, text: &str) {
     let version = doc["file_version"]
         .as_u64()
         .expect("the document has a file_version");
+    check_against(tool, &format!("v{version}"), "its file_version", text);
+}
+
+/// [`check`] for a document without a version of its schema (`rtlat
+/// audit --json`, `rtlat compare --json`: only `rtlat_version`): any
+/// change of its keys fails until it is given one.
+pub fn check_unversioned(tool: &str, text: &str) {
+    check_against(tool, "unversioned", "a version (it has none)", text);
+}
+
+fn check_against(tool: &str, label: &str, version: &str, text: &str) {
     let written = key_paths(text);
-    let file = golden(tool, version);
+    let file = golden(tool, label);
     let Ok(golden) = std::fs::read_to_string(&file) else {
         if std::env::var_os("RTLAT_SCHEMA_WRITE").is_some() {
             std::fs::write(&file, written.join("\n") + "\n").expect("writing the key list");
             return;
         }
         panic!(
-            "no key list for {tool} file_version {version} ({}): run the test with \
+            "no key list for the {tool} document {label} ({}): run the test with \
              RTLAT_SCHEMA_WRITE=1 to write it, and commit it",
             file.display()
         );
@@ -178,19 +190,19 @@ pub fn check(tool: &str, text: &str) {
             .filter(|w| !golden.contains(&w.as_str()))
             .collect();
         panic!(
-            "the keys of the {tool} document changed but its file_version ({version}) did \
-             not: change file_version with them (a new version gets a key list of its own) \
-             or undo the change.\nno longer written: {gone:#?}\nnew: {new:#?}\n(neither: \
-             the order changed; compare with {})",
+            "the keys of the {tool} document changed but not {version} ({label}): change \
+             the version with them (a new version gets a key list of its own) or undo the \
+             change.\nno longer written: {gone:#?}\nnew: {new:#?}\n(neither: the order \
+             changed; compare with {})",
             file.display()
         );
     }
 }
 
-fn golden(tool: &str, version: u64) -> PathBuf {
+fn golden(tool: &str, label: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("src/report/schema")
-        .join(format!("{tool}.v{version}.keys"))
+        .join(format!("{tool}.{label}.keys"))
 }
 
 #[cfg(test)]
