@@ -227,4 +227,92 @@ mod tests {
             ]
         );
     }
+
+    /// A thread that measured with every key signaltest writes: `-h`,
+    /// disturbances, a time for its maximum.
+    fn full_thread() -> rtlat_core::report::ThreadReport {
+        use crate::report::test_support::ThreadFixture;
+        use rtlat_core::units::Resolution;
+        let mut t = ThreadFixture::new(0)
+            .tid(4242)
+            .pinned(1, 0)
+            .samples(&[3, 4, 9, 120], Resolution::Micros, 0, Some(100))
+            .distribution(&[3_000, 4_000, 9_000, 120_000])
+            .build();
+        t.disturbances = Some(rtlat_core::report::Disturbances {
+            involuntary_switches: 1,
+            migrations: Some(0),
+            minor_faults: 2,
+            major_faults: 0,
+        });
+        t
+    }
+
+    #[test]
+    fn the_keys_of_signaltests_document_change_only_with_its_version() {
+        use crate::report::json::Extras;
+        use crate::report::test_support::{meta, render, run, timeline};
+        let report = run(rtlat_core::units::Resolution::Micros, vec![full_thread()]);
+        let m = meta("signaltest -h 100");
+        let verdict = crate::report::verdict::judge(&report, &m, None);
+        let extras = Extras {
+            load: None,
+            verdict: &verdict,
+            explain: None,
+            timeline: Some(timeline()),
+        };
+        let text = render(|w| crate::signaltest::output::write_json(w, &report, &m, &extras));
+        check("signaltest", &text);
+    }
+
+    #[test]
+    fn the_keys_of_the_ipc_tools_document_change_only_with_its_version() {
+        use crate::ipc::PairTool;
+        use crate::report::json::Extras;
+        use crate::report::test_support::{meta, render};
+        use rtlat_core::ipc::report::{PairReport, PairResult, SideResult};
+        use rtlat_core::report::EndReason;
+        use rtlat_core::units::{Nanos, Resolution};
+        let t = full_thread();
+        let side = |id: i32| SideResult {
+            id,
+            policy: t.policy,
+            priority: 80,
+            cpu: Some(1),
+            compat: t.compat,
+            precise: t.precise,
+            error: None,
+            disturbances: t.disturbances,
+            ended: true,
+        };
+        let report = PairReport {
+            resolution: Resolution::Micros,
+            end: EndReason::Stopped,
+            pairs: vec![PairResult {
+                index: 0,
+                interval: Nanos::from_micros(1000),
+                receiver: side(100),
+                sender: side(101),
+                timeouts: 2,
+                histogram: t.histogram.clone(),
+                distribution: t.distribution.clone(),
+                phases: Vec::new(),
+            }],
+            break_info: None,
+        };
+        let m = meta("pmqtest -h 100");
+        let cpus = [(1, 0)];
+        let receivers = crate::ipc::output::receivers_as_run_report(&report, &cpus);
+        let verdict = crate::report::verdict::judge(&receivers, &m, None);
+        let extras = Extras {
+            load: None,
+            verdict: &verdict,
+            explain: None,
+            timeline: None,
+        };
+        let text = render(|w| {
+            crate::ipc::output::write_json(w, PairTool::Pmqtest, &report, &cpus, &m, extras)
+        });
+        check("ipc", &text);
+    }
 }
