@@ -5,6 +5,9 @@
 //! - [`invocation`]: what a command line asks for (the help, or a run);
 //! - [`getopt`]: the hand-written getopt_long that reproduces the C tools'
 //!   parsing (why not clap: see its module documentation);
+//! - [`options`]: one definition per option, from which the getopt
+//!   table, the messages' spellings, `--help`, the man pages and the
+//!   completions are made;
 //! - [`values`]: parsers of option values (numbers in ranges, durations,
 //!   paths) that name the option, the value and what is accepted;
 //! - [`output_file`]: files named on the command line, checked before the
@@ -29,6 +32,7 @@ pub mod error;
 pub mod escape;
 pub mod getopt;
 pub mod invocation;
+pub mod options;
 pub mod output_file;
 pub mod stdio;
 pub mod testing;

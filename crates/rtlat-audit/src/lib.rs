@@ -89,47 +89,7 @@ use serde::Serialize;
 pub use environment::Environment;
 
 /// Every check's id, in the order [`Audit::checks`] lists them.
-pub const CHECK_IDS: &[&str] = &[
-    "kernel.preemption",
-    "kernel.hz",
-    "kernel.nohz_full",
-    "kernel.cmdline",
-    "isolation.isolcpus",
-    "isolation.nohz_full",
-    "isolation.rcu_nocbs",
-    "isolation.irqaffinity",
-    "smt.active",
-    "smt.siblings",
-    "cpufreq.driver",
-    "cpufreq.governor",
-    "cpufreq.boost",
-    "cpufreq.energy_preference",
-    "thermal.throttle",
-    "idle.driver",
-    "idle.states",
-    "idle.parameters",
-    "clocksource.current",
-    "clocksource.tsc",
-    "sched.rt_throttling",
-    "sched.timer_migration",
-    "sched.numa_balancing",
-    "memory.thp",
-    "memory.swap",
-    "memory.ksm",
-    "watchdog.nmi",
-    "watchdog.soft_lockup",
-    "irq.affinity",
-    "irq.irqbalance",
-    "competition.rt_threads",
-    "competition.kernel_threads",
-    "virt.hypervisor",
-    "virt.steal",
-    "smi.counting",
-    "limits.rtprio",
-    "limits.memlock",
-    "limits.cap_sys_nice",
-    "limits.cap_ipc_lock",
-];
+pub const CHECK_IDS: &[&str] = &checks::IDS;
 
 /// What is to be measured, which the checks judge the machine against.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

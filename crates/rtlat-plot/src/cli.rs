@@ -55,48 +55,44 @@ pub enum Invocation {
     Run(Settings),
 }
 
+/// The words of the command line, before their values are checked.
+#[derive(Default)]
+struct Raw {
+    inputs: Vec<OsString>,
+    output: Option<OsString>,
+    kind: Option<String>,
+    size: Option<String>,
+    title: Option<String>,
+    xmax: Option<String>,
+    log_x: bool,
+}
+
 /// Reads the `rtlat plot` command line (`args` without the program name).
 pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
     let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
-    let mut inputs = Vec::new();
-    let mut output = None;
-    let mut kind = None;
-    let mut size = None;
-    let mut title = None;
-    let mut xmax = None;
-    let mut log_x = false;
+    let mut raw = Raw::default();
     for item in items {
         match item {
-            Parsed::Positional(word) => inputs.push(word),
+            Parsed::Positional(word) => raw.inputs.push(word),
             Parsed::Opt { id, value, .. } => match id {
                 Opt::Help => return Ok(Invocation::Help),
                 Opt::Version => return Ok(Invocation::Version),
-                Opt::Output => output = Some(value.unwrap_or_default()),
-                Opt::Kind => kind = Some(text(id, value.as_deref())?),
-                Opt::Size => size = Some(text(id, value.as_deref())?),
-                Opt::Title => title = Some(text(id, value.as_deref())?),
-                Opt::Xmax => xmax = Some(text(id, value.as_deref())?),
-                Opt::LogX => log_x = true,
+                Opt::Output => raw.output = Some(value.unwrap_or_default()),
+                Opt::Kind => raw.kind = Some(text(id, value.as_deref())?),
+                Opt::Size => raw.size = Some(text(id, value.as_deref())?),
+                Opt::Title => raw.title = Some(text(id, value.as_deref())?),
+                Opt::Xmax => raw.xmax = Some(text(id, value.as_deref())?),
+                Opt::LogX => raw.log_x = true,
             },
         }
     }
+    build(raw).map(Invocation::Run)
+}
 
-    let kind = match kind.as_deref() {
-        None => Kind::Latency,
-        Some(text) => match text.trim() {
-            "latency" => Kind::Latency,
-            "percentile" | "percentiles" => Kind::Percentile,
-            "timeline" => Kind::Timeline,
-            _ => {
-                return Err(invalid(
-                    Opt::Kind,
-                    text,
-                    "expected latency, percentile or timeline",
-                ));
-            }
-        },
-    };
-    let size = match &size {
+/// Checks the values in the order their errors are reported.
+fn build(raw: Raw) -> Result<Settings, UsageError> {
+    let kind = kind(raw.kind.as_deref())?;
+    let size = match &raw.size {
         None => DEFAULT_SIZE,
         Some(text) => parse_size(text).ok_or_else(|| {
             invalid(
@@ -110,7 +106,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
             )
         })?,
     };
-    let xmax_us = match &xmax {
+    let xmax_us = match &raw.xmax {
         None => None,
         Some(text) => Some(parse_xmax(text).ok_or_else(|| {
             invalid(
@@ -123,7 +119,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
         })?),
     };
     if kind != Kind::Latency {
-        let given = [(Opt::Xmax, xmax.is_some()), (Opt::LogX, log_x)];
+        let given = [(Opt::Xmax, raw.xmax.is_some()), (Opt::LogX, raw.log_x)];
         if let Some((id, _)) = given.iter().find(|(_, given)| *given) {
             return Err(UsageError(format!(
                 "{}: applies to the latency plot (-k latency), not to -k {}",
@@ -132,6 +128,41 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
             )));
         }
     }
+    check_inputs(&raw.inputs, kind)?;
+    let (output, format) = output(raw.output, &raw.inputs)?;
+    Ok(Settings {
+        inputs: raw.inputs.into_iter().map(StdinOr::from_arg).collect(),
+        output,
+        format,
+        kind,
+        latency_axis: LatencyAxis {
+            xmax_us,
+            log: raw.log_x,
+        },
+        size,
+        title: raw.title.filter(|t| !t.trim().is_empty()),
+    })
+}
+
+/// `-k`: the latency plot when not given.
+fn kind(given: Option<&str>) -> Result<Kind, UsageError> {
+    let Some(text) = given else {
+        return Ok(Kind::Latency);
+    };
+    match text.trim() {
+        "latency" => Ok(Kind::Latency),
+        "percentile" | "percentiles" => Ok(Kind::Percentile),
+        "timeline" => Ok(Kind::Timeline),
+        _ => Err(invalid(
+            Opt::Kind,
+            text,
+            "expected latency, percentile or timeline",
+        )),
+    }
+}
+
+/// At least one input, standard input at most once.
+fn check_inputs(inputs: &[OsString], kind: Kind) -> Result<(), UsageError> {
     if inputs.is_empty() {
         return Err(UsageError(
             match kind {
@@ -153,7 +184,16 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
             "standard input ('-') given more than once".to_string(),
         ));
     }
-    let Some(output_text) = output else {
+    Ok(())
+}
+
+/// `-o`: a new file's path, its format from its name, not one of the
+/// inputs.
+fn output(
+    given: Option<OsString>,
+    inputs: &[OsString],
+) -> Result<(std::path::PathBuf, OutputFormat), UsageError> {
+    let Some(output_text) = given else {
         return Err(UsageError(
             "no output file: give -o OUT.svg or -o OUT.png".to_string(),
         ));
@@ -166,7 +206,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
         )
     })?;
     let output_path = new_file_path(Opt::Output, &output_text, "write", DirReport::Detailed)?;
-    for input in &inputs {
+    for input in inputs {
         if input != "-" && same_file(Path::new(input), &output_path) {
             return Err(UsageError(format!(
                 "{}: '{}' is also an input; the plot would overwrite it",
@@ -175,18 +215,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
             )));
         }
     }
-    Ok(Invocation::Run(Settings {
-        inputs: inputs.into_iter().map(StdinOr::from_arg).collect(),
-        output: output_path,
-        format,
-        kind,
-        latency_axis: LatencyAxis {
-            xmax_us,
-            log: log_x,
-        },
-        size,
-        title: title.filter(|t| !t.trim().is_empty()),
-    }))
+    Ok((output_path, format))
 }
 
 /// `WxH` (or `W×H`, `W,H`) within [`MIN_SIDE`]..=[`MAX_SIDE`] each.
@@ -228,7 +257,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// `rtlat plot --help`.
 pub fn help_text() -> String {
-    let title = format!("rtlat plot: {}", rtlat_args::tools::summary("plot"));
+    let title = format!("rtlat plot: {}", rtlat_args::tools::PLOT_SUMMARY);
     format!(
         "\
 {title}

@@ -33,6 +33,7 @@ mod rtsetup;
 mod run_audit;
 mod signals;
 mod signaltest;
+mod tools;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -102,6 +103,6 @@ fn run(command: Command) -> anyhow::Result<u8> {
             args,
             cmdline,
             ..
-        } => cli::run::run_tool(tool, &args, cmdline),
+        } => tool.run(&args, cmdline),
     }
 }

@@ -1,5 +1,8 @@
-//! A tool's `--help` text read back into its parts: the title, the usage
-//! lines, and blocks of prose, option entries, lists and verbatim lines.
+//! A tool's help in parts ([`Help`]: the title, the usage lines, and
+//! blocks of prose, option entries, lists and verbatim lines), built from
+//! option definitions ([`crate::options::Page::model`]) or, for a tool
+//! not yet converted to them, read back from its `--help` text
+//! ([`parse`]).
 //!
 //! The help texts are written by hand for an 80-column terminal, in one
 //! layout every tool keeps:
@@ -170,7 +173,7 @@ fn is_entry(line: &str) -> bool {
 }
 
 /// The text of a line with its runs of spaces made one.
-fn collapsed(line: &str) -> String {
+pub(crate) fn collapsed(line: &str) -> String {
     line.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

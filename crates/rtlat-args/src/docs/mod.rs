@@ -1,9 +1,12 @@
 //! Man pages and shell completions, made from what the parsers use: each
 //! tool's option table (`OptSpec` rows: the spellings, whether a value
-//! follows, whether the row is hidden) and its `--help` text (what each
-//! option does, the name of its value), so that neither is written twice.
+//! follows, whether the row is hidden) and its help in parts ([`Help`]:
+//! what each option does, the name of its value), so that neither is
+//! written twice. A tool whose options are [`options`](crate::options)
+//! definitions builds its [`Help`] from them (`Page::model`); the others'
+//! is still read back from their `--help` text.
 //!
-//! - [`help`]: a help text read back into its parts;
+//! - [`help`]: a help in parts, and the reader of a help text;
 //! - [`man`]: a man page in roff from them;
 //! - [`complete`]: bash, zsh and fish completions;
 //! - [`undocumented`]: the rows of a table the help does not list, and the

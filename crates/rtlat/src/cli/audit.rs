@@ -199,7 +199,7 @@ pub fn table() -> Vec<OptSpec<()>> {
 }
 
 pub fn help_text() -> String {
-    let title = super::dispatch::Tool::Audit.help_title();
+    let title = crate::tools::help_title("audit");
     format!(
         "{title}
 

@@ -143,7 +143,7 @@ pub fn table() -> Vec<OptSpec<()>> {
 }
 
 pub fn help_text() -> String {
-    let title = super::dispatch::Tool::Compare.help_title();
+    let title = crate::tools::help_title("compare");
     let host_stalls_percent = crate::compare::judge::HOST_STALLS_STEAL * 100.0;
     format!(
         "{title}

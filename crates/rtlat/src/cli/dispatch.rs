@@ -8,94 +8,7 @@ use std::path::Path;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OptSpec, REQ};
 
-/// The tools rtlat provides.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tool {
-    /// `rtlat cyclictest`.
-    Cyclictest,
-    /// `rtlat svsematest`: SysV semaphore hand-off latency.
-    Svsematest,
-    /// `rtlat pmqtest`: POSIX message queue hand-off latency.
-    Pmqtest,
-    /// `rtlat ptsematest`: mutex hand-off latency.
-    Ptsematest,
-    /// `rtlat sigwaittest`: signal + sigwait hand-off latency.
-    Sigwaittest,
-    /// `rtlat signaltest`: signal round trip through a ring of threads.
-    Signaltest,
-    /// `rtlat latency`: Xenomai's `latency` test.
-    Latency,
-    /// `rtlat monitor`: cyclictest until stopped, with metrics and
-    /// checkpoints.
-    Monitor,
-    /// `rtlat plot`: latency plots (SVG, PNG) from cyclictest results.
-    Plot,
-    /// `rtlat compare`: two runs' JSON results side by side.
-    Compare,
-    /// `rtlat load`: background load, measured.
-    Load,
-    /// `rtlat audit`: the machine's fitness for real-time work.
-    Audit,
-}
-
-impl Tool {
-    /// Every tool, in the order `rtlat --help` lists them: the measuring
-    /// tools first.
-    pub const ALL: [Tool; 12] = [
-        Tool::Cyclictest,
-        Tool::Svsematest,
-        Tool::Pmqtest,
-        Tool::Ptsematest,
-        Tool::Sigwaittest,
-        Tool::Signaltest,
-        Tool::Latency,
-        Tool::Monitor,
-        Tool::Plot,
-        Tool::Compare,
-        Tool::Load,
-        Tool::Audit,
-    ];
-
-    /// The subcommand (and C tool) name.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Tool::Cyclictest => "cyclictest",
-            Tool::Svsematest => "svsematest",
-            Tool::Pmqtest => "pmqtest",
-            Tool::Ptsematest => "ptsematest",
-            Tool::Sigwaittest => "sigwaittest",
-            Tool::Signaltest => "signaltest",
-            Tool::Latency => "latency",
-            Tool::Monitor => "monitor",
-            Tool::Plot => "plot",
-            Tool::Compare => "compare",
-            Tool::Load => "load",
-            Tool::Audit => "audit",
-        }
-    }
-
-    /// What the tool is for, in one line: `rtlat --help` lists it and the
-    /// tool's own help starts with it ([`rtlat_args::tools`]).
-    pub fn summary(self) -> &'static str {
-        rtlat_args::tools::summary(self.name())
-    }
-
-    /// The first line of the tool's `--help`: `rtlat NAME: SUMMARY`.
-    pub fn help_title(self) -> String {
-        format!("rtlat {}: {}", self.name(), self.summary())
-    }
-
-    /// Whether it is also a C tool of its name (rt-tests', Xenomai's
-    /// `latency`), which a symlink to rtlat of that name runs: the
-    /// measuring tools.
-    pub fn has_c_name(self) -> bool {
-        Tool::ALL[..7].contains(&self)
-    }
-
-    fn from_name(name: &str) -> Option<Tool> {
-        Tool::ALL.into_iter().find(|t| t.name() == name)
-    }
-}
+use crate::tools::{self, Group, REGISTRY, Tool};
 
 /// rtlat's own options (before a tool's name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,7 +52,7 @@ pub enum Command {
     /// Run a tool.
     Tool {
         /// Which one.
-        tool: Tool,
+        tool: &'static dyn Tool,
         /// Started under the tool's own name (symlink), not as `rtlat TOOL`.
         as_symlink: bool,
         /// Its arguments (after the tool name).
@@ -182,7 +95,7 @@ pub fn select(argv: &[OsString]) -> Result<Command, UsageError> {
                 .into_owned()
         })
         .unwrap_or_default();
-    if let Some(tool) = Tool::from_name(&invoked) {
+    if let Some(tool) = tools::find(&invoked) {
         return Ok(Command::Tool {
             tool,
             as_symlink: true,
@@ -205,7 +118,7 @@ pub fn select(argv: &[OsString]) -> Result<Command, UsageError> {
     }
     match first.as_ref() {
         "help" => Ok(Command::TopHelp),
-        name => match Tool::from_name(name) {
+        name => match tools::find(name) {
             Some(tool) => Ok(Command::Tool {
                 tool,
                 as_symlink: false,
@@ -221,47 +134,40 @@ pub fn select(argv: &[OsString]) -> Result<Command, UsageError> {
 }
 
 fn tool_names() -> String {
-    Tool::ALL.map(Tool::name).join(", ")
+    REGISTRY
+        .iter()
+        .map(|t| t.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
-/// `rtlat --help`: the tools by group ([`Tool::ALL`]'s order), each with
-/// its summary.
+/// `rtlat --help`: the tools by [`Group`], each with its summary, in
+/// [`REGISTRY`]'s order.
 pub fn top_help() -> String {
-    let list = |tools: &[Tool]| -> String {
-        tools
-            .iter()
-            .map(|t| format!("  {:<13}{}\n", t.name(), t.summary()))
-            .collect()
-    };
+    let groups: String = Group::ALL
+        .iter()
+        .map(|&group| {
+            let list: String = REGISTRY
+                .iter()
+                .filter(|t| t.group() == group)
+                .map(|t| format!("  {:<13}{}\n", t.name(), t.summary()))
+                .collect();
+            format!("{}\n{list}\n", group.heading())
+        })
+        .collect();
     format!(
         "rtlat {version}: real-time latency measurement for Linux
 
 Usage: rtlat <TOOL> [OPTIONS]
        <TOOL> [OPTIONS]        (through a symlink named after the tool)
 
-Measuring tools (each with the options and output of the tool of its name,
-from rt-tests or, for latency, Xenomai):
-{measuring}
-Long runs and fleets:
-{monitoring}
-Result tools:
-{results}
-Load:
-{load}
-The machine:
-{machine}
-Run 'rtlat <TOOL> --help' for the options of a tool.
+{groups}Run 'rtlat <TOOL> --help' for the options of a tool.
 
 Options:
   -h, --help      print this help
   -V, --version   print the version
 ",
         version = env!("CARGO_PKG_VERSION"),
-        measuring = list(&Tool::ALL[..7]),
-        monitoring = list(&Tool::ALL[7..8]),
-        results = list(&Tool::ALL[8..10]),
-        load = list(&Tool::ALL[10..11]),
-        machine = list(&Tool::ALL[11..]),
     )
 }
 
@@ -277,7 +183,8 @@ mod tests {
     fn symlink_name_selects_the_tool() {
         let c = select(&argv(&["/usr/local/bin/cyclictest", "-q"])).unwrap();
         assert!(
-            matches!(&c, Command::Tool { tool: Tool::Cyclictest, as_symlink: true, args, .. } if args == &argv(&["-q"]))
+            matches!(&c, Command::Tool { tool, as_symlink: true, args, .. }
+            if tool.name() == "cyclictest" && args == &argv(&["-q"]))
         );
         assert_eq!(c.program_name(), "cyclictest");
     }
@@ -295,7 +202,7 @@ mod tests {
     #[test]
     fn the_top_help_lists_every_tool() {
         let help = top_help();
-        for tool in Tool::ALL {
+        for &tool in REGISTRY {
             let listed = format!("\n  {:<13}", tool.name());
             assert!(help.contains(&listed), "{} missing\n{help}", tool.name());
         }
@@ -304,11 +211,11 @@ mod tests {
 
     #[test]
     fn every_tool_has_one_summary_for_both_helps() {
-        for tool in Tool::ALL {
+        for &tool in REGISTRY {
             assert!(!tool.summary().is_empty(), "{}", tool.name());
             let listed = format!("\n  {:<13}{}\n", tool.name(), tool.summary());
             assert!(top_help().contains(&listed), "{listed}");
-            assert!(tool.help_title().starts_with("rtlat "));
+            assert!(tools::help_title(tool.name()).starts_with("rtlat "));
         }
     }
 

@@ -8,6 +8,8 @@ use rtlat_core::candidates::ExplainTrigger;
 
 use crate::explain::ExplainPlan;
 use rtlat_args::UsageError;
+use rtlat_args::getopt::{OPT_NUM, REQ};
+use rtlat_args::options::Flag;
 use rtlat_args::values::{DirReport, OptionName, int, invalid, new_file_path};
 
 /// The most samples one run explains.
@@ -26,6 +28,50 @@ pub struct ExplainArgs {
     pub threshold: Option<String>,
     /// `--explain-trace`.
     pub trace: Option<std::ffi::OsString>,
+}
+
+/// A tool's raw state that keeps the explain group's raw values.
+pub trait HasExplain {
+    /// The explain group's raw values.
+    fn explain(&mut self) -> &mut ExplainArgs;
+}
+
+/// The definitions of `--explain[=N]`, `--explain-threshold US` and
+/// `--explain-trace FILE` (ours: no 2.4 name starts with `ex`).
+pub fn flags<R: HasExplain>() -> Vec<Flag<R>> {
+    vec![
+        Flag::new_long("explain", OPT_NUM, "N")
+            .help(&[
+                "record kernel events on the measured CPUs in a",
+                "tracefs instance of the run's own and explain the N",
+                "worst samples [3]: IRQ latency, timer handler to",
+                "wake-up, thread latency, return to user, each with",
+                "what ran meanwhile; '# Explain' lines after the",
+                "summary, \"explain\" in the JSON",
+            ])
+            .apply(|r: &mut R, v| {
+                r.explain().explain = Some(v.optional()?);
+                Ok(())
+            }),
+        Flag::new_long("explain-threshold", REQ, "US")
+            .help(&[
+                "with --explain: every sample above US is a",
+                "candidate (default: each new maximum of a thread)",
+            ])
+            .apply(|r: &mut R, v| {
+                r.explain().threshold = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("explain-trace", REQ, "FILE")
+            .help(&[
+                "with --explain: write the kernel events behind",
+                "each explanation to FILE, as text",
+            ])
+            .apply(|r: &mut R, v| {
+                r.explain().trace = Some(v.os());
+                Ok(())
+            }),
+    ]
 }
 
 /// The option ids of the explain group in a tool's table.

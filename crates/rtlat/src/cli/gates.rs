@@ -7,6 +7,9 @@ use std::ffi::{OsStr, OsString};
 use crate::gate::{GatePlan, parse};
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
+use rtlat_args::options::Flag;
+
+use super::shared::HasShared;
 use rtlat_args::values::{DirReport, OptionName, new_file_path};
 
 /// The two options, as a tool's table wraps them (`Opt::Gate`).
@@ -25,9 +28,35 @@ pub const ROWS: [OptSpec<GateOpt>; 2] = [
     OptSpec::new_long(GateOpt::Junit, "junit", REQ),
 ];
 
-/// The help line of `--junit`.
-pub const JUNIT_HELP: &str =
-    "      --junit=FILE       with --fail-if: a JUnit XML report of the limits\n";
+/// The definitions of `--fail-if` and `--junit`.
+pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
+    vec![
+        Flag::from_row(&ROWS[0], "LIMITS")
+            .help(&[
+                "fail when a limit is broken by any thread or by all",
+                "threads together: comma-separated METRIC OP VALUE,",
+                "METRIC one of min avg max p50 p90 p99 p99.9 p99.99",
+                "p99.999 overruns, OP one of > >= < <= (the",
+                "failing condition), VALUE with ns, us, ms or s",
+                "(us if none): 'max>100us,p99.9>40us'; and",
+                "verdict=LEVEL (required) or verdict!=LEVEL",
+                "(refused), LEVEL trustworthy, caveats or",
+                "untrustworthy (see --verdict); measurement=LEVEL,",
+                "measurement!=LEVEL (valid, doubtful, invalid),",
+                "machine=LEVEL, machine!=LEVEL (ready, caveats,",
+                "not-ready): a part of the verdict",
+            ])
+            .apply(|r: &mut R, v| r.shared().gates.set(GateOpt::FailIf, v.os_opt(), v.name)),
+        junit(),
+    ]
+}
+
+/// The definition of `--junit FILE`.
+fn junit<R: HasShared>() -> Flag<R> {
+    Flag::from_row(&ROWS[1], "FILE")
+        .help(&["with --fail-if: a JUnit XML report of the limits"])
+        .apply(|r: &mut R, v| r.shared().gates.set(GateOpt::Junit, v.os_opt(), v.name))
+}
 
 /// The raw values as the parser collects them (the last one wins).
 #[derive(Clone, Debug, Default)]

@@ -26,6 +26,9 @@
 //! binary (its table and help); its page and completions are made from
 //! `rtlat-plot --help`, run from beside this binary as `rtlat plot` runs
 //! it, whose entries rtlat-plot's own test checks against its table.
+//!
+//! Every tool of [`REGISTRY`] gets its page and its completions, from
+//! what its [`Tool`] says.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -38,9 +41,8 @@ use rtlat_args::docs::man::{self, Inherited, Page};
 use rtlat_args::getopt::OptSpec;
 use rtlat_args::output_file::write_whole;
 
-use super::dispatch::{TOP_OPTIONS, Tool, top_help};
-use super::{audit, compare, cyclictest, ipc, latency, load, monitor, signaltest};
-use crate::ipc::PairTool;
+use super::dispatch::{TOP_OPTIONS, top_help};
+use crate::tools::{REGISTRY, Tool};
 
 /// What `--generate` makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,12 +60,12 @@ const USAGE: &str = "--generate KIND [DIR]: KIND is man, bash, zsh, fish or all;
 /// Runs `rtlat --generate ARGS`.
 pub fn run(args: &[OsString]) -> anyhow::Result<u8> {
     let (kind, dir) = parse(args)?;
-    let plot_help = plot_help()?;
+    let helps = helps()?;
     let Some(dir) = dir else {
         let text = match kind {
-            Kind::Bash => complete::bash(&program(&plot_help)),
-            Kind::Zsh => complete::zsh(&program(&plot_help)),
-            Kind::Fish => complete::fish(&program(&plot_help)).remove(0).1,
+            Kind::Bash => complete::bash(&program(&helps)),
+            Kind::Zsh => complete::zsh(&program(&helps)),
+            Kind::Fish => complete::fish(&program(&helps)).remove(0).1,
             Kind::Man | Kind::All => unreachable!("parse asks for DIR"),
         };
         rtlat_args::stdio::print(&text)?;
@@ -71,12 +73,12 @@ pub fn run(args: &[OsString]) -> anyhow::Result<u8> {
     };
     if matches!(kind, Kind::Man | Kind::All) {
         let man1 = dir.join("share/man/man1");
-        for (name, roff) in man_pages(&plot_help) {
+        for (name, roff) in man_pages(&helps) {
             write_file(&man1, &name, &roff)?;
         }
     }
     if matches!(kind, Kind::Bash | Kind::All) {
-        let p = program(&plot_help);
+        let p = program(&helps);
         let to = dir.join("share/bash-completion/completions");
         write_file(&to, &p.name, &complete::bash(&p))?;
         for command in p.commands().iter().skip(1) {
@@ -84,13 +86,13 @@ pub fn run(args: &[OsString]) -> anyhow::Result<u8> {
         }
     }
     if matches!(kind, Kind::Zsh | Kind::All) {
-        let p = program(&plot_help);
+        let p = program(&helps);
         let to = dir.join("share/zsh/vendor-completions");
         write_file(&to, &format!("_{}", p.name), &complete::zsh(&p))?;
     }
     if matches!(kind, Kind::Fish | Kind::All) {
         let to = dir.join("share/fish/vendor_completions.d");
-        for (name, text) in complete::fish(&program(&plot_help)) {
+        for (name, text) in complete::fish(&program(&helps)) {
             write_file(&to, &name, &text)?;
         }
     }
@@ -138,83 +140,43 @@ fn link(dir: &Path, name: &str, target: &str) -> anyhow::Result<()> {
         .with_context(|| format!("cannot link {} to {target}", path.display()))
 }
 
-/// `rtlat-plot --help`, run from beside this binary.
-fn plot_help() -> anyhow::Result<String> {
-    let own = std::env::current_exe().context("cannot find the rtlat binary")?;
-    let plotter = own.with_file_name("rtlat-plot");
-    let out = std::process::Command::new(&plotter)
-        .arg("--help")
-        .output()
-        .with_context(|| {
-            format!(
-                "cannot run '{} --help' for rtlat plot's page and completions \
-                 (cargo build makes it beside rtlat)",
-                plotter.display()
-            )
-        })?;
-    anyhow::ensure!(
-        out.status.success(),
-        "'{} --help' failed: {}",
-        plotter.display(),
-        out.status
-    );
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+/// Every tool's help text, in [`REGISTRY`]'s order.
+pub struct Helps(Vec<String>);
+
+/// Every tool's help text ([`Tool::help`]).
+fn helps() -> anyhow::Result<Helps> {
+    REGISTRY
+        .iter()
+        .map(|t| t.help())
+        .collect::<anyhow::Result<_>>()
+        .map(Helps)
 }
 
-/// A tool's help text (`plot_help` for rtlat plot).
-fn help_text(tool: Tool, plot_help: &str) -> String {
-    match tool {
-        Tool::Cyclictest => cyclictest::help_text(),
-        Tool::Monitor => monitor::help_text(),
-        Tool::Svsematest | Tool::Pmqtest | Tool::Ptsematest | Tool::Sigwaittest => {
-            ipc::help_text(pair_tool(tool))
-        }
-        Tool::Signaltest => signaltest::help_text(),
-        Tool::Latency => latency::help_text(),
-        Tool::Plot => plot_help.to_string(),
-        Tool::Compare => compare::help_text(),
-        Tool::Load => load::help_text(),
-        Tool::Audit => audit::help_text(),
+impl Helps {
+    /// The help text of `tool`.
+    fn of(&self, tool: &dyn Tool) -> &str {
+        REGISTRY
+            .iter()
+            .position(|t| t.name() == tool.name())
+            .map_or("", |i| &self.0[i])
     }
+}
+
+/// A tool's help as the pages and completions read it ([`Tool::page`]).
+fn help_model(tool: &dyn Tool, helps: &Helps) -> Help {
+    tool.page(helps.of(tool))
 }
 
 /// Every option entry a tool's options are documented by: its help's,
-/// and for rtlat monitor cyclictest's too (its help sends the reader
-/// there for them; its page repeats them).
-fn option_help(tool: Tool, plot_help: &str) -> Help {
-    let mut help = help::parse(&help_text(tool, plot_help));
-    if tool == Tool::Monitor {
-        help.blocks
-            .extend(help::parse(&cyclictest::help_text()).blocks);
+/// and those of the tool it inherits options from (rtlat monitor:
+/// cyclictest's; its help sends the reader there for them; its page
+/// repeats them).
+fn option_help(tool: &dyn Tool, helps: &Helps) -> Help {
+    let mut help = help_model(tool, helps);
+    if let Some(inherits) = tool.inherits() {
+        help.blocks.extend(help_model(inherits.from, helps).blocks);
     }
     help
-}
-
-/// A tool's option table; `None` for rtlat plot (in the rtlat-plot
-/// binary).
-fn table(tool: Tool) -> Option<Vec<OptSpec<()>>> {
-    Some(match tool {
-        Tool::Cyclictest => cyclictest::table(cyclictest::Flavour::Cyclictest),
-        Tool::Monitor => cyclictest::table(cyclictest::Flavour::Monitor),
-        Tool::Svsematest | Tool::Pmqtest | Tool::Ptsematest | Tool::Sigwaittest => {
-            ipc::table(pair_tool(tool))
-        }
-        Tool::Signaltest => signaltest::table(),
-        Tool::Latency => latency::table(),
-        Tool::Plot => return None,
-        Tool::Compare => compare::table(),
-        Tool::Load => load::table(),
-        Tool::Audit => audit::table(),
-    })
-}
-
-fn pair_tool(tool: Tool) -> PairTool {
-    match tool {
-        Tool::Svsematest => PairTool::Svsematest,
-        Tool::Pmqtest => PairTool::Pmqtest,
-        Tool::Ptsematest => PairTool::Ptsematest,
-        _ => PairTool::Sigwaittest,
-    }
 }
 
 fn top_table() -> Vec<OptSpec<()>> {
@@ -222,7 +184,7 @@ fn top_table() -> Vec<OptSpec<()>> {
 }
 
 /// The man page's name of `tool`: `rtlat-cyclictest`.
-fn page_name(tool: Tool) -> String {
+fn page_name(tool: &dyn Tool) -> String {
     format!("rtlat-{}", tool.name())
 }
 
@@ -242,7 +204,7 @@ given.";
 
 /// The synopsis lines of `tool` under another command name: `cyclictest
 /// [OPTIONS]` for `rtlat cyclictest [OPTIONS]`.
-fn usage_as(help: &Help, tool: Tool, command: &str) -> Vec<String> {
+fn usage_as(help: &Help, tool: &dyn Tool, command: &str) -> Vec<String> {
     let prefix = format!("rtlat {}", tool.name());
     help.usage
         .iter()
@@ -254,12 +216,12 @@ fn usage_as(help: &Help, tool: Tool, command: &str) -> Vec<String> {
 }
 
 /// Every man page: `(file name, roff)`, `rtlat.1` first.
-pub fn man_pages(plot_help: &str) -> Vec<(String, String)> {
+pub fn man_pages(helps: &Helps) -> Vec<(String, String)> {
     let source = format!("rtlat {}", env!("CARGO_PKG_VERSION"));
     let mut pages = Vec::new();
 
     let top = help::parse(&top_help());
-    let see_all: Vec<(String, u8)> = Tool::ALL.iter().map(|&t| (page_name(t), 1)).collect();
+    let see_all: Vec<(String, u8)> = REGISTRY.iter().map(|&t| (page_name(t), 1)).collect();
     pages.push((
         "rtlat.1".to_string(),
         man::render(&Page {
@@ -274,32 +236,28 @@ pub fn man_pages(plot_help: &str) -> Vec<(String, String)> {
         }),
     ));
 
-    let cyclictest_help = help::parse(&cyclictest::help_text());
-    for tool in Tool::ALL {
-        let help = help::parse(&help_text(tool, plot_help));
+    for &tool in REGISTRY {
+        let help = help_model(tool, helps);
         let name = page_name(tool);
         let mut see_also = vec![("rtlat".to_string(), 1)];
+        see_also.extend(tool.see_also().into_iter().map(|(n, s)| (n.to_string(), s)));
         let mut more_usage = Vec::new();
         if tool.has_c_name() {
             more_usage = usage_as(&help, tool, tool.name());
-            if tool != Tool::Latency {
-                // rt-tests' page (Debian: section 8).
-                see_also.push((tool.name().to_string(), 8));
-            }
         }
-        match tool {
-            Tool::Plot => more_usage = usage_as(&help, tool, "rtlat-plot"),
-            Tool::Monitor | Tool::Compare => {
-                see_also.push((page_name(Tool::Cyclictest), 1));
-            }
-            _ => {}
+        if let Some(program) = tool.program() {
+            more_usage = usage_as(&help, tool, program);
         }
-        let inherited = (tool == Tool::Monitor).then_some(Inherited {
-            title: "CYCLICTEST OPTIONS",
-            intro: "rtlat monitor reads every option of rtlat cyclictest as well, \
-                    with the defaults and the exceptions above:",
-            help: &cyclictest_help,
-        });
+        let inherits = tool.inherits();
+        let inherited_help = inherits.as_ref().map(|i| help_model(i.from, helps));
+        let inherited = inherits
+            .as_ref()
+            .zip(inherited_help.as_ref())
+            .map(|(i, help)| Inherited {
+                title: i.title,
+                intro: i.intro,
+                help,
+            });
         let exit_status = if tool.has_c_name() {
             MEASURING_EXIT_STATUS
         } else {
@@ -325,12 +283,12 @@ pub fn man_pages(plot_help: &str) -> Vec<(String, String)> {
 /// What the completions cover: rtlat's options and tools, each tool's
 /// visible options (from its table, or for rtlat plot from rtlat-plot's
 /// help), `rtlat-plot` as rtlat plot, and the C tools' names.
-pub fn program(plot_help: &str) -> Program {
-    let tools = Tool::ALL
+pub fn program(helps: &Helps) -> Program {
+    let tools = REGISTRY
         .iter()
         .map(|&tool| {
-            let help = option_help(tool, plot_help);
-            let options: Vec<Completed> = match table(tool) {
+            let help = option_help(tool, helps);
+            let options: Vec<Completed> = match tool.options() {
                 Some(rows) => complete::from_table(&rows, &help),
                 None => complete::from_help(&help),
             };
@@ -338,7 +296,7 @@ pub fn program(plot_help: &str) -> Program {
                 name: tool.name().to_string(),
                 summary: tool.summary().to_string(),
                 own_name: tool.has_c_name(),
-                program: (tool == Tool::Plot).then(|| "rtlat-plot".to_string()),
+                program: tool.program().map(str::to_string),
                 options,
             }
         })
@@ -361,6 +319,19 @@ mod tests {
     const PLOT_HELP: &str = "rtlat plot: draw\n\nUsage: rtlat plot INPUT... -o OUT.svg \
                              [OPTIONS]\n\nOptions:\n  -o, --output FILE   the picture\n";
 
+    /// Every tool's help, with the stand-in for rtlat plot's.
+    fn test_helps() -> Helps {
+        Helps(
+            REGISTRY
+                .iter()
+                .map(|t| match t.program() {
+                    Some(_) => PLOT_HELP.to_string(),
+                    None => t.help().unwrap(),
+                })
+                .collect(),
+        )
+    }
+
     /// The `.TP` tags of a page: each spelled option they name.
     fn tagged(roff: &str) -> Vec<String> {
         let lines: Vec<&str> = roff.lines().collect();
@@ -378,9 +349,10 @@ mod tests {
 
     #[test]
     fn every_help_lists_exactly_its_table() {
-        for tool in Tool::ALL {
-            let Some(rows) = table(tool) else { continue };
-            let help = option_help(tool, PLOT_HELP);
+        let helps = test_helps();
+        for &tool in REGISTRY {
+            let Some(rows) = tool.options() else { continue };
+            let help = option_help(tool, &helps);
             assert_eq!(
                 undocumented(&rows, &help),
                 (vec![], vec![]),
@@ -394,7 +366,7 @@ mod tests {
 
     #[test]
     fn every_option_of_every_table_has_its_entry_in_its_page() {
-        let pages = man_pages(PLOT_HELP);
+        let pages = man_pages(&test_helps());
         let page = |name: &str| -> &str {
             &pages
                 .iter()
@@ -419,18 +391,18 @@ mod tests {
                 }
             }
         };
-        for tool in Tool::ALL {
-            if let Some(rows) = table(tool) {
+        for &tool in REGISTRY {
+            if let Some(rows) = tool.options() {
                 check(&page_name(tool), &rows);
             }
         }
         check("rtlat", &top_table());
-        assert_eq!(pages.len(), 1 + Tool::ALL.len());
+        assert_eq!(pages.len(), 1 + REGISTRY.len());
     }
 
     #[test]
     fn pages_have_their_sections() {
-        for (file, roff) in man_pages(PLOT_HELP) {
+        for (file, roff) in man_pages(&test_helps()) {
             for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS"] {
                 assert!(
                     roff.contains(&format!("\n.SH {section}\n")),
@@ -442,7 +414,7 @@ mod tests {
                 "{file}: an empty section"
             );
         }
-        let pages = man_pages(PLOT_HELP);
+        let pages = man_pages(&test_helps());
         let cyclictest = &pages
             .iter()
             .find(|(f, _)| f == "rtlat-cyclictest.1")
@@ -472,20 +444,15 @@ mod tests {
 
     #[test]
     fn completions_cover_every_visible_row() {
-        let p = program(PLOT_HELP);
+        let p = program(&test_helps());
         // rtlat, rtlat plot's program, the measuring tools' C names.
         let mut commands = vec!["rtlat", "rtlat-plot"];
-        commands.extend(Tool::ALL[..7].iter().map(|t| t.name()));
+        commands.extend(REGISTRY[..7].iter().map(|t| t.name()));
         assert_eq!(p.commands(), commands);
-        assert!(Tool::ALL[..7].iter().all(|t| t.has_c_name()));
-        assert!(!Tool::ALL[7..].iter().any(|t| t.has_c_name()));
+        assert!(REGISTRY[..7].iter().all(|t| t.has_c_name()));
+        assert!(!REGISTRY[7..].iter().any(|t| t.has_c_name()));
         for tool in &p.tools {
-            let Some(rows) = table(
-                Tool::ALL
-                    .into_iter()
-                    .find(|t| t.name() == tool.name)
-                    .unwrap(),
-            ) else {
+            let Some(rows) = crate::tools::find(&tool.name).unwrap().options() else {
                 continue;
             };
             let visible = rows.iter().filter(|r| !r.hidden).count();

@@ -9,30 +9,34 @@
 use std::ffi::OsString;
 use std::sync::LazyLock;
 
-use rtlat_core::config::{RunConfig, SchedPolicy, TimeSourceKind};
+use rtlat_core::config::RunConfig;
 use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::ipc::{MqTimeouts, PairConfig, PairPlan, Side};
+use rtlat_core::ipc::{PairConfig, Side};
 use rtlat_core::units::Nanos;
 
-use super::gates::{self, GateOpt};
-use super::load_options::{self, LoadOpt, run_duration};
-use super::output_options as outputs;
-use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
-use super::stop_options::{self as stop, StopOpt};
-use super::verdict_options::{VERDICT_VALUE, verdict_style};
+use super::load_options::run_duration;
+use super::shared::{HasShared, Measure, SharedArgs, SharedOpt};
+use super::verdict_options::HasVerdictStyle;
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
 use crate::report::verdict::text::Style;
 pub use rtlat_args::UsageError;
-use rtlat_args::getopt::{GetoptError, NO, OPT_NUM, OptSpec, REQ, ValueKind, getopt_long};
+use rtlat_args::docs::help::Help;
+use rtlat_args::getopt::{GetoptError, OptSpec, ValueKind, getopt_long};
+use rtlat_args::options::{self, Flag, Name, Read};
 pub use rtlat_args::values::SystemView;
-use rtlat_args::values::{
-    OptionName, int, int_in, invalid, opt_values, optional_text, spelling, text,
-};
+use rtlat_args::values::invalid;
 use rtlat_core::load::schedule::LoadSchedule;
 
+mod flags;
+mod gates_and_load;
+mod help;
+mod outputs_and_source;
+mod pairs;
+mod stopping;
 #[cfg(test)]
 mod tests;
+mod timing;
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,74 +59,38 @@ pub enum Invocation {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opt {
-    Affinity,
-    Breaktrace,
-    Distance,
-    Fork,
-    ForceTimeout,
-    Help,
-    Interval,
-    Priority,
-    Quiet,
-    Smp,
-    Threads,
-    Timeout,
-    Nsecs,
-    Verdict,
-    Shared(SharedOpt),
+/// The four tools, in the order of [`FLAGS`].
+const TOOLS: [PairTool; 4] = [
+    PairTool::Svsematest,
+    PairTool::Pmqtest,
+    PairTool::Ptsematest,
+    PairTool::Sigwaittest,
+];
+
+/// Each tool's options, in getopt's order: the four tools' common ones,
+/// then the tool's own (`-S`, `-f`, `-T`).
+static FLAGS: LazyLock<Vec<Vec<Flag<Raw>>>> = LazyLock::new(|| TOOLS.map(flags::tool_flags).into());
+
+/// The options of `tool`.
+fn flags(tool: PairTool) -> &'static [Flag<Raw>] {
+    let index = TOOLS.iter().position(|t| *t == tool).unwrap_or(0);
+    &FLAGS[index]
 }
 
-/// The options every one of the four tools has.
-static COMMON: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
-    let mut rows = vec![
-        OptSpec::c(Opt::Affinity, Some('a'), "affinity", OPT_NUM),
-        OptSpec::c(Opt::Breaktrace, Some('b'), "breaktrace", REQ),
-        OptSpec::c(Opt::Distance, Some('d'), "distance", REQ),
-        row(stop::DURATION, Opt::Shared),
-        OptSpec::c(Opt::Help, Some('h'), "help", NO),
-        OptSpec::c(Opt::Interval, Some('i'), "interval", REQ),
-        row(outputs::JSON, Opt::Shared),
-        row(stop::LOOPS, Opt::Shared),
-        OptSpec::c(Opt::Priority, Some('p'), "priority", REQ),
-        OptSpec::c(Opt::Quiet, Some('q'), "quiet", NO),
-        OptSpec::c(Opt::Threads, Some('t'), "threads", OPT_NUM),
-        // Ours, long only; newer than 2.4, so they never take a 2.4 prefix.
-        row(outputs::HISTOGRAM, Opt::Shared),
-        row(outputs::HISTFILE, Opt::Shared),
-        OptSpec::new_long(Opt::Nsecs, "nsecs", NO),
-        OptSpec::new_long(Opt::Verdict, "verdict", VERDICT_VALUE),
-    ];
-    rows.extend(gate_and_load_rows(Opt::Shared));
-    // The deterministic test seam (not in the help).
-    rows.push(row(SYNTHETIC, Opt::Shared));
-    rows
-});
-
-const SMP: OptSpec<Opt> = OptSpec::c(Opt::Smp, Some('S'), "smp", NO);
-const FORK: OptSpec<Opt> = OptSpec::c(Opt::Fork, Some('f'), "fork", OPT_NUM);
-const FORCE_TIMEOUT: OptSpec<Opt> = OptSpec::c(Opt::ForceTimeout, Some('f'), "forcetimeout", REQ);
-const TIMEOUT: OptSpec<Opt> = OptSpec::c(Opt::Timeout, Some('T'), "timeout", REQ);
-
-/// The option table of `tool`.
-fn options(tool: PairTool) -> Vec<OptSpec<Opt>> {
-    let mut specs = COMMON.clone();
-    match tool {
-        PairTool::Svsematest => specs.extend([SMP, FORK]),
-        PairTool::Pmqtest => specs.extend([SMP, FORCE_TIMEOUT, TIMEOUT]),
-        PairTool::Ptsematest => specs.push(SMP),
-        PairTool::Sigwaittest => specs.push(FORK),
-    }
-    specs
+/// How messages spell the option whose long name is `long` (in any of the
+/// four tools: `-f` is `--fork` in two and `--forcetimeout` in pmqtest).
+fn name(long: &str) -> Name {
+    FLAGS
+        .iter()
+        .flatten()
+        .find(|f| f.long == Some(long))
+        .map(Flag::name)
+        .unwrap_or_else(|| panic!("no option --{long}"))
 }
 
-impl OptionName for Opt {
-    /// From every table entry any of the four tools has.
-    fn spelling(self) -> String {
-        let extra = [SMP, FORK, FORCE_TIMEOUT, TIMEOUT];
-        spelling(self, COMMON.iter().chain(extra.iter()))
-    }
+/// How messages spell a shared option.
+fn shared(which: SharedOpt) -> Name {
+    name(which.long())
 }
 
 /// The largest interval, distance product and `-b` value (µs).
@@ -150,10 +118,22 @@ struct Raw {
     shared: SharedArgs,
 }
 
+impl HasShared for Raw {
+    fn shared(&mut self) -> &mut SharedArgs {
+        &mut self.shared
+    }
+}
+
+impl HasVerdictStyle for Raw {
+    fn verdict_style(&mut self) -> &mut Option<Style> {
+        &mut self.verdict
+    }
+}
+
 /// Whether the command line gives `-a` its value in the same word (`-a0`,
 /// `-qa0`, `--affinity=0`). The C tools read a value in the next word only
 /// when it is not 0, so `-a 0` means `-a` alone while `-a0` means CPU 0.
-fn affinity_attached(args: &[OsString], specs: &[OptSpec<Opt>]) -> bool {
+fn affinity_attached(args: &[OsString], specs: &[OptSpec<usize>]) -> bool {
     let short = |c: char| specs.iter().find(|s| s.short == Some(c));
     let long = |name: &str| {
         specs.iter().find(|s| {
@@ -190,7 +170,7 @@ fn affinity_attached(args: &[OsString], specs: &[OptSpec<Opt>]) -> bool {
             (None, None)
         };
         let Some(spec) = spec else { continue };
-        if spec.id == Opt::Affinity {
+        if spec.long == Some("affinity") {
             attached = rest.is_some();
         }
         if rest.is_none() && spec.value == ValueKind::Required {
@@ -208,8 +188,11 @@ pub fn parse(
     cmdline: String,
     system: &SystemView,
 ) -> Result<Invocation, UsageError> {
-    let specs = options(tool);
-    let items = getopt_long(args, &specs).map_err(|e| match e {
+    let flags = flags(tool);
+    let specs = options::table(flags);
+    // getopt's errors first, with the ipc tools' own message for `-t -2`
+    // (options::parse scans again and would spell it as getopt does).
+    getopt_long(args, &specs).map_err(|e| match e {
         // `-t -2`: getopt takes `-2` for an option of its own.
         GetoptError::Unrecognized(word, _)
             if word.len() > 1 && word[1..].starts_with(|c: char| c.is_ascii_digit()) =>
@@ -222,26 +205,8 @@ pub fn parse(
         e => UsageError(e.to_string()),
     })?;
     let mut raw = Raw::default();
-    for item in opt_values(items) {
-        let (id, value) = item?;
-        let val = || text(id, value.as_deref());
-        match id {
-            Opt::Help => return Ok(Invocation::Help),
-            Opt::Affinity => raw.affinity = Some(optional_text(id, value.as_deref())?),
-            Opt::Breaktrace => raw.breaktrace = Some(val()?),
-            Opt::Distance => raw.distance = Some(val()?),
-            Opt::Fork => raw.fork = Some(optional_text(id, value.as_deref())?),
-            Opt::ForceTimeout => raw.force_timeout = Some(val()?),
-            Opt::Interval => raw.interval = Some(val()?),
-            Opt::Priority => raw.priority = Some(val()?),
-            Opt::Quiet => raw.quiet = true,
-            Opt::Smp => raw.smp = true,
-            Opt::Threads => raw.threads = Some(optional_text(id, value.as_deref())?),
-            Opt::Timeout => raw.timeout = Some(val()?),
-            Opt::Nsecs => raw.nsecs = true,
-            Opt::Verdict => raw.verdict = Some(verdict_style(id, value.as_deref())?),
-            Opt::Shared(which) => raw.shared.set(which, value, id)?,
-        }
+    if options::parse(flags, args, &mut raw)? == Read::Help {
+        return Ok(Invocation::Help);
     }
     if let Some(Some(role)) = &raw.fork {
         return fork_role(role).map(|(side, pair)| Invocation::ForkChild { side, pair });
@@ -256,7 +221,7 @@ pub fn parse(
 fn fork_role(text: &str) -> Result<(Side, usize), UsageError> {
     let bad = || {
         invalid(
-            Opt::Fork,
+            name("fork"),
             text,
             "expected no value (fork mode); r<N> and s<N> are for the processes it starts",
         )
@@ -273,15 +238,8 @@ fn fork_role(text: &str) -> Result<(Side, usize), UsageError> {
     Ok((side, pair))
 }
 
-/// How the pairs are placed on CPUs.
-enum Pinning {
-    None,
-    /// Pair i on the i-th allowed CPU, round robin.
-    RoundRobin,
-    /// Every pair on this CPU.
-    All(usize),
-}
-
+/// Checks the values, concern by concern, in the order their errors are
+/// reported, and puts the settings together.
 fn build(
     tool: PairTool,
     raw: Raw,
@@ -290,236 +248,25 @@ fn build(
     system: &SystemView,
 ) -> Result<(IpcSettings, Vec<String>), UsageError> {
     let mut warnings = Vec::new();
-    let mut allowed = system.allowed_cpus.clone();
-    allowed.sort_unstable();
-    allowed.dedup();
-    if allowed.is_empty() {
-        return Err(UsageError(
-            "no CPU is available to this process, so there is no pair to start".to_owned(),
-        ));
-    }
-
-    // CPUs and pairs.
-    let pinning = match &raw.affinity {
-        None => Pinning::None,
-        Some(None) => Pinning::RoundRobin,
-        Some(Some(text)) => {
-            let cpu = int::<i64>(text).ok_or_else(|| {
-                invalid(Opt::Affinity, text, "expected a CPU number, or no value")
-            })?;
-            if cpu == 0 && !affinity_zero_is_cpu {
-                Pinning::RoundRobin
-            } else if cpu < 0 || cpu as usize >= system.configured_cpus {
-                return Err(invalid(
-                    Opt::Affinity,
-                    text,
-                    format_args!(
-                        "CPU {cpu} does not exist: this machine has {} CPUs (0 to {})",
-                        system.configured_cpus,
-                        system.configured_cpus - 1
-                    ),
-                ));
-            } else if !allowed.contains(&(cpu as usize)) {
-                return Err(invalid(
-                    Opt::Affinity,
-                    text,
-                    format_args!(
-                        "CPU {cpu} is not available to this process (it may use {})",
-                        cpu_list(&allowed)
-                    ),
-                ));
-            } else {
-                Pinning::All(cpu as usize)
-            }
-        }
-    };
-    let per_cpu = allowed.len();
-    let pairs_from_t = match &raw.threads {
-        None => 1,
-        Some(None) => per_cpu,
-        Some(Some(text)) => match int::<i64>(text) {
-            Some(0) => per_cpu,
-            Some(n) if (1..=MAX_PAIRS).contains(&n) => n as usize,
-            _ => {
-                return Err(invalid(
-                    Opt::Threads,
-                    text,
-                    format_args!(
-                        "expected a number of pairs, 1 to {MAX_PAIRS}, or 0 for one per CPU"
-                    ),
-                ));
-            }
-        },
-    };
-    let (npairs, pinning) = if raw.smp {
-        if raw.threads.is_some() {
-            warnings.push("WARN: -t ignored due to --smp".to_owned());
-        }
-        if raw.affinity.is_some() {
-            warnings.push("WARN: -a ignored due to --smp".to_owned());
-        }
-        (per_cpu, Pinning::RoundRobin)
-    } else {
-        (pairs_from_t, pinning)
-    };
-
-    // Intervals.
-    let interval = match &raw.interval {
-        Some(text) => int_in(
-            Opt::Interval,
-            text,
-            0..=MAX_US,
-            "a pause between hand-offs in microseconds (0: none)",
-        )?,
-        None => 1000,
-    };
-    let distance = match &raw.distance {
-        Some(text) => int::<i64>(text).ok_or_else(|| {
-            invalid(
-                Opt::Distance,
-                text,
-                "expected a whole number of microseconds (may be negative)",
-            )
-        })?,
-        None => 500,
-    };
-    let last = npairs as i128 - 1;
-    let longest = i128::from(interval) + last * i128::from(distance);
-    if last > 0 && !(0..=i128::from(MAX_US)).contains(&longest) {
-        let text = raw.distance.clone().unwrap_or_else(|| distance.to_string());
-        return Err(invalid(
-            Opt::Distance,
-            &text,
-            format_args!(
-                "pair {last} would get an interval of {longest} us; with an interval of \
-                 {interval} us and {npairs} pairs each pair's interval must stay within 0 to {MAX_US}"
-            ),
-        ));
-    }
-
-    // Scheduling: pair 0 at -p, one less for each further pair down to 1
-    // (sigwaittest: down to 0), all at -p with -S.
-    let priority = match &raw.priority {
-        Some(text) => int_in(
-            Opt::Priority,
-            text,
-            0..=99,
-            "a real-time priority (0: none)",
-        )?,
-        None => 0,
-    };
-    let same_priority = raw.smp && raw.priority.is_some();
-    let floor = if tool == PairTool::Sigwaittest { 0 } else { 1 };
-    let mut prio = priority;
-    let mut plans = Vec::with_capacity(npairs);
-    for i in 0..npairs {
-        plans.push(PairPlan {
-            index: i,
-            interval: Nanos::from_micros(interval + i as i64 * distance),
-            policy: if prio > 0 {
-                SchedPolicy::Fifo
-            } else {
-                SchedPolicy::Other
-            },
-            priority: prio as u8,
-            cpu: match pinning {
-                Pinning::None => None,
-                Pinning::RoundRobin => Some(allowed[i % allowed.len()]),
-                Pinning::All(cpu) => Some(cpu),
-            },
-        });
-        if !same_priority && prio > floor {
-            prio -= 1;
-        }
-    }
-
-    // Stopping.
-    let stop = raw.shared.stop(Opt::Shared)?;
-    let (loops, duration) = (stop.loops, stop.duration);
-    let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
-    let breaktrace = match &raw.breaktrace {
-        Some(text) => Some(int_in(
-            Opt::Breaktrace,
-            text,
-            1..=MAX_US,
-            &format!("a latency threshold in {unit}"),
-        )?),
-        None => None,
-    };
-
-    // pmqtest's time-outs.
-    let seconds = |id: Opt, text: &str| -> Result<Nanos, UsageError> {
-        Ok(Nanos::from_secs(int_in(
-            id,
-            text,
-            1..=MAX_US,
-            "a time-out in whole seconds",
-        )?))
-    };
-    let mq_timeouts = match (&raw.timeout, &raw.force_timeout) {
-        (None, None) => None,
-        (None, Some(_)) => {
-            return Err(UsageError(format!(
-                "{} needs {}",
-                Opt::ForceTimeout.spelling(),
-                Opt::Timeout.spelling()
-            )));
-        }
-        (Some(t), force) => Some(MqTimeouts {
-            receive: seconds(Opt::Timeout, t)?,
-            force_send_delay: match force {
-                Some(f) => Some(seconds(Opt::ForceTimeout, f)?),
-                None => None,
-            },
-        }),
-    };
-
-    // Outputs.
-    let outputs = raw.shared.outputs(Opt::Shared, &unit)?;
-    warnings.extend(outputs.warnings);
-    let buckets = outputs.buckets;
-    let source = raw.shared.source(Opt::Shared)?;
-    if matches!(source, TimeSourceKind::Synthetic { .. }) && loops.is_none() && duration.is_none() {
-        return Err(UsageError(format!(
-            "{} needs {} or {} to end",
-            Opt::Shared(SharedOpt::Synthetic).spelling(),
-            Opt::Shared(SharedOpt::Stop(StopOpt::Loops)).spelling(),
-            Opt::Shared(SharedOpt::Stop(StopOpt::Duration)).spelling()
-        )));
-    }
-
+    let allowed = pairs::allowed_cpus(system)?;
+    let (npairs, pinning) =
+        pairs::pairs_and_pinning(&raw, affinity_zero_is_cpu, &allowed, system, &mut warnings)?;
+    let plans = timing::plans(tool, &raw, npairs, &pinning, &allowed)?;
+    let stopping = stopping::stopping(&raw)?;
+    let (outputs, source) = outputs_and_source::outputs_and_source(&raw, &stopping, &mut warnings)?;
     let fork = matches!(raw.fork, Some(None));
-    let gates = raw.shared.gates(Opt::Shared)?;
-    let projection = raw.shared.projection(Opt::Shared)?;
-    if fork {
-        gates::refuse_percentiles(
-            gates.as_ref(),
-            Opt::Shared(SharedOpt::Gate(GateOpt::FailIf)),
-            "a fork-mode run (-f)",
-        )?;
-    }
-    if raw.shared.load.schedule.is_some() && (fork || raw.shared.synthetic.is_some()) {
-        let mode = if fork {
-            format!("a fork-mode run ({})", Opt::Fork.spelling())
-        } else {
-            format!("a {} run", Opt::Shared(SharedOpt::Synthetic).spelling())
-        };
-        return Err(UsageError(format!(
-            "{}: {mode} keeps no per-phase figures; use {} SPEC for a constant load",
-            Opt::Shared(SharedOpt::Load(LoadOpt::Schedule)).spelling(),
-            Opt::Shared(SharedOpt::Load(LoadOpt::Load)).spelling()
-        )));
-    }
-    let load = raw.shared.load(Opt::Shared, system)?;
+    let (gates, projection, load) = gates_and_load::gates_and_load(&raw, fork, system)?;
     // A schedule ends the run when it ends, unless -D comes first.
-    let duration = run_duration(duration, load.as_ref());
+    let duration = run_duration(stopping.duration, load.as_ref());
+    let resolution = stopping.resolution;
+    let buckets = outputs.buckets;
     let settings = IpcSettings {
         tool,
         engine: PairConfig {
             mechanism: tool.mechanism(),
             pairs: plans,
             run: RunConfig {
-                loops,
+                loops: stopping.loops,
                 duration,
                 resolution,
                 source,
@@ -535,8 +282,8 @@ fn build(
                 phases: load.as_ref().and_then(LoadSchedule::phase_plan),
             },
             histogram: buckets,
-            breaktrace,
-            mq_timeouts,
+            breaktrace: stopping.breaktrace,
+            mq_timeouts: stopping.mq_timeouts,
         },
         quiet: raw.quiet,
         fork,
@@ -551,145 +298,18 @@ fn build(
     Ok((settings, warnings))
 }
 
-/// `0-3,5` for a sorted CPU list.
-fn cpu_list(cpus: &[usize]) -> String {
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let mut j = i;
-        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
-            j += 1;
-        }
-        parts.push(if i == j {
-            cpus[i].to_string()
-        } else {
-            format!("{}-{}", cpus[i], cpus[j])
-        });
-        i = j + 1;
-    }
-    parts.join(",")
-}
-
 /// The option table of `tool`, as the man page and the completions see
 /// it.
 pub fn table(tool: PairTool) -> Vec<OptSpec<()>> {
-    options(tool).iter().map(OptSpec::names).collect()
+    flags(tool).iter().map(Flag::row).collect()
 }
 
 /// The text of `rtlat <tool> --help`.
 pub fn help_text(tool: PairTool) -> String {
-    let name = tool.name();
-    let how = match tool {
-        PairTool::Svsematest => {
-            "The sender posts a semaphore the receiver waits on (semop); both sides\n\
-             use a private semaphore set, so runs never disturb each other."
-        }
-        PairTool::Pmqtest => {
-            "The sender sends a message the receiver waits for (mq_receive); the\n\
-             receiver answers on a second queue."
-        }
-        PairTool::Ptsematest => {
-            "The sender posts a futex-based binary semaphore the receiver sleeps on,\n\
-             the wake-up path of the C tool's mutex hand-off."
-        }
-        PairTool::Sigwaittest => {
-            "The sender sends SIGUSR2 (pthread_kill) to the receiver, which takes it\n\
-             with sigwaitinfo; SIGUSR1 goes back."
-        }
-    };
-    let mut text = format!(
-        "rtlat {name}: {summary}\n\
-         \n\
-         Usage: rtlat {name} [OPTIONS]\n\
-         \n\
-         Each pair has a receiver and a sender. The sender reads the clock and wakes\n\
-         the receiver, which reads the clock as soon as it runs: the difference is\n\
-         the latency, in microseconds (CLOCK_MONOTONIC). The receiver then pauses\n\
-         for its interval and lets the sender start the next hand-off.\n\
-         {how}\n\
-         The options are those of rt-tests {name} 2.4.\n\
-         \n\
-         Options:\n\
-         \x20 -t, --threads[=N]      number of pairs; -t alone or -t 0: one per CPU [1]\n\
-         \x20 -i, --interval=US      receiver's pause between hand-offs, 0 to\n\
-         \x20                        2147483647 microseconds (0: none)          [1000]\n\
-         \x20 -d, --distance=US      each further pair pauses US longer          [500]\n\
-         \x20 -p, --priority=N       SCHED_FIFO priority of pair 0, 0 to 99; each\n\
-         \x20                        further pair one less, down to {floor}; 0: SCHED_OTHER\n\
-         \x20 -a, --affinity[=CPU]   pin every pair to CPU; alone (or -a 0 as two\n\
-         \x20                        words): pair i on the i-th CPU, round robin\n",
-        summary = rtlat_args::tools::summary(name),
-        floor = if tool == PairTool::Sigwaittest { 0 } else { 1 },
-    );
-    if tool != PairTool::Sigwaittest {
-        text.push_str(
-            "  -S, --smp              one pair per CPU, each on its own, all at the same\n\
-             \x20                        priority; -t and -a are then ignored\n",
-        );
-    }
-    if matches!(tool, PairTool::Svsematest | PairTool::Sigwaittest) {
-        text.push_str(
-            "  -f, --fork             run each side as a process of its own instead of\n\
-             \x20                        a thread (IDs are then process ids)\n",
-        );
-    }
-    if tool == PairTool::Pmqtest {
-        text.push_str(
-            "  -T, --timeout=SECS     the receiver waits at most SECS seconds; a\n\
-             \x20                        time-out ends the pair with an error\n\
-             \x20 -f, --forcetimeout=SECS  with -T: the sender waits SECS seconds before\n\
-             \x20                        each message; the receiver's time-outs are\n\
-             \x20                        counted (TO) and it waits again\n",
-        );
-    }
-    text.push_str(&format!(
-        "  -l, --loops=N          each side stops after N hand-offs; the run ends\n\
-         \x20                        when the first side is done; 0: no limit  [0]\n\
-         {duration}\
-         \x20 -b, --breaktrace=US    stop the run (and the kernel trace) at the first\n\
-         \x20                        latency above US\n\
-         \x20 -q, --quiet            no live display; print the figures once at the end\n\
-         {json}\
-         \x20     --histogram=N      at the end, print a histogram of the receivers'\n\
-         \x20                        latencies with N one-microsecond buckets\n\
-         {histfile}\
-         \x20     --nsecs            figures and histogram buckets in nanoseconds\n\
-         {verdict}\
-         \x20     --fail-if=LIMITS   exit 3 after the outputs when a receiver (or all\n\
-         \x20                        together) breaks a limit: 'max>100us,p99>40us';\n\
-         \x20                        METRIC min avg max p50 p90 p99 p99.9 p99.99\n\
-         \x20                        p99.999 overruns, OP > >= < <= (the failing\n\
-         \x20                        condition), unit ns us ms s; no percentiles -f;\n\
-         \x20                        verdict=trustworthy or verdict!=untrustworthy\n\
-         \x20                        (the level required or refused; see --verdict);\n\
-         \x20                        the same for measurement (valid, doubtful,\n\
-         \x20                        invalid) and machine (ready, caveats, not-ready)\n\
-         {junit}\
-         \x20     --load=SPEC        background load from before the first hand-off to\n\
-         \x20                        after the last: KIND[:WORKERS],... (see rtlat load\n\
-         \x20                        --help); '# load' lines at the end, \"load\" in JSON\n\
-         \x20     --load-schedule=SCHEDULE\n\
-         \x20                        load in phases, LOAD=DURATION,... with LOAD idle or\n\
-         \x20                        KIND[:WORKERS]+...; ends the run when it ends (or -l,\n\
-         \x20                        -D sooner); '# phase' lines and \"phases\" in JSON;\n\
-         \x20                        not with -f\n\
-         {load_cpus}\
-         \x20 -h, --help             print this help and exit\n\
-         \n\
-         Output, one block per refresh:\n\
-         \x20 #0: ID<tid>, P<prio>, CPU<cpu>, I<interval>;\n\
-         \x20     #1: ID<tid>, P<prio>, CPU<cpu>, Cycles <n>\n\
-         \x20 #1 -> #0, Min <us>, Cur <us>, Avg <us>, Max <us>\n",
-        duration = super::stop_options::DURATION_HELP,
-        json = outputs::JSON_HELP,
-        histfile = outputs::HISTFILE_HELP,
-        junit = gates::JUNIT_HELP,
-        verdict = super::verdict_options::HELP,
-        load_cpus = load_options::LOAD_CPUS_HELP,
-    ));
-    text.push_str(&format!(
-        "\nExample: two pairs at priority 80, 200 us apart, 10000 hand-offs each:\n\
-         \x20 rtlat {name} -q -p 80 -i 200 -t 2 -l 10000\n"
-    ));
-    text
+    help::help_page(tool).render()
+}
+
+/// What the man page and the completions of `tool` read of its help.
+pub fn help_model(tool: PairTool) -> Help {
+    help::help_page(tool).model()
 }

@@ -12,26 +12,23 @@
 use std::ffi::OsString;
 use std::sync::LazyLock;
 
-use rtlat_core::config::{
-    CyclicConfig, IntervalPlan, RunConfig, SchedPolicy, SignedHistogramPlan, ThreadPlan, WaitMode,
-};
-use rtlat_core::distribution::DistributionPlan;
-use rtlat_core::load::schedule::LoadSchedule;
-use rtlat_core::units::{Nanos, Resolution};
+use rtlat_core::config::CyclicConfig;
 
-use super::explain::{ExplainArgs, ExplainIds, ExplainObstacles, explain_plan};
-use super::load_options::run_duration;
-use super::output_options::{self as outputs, output_path};
+use super::explain::ExplainArgs;
+use super::output_options as outputs;
 use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
 use super::verdict_options::{VERDICT_VALUE, verdict_style};
-use crate::latency::settings::{Settings, WARMUP};
+use crate::latency::settings::Settings;
 use crate::report::verdict::text::Style;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
-use rtlat_args::values::{
-    OptionName, SystemView, duration_option, int, int_in, int_in_or, invalid, opt_values,
-    optional_text, spelling, text,
-};
+use rtlat_args::values::{OptionName, SystemView, opt_values, optional_text, spelling, text};
+
+mod engine;
+mod explanation;
+mod printing;
+mod thread;
+mod xenomai;
 
 /// What the command line asks for: [`help_text`], or to measure.
 pub type Invocation = rtlat_args::Invocation<Measure<Box<Settings>>>;
@@ -195,225 +192,45 @@ pub fn parse(
     }))
 }
 
-fn needs_xenomai(id: Opt, value: &str, what: &str) -> UsageError {
-    UsageError(format!(
-        "{}{value}: {what}, which needs the Xenomai kernel; on Linux only the periodic \
-         user-mode task (-t 0) exists",
-        id.spelling(),
-        value = if value.is_empty() {
-            String::new()
-        } else {
-            format!(" {value}")
-        },
-    ))
-}
-
+/// Checks the values, concern by concern, in the order their errors are
+/// reported, and puts the settings together.
 fn build(
     raw: Raw,
     cmdline: String,
     system: &SystemView,
 ) -> Result<(Settings, Vec<String>), UsageError> {
     let mut warnings = Vec::new();
-    if let Some(mode) = &raw.test_mode {
-        match int::<i64>(mode) {
-            Some(0) => {}
-            Some(1) => {
-                return Err(needs_xenomai(
-                    Opt::TestMode,
-                    mode,
-                    "the in-kernel periodic task runs in Xenomai's timerbench driver",
-                ));
-            }
-            Some(2) => {
-                return Err(needs_xenomai(
-                    Opt::TestMode,
-                    mode,
-                    "the in-kernel timer handler runs in Xenomai's timerbench driver",
-                ));
-            }
-            _ => {
-                return Err(invalid(
-                    Opt::TestMode,
-                    mode,
-                    "expected a test mode: 0 (periodic user-mode task); 1 and 2 need Xenomai",
-                ));
-            }
-        }
-    }
-    if let Some(device) = &raw.device {
-        return Err(needs_xenomai(
-            Opt::Device,
-            device,
-            "it picks a Xenomai timerbench device",
-        ));
-    }
-    if raw.break_on_switch {
-        return Err(needs_xenomai(
-            Opt::BreakOnSwitch,
-            "",
-            "it stops at a switch to Linux (secondary) mode",
-        ));
-    }
-
-    let period_us = int_in_or(
-        Opt::Period,
-        raw.period.as_deref(),
-        1..=MAX_PERIOD_US,
-        "a sampling period in microseconds",
-        DEFAULT_PERIOD_US,
-    )?;
-    let period = Nanos::from_micros(period_us);
-    let priority = match &raw.priority {
-        Some(text) => int_in(Opt::Priority, text, 1..=99, "a SCHED_FIFO priority")? as u8,
-        None => DEFAULT_PRIORITY,
-    };
-    let cpu = match &raw.cpu {
-        Some(text) => {
-            let cpu = int::<usize>(text).filter(|c| system.allowed_cpus.contains(c));
-            Some(cpu.ok_or_else(|| {
-                invalid(
-                    Opt::Cpu,
-                    text,
-                    format_args!(
-                        "expected a CPU this process may run on: {}",
-                        list_cpus(&system.allowed_cpus)
-                    ),
-                )
-            })?)
-        }
-        None => None,
-    };
-    let duration = match &raw.duration {
-        Some(text) => duration_option(Opt::Duration, text)?,
-        None => None,
-    };
-    let load = raw.shared.load(Opt::Shared, system)?;
-    // A schedule (whole seconds) ends the run when it ends, unless -T
-    // comes first.
-    let duration_secs =
-        run_duration(duration, load.as_ref()).map(|d| (d.as_nanos() / 1_000_000_000) as u64);
-    let lines_per_header = int_in_or(
-        Opt::Lines,
-        raw.lines.as_deref(),
-        0..=MAX_LINES,
-        "a number of data lines per header, 0 for no header",
-        DEFAULT_LINES as i64,
-    )? as u64;
-    let buckets = int_in_or(
-        Opt::HistogramSize,
-        raw.histogram_size.as_deref(),
-        1..=outputs::MAX_BUCKETS,
-        "a number of histogram buckets",
-        DEFAULT_BUCKETS,
-    )?;
-    let bucket_ns = int_in_or(
-        Opt::BucketSize,
-        raw.bucket_size.as_deref(),
-        1..=MAX_BUCKET_NS,
-        "a bucket width in nanoseconds",
-        DEFAULT_BUCKET_NS,
-    )?;
-    let gnuplot = match &raw.gnuplot {
-        Some(text) => Some(output_path(Opt::Gnuplot, text)?),
-        None => None,
-    };
-    let json = raw.shared.outputs(Opt::Shared, "microseconds")?.json;
-    let quiet = match (raw.quiet, duration_secs) {
-        (true, None) => {
-            // Xenomai's own warning, and like Xenomai the run goes on
-            // with the live lines.
-            warnings.push("latency: -q only works if -T has been given.".to_owned());
-            false
-        }
-        (quiet, _) => quiet,
-    };
+    xenomai::refuse_xenomai_only(&raw)?;
+    let thread = thread::thread(&raw, system)?;
+    let (load, duration_secs) = thread::load_and_duration(&raw, system)?;
+    let printing = printing::printing(&raw, duration_secs, &mut warnings)?;
     let source = raw.shared.source(Opt::Shared)?;
     let gates = raw.shared.gates(Opt::Shared)?;
     let projection = raw.shared.projection(Opt::Shared)?;
-
-    let keeps_histograms = raw.histograms || raw.stats || gnuplot.is_some();
-    let engine = CyclicConfig {
-        run: RunConfig {
-            resolution: Resolution::Nanos,
-            // The thread's own clock: the warm-up, then -T seconds.
-            duration: duration_secs.map(|s| {
-                Nanos(
-                    (s as i64)
-                        .saturating_mul(1_000_000_000)
-                        .saturating_add(WARMUP.as_nanos()),
-                )
-            }),
-            source,
-            // Percentiles for --fail-if: 1 µs exact buckets over 2 ms.
-            distribution: DistributionPlan::new(1000, Nanos::ZERO).ok(),
-            phases: load.as_ref().and_then(LoadSchedule::phase_plan),
-            loops: None,
-        },
-        wait: WaitMode::Timerfd,
-        warmup: Some(WARMUP),
-        intervals: Some(IntervalPlan {
-            length: Nanos::from_secs(1),
-            ring: match source {
-                // Its seconds come faster than any reader: the ring holds
-                // the run (the blocks are taken at its end).
-                rtlat_core::config::TimeSourceKind::Synthetic { .. } => duration_secs
-                    .map_or(MAX_SYNTHETIC_RING, |s| {
-                        s.saturating_add(2).min(MAX_SYNTHETIC_RING as u64) as usize
-                    })
-                    .max(INTERVAL_RING),
-                rtlat_core::config::TimeSourceKind::Real => INTERVAL_RING,
-            },
-        }),
-        signed_histogram: keeps_histograms.then_some(SignedHistogramPlan {
-            width: Nanos(bucket_ns),
-            per_side: buckets as usize,
-        }),
-        freeze_on_max: raw.freeze,
-        ..CyclicConfig::new(vec![ThreadPlan {
-            index: 0,
-            interval: period,
-            policy: SchedPolicy::Fifo,
-            priority,
-            cpu,
-        }])
-    };
-    let measured_cpus = match cpu {
-        Some(cpu) => vec![cpu],
-        None => {
-            let mut all = system.allowed_cpus.clone();
-            all.sort_unstable();
-            all.dedup();
-            all
-        }
-    };
-    let explain = explain_plan(
-        ExplainIds {
-            explain: Opt::Explain,
-            threshold: Opt::ExplainThreshold,
-            trace: Opt::ExplainTrace,
-        },
-        &raw.explain,
-        ExplainObstacles {
-            synthetic: raw.shared.synthetic.is_some(),
-            other_clock: None,
-        },
-        measured_cpus,
-    )?;
+    let engine = engine::engine(
+        &raw,
+        &thread,
+        &printing,
+        duration_secs,
+        source,
+        load.as_ref(),
+    );
+    let explain = explanation::explanation(&raw, thread.cpu, system)?;
     let engine = CyclicConfig {
         explain: explain.as_ref().map(|plan| plan.trigger),
         ..engine
     };
     let settings = Settings {
         engine,
-        period,
-        priority,
+        period: thread.period,
+        priority: thread.priority,
         duration_secs,
-        lines_per_header,
-        quiet,
+        lines_per_header: printing.lines_per_header,
+        quiet: printing.quiet,
         histograms: raw.histograms,
-        gnuplot,
+        gnuplot: printing.gnuplot,
         freeze: raw.freeze,
-        json,
+        json: printing.json,
         verdict: raw.verdict,
         projection,
         cmdline,
@@ -422,13 +239,6 @@ fn build(
         explain,
     };
     Ok((settings, warnings))
-}
-
-fn list_cpus(cpus: &[usize]) -> String {
-    cpus.iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The text of `rtlat latency --help`.
@@ -521,7 +331,7 @@ samples beyond the last bucket are counted on HSO lines instead of being
 added to it, and the HSS average and deviation are computed from the exact
 samples, in microseconds whatever the bucket width.
 ",
-        title = super::dispatch::Tool::Latency.help_title(),
+        title = crate::tools::help_title("latency"),
         period = DEFAULT_PERIOD_US
     )
 }
@@ -531,7 +341,8 @@ mod tests {
     use super::*;
     use crate::output::OutputTarget;
     use rtlat_args::testing::{expect_run, expect_usage_error, os_words, two_cpus};
-    use rtlat_core::config::TimeSourceKind;
+    use rtlat_core::config::{SchedPolicy, TimeSourceKind, WaitMode};
+    use rtlat_core::units::Nanos;
     use std::path::PathBuf;
 
     #[test]

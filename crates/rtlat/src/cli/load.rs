@@ -190,7 +190,7 @@ pub fn help_text() -> String {
             "                 ",
         ));
     }
-    let title = super::dispatch::Tool::Load.help_title();
+    let title = crate::tools::help_title("load");
     format!(
         "{title}
 

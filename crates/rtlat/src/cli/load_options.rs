@@ -12,6 +12,9 @@ use rtlat_core::units::Nanos;
 
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
+use rtlat_args::options::Flag;
+
+use super::shared::HasShared;
 use rtlat_args::values::{DurationError, OptionName, SystemView, duration, invalid};
 
 /// The three options, as a tool's table wraps them (`Opt::Load`).
@@ -32,11 +35,50 @@ pub const ROWS: [OptSpec<LoadOpt>; 3] = [
     OptSpec::new_long(LoadOpt::Cpus, "load-cpus", REQ),
 ];
 
-/// The help line of `--load-cpus`.
-pub const LOAD_CPUS_HELP: &str = concat!(
-    "      --load-cpus=LIST   run the load on these CPUs only (0-3,8), one worker\n",
-    "                         per CPU of LIST by default (else one per CPU)\n",
-);
+/// The definitions of `--load`, `--load-schedule` and `--load-cpus`.
+pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
+    vec![
+        Flag::from_row(&ROWS[0], "SPEC")
+            .help(&[
+                "run load beside the measurement, from before the",
+                "first sample to after the last: KIND[:WORKERS],...",
+                "with KIND one of cpu memory cache io messaging",
+                "syscalls timers fork; one line per kind at the end",
+                "and a \"load\" object in the JSON",
+            ])
+            .apply(|r: &mut R, v| {
+                r.shared().load.set(LoadOpt::Load, v.text()?);
+                Ok(())
+            }),
+        Flag::from_row(&ROWS[1], "SCHEDULE")
+            .help(&[
+                "",
+                "load in phases, LOAD=DURATION,... with LOAD idle or",
+                "KIND[:WORKERS]+...: 'idle=30s,cpu=60s,cpu:1+",
+                "messaging:2=60s'; the run ends with the schedule",
+                "(or sooner with -l or -D); results per phase, also",
+                "as \"phases\" in the JSON",
+            ])
+            .apply(|r: &mut R, v| {
+                r.shared().load.set(LoadOpt::Schedule, v.text()?);
+                Ok(())
+            }),
+        load_cpus(),
+    ]
+}
+
+/// The definition of `--load-cpus LIST`.
+fn load_cpus<R: HasShared>() -> Flag<R> {
+    Flag::from_row(&ROWS[2], "LIST")
+        .help(&[
+            "run the load on these CPUs only (0-3,8), one worker",
+            "per CPU of LIST by default (else one per CPU)",
+        ])
+        .apply(|r: &mut R, v| {
+            r.shared().load.set(LoadOpt::Cpus, v.text()?);
+            Ok(())
+        })
+}
 
 /// The raw values of the three options as a command line's parser
 /// collects them (the last one wins).

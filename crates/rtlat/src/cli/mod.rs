@@ -12,7 +12,6 @@ pub mod load;
 pub mod load_options;
 pub mod monitor;
 pub mod output_options;
-pub mod run;
 pub mod shared;
 pub mod signaltest;
 pub mod stop_options;

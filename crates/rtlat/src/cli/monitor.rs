@@ -6,10 +6,12 @@
 use std::ffi::OsString;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OptSpec, REQ};
+use rtlat_args::options::{Apply, Flag, Name, Page, Part, pick};
 use rtlat_args::values::{OptionName, decimal_duration, invalid};
 
 use super::output_options::output_path;
@@ -36,17 +38,107 @@ pub enum MonitorOpt {
 
 /// Their rows (newer than 2.4: no 2.4 abbreviation changes meaning; none
 /// of them starts a 2.4 name: `--li`, `--te`, `--wi`, `--ch`, `--res`).
-pub fn rows<O>(wrap: fn(MonitorOpt) -> O) -> impl Iterator<Item = OptSpec<O>> {
-    [
-        OptSpec::new_long(MonitorOpt::Listen, "listen", REQ),
-        OptSpec::new_long(MonitorOpt::Textfile, "textfile", REQ),
-        OptSpec::new_long(MonitorOpt::Window, "window", REQ),
-        OptSpec::new_long(MonitorOpt::Checkpoint, "checkpoint", REQ),
-        OptSpec::new_long(MonitorOpt::CheckpointInterval, "checkpoint-interval", REQ),
-        OptSpec::new_long(MonitorOpt::Resume, "resume", NO),
+const ROWS: [OptSpec<MonitorOpt>; 6] = [
+    OptSpec::new_long(MonitorOpt::Listen, "listen", REQ),
+    OptSpec::new_long(MonitorOpt::Textfile, "textfile", REQ),
+    OptSpec::new_long(MonitorOpt::Window, "window", REQ),
+    OptSpec::new_long(MonitorOpt::Checkpoint, "checkpoint", REQ),
+    OptSpec::new_long(MonitorOpt::CheckpointInterval, "checkpoint-interval", REQ),
+    OptSpec::new_long(MonitorOpt::Resume, "resume", NO),
+];
+
+/// A tool's raw state that keeps the monitor's raw values.
+pub trait HasMonitor {
+    /// The monitor's raw values.
+    fn monitor(&mut self) -> &mut MonitorArgs;
+}
+
+/// Whether `name` is one of the monitor's own options.
+pub fn is_own(name: Name) -> bool {
+    ROWS.iter()
+        .any(|r| r.long == name.long && r.short == name.short)
+}
+
+/// How messages spell `which`.
+pub fn name(which: MonitorOpt) -> Name {
+    let row = ROWS
+        .iter()
+        .find(|r| r.id == which)
+        .expect("every option has a row");
+    Flag::<()>::from_row(row, "").name()
+}
+
+/// The definitions of the monitor's options, in [`ROWS`]' order.
+pub fn flags<R: HasMonitor>() -> Vec<Flag<R>> {
+    fn defined<R: HasMonitor>(
+        which: MonitorOpt,
+        value_name: &'static str,
+        apply: Apply<R>,
+    ) -> Flag<R> {
+        let row = ROWS
+            .iter()
+            .find(|r| r.id == which)
+            .expect("every option has a row");
+        Flag::from_row(row, value_name).apply(apply)
+    }
+    vec![
+        defined(MonitorOpt::Listen, "IP:PORT", |r: &mut R, v| {
+            r.monitor().set(MonitorOpt::Listen, v.os_opt());
+            Ok(())
+        })
+        .help(&[
+            "serve them over HTTP at /metrics (port 0: any free",
+            "port; the address taken is printed) [127.0.0.1:9489]",
+        ]),
+        defined(MonitorOpt::Textfile, "FILE", |r: &mut R, v| {
+            r.monitor().set(MonitorOpt::Textfile, v.os_opt());
+            Ok(())
+        })
+        .help(&[
+            "also rewrite FILE whole every second, for",
+            "node_exporter's textfile collector (name it *.prom;",
+            "a regular file: a FIFO or device is refused);",
+            "given alone, nothing is served over HTTP",
+        ]),
+        defined(MonitorOpt::Window, "LIST", |r: &mut R, v| {
+            r.monitor().set(MonitorOpt::Window, v.os_opt());
+            Ok(())
+        })
+        .help(&[
+            "the rolling windows of the maxima and quantiles,",
+            "lengths separated by commas",
+        ])
+        .default("1m,5m,1h"),
+        defined(MonitorOpt::Checkpoint, "FILE", |r: &mut R, v| {
+            r.monitor().set(MonitorOpt::Checkpoint, v.os_opt());
+            Ok(())
+        })
+        .help(&[
+            "write the whole state (distributions, counters,",
+            "timeline) to FILE, atomically, every interval and at",
+            "the end; FILE is a result, as --json writes it (a",
+            "regular file: a FIFO or device is refused)",
+        ]),
+        defined(MonitorOpt::CheckpointInterval, "TIME", |r: &mut R, v| {
+            r.monitor().set(MonitorOpt::CheckpointInterval, v.os_opt());
+            Ok(())
+        })
+        .help(&["", "how often"])
+        .default("60s"),
+        defined(MonitorOpt::Resume, "", |r: &mut R, v| {
+            r.monitor().set(MonitorOpt::Resume, v.os_opt());
+            Ok(())
+        })
+        .help(&[
+            "carry on the totals of FILE (after a crash, a",
+            "reboot, an upgrade); the time between the",
+            "checkpoint and this start is recorded as a gap.",
+            "FILE must come from this host, with the same",
+            "threads, -i, -p, --policy, --wait, -c, --measure,",
+            "-N and distribution, and add up; otherwise it is",
+            "refused and left as it is",
+        ]),
     ]
-    .into_iter()
-    .map(move |row| row.map(wrap))
 }
 
 /// The raw values (the last one wins).
@@ -226,63 +318,59 @@ fn windows<O: OptionName + Copy>(
     Ok(windows)
 }
 
+impl HasMonitor for MonitorArgs {
+    fn monitor(&mut self) -> &mut MonitorArgs {
+        self
+    }
+}
+
+/// The monitor's own definitions, for its help page.
+static OWN: LazyLock<Vec<Flag<MonitorArgs>>> = LazyLock::new(flags);
+
 /// `rtlat monitor --help`.
 pub fn help_text() -> String {
-    format!(
-        "\
-{title}
+    help_page().render()
+}
 
-Usage: rtlat monitor [CYCLICTEST OPTIONS] [MONITOR OPTIONS]
-
+/// `rtlat monitor --help`: cyclictest's options are in its own page.
+pub fn help_page() -> Page<'static, MonitorArgs> {
+    Page {
+        title: crate::tools::help_title("monitor"),
+        usage: vec!["rtlat monitor [CYCLICTEST OPTIONS] [MONITOR OPTIONS]".to_owned()],
+        parts: vec![
+            Part::Paragraph(
+                "\
 Measures as rtlat cyclictest does, until stopped (SIGINT, SIGTERM; or -D, -l),
 and publishes what it sees every second: each thread's latency histogram,
 the maxima and 99th, 99.9th and 99.99th percentiles of rolling windows and
 since the start, samples, missed periods, the verdict. At the end it prints
 cyclictest's -q summary (with --percentiles and --verdict if asked) and
-writes --json and the last checkpoint.
-
+writes --json and the last checkpoint."
+                    .to_owned(),
+            ),
+            Part::Paragraph(
+                "\
 Defaults that differ from cyclictest's: one thread per CPU the process may
 use, each pinned to its CPU (as -a -t; -S, -a LIST, -t N choose otherwise),
 all at one interval (-d 0), -p 95 (SCHED_FIFO), -m; -i stays 1000. Every
 other cyclictest option works as in rtlat cyclictest (rtlat cyclictest
 --help), but for -v, -M, -o and -h (no display, no -h block: the histogram
-is a metric) and --synthetic.
-
-{HELP}
+is a metric) and --synthetic."
+                    .to_owned(),
+            ),
+            Part::Heading("Metrics (Prometheus text format, or OpenMetrics when the scraper asks)"),
+            pick(&OWN, &["listen", "textfile", "window"]),
+            Part::Heading("Checkpoints"),
+            pick(&OWN, &["checkpoint", "checkpoint-interval", "resume"]),
+            Part::Paragraph(
+                "\
 Exit status: 0 when stopped or ended, 1 when the machine refused something
-(an address in use included), 2 for a bad command line.
-",
-        title = super::dispatch::Tool::Monitor.help_title(),
-    )
+(an address in use included), 2 for a bad command line."
+                    .to_owned(),
+            ),
+        ],
+    }
 }
-
-/// The monitor's part of `rtlat monitor --help`.
-const HELP: &str = "\
-Metrics (Prometheus text format, or OpenMetrics when the scraper asks):
-      --listen=IP:PORT   serve them over HTTP at /metrics (port 0: any free
-                         port; the address taken is printed) [127.0.0.1:9489]
-      --textfile=FILE    also rewrite FILE whole every second, for
-                         node_exporter's textfile collector (name it *.prom;
-                         a regular file: a FIFO or device is refused);
-                         given alone, nothing is served over HTTP
-      --window=LIST      the rolling windows of the maxima and quantiles,
-                         lengths separated by commas              [1m,5m,1h]
-
-Checkpoints:
-      --checkpoint=FILE  write the whole state (distributions, counters,
-                         timeline) to FILE, atomically, every interval and at
-                         the end; FILE is a result, as --json writes it (a
-                         regular file: a FIFO or device is refused)
-      --checkpoint-interval=TIME
-                         how often                                  [60s]
-      --resume           carry on the totals of FILE (after a crash, a
-                         reboot, an upgrade); the time between the
-                         checkpoint and this start is recorded as a gap.
-                         FILE must come from this host, with the same
-                         threads, -i, -p, --policy, --wait, -c, --measure,
-                         -N and distribution, and add up; otherwise it is
-                         refused and left as it is
-";
 
 #[cfg(test)]
 mod tests {
@@ -291,8 +379,7 @@ mod tests {
 
     impl OptionName for MonitorOpt {
         fn spelling(self) -> String {
-            let table: Vec<OptSpec<MonitorOpt>> = rows(|o| o).collect();
-            spelling(self, table.iter())
+            spelling(self, ROWS.iter())
         }
     }
 
@@ -386,9 +473,9 @@ mod tests {
     fn help_lines_fit() {
         let help = help_text();
         assert!(help.lines().all(|l| l.chars().count() <= 80), "{help}");
-        for row in rows(|o| o) {
-            let long = format!("--{}", row.long.unwrap_or_default());
-            assert!(help.contains(&long), "{long} undocumented");
-        }
+        assert_eq!(
+            rtlat_args::options::unlisted(&OWN, &help_page()),
+            (vec![], vec![])
+        );
     }
 }

@@ -9,6 +9,9 @@ use std::path::PathBuf;
 use crate::output::OutputTarget;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
+use rtlat_args::options::Flag;
+
+use super::shared::HasShared;
 use rtlat_args::values::{DirReport, OptionName, int_in, new_file_path, text};
 
 /// The options, as a tool's table wraps them (`Opt::Out`).
@@ -44,12 +47,45 @@ pub const HISTFILE: OptSpec<OutputOpt> = OptSpec::new_long(OutputOpt::Histfile, 
 /// The most one-unit buckets a histogram may have.
 pub const MAX_BUCKETS: i64 = 1_000_000;
 
-/// The help line of `--json`.
-pub const JSON_HELP: &str =
-    "      --json=FILE        write the results as JSON to FILE (- for stdout)\n";
-/// The help line of `--histfile`.
-pub const HISTFILE_HELP: &str =
-    "      --histfile=PATH    write the histogram to PATH instead of stdout\n";
+/// The definition of `--json FILE` (`row`: [`JSON`] or [`JSON_NEW`]).
+pub fn json<R: HasShared>(row: &OptSpec<OutputOpt>) -> Flag<R> {
+    Flag::from_row(row, "FILE")
+        .help(&["write the results as JSON to FILE (- for stdout)"])
+        .apply(|r: &mut R, v| r.shared().outputs.set(OutputOpt::Json, v.os_opt(), v.name))
+}
+
+/// The definition of `--histfile PATH` (`row`: [`HISTFILE_C`] or
+/// [`HISTFILE`]).
+pub fn histfile<R: HasShared>(row: &OptSpec<OutputOpt>) -> Flag<R> {
+    Flag::from_row(row, "PATH")
+        .help(&["write the histogram to PATH instead of stdout"])
+        .apply(|r: &mut R, v| {
+            r.shared()
+                .outputs
+                .set(OutputOpt::Histfile, v.os_opt(), v.name)
+        })
+}
+
+/// The definition of the histogram's option (`row`: [`HISTOGRAM_C`] or
+/// [`HISTOGRAM`]); `help` says what the tool's histogram counts.
+pub fn histogram<R: HasShared>(row: &OptSpec<OutputOpt>, help: &'static [&'static str]) -> Flag<R> {
+    Flag::from_row(row, "US").help(help).apply(|r: &mut R, v| {
+        r.shared()
+            .outputs
+            .set(OutputOpt::Histogram, v.os_opt(), v.name)
+    })
+}
+
+/// The definition of cyclictest's `-H/--histofall N`.
+pub fn histofall<R: HasShared>() -> Flag<R> {
+    Flag::from_row(&HISTOFALL_C, "US")
+        .help(&["like -h, plus a column summing all threads"])
+        .apply(|r: &mut R, v| {
+            r.shared()
+                .outputs
+                .set(OutputOpt::Histofall, v.os_opt(), v.name)
+        })
+}
 
 /// The raw values as the parser collects them (the last one wins).
 #[derive(Clone, Debug, Default)]

@@ -15,12 +15,15 @@ use rtlat_core::load::schedule::LoadSchedule;
 
 use super::gates::{self, GateArgs, GateOpt};
 use super::load_options::{self, LoadArgs, LoadOpt};
-use super::output_options::{OutputArgs, OutputOpt, Outputs};
-use super::stop_options::{Stop, StopArgs, StopOpt};
+use super::output_options::{
+    HISTFILE_C, HISTOFALL_C, HISTOGRAM_C, JSON, OutputArgs, OutputOpt, Outputs,
+};
+use super::stop_options::{DURATION, LOOPS, Stop, StopArgs, StopOpt};
 use super::verdict_options::{self, VerdictArgs, VerdictOpt};
 use crate::gate::GatePlan;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
+use rtlat_args::options::Flag;
 use rtlat_args::values::{OptionName, SystemView, text, time_source};
 
 /// A measuring tool's run: what its command line asks for is
@@ -56,6 +59,57 @@ pub enum SharedOpt {
 /// means (`--sy` stays cyclictest's --system).
 pub const SYNTHETIC: OptSpec<SharedOpt> =
     OptSpec::new_long(SharedOpt::Synthetic, "synthetic", REQ).hidden();
+
+/// A tool's raw state that holds the shared groups' raw values: what a
+/// shared option's definition changes.
+pub trait HasShared {
+    /// The shared groups' raw values.
+    fn shared(&mut self) -> &mut SharedArgs;
+}
+
+impl HasShared for SharedArgs {
+    fn shared(&mut self) -> &mut SharedArgs {
+        self
+    }
+}
+
+/// The definition of the hidden `--synthetic SEED`.
+pub fn synthetic<R: HasShared>() -> Flag<R> {
+    Flag::from_row(&SYNTHETIC, "SEED").apply(|r: &mut R, v| {
+        r.shared().synthetic = Some(v.text()?);
+        Ok(())
+    })
+}
+
+/// The definitions of `--fail-if`, `--junit`, `--horizon`, `--deadline`,
+/// `--load`, `--load-schedule` and `--load-cpus`, in that order (every
+/// measuring tool has them).
+pub fn gate_and_load_flags<R: HasShared>() -> Vec<Flag<R>> {
+    let mut flags = gates::flags();
+    flags.extend(verdict_options::flags());
+    flags.extend(load_options::flags());
+    flags
+}
+
+impl SharedOpt {
+    /// The long spelling (every shared option has one), with which a
+    /// tool finds the option's definition in its list.
+    pub fn long(self) -> &'static str {
+        let rows = [LOOPS, DURATION]
+            .map(|r| row(r, std::convert::identity))
+            .into_iter()
+            .chain(
+                [JSON, HISTOGRAM_C, HISTOFALL_C, HISTFILE_C]
+                    .map(|r| row(r, std::convert::identity)),
+            )
+            .chain(gate_and_load_rows(std::convert::identity))
+            .chain([SYNTHETIC]);
+        rows.into_iter()
+            .find(|r| r.id == self)
+            .and_then(|r| r.long)
+            .expect("every shared option has a long name")
+    }
+}
 
 /// A group's row in a tool's table, `wrap` being the tool's variant
 /// (`Opt::Shared`).
@@ -195,8 +249,6 @@ impl SharedArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::output_options::JSON;
-    use crate::cli::stop_options::{DURATION, LOOPS};
     use rtlat_args::values::spelling;
 
     /// A tool of shared options only.
@@ -279,5 +331,95 @@ mod tests {
                 .starts_with("--load-cpus needs --load")
         );
         assert_eq!(rows().len(), 11);
+    }
+
+    /// The shared definitions, as a tool includes them.
+    fn definitions() -> Vec<Flag<SharedArgs>> {
+        let mut flags = vec![
+            crate::cli::stop_options::loops(&["loops"]),
+            crate::cli::stop_options::duration(),
+            crate::cli::output_options::json(&JSON),
+            crate::cli::output_options::histogram(&HISTOGRAM_C, &["buckets"]),
+            crate::cli::output_options::histofall(),
+            crate::cli::output_options::histfile(&HISTFILE_C),
+            synthetic(),
+        ];
+        flags.extend(gate_and_load_flags());
+        flags
+    }
+
+    #[test]
+    fn the_definitions_keep_what_the_rows_do() {
+        let flags = definitions();
+        let words: Vec<std::ffi::OsString> = [
+            "-l5",
+            "-D",
+            "2m",
+            "--json=-",
+            "-H",
+            "7",
+            "--histf",
+            "h.txt",
+            "--synth",
+            "3",
+            "--fail-if",
+            "max>1ms",
+            "--junit",
+            "j.xml",
+            "--horizon",
+            "1h",
+            "--deadline",
+            "100us",
+            "--load",
+            "cpu",
+            "--load-s",
+            "idle=1s",
+            "--load-c",
+            "0",
+        ]
+        .iter()
+        .map(Into::into)
+        .collect();
+        let mut raw = SharedArgs::default();
+        let read = rtlat_args::options::parse(&flags, &words, &mut raw).unwrap();
+        assert_eq!(read, rtlat_args::options::Read::Options);
+        assert_eq!(raw.stop.loops.as_deref(), Some("5"));
+        assert_eq!(raw.stop.duration.as_deref(), Some("2m"));
+        assert_eq!(raw.outputs.json, Some("-".into()));
+        assert_eq!(
+            raw.outputs.histogram,
+            Some((OutputOpt::Histofall, "7".to_owned()))
+        );
+        assert!(raw.outputs.histofall);
+        assert_eq!(raw.outputs.histfile, Some("h.txt".into()));
+        assert_eq!(raw.synthetic.as_deref(), Some("3"));
+        assert_eq!(raw.gates.fail_if.as_deref(), Some("max>1ms"));
+        assert_eq!(raw.gates.junit, Some("j.xml".into()));
+        assert_eq!(raw.verdict.horizon.as_deref(), Some("1h"));
+        assert_eq!(raw.verdict.deadline.as_deref(), Some("100us"));
+        assert_eq!(raw.load.load.as_deref(), Some("cpu"));
+        assert_eq!(raw.load.schedule.as_deref(), Some("idle=1s"));
+        assert_eq!(raw.load.cpus.as_deref(), Some("0"));
+        // Each definition is the row the other tools' tables still use,
+        // and each shared option finds its definition by its long name.
+        let mut rows = vec![
+            row(LOOPS, Opt::Shared),
+            row(DURATION, Opt::Shared),
+            row(JSON, Opt::Shared),
+            row(HISTOGRAM_C, Opt::Shared),
+            row(HISTOFALL_C, Opt::Shared),
+            row(HISTFILE_C, Opt::Shared),
+            row(SYNTHETIC, Opt::Shared),
+        ];
+        rows.extend(gate_and_load_rows(Opt::Shared));
+        assert_eq!(rows.len(), flags.len());
+        for (row, flag) in rows.iter().zip(&flags) {
+            assert_eq!(row.names().long, flag.row().long);
+            assert_eq!(row.names().short, flag.row().short);
+            assert_eq!(row.value, flag.value);
+            assert_eq!((row.in_2_4, row.hidden), (flag.in_2_4, flag.hidden));
+            let Opt::Shared(which) = row.id;
+            assert_eq!(Some(which.long()), flag.long);
+        }
     }
 }

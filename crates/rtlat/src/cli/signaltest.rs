@@ -9,81 +9,170 @@
 use std::ffi::OsString;
 use std::sync::LazyLock;
 
-use rtlat_core::config::SchedPolicy;
-use rtlat_core::cpuset::parse_cpu_list;
-use rtlat_core::ring::{C_PACING, RingConfig, RingThreadPlan};
+use rtlat_core::ring::{C_PACING, RingConfig};
 
-use super::gates::{self, GateOpt};
-use super::load_options::{self, LoadOpt};
 use super::output_options as outputs;
-use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
+use super::shared::{HasShared, Measure, SharedArgs, SharedOpt, gate_and_load_flags, synthetic};
 use super::stop_options as stop;
-use super::verdict_options::{VERDICT_VALUE, verdict_style};
+use super::verdict_options::{self, HasVerdictStyle};
+use super::{gates, load_options};
 use crate::report::verdict::text::Style;
 use crate::signaltest::settings::Settings;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{NO, OPT_CPUS, OptSpec, REQ, getopt_long};
-use rtlat_args::values::{
-    OptionName, SystemView, int_in, invalid, opt_values, optional_text, spelling, text,
-};
+use rtlat_args::docs::help::Help;
+use rtlat_args::getopt::{NO, OPT_CPUS, OptSpec, REQ};
+use rtlat_args::options::{self, Flag, Name, Page, Part, Read, find, like, name_of, pick};
+use rtlat_args::values::{SystemView, int_in};
+
+mod gates_and_load;
+mod threads;
 
 /// What the command line asks for: [`help_text`], or to measure.
 pub type Invocation = rtlat_args::Invocation<Measure<Box<Settings>>>;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opt {
-    Affinity,
-    Breaktrace,
-    Help,
-    Mlockall,
-    Priority,
-    Quiet,
-    Smp,
-    Threads,
-    Verbose,
-    Nsecs,
-    Verdict,
-    Shared(SharedOpt),
-}
-
 /// signaltest 2.4's options, then ours (long only, never changing what a
-/// 2.4 abbreviation means: `--h` stays `--help`).
-static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
-    let mut rows = vec![
-        OptSpec::c(Opt::Affinity, Some('a'), "affinity", OPT_CPUS),
-        OptSpec::c(Opt::Breaktrace, Some('b'), "breaktrace", REQ),
-        row(stop::DURATION, Opt::Shared),
-        OptSpec::c(Opt::Help, Some('h'), "help", NO),
-        row(outputs::JSON, Opt::Shared),
-        row(stop::LOOPS, Opt::Shared),
-        OptSpec::c(Opt::Mlockall, Some('m'), "mlockall", NO),
-        OptSpec::c(Opt::Priority, Some('p'), "priority", REQ),
-        OptSpec::c(Opt::Quiet, Some('q'), "quiet", NO),
-        OptSpec::c(Opt::Smp, Some('S'), "smp", NO),
-        OptSpec::c(Opt::Threads, Some('t'), "threads", REQ),
-        OptSpec::c(Opt::Verbose, Some('v'), "verbose", NO),
-        row(outputs::HISTOGRAM, Opt::Shared),
-        row(outputs::HISTFILE, Opt::Shared),
-        OptSpec::new_long(Opt::Nsecs, "nsecs", NO),
-        OptSpec::new_long(Opt::Verdict, "verdict", VERDICT_VALUE),
+/// 2.4 abbreviation means: `--h` stays `--help`), in getopt's order.
+static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
+    let mut flags = vec![
+        Flag::c(Some('a'), "affinity", OPT_CPUS, "CPUS")
+            .help(&[
+                "pin thread i to the i-th CPU of CPUS, round robin;",
+                "CPUS is like 0-3,8 or all, !LIST for all but LIST,",
+                "+LIST to count within the allowed CPUs. Alone: the",
+                "CPUs the process may use. Without -a or -S the",
+                "threads are not pinned.",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.affinity = Some(v.optional()?);
+                Ok(())
+            }),
+        Flag::c(Some('b'), "breaktrace", REQ, "US")
+            .help(&[
+                "stop at thread 0's first sample above US, say so,",
+                "and stop the kernel trace if tracefs is mounted",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.breaktrace = Some(v.text()?);
+                Ok(())
+            }),
+        stop::duration(),
+        Flag::c(Some('h'), "help", NO, "")
+            .help(&["print this help and exit"])
+            .shows_help(),
+        outputs::json(&outputs::JSON),
+        stop::loops(&["stop once thread 0 has N samples; 0: no limit"]),
+        Flag::c(Some('m'), "mlockall", NO, "")
+            .help(&["lock current and future memory in RAM"])
+            .apply(|r: &mut Raw, _| {
+                r.mlockall = true;
+                Ok(())
+            }),
+        Flag::c(Some('p'), "priority", REQ, "N")
+            .help(&[
+                "SCHED_FIFO priority of every thread, 1 to 99;",
+                "0: SCHED_OTHER",
+            ])
+            .default("none")
+            .apply(|r: &mut Raw, v| {
+                r.priority = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::c(Some('q'), "quiet", NO, "")
+            .help(&["no live display; one line per thread at the end"])
+            .apply(|r: &mut Raw, _| {
+                r.quiet = true;
+                Ok(())
+            }),
+        Flag::c(Some('S'), "smp", NO, "")
+            .help(&[
+                "one thread per allowed CPU, each pinned to its own;",
+                "-t and -a are then ignored",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.smp = true;
+                Ok(())
+            }),
+        Flag::c(Some('t'), "threads", REQ, "N")
+            .help(&["threads in the ring, 2 to 65536"])
+            .default("2")
+            .apply(|r: &mut Raw, v| {
+                r.threads = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::c(Some('v'), "verbose", NO, "")
+            .help(&[
+                "print every sample of thread 0 (thread:count:value)",
+                "instead of the live display",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.verbose = true;
+                Ok(())
+            }),
+        outputs::histogram(
+            &outputs::HISTOGRAM,
+            &[
+                "at the end, print a histogram of US one-unit",
+                "buckets per thread (as cyclictest -h)",
+            ],
+        ),
+        outputs::histfile(&outputs::HISTFILE),
+        Flag::new_long("nsecs", NO, "")
+            .help(&["report nanoseconds instead of microseconds (-b", "too)"])
+            .apply(|r: &mut Raw, _| {
+                r.nsecs = true;
+                Ok(())
+            }),
+        verdict_options::verdict(),
     ];
-    // --load-schedule is read to be refused (a ring keeps no per-phase
-    // figures): not in the help, the man page or the completions.
-    let schedule = Opt::Shared(SharedOpt::Load(LoadOpt::Schedule));
-    rows.extend(
-        gate_and_load_rows(Opt::Shared).map(|r| if r.id == schedule { r.hidden() } else { r }),
+    // A ring keeps no percentiles and no per-phase figures: its own
+    // --fail-if text, and --load-schedule is read to be refused (not in
+    // the help, the man page or the completions).
+    flags.extend(
+        gate_and_load_flags()
+            .into_iter()
+            .map(|flag| match flag.long {
+                Some("fail-if") => flag.help(FAIL_IF_HELP),
+                Some("load") => flag.help(LOAD_HELP),
+                Some("load-schedule") => flag.hidden(),
+                _ => flag,
+            }),
     );
     // Hidden: the deterministic test seam.
-    rows.push(row(SYNTHETIC, Opt::Shared));
-    rows
+    flags.push(synthetic());
+    flags
 });
+
+/// signaltest's `--fail-if`: no percentiles.
+const FAIL_IF_HELP: &[&str] = &[
+    "fail when a thread, or all threads together, break a",
+    "limit: comma-separated METRIC OP VALUE, METRIC one",
+    "of min avg max overruns (a ring keeps no",
+    "percentiles), OP one of > >= < <= (the failing",
+    "condition), VALUE with ns, us, ms or s (us if",
+    "none): 'max>100us,avg>40us'; and verdict=LEVEL",
+    "(required) or verdict!=LEVEL (refused), LEVEL",
+    "trustworthy, caveats or untrustworthy; the same",
+    "for measurement (valid, doubtful, invalid) and",
+    "machine (ready, caveats, not-ready)",
+];
+
+/// signaltest's `--load`: beside the ring.
+const LOAD_HELP: &[&str] = &[
+    "run load beside the ring, from before the first trip",
+    "to after the last: KIND[:WORKERS],...; one '# load'",
+    "line per kind at the end, \"load\" in the JSON",
+];
 
 const MAX_THREADS: i64 = 65_536;
 
-impl OptionName for Opt {
-    fn spelling(self) -> String {
-        spelling(self, OPTIONS.iter())
-    }
+/// How messages spell the option whose long name is `long`.
+fn name(long: &str) -> Name {
+    name_of(&FLAGS, long)
+}
+
+/// How messages spell a shared option.
+fn shared(which: SharedOpt) -> Name {
+    name(which.long())
 }
 
 #[derive(Default)]
@@ -102,6 +191,18 @@ struct Raw {
     shared: SharedArgs,
 }
 
+impl HasShared for Raw {
+    fn shared(&mut self) -> &mut SharedArgs {
+        &mut self.shared
+    }
+}
+
+impl HasVerdictStyle for Raw {
+    fn verdict_style(&mut self) -> &mut Option<Style> {
+        &mut self.verdict
+    }
+}
+
 /// Reads the `rtlat signaltest` command line (`args` without the program
 /// name); `cmdline` is kept for the JSON output.
 pub fn parse(
@@ -109,25 +210,9 @@ pub fn parse(
     cmdline: String,
     system: &SystemView,
 ) -> Result<Invocation, UsageError> {
-    let items = getopt_long(args, &OPTIONS).map_err(|e| UsageError(e.to_string()))?;
     let mut raw = Raw::default();
-    for item in opt_values(items) {
-        let (id, value) = item?;
-        let val = || text(id, value.as_deref());
-        match id {
-            Opt::Help => return Ok(Invocation::Help),
-            Opt::Affinity => raw.affinity = Some(optional_text(id, value.as_deref())?),
-            Opt::Breaktrace => raw.breaktrace = Some(val()?),
-            Opt::Mlockall => raw.mlockall = true,
-            Opt::Priority => raw.priority = Some(val()?),
-            Opt::Quiet => raw.quiet = true,
-            Opt::Smp => raw.smp = true,
-            Opt::Threads => raw.threads = Some(val()?),
-            Opt::Verbose => raw.verbose = true,
-            Opt::Nsecs => raw.nsecs = true,
-            Opt::Verdict => raw.verdict = Some(verdict_style(id, value.as_deref())?),
-            Opt::Shared(which) => raw.shared.set(which, value, id)?,
-        }
+    if options::parse(&FLAGS, args, &mut raw)? == Read::Help {
+        return Ok(Invocation::Help);
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
     Ok(Invocation::Run(Measure {
@@ -136,107 +221,32 @@ pub fn parse(
     }))
 }
 
+/// Checks the values, concern by concern, in the order their errors are
+/// reported, and puts the settings together.
 fn build(
     raw: Raw,
     cmdline: String,
     system: &SystemView,
 ) -> Result<(Settings, Vec<String>), UsageError> {
     let mut warnings = Vec::new();
-    let mut allowed = system.allowed_cpus.clone();
-    allowed.sort_unstable();
-    allowed.dedup();
+    let threads = threads::ring_threads(&raw, system, &mut warnings)?;
 
-    // Threads and CPUs.
-    let set = match (&raw.affinity, raw.smp) {
-        (Some(Some(text)), false) => Some(
-            parse_cpu_list(text, &allowed, system.configured_cpus)
-                .map_err(|e| invalid(Opt::Affinity, text, e))?,
-        ),
-        _ => None,
-    };
-    let nthreads = if raw.smp {
-        if raw.threads.is_some() {
-            warnings.push("WARN: -t ignored due to smp mode".to_owned());
-        }
-        if raw.affinity.is_some() {
-            warnings.push("WARN: -a ignored due to smp mode".to_owned());
-        }
-        if allowed.len() < 2 {
-            return Err(UsageError(format!(
-                "{}: one thread per CPU makes a ring of {}; a ring needs at least two threads \
-                 (use -t 2 instead)",
-                Opt::Smp.spelling(),
-                allowed.len()
-            )));
-        }
-        allowed.len()
-    } else {
-        match &raw.threads {
-            Some(text) => int_in(
-                Opt::Threads,
-                text,
-                2..=MAX_THREADS,
-                "a number of threads in the ring",
-            )? as usize,
-            None => 2,
-        }
-    };
-    let cpu_of = |i: usize| -> Option<usize> {
-        if raw.smp || matches!(raw.affinity, Some(None)) {
-            Some(allowed[i % allowed.len()])
-        } else {
-            set.as_ref().map(|s| s[i % s.len()])
-        }
-    };
-
-    let priority = match &raw.priority {
-        Some(text) => int_in(Opt::Priority, text, 0..=99, "a real-time priority")? as u8,
-        None => 0,
-    };
-    let policy = if priority > 0 {
-        SchedPolicy::Fifo
-    } else {
-        SchedPolicy::Other
-    };
-
-    let limits = raw.shared.stop(Opt::Shared)?;
+    let limits = raw.shared.stop(shared)?;
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
     let break_threshold = match &raw.breaktrace {
         Some(text) => Some(int_in(
-            Opt::Breaktrace,
+            name("breaktrace"),
             text,
             1..=i64::from(i32::MAX),
             &format!("a latency threshold in {unit}"),
         )?),
         None => None,
     };
-    let outputs = raw.shared.outputs(Opt::Shared, &unit)?;
+    let outputs = raw.shared.outputs(shared, &unit)?;
     warnings.extend(outputs.warnings);
-    let source = raw.shared.source(Opt::Shared)?;
-    let gates = raw.shared.gates(Opt::Shared)?;
-    let projection = raw.shared.projection(Opt::Shared)?;
-    gates::refuse_percentiles(
-        gates.as_ref(),
-        Opt::Shared(SharedOpt::Gate(GateOpt::FailIf)),
-        "a signaltest run",
-    )?;
-    if raw.shared.load.schedule.is_some() {
-        return Err(UsageError(format!(
-            "{}: a signaltest run keeps no per-phase figures; use {} SPEC for a constant load",
-            Opt::Shared(SharedOpt::Load(LoadOpt::Schedule)).spelling(),
-            Opt::Shared(SharedOpt::Load(LoadOpt::Load)).spelling()
-        )));
-    }
-    let load = raw.shared.load(Opt::Shared, system)?;
+    let source = raw.shared.source(shared)?;
+    let (gates, projection, load) = gates_and_load::gates_and_load(&raw, system)?;
 
-    let threads = (0..nthreads)
-        .map(|index| RingThreadPlan {
-            index,
-            policy,
-            priority,
-            cpu: cpu_of(index),
-        })
-        .collect();
     let settings = Settings {
         ring: RingConfig {
             threads,
@@ -264,19 +274,30 @@ fn build(
     Ok((settings, warnings))
 }
 
-/// The text of `rtlat signaltest --help`.
 /// The option table, as the man page and the completions see it.
 pub fn table() -> Vec<OptSpec<()>> {
-    OPTIONS.iter().map(OptSpec::names).collect()
+    FLAGS.iter().map(Flag::row).collect()
 }
 
+/// The text of `rtlat signaltest --help`.
 pub fn help_text() -> String {
-    format!(
-        "\
-{title}
+    help_page().render()
+}
 
-Usage: rtlat signaltest [OPTIONS]
+/// What the man page and the completions read of the help.
+pub fn help_model() -> Help {
+    help_page().model()
+}
 
+/// `rtlat signaltest --help`: its prose and the groups of its options.
+fn help_page() -> Page<'static, Raw> {
+    let group = |longs: &[&str]| pick(&FLAGS, longs);
+    Page {
+        title: crate::tools::help_title("signaltest"),
+        usage: vec!["rtlat signaltest [OPTIONS]".to_owned()],
+        parts: vec![
+            Part::Paragraph(
+                "\
 The threads form a ring: each waits for SIGUSR1 and, once it has it, sends
 it on to the next thread (the last one to thread 0). A thread's sample is
 the time between two arrivals of the signal, one full trip round the ring,
@@ -284,65 +305,44 @@ in microseconds. Thread 0 pauses the ring for 10 ms every 16 trips so that
 it does not take a whole CPU; no sample of any thread includes that pause.
 The options are those of rt-tests signaltest 2.4: short options group
 (-qm), values may be attached (-p80) or separate (-p 80), and long options
-may be shortened while unambiguous (--prio).
-
-Ring and scheduling:
-  -t, --threads=N        threads in the ring, 2 to 65536               [2]
-  -p, --priority=N       SCHED_FIFO priority of every thread, 1 to 99;
-                         0: SCHED_OTHER                             [none]
-  -a, --affinity[=CPUS]  pin thread i to the i-th CPU of CPUS, round robin;
-                         CPUS is like 0-3,8 or all, !LIST for all but LIST,
-                         +LIST to count within the allowed CPUs. Alone: the
-                         CPUs the process may use. Without -a or -S the
-                         threads are not pinned.
-  -S, --smp              one thread per allowed CPU, each pinned to its own;
-                         -t and -a are then ignored
-  -m, --mlockall         lock current and future memory in RAM
-
-When to stop (by default the run goes on until Ctrl-C):
-  -l, --loops=N          stop once thread 0 has N samples; 0: no limit [0]
-{duration}  -b, --breaktrace=US    stop at thread 0's first sample above US, say so,
-                         and stop the kernel trace if tracefs is mounted
-
-Output:
-  -q, --quiet            no live display; one line per thread at the end
-  -v, --verbose          print every sample of thread 0 (thread:count:value)
-                         instead of the live display
-{json}      --histogram=US     at the end, print a histogram of US one-unit
-                         buckets per thread (as cyclictest -h)
-{histfile}      --nsecs            report nanoseconds instead of microseconds (-b
-                         too)
-{verdict}
-Gates for CI (checked after every output is written; exit status 3):
-      --fail-if=LIMITS   fail when a thread, or all threads together, break a
-                         limit: comma-separated METRIC OP VALUE, METRIC one
-                         of min avg max overruns (a ring keeps no
-                         percentiles), OP one of > >= < <= (the failing
-                         condition), VALUE with ns, us, ms or s (us if
-                         none): 'max>100us,avg>40us'; and verdict=LEVEL
-                         (required) or verdict!=LEVEL (refused), LEVEL
-                         trustworthy, caveats or untrustworthy; the same
-                         for measurement (valid, doubtful, invalid) and
-                         machine (ready, caveats, not-ready)
-{junit}
-Background load (see rtlat load --help for the kinds):
-      --load=SPEC        run load beside the ring, from before the first trip
-                         to after the last: KIND[:WORKERS],...; one '# load'
-                         line per kind at the end, \"load\" in the JSON
-{load_cpus}
-  -h, --help             print this help and exit
-
-Example: a ring of four threads at priority 80, 10000 trips, summary only:
-  rtlat signaltest -m -t 4 -p 80 -l 10000 -q
-",
-        title = super::dispatch::Tool::Signaltest.help_title(),
-        duration = stop::DURATION_HELP,
-        json = outputs::JSON_HELP,
-        histfile = outputs::HISTFILE_HELP,
-        junit = gates::JUNIT_HELP,
-        verdict = super::verdict_options::HELP,
-        load_cpus = load_options::LOAD_CPUS_HELP,
-    )
+may be shortened while unambiguous (--prio)."
+                    .to_owned(),
+            ),
+            Part::Heading("Ring and scheduling"),
+            group(&["threads", "priority", "affinity", "smp", "mlockall"]),
+            Part::Heading("When to stop (by default the run goes on until Ctrl-C)"),
+            group(&["loops", "duration", "breaktrace"]),
+            Part::Heading("Output"),
+            Part::Options(
+                [
+                    find(
+                        &FLAGS,
+                        &[
+                            "quiet",
+                            "verbose",
+                            "json",
+                            "histogram",
+                            "histfile",
+                            "nsecs",
+                            "verdict",
+                        ],
+                    ),
+                    like(&FLAGS, &verdict_options::flags::<Raw>()),
+                ]
+                .concat(),
+            ),
+            Part::Heading("Gates for CI (checked after every output is written; exit status 3)"),
+            Part::Options(like(&FLAGS, &gates::flags::<Raw>())),
+            Part::Heading("Background load (see rtlat load --help for the kinds)"),
+            Part::Options(like(&FLAGS, &load_options::flags::<Raw>())),
+            group(&["help"]),
+            Part::Paragraph(
+                "Example: a ring of four threads at priority 80, 10000 trips, summary only:"
+                    .to_owned(),
+            ),
+            Part::Example("rtlat signaltest -m -t 4 -p 80 -l 10000 -q"),
+        ],
+    }
 }
 
 #[cfg(test)]
@@ -350,6 +350,7 @@ mod tests {
     use super::*;
     use crate::output::OutputTarget;
     use rtlat_args::testing::{expect_run, expect_usage_error, os_words, two_cpus};
+    use rtlat_core::config::SchedPolicy;
     use rtlat_core::config::TimeSourceKind;
     use rtlat_core::units::Nanos;
     use rtlat_core::units::Resolution;
@@ -391,6 +392,15 @@ mod tests {
 
     /// Every spelling of every option: short, clustered, attached, long,
     /// `--name=value`, abbreviated.
+    #[test]
+    fn the_help_lists_every_visible_option_once() {
+        let none: Vec<String> = Vec::new();
+        assert_eq!(
+            rtlat_args::options::unlisted(&FLAGS, &help_page()),
+            (none.clone(), none)
+        );
+    }
+
     #[test]
     fn spelling_table() {
         type Check = fn(&Settings) -> bool;

@@ -7,6 +7,9 @@ use rtlat_core::units::Nanos;
 
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
+use rtlat_args::options::Flag;
+
+use super::shared::HasShared;
 use rtlat_args::values::{OptionName, duration_option, loop_limit};
 
 /// The two options, as a tool's table wraps them (`Opt::Stop`).
@@ -23,11 +26,31 @@ pub const LOOPS: OptSpec<StopOpt> = OptSpec::c(StopOpt::Loops, Some('l'), "loops
 /// `-D/--duration` (2.4).
 pub const DURATION: OptSpec<StopOpt> = OptSpec::c(StopOpt::Duration, Some('D'), "duration", REQ);
 
-/// The help line of `-D`, the same in every tool that has it.
-pub const DURATION_HELP: &str = concat!(
-    "  -D, --duration=TIME    stop after TIME: seconds, or a number followed by\n",
-    "                         s, m, h or d (30s, 10m, 2h, 1d); 0: no limit [0]\n",
-);
+/// The definition of `-l/--loops N`; `help` says what a loop is in the
+/// tool (a wake-up, a trip round the ring, a hand-off).
+pub fn loops<R: HasShared>(help: &'static [&'static str]) -> Flag<R> {
+    Flag::from_row(&LOOPS, "N")
+        .help(help)
+        .default("0")
+        .apply(|r: &mut R, v| {
+            r.shared().stop.set(StopOpt::Loops, v.text()?);
+            Ok(())
+        })
+}
+
+/// The definition of `-D/--duration TIME`, the same in every tool.
+pub fn duration<R: HasShared>() -> Flag<R> {
+    Flag::from_row(&DURATION, "TIME")
+        .help(&[
+            "stop after TIME: seconds, or a number followed by",
+            "s, m, h or d (30s, 10m, 2h, 1d); 0: no limit",
+        ])
+        .default("0")
+        .apply(|r: &mut R, v| {
+            r.shared().stop.set(StopOpt::Duration, v.text()?);
+            Ok(())
+        })
+}
 
 /// The raw values as the parser collects them (the last one wins).
 #[derive(Clone, Debug, Default)]
@@ -75,6 +98,7 @@ impl StopArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::shared::SharedArgs;
     use rtlat_args::values::spelling;
 
     impl OptionName for StopOpt {
@@ -144,6 +168,12 @@ mod tests {
 
     #[test]
     fn help_line_fits() {
-        assert!(DURATION_HELP.lines().all(|l| l.chars().count() <= 80));
+        assert_eq!(
+            duration::<SharedArgs>().render(),
+            concat!(
+                "  -D, --duration=TIME    stop after TIME: seconds, or a number followed by\n",
+                "                         s, m, h or d (30s, 10m, 2h, 1d); 0: no limit [0]\n",
+            )
+        );
     }
 }

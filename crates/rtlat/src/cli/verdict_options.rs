@@ -9,6 +9,9 @@ use std::ffi::OsStr;
 
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, Peek, REQ, ValueKind};
+use rtlat_args::options::Flag;
+
+use super::shared::HasShared;
 use rtlat_args::values::{DURATION_TOO_LONG, DurationError, OptionName, duration, invalid, text};
 use rtlat_stats::projection::{DEFAULT_HORIZONS_S, Request};
 
@@ -35,19 +38,54 @@ pub const ROWS: [OptSpec<VerdictOpt>; 2] = [
 /// an optional value.
 pub const VERDICT_VALUE: ValueKind = ValueKind::Optional(Peek::Never);
 
-/// The help lines of `--verdict`, `--horizon` and `--deadline`.
-pub const HELP: &str = concat!(
-    "      --verdict[=STYLE]  after everything else, the verdict on the run: was\n",
-    "                         it measured right (measurement: valid, doubtful,\n",
-    "                         invalid), is the machine set up for real-time work\n",
-    "                         (machine: ready, caveats, not ready), the worst\n",
-    "                         case projected; STYLE short (6 lines, the default)\n",
-    "                         or full (every reason, wrapped); always in the JSON\n",
-    "      --horizon=LIST     project the worst case over these durations, comma-\n",
-    "                         separated (30m, 1h, 24h, 7d)              [1h,24h]\n",
-    "      --deadline=TIME    also estimate how often a latency above TIME comes\n",
-    "                         (100us, 1ms; us without a unit)\n",
-);
+/// A tool's raw state that keeps `--verdict`'s style.
+pub trait HasVerdictStyle: HasShared {
+    /// Where `--verdict`'s style goes.
+    fn verdict_style(&mut self) -> &mut Option<Style>;
+}
+
+/// The definition of `--verdict[=STYLE]` (each tool places it in its own
+/// list: its place in C's abbreviation order differs).
+pub fn verdict<R: HasVerdictStyle>() -> Flag<R> {
+    Flag::new_long("verdict", VERDICT_VALUE, "STYLE")
+        .help(&[
+            "after everything else, the verdict on the run: was",
+            "it measured right (measurement: valid, doubtful,",
+            "invalid), is the machine set up for real-time work",
+            "(machine: ready, caveats, not ready), the worst",
+            "case projected; STYLE short (6 lines, the default)",
+            "or full (every reason, wrapped); always in the JSON",
+        ])
+        .apply(|r: &mut R, v| {
+            *r.verdict_style() = Some(verdict_style(v.name, v.raw)?);
+            Ok(())
+        })
+}
+
+/// The definitions of `--horizon` and `--deadline`.
+pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
+    vec![
+        Flag::from_row(&ROWS[0], "LIST")
+            .help(&[
+                "project the worst case over these durations, comma-",
+                "separated (30m, 1h, 24h, 7d)",
+            ])
+            .default("1h,24h")
+            .apply(|r: &mut R, v| {
+                r.shared().verdict.set(VerdictOpt::Horizon, v.text()?);
+                Ok(())
+            }),
+        Flag::from_row(&ROWS[1], "TIME")
+            .help(&[
+                "also estimate how often a latency above TIME comes",
+                "(100us, 1ms; us without a unit)",
+            ])
+            .apply(|r: &mut R, v| {
+                r.shared().verdict.set(VerdictOpt::Deadline, v.text()?);
+                Ok(())
+            }),
+    ]
+}
 
 /// What `--horizon` accepts, for its messages.
 const HORIZON_EXPECTED: &str = "expected durations longer than 0, separated by commas, each a \
@@ -173,6 +211,7 @@ fn deadline(id: impl OptionName, value: &str) -> Result<i64, UsageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::shared::SharedArgs;
     use rtlat_args::values::spelling;
 
     impl OptionName for VerdictOpt {
@@ -286,11 +325,32 @@ mod tests {
         assert_eq!(e, "--horizon: invalid value 'long': expected short or full");
     }
 
+    /// The help entries of `--verdict`, `--horizon` and `--deadline`.
+    fn help() -> String {
+        struct Only(SharedArgs, Option<Style>);
+        impl HasShared for Only {
+            fn shared(&mut self) -> &mut SharedArgs {
+                &mut self.0
+            }
+        }
+        impl HasVerdictStyle for Only {
+            fn verdict_style(&mut self) -> &mut Option<Style> {
+                &mut self.1
+            }
+        }
+        let mut text = verdict::<Only>().render();
+        for flag in flags::<Only>() {
+            text.push_str(&flag.render());
+        }
+        text
+    }
+
     #[test]
     fn help_lines_fit() {
-        assert!(HELP.lines().all(|l| l.chars().count() <= 80), "{HELP}");
+        let help = help();
+        assert!(help.lines().all(|l| l.chars().count() <= 80), "{help}");
         for name in ["--verdict[=STYLE]", "--horizon=LIST", "--deadline=TIME"] {
-            assert!(HELP.contains(name), "{name}");
+            assert!(help.contains(name), "{name}");
         }
     }
 }

@@ -24,32 +24,8 @@ use rtlat_results::samples::ThreadSamples;
 use rtlat_results::{Format, ResultDocument};
 
 use super::environment::Facts;
-use super::judge::{ROWS, Row};
+use super::figures::{Figures, ROWS, Row};
 use rtlat_args::UsageError;
-
-/// What is compared of one thread, or of all threads together.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Figures {
-    /// Samples taken.
-    pub samples: u64,
-    /// The value of each of [`ROWS`], ns; `None` without samples (or, from
-    /// a histogram, for a percentile among its overflows).
-    pub values: [Option<i64>; ROWS.len()],
-    /// The distribution's buckets `[from, to)` in ns with their counts,
-    /// lowest first (empty when the file has no `distribution`): they say
-    /// how finely each value is known, and the values at other ranks.
-    pub buckets: Vec<(i64, i64, u64)>,
-    /// The run as blocks (`"blocks"`), when the file has them; all
-    /// threads': every thread's together, when each has them.
-    pub blocks: Option<BlockSeries>,
-}
-
-impl Figures {
-    /// The value of `row`.
-    pub fn value(&self, row: Row) -> Option<i64> {
-        self.values[row as usize]
-    }
-}
 
 /// One file's figures.
 #[derive(Clone, Debug, PartialEq)]

@@ -55,10 +55,11 @@ use rtlat_results::compare::{
 };
 
 use super::environment::EnvironmentDiff;
+use super::figures::ROWS;
 use super::input::RunFile;
 use super::judge::{
-    CONFIDENCE, CORRECTION, Floors, HOST_STALLS_STEAL, Judgement, MIN_BLOCKS, Maxima, ROWS, Side,
-    Spread, percent,
+    CONFIDENCE, CORRECTION, Floors, HOST_STALLS_STEAL, Judgement, MIN_BLOCKS, Maxima, Side, Spread,
+    percent,
 };
 use super::render::{Compared, Comparison};
 use rtlat_stats::floor::{Floor, FloorChange};
@@ -159,7 +160,7 @@ fn subject_dto<'a>(s: &'a Compared<'a>) -> SubjectDto<'a> {
                             base,
                             new,
                         },
-                        super::judge::Row::Max,
+                        super::figures::Row::Max,
                     ) if j.difference.is_some() => Some(ProjectionDto {
                         horizon_s: *horizon_s,
                         base: *base,

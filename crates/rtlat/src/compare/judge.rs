@@ -176,7 +176,7 @@ use rtlat_stats::floor::{self, Floor, FloorChange, NoFloor};
 use rtlat_stats::projection::{self, Estimate, Projection, Request};
 use rtlat_stats::special::normal_quantile;
 
-use super::input::Figures;
+use super::figures::{Figures, Row};
 
 /// The family-wise confidence of the judgement.
 pub const CONFIDENCE: f64 = 0.95;
@@ -191,81 +191,6 @@ pub const CORRECTION: &str = "bonferroni";
 /// which a run's samples hold the host's stalls (see the module
 /// documentation).
 pub const HOST_STALLS_STEAL: f64 = 0.01;
-
-/// A compared figure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Row {
-    /// The smallest latency (exact).
-    Min,
-    /// The median.
-    P50,
-    /// The 99th percentile.
-    P99,
-    /// The 99.9th percentile.
-    P99_9,
-    /// The level nearly every window's maximum reaches (see the module
-    /// documentation).
-    Floor,
-    /// The largest latency (exact).
-    Max,
-}
-
-/// The rows, in table order (and `Row as usize` indexes them).
-pub const ROWS: [Row; 6] = [
-    Row::Min,
-    Row::P50,
-    Row::P99,
-    Row::P99_9,
-    Row::Floor,
-    Row::Max,
-];
-
-impl Row {
-    /// Its name in tables: `p99.9`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Row::Min => "min",
-            Row::P50 => "p50",
-            Row::P99 => "p99",
-            Row::P99_9 => "p99.9",
-            Row::Floor => "floor",
-            Row::Max => "max",
-        }
-    }
-
-    /// Its key in a JSON percentiles object; `None` for `min` and the
-    /// floor.
-    pub const fn percentile_key(self) -> Option<&'static str> {
-        match self {
-            Row::Min | Row::Floor => None,
-            Row::Max => Some("max"),
-            _ => Some(self.name()),
-        }
-    }
-
-    /// The fraction of samples at or below a percentile row; `None` for
-    /// the exact `min` and `max` and the floor.
-    pub const fn fraction(self) -> Option<f64> {
-        match self {
-            Row::Min | Row::Max | Row::Floor => None,
-            Row::P50 => Some(0.50),
-            Row::P99 => Some(0.99),
-            Row::P99_9 => Some(0.999),
-        }
-    }
-
-    /// Samples each run needs for the row to be judged: 10 at or beyond
-    /// the percentile. 0 for the exact `min` and `max` and the floor
-    /// (which needs windows: [`floor::MIN_WINDOWS_PER_SEGMENT`]).
-    pub const fn min_samples(self) -> u64 {
-        match self {
-            Row::Min | Row::Max | Row::Floor => 0,
-            Row::P50 => 20,
-            Row::P99 => 1_000,
-            Row::P99_9 => 10_000,
-        }
-    }
-}
 
 /// How a row changed from BASE to NEW (lower latency is better).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1073,6 +998,7 @@ pub fn percent(base: i64, new: i64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::figures::ROWS;
     use crate::compare::fixtures::{self, Thread};
     use crate::compare::input::parse;
 

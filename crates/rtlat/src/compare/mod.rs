@@ -9,10 +9,11 @@
 //! same as JSON ([`json`]).
 //!
 //! `input` reads and checks a file (a bad one is a one-line usage error
-//! naming it, exit 2), `judge` holds the noise rule, `render` the
-//! comparison and its text.
+//! naming it, exit 2) into the rows' `figures`, `judge` holds the noise
+//! rule, `render` the comparison and its text.
 
 pub mod environment;
+pub mod figures;
 #[cfg(test)]
 pub mod fixtures;
 pub mod input;

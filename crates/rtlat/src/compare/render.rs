@@ -11,10 +11,11 @@ use rtlat_args::columns;
 use rtlat_args::escape::Escaped;
 
 use super::environment::EnvironmentDiff;
-use super::input::{Figures, RunFile};
+use super::figures::{Figures, ROWS, Row};
+use super::input::RunFile;
 use super::judge::{
     self, CONFIDENCE, Change, Context, Family, Floors, HostStalls, Judgement, Maxima, NoiseRule,
-    ROWS, Row, percent,
+    percent,
 };
 
 /// One thread (or all threads) of both runs, judged row by row.

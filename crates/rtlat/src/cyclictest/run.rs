@@ -19,7 +19,7 @@ use anyhow::{Context, bail};
 use rtlat_core::config::{MeasureMode, SchedPolicy, TimeSourceKind, WaitMode};
 use rtlat_core::engine::{Engine, Running};
 use rtlat_core::footprint::Footprint;
-use rtlat_core::report::{PreciseStats, RunReport, ThreadError, ThreadStep};
+use rtlat_core::report::{RunReport, ThreadError, ThreadStep};
 use rtlat_core::units::Nanos;
 use rtlat_sys::affinity;
 use rtlat_sys::clock::{self, Clock};
@@ -27,7 +27,7 @@ use rtlat_sys::power::{self, DmaLatencyError};
 
 use super::blocks::BlockCollector;
 use super::idle_states::{IdleStateLock, LimitedIdleStates};
-use super::settings::{DmaLatency, HgrmOutput, Settings};
+use super::settings::{DmaLatency, Settings};
 use super::stats_file::StatsFile;
 use crate::explain::{ExplainSession, start_explain_reader};
 use crate::gate;
@@ -40,18 +40,14 @@ use crate::live::snapshot::StatusSnapshotFile;
 use crate::live::text::{LiveMode, LiveText, write_status_block};
 use crate::load::beside::LoadBeside;
 use crate::monitor::Monitor;
-use crate::output::OutputTarget;
-use crate::output::{FirstFailure, Stdout, end_run, write_to};
+use crate::output::{Stdout, end_run};
 use crate::report::RunMeta;
-use crate::report::breaktrace::write_break_info;
-use crate::report::closing::write_closing_lines;
-use crate::report::hgrm;
-use crate::report::histogram::write_histogram;
+use crate::report::formats::{
+    self, Asked, Finished, HgrmAsked, HistogramAsked, Place, ToolOutputs,
+};
 use crate::report::json::{Extras, write_json_with};
-use crate::report::percentiles::write_percentiles;
 use crate::report::run_clock::Timeline;
 use crate::report::sample_time::SampleInstants;
-use crate::report::spikes::write_spikes;
 use crate::report::status::write_quiet_summary;
 use crate::report::verdict::{self, SystemWatch};
 use crate::rtsetup::{
@@ -721,11 +717,11 @@ fn live_mode(settings: &Settings) -> LiveMode {
     }
 }
 
-/// JSON first (so `--json=-` comes before the summary, as in C), then the
-/// `-q` summary, then the histogram, ..., the `--verdict` lines and the
-/// times of the maxima (`--verdict`, `--percentiles`) last.
-/// Every output is attempted even if an earlier one failed; the first
-/// failure is returned.
+/// The final outputs ([`crate::report::formats`]): JSON first (so
+/// `--json=-` comes before the summary, as in C), then the `-q` summary,
+/// then the histogram, ..., the `--verdict` lines and the times of the
+/// maxima (`--verdict`, `--percentiles`) last. Every output is attempted
+/// even if an earlier one failed; the first failure is returned.
 fn write_final_outputs(
     settings: &Settings,
     report: &RunReport,
@@ -734,78 +730,70 @@ fn write_final_outputs(
     monitor_document: Option<&[u8]>,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
-    let mut failures = FirstFailure::default();
-    if let Some(target) = &settings.json {
-        failures.keep(write_to(
-            target,
-            out,
-            "--json",
-            |mut w| match monitor_document {
-                Some(document) => w.write_all(document),
-                None => write_json_with(&mut w, report, meta, &settings.engine, extras),
-            },
-        ));
-    }
-    if settings.quiet && settings.histogram.is_none() {
-        out.emit(|w| write_quiet_summary(w, report));
-    }
-    if let Some(spikes) = &report.spikes {
-        out.emit(|w| write_spikes(w, spikes));
-    }
-    if let Some(h) = &settings.histogram {
-        failures.keep(write_to(&h.target, out, "--histfile", |mut w| {
-            write_histogram(&mut w, report, h.summary_column)
-        }));
-    }
-    if settings.percentiles {
-        let width = rtlat_args::columns::width(rtlat_args::columns::Stream::Stdout);
-        out.emit(|w| write_percentiles(w, report, width));
-    }
-    if let Some(hgrm) = &settings.hgrm {
-        failures.keep(write_hgrm_files(hgrm, report, out));
-    }
-    if settings.engine.breaktrace.is_some() {
-        out.emit(|w| write_break_info(w, report));
-    }
-    failures.keep(write_closing_lines(
-        out,
+    let asked = Asked {
+        json: settings.json.as_ref(),
+        histogram: settings.histogram.as_ref().map(|h| HistogramAsked {
+            target: &h.target,
+            summary_column: h.summary_column,
+        }),
+        hgrm: settings.hgrm.as_ref().map(|h| HgrmAsked {
+            target: &h.target,
+            per_thread: h.per_thread,
+        }),
+        percentiles: settings.percentiles,
+        breaktrace: settings.engine.breaktrace.is_some(),
+        explain: settings.explain.as_ref(),
+        verdict: settings.verdict,
+        subject: "Thread",
+        max_times: (settings.verdict.is_some() || settings.percentiles)
+            .then_some(SampleInstants::DueWoke),
+    };
+    let own = Own {
+        settings,
         report,
-        &extras,
-        settings.explain.as_ref(),
-        settings.verdict,
-        (settings.verdict.is_some() || settings.percentiles).then_some(SampleInstants::DueWoke),
-    ));
-    failures.into_result()
+        meta,
+        extras,
+        monitor_document,
+    };
+    let finished = Finished {
+        report,
+        extras,
+        asked: &asked,
+        tool: &own,
+    };
+    formats::write_all(&finished, out)
 }
 
-/// `--hgrm FILE`: all threads together in FILE, and with
-/// `--hgrm-per-thread` thread N in FILE with `.N` before its extension.
-fn write_hgrm_files(hgrm: &HgrmOutput, report: &RunReport, out: &mut Stdout) -> anyhow::Result<()> {
-    let Some(all) = report.merged_distribution() else {
-        return Ok(());
-    };
-    let moments = |cycles: u64, precise: &PreciseStats| hgrm::Moments {
-        mean_ns: precise.mean(cycles).unwrap_or(0.0),
-        stddev_ns: precise.stddev(cycles).unwrap_or(0.0),
-    };
-    let (cycles, precise) = report.all_threads_precise();
-    write_to(&hgrm.target, out, "--hgrm", |mut w| {
-        hgrm::write_hgrm(&mut w, &all, moments(cycles, &precise))
-    })?;
-    if let (true, OutputTarget::File(all_path)) = (hgrm.per_thread, &hgrm.target) {
-        for t in &report.threads {
-            let Some(d) = &t.distribution else { continue };
-            let path = hgrm::per_thread_path(all_path, t.index);
-            let m = moments(t.compat.cycles, &t.precise);
-            write_to(
-                &OutputTarget::File(path),
-                out,
-                "--hgrm-per-thread",
-                |mut w| hgrm::write_hgrm(&mut w, d, m),
-            )?;
+/// What cyclictest writes its own way: its JSON document (the monitor's,
+/// when it has one) and the `-q` summary.
+struct Own<'a> {
+    settings: &'a Settings,
+    report: &'a RunReport,
+    meta: &'a RunMeta,
+    extras: Extras<'a, 'a>,
+    monitor_document: Option<&'a [u8]>,
+}
+
+impl ToolOutputs for Own<'_> {
+    fn write_document(&self, mut w: &mut dyn Write) -> io::Result<()> {
+        match self.monitor_document {
+            Some(document) => w.write_all(document),
+            None => write_json_with(
+                &mut w,
+                self.report,
+                self.meta,
+                &self.settings.engine,
+                self.extras,
+            ),
         }
     }
-    Ok(())
+
+    fn write_text(&self, place: Place, out: &mut Stdout) -> anyhow::Result<()> {
+        if place == Place::AfterJson && self.settings.quiet && self.settings.histogram.is_none() {
+            out.emit(|w| write_quiet_summary(w, self.report));
+        }
+        Ok(())
+    }
 }
 
 /// cyclictest's `/dev/cpu_dma_latency` step and its messages. The returned

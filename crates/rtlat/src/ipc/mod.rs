@@ -1,13 +1,16 @@
 //! `rtlat svsematest`, `pmqtest`, `ptsematest`, `sigwaittest`: the IPC
 //! hand-off latency tools, option- and output-compatible with the rt-tests
 //! 2.4 tools of the same names. `cli::ipc` reads the command line into
-//! [`settings::IpcSettings`], `run` carries them out in threads mode,
-//! `fork` in fork mode (`-f`), `output` writes frames, JSON and histogram.
+//! [`settings::IpcSettings`], `threads` carries them out in threads mode,
+//! `fork` in fork mode (`-f`), both through what `run` holds for either
+//! (live display, final outputs); `output` writes frames, JSON and
+//! histogram.
 
 pub mod fork;
 pub mod output;
 pub mod run;
 pub mod settings;
+pub mod threads;
 
 use rtlat_core::ipc::Mechanism;
 

@@ -1,18 +1,18 @@
-//! Carries out one IPC tool run: privilege check and `mlockall` (as the C
-//! tools always lock memory), the pairs, the live display every 50 ms
-//! until the run ends (loops, `-D`, `-b`, a signal, a closed stdout), then
-//! the final outputs: the `-q` frame or the cursor move below the last live
-//! frame, the JSON document, the histogram.
+//! What an IPC tool run does in either mode ([`super::threads`],
+//! [`super::fork`]): `mlockall` (as the C tools always lock memory) and
+//! the `-b` trace files, the audit before the first sample, the live
+//! display every 50 ms until the run ends (loops, `-D`, `-b`, a signal, a
+//! closed stdout), then the final outputs: the `-q` frame or the cursor
+//! move below the last live frame, the JSON document, the histogram.
 
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
 use rtlat_audit::counters::SystemDisturbances;
-use rtlat_core::config::{SchedPolicy, TimeSourceKind};
-use rtlat_core::ipc::engine::{PairEngine, PairRunning};
+use rtlat_core::config::TimeSourceKind;
+use rtlat_core::ipc::engine::PairRunning;
 use rtlat_core::ipc::handoff::ETIMEDOUT;
 use rtlat_core::ipc::report::{PairReport, PairResult};
-use rtlat_core::ipc::{Mechanism, PairConfig, Side};
+use rtlat_core::ipc::{PairConfig, Side};
 use rtlat_core::report::{EndReason, ThreadError, ThreadStep};
 use rtlat_sys::tracefs::{self, TraceControl};
 
@@ -23,18 +23,14 @@ use super::output::{
 use super::settings::IpcSettings;
 use crate::host::Host;
 use crate::load::beside::{LoadBeside, LoadOutcome};
-use crate::output::{Stdout, end_run, write_to};
-use crate::report::histogram::write_histogram;
+use crate::output::{Stdout, end_run};
+use crate::report::RunMeta;
+use crate::report::formats::{self, Asked, Finished, HistogramAsked, ToolOutputs};
 use crate::report::json::Extras;
-use crate::report::load::write_load;
-use crate::report::verdict::{self, SystemWatch};
-use crate::rtsetup::{
-    check_realtime_privilege, io_strerror, lock_memory_because, note_not_realtime, pinned_cpus,
-    start_janitor,
-};
+use crate::report::verdict;
+use crate::rtsetup::{io_strerror, lock_memory_because};
 use crate::run_audit;
 use crate::signals::SignalFlags;
-use rtlat_args::columns::{self, Stream};
 use rtlat_args::stdio::{note, tell};
 
 /// How often the live display is redrawn (the C tools: 50 ms).
@@ -55,86 +51,6 @@ impl LiveRun for PairRunning {
 
     fn reached_end(&self) -> bool {
         PairRunning::reached_end(self)
-    }
-}
-
-/// Runs `settings` in threads mode (or hands fork mode over); returns the
-/// exit status.
-pub fn run(settings: &IpcSettings) -> anyhow::Result<u8> {
-    let synthetic = matches!(settings.engine.run.source, TimeSourceKind::Synthetic { .. });
-    let footprint = rtlat_core::footprint::Footprint::of_pairs(&settings.engine);
-    let pairs = format!("-t {}", settings.engine.pairs.len());
-    if !synthetic && settings.engine.needs_realtime() {
-        // Before the room: without the privilege no limit matters.
-        check_realtime_privilege(
-            SchedPolicy::Fifo,
-            settings.engine.max_priority(),
-            pinned_cpus(settings.engine.pairs.iter().map(|p| p.cpu)).as_deref(),
-            "leave out -p",
-        )?;
-    }
-    if settings.fork && !synthetic {
-        // Each side is a process of its own: the tasks count, the memory
-        // is the children's.
-        let processes = rtlat_core::footprint::Footprint {
-            heap: rtlat_core::units::Bytes(0),
-            stack_per_thread: rtlat_core::units::Bytes(0),
-            ..footprint
-        };
-        crate::limits::check_room(&pairs, &processes, false)?;
-        note_if_not_realtime(&settings.engine);
-        return super::fork::run(settings);
-    }
-    // Locked for real-time runs; a SCHED_OTHER run goes on unlocked when
-    // the lock limit is too small (lock_memory).
-    let locked = !synthetic && settings.engine.needs_realtime();
-    crate::limits::check_room(&pairs, &footprint, locked)?;
-    if !synthetic {
-        note_if_not_realtime(&settings.engine);
-    }
-    let host = if synthetic { Host::Pinned } else { Host::Real };
-    let start_time = host.timestamp();
-    let mut out = Stdout::new(false);
-    let audit = audit_pair_run(settings, host);
-    let trace = if synthetic {
-        None
-    } else {
-        lock_memory(&settings.engine)?;
-        open_trace_files(&settings.engine)
-    };
-    let signals = SignalFlags::install()?;
-    if !synthetic && settings.engine.mechanism == Mechanism::SysvSemaphore {
-        start_janitor("its SysV semaphore sets");
-    }
-    let engine = PairEngine::new(settings.engine.clone(), trace).context("preparing the pairs")?;
-    let facts = RunFacts {
-        host,
-        start_time,
-        audit,
-    };
-    let mut load = LoadBeside::start(settings.load.as_ref())?;
-    let system = SystemWatch::start(!synthetic, settings.engine.pairs.iter().map(|p| p.cpu));
-    let running = engine.start().context("starting the pairs")?;
-    load.set_origin(Instant::now());
-    if let Some((pair, side, error)) = running.setup_error() {
-        running.finish(None);
-        bail!(describe_error(settings, pair, side, error));
-    }
-    let mut cpus = CpuTracker::new(&settings.engine, ProcView::Threads, synthetic);
-    let external = display(settings, &running, &signals, &mut cpus, &mut out, &mut load)?;
-    let report = running.finish(external);
-    let system = system.finish();
-    let load = load.stop();
-    let beside = Beside { load, system };
-    finish(settings, &report, &mut cpus, facts, &mut out, beside)
-}
-
-/// A SCHED_OTHER run needs no privilege; it gets a note saying its
-/// figures are not real-time latencies. (A real-time run's privilege is
-/// checked before anything else, the room included.)
-fn note_if_not_realtime(config: &PairConfig) {
-    if !config.needs_realtime() {
-        note_not_realtime("the pairs", SchedPolicy::Other);
     }
 }
 
@@ -388,41 +304,35 @@ pub fn finish(
     // histogram, the load lines and the gates.
     let receivers = receivers_as_run_report(report, cpus.shown());
     let verdict = verdict::judge(&receivers, &meta, system.as_ref());
-    let mut written = Ok(());
-    if let Some(target) = &settings.json {
-        written = write_to(target, out, "--json", |w| {
-            let extras = Extras {
-                load: load_results.as_ref(),
-                verdict: &verdict,
-                explain: None,
-                timeline: None,
-            };
-            write_json(
-                &mut &mut *w,
-                settings.tool,
-                report,
-                cpus.shown(),
-                &meta,
-                extras,
-            )
-        });
-    }
+    let extras = Extras {
+        load: load_results.as_ref(),
+        verdict: &verdict,
+        explain: None,
+        timeline: None,
+    };
+    let asked = Asked {
+        json: settings.json.as_ref(),
+        histogram: settings.histogram.as_ref().map(HistogramAsked::to),
+        verdict: settings.verdict,
+        subject: "Pair",
+        ..Asked::default()
+    };
+    let own = Own {
+        tool: settings.tool,
+        report,
+        cpus: cpus.shown(),
+        meta: &meta,
+        extras,
+    };
     // Every output is tried, whichever failed before: nothing is lost to
     // another output's error (the first one is reported).
-    if let Some(target) = &settings.histogram {
-        let histogram = write_to(target, out, "--histfile", |w| {
-            write_histogram(&mut &mut *w, &receivers, false)
-        });
-        written = written.and(histogram);
-    }
-    if let Some(l) = &load_results {
-        let width = columns::width(Stream::Stdout);
-        out.emit(|w| columns::write_wrapped(w, width, |b| write_load(b, l, &receivers.threads)));
-    }
-    if let Some(style) = settings.verdict {
-        let width = columns::width(Stream::Stdout);
-        out.emit(|w| verdict::text::write(&verdict, w, &receivers, "Pair", style, width));
-    }
+    let finished = Finished {
+        report: &receivers,
+        extras,
+        asked: &asked,
+        tool: &own,
+    };
+    let written = formats::write_all(&finished, out);
     let status = end_run(out, written, failure, status)?;
     crate::gate::apply(
         settings.gates.as_ref(),
@@ -433,6 +343,29 @@ pub fn finish(
         0.0,
         status,
     )
+}
+
+/// What the IPC tools write their own way: their JSON document, with a
+/// sender and a receiver per pair.
+struct Own<'a> {
+    tool: PairTool,
+    report: &'a PairReport,
+    cpus: &'a [ShownCpus],
+    meta: &'a RunMeta,
+    extras: Extras<'a, 'a>,
+}
+
+impl ToolOutputs for Own<'_> {
+    fn write_document(&self, mut w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write_json(
+            &mut w,
+            self.tool,
+            self.report,
+            self.cpus,
+            self.meta,
+            self.extras,
+        )
+    }
 }
 
 /// One line saying what went wrong with a side.

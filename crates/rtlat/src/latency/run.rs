@@ -32,9 +32,9 @@ use crate::explain::{ExplainSession, start_explain_reader};
 use crate::host::Host;
 use crate::live::after_frame;
 use crate::load::beside::LoadBeside;
-use crate::output::{FirstFailure, OutputTarget, Stdout, end_run, write_to};
+use crate::output::{OutputTarget, Stdout, end_run, write_to};
 use crate::report::RunMeta;
-use crate::report::closing::write_closing_lines;
+use crate::report::formats::{self, Asked, Finished, Place, ToolOutputs};
 use crate::report::json::{Extras, write_json_with};
 use crate::report::sample_time::SampleInstants;
 use crate::report::verdict::{self, SystemWatch};
@@ -317,10 +317,11 @@ impl<'a> Seconds<'a> {
     }
 }
 
-/// The JSON first (as in cyclictest: `--json=-` comes right after the
-/// `RTD|` lines), the histograms (with `-h`, `-s` or `-g`), the gnuplot
-/// file, the summary, the load lines, then the `--verdict` lines. Every
-/// output is attempted; the first failure is returned.
+/// The final outputs ([`crate::report::formats`]): the JSON first (as
+/// in cyclictest: `--json=-` comes right after the `RTD|` lines), the
+/// histograms (with `-h`, `-s` or `-g`), the gnuplot file, the summary,
+/// the load lines, then the `--verdict` lines. Every output is attempted;
+/// the first failure is returned.
 fn write_final_outputs(
     settings: &Settings,
     report: &RunReport,
@@ -329,70 +330,105 @@ fn write_final_outputs(
     seconds: &Seconds,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
-    let thread = &report.threads[0];
-    let cycles = thread.compat.cycles;
-    let mut failures = FirstFailure::default();
-    if let Some(target) = &settings.json {
-        failures.keep(write_to(target, out, "--json", |mut w| {
-            write_json_with(&mut w, report, meta, &settings.engine, extras)
-        }));
-    }
-    if let (Some(all), Some((minima, min_moments)), Some((maxima, max_moments))) =
-        (&thread.signed_histogram, &seconds.minima, &seconds.maxima)
-    {
-        let all_moments = Moments {
-            count: cycles,
-            sum_ns: thread.precise.sum_ns,
-            sum_sq_ns: thread.precise.sum_sq_ns.unwrap_or(0),
-        };
-        let histograms = Kind::ALL.map(|kind| {
-            let report = match kind {
-                Kind::Min => HistogramReport {
-                    data: minima.snapshot(),
-                    moments: *min_moments,
-                },
-                Kind::Avg => HistogramReport {
-                    data: all.clone(),
-                    moments: all_moments,
-                },
-                Kind::Max => HistogramReport {
-                    data: maxima.snapshot(),
-                    moments: *max_moments,
-                },
-            };
-            (kind, report)
-        });
-        out.emit(|w| write_histograms(w, &histograms, settings.histograms));
-        if let Some(path) = &settings.gnuplot {
-            failures.keep(write_to(
-                &OutputTarget::File(path.clone()),
-                out,
-                "-g",
-                |mut w| write_gnuplot(&mut w, all),
-            ));
-        }
-    }
-    let summary = Summary {
-        min: thread.precise.min,
-        avg_ns: thread.precise.mean(cycles),
-        max: thread.precise.max,
-        overruns: thread.precise.overruns,
-        actual_secs: seconds.complete,
-        requested_secs: settings.duration_secs.unwrap_or(seconds.complete),
-    };
-    out.emit(|w| write_summary(w, &summary));
-    failures.keep(write_closing_lines(
-        out,
-        report,
-        &extras,
-        settings.explain.as_ref(),
-        settings.verdict,
-        settings
+    let asked = Asked {
+        json: settings.json.as_ref(),
+        explain: settings.explain.as_ref(),
+        verdict: settings.verdict,
+        subject: "Thread",
+        max_times: settings
             .verdict
             .is_some()
             .then_some(SampleInstants::DueWoke),
-    ));
-    failures.into_result()
+        ..Asked::default()
+    };
+    let own = Own {
+        settings,
+        report,
+        meta,
+        extras,
+        seconds,
+    };
+    let finished = Finished {
+        report,
+        extras,
+        asked: &asked,
+        tool: &own,
+    };
+    formats::write_all(&finished, out)
+}
+
+/// What latency writes its own way: its JSON document and, after it,
+/// Xenomai's histograms, the gnuplot file and the summary.
+struct Own<'a> {
+    settings: &'a Settings,
+    report: &'a RunReport,
+    meta: &'a RunMeta,
+    extras: Extras<'a, 'a>,
+    seconds: &'a Seconds<'a>,
+}
+
+impl ToolOutputs for Own<'_> {
+    fn write_document(&self, mut w: &mut dyn Write) -> io::Result<()> {
+        write_json_with(
+            &mut w,
+            self.report,
+            self.meta,
+            &self.settings.engine,
+            self.extras,
+        )
+    }
+
+    fn write_text(&self, place: Place, out: &mut Stdout) -> anyhow::Result<()> {
+        if place != Place::AfterJson {
+            return Ok(());
+        }
+        let (settings, seconds) = (self.settings, self.seconds);
+        let thread = &self.report.threads[0];
+        let cycles = thread.compat.cycles;
+        let mut written = Ok(());
+        if let (Some(all), Some((minima, min_moments)), Some((maxima, max_moments))) =
+            (&thread.signed_histogram, &seconds.minima, &seconds.maxima)
+        {
+            let all_moments = Moments {
+                count: cycles,
+                sum_ns: thread.precise.sum_ns,
+                sum_sq_ns: thread.precise.sum_sq_ns.unwrap_or(0),
+            };
+            let histograms = Kind::ALL.map(|kind| {
+                let report = match kind {
+                    Kind::Min => HistogramReport {
+                        data: minima.snapshot(),
+                        moments: *min_moments,
+                    },
+                    Kind::Avg => HistogramReport {
+                        data: all.clone(),
+                        moments: all_moments,
+                    },
+                    Kind::Max => HistogramReport {
+                        data: maxima.snapshot(),
+                        moments: *max_moments,
+                    },
+                };
+                (kind, report)
+            });
+            out.emit(|w| write_histograms(w, &histograms, settings.histograms));
+            if let Some(path) = &settings.gnuplot {
+                written = write_to(&OutputTarget::File(path.clone()), out, "-g", |mut w| {
+                    write_gnuplot(&mut w, all)
+                });
+            }
+        }
+        let summary = Summary {
+            min: thread.precise.min,
+            avg_ns: thread.precise.mean(cycles),
+            max: thread.precise.max,
+            overruns: thread.precise.overruns,
+            actual_secs: seconds.complete,
+            requested_secs: settings.duration_secs.unwrap_or(seconds.complete),
+        };
+        out.emit(|w| write_summary(w, &summary));
+        written
+    }
 }
 
 /// The trace files for `-f`, opened before the run (with the snapshot

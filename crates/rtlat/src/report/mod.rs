@@ -16,8 +16,8 @@
 //! - [`breaktrace`]: the `-b` thread ids and break lines;
 //! - [`verdict`]: the verdict on a run (JSON `"verdict"`, `--verdict`);
 //! - [`explain`]: the `--explain` lines, JSON and `--explain-trace` file;
-//! - [`closing`]: the load, explain, verdict and max-time lines a cyclic
-//!   tool ends with;
+//! - [`formats`]: the final outputs, one [`formats::Format`] per file in
+//!   one ordered list, which every measuring tool writes through;
 //! - [`run_clock`]: the run's clock mapped to the wall clock, for the
 //!   outputs that show a time;
 //! - `schema` (tests only): every key path of a document pinned per
@@ -26,8 +26,8 @@
 //!   same words wherever a line places one.
 
 pub mod breaktrace;
-pub mod closing;
 pub mod explain;
+pub mod formats;
 pub mod hgrm;
 pub mod histogram;
 pub mod json;

@@ -26,10 +26,9 @@ use super::settings::Settings;
 use crate::host::Host;
 use crate::live::after_frame;
 use crate::load::beside::LoadBeside;
-use crate::output::{FirstFailure, Stdout, end_run, write_to};
+use crate::output::{Stdout, end_run};
 use crate::report::RunMeta;
-use crate::report::closing::write_closing_lines;
-use crate::report::histogram::write_histogram;
+use crate::report::formats::{self, Asked, Finished, HistogramAsked, Place, ToolOutputs};
 use crate::report::json::Extras;
 use crate::report::sample_time::SampleInstants;
 use crate::report::verdict::{self, SystemWatch};
@@ -316,10 +315,11 @@ impl VerbosePrinter {
     }
 }
 
-/// Every thread's `T:` line (after `Thread N exceeded trace limit.` for
-/// the thread that broke the run), then the JSON, then the histogram, then
-/// the closing `# load` and `--verdict` lines (as cyclictest's).
-/// Every output is attempted; the first failure is returned.
+/// The final outputs ([`crate::report::formats`]): every thread's `T:`
+/// line (after `Thread N exceeded trace limit.` for the thread that broke
+/// the run), then the JSON, then the histogram, then the closing `# load`
+/// and `--verdict` lines (as cyclictest's). Every output is attempted;
+/// the first failure is returned.
 fn write_final_outputs(
     settings: &Settings,
     report: &RunReport,
@@ -327,38 +327,57 @@ fn write_final_outputs(
     extras: &Extras<'_, '_>,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
-    let mut failures = FirstFailure::default();
-    out.emit(|w| {
-        for t in &report.threads {
-            if report.break_info.is_some_and(|b| b.thread == t.index) {
-                writeln!(w, "Thread {} exceeded trace limit.", t.index)?;
-            }
-            write_thread_line(w, t, report.resolution)?;
-        }
-        Ok(())
-    });
-    if let Some(target) = &settings.json {
-        failures.keep(write_to(target, out, "--json", |mut w| {
-            write_json(&mut w, report, meta, extras)
-        }));
-    }
-    if let Some(target) = &settings.histogram {
-        failures.keep(write_to(target, out, "--histfile", |mut w| {
-            write_histogram(&mut w, report, false)
-        }));
-    }
-    failures.keep(write_closing_lines(
-        out,
-        report,
-        extras,
-        None,
-        settings.verdict,
-        settings
+    let asked = Asked {
+        json: settings.json.as_ref(),
+        histogram: settings.histogram.as_ref().map(HistogramAsked::to),
+        verdict: settings.verdict,
+        subject: "Thread",
+        max_times: settings
             .verdict
             .is_some()
             .then_some(SampleInstants::SentReceived),
-    ));
-    failures.into_result()
+        ..Asked::default()
+    };
+    let finished = Finished {
+        report,
+        extras: *extras,
+        asked: &asked,
+        tool: &Own {
+            report,
+            meta,
+            extras,
+        },
+    };
+    formats::write_all(&finished, out)
+}
+
+/// What signaltest writes its own way: its JSON document and, first, its
+/// `T:` lines.
+struct Own<'a> {
+    report: &'a RunReport,
+    meta: &'a RunMeta,
+    extras: &'a Extras<'a, 'a>,
+}
+
+impl ToolOutputs for Own<'_> {
+    fn write_document(&self, mut w: &mut dyn Write) -> io::Result<()> {
+        write_json(&mut w, self.report, self.meta, self.extras)
+    }
+
+    fn write_text(&self, place: Place, out: &mut Stdout) -> anyhow::Result<()> {
+        if place == Place::First {
+            out.emit(|w| {
+                for t in &self.report.threads {
+                    if self.report.break_info.is_some_and(|b| b.thread == t.index) {
+                        writeln!(w, "Thread {} exceeded trace limit.", t.index)?;
+                    }
+                    write_thread_line(w, t, self.report.resolution)?;
+                }
+                Ok(())
+            });
+        }
+        Ok(())
+    }
 }
 
 /// `tracing_on` of a mounted tracefs, so that a `-b` break stops the trace

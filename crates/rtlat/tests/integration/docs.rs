@@ -55,21 +55,47 @@ fn man_pages(prefix: &Path) -> Vec<PathBuf> {
     pages
 }
 
-/// Every tool, the measuring ones (whose C tools' names complete as the
-/// tool when they run rtlat) first.
-fn tools() -> impl Iterator<Item = &'static str> {
-    rtlat_args::tools::SUMMARIES.iter().map(|(name, _)| *name)
+/// Every tool as `rtlat --help` lists it (`  NAME  SUMMARY` under its
+/// group's heading), with whether it is a measuring tool (whose C tool's
+/// name completes as the tool when it runs rtlat).
+fn listed_tools() -> Vec<(String, bool)> {
+    let help = quietly(rtlat().arg("--help"), "rtlat --help");
+    let mut measuring = false;
+    let mut tools = Vec::new();
+    for line in help.lines().take_while(|l| !l.starts_with("Run ")) {
+        if line.starts_with(|c: char| c.is_ascii_uppercase()) {
+            // A group's heading (or the usage line).
+            measuring = line.starts_with("Measuring");
+        } else if let Some(entry) = line.strip_prefix("  ") {
+            let name = entry.split_whitespace().next().unwrap_or_default();
+            if !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase()) {
+                tools.push((name.to_string(), measuring));
+            }
+        }
+    }
+    tools
 }
 
-fn c_names() -> impl Iterator<Item = &'static str> {
-    tools().take(7)
+/// Every tool, the measuring ones first.
+fn tools() -> Vec<String> {
+    listed_tools().into_iter().map(|(name, _)| name).collect()
+}
+
+/// The measuring tools' names, which are the C tools'.
+fn c_names() -> Vec<String> {
+    let names: Vec<String> = listed_tools()
+        .into_iter()
+        .filter_map(|(name, measuring)| measuring.then_some(name))
+        .collect();
+    assert_eq!(names.len(), 7, "{names:?}");
+    names
 }
 
 #[test]
 fn the_tree_a_package_installs() {
     let dir = generated();
     let p = dir.path();
-    let mut want: Vec<String> = tools().map(|t| format!("rtlat-{t}.1")).collect();
+    let mut want: Vec<String> = tools().iter().map(|t| format!("rtlat-{t}.1")).collect();
     want.push("rtlat.1".into());
     want.sort();
     let pages: Vec<String> = man_pages(p)
@@ -80,7 +106,7 @@ fn the_tree_a_package_installs() {
 
     let bash = p.join("share/bash-completion/completions");
     assert!(bash.join("rtlat").is_file());
-    for name in c_names().chain(["rtlat-plot"]) {
+    for name in c_names().iter().map(String::as_str).chain(["rtlat-plot"]) {
         assert_eq!(
             std::fs::read_link(bash.join(name)).unwrap(),
             Path::new("rtlat"),
@@ -89,7 +115,11 @@ fn the_tree_a_package_installs() {
     }
     assert!(p.join("share/zsh/vendor-completions/_rtlat").is_file());
     let fish = p.join("share/fish/vendor_completions.d");
-    for name in c_names().chain(["rtlat", "rtlat-plot"]) {
+    for name in c_names()
+        .iter()
+        .map(String::as_str)
+        .chain(["rtlat", "rtlat-plot"])
+    {
         assert!(fish.join(format!("{name}.fish")).is_file(), "{name}.fish");
     }
     // Readable by all, as installed files are.

@@ -4,6 +4,7 @@
 use super::*;
 use crate::output::OutputTarget;
 use rtlat_args::testing::{Spelled, expect_usage_error, os_words, spellings, two_cpus as sys2};
+use rtlat_core::config::{SchedPolicy, TimeSourceKind};
 use rtlat_core::units::Resolution;
 
 const TOOLS: [PairTool; 4] = [
@@ -541,6 +542,18 @@ fn repeated_options_take_the_last_value_and_histfile_alone_warns() {
         assert_eq!(
             w,
             ["WARN: --histfile given without --histogram; no histogram is written"]
+        );
+    }
+}
+
+#[test]
+fn each_help_lists_every_visible_option_once() {
+    let none: Vec<String> = Vec::new();
+    for tool in TOOLS {
+        assert_eq!(
+            rtlat_args::options::unlisted(flags(tool), &help::help_page(tool)),
+            (none.clone(), none.clone()),
+            "{tool:?}"
         );
     }
 }

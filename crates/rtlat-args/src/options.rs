@@ -1,0 +1,649 @@
+//! One definition per option ([`Flag`]): its spellings, the kind and name
+//! of its value, whether rt-tests 2.4 has it, whether it is hidden, its
+//! help, and what it does to the tool's raw state ([`Effect`]). Everything
+//! else is derived from the definitions:
+//!
+//! - the [`getopt`](crate::getopt) table ([`parse`] scans with it and
+//!   applies each option in command-line order);
+//! - how an option is spelled in messages ([`Name`], [`name_of`]);
+//! - the `--help` text ([`Page::render`]): a tool's prose is written as
+//!   structured [`Part`]s, the options' entries are made from their
+//!   definitions;
+//! - the model the man pages and completions are made from
+//!   ([`Page::model`], the [`Help`] of [`docs`](crate::docs)), without
+//!   reading any text back.
+//!
+//! Shared groups (stop conditions, output files, gates, load, verdict) are
+//! functions generic over the tool's raw state, defined once and included
+//! in each tool's list.
+
+use std::ffi::{OsStr, OsString};
+use std::fmt::Debug;
+
+use crate::UsageError;
+use crate::docs::help::{Block, Entry, Help, collapsed};
+use crate::getopt::{OptSpec, ValueKind, getopt_long};
+use crate::values::{OptionName, opt_values, optional_text, text};
+
+/// An option's spellings, for messages: `-t/--threads`, `--json`, `-F`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Name {
+    /// `-t`.
+    pub short: Option<char>,
+    /// `threads` (without dashes).
+    pub long: Option<&'static str>,
+}
+
+impl OptionName for Name {
+    fn spelling(self) -> String {
+        match (self.short, self.long) {
+            (Some(short), Some(long)) => format!("-{short}/--{long}"),
+            (None, Some(long)) => format!("--{long}"),
+            (Some(short), None) => format!("-{short}"),
+            (None, None) => "(unnamed option)".to_owned(),
+        }
+    }
+}
+
+/// An option's value as given, with the option's name for messages.
+#[derive(Clone, Copy, Debug)]
+pub struct Value<'a> {
+    /// The option.
+    pub name: Name,
+    /// Its value, bytes and all; `None` for a flag or an optional value
+    /// not given.
+    pub raw: Option<&'a OsStr>,
+}
+
+impl Value<'_> {
+    /// The value as text (empty when none): a value must be UTF-8 unless it
+    /// is a file name.
+    pub fn text(&self) -> Result<String, UsageError> {
+        text(self.name, self.raw)
+    }
+
+    /// An optional value as text: `None` when not given.
+    pub fn optional(&self) -> Result<Option<String>, UsageError> {
+        optional_text(self.name, self.raw)
+    }
+
+    /// The value as bytes (a file name), empty when none.
+    pub fn os(&self) -> OsString {
+        self.raw.map(OsStr::to_os_string).unwrap_or_default()
+    }
+
+    /// The value as given, if any (bytes).
+    pub fn os_opt(&self) -> Option<OsString> {
+        self.raw.map(OsStr::to_os_string)
+    }
+}
+
+/// How an option changes a tool's raw state `R`.
+pub type Apply<R> = fn(&mut R, Value<'_>) -> Result<(), UsageError>;
+
+/// What an option does when the command line gives it.
+#[derive(Clone, Copy, Debug)]
+pub enum Effect<R> {
+    /// Changes the raw state (the last of a repeated option wins, as each
+    /// definition decides).
+    Apply(Apply<R>),
+    /// Asks for the help: the rest of the command line is not read.
+    Help,
+}
+
+/// One option, defined once.
+#[derive(Clone, Copy, Debug)]
+pub struct Flag<R> {
+    /// `-t`.
+    pub short: Option<char>,
+    /// `threads` (without dashes).
+    pub long: Option<&'static str>,
+    /// Whether and how it takes a value.
+    pub value: ValueKind,
+    /// The value's name in the help (`N`, `FILE`); empty for a flag.
+    pub value_name: &'static str,
+    /// Whether cyclictest 2.4 (or the tool's C version) has it: its long
+    /// name then wins the abbreviation match over newer ones.
+    pub in_2_4: bool,
+    /// Left out of the help, the man page, the completions and the hints.
+    pub hidden: bool,
+    /// The default shown at the end of its help, `[1000]`.
+    pub default: Option<&'static str>,
+    /// Its help, the lines of the text column as `--help` shows them; a
+    /// first line `""` puts the text under the spellings.
+    pub help: &'static [&'static str],
+    /// The man page's text when it differs from [`Flag::help`].
+    pub long_help: Option<&'static str>,
+    /// What it does.
+    pub effect: Effect<R>,
+}
+
+/// The column an entry's text starts in.
+const TEXT_COLUMN: usize = 25;
+/// The column a default (`[1000]`) starts in, when the text leaves room.
+const DEFAULT_COLUMN: usize = 70;
+
+impl<R> Flag<R> {
+    fn with(
+        short: Option<char>,
+        long: Option<&'static str>,
+        value: ValueKind,
+        value_name: &'static str,
+        in_2_4: bool,
+    ) -> Self {
+        Flag {
+            short,
+            long,
+            value,
+            value_name,
+            in_2_4,
+            hidden: false,
+            default: None,
+            help: &[],
+            long_help: None,
+            effect: Effect::Apply(|_, _| Ok(())),
+        }
+    }
+
+    /// An option of the C tool (2.4): `-x` (if `short`) and `--long`.
+    pub fn c(
+        short: Option<char>,
+        long: &'static str,
+        value: ValueKind,
+        value_name: &'static str,
+    ) -> Self {
+        Self::with(short, Some(long), value, value_name, true)
+    }
+
+    /// An option of the C tool with a short spelling only (`-x`).
+    pub fn c_short(short: char, value: ValueKind, value_name: &'static str) -> Self {
+        Self::with(Some(short), None, value, value_name, true)
+    }
+
+    /// One of ours, newer than 2.4, long only: it never changes what a 2.4
+    /// abbreviation means.
+    pub fn new_long(long: &'static str, value: ValueKind, value_name: &'static str) -> Self {
+        Self::with(None, Some(long), value, value_name, false)
+    }
+
+    /// One of ours with a short spelling too.
+    pub fn new(
+        short: Option<char>,
+        long: &'static str,
+        value: ValueKind,
+        value_name: &'static str,
+    ) -> Self {
+        Self::with(short, Some(long), value, value_name, false)
+    }
+
+    /// An existing table row as a definition (its spellings, value kind,
+    /// age and visibility).
+    pub fn from_row<T>(row: &OptSpec<T>, value_name: &'static str) -> Self {
+        Flag {
+            hidden: row.hidden,
+            ..Self::with(row.short, row.long, row.value, value_name, row.in_2_4)
+        }
+    }
+
+    /// The help lines (see [`Flag::help`]).
+    pub fn help(self, lines: &'static [&'static str]) -> Self {
+        Flag {
+            help: lines,
+            ..self
+        }
+    }
+
+    /// The default shown in the help.
+    pub fn default(self, shown: &'static str) -> Self {
+        Flag {
+            default: Some(shown),
+            ..self
+        }
+    }
+
+    /// The man page's text, when it differs from the help.
+    pub fn long_help(self, text: &'static str) -> Self {
+        Flag {
+            long_help: Some(text),
+            ..self
+        }
+    }
+
+    /// Hidden: read, but in no help, page, completion or hint.
+    pub fn hidden(self) -> Self {
+        Flag {
+            hidden: true,
+            ..self
+        }
+    }
+
+    /// What the option does to the raw state.
+    pub fn apply(self, apply: Apply<R>) -> Self {
+        Flag {
+            effect: Effect::Apply(apply),
+            ..self
+        }
+    }
+
+    /// The option asks for the help.
+    pub fn shows_help(self) -> Self {
+        Flag {
+            effect: Effect::Help,
+            ..self
+        }
+    }
+
+    /// How messages spell it.
+    pub fn name(&self) -> Name {
+        Name {
+            short: self.short,
+            long: self.long,
+        }
+    }
+
+    /// The getopt row, without an id (what the man pages and the
+    /// completions read of it).
+    pub fn row(&self) -> OptSpec<()> {
+        self.row_with(())
+    }
+
+    fn row_with<T>(&self, id: T) -> OptSpec<T> {
+        OptSpec {
+            id,
+            short: self.short,
+            long: self.long,
+            value: self.value,
+            in_2_4: self.in_2_4,
+            hidden: self.hidden,
+        }
+    }
+
+    /// The spellings with the value, as an entry shows them:
+    /// `-t, --threads[=N]`, `--json=FILE`, `-p US`.
+    pub fn spec(&self) -> String {
+        let value = match self.value {
+            ValueKind::None => String::new(),
+            ValueKind::Required if self.long.is_none() => format!(" {}", self.value_name),
+            ValueKind::Required => format!("={}", self.value_name),
+            ValueKind::Optional(_) => format!("[={}]", self.value_name),
+        };
+        match (self.short, self.long) {
+            (Some(s), Some(l)) => format!("-{s}, --{l}{value}"),
+            (None, Some(l)) => format!("--{l}{value}"),
+            (Some(s), None) => format!("-{s}{value}"),
+            (None, None) => String::new(),
+        }
+    }
+
+    /// The help lines of the text column, the default placed at the end
+    /// of the last.
+    fn text_lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self.help.iter().map(|l| (*l).to_owned()).collect();
+        if let Some(default) = self.default {
+            let last = lines.last_mut().expect("a default ends a help line");
+            let column = TEXT_COLUMN + last.chars().count();
+            let pad = DEFAULT_COLUMN.saturating_sub(column).max(1);
+            last.push_str(&" ".repeat(pad));
+            last.push('[');
+            last.push_str(default);
+            last.push(']');
+        }
+        lines
+    }
+
+    /// The entry as `--help` shows it, each line ending in a newline.
+    pub fn render(&self) -> String {
+        let indent = if self.short.is_some() { "  " } else { "      " };
+        let spec = format!("{indent}{}", self.spec());
+        let lines = self.text_lines();
+        let mut out = String::new();
+        let mut rest = lines.iter().map(String::as_str);
+        match lines.first().map(String::as_str) {
+            Some("") => {
+                out.push_str(&spec);
+                out.push('\n');
+                rest.next();
+            }
+            Some(first) => {
+                let width = (TEXT_COLUMN - 2).max(spec.len());
+                out.push_str(&format!("{spec:<width$}  {first}\n"));
+                rest.next();
+            }
+            None => {
+                out.push_str(&spec);
+                out.push('\n');
+            }
+        }
+        for line in rest {
+            out.push_str(&" ".repeat(TEXT_COLUMN));
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The entry as the man page and the completions read it.
+    pub fn entry(&self) -> Entry {
+        let text = match self.long_help {
+            Some(long) => long.lines().map(collapsed).collect(),
+            None => self
+                .text_lines()
+                .iter()
+                .filter(|l| !l.is_empty())
+                .map(|l| collapsed(l))
+                .collect(),
+        };
+        Entry {
+            spec: self.spec(),
+            text,
+        }
+    }
+}
+
+/// The name of the option of `flags` whose long spelling is `long`.
+///
+/// # Panics
+///
+/// When there is none: a definition's name is looked up by the tool that
+/// defines it, and every tool's tests reach each lookup.
+pub fn name_of<R>(flags: &[Flag<R>], long: &str) -> Name {
+    flags
+        .iter()
+        .find(|f| f.long == Some(long))
+        .map(Flag::name)
+        .unwrap_or_else(|| panic!("no option --{long}"))
+}
+
+/// The entries of the options of `flags` with these long names, in this
+/// order, for a page.
+///
+/// # Panics
+///
+/// When one is not in `flags` (see [`name_of`]).
+pub fn pick<'a, R>(flags: &'a [Flag<R>], longs: &[&str]) -> Part<'a, R> {
+    Part::Options(find(flags, longs))
+}
+
+/// The options of `flags` with these long names, in this order.
+///
+/// # Panics
+///
+/// When one is not in `flags` (see [`name_of`]).
+pub fn find<'a, R>(flags: &'a [Flag<R>], longs: &[&str]) -> Vec<&'a Flag<R>> {
+    longs
+        .iter()
+        .map(|long| {
+            flags
+                .iter()
+                .find(|f| f.long == Some(*long))
+                .unwrap_or_else(|| panic!("no option --{long}"))
+        })
+        .collect()
+}
+
+/// The options of `flags` that a shared group defines (`group`, the
+/// group's definitions over any state), in the group's order: a page that
+/// lists a group this way lists an option added to the group by itself.
+pub fn like<'a, R, S>(flags: &'a [Flag<R>], group: &[Flag<S>]) -> Vec<&'a Flag<R>> {
+    let longs: Vec<&str> = group.iter().filter_map(|f| f.long).collect();
+    find(flags, &longs)
+}
+
+/// The getopt table of `flags` (their ids their indexes).
+pub fn table<R>(flags: &[Flag<R>]) -> Vec<OptSpec<usize>> {
+    flags
+        .iter()
+        .enumerate()
+        .map(|(i, f)| f.row_with(i))
+        .collect()
+}
+
+/// What a command line asks once read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// Every option was applied.
+    Options,
+    /// An option asked for the help.
+    Help,
+}
+
+/// Scans `args` with the table of `flags` and applies each option to `raw`
+/// in command-line order; stops at the first error or at the help.
+pub fn parse<R>(flags: &[Flag<R>], args: &[OsString], raw: &mut R) -> Result<Read, UsageError> {
+    let items = getopt_long(args, &table(flags)).map_err(|e| UsageError(e.to_string()))?;
+    for item in opt_values(items) {
+        let (index, value) = item?;
+        let flag = &flags[index];
+        match flag.effect {
+            Effect::Help => return Ok(Read::Help),
+            Effect::Apply(apply) => apply(
+                raw,
+                Value {
+                    name: flag.name(),
+                    raw: value.as_deref(),
+                },
+            )?,
+        }
+    }
+    Ok(Read::Options)
+}
+
+/// One part of a help page.
+#[derive(Clone, Debug)]
+pub enum Part<'a, R> {
+    /// Prose in column 0, after a blank line.
+    Paragraph(String),
+    /// A group's heading (without its colon), after a blank line; its
+    /// options follow right under it.
+    Heading(&'static str),
+    /// Option entries, right under a heading (else after a blank line).
+    Options(Vec<&'a Flag<R>>),
+    /// Lines shown as they are, indented two columns, right under the
+    /// paragraph before (an example).
+    Example(&'static str),
+}
+
+/// A tool's `--help`: its title, usage lines and parts.
+#[derive(Clone, Debug)]
+pub struct Page<'a, R> {
+    /// The first line.
+    pub title: String,
+    /// The usage lines (the first after `Usage: `).
+    pub usage: Vec<String>,
+    /// Everything after.
+    pub parts: Vec<Part<'a, R>>,
+}
+
+impl<R> Page<'_, R> {
+    /// The text of `--help`.
+    pub fn render(&self) -> String {
+        let mut out = format!("{}\n\n", self.title);
+        for (i, usage) in self.usage.iter().enumerate() {
+            let lead = if i == 0 { "Usage: " } else { "       " };
+            out.push_str(&format!("{lead}{usage}\n"));
+        }
+        let mut after_heading = false;
+        for part in &self.parts {
+            let tight = after_heading || matches!(part, Part::Example(_));
+            if !tight {
+                out.push('\n');
+            }
+            after_heading = false;
+            match part {
+                Part::Paragraph(text) => {
+                    out.push_str(text);
+                    out.push('\n');
+                }
+                Part::Heading(text) => {
+                    out.push_str(text);
+                    out.push_str(":\n");
+                    after_heading = true;
+                }
+                Part::Options(flags) => {
+                    for flag in flags.iter().filter(|f| !f.hidden) {
+                        out.push_str(&flag.render());
+                    }
+                }
+                Part::Example(text) => {
+                    for line in text.lines() {
+                        out.push_str(&format!("  {line}\n"));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The page's parts as the man pages and completions read them.
+    pub fn model(&self) -> Help {
+        let blocks = self
+            .parts
+            .iter()
+            .map(|part| match part {
+                Part::Paragraph(text) => {
+                    Block::Paragraph(text.lines().map(str::to_owned).collect())
+                }
+                Part::Heading(text) => Block::Heading((*text).to_owned()),
+                Part::Options(flags) => Block::Options(
+                    flags
+                        .iter()
+                        .filter(|f| !f.hidden)
+                        .map(|f| f.entry())
+                        .collect(),
+                ),
+                Part::Example(text) => Block::Verbatim(text.lines().map(str::to_owned).collect()),
+            })
+            .collect();
+        Help {
+            title: self.title.clone(),
+            usage: self.usage.clone(),
+            blocks,
+        }
+    }
+}
+
+/// Every flag of `flags` that a page's parts list, and those they do not:
+/// `(listed twice or more, visible but not listed)` as spellings: a page's
+/// test asks for both to be empty.
+pub fn unlisted<R>(flags: &[Flag<R>], page: &Page<'_, R>) -> (Vec<String>, Vec<String>) {
+    let listed: Vec<Name> = page
+        .parts
+        .iter()
+        .flat_map(|p| match p {
+            Part::Options(f) => f.iter().map(|f| f.name()).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let twice = listed
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| listed[..*i].contains(n))
+        .map(|(_, n)| n.spelling())
+        .collect();
+    let missing = flags
+        .iter()
+        .filter(|f| !f.hidden && !listed.contains(&f.name()))
+        .map(|f| f.name().spelling())
+        .collect();
+    (twice, missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::getopt::{NO, OPT_NUM, REQ};
+
+    #[derive(Default)]
+    struct Raw {
+        quiet: bool,
+        threads: Option<Option<String>>,
+        json: Option<OsString>,
+    }
+
+    fn flags() -> Vec<Flag<Raw>> {
+        vec![
+            Flag::c(Some('q'), "quiet", NO, "")
+                .help(&["print less"])
+                .apply(|r: &mut Raw, _| {
+                    r.quiet = true;
+                    Ok(())
+                }),
+            Flag::c(Some('t'), "threads", OPT_NUM, "N")
+                .help(&["number of threads"])
+                .default("1")
+                .apply(|r: &mut Raw, v| {
+                    r.threads = Some(v.optional()?);
+                    Ok(())
+                }),
+            Flag::new_long("json-output-file", REQ, "FILE")
+                .help(&["", "write JSON to FILE"])
+                .apply(|r: &mut Raw, v| {
+                    r.json = Some(v.os());
+                    Ok(())
+                }),
+            Flag::c(Some('?'), "help", NO, "")
+                .help(&["print this help"])
+                .shows_help(),
+        ]
+    }
+
+    fn words(w: &[&str]) -> Vec<OsString> {
+        w.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn applies_in_order_and_stops_at_help() {
+        let flags = flags();
+        let mut raw = Raw::default();
+        let read = parse(&flags, &words(&["-qt4", "--json-o", "x"]), &mut raw).unwrap();
+        assert_eq!(read, Read::Options);
+        assert!(raw.quiet);
+        assert_eq!(raw.threads, Some(Some("4".to_owned())));
+        assert_eq!(raw.json, Some(OsString::from("x")));
+        let mut raw = Raw::default();
+        assert_eq!(
+            parse(&flags, &words(&["-?", "stray"]), &mut raw).unwrap(),
+            Read::Help
+        );
+        let e = parse(&flags, &words(&["stray"]), &mut Raw::default()).unwrap_err();
+        assert_eq!(e.0, "unexpected argument 'stray'");
+    }
+
+    #[test]
+    fn entries_are_laid_out_in_columns() {
+        let flags = flags();
+        assert_eq!(
+            flags[1].render(),
+            format!(
+                "  -t, --threads[=N]      number of threads{}[1]\n",
+                " ".repeat(70 - 25 - 17)
+            )
+        );
+        assert_eq!(
+            flags[2].render(),
+            "      --json-output-file=FILE\n                         write JSON to FILE\n"
+        );
+        assert_eq!(flags[1].entry().text, ["number of threads [1]"]);
+        assert_eq!(name_of(&flags, "threads").spelling(), "-t/--threads");
+    }
+
+    #[test]
+    fn a_page_renders_and_models_the_same_parts() {
+        let flags = flags();
+        let page = Page {
+            title: "tool: does things".to_owned(),
+            usage: vec!["tool [OPTIONS]".to_owned()],
+            parts: vec![
+                Part::Paragraph("What it does.".to_owned()),
+                Part::Heading("Options"),
+                Part::Options(flags.iter().collect()),
+                Part::Paragraph("Example:".to_owned()),
+                Part::Example("tool -q"),
+            ],
+        };
+        let text = page.render();
+        assert_eq!(crate::docs::help::parse(&text), page.model());
+        assert!(text.ends_with("\nExample:\n  tool -q\n"), "{text}");
+        assert_eq!(unlisted(&flags, &page), (vec![], vec![]));
+    }
+}

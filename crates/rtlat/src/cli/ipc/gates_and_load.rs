@@ -1,0 +1,46 @@
+//! The judgement and the background load of an ipc run: `--fail-if`,
+//! the verdict's projection, `--load` and `--load-schedule`, with what a
+//! fork-mode (`-f`) or synthetic run refuses.
+
+use rtlat_args::UsageError;
+use rtlat_args::values::{OptionName, SystemView};
+use rtlat_core::load::schedule::LoadSchedule;
+
+use super::{Raw, name, shared};
+use crate::cli::gates::{self, GateOpt};
+use crate::cli::load_options::LoadOpt;
+use crate::cli::shared::SharedOpt;
+use crate::cli::verdict_options::Asked;
+use crate::gate::GatePlan;
+
+/// The gates, the projection and the load, in the order their errors are
+/// reported; `fork` is fork mode.
+pub(super) fn gates_and_load(
+    raw: &Raw,
+    fork: bool,
+    system: &SystemView,
+) -> Result<(Option<GatePlan>, Asked, Option<LoadSchedule>), UsageError> {
+    let gates = raw.shared.gates(shared)?;
+    let projection = raw.shared.projection(shared)?;
+    if fork {
+        gates::refuse_percentiles(
+            gates.as_ref(),
+            shared(SharedOpt::Gate(GateOpt::FailIf)),
+            "a fork-mode run (-f)",
+        )?;
+    }
+    if raw.shared.load.schedule.is_some() && (fork || raw.shared.synthetic.is_some()) {
+        let mode = if fork {
+            format!("a fork-mode run ({})", name("fork").spelling())
+        } else {
+            format!("a {} run", shared(SharedOpt::Synthetic).spelling())
+        };
+        return Err(UsageError(format!(
+            "{}: {mode} keeps no per-phase figures; use {} SPEC for a constant load",
+            shared(SharedOpt::Load(LoadOpt::Schedule)).spelling(),
+            shared(SharedOpt::Load(LoadOpt::Load)).spelling()
+        )));
+    }
+    let load = raw.shared.load(shared, system)?;
+    Ok((gates, projection, load))
+}

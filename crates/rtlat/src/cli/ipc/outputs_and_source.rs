@@ -1,0 +1,35 @@
+//! What an ipc run writes and which clock it reads: the shared output
+//! options and `--synthetic`, which needs a limit to end.
+
+use rtlat_args::UsageError;
+use rtlat_args::values::OptionName;
+use rtlat_core::config::TimeSourceKind;
+
+use super::stopping::Stopping;
+use super::{Raw, shared};
+use crate::cli::output_options::Outputs;
+use crate::cli::shared::SharedOpt;
+use crate::cli::stop_options::StopOpt;
+
+/// The outputs (their warnings go to `warnings`) and the clock.
+pub(super) fn outputs_and_source(
+    raw: &Raw,
+    stopping: &Stopping,
+    warnings: &mut Vec<String>,
+) -> Result<(Outputs, TimeSourceKind), UsageError> {
+    let mut outputs = raw.shared.outputs(shared, &stopping.unit)?;
+    warnings.append(&mut outputs.warnings);
+    let source = raw.shared.source(shared)?;
+    if matches!(source, TimeSourceKind::Synthetic { .. })
+        && stopping.loops.is_none()
+        && stopping.duration.is_none()
+    {
+        return Err(UsageError(format!(
+            "{} needs {} or {} to end",
+            shared(SharedOpt::Synthetic).spelling(),
+            shared(SharedOpt::Stop(StopOpt::Loops)).spelling(),
+            shared(SharedOpt::Stop(StopOpt::Duration)).spelling()
+        )));
+    }
+    Ok((outputs, source))
+}

@@ -1,0 +1,39 @@
+//! `rtlat audit`: the machine's fitness for real-time work, and the
+//! command line to use.
+
+use std::ffi::OsString;
+
+use rtlat_args::getopt::OptSpec;
+
+use super::{Group, Tool, settled};
+use crate::audit;
+use crate::cli::audit::{help_text, parse, table};
+
+/// `rtlat audit`.
+pub struct Audit;
+
+impl Tool for Audit {
+    fn name(&self) -> &'static str {
+        "audit"
+    }
+
+    fn summary(&self) -> &'static str {
+        "how fit this machine is for real-time work, and what to use"
+    }
+
+    fn group(&self) -> Group {
+        Group::Machine
+    }
+
+    fn options(&self) -> Option<Vec<OptSpec<()>>> {
+        Some(table())
+    }
+
+    fn help(&self) -> anyhow::Result<String> {
+        Ok(help_text())
+    }
+
+    fn run(&self, args: &[OsString], _cmdline: String) -> anyhow::Result<u8> {
+        settled(parse(args, audit::machine_of)?, help_text, audit::run)
+    }
+}

@@ -1,0 +1,41 @@
+//! `rtlat compare`: two runs' latencies side by side.
+
+use std::ffi::OsString;
+
+use rtlat_args::getopt::OptSpec;
+
+use super::{Group, Tool, settled};
+use crate::cli::compare::{help_text, parse, table};
+
+/// `rtlat compare`.
+pub struct Compare;
+
+impl Tool for Compare {
+    fn name(&self) -> &'static str {
+        "compare"
+    }
+
+    fn summary(&self) -> &'static str {
+        "compare two runs' latencies"
+    }
+
+    fn group(&self) -> Group {
+        Group::Results
+    }
+
+    fn options(&self) -> Option<Vec<OptSpec<()>>> {
+        Some(table())
+    }
+
+    fn help(&self) -> anyhow::Result<String> {
+        Ok(help_text())
+    }
+
+    fn run(&self, args: &[OsString], _cmdline: String) -> anyhow::Result<u8> {
+        settled(parse(args)?, help_text, crate::compare::run)
+    }
+
+    fn see_also(&self) -> Vec<(&'static str, u8)> {
+        vec![("rtlat-cyclictest", 1)]
+    }
+}

@@ -1,0 +1,40 @@
+//! `rtlat latency`: Xenomai's `latency` test on Linux, with its options
+//! and its RTT/RTD/RTS/HSH/HSS output.
+
+use std::ffi::OsString;
+
+use rtlat_args::getopt::OptSpec;
+use rtlat_args::values::SystemView;
+
+use super::{Group, Tool, measure};
+use crate::cli::latency::{help_text, parse, table};
+
+/// `rtlat latency`.
+pub struct Latency;
+
+impl Tool for Latency {
+    fn name(&self) -> &'static str {
+        "latency"
+    }
+
+    fn summary(&self) -> &'static str {
+        "Xenomai's `latency` test on Linux: timer wake-up latency"
+    }
+
+    fn group(&self) -> Group {
+        Group::Measuring
+    }
+
+    fn options(&self) -> Option<Vec<OptSpec<()>>> {
+        Some(table())
+    }
+
+    fn help(&self) -> anyhow::Result<String> {
+        Ok(help_text())
+    }
+
+    fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
+        let invocation = parse(args, cmdline, &SystemView::of_this_process())?;
+        measure(invocation, help_text, |s| crate::latency::run::run(s))
+    }
+}

@@ -1,0 +1,39 @@
+//! `rtlat load`: background load until stopped, measured.
+
+use std::ffi::OsString;
+
+use rtlat_args::getopt::OptSpec;
+use rtlat_args::values::SystemView;
+
+use super::{Group, Tool, settled};
+use crate::cli::load::{help_text, parse, table};
+
+/// `rtlat load`.
+pub struct Load;
+
+impl Tool for Load {
+    fn name(&self) -> &'static str {
+        "load"
+    }
+
+    fn summary(&self) -> &'static str {
+        "background load until stopped, with the work it did per second"
+    }
+
+    fn group(&self) -> Group {
+        Group::Load
+    }
+
+    fn options(&self) -> Option<Vec<OptSpec<()>>> {
+        Some(table())
+    }
+
+    fn help(&self) -> anyhow::Result<String> {
+        Ok(help_text())
+    }
+
+    fn run(&self, args: &[OsString], _cmdline: String) -> anyhow::Result<u8> {
+        let invocation = parse(args, &SystemView::of_this_process(), std::env::temp_dir())?;
+        settled(invocation, help_text, crate::load::run)
+    }
+}

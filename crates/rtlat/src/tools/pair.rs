@@ -1,0 +1,61 @@
+//! The IPC hand-off tools (`rtlat svsematest`, `pmqtest`, `ptsematest`,
+//! `sigwaittest`): one pair of threads per pair, option- and
+//! output-compatible with the rt-tests tools of the same names. One type
+//! for the four, registered once per [`PairTool`].
+
+use std::ffi::OsString;
+
+use rtlat_args::getopt::OptSpec;
+use rtlat_args::values::SystemView;
+
+use super::{Group, Tool, help, measured};
+use crate::cli::ipc::{Invocation, help_text, parse, table};
+use crate::ipc::{self, PairTool};
+
+/// One IPC tool.
+pub struct Pair(pub PairTool);
+
+impl Tool for Pair {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+
+    fn summary(&self) -> &'static str {
+        match self.0 {
+            PairTool::Svsematest => "hand-off latency between threads through a SysV semaphore",
+            PairTool::Pmqtest => "hand-off latency between threads through a POSIX message queue",
+            PairTool::Ptsematest => "hand-off latency between threads through a futex semaphore",
+            PairTool::Sigwaittest => "hand-off latency between threads through a signal (sigwait)",
+        }
+    }
+
+    fn group(&self) -> Group {
+        Group::Measuring
+    }
+
+    fn options(&self) -> Option<Vec<OptSpec<()>>> {
+        Some(table(self.0))
+    }
+
+    fn help(&self) -> anyhow::Result<String> {
+        Ok(help_text(self.0))
+    }
+
+    fn page(&self, _help_text: &str) -> rtlat_args::docs::help::Help {
+        crate::cli::ipc::help_model(self.0)
+    }
+
+    fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
+        let tool = self.0;
+        match parse(tool, args, cmdline, &SystemView::of_this_process())? {
+            Invocation::Help => help(&help_text(tool)),
+            Invocation::ForkChild { side, pair } => ipc::fork::child(tool, side, pair),
+            Invocation::Run(run) => measured(run, ipc::threads::run),
+        }
+    }
+
+    fn see_also(&self) -> Vec<(&'static str, u8)> {
+        // rt-tests' page (Debian: section 8).
+        vec![(self.0.name(), 8)]
+    }
+}

@@ -1,0 +1,49 @@
+//! `rtlat signaltest`: how long a signal takes to go round a ring of
+//! threads, option- and output-compatible with rt-tests' signaltest 2.4.
+
+use std::ffi::OsString;
+
+use rtlat_args::getopt::OptSpec;
+use rtlat_args::values::SystemView;
+
+use super::{Group, Tool, measure};
+use crate::cli::signaltest::{help_text, parse, table};
+
+/// `rtlat signaltest`.
+pub struct Signaltest;
+
+impl Tool for Signaltest {
+    fn name(&self) -> &'static str {
+        "signaltest"
+    }
+
+    fn summary(&self) -> &'static str {
+        "how long a signal takes to go round a ring of threads"
+    }
+
+    fn group(&self) -> Group {
+        Group::Measuring
+    }
+
+    fn options(&self) -> Option<Vec<OptSpec<()>>> {
+        Some(table())
+    }
+
+    fn help(&self) -> anyhow::Result<String> {
+        Ok(help_text())
+    }
+
+    fn page(&self, _help_text: &str) -> rtlat_args::docs::help::Help {
+        crate::cli::signaltest::help_model()
+    }
+
+    fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
+        let invocation = parse(args, cmdline, &SystemView::of_this_process())?;
+        measure(invocation, help_text, |s| crate::signaltest::run::run(s))
+    }
+
+    fn see_also(&self) -> Vec<(&'static str, u8)> {
+        // rt-tests' page (Debian: section 8).
+        vec![("signaltest", 8)]
+    }
+}
