@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use crate::bounds;
 use crate::read::Format;
-use crate::samples::{Bucket, Samples, ThreadSamples, plural};
+use crate::samples::model::{Bucket, Samples, ThreadSamples, plural};
 
 /// The most count columns a row may have: far more threads than any
 /// machine runs (NR_CPUS is 8192 at most), and a sum column. A row with

@@ -1,9 +1,19 @@
 //! rtlat's result documents, for rtlat and for any program that reads them.
 //!
+//! - [`audit`]: the `rtlat audit --json` document;
 //! - [`blocks`]: a thread's run as blocks of equal length (`"blocks"`);
 //! - [`bounds`]: the range of values and counts the readers accept;
+//! - [`compare`]: the `rtlat compare --json` document;
+//! - [`decimals`]: a figure with a fixed number of decimals, as written;
 //! - [`document`]: the `--json` document as serde types, which rtlat
 //!   writes and readers get back;
+//! - [`envelope`]: the whole document as written, envelope to verdict;
+//! - [`explain`]: the `--explain` parts (`"explain"`, `"explain_events"`);
+//! - [`load`]: the `"load"` object and `"phases"` array of a run beside a load;
+//! - [`members`]: the members every tool's document ends with;
+//! - [`monitor`]: rtlat monitor's `"monitor"` member (its checkpoints);
+//! - [`ipc`]: the IPC tools' pairs (`sender`, `receiver`);
+//! - [`signaltest`]: signaltest's threads;
 //! - [`read`]: a `--json` document, rtlat's or the C rt-tests tools',
 //!   read and checked ([`ResultDocument`]);
 //! - [`samples`]: any result as bucketed samples per thread
@@ -12,6 +22,8 @@
 //! - [`timeline`]: the `--stats-file` lines (latency over time) as a
 //!   type ([`timeline::StatsLine`]), and a reader of them or of a
 //!   document's `"timeline"` array ([`timeline::Timeline`]);
+//! - [`verdict`]: the `"verdict"` object (its types; the judgement that
+//!   fills it is crate `rtlat-verdict`'s);
 //! - [`file`](mod@file): reading one results file (a path or standard input),
 //!   bounded and checked to be text.
 //!
@@ -38,14 +50,25 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod audit;
 pub mod blocks;
 pub mod bounds;
+pub mod compare;
+pub mod decimals;
 pub mod document;
+pub mod envelope;
+pub mod explain;
 pub mod file;
 pub mod histogram_text;
+pub mod ipc;
+pub mod load;
+pub mod members;
+pub mod monitor;
 pub mod read;
 pub mod samples;
+pub mod signaltest;
 pub mod timeline;
+pub mod verdict;
 
 pub use file::{InputError, MAX_INPUT_BYTES, StdinOr, read_text};
 pub use read::{Format, ResultDocument};

@@ -5,23 +5,14 @@
 
 use std::io::{self, Write};
 
-use rtlat_audit::{Audit, Environment, Finding};
-use serde::Serialize;
-
-/// The document's top level, in the order written.
-#[derive(Serialize)]
-struct Document<'a> {
-    rtlat_version: &'a str,
-    checks: &'a [Finding],
-    environment: &'a Environment,
-    suggested_command: &'a str,
-}
+use rtlat_audit::Audit;
+use rtlat_results::audit::AuditDocument;
 
 /// Writes `audit` as an indented JSON document and a newline.
 pub fn write_json(w: &mut dyn Write, audit: &Audit) -> io::Result<()> {
-    let document = Document {
+    let document = AuditDocument {
         rtlat_version: env!("CARGO_PKG_VERSION"),
-        checks: &audit.checks,
+        checks: &audit.checks[..],
         environment: &audit.environment,
         suggested_command: &audit.suggested_command,
     };
@@ -34,6 +25,15 @@ mod tests {
     use super::*;
     use crate::audit::test_support;
     use serde_json::{Value, json};
+
+    /// Its keys are pinned (`report::schema`); it has no version of its
+    /// own, so a change of them fails until it is given one.
+    #[test]
+    fn the_keys_of_the_document_are_pinned() {
+        let mut out = Vec::new();
+        write_json(&mut out, &test_support::audit()).unwrap();
+        crate::report::schema::check_unversioned("audit", &String::from_utf8(out).unwrap());
+    }
 
     #[test]
     fn the_document_has_the_four_keys_and_null_advice_where_none() {

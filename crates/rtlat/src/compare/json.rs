@@ -49,9 +49,10 @@
 
 use std::io::{self, Write};
 
-use serde::Serialize;
-use serde::ser::{SerializeMap, Serializer};
-use serde_json::Value;
+use rtlat_results::compare::{
+    CompareDocument, DifferenceDto, FactChangeDto, FloorDto, MethodDto, ProjectionDto, Recorded,
+    RowDto, RowVerdicts, RunDto, Sides, SpreadDto, SubjectDto,
+};
 
 use super::environment::EnvironmentDiff;
 use super::figures::ROWS;
@@ -65,10 +66,10 @@ use rtlat_stats::floor::{Floor, FloorChange};
 
 /// Writes `c` as JSON, pretty-printed and ended by a newline.
 pub fn write_json(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
-    let doc = Document {
+    let doc = CompareDocument {
         rtlat_version: env!("CARGO_PKG_VERSION"),
-        base: RunDto::from(c.base),
-        new: RunDto::from(c.new),
+        base: run_dto(c.base),
+        new: run_dto(c.new),
         noise_percent: c.rule.percent,
         only_base: &c.only_base,
         only_new: &c.only_new,
@@ -118,8 +119,12 @@ pub fn write_json(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
             host_stalls: c.subjects.iter().any(|s| s.ctx.stalls.is_some()),
         },
         headline: c.headline(),
-        subjects: c.subjects.iter().map(SubjectDto::from).collect(),
-        verdicts: Verdicts(c),
+        subjects: c.subjects.iter().map(subject_dto).collect(),
+        verdicts: RowVerdicts(
+            ROWS.iter()
+                .map(|&row| (row.name(), c.verdict(row)))
+                .collect(),
+        ),
         any_worse: c.any_worse(),
     };
     let mut w = io::BufWriter::new(w);
@@ -128,141 +133,64 @@ pub fn write_json(w: &mut dyn Write, c: &Comparison<'_>) -> io::Result<()> {
     w.flush()
 }
 
-#[derive(Serialize)]
-struct Document<'a> {
-    rtlat_version: &'static str,
-    base: RunDto<'a>,
-    new: RunDto<'a>,
-    noise_percent: f64,
-    only_base: &'a [usize],
-    only_new: &'a [usize],
-    environment_recorded: Recorded,
-    environment_changes: Option<Vec<FactChangeDto<'a>>>,
-    method: MethodDto,
-    headline: String,
-    subjects: Vec<SubjectDto<'a>>,
-    verdicts: Verdicts<'a>,
-    any_worse: bool,
-}
-
-/// How the rows were judged.
-#[derive(Serialize)]
-struct MethodDto {
-    confidence: f64,
-    correction: &'static str,
-    judged_rows: usize,
-    row_confidence: f64,
-    z: f64,
-    percentiles: &'static str,
-    min_blocks: usize,
-    maxima: &'static str,
-    threshold: &'static str,
-    floor: &'static str,
-    /// Above this share of stolen time, a run's rows of samples are not
-    /// judged.
-    host_stalls_steal: f64,
-    /// Each run's, `null` when it does not record it.
-    steal_share: Sides<Option<f64>>,
-    /// Whether the rows of samples were left unjudged for it.
-    host_stalls: bool,
-}
-
-#[derive(Serialize)]
-struct RunDto<'a> {
-    file: &'a str,
-    threads: usize,
-    samples: u64,
-    /// How the figures were made when not by rtlat (C's histogram).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    resolution: Option<&'static str>,
-}
-
-impl<'a> From<&'a RunFile> for RunDto<'a> {
-    fn from(run: &'a RunFile) -> Self {
-        RunDto {
-            file: &run.label,
-            threads: run.threads.len(),
-            samples: run.all.samples,
-            resolution: run.resolution,
-        }
+fn run_dto(run: &RunFile) -> RunDto<'_> {
+    RunDto {
+        file: &run.label,
+        threads: run.threads.len(),
+        samples: run.all.samples,
+        resolution: run.resolution,
     }
 }
 
-#[derive(Serialize)]
-struct Recorded {
-    base: bool,
-    new: bool,
-}
-
-#[derive(Serialize)]
-struct FactChangeDto<'a> {
-    key: &'static str,
-    base: &'a Value,
-    new: &'a Value,
-}
-
-#[derive(Serialize)]
-struct SubjectDto<'a> {
-    name: &'a str,
-    base_samples: u64,
-    new_samples: u64,
-    rows: Vec<RowDto>,
-}
-
-impl<'a> From<&'a Compared<'a>> for SubjectDto<'a> {
-    fn from(s: &'a Compared<'a>) -> Self {
-        let us = |ns: Option<i64>| ns.map(|ns| ns as f64 / 1000.0);
-        SubjectDto {
-            name: &s.name,
-            base_samples: s.base.samples,
-            new_samples: s.new.samples,
-            rows: ROWS
-                .iter()
-                .zip(&s.judgements)
-                .map(|(&row, j)| {
-                    let (base, new) = s.values(row);
-                    let projection = match (&s.ctx.maxima, row) {
-                        (
-                            Maxima::Projected {
-                                horizon_s,
-                                base,
-                                new,
-                            },
-                            super::figures::Row::Max,
-                        ) if j.difference.is_some() => Some(ProjectionDto {
-                            horizon_s: *horizon_s,
-                            base: *base,
-                            new: *new,
-                        }),
-                        _ => None,
-                    };
-                    RowDto {
-                        row: row.name(),
-                        base_us: us(base),
-                        new_us: us(new),
-                        change_percent: base
-                            .zip(new)
-                            .and_then(|(b, n)| percent(b, n))
-                            .map(|p| (p * 10.0).round() / 10.0),
-                        verdict: j.change.describe(),
-                        judged: j.change.judged(),
-                        base_interval_us: j.sides.map(|(b, _)| interval_us(&b)),
-                        new_interval_us: j.sides.map(|(_, n)| interval_us(&n)),
-                        difference_us: difference(j),
-                        dispersion: j.sides.map(|(b, n)| Sides {
-                            base: SpreadDto::of(&b),
-                            new: SpreadDto::of(&n),
-                        }),
-                        projection,
-                        floor: j
-                            .floor
-                            .as_ref()
-                            .and_then(|c| FloorDto::of(&s.ctx.floors, c)),
-                        reason: j.reason.clone(),
-                    }
-                })
-                .collect(),
-        }
+fn subject_dto<'a>(s: &'a Compared<'a>) -> SubjectDto<'a> {
+    let us = |ns: Option<i64>| ns.map(|ns| ns as f64 / 1000.0);
+    SubjectDto {
+        name: &s.name,
+        base_samples: s.base.samples,
+        new_samples: s.new.samples,
+        rows: ROWS
+            .iter()
+            .zip(&s.judgements)
+            .map(|(&row, j)| {
+                let (base, new) = s.values(row);
+                let projection = match (&s.ctx.maxima, row) {
+                    (
+                        Maxima::Projected {
+                            horizon_s,
+                            base,
+                            new,
+                        },
+                        super::figures::Row::Max,
+                    ) if j.difference.is_some() => Some(ProjectionDto {
+                        horizon_s: *horizon_s,
+                        base: *base,
+                        new: *new,
+                    }),
+                    _ => None,
+                };
+                RowDto {
+                    row: row.name(),
+                    base_us: us(base),
+                    new_us: us(new),
+                    change_percent: base
+                        .zip(new)
+                        .and_then(|(b, n)| percent(b, n))
+                        .map(|p| (p * 10.0).round() / 10.0),
+                    verdict: j.change.describe(),
+                    judged: j.change.judged(),
+                    base_interval_us: j.sides.map(|(b, _)| interval_us(&b)),
+                    new_interval_us: j.sides.map(|(_, n)| interval_us(&n)),
+                    difference_us: difference(j),
+                    dispersion: j.sides.map(|(b, n)| Sides {
+                        base: spread(&b),
+                        new: spread(&n),
+                    }),
+                    projection,
+                    floor: j.floor.as_ref().and_then(|c| floor_dto(&s.ctx.floors, c)),
+                    reason: j.reason.clone(),
+                }
+            })
+            .collect(),
     }
 }
 
@@ -284,138 +212,48 @@ fn difference(j: &Judgement) -> Option<DifferenceDto> {
     })
 }
 
-#[derive(Serialize)]
-struct DifferenceDto {
-    value: Option<f64>,
-    lower: Option<f64>,
-    upper: Option<f64>,
-    /// The practical threshold at these values.
-    noise: Option<f64>,
-}
-
-#[derive(Serialize)]
-struct Sides<T> {
-    base: T,
-    new: T,
-}
-
-#[derive(Serialize)]
-struct SpreadDto {
-    /// This run's own D, at least 1.
-    d: f64,
-    /// The D the interval used: the larger of both runs'.
-    d_used: f64,
-    effective_n: f64,
-    /// `independent` (no blocks), `measured`, `predicted` (from the
-    /// run's tenths: `blocks` is their number), `no_step` (no ladder step
-    /// inside the distribution).
-    how: &'static str,
-    blocks: Option<usize>,
-    ladder_ns: Option<i64>,
-    /// The point estimate (`d` is its upper 95 % bound, at least 1).
-    raw: Option<f64>,
-}
-
-impl SpreadDto {
-    fn of(side: &Side) -> SpreadDto {
-        let (how, blocks, ladder_ns, raw) = match side.spread {
-            Spread::Independent => ("independent", None, None, None),
-            Spread::Measured {
-                blocks,
-                ladder_ns,
-                raw,
-            } => ("measured", Some(blocks), Some(ladder_ns), Some(raw)),
-            Spread::Predicted {
-                segments,
-                ladder_ns,
-                raw,
-            } => ("predicted", Some(segments), Some(ladder_ns), Some(raw)),
-            Spread::NoStep { blocks } => ("no_step", Some(blocks), None, None),
-            Spread::TooFewBlocks { blocks } => ("too_few_blocks", Some(blocks), None, None),
-        };
-        SpreadDto {
-            d: side.spread.dispersion().unwrap_or(f64::NAN),
-            d_used: side.dispersion,
-            effective_n: side.effective_n,
-            how,
+fn spread(side: &Side) -> SpreadDto {
+    let (how, blocks, ladder_ns, raw) = match side.spread {
+        Spread::Independent => ("independent", None, None, None),
+        Spread::Measured {
             blocks,
             ladder_ns,
             raw,
-        }
+        } => ("measured", Some(blocks), Some(ladder_ns), Some(raw)),
+        Spread::Predicted {
+            segments,
+            ladder_ns,
+            raw,
+        } => ("predicted", Some(segments), Some(ladder_ns), Some(raw)),
+        Spread::NoStep { blocks } => ("no_step", Some(blocks), None, None),
+        Spread::TooFewBlocks { blocks } => ("too_few_blocks", Some(blocks), None, None),
+    };
+    SpreadDto {
+        d: side.spread.dispersion().unwrap_or(f64::NAN),
+        d_used: side.dispersion,
+        effective_n: side.effective_n,
+        how,
+        blocks,
+        ladder_ns,
+        raw,
     }
 }
 
-#[derive(Serialize)]
-struct ProjectionDto {
-    horizon_s: f64,
-    base: rtlat_stats::projection::Estimate,
-    new: rtlat_stats::projection::Estimate,
-}
-
-#[derive(Serialize)]
-struct RowDto {
-    row: &'static str,
-    base_us: Option<f64>,
-    new_us: Option<f64>,
-    change_percent: Option<f64>,
-    verdict: &'static str,
-    judged: bool,
-    base_interval_us: Option<[f64; 2]>,
-    new_interval_us: Option<[f64; 2]>,
-    difference_us: Option<DifferenceDto>,
-    dispersion: Option<Sides<SpreadDto>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    projection: Option<ProjectionDto>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    floor: Option<FloorDto>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
-}
-
-/// How a floor row was judged: each side's segments, the ratio and its
-/// interval.
-#[derive(Serialize)]
-struct FloorDto {
-    window_s: f64,
-    base_segments_us: Vec<f64>,
-    new_segments_us: Vec<f64>,
-    ratio: f64,
-    ratio_interval: [f64; 2],
-    sigma_log: f64,
-    df: usize,
-    t: f64,
-}
-
-impl FloorDto {
-    fn of(floors: &Floors, change: &FloorChange) -> Option<FloorDto> {
-        let Floors::Both { base, new } = floors else {
-            return None;
-        };
-        let us = |f: &Floor| f.segments_ns.iter().map(|&ns| ns as f64 / 1000.0).collect();
-        Some(FloorDto {
-            window_s: base.window_ns as f64 / 1e9,
-            base_segments_us: us(base),
-            new_segments_us: us(new),
-            ratio: change.ratio,
-            ratio_interval: [change.lower, change.upper],
-            sigma_log: change.sigma,
-            df: change.df,
-            t: change.t,
-        })
-    }
-}
-
-/// `{"min": "within noise", ...}`: the verdict line of each row.
-struct Verdicts<'a>(&'a Comparison<'a>);
-
-impl Serialize for Verdicts<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(ROWS.len()))?;
-        for row in ROWS {
-            map.serialize_entry(row.name(), &self.0.verdict(row))?;
-        }
-        map.end()
-    }
+fn floor_dto(floors: &Floors, change: &FloorChange) -> Option<FloorDto> {
+    let Floors::Both { base, new } = floors else {
+        return None;
+    };
+    let us = |f: &Floor| f.segments_ns.iter().map(|&ns| ns as f64 / 1000.0).collect();
+    Some(FloorDto {
+        window_s: base.window_ns as f64 / 1e9,
+        base_segments_us: us(base),
+        new_segments_us: us(new),
+        ratio: change.ratio,
+        ratio_interval: [change.lower, change.upper],
+        sigma_log: change.sigma,
+        df: change.df,
+        t: change.t,
+    })
 }
 
 #[cfg(test)]
@@ -424,6 +262,7 @@ mod tests {
     use crate::compare::input::parse;
     use crate::compare::judge::NoiseRule;
     use crate::compare::render::compare;
+    use serde_json::Value;
 
     const BASE: &str = include_str!("testdata/base.json");
     const NEW: &str = include_str!("testdata/new.json");
@@ -447,6 +286,20 @@ mod tests {
             "kernel": {"release": release, "cmdline": "quiet"},
         });
         doc.to_string()
+    }
+
+    /// Its keys are pinned (`report::schema`); it has no version of its
+    /// own, so a change of them fails until it is given one.
+    #[test]
+    fn the_keys_of_the_document_are_pinned() {
+        let (base, new) = (
+            parse("base.json", &with_environment(BASE, "6.1.0")).unwrap(),
+            parse("new.json", &with_environment(NEW, "6.6.0")).unwrap(),
+        );
+        let c = compare(&base, &new, NoiseRule { percent: 10.0 });
+        let mut out = Vec::new();
+        write_json(&mut out, &c).unwrap();
+        crate::report::schema::check_unversioned("compare", &String::from_utf8(out).unwrap());
     }
 
     #[test]

@@ -14,11 +14,13 @@
 //! `rtlat_explain`'s; this module does the I/O around it.
 
 pub mod host_context;
+pub mod outcome;
 pub mod reader;
+
+pub use outcome::ExplainOutcome;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 use rtlat_core::CyclicConfig;
@@ -26,16 +28,14 @@ use rtlat_core::DistributionPlan;
 use rtlat_core::ExplainTrigger;
 use rtlat_core::Nanos;
 use rtlat_core::janitor::{self, Kept, NamedKind};
-use rtlat_core::{RunReport, WakeupLatencies};
 use rtlat_core::{Running, Shared};
 use rtlat_explain::trace::{EventFormat, EventFormats, PageHeaderLayout};
-use rtlat_explain::{EventDecoder, ExplainReport, KernelSymbols};
+use rtlat_explain::{EventDecoder, KernelSymbols};
 use rtlat_sys::trace_instance::{InstanceSpec, REQUIRED_EVENTS, TraceInstance};
 use rtlat_sys::tracefs;
 
 use crate::output::{OutputTarget, Stdout, write_to};
 use crate::report::run_clock::Timeline;
-use crate::report::verdict::{WorstCause, WorstSample};
 use rtlat_args::stdio::note;
 
 /// Each recorded CPU's buffer in the instance: 4 MiB holds well over a
@@ -64,65 +64,6 @@ pub struct MeasuredThread {
     pub index: usize,
     /// Its period, in ns.
     pub interval_ns: i64,
-}
-
-/// The outcome of explaining a run.
-#[derive(Debug)]
-pub struct ExplainOutcome {
-    /// The explanations and the IRQ and thread latency distributions.
-    pub report: ExplainReport,
-    /// Candidates the reader could not read before they were overwritten.
-    pub candidates_missed: u64,
-    /// CPU time the reader used.
-    pub reader_cpu: Duration,
-    /// How long the reader ran.
-    pub reader_wall: Duration,
-    /// Read errors of the trace files, if any (the first one).
-    pub read_error: Option<String>,
-    /// The recorded CPUs.
-    pub cpus: Vec<usize>,
-    /// CLOCK_MONOTONIC ns at the start of the run (for "s into the run"),
-    /// the start of the run's [`Timeline`].
-    pub run_start_ns: i64,
-}
-
-impl ExplainOutcome {
-    /// Puts each thread's IRQ and thread latency distributions into its
-    /// report.
-    pub fn attach_latencies(&self, report: &mut RunReport) {
-        for latencies in &self.report.latencies {
-            if let Some(thread) = report.threads.get_mut(latencies.thread) {
-                thread.wakeup_latencies = Some(WakeupLatencies {
-                    irq_latency: latencies.irq_latency.clone(),
-                    thread_latency: latencies.thread_latency.clone(),
-                    switch_traced: latencies.wakeups,
-                    switch_not_traced: latencies.untraced_switches,
-                });
-            }
-        }
-    }
-
-    /// The worst explained sample, its dominant stage and cause (see
-    /// [`rtlat_explain::Explanation::dominant_cause`]), for the verdict.
-    pub fn worst_sample(&self) -> Option<WorstSample> {
-        // The explanations come worst first.
-        let worst = self.report.explanations.first()?;
-        let dominant = worst.dominant_cause()?;
-        Some(WorstSample {
-            thread: worst.thread,
-            latency_ns: worst.latency_ns,
-            component: dominant.stage,
-            component_ns: dominant.ns,
-            cause: dominant.cause.map(|c| WorstCause {
-                kind: c.kind.as_str(),
-                name: c.name.clone(),
-                ns: c.ns,
-            }),
-            due_at_ns: worst.deadline_ns - self.run_start_ns,
-            at_ns: worst.wake_ns - self.run_start_ns,
-            window_ns: dominant.window_ns,
-        })
-    }
 }
 
 /// The `# Explain` lines after the summary, and the `--explain-trace`

@@ -26,14 +26,14 @@ use rtlat_core::ClockKind;
 use rtlat_core::Resolution;
 use rtlat_core::ipc::{PairReport, PairResult};
 use rtlat_core::{CompatStats, RunReport, ThreadReport};
-use serde::Serialize;
-use serde::ser::{SerializeMap, Serializer};
+use rtlat_results::ipc::{IpcMembers, PairDto, ReceiverDto, SenderDto};
+use rtlat_results::load::Numbered;
 
 use super::PairTool;
 use crate::report::RunMeta;
 use crate::report::json::{
-    Buckets, DistributionDto, DisturbancesDto, Extras, Percentiles, TrailingMembers,
-    round_decimals, write_envelope,
+    Extras, distribution, disturbances, histogram, percentiles, round_decimals, trailing_members,
+    write_envelope,
 };
 
 /// The CPU each side is shown on: (receiver, sender); -1 when unknown.
@@ -125,121 +125,62 @@ pub fn write_json(
     write_envelope(
         w,
         meta,
-        &Members {
+        &IpcMembers {
             num_threads: report.pairs.len(),
             resolution_in_ns: u8::from(report.resolution == Resolution::Nanos),
-            thread: Pairs {
-                tool,
-                pairs: &report.pairs,
-                cpus,
-            },
-            trailing: TrailingMembers::new(merged.as_ref(), extras, &receivers.threads),
+            thread: pairs(tool, &report.pairs, cpus),
+            trailing: trailing_members(merged.as_ref(), extras, &receivers.threads),
         },
         extras.verdict,
     )
 }
 
-#[derive(Serialize)]
-struct Members<'a, 'm> {
-    num_threads: usize,
-    resolution_in_ns: u8,
-    thread: Pairs<'a>,
-    /// All receivers' percentiles (thread mode), the load and its phases
-    /// (receivers as threads).
-    #[serde(flatten)]
-    trailing: TrailingMembers<'m>,
+/// Each pair's object, by its number.
+fn pairs(tool: PairTool, pairs: &[PairResult], cpus: &[ShownCpus]) -> Numbered<PairDto> {
+    Numbered(
+        pairs
+            .iter()
+            .zip(cpus)
+            .map(|(p, &(rcpu, scpu))| (p.index, pair(tool, p, rcpu, scpu)))
+            .collect(),
+    )
 }
 
-struct Pairs<'a> {
-    tool: PairTool,
-    pairs: &'a [PairResult],
-    cpus: &'a [ShownCpus],
-}
-
-impl Serialize for Pairs<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.pairs.len()))?;
-        for (p, &(rcpu, scpu)) in self.pairs.iter().zip(self.cpus) {
-            let c = &p.receiver.compat;
-            let any = c.cycles > 0;
-            map.serialize_entry(
-                &p.index,
-                &PairDto {
-                    sender: SenderDto {
-                        cpu: scpu,
-                        priority: p.sender.priority,
-                        samples: p.sender.compat.cycles,
-                        interval: p.interval.as_micros_truncated(),
-                        tid: p.sender.id,
-                    },
-                    receiver: ReceiverDto {
-                        cpu: rcpu,
-                        priority: p.receiver.priority,
-                        timeoutcount: (self.tool == PairTool::Pmqtest).then_some(p.timeouts),
-                        min: any.then_some(c.min),
-                        avg: c.avg().map(|a| round_decimals(a, 2)),
-                        max: any.then_some(c.max),
-                        samples: c.cycles,
-                        min_ns: p.receiver.precise.min.map(|n| n.as_nanos()),
-                        max_ns: p.receiver.precise.max.map(|n| n.as_nanos()),
-                        mean_ns: p
-                            .receiver
-                            .precise
-                            .mean(c.cycles)
-                            .map(|m| round_decimals(m, 1)),
-                        tid: p.receiver.id,
-                        interval_us: p.interval.as_micros_truncated(),
-                        histogram: Buckets(p.histogram.as_ref()),
-                        disturbances: p.receiver.disturbances.map(DisturbancesDto::from),
-                        percentiles: p.distribution.as_ref().map(Percentiles),
-                        distribution: p.distribution.as_ref().map(DistributionDto),
-                    },
-                },
-            )?;
-        }
-        map.end()
+/// One pair's object, its receiver on CPU `rcpu` and sender on `scpu`.
+fn pair(tool: PairTool, p: &PairResult, rcpu: i64, scpu: i64) -> PairDto {
+    let c = &p.receiver.compat;
+    let any = c.cycles > 0;
+    PairDto {
+        sender: SenderDto {
+            cpu: scpu,
+            priority: p.sender.priority,
+            samples: p.sender.compat.cycles,
+            interval: p.interval.as_micros_truncated(),
+            tid: p.sender.id,
+        },
+        receiver: ReceiverDto {
+            cpu: rcpu,
+            priority: p.receiver.priority,
+            timeoutcount: (tool == PairTool::Pmqtest).then_some(p.timeouts),
+            min: any.then_some(c.min),
+            avg: c.avg().map(|a| round_decimals(a, 2)),
+            max: any.then_some(c.max),
+            samples: c.cycles,
+            min_ns: p.receiver.precise.min.map(|n| n.as_nanos()),
+            max_ns: p.receiver.precise.max.map(|n| n.as_nanos()),
+            mean_ns: p
+                .receiver
+                .precise
+                .mean(c.cycles)
+                .map(|m| round_decimals(m, 1)),
+            tid: p.receiver.id,
+            interval_us: p.interval.as_micros_truncated(),
+            histogram: histogram(p.histogram.as_ref()),
+            disturbances: p.receiver.disturbances.map(disturbances),
+            percentiles: p.distribution.as_ref().map(percentiles),
+            distribution: p.distribution.as_ref().map(distribution),
+        },
     }
-}
-
-#[derive(Serialize)]
-struct PairDto<'a> {
-    sender: SenderDto,
-    receiver: ReceiverDto<'a>,
-}
-
-#[derive(Serialize)]
-struct SenderDto {
-    cpu: i64,
-    priority: u8,
-    samples: u64,
-    interval: i64,
-    // Ours.
-    tid: i32,
-}
-
-#[derive(Serialize)]
-struct ReceiverDto<'a> {
-    cpu: i64,
-    priority: u8,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timeoutcount: Option<u64>,
-    min: Option<i64>,
-    avg: Option<f64>,
-    max: Option<i64>,
-    // Ours.
-    samples: u64,
-    min_ns: Option<i64>,
-    max_ns: Option<i64>,
-    mean_ns: Option<f64>,
-    tid: i32,
-    interval_us: i64,
-    histogram: Buckets<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    disturbances: Option<DisturbancesDto>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    percentiles: Option<Percentiles<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    distribution: Option<DistributionDto<'a>>,
 }
 
 /// The report as a cyclictest [`RunReport`] whose threads are the

@@ -36,6 +36,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use rtlat_results::monitor::MonitorMembers;
+pub use rtlat_results::monitor::{Gap, Measured, MonitorState, PlanState, ThreadState, VERSION};
+
 use rtlat_core::Nanos;
 use rtlat_core::ThreadReport;
 use rtlat_core::{ClockKind, CyclicConfig, WaitMode};
@@ -48,142 +51,31 @@ use rtlat_stats::blocks::{BlockSeries, DEFAULT_CAPACITY};
 use super::tracker::TimelineEntry;
 use crate::report::run_clock::Timeline;
 
-/// The version of the `"monitor"` member this build writes and reads.
-pub const VERSION: u32 = 1;
-
-/// The `"monitor"` member.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MonitorState {
-    /// [`VERSION`].
-    pub checkpoint_version: u32,
-    /// When this state was written, Unix seconds.
-    pub written: f64,
-    /// When the monitored run first started, Unix seconds.
-    pub first_start: f64,
-    /// When the process that wrote this started measuring.
-    pub this_start: f64,
-    /// The distributions' shape.
-    pub plan: PlanState,
-    /// The gaps recorded by `--resume`, oldest first.
-    pub gaps: Vec<Gap>,
-    /// Where and how the samples were taken; `None` in a checkpoint of an
-    /// rtlat that did not record it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub measured: Option<Measured>,
-    /// Per thread, in order.
-    pub threads: Vec<ThreadState>,
-}
-
-/// A [`DistributionPlan`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlanState {
-    /// Width of an exact bucket, ns.
-    pub width_ns: u64,
-    /// Exact buckets.
-    pub exact_buckets: u64,
-}
-
-/// What a sample of the run means: the host it was taken on and every
-/// option that changes it. Two runs' samples add up only when these are
-/// the same.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Measured {
-    /// The host name (`uname -n`).
-    pub host: String,
-    /// Per thread, in order: its period, ns (`-i`, `-d`).
-    pub interval_ns: Vec<i64>,
-    /// Per thread: its scheduling policy (`--policy`, `-p`).
-    pub policy: Vec<String>,
-    /// Per thread: its priority (`-p`).
-    pub priority: Vec<u8>,
-    /// How the threads wait (`--wait`, `-r`, `-s`, `-x`).
-    pub wait: String,
-    /// The clock (`-c`).
-    pub clock: String,
-    /// How the wake-up is read (`--measure`).
-    pub measure: String,
-    /// The unit of the C figures (`-N`): `us` or `ns`.
-    pub unit: String,
-}
-
-impl Measured {
-    /// What the samples of the run `engine` configures mean, on this host.
-    pub fn of(engine: &CyclicConfig) -> Measured {
-        let wait = match engine.wait {
-            WaitMode::PosixTimer {
-                armed_relative: true,
-            } => "posix-timer, armed relative (-r)".to_owned(),
-            wait => wait.name().to_owned(),
-        };
-        Measured {
-            host: rtlat_sys::system::kernel_identity().nodename,
-            interval_ns: engine.threads.iter().map(|t| t.interval.0).collect(),
-            policy: engine
-                .threads
-                .iter()
-                .map(|t| t.policy.name().to_owned())
-                .collect(),
-            priority: engine.threads.iter().map(|t| t.priority).collect(),
-            wait,
-            clock: match engine.clock {
-                ClockKind::Monotonic => "monotonic",
-                ClockKind::Realtime => "realtime",
-            }
-            .to_owned(),
-            measure: engine.measure.name().to_owned(),
-            unit: engine.run.resolution.unit_name().to_owned(),
+/// What the samples of the run `engine` configures mean, on this host.
+pub fn measured_of(engine: &CyclicConfig) -> Measured {
+    let wait = match engine.wait {
+        WaitMode::PosixTimer {
+            armed_relative: true,
+        } => "posix-timer, armed relative (-r)".to_owned(),
+        wait => wait.name().to_owned(),
+    };
+    Measured {
+        host: rtlat_sys::system::kernel_identity().nodename,
+        interval_ns: engine.threads.iter().map(|t| t.interval.0).collect(),
+        policy: engine
+            .threads
+            .iter()
+            .map(|t| t.policy.name().to_owned())
+            .collect(),
+        priority: engine.threads.iter().map(|t| t.priority).collect(),
+        wait,
+        clock: match engine.clock {
+            ClockKind::Monotonic => "monotonic",
+            ClockKind::Realtime => "realtime",
         }
-    }
-
-    /// The first way in which `self` (a checkpoint's) differs from `ours`
-    /// (this run's), in words: what the checkpoint had, what this run has.
-    pub fn difference(&self, ours: &Measured) -> Option<String> {
-        if self.host != ours.host {
-            return Some(format!(
-                "it was written on host '{}', this is '{}' (a checkpoint carries on the \
-                 figures of one machine)",
-                self.host, ours.host
-            ));
-        }
-        let list = |items: &mut dyn Iterator<Item = String>| items.collect::<Vec<_>>().join(",");
-        let micros = |ns: &[i64]| {
-            list(&mut ns.iter().map(|&n| {
-                if n % 1000 == 0 {
-                    format!("{} us", n / 1000)
-                } else {
-                    format!("{n} ns")
-                }
-            }))
-        };
-        let rows: [(&str, String, String); 7] = [
-            (
-                "-i/--interval (or -d)",
-                micros(&self.interval_ns),
-                micros(&ours.interval_ns),
-            ),
-            ("--policy", self.policy.join(","), ours.policy.join(",")),
-            (
-                "-p/--priority",
-                list(&mut self.priority.iter().map(u8::to_string)),
-                list(&mut ours.priority.iter().map(u8::to_string)),
-            ),
-            ("--wait", self.wait.clone(), ours.wait.clone()),
-            ("-c/--clock", self.clock.clone(), ours.clock.clone()),
-            ("--measure", self.measure.clone(), ours.measure.clone()),
-            (
-                "-N/--nsecs (the unit)",
-                self.unit.clone(),
-                ours.unit.clone(),
-            ),
-        ];
-        rows.into_iter()
-            .find(|(_, theirs, ours)| theirs != ours)
-            .map(|(option, theirs, ours)| {
-                format!(
-                    "its samples were taken with {option} {theirs}, this run's with {ours}: give \
-                     the same options"
-                )
-            })
+        .to_owned(),
+        measure: engine.measure.name().to_owned(),
+        unit: engine.run.resolution.unit_name().to_owned(),
     }
 }
 
@@ -200,75 +92,73 @@ fn count_slack(cycles: u64) -> u64 {
     (cycles / 100).max(1000)
 }
 
-impl ThreadState {
-    /// Whether these totals are whole and fit `plan` (see
-    /// [`check_resumable`]); the problem in words otherwise.
-    fn check(&self, plan: DistributionPlan) -> Result<(), String> {
-        let thread = self.thread;
-        let counters = [
-            ("cycles", Some(self.cycles)),
-            ("overruns", Some(self.overruns)),
-            ("smi", self.smi),
-            ("below_zero", Some(self.below_zero)),
-            ("above_top", Some(self.above_top)),
-        ];
-        for (name, value) in counters {
-            if let Some(value) = value.filter(|&v| v > MAX_COUNT) {
-                return Err(format!(
-                    "thread {thread}: {name} {value} is more than any run counts (at most \
-                     {MAX_COUNT})"
-                ));
-            }
-        }
-        let places = plan.places();
-        let mut total = self
-            .below_zero
-            .checked_add(self.above_top)
-            .and_then(|n| n.checked_add(self.lost_wraps.checked_mul(1 << 32)?));
-        let mut previous: Option<u64> = None;
-        for &(place, count) in &self.cells {
-            if place >= places {
-                return Err(format!(
-                    "thread {thread}: a bucket at place {place}, outside its distribution's \
-                     {places} places"
-                ));
-            }
-            if previous.is_some_and(|p| p >= place) {
-                return Err(format!(
-                    "thread {thread}: the buckets are not in order (place {place} after {})",
-                    previous.unwrap_or_default()
-                ));
-            }
-            previous = Some(place);
-            total = total.and_then(|t| t.checked_add(count));
-        }
-        let Some(total) = total.filter(|&t| t <= MAX_COUNT) else {
+/// Whether these totals are whole and fit `plan` (see
+/// [`check_resumable`]); the problem in words otherwise.
+fn check_thread(state: &ThreadState, plan: DistributionPlan) -> Result<(), String> {
+    let thread = state.thread;
+    let counters = [
+        ("cycles", Some(state.cycles)),
+        ("overruns", Some(state.overruns)),
+        ("smi", state.smi),
+        ("below_zero", Some(state.below_zero)),
+        ("above_top", Some(state.above_top)),
+    ];
+    for (name, value) in counters {
+        if let Some(value) = value.filter(|&v| v > MAX_COUNT) {
             return Err(format!(
-                "thread {thread}: its distribution counts more samples than any run counts (at \
-                 most {MAX_COUNT})"
-            ));
-        };
-        if total.abs_diff(self.cycles) > count_slack(self.cycles) {
-            return Err(format!(
-                "thread {thread}: cycles {} against {total} samples in its distribution",
-                self.cycles
+                "thread {thread}: {name} {value} is more than any run counts (at most \
+                 {MAX_COUNT})"
             ));
         }
-        if let (Some(min), Some(max)) = (self.min_ns, self.max_ns)
-            && min > max
-        {
-            return Err(format!(
-                "thread {thread}: min_ns {min} is above max_ns {max}"
-            ));
-        }
-        if self.cycles > 0 && self.compat_min > self.compat_max {
-            return Err(format!(
-                "thread {thread}: compat_min {} is above compat_max {}",
-                self.compat_min, self.compat_max
-            ));
-        }
-        Ok(())
     }
+    let places = plan.places();
+    let mut total = state
+        .below_zero
+        .checked_add(state.above_top)
+        .and_then(|n| n.checked_add(state.lost_wraps.checked_mul(1 << 32)?));
+    let mut previous: Option<u64> = None;
+    for &(place, count) in &state.cells {
+        if place >= places {
+            return Err(format!(
+                "thread {thread}: a bucket at place {place}, outside its distribution's \
+                 {places} places"
+            ));
+        }
+        if previous.is_some_and(|p| p >= place) {
+            return Err(format!(
+                "thread {thread}: the buckets are not in order (place {place} after {})",
+                previous.unwrap_or_default()
+            ));
+        }
+        previous = Some(place);
+        total = total.and_then(|t| t.checked_add(count));
+    }
+    let Some(total) = total.filter(|&t| t <= MAX_COUNT) else {
+        return Err(format!(
+            "thread {thread}: its distribution counts more samples than any run counts (at \
+             most {MAX_COUNT})"
+        ));
+    };
+    if total.abs_diff(state.cycles) > count_slack(state.cycles) {
+        return Err(format!(
+            "thread {thread}: cycles {} against {total} samples in its distribution",
+            state.cycles
+        ));
+    }
+    if let (Some(min), Some(max)) = (state.min_ns, state.max_ns)
+        && min > max
+    {
+        return Err(format!(
+            "thread {thread}: min_ns {min} is above max_ns {max}"
+        ));
+    }
+    if state.cycles > 0 && state.compat_min > state.compat_max {
+        return Err(format!(
+            "thread {thread}: compat_min {} is above compat_max {}",
+            state.compat_min, state.compat_max
+        ));
+    }
+    Ok(())
 }
 
 /// Whether the checkpoint `resumed` may be resumed by a run of `ours`
@@ -289,7 +179,10 @@ pub fn check_resumable(
     {
         return Err(difference);
     }
-    state.threads.iter().try_for_each(|t| t.check(plan))?;
+    state
+        .threads
+        .iter()
+        .try_for_each(|t| check_thread(t, plan))?;
     for entry in &resumed.timeline {
         if entry.thread >= state.threads.len() || entry.index > MAX_COUNT {
             return Err(format!(
@@ -304,153 +197,99 @@ pub fn check_resumable(
     Ok(())
 }
 
-/// Time not measured: from a checkpoint to the start that resumed from it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Gap {
-    /// The checkpoint's time, Unix seconds.
-    pub from: f64,
-    /// The resumed start, Unix seconds.
-    pub to: f64,
-    /// `to - from`.
-    pub seconds: f64,
+/// The state of `t` (whose distribution must be kept); the time of its
+/// maximum through `timeline`.
+pub fn thread_state(t: &ThreadReport, timeline: Option<&Timeline>) -> ThreadState {
+    let sparse = t
+        .distribution
+        .as_ref()
+        .map(Distribution::to_sparse)
+        .unwrap_or_default();
+    ThreadState {
+        thread: t.index,
+        cpu: t.cpu.map_or(-1, |c| c as i64),
+        cycles: t.compat.cycles,
+        overruns: t.precise.overruns,
+        smi: t.smi_count,
+        min_ns: t.precise.min.map(|n| n.0),
+        max_ns: t.precise.max.map(|n| n.0),
+        max_time: crate::report::json::max_time(t, timeline),
+        sum_ns: t.precise.sum_ns,
+        compat_min: t.compat.min,
+        compat_max: t.compat.max,
+        compat_act: t.compat.act,
+        compat_sum: t.compat.sum,
+        below_zero: sparse.below_zero,
+        above_top: sparse.above_top,
+        lost_wraps: sparse.lost_wraps,
+        cells: sparse.cells,
+    }
 }
 
-/// One thread's totals.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ThreadState {
-    /// Thread number.
-    pub thread: usize,
-    /// Its CPU; -1 when not pinned.
-    pub cpu: i64,
-    /// Samples.
-    pub cycles: u64,
-    /// Periods missed.
-    pub overruns: u64,
-    /// SMIs, with `--smi`.
-    pub smi: Option<u64>,
-    /// Exact extremes, ns; `null` without samples.
-    pub min_ns: Option<i64>,
-    /// Largest.
-    pub max_ns: Option<i64>,
-    /// When the largest was taken, Unix seconds (µs); `null` without
-    /// samples or without a time.
-    #[serde(default)]
-    pub max_time: Option<f64>,
-    /// Sum of the samples, ns.
-    pub sum_ns: i128,
-    /// C's figures in the run's unit: smallest, largest, last, sum.
-    pub compat_min: i64,
-    /// Largest.
-    pub compat_max: i64,
-    /// Last.
-    pub compat_act: i64,
-    /// Sum.
-    pub compat_sum: i64,
-    /// Samples below zero.
-    pub below_zero: u64,
-    /// Samples above the distribution's top.
-    pub above_top: u64,
-    /// Wraps lost.
-    pub lost_wraps: u64,
-    /// (place, count) of every non-empty bucket.
-    pub cells: Vec<(u64, u64)>,
-}
-
-impl ThreadState {
-    /// The state of `t` (whose distribution must be kept); the time of its
-    /// maximum through `timeline`.
-    pub fn of(t: &ThreadReport, timeline: Option<&Timeline>) -> ThreadState {
-        let sparse = t
-            .distribution
-            .as_ref()
-            .map(Distribution::to_sparse)
-            .unwrap_or_default();
-        ThreadState {
-            thread: t.index,
-            cpu: t.cpu.map_or(-1, |c| c as i64),
-            cycles: t.compat.cycles,
-            overruns: t.precise.overruns,
-            smi: t.smi_count,
-            min_ns: t.precise.min.map(|n| n.0),
-            max_ns: t.precise.max.map(|n| n.0),
-            max_time: crate::report::json::max_time(t, timeline),
-            sum_ns: t.precise.sum_ns,
-            compat_min: t.compat.min,
-            compat_max: t.compat.max,
-            compat_act: t.compat.act,
-            compat_sum: t.compat.sum,
-            below_zero: sparse.below_zero,
-            above_top: sparse.above_top,
-            lost_wraps: sparse.lost_wraps,
-            cells: sparse.cells,
-        }
+/// Adds these totals to `live`, the same thread's figures since the
+/// resumed start; the larger maximum keeps its time (the checkpoint's
+/// mapped onto this run's clock through `timeline`). The sum of
+/// squares is not kept in a checkpoint: the combined figures have none
+/// (no standard deviation). Sums saturate rather than wrap (a resumed
+/// checkpoint's counters are at most [`MAX_COUNT`], so they never
+/// need to).
+pub fn add_thread_to(
+    state: &ThreadState,
+    live: &mut ThreadReport,
+    plan: DistributionPlan,
+    timeline: Option<&Timeline>,
+) {
+    if state.max_ns.map(Nanos) > live.precise.max {
+        live.max_at = match (state.max_time, timeline) {
+            (Some(unix_s), Some(timeline)) => {
+                Some(timeline.clock_at((unix_s * 1e9).round() as i128))
+            }
+            _ => None,
+        };
     }
-
-    /// Adds these totals to `live`, the same thread's figures since the
-    /// resumed start; the larger maximum keeps its time (the checkpoint's
-    /// mapped onto this run's clock through `timeline`). The sum of
-    /// squares is not kept in a checkpoint: the combined figures have none
-    /// (no standard deviation). Sums saturate rather than wrap (a resumed
-    /// checkpoint's counters are at most [`MAX_COUNT`], so they never
-    /// need to).
-    pub fn add_to(
-        &self,
-        live: &mut ThreadReport,
-        plan: DistributionPlan,
-        timeline: Option<&Timeline>,
-    ) {
-        if self.max_ns.map(Nanos) > live.precise.max {
-            live.max_at = match (self.max_time, timeline) {
-                (Some(unix_s), Some(timeline)) => {
-                    Some(timeline.clock_at((unix_s * 1e9).round() as i128))
-                }
-                _ => None,
-            };
-        }
-        let compat = live.compat;
-        let had = self.cycles > 0;
-        let has = compat.cycles > 0;
-        live.compat = CompatStats {
-            cycles: self.cycles.saturating_add(compat.cycles),
-            min: match (had, has) {
-                (true, true) => self.compat_min.min(compat.min),
-                (true, false) => self.compat_min,
-                _ => compat.min,
-            },
-            max: match (had, has) {
-                (true, true) => self.compat_max.max(compat.max),
-                (true, false) => self.compat_max,
-                _ => compat.max,
-            },
-            act: if has { compat.act } else { self.compat_act },
-            sum: self.compat_sum.saturating_add(compat.sum),
-        };
-        let precise = live.precise;
-        live.precise = PreciseStats {
-            min: lesser(self.min_ns.map(Nanos), precise.min),
-            max: self.max_ns.map(Nanos).max(precise.max),
-            sum_ns: self.sum_ns.saturating_add(precise.sum_ns),
-            sum_sq_ns: None,
-            overruns: self.overruns.saturating_add(precise.overruns),
-        };
-        live.smi_count = match (self.smi, live.smi_count) {
-            (Some(a), Some(b)) => Some(a.saturating_add(b)),
-            (_, b) => b,
-        };
-        let sparse = SparseCounts {
-            below_zero: self.below_zero,
-            above_top: self.above_top,
-            lost_wraps: self.lost_wraps,
-            cells: self.cells.clone(),
-        };
-        let mut distribution = Distribution::empty(plan);
-        distribution.add_sparse(&sparse);
-        if let Some(d) = &live.distribution {
-            distribution.merge(d);
-        }
-        distribution.set_extremes(live.precise.min, live.precise.max);
-        live.distribution = Some(distribution);
+    let compat = live.compat;
+    let had = state.cycles > 0;
+    let has = compat.cycles > 0;
+    live.compat = CompatStats {
+        cycles: state.cycles.saturating_add(compat.cycles),
+        min: match (had, has) {
+            (true, true) => state.compat_min.min(compat.min),
+            (true, false) => state.compat_min,
+            _ => compat.min,
+        },
+        max: match (had, has) {
+            (true, true) => state.compat_max.max(compat.max),
+            (true, false) => state.compat_max,
+            _ => compat.max,
+        },
+        act: if has { compat.act } else { state.compat_act },
+        sum: state.compat_sum.saturating_add(compat.sum),
+    };
+    let precise = live.precise;
+    live.precise = PreciseStats {
+        min: lesser(state.min_ns.map(Nanos), precise.min),
+        max: state.max_ns.map(Nanos).max(precise.max),
+        sum_ns: state.sum_ns.saturating_add(precise.sum_ns),
+        sum_sq_ns: None,
+        overruns: state.overruns.saturating_add(precise.overruns),
+    };
+    live.smi_count = match (state.smi, live.smi_count) {
+        (Some(a), Some(b)) => Some(a.saturating_add(b)),
+        (_, b) => b,
+    };
+    let sparse = SparseCounts {
+        below_zero: state.below_zero,
+        above_top: state.above_top,
+        lost_wraps: state.lost_wraps,
+        cells: state.cells.clone(),
+    };
+    let mut distribution = Distribution::empty(plan);
+    distribution.add_sparse(&sparse);
+    if let Some(d) = &live.distribution {
+        distribution.merge(d);
     }
+    distribution.set_extremes(live.precise.min, live.precise.max);
+    live.distribution = Some(distribution);
 }
 
 fn lesser(a: Option<Nanos>, b: Option<Nanos>) -> Option<Nanos> {
@@ -499,14 +338,6 @@ pub fn entry_of(line: &StatsLine) -> TimelineEntry {
         overruns: line.overruns,
         partial: line.partial,
     }
-}
-
-/// The members a monitor adds to its result document.
-#[derive(Serialize)]
-#[serde(bound(serialize = "Lines<I>: Serialize"))]
-struct Added<'a, I> {
-    monitor: &'a MonitorState,
-    timeline: Lines<I>,
 }
 
 /// Timeline entries serialized as `--stats-file` lines one by one, with
@@ -613,7 +444,7 @@ pub fn write_with_sections<'e>(
     let mut members = BetweenBraces::new(w);
     serde_json::to_writer_pretty(
         &mut members,
-        &Added {
+        &MonitorMembers {
             monitor: state,
             timeline: Lines(timeline),
         },
@@ -724,13 +555,11 @@ pub fn read(text: &str) -> Result<Resumed, String> {
     })
 }
 
-impl PlanState {
-    /// The plan `p`.
-    pub fn of(p: DistributionPlan) -> PlanState {
-        PlanState {
-            width_ns: p.width_ns,
-            exact_buckets: p.exact_buckets,
-        }
+/// The plan `p`, as a checkpoint holds it.
+pub fn plan_state(p: DistributionPlan) -> PlanState {
+    PlanState {
+        width_ns: p.width_ns,
+        exact_buckets: p.exact_buckets,
     }
 }
 
@@ -949,7 +778,7 @@ mod tests {
         live.compat.cycles = u64::MAX;
         live.compat.sum = 5;
         live.precise.overruns = u64::MAX;
-        base.add_to(&mut live, plan(), None);
+        add_thread_to(&base, &mut live, plan(), None);
         assert_eq!(live.compat.cycles, u64::MAX);
         assert_eq!(live.compat.sum, i64::MAX);
         assert_eq!(live.precise.overruns, u64::MAX);

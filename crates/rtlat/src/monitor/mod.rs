@@ -42,7 +42,7 @@ use rtlat_stats::projection::{Projection, Request, project};
 
 use crate::cyclictest::blocks::BlockCollector;
 use crate::report::run_clock::Timeline;
-use checkpoint::{Gap, Measured, MonitorState, PlanState, Resumed, ThreadState};
+use checkpoint::{Gap, Measured, MonitorState, Resumed};
 use http::{Bound, Published, Server};
 use metrics::{BUCKET_BOUNDS_NS, Figures, Info, ProjectionFigures, ThreadFigures, WindowSeconds};
 use settings::MonitorPlan;
@@ -124,7 +124,7 @@ impl Monitor {
         let Some(distribution_plan) = engine.run.distribution else {
             bail!("the monitor needs the full distribution, which this run does not keep");
         };
-        let measured = Measured::of(engine);
+        let measured = checkpoint::measured_of(engine);
         let (resumed, resumed_blocks) = match (&plan.checkpoint, plan.resume) {
             (Some(path), true) => {
                 let (resumed, blocks) =
@@ -181,7 +181,7 @@ impl Monitor {
             written: now,
             first_start,
             this_start: now,
-            plan: PlanState::of(distribution_plan),
+            plan: checkpoint::plan_state(distribution_plan),
             gaps,
             measured: Some(measured),
             threads: Vec::new(),
@@ -305,7 +305,7 @@ impl Monitor {
     pub fn combined(&self, mut report: RunReport) -> RunReport {
         if let Some(r) = &self.resumed {
             for (t, base) in report.threads.iter_mut().zip(&r.state.threads) {
-                base.add_to(t, self.distribution_plan, self.timeline.as_ref());
+                checkpoint::add_thread_to(base, t, self.distribution_plan, self.timeline.as_ref());
             }
         }
         report
@@ -332,7 +332,7 @@ impl Monitor {
         self.state.threads = combined
             .threads
             .iter()
-            .map(|t| ThreadState::of(t, timeline))
+            .map(|t| checkpoint::thread_state(t, timeline))
             .collect();
         checkpoint::write_with_sections(w, document, &self.state, self.tracker.timeline())
     }
@@ -546,7 +546,7 @@ fn read_for_resume(
         ))
         .into());
     }
-    if resumed.state.plan != PlanState::of(plan) {
+    if resumed.state.plan != checkpoint::plan_state(plan) {
         return Err(refuse(format!(
             "its distributions have buckets of {} ns up to {} buckets; this run's of {} ns up to \
              {}: give the same --bucket-width and -h",

@@ -19,10 +19,13 @@ use rtlat_args::escape::Escaped;
 use rtlat_core::Distribution;
 use rtlat_core::format_cpu_list;
 use rtlat_explain::{Cause, Explanation, SUM_TOLERANCE_NS};
-use serde::Serialize;
+use rtlat_results::decimals::round_decimals;
+use rtlat_results::explain::{
+    CauseDto, ComponentDto, ExplainEventsDto, ExplanationDto, TraceWindowDto,
+};
 
 use super::sample_time::SampleInstants;
-use crate::explain::ExplainOutcome;
+use crate::explain::outcome::ExplainOutcome;
 
 /// How many causes a text line names (the JSON has them all).
 const CAUSES_PER_LINE: usize = 4;
@@ -233,162 +236,82 @@ fn seconds(ns: i64) -> String {
     )
 }
 
-/// The JSON `"explain"` array.
-#[derive(Serialize)]
-pub struct ExplanationsDto<'a>(#[serde(serialize_with = "explanations")] pub &'a ExplainOutcome);
-
-fn explanations<S: serde::Serializer>(outcome: &&ExplainOutcome, s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeSeq;
-    let list = &outcome.report.explanations;
-    let mut seq = s.serialize_seq(Some(list.len()))?;
-    for e in list {
-        seq.serialize_element(&ExplanationDto::of(e, outcome.run_start_ns))?;
-    }
-    seq.end()
+/// The JSON `"explain"` array: each explained sample, worst first.
+pub fn explanations(outcome: &ExplainOutcome) -> Vec<ExplanationDto<'_>> {
+    outcome
+        .report
+        .explanations
+        .iter()
+        .map(|e| explanation(e, outcome.run_start_ns))
+        .collect()
 }
 
-#[derive(Serialize)]
-struct ExplanationDto<'a> {
-    thread: usize,
-    cpu: Option<usize>,
-    latency_ns: i64,
-    /// The wake-up, in ns since the start of the run.
-    at_ns: i64,
-    components: Vec<ComponentDto<'a>>,
-    lost_events: u64,
-    // Ours, after the keys of the issue.
-    tid: i32,
-    deadline_monotonic_ns: i64,
-    wake_monotonic_ns: i64,
-    lost_events_uncounted: bool,
-    window_short: bool,
-    unexplained_ns: i64,
-    complete: bool,
-    notes: &'a [String],
-    /// The deadline, in ns since the start of the run.
-    due_at_ns: i64,
-    /// What the trace window showed, when the latency began before it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    trace_window: Option<TraceWindowDto<'a>>,
-}
-
-#[derive(Serialize)]
-struct TraceWindowDto<'a> {
-    cpu: usize,
-    /// The window's start, ns since the start of the run.
-    from_ns: i64,
-    /// The switch into the thread (else its clock read), ns since the
-    /// start of the run.
-    to_ns: i64,
-    causes: Vec<CauseDto<'a>>,
-}
-
-#[derive(Serialize)]
-struct ComponentDto<'a> {
-    name: &'static str,
-    ns: i64,
-    causes: Vec<CauseDto<'a>>,
-}
-
-#[derive(Serialize)]
-struct CauseDto<'a> {
-    kind: &'static str,
-    name: &'a str,
-    ns: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pid: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    policy: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    priority: Option<i32>,
-}
-
-impl<'a> ExplanationDto<'a> {
-    fn of(e: &'a Explanation, run_start_ns: i64) -> ExplanationDto<'a> {
-        ExplanationDto {
-            thread: e.thread,
-            cpu: e.cpu,
-            latency_ns: e.latency_ns,
-            at_ns: e.wake_ns - run_start_ns,
-            components: e
-                .components
-                .iter()
-                .map(|c| ComponentDto {
-                    name: c.name.as_str(),
-                    ns: c.ns,
-                    causes: c.causes.iter().map(CauseDto::of).collect(),
-                })
-                .collect(),
-            lost_events: e.lost_events,
-            tid: e.tid,
-            deadline_monotonic_ns: e.deadline_ns,
-            wake_monotonic_ns: e.wake_ns,
-            lost_events_uncounted: e.lost_unknown,
-            window_short: e.window_short,
-            unexplained_ns: e.unexplained_ns,
-            complete: e.is_consistent(),
-            notes: &e.notes,
-            due_at_ns: e.deadline_ns - run_start_ns,
-            trace_window: e.window.as_ref().map(|window| TraceWindowDto {
-                cpu: window.cpu,
-                from_ns: window.from_ns - run_start_ns,
-                to_ns: window.to_ns - run_start_ns,
-                causes: window.causes.iter().map(CauseDto::of).collect(),
-            }),
-        }
+/// One explained sample, its times since `run_start_ns`.
+fn explanation(e: &Explanation, run_start_ns: i64) -> ExplanationDto<'_> {
+    ExplanationDto {
+        thread: e.thread,
+        cpu: e.cpu,
+        latency_ns: e.latency_ns,
+        at_ns: e.wake_ns - run_start_ns,
+        components: e
+            .components
+            .iter()
+            .map(|c| ComponentDto {
+                name: c.name.as_str(),
+                ns: c.ns,
+                causes: c.causes.iter().map(cause).collect(),
+            })
+            .collect(),
+        lost_events: e.lost_events,
+        tid: e.tid,
+        deadline_monotonic_ns: e.deadline_ns,
+        wake_monotonic_ns: e.wake_ns,
+        lost_events_uncounted: e.lost_unknown,
+        window_short: e.window_short,
+        unexplained_ns: e.unexplained_ns,
+        complete: e.is_consistent(),
+        notes: &e.notes,
+        due_at_ns: e.deadline_ns - run_start_ns,
+        trace_window: e.window.as_ref().map(|window| TraceWindowDto {
+            cpu: window.cpu,
+            from_ns: window.from_ns - run_start_ns,
+            to_ns: window.to_ns - run_start_ns,
+            causes: window.causes.iter().map(cause).collect(),
+        }),
     }
 }
 
-impl<'a> CauseDto<'a> {
-    fn of(cause: &'a Cause) -> CauseDto<'a> {
-        CauseDto {
-            kind: cause.kind.as_str(),
-            name: &cause.name,
-            ns: cause.ns,
-            pid: cause.pid,
-            policy: cause.policy.as_deref(),
-            priority: cause.priority,
-        }
+fn cause(cause: &Cause) -> CauseDto<'_> {
+    CauseDto {
+        kind: cause.kind.as_str(),
+        name: &cause.name,
+        ns: cause.ns,
+        pid: cause.pid,
+        policy: cause.policy.as_deref(),
+        priority: cause.priority,
     }
 }
 
 /// The JSON `"explain_events"` object: what the reader saw and what it
 /// cost.
-#[derive(Serialize)]
-pub struct ExplainEventsDto {
-    events: u64,
-    lost_events: u64,
-    lost_events_uncounted: bool,
-    undecodable: u64,
-    samples_offered: u64,
-    samples_explained: u64,
-    samples_missed: u64,
-    reader_cpu_s: f64,
-    reader_wall_s: f64,
-    read_error: Option<String>,
-}
-
-impl ExplainEventsDto {
-    /// From the outcome of a run.
-    pub fn of(outcome: &ExplainOutcome) -> ExplainEventsDto {
-        let r = &outcome.report;
-        ExplainEventsDto {
-            events: r.events,
-            lost_events: r.lost_events,
-            lost_events_uncounted: r.lost_unknown,
-            undecodable: r.undecodable,
-            samples_offered: r.candidates,
-            samples_explained: r.explanations.len() as u64,
-            samples_missed: outcome.candidates_missed,
-            reader_cpu_s: super::json::round_decimals(outcome.reader_cpu.as_secs_f64(), 6),
-            reader_wall_s: super::json::round_decimals(outcome.reader_wall.as_secs_f64(), 6),
-            read_error: outcome.read_error.clone(),
-        }
+pub fn explain_events(outcome: &ExplainOutcome) -> ExplainEventsDto {
+    let r = &outcome.report;
+    ExplainEventsDto {
+        events: r.events,
+        lost_events: r.lost_events,
+        lost_events_uncounted: r.lost_unknown,
+        undecodable: r.undecodable,
+        samples_offered: r.candidates,
+        samples_explained: r.explanations.len() as u64,
+        samples_missed: outcome.candidates_missed,
+        reader_cpu_s: round_decimals(outcome.reader_cpu.as_secs_f64(), 6),
+        reader_wall_s: round_decimals(outcome.reader_wall.as_secs_f64(), 6),
+        read_error: outcome.read_error.clone(),
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use rtlat_explain::events::{Comm, EventKind, IrqNames, KernelEvent};
     use rtlat_explain::{CauseKind, Component, ComponentName, ExplainReport, TraceWindow};
@@ -397,7 +320,7 @@ mod tests {
     const HOSTILE: &str = "\x1b]0;OWNED\x07\nok  fake";
 
     /// One explained sample whose culprit task and IRQ carry hostile names.
-    fn outcome() -> ExplainOutcome {
+    pub(crate) fn outcome() -> ExplainOutcome {
         let mut irq_names = IrqNames::new();
         irq_names.insert(24, HOSTILE);
         let comm = Comm::new(b"\x1b]0;OWN\x07\nok \xff");
@@ -627,7 +550,7 @@ mod tests {
             (1_000_000_000, 4_000_010_000)
         );
         assert_eq!(worst.window_ns, Some(1_000_000_000));
-        let json = serde_json::to_value(ExplanationsDto(&outcome)).unwrap();
+        let json = serde_json::to_value(explanations(&outcome)).unwrap();
         let first = &json[0];
         assert_eq!(first["due_at_ns"], 1_000_000_000);
         assert_eq!(first["at_ns"], 4_000_010_000_i64);
@@ -635,7 +558,7 @@ mod tests {
         assert_eq!(first["trace_window"]["causes"][0]["policy"], "fifo");
         assert_eq!(first["trace_window"]["causes"][0]["priority"], 90);
         // Without a window, no key.
-        let plain = serde_json::to_value(ExplanationsDto(&super::tests::outcome())).unwrap();
+        let plain = serde_json::to_value(explanations(&super::tests::outcome())).unwrap();
         assert!(plain[0].get("trace_window").is_none());
     }
 }

@@ -9,7 +9,7 @@
 //! the ns samples; absent where the engine keeps no sum of squares), `tid`,
 //! `priority`, `interval_us`, `smi_count` with `--smi`, `disturbances`
 //! (what disturbed the thread between its first and last sample, real runs
-//! only: [`DisturbancesDto`]), its percentiles, distribution and
+//! only: [`disturbances`]), its percentiles, distribution and
 //! `--explain` figures, and `max_time` (when its largest sample was
 //! taken: Unix seconds with 6 decimals, `null` without samples; see
 //! [`super::max_time`]), then `blocks` where the run kept them (its run
@@ -28,7 +28,6 @@
 
 use std::io::{self, Write};
 
-use rtlat_audit::{Environment, Finding};
 use rtlat_core::CyclicConfig;
 use rtlat_core::Distribution;
 use rtlat_core::PhaseReport;
@@ -37,17 +36,23 @@ use rtlat_core::load::KindFigures;
 use rtlat_core::{Disturbances, HistogramData, RunReport, ThreadReport};
 use rtlat_core::{Nanos, Resolution};
 use rtlat_results::blocks::BlocksDoc;
+pub use rtlat_results::decimals::round_decimals;
 use rtlat_results::document::{self as doc, CyclicThread, Header};
+use rtlat_results::envelope::Document;
+use rtlat_results::load::{
+    ActivityDto, KindDto, LoadDto, Numbered, PhaseDto, PhaseLoadDto, PhaseThreadDto,
+};
+use rtlat_results::members::{ThreadMembers, TrailingMembers};
 use rtlat_stats::blocks::BlockSeries;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
 use super::RunMeta;
-use super::explain::{ExplainEventsDto, ExplanationsDto};
+use super::explain::{explain_events, explanations};
 use super::load::LoadResults;
 use super::run_clock::Timeline;
 use super::verdict::Verdict;
-use crate::explain::ExplainOutcome;
+use crate::explain::outcome::ExplainOutcome;
 
 /// The rt-tests version the document claims to be, as C 2.4 writes it.
 const RT_TEST_VERSION: &str = "2.40";
@@ -136,7 +141,7 @@ pub fn write_thread_document<'a, D: Serialize>(
             wait_method: methods.map(|m| m.wait),
             measure_method: methods.map(|m| m.measure),
             thread: Threads(&report.threads, dto, extras.timeline, &meta.blocks),
-            trailing: TrailingMembers::new(merged.as_ref(), extras, &report.threads),
+            trailing: trailing_members(merged.as_ref(), extras, &report.threads),
         },
         extras.verdict,
     )
@@ -145,62 +150,30 @@ pub fn write_thread_document<'a, D: Serialize>(
 /// The top-level `"load"` object: the load as given, how long it ran, the
 /// machine's activity over that time (`/proc/stat`; `null` where it could
 /// not be read) and each kind's work.
-#[derive(Serialize)]
-pub struct LoadDto<'a> {
-    spec: &'a str,
-    seconds: f64,
-    #[serde(flatten)]
-    activity: ActivityDto,
-    kinds: Vec<KindDto>,
-}
-
-impl<'a> LoadDto<'a> {
-    /// The object of `load`.
-    pub fn of(load: &LoadResults<'a>) -> LoadDto<'a> {
-        LoadDto {
-            spec: &load.schedule.text,
-            seconds: round_decimals(load.summary.elapsed.as_secs_f64(), 3),
-            activity: ActivityDto::from(load.summary.activity.as_ref()),
-            kinds: load.summary.kinds.iter().map(KindDto::from).collect(),
-        }
+fn load_dto<'a>(load: &LoadResults<'a>) -> LoadDto<'a> {
+    LoadDto {
+        spec: &load.schedule.text,
+        seconds: round_decimals(load.summary.elapsed.as_secs_f64(), 3),
+        activity: activity(load.summary.activity.as_ref()),
+        kinds: load.summary.kinds.iter().map(kind).collect(),
     }
 }
 
-#[derive(Serialize)]
-struct ActivityDto {
-    cpu_busy_percent: Option<f64>,
-    context_switches_per_sec: Option<f64>,
-    interrupts_per_sec: Option<f64>,
-}
-
-impl From<Option<&Activity>> for ActivityDto {
-    fn from(a: Option<&Activity>) -> Self {
-        ActivityDto {
-            cpu_busy_percent: a.map(|a| round_decimals(a.cpu_busy_percent, 1)),
-            context_switches_per_sec: a.map(|a| a.context_switches_per_sec.round()),
-            interrupts_per_sec: a.map(|a| a.interrupts_per_sec.round()),
-        }
+fn activity(a: Option<&Activity>) -> ActivityDto {
+    ActivityDto {
+        cpu_busy_percent: a.map(|a| round_decimals(a.cpu_busy_percent, 1)),
+        context_switches_per_sec: a.map(|a| a.context_switches_per_sec.round()),
+        interrupts_per_sec: a.map(|a| a.interrupts_per_sec.round()),
     }
 }
 
-#[derive(Serialize)]
-struct KindDto {
-    kind: &'static str,
-    workers: usize,
-    ops: u64,
-    seconds: f64,
-    ops_per_sec: f64,
-}
-
-impl From<&KindFigures> for KindDto {
-    fn from(k: &KindFigures) -> Self {
-        KindDto {
-            kind: k.report.kind.name(),
-            workers: k.report.workers,
-            ops: k.report.ops,
-            seconds: round_decimals(k.elapsed.as_secs_f64(), 3),
-            ops_per_sec: k.ops_per_sec().round(),
-        }
+fn kind(k: &KindFigures) -> KindDto {
+    KindDto {
+        kind: k.report.kind.name(),
+        workers: k.report.workers,
+        ops: k.report.ops,
+        seconds: round_decimals(k.elapsed.as_secs_f64(), 3),
+        ops_per_sec: k.ops_per_sec().round(),
     }
 }
 
@@ -208,10 +181,7 @@ impl From<&KindFigures> for KindDto {
 /// with its name, start and duration (s), its load (`null` if its load did
 /// not run) and a `"thread"` object of each thread's figures in it. `None`
 /// for a constant load (`--load`), which has no phases.
-fn phases_dto<'a>(
-    load: &LoadResults<'a>,
-    threads: &'a [ThreadReport],
-) -> Option<Vec<PhaseDto<'a>>> {
+fn phases_dto<'a>(load: &LoadResults<'a>, threads: &[ThreadReport]) -> Option<Vec<PhaseDto<'a>>> {
     if !load.schedule.is_staged() {
         return None;
     }
@@ -226,90 +196,37 @@ fn phases_dto<'a>(
             load: phase.load.map(|l| PhaseLoadDto {
                 start: round_decimals(l.started.as_secs_f64(), 3),
                 seconds: round_decimals(l.elapsed.as_secs_f64(), 3),
-                activity: ActivityDto::from(l.activity.as_ref()),
-                kinds: l.kinds.iter().map(KindDto::from).collect(),
+                activity: activity(l.activity.as_ref()),
+                kinds: l.kinds.iter().map(kind).collect(),
             }),
-            thread: PhaseThreads(threads, phase.index),
+            thread: Numbered(
+                threads
+                    .iter()
+                    .filter_map(|t| Some((t.index, phase_thread(t.phases.get(phase.index)?))))
+                    .collect(),
+            ),
         })
         .collect();
     Some(phases)
 }
 
-/// One phase of the `"phases"` array.
-#[derive(Serialize)]
-struct PhaseDto<'a> {
-    name: &'a str,
-    start: f64,
-    duration: f64,
-    planned_duration: f64,
-    load: Option<PhaseLoadDto>,
-    thread: PhaseThreads<'a>,
-}
-
-/// A phase's load: when it really started (after the start of the
-/// measurement; the first phase's load starts before it, at 0) and how
-/// long it ran, then as the top-level `"load"`.
-#[derive(Serialize)]
-struct PhaseLoadDto {
-    start: f64,
-    seconds: f64,
-    #[serde(flatten)]
-    activity: ActivityDto,
-    kinds: Vec<KindDto>,
-}
-
-/// A phase's `thread` object: `"0": {..}, ...` like the top-level one.
-struct PhaseThreads<'a>(&'a [ThreadReport], usize);
-
-impl Serialize for PhaseThreads<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
-        for t in self.0 {
-            if let Some(p) = t.phases.get(self.1) {
-                map.serialize_entry(&t.index, &PhaseThreadDto::from(p))?;
-            }
-        }
-        map.end()
-    }
-}
-
-/// A thread's figures in a phase: the top-level thread's keys that apply
-/// to a part of the run (`min`, `max`, `avg` in the run's unit; `null`
-/// without samples).
-#[derive(Serialize)]
-struct PhaseThreadDto<'a> {
-    cycles: u64,
-    min: Option<i64>,
-    max: Option<i64>,
-    avg: Option<f64>,
-    overruns: u64,
-    min_ns: Option<i64>,
-    max_ns: Option<i64>,
-    mean_ns: Option<f64>,
-    /// Sample standard deviation in µs, `null` without samples.
-    stddev: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    percentiles: Option<Percentiles<'a>>,
-}
-
-impl<'a> From<&'a PhaseReport> for PhaseThreadDto<'a> {
-    fn from(p: &'a PhaseReport) -> Self {
-        let (c, precise) = (&p.compat, &p.precise);
-        let any = c.cycles > 0;
-        PhaseThreadDto {
-            cycles: c.cycles,
-            min: any.then_some(c.min),
-            max: any.then_some(c.max),
-            avg: c.avg().map(|a| round_decimals(a, 2)),
-            overruns: precise.overruns,
-            min_ns: precise.min.map(|n| n.as_nanos()),
-            max_ns: precise.max.map(|n| n.as_nanos()),
-            mean_ns: precise.mean(c.cycles).map(|m| round_decimals(m, 1)),
-            stddev: precise
-                .stddev(c.cycles)
-                .map(|ns| round_decimals(ns / 1000.0, 3)),
-            percentiles: p.distribution.as_ref().map(Percentiles),
-        }
+/// A thread's figures in a phase.
+fn phase_thread(p: &PhaseReport) -> PhaseThreadDto {
+    let (c, precise) = (&p.compat, &p.precise);
+    let any = c.cycles > 0;
+    PhaseThreadDto {
+        cycles: c.cycles,
+        min: any.then_some(c.min),
+        max: any.then_some(c.max),
+        avg: c.avg().map(|a| round_decimals(a, 2)),
+        overruns: precise.overruns,
+        min_ns: precise.min.map(|n| n.as_nanos()),
+        max_ns: precise.max.map(|n| n.as_nanos()),
+        mean_ns: precise.mean(c.cycles).map(|m| round_decimals(m, 1)),
+        stddev: precise
+            .stddev(c.cycles)
+            .map(|ns| round_decimals(ns / 1000.0, 3)),
+        percentiles: p.distribution.as_ref().map(percentiles),
     }
 }
 
@@ -349,64 +266,21 @@ pub fn write_envelope<M: Serialize>(
     w.flush()
 }
 
-#[derive(Serialize)]
-struct Document<'a, M: Serialize> {
-    #[serde(flatten)]
-    header: Header,
-    #[serde(flatten)]
-    members: &'a M,
-    environment: Option<&'a Environment>,
-    audit: Option<&'a [Finding]>,
-    verdict: &'a Verdict,
-}
-
-/// cyclictest's (and signaltest's) members after the envelope.
-#[derive(Serialize)]
-struct ThreadMembers<'a, 'm, D: Serialize> {
-    num_threads: usize,
-    resolution_in_ns: u8,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    wait_method: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    measure_method: Option<&'static str>,
-    thread: Threads<'a, D>,
-    #[serde(flatten)]
-    trailing: TrailingMembers<'m>,
-}
-
 /// The members every tool's document ends with, after its `thread`
-/// object: `all_threads` (all threads' percentiles together), `load` and
-/// `phases`, each left out when it does not apply. (The envelope then
-/// ends with the environment, the audit and the verdict.)
-#[derive(Serialize)]
-pub struct TrailingMembers<'m> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    all_threads: Option<Percentiles<'m>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    load: Option<LoadDto<'m>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    phases: Option<Vec<PhaseDto<'m>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    explain: Option<ExplanationsDto<'m>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    explain_events: Option<ExplainEventsDto>,
-}
-
-impl<'m> TrailingMembers<'m> {
-    /// From all threads' distribution merged, the run's load (if any) and
-    /// verdict, and the threads (for their phases).
-    pub fn new(
-        merged: Option<&'m Distribution>,
-        extras: Extras<'m, 'm>,
-        threads: &'m [ThreadReport],
-    ) -> TrailingMembers<'m> {
-        TrailingMembers {
-            all_threads: merged.map(Percentiles),
-            load: extras.load.map(LoadDto::of),
-            phases: extras.load.and_then(|l| phases_dto(l, threads)),
-            explain: extras.explain.map(ExplanationsDto),
-            explain_events: extras.explain.map(ExplainEventsDto::of),
-        }
+/// object ([`TrailingMembers`]): from all threads' distribution merged,
+/// the run's load (if any) and `--explain`, and the threads (for their
+/// phases).
+pub fn trailing_members<'m>(
+    merged: Option<&Distribution>,
+    extras: Extras<'m, 'm>,
+    threads: &[ThreadReport],
+) -> TrailingMembers<'m> {
+    TrailingMembers {
+        all_threads: merged.map(percentiles),
+        load: extras.load.map(load_dto),
+        phases: extras.load.and_then(|l| phases_dto(l, threads)),
+        explain: extras.explain.map(explanations),
+        explain_events: extras.explain.map(explain_events),
     }
 }
 
@@ -445,19 +319,10 @@ pub fn max_time(t: &ThreadReport, timeline: Option<&Timeline>) -> Option<f64> {
     Some((unix_ns + 500).div_euclid(1000) as f64 / 1e6)
 }
 
-/// The non-zero buckets of a histogram as `"<bucket>": count`, in bucket
-/// order ([`doc::Histogram`]); `{}` without a histogram. Other tools' JSON
-/// uses it too.
-pub struct Buckets<'a>(pub Option<&'a HistogramData>);
-
-impl Serialize for Buckets<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        histogram(self.0).serialize(s)
-    }
-}
-
-/// The non-zero buckets of `h`.
-fn histogram(h: Option<&HistogramData>) -> doc::Histogram {
+/// The non-zero buckets of `h` as `"<bucket>": count`, in bucket order
+/// ([`doc::Histogram`]); `{}` without a histogram. Other tools' JSON uses
+/// it too.
+pub fn histogram(h: Option<&HistogramData>) -> doc::Histogram {
     let buckets = h.map_or(&[][..], |h| &h.buckets[..]);
     doc::Histogram(
         buckets
@@ -494,7 +359,7 @@ fn cyclic_thread(
         priority: t.priority,
         interval_us: t.interval.as_micros_truncated(),
         smi_count: t.smi_count,
-        disturbances: t.disturbances.map(|d| DisturbancesDto::from(d).0),
+        disturbances: t.disturbances.map(disturbances),
         percentiles: t.distribution.as_ref().map(percentiles),
         distribution: t.distribution.as_ref().map(distribution),
         irq_latency: t
@@ -518,34 +383,19 @@ fn cyclic_thread(
 /// "migrations" (`null` where the kernel does not count them),
 /// "minor_faults", "major_faults"}`, counted between its first and last
 /// sample.
-#[derive(Clone, Copy, Debug, Serialize)]
-#[serde(transparent)]
-pub struct DisturbancesDto(pub doc::Disturbances);
-
-impl From<Disturbances> for DisturbancesDto {
-    fn from(d: Disturbances) -> Self {
-        DisturbancesDto(doc::Disturbances {
-            involuntary_switches: d.involuntary_switches,
-            migrations: d.migrations,
-            minor_faults: d.minor_faults,
-            major_faults: d.major_faults,
-        })
+pub fn disturbances(d: Disturbances) -> doc::Disturbances {
+    doc::Disturbances {
+        involuntary_switches: d.involuntary_switches,
+        migrations: d.migrations,
+        minor_faults: d.minor_faults,
+        major_faults: d.major_faults,
     }
 }
 
-/// `{"p50": µs, "p90": .., "p99": .., "p99.9": .., "p99.99": ..,
-/// "p99.999": .., "max": µs}` ([`doc::Percentiles`]), 3 decimals, `null`
-/// without samples.
-pub struct Percentiles<'a>(pub &'a Distribution);
-
-impl Serialize for Percentiles<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        percentiles(self.0).serialize(s)
-    }
-}
-
-/// The standard percentiles of `d`, µs.
-fn percentiles(d: &Distribution) -> doc::Percentiles {
+/// The standard percentiles of `d`, µs with 3 decimals: `{"p50", "p90",
+/// "p99", "p99.9", "p99.99", "p99.999", "max"}` ([`doc::Percentiles`]),
+/// `null` without samples.
+pub fn percentiles(d: &Distribution) -> doc::Percentiles {
     let mut p = doc::Percentiles::default();
     for (label, value) in d.standard_percentiles() {
         let known = p.set(label, value.map(micros));
@@ -557,17 +407,9 @@ fn percentiles(d: &Distribution) -> doc::Percentiles {
 /// The full distribution: `{"unit": "us", "buckets": [[from, to, count],
 /// ...]}`, the non-empty buckets lowest first, each holding the samples
 /// `from <= v < to` (µs, 3 decimals). The open-ended counts below zero and
-/// above the top are closed by the exact minimum and maximum.
-pub struct DistributionDto<'a>(pub &'a Distribution);
-
-impl Serialize for DistributionDto<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        distribution(self.0).serialize(s)
-    }
-}
-
-/// The non-empty buckets of `d` ([`doc::Distribution`]).
-fn distribution(d: &Distribution) -> doc::Distribution {
+/// above the top are closed by the exact minimum and maximum
+/// ([`doc::Distribution`]).
+pub fn distribution(d: &Distribution) -> doc::Distribution {
     let min = d.min().map_or(0, |m| m.as_nanos());
     let max = d.max().map_or(0, |m| m.as_nanos());
     let buckets: Vec<(f64, f64, u64)> = d
@@ -599,13 +441,6 @@ fn stddev_us(t: &ThreadReport) -> Option<Option<f64>> {
             .stddev(t.compat.cycles)
             .map(|ns| round_decimals(ns / 1000.0, 3)),
     )
-}
-
-/// The number whose shortest decimal text is printf's `%.<decimals>f` of
-/// `x` (Rust's fixed-precision formatting rounds the exact binary value the
-/// same way glibc does).
-pub fn round_decimals(x: f64, decimals: usize) -> f64 {
-    format!("{x:.decimals$}").parse().unwrap_or(x)
 }
 
 #[cfg(test)]
@@ -1124,8 +959,13 @@ mod tests {
         assert_eq!(c.avg().map(|a| round_decimals(a, 2)), Some(1.33));
     }
 
-    #[test]
-    fn load_and_phases_follow_the_threads() {
+    /// A run of one thread beside a staged load of two phases (idle,
+    /// then cpu), the second cut short by the end of the run.
+    pub(super) fn staged_load() -> (
+        RunReport,
+        rtlat_core::load::LoadSchedule,
+        rtlat_core::load::LoadSummary,
+    ) {
         use rtlat_core::PhaseReport;
         use rtlat_core::load::Activity;
         use rtlat_core::load::{KindFigures, LoadPhase, LoadSchedule, LoadSummary, PhaseLoad};
@@ -1205,10 +1045,16 @@ mod tests {
             activity: Some(activity),
             errors: Vec::new(),
         };
+        (report, schedule, summary)
+    }
+
+    #[test]
+    fn load_and_phases_follow_the_threads() {
+        let (report, schedule, summary) = staged_load();
         let load = LoadResults {
             schedule: &schedule,
             summary: &summary,
-            run_time: Some(Duration::from_millis(1500)),
+            run_time: Some(std::time::Duration::from_millis(1500)),
         };
         let text = render(|w| {
             let verdict = verdict_of(&report);
@@ -1233,5 +1079,101 @@ mod tests {
         assert_eq!(v["phases"][0]["thread"]["0"]["avg"], 3.5);
         // 3 and 4 µs: sample stddev 0.707 µs.
         assert_eq!(v["phases"][0]["thread"]["0"]["stddev"], 0.707);
+    }
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use super::*;
+    use crate::report::test_support::{ThreadFixture, meta, render};
+    use rtlat_core::WakeupLatencies;
+
+    /// A cyclictest document with every key rtlat can write: thread keys
+    /// (`-h` histogram, `--smi`, disturbances, percentiles, distribution,
+    /// `--explain` latencies, blocks), a staged load, `--explain`'s
+    /// explanations with a trace window, the audit and a verdict with a
+    /// worst sample and a projection. Its keys are pinned per
+    /// `file_version` (`report::schema`).
+    #[test]
+    fn the_keys_of_a_full_document_change_only_with_its_version() {
+        let (mut report, schedule, summary) = super::tests::staged_load();
+        let samples = [3_000, 4_000, 9_000, 120_000];
+        let full = ThreadFixture::new(0)
+            .tid(4242)
+            .pinned(1, 0)
+            .samples(&[3, 4, 9, 120], Resolution::Micros, 0, Some(100))
+            .distribution(&samples)
+            .build();
+        let phases = std::mem::take(&mut report.threads[0].phases);
+        report.threads[0] = full;
+        report.threads[0].phases = phases;
+        report.threads[0].smi_count = Some(0);
+        report.threads[0].disturbances = Some(Disturbances {
+            involuntary_switches: 1,
+            migrations: Some(0),
+            minor_faults: 2,
+            major_faults: 0,
+        });
+        let d = report.threads[0]
+            .distribution
+            .clone()
+            .expect("a distribution");
+        report.threads[0].wakeup_latencies = Some(WakeupLatencies {
+            irq_latency: d.clone(),
+            thread_latency: d,
+            switch_traced: 3,
+            switch_not_traced: 1,
+        });
+        let load = LoadResults {
+            schedule: &schedule,
+            summary: &summary,
+            run_time: Some(std::time::Duration::from_millis(1500)),
+        };
+        let mut outcome = crate::report::explain::tests::outcome();
+        let first = &mut outcome.report.explanations[0];
+        first.window = Some(rtlat_explain::TraceWindow {
+            cpu: 1,
+            from_ns: first.deadline_ns + 100_000,
+            to_ns: first.wake_ns,
+            causes: first.components[0].causes.clone(),
+        });
+        let tree = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../rtlat-audit/tests/fixtures/tuned-rt");
+        let request = rtlat_audit::Request {
+            cpus: Some(vec![1]),
+            priority: Some(95),
+            interval_us: 1000,
+        };
+        let mut m = meta("cyclictest --explain -h 100 --smi");
+        m.audit = Some(rtlat_audit::audit(&tree, &request).expect("the fixture tree"));
+        let mut series = BlockSeries::new(10_000_000_000, rtlat_stats::blocks::DEFAULT_CAPACITY);
+        for i in 0..360 {
+            series.push(rtlat_stats::blocks::Block::new(
+                10_000,
+                Some(5_000 + (i % 7) * 100),
+                10_000 * 3_000,
+            ));
+        }
+        m.blocks = vec![series];
+        let mut verdict = crate::report::verdict::judge(&report, &m, None);
+        verdict.worst_sample = outcome.worst_sample();
+        assert!(
+            matches!(
+                verdict.projection,
+                Some(rtlat_stats::projection::Projection::Projected(_))
+            ),
+            "{:?}",
+            verdict.projection
+        );
+        let text = render(|w| {
+            let extras = Extras {
+                load: Some(&load),
+                verdict: &verdict,
+                explain: Some(&outcome),
+                timeline: Some(crate::report::test_support::timeline()),
+            };
+            write_json_with(w, &report, &m, &CyclicConfig::new(Vec::new()), extras)
+        });
+        crate::report::schema::check("cyclictest", &text);
     }
 }

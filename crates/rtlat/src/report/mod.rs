@@ -20,6 +20,8 @@
 //!   one ordered list, which every measuring tool writes through;
 //! - [`run_clock`]: the run's clock mapped to the wall clock, for the
 //!   outputs that show a time;
+//! - `schema` (tests only): every key path of a document pinned per
+//!   `file_version`;
 //! - [`sample_time`]: a sample's deadline and wake-up in the run, in the
 //!   same words wherever a line places one.
 
@@ -34,6 +36,8 @@ pub mod max_time;
 pub mod percentiles;
 pub mod run_clock;
 pub mod sample_time;
+#[cfg(test)]
+pub(crate) mod schema;
 pub mod spikes;
 pub mod stats_stream;
 pub mod status;

@@ -6,12 +6,12 @@ use std::io::{self, Write};
 
 use rtlat_core::Resolution;
 use rtlat_core::{CompatStats, RunReport, ThreadReport};
+use rtlat_results::signaltest::SignalThreadDto;
 use rtlat_stats::blocks::BlockSeries;
-use serde::Serialize;
 
 use crate::report::RunMeta;
 use crate::report::json::{
-    Buckets, DisturbancesDto, Extras, max_time, round_decimals, write_thread_document,
+    Extras, disturbances, histogram, max_time, round_decimals, write_thread_document,
 };
 use crate::report::run_clock::Timeline;
 
@@ -102,49 +102,31 @@ pub fn write_json(
     meta: &RunMeta,
     extras: &Extras<'_, '_>,
 ) -> io::Result<()> {
-    write_thread_document(w, report, meta, None, *extras, ThreadDto::of)
+    write_thread_document(w, report, meta, None, *extras, signal_thread)
 }
 
-#[derive(Serialize)]
-struct ThreadDto<'a> {
-    cycles: u64,
-    min: i64,
-    max: i64,
-    /// `%.2f` of the exact average; `null` without samples (C: `-nan`).
-    avg: Option<f64>,
-    /// The thread's own CPU, -1 when not pinned (C: thread 0's for all).
-    cpu: i64,
-    min_ns: Option<i64>,
-    max_ns: Option<i64>,
-    mean_ns: Option<f64>,
-    tid: i32,
-    priority: u8,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    histogram: Option<Buckets<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    disturbances: Option<DisturbancesDto>,
-    max_time: Option<f64>,
-}
-
-impl<'a> ThreadDto<'a> {
-    /// signaltest's threads seal no intervals: it has no blocks.
-    fn of(t: &'a ThreadReport, timeline: Option<&Timeline>, _blocks: Option<&BlockSeries>) -> Self {
-        let c = &t.compat;
-        ThreadDto {
-            cycles: c.cycles,
-            min: min_shown(c),
-            max: max_shown(c),
-            avg: c.avg().map(|a| round_decimals(a, 2)),
-            cpu: t.cpu.and_then(|c| i64::try_from(c).ok()).unwrap_or(-1),
-            min_ns: t.precise.min.map(|n| n.as_nanos()),
-            max_ns: t.precise.max.map(|n| n.as_nanos()),
-            mean_ns: t.precise.mean(c.cycles).map(|m| round_decimals(m, 1)),
-            tid: t.tid,
-            priority: t.priority,
-            histogram: t.histogram.as_ref().map(|h| Buckets(Some(h))),
-            disturbances: t.disturbances.map(DisturbancesDto::from),
-            max_time: max_time(t, timeline),
-        }
+/// One thread's object: signaltest's threads seal no intervals, it has
+/// no blocks.
+fn signal_thread(
+    t: &ThreadReport,
+    timeline: Option<&Timeline>,
+    _blocks: Option<&BlockSeries>,
+) -> SignalThreadDto {
+    let c = &t.compat;
+    SignalThreadDto {
+        cycles: c.cycles,
+        min: min_shown(c),
+        max: max_shown(c),
+        avg: c.avg().map(|a| round_decimals(a, 2)),
+        cpu: t.cpu.and_then(|c| i64::try_from(c).ok()).unwrap_or(-1),
+        min_ns: t.precise.min.map(|n| n.as_nanos()),
+        max_ns: t.precise.max.map(|n| n.as_nanos()),
+        mean_ns: t.precise.mean(c.cycles).map(|m| round_decimals(m, 1)),
+        tid: t.tid,
+        priority: t.priority,
+        histogram: t.histogram.as_ref().map(|h| histogram(Some(h))),
+        disturbances: t.disturbances.map(disturbances),
+        max_time: max_time(t, timeline),
     }
 }
 

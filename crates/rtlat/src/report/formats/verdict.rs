@@ -15,9 +15,14 @@ impl Format for Verdict {
             let width = columns::width(Stream::Stdout);
             let (report, subject) = (run.report, run.asked.subject);
             out.emit(|w| {
-                run.extras
-                    .verdict
-                    .write_text(w, report, subject, style, width)
+                crate::report::verdict::text::write(
+                    run.extras.verdict,
+                    w,
+                    report,
+                    subject,
+                    style,
+                    width,
+                )
             });
         }
         Ok(())

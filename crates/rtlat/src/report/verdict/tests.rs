@@ -2,13 +2,18 @@
 //! arithmetic, the two parts on the audit's fixture trees, the projection
 //! in the JSON and the text.
 
-use super::text::Style;
+use super::text::{self, Style};
 use super::*;
 use crate::report::test_support::{ThreadFixture, render, run};
-use rtlat_audit::counters::CpuTicks;
+use rtlat_audit::counters::{CpuTicks, KernelLogFinding, SystemDisturbances};
+use rtlat_audit::{Audit, Finding, Status};
+use rtlat_core::STANDARD_PERCENTILES;
 use rtlat_core::SchedPolicy;
 use rtlat_core::{CompatStats, Disturbances, ThreadError};
 use rtlat_core::{Nanos, Resolution};
+use rtlat_core::{RunReport, ThreadReport, ThreadStep};
+use rtlat_stats::blocks::BlockSeries;
+use rtlat_stats::projection::{Projection, Request};
 
 /// A thread with `cycles` samples, pinned to CPU 1, no distribution.
 fn thread(index: usize, cycles: u64) -> ThreadFixture {
@@ -48,10 +53,11 @@ fn quiet_system() -> SystemDisturbances {
 
 fn judge(threads: Vec<ThreadReport>, system: &SystemDisturbances) -> Verdict {
     let report = run(Resolution::Micros, threads);
-    Verdict::of(Evidence {
+    Evidence {
         system: Some(system),
         ..Evidence::of(&report)
-    })
+    }
+    .judge()
 }
 
 fn ids(v: &Verdict) -> Vec<&str> {
@@ -290,7 +296,7 @@ fn system_counters_not_read_or_lost() {
 
     // A synthetic run has no system counters: nothing is said of them.
     let report = run(Resolution::Micros, vec![quiet_thread(0)]);
-    let v = Verdict::of(Evidence::of(&report));
+    let v = Evidence::of(&report).judge();
     assert_eq!(v.level, Level::Trustworthy);
 }
 
@@ -369,17 +375,18 @@ fn text_lines() {
     let mut t1 = quiet_thread(1);
     t1.precise.overruns = 2;
     let report = run(Resolution::Micros, vec![t0, t1]);
-    let v = Verdict::of(Evidence {
+    let v = Evidence {
         system: Some(&quiet_system()),
         ..Evidence::of(&report)
-    });
+    }
+    .judge();
     // Short: the answer, no per-thread lines.
-    let short = render(|w| v.write_text(w, &report, "Thread", Style::Short, 200));
+    let short = render(|w| text::write(&v, w, &report, "Thread", Style::Short, 200));
     insta::assert_snapshot!("text_lines_short", short);
     assert!(!short.contains("missed periods: "), "{short}");
     assert!(short.starts_with("# Verdict: caveats (details: --verdict=full)\n"));
     // Full: each thread's missed periods, every reason, the duration.
-    let text = render(|w| v.write_text(w, &report, "Thread", Style::Full, 80));
+    let text = render(|w| text::write(&v, w, &report, "Thread", Style::Full, 80));
     insta::assert_snapshot!(text);
     assert!(text.lines().all(|l| l.starts_with("# ")), "{text}");
     assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
@@ -391,7 +398,7 @@ fn text_lines() {
 #[test]
 fn json_shape() {
     let report = run(Resolution::Micros, vec![thread(0, 0).build()]);
-    let v = Verdict::of(Evidence::of(&report));
+    let v = Evidence::of(&report).judge();
     let json = serde_json::to_value(&v).unwrap();
     assert_eq!(json["level"], "untrustworthy");
     assert_eq!(json["measurement"], "invalid");
@@ -443,8 +450,8 @@ fn text_from_the_system_is_escaped_one_reason_one_line() {
         at_ns: 500_009_000,
         window_ns: None,
     });
-    let short = render(|w| v.write_text(w, &report, "Thread", Style::Short, 80));
-    let text = render(|w| v.write_text(w, &report, "Thread", Style::Full, 200));
+    let short = render(|w| text::write(&v, w, &report, "Thread", Style::Short, 80));
+    let text = render(|w| text::write(&v, w, &report, "Thread", Style::Full, 200));
     for text in [&short, &text] {
         assert!(!text.contains(['\x1b', '\x07']), "{text:?}");
         assert!(text.lines().all(|l| l.starts_with("# ")), "{text}");
@@ -487,7 +494,7 @@ fn a_worst_sample_longer_than_the_trace_window_says_what_the_window_showed() {
         at_ns: 4_000_010_000,
         window_ns: Some(1_000_000_000),
     });
-    let text = render(|w| v.write_text(w, &report, "Thread", Style::Full, 200));
+    let text = render(|w| text::write(&v, w, &report, "Thread", Style::Full, 200));
     assert!(
         text.contains(
             "# Worst sample: T:0 3000010.0 us: thread_latency 3000002.0 us, mostly task sh \
@@ -562,11 +569,12 @@ fn judged_with(audit: &Audit, cpu: usize) -> (RunReport, Verdict) {
         .build();
     t.disturbances = Some(quiet_disturbances());
     let report = run(Resolution::Micros, vec![t]);
-    let v = Verdict::of(Evidence {
+    let v = Evidence {
         audit: Some(audit),
         system: Some(&quiet_system()),
         ..Evidence::of(&report)
-    });
+    }
+    .judge();
     (report, v)
 }
 
@@ -610,7 +618,7 @@ fn the_desktop_tree_is_a_machine_not_ready_measured_right() {
     );
 
     // Short: at most 6 lines of at most 80 columns, the answer first.
-    let short = render(|w| v.write_text(w, &report, "Thread", Style::Short, 200));
+    let short = render(|w| text::write(&v, w, &report, "Thread", Style::Short, 200));
     insta::assert_snapshot!("desktop_short", short);
     let lines: Vec<&str> = short.lines().collect();
     assert!(lines.len() <= text::SHORT_LINES, "{short}");
@@ -630,13 +638,13 @@ fn the_desktop_tree_is_a_machine_not_ready_measured_right() {
 
     // Full: every finding summarised to its fact, wrapped at 80.
     // The snapshot unwrapped, the tree's path (in a fact) made neutral.
-    let wide = render(|w| v.write_text(w, &report, "Thread", Style::Full, 1000));
+    let wide = render(|w| text::write(&v, w, &report, "Thread", Style::Full, 1000));
     let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtlat-audit/tests/fixtures/desktop");
     insta::assert_snapshot!(
         "desktop_full",
         wide.replace(&tree.display().to_string(), "<desktop>")
     );
-    let full = render(|w| v.write_text(w, &report, "Thread", Style::Full, 80));
+    let full = render(|w| text::write(&v, w, &report, "Thread", Style::Full, 80));
     assert!(full.lines().all(|l| l.chars().count() <= 80), "{full}");
     assert!(full.contains("(why and what to do: rtlat audit)"), "{full}");
     for finding in audit.checks.iter().filter(|f| f.status >= Status::Warn) {
@@ -677,10 +685,11 @@ fn the_tuned_tree_is_a_ready_machine() {
 fn a_coarse_clock_is_a_doubt_on_the_measurement() {
     let report = run(Resolution::Micros, vec![quiet_thread(0)]);
     let coarse = |ns, report: &RunReport| {
-        Verdict::of(Evidence {
+        Evidence {
             clock_resolution_ns: Some(ns),
             ..Evidence::of(report)
-        })
+        }
+        .judge()
     };
     let v = coarse(4_000_000, &report);
     assert_eq!(ids(&v), ["clock.resolution"]);
@@ -768,12 +777,13 @@ fn the_projection_is_shown_projected_or_refused() {
         horizons_s: vec![3_600.0, 86_400.0],
         deadline_ns: Some(100_000),
     };
-    let mut v = Verdict::of(Evidence {
+    let mut v = Evidence {
         system: Some(&quiet_system()),
         blocks: &series,
         request: Some(&request),
         ..Evidence::of(&report)
-    });
+    }
+    .judge();
     // Whatever the estimator says, the JSON carries it and the run's
     // length is no doubt on the measurement.
     let json = serde_json::to_value(&v).unwrap();
@@ -784,7 +794,7 @@ fn the_projection_is_shown_projected_or_refused() {
         v.suggested_duration_s,
         Some(rtlat_stats::projection::needed_duration_s(86_400.0))
     );
-    let full = render(|w| v.write_text(w, &report, "Thread", Style::Full, 80));
+    let full = render(|w| text::write(&v, w, &report, "Thread", Style::Full, 80));
     assert!(
         full.contains("to project the worst case over 24 h"),
         "{full}"
@@ -797,12 +807,12 @@ fn the_projection_is_shown_projected_or_refused() {
         advice: "run at least 7 min more".into(),
         more_s: Some(400.0),
     }));
-    let short = render(|w| v.write_text(w, &report, "Thread", Style::Short, 80));
+    let short = render(|w| text::write(&v, w, &report, "Thread", Style::Short, 80));
     assert!(
         short.contains("\n# Worst case: not projected: 60 blocks of 10 s are too few to fit"),
         "{short}"
     );
-    let full = render(|w| v.write_text(w, &report, "Thread", Style::Full, 80));
+    let full = render(|w| text::write(&v, w, &report, "Thread", Style::Full, 80));
     assert!(
         full.contains("# Projection: refused (too_few_blocks): 60 blocks"),
         "{full}"
@@ -811,7 +821,7 @@ fn the_projection_is_shown_projected_or_refused() {
 
     // Projected: the worst case and the deadline's rate, in 80 columns.
     v.projection = Some(projected());
-    let short = render(|w| v.write_text(w, &report, "Thread", Style::Short, 200));
+    let short = render(|w| text::write(&v, w, &report, "Thread", Style::Short, 200));
     insta::assert_snapshot!("projected_short", short);
     assert!(
         short.contains("\n# Worst case: 1 h 142 us (95 % 120-190), 24 h 210 us (150-unbounded)\n"),
@@ -822,7 +832,7 @@ fn the_projection_is_shown_projected_or_refused() {
         "{short}"
     );
     assert!(short.lines().count() <= text::SHORT_LINES);
-    let full = render(|w| v.write_text(w, &report, "Thread", Style::Full, 80));
+    let full = render(|w| text::write(&v, w, &report, "Thread", Style::Full, 80));
     insta::assert_snapshot!("projected_full", full);
     assert!(full.lines().all(|l| l.chars().count() <= 80), "{full}");
     assert!(
@@ -841,11 +851,12 @@ fn the_projection_is_shown_projected_or_refused() {
     );
 
     // No blocks (a tool that keeps none): no projection, no duration for it.
-    let v = Verdict::of(Evidence {
+    let v = Evidence {
         system: Some(&quiet_system()),
         request: Some(&request),
         ..Evidence::of(&report)
-    });
+    }
+    .judge();
     assert_eq!((v.projection.clone(), v.suggested_duration_s), (None, None));
 }
 
@@ -858,11 +869,12 @@ fn the_longest_horizon_projected_asks_for_the_longer_run() {
             horizons_s,
             deadline_ns: None,
         };
-        Verdict::of(Evidence {
+        Evidence {
             blocks: &series,
             request: Some(&request),
             ..Evidence::of(&report)
-        })
+        }
+        .judge()
         .suggested_duration_s
     };
     let need = rtlat_stats::projection::needed_duration_s;
@@ -883,12 +895,13 @@ fn full_text_wraps_to_the_width_given() {
     let mut t0 = thread(0, 20_000).distribution(&samples).build();
     t0.disturbances = Some(quiet_disturbances());
     let report = run(Resolution::Micros, vec![t0]);
-    let v = Verdict::of(Evidence {
+    let v = Evidence {
         system: Some(&quiet_system()),
         ..Evidence::of(&report)
-    });
+    }
+    .judge();
     for width in [40, 80, 120] {
-        let full = render(|w| v.write_text(w, &report, "Thread", Style::Full, width));
+        let full = render(|w| text::write(&v, w, &report, "Thread", Style::Full, width));
         assert!(
             full.lines().all(|l| l.chars().count() <= width),
             "{width}: {full}"
@@ -903,7 +916,7 @@ fn full_text_wraps_to_the_width_given() {
 #[test]
 fn a_horizon_beyond_the_run_says_how_much_longer_to_run() {
     let report = run(Resolution::Micros, vec![quiet_thread(0)]);
-    let mut v = Verdict::of(Evidence::of(&report));
+    let mut v = Evidence::of(&report).judge();
     let Projection::Projected(mut p) = projected() else {
         unreachable!()
     };
@@ -913,12 +926,12 @@ fn a_horizon_beyond_the_run_says_how_much_longer_to_run() {
         more_s: 26.4,
     }];
     v.projection = Some(Projection::Projected(p));
-    let short = render(|w| v.write_text(w, &report, "Thread", Style::Short, 80));
+    let short = render(|w| text::write(&v, w, &report, "Thread", Style::Short, 80));
     assert!(
         short.contains("\n# Worst case: 1 h 142 us (95 % 120-190), 24 h: run 26.4 s more\n"),
         "{short}"
     );
-    let full = render(|w| v.write_text(w, &report, "Thread", Style::Full, 80));
+    let full = render(|w| text::write(&v, w, &report, "Thread", Style::Full, 80));
     assert!(
         full.contains("#   worst case over 24 h: not projected: the run is too short, run 26.4"),
         "{full}"

@@ -23,9 +23,10 @@ use rtlat_args::escape::Escaped;
 use rtlat_core::RunReport;
 use rtlat_stats::projection::{CONFIDENCE, Estimate, Exceedance, Projected, Projection};
 
-use super::{Machine, Part, Reason, ReasonLevel, SAMPLES_BEYOND_NEEDED, Verdict, seconds_text};
+use super::{Machine, Part, Reason, ReasonLevel, SAMPLES_BEYOND_NEEDED, Verdict};
 use crate::report::explain::micros;
 use crate::report::sample_time::SampleInstants;
+use rtlat_verdict::words::significant;
 
 /// How much `--verdict` prints.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,7 +65,7 @@ pub const SHORT_WIDTH: usize = 80;
 
 /// Writes `verdict` in `style`: full text wrapped to `width`, short
 /// lines cut to it (and to [`SHORT_WIDTH`]).
-pub(super) fn write(
+pub fn write(
     verdict: &Verdict,
     w: &mut impl Write,
     report: &RunReport,
@@ -478,22 +479,10 @@ fn rate(per_hour: f64) -> String {
     significant(per_hour)
 }
 
-/// Whole at 100 and above, else three significant digits, trailing
-/// zeros trimmed.
-fn significant(x: f64) -> String {
-    let decimals = if x.abs() >= 100.0 {
-        0
-    } else if x.abs() >= 10.0 {
-        1
-    } else {
-        2
-    };
-    let text = format!("{x:.decimals$}");
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
-    }
+/// Seconds with at most three decimals: `1000`, `0.5`.
+fn seconds_text(seconds: f64) -> String {
+    let text = format!("{seconds:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// `95` for 0.95.
@@ -526,17 +515,6 @@ fn span(s: f64) -> String {
     } else {
         format!("{} d", significant(s / 86_400.0))
     }
-}
-
-/// A duration given in ns, in its largest whole unit: `4 ms`, `1 us`,
-/// `1 ns`, `1.5 us`.
-pub fn duration_ns(ns: i64) -> String {
-    for (unit, per) in [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)] {
-        if ns >= per {
-            return format!("{} {unit}", significant(ns as f64 / per as f64));
-        }
-    }
-    format!("{ns} ns")
 }
 
 /// `line` cut to `width` columns, the cut marked with `…`.
@@ -592,9 +570,6 @@ mod tests {
         assert_eq!(us(9_450.0), "9.45");
         assert_eq!(rate(3.12), "3.12");
         assert_eq!(rate(12.34), "12.3");
-        assert_eq!(duration_ns(4_000_000), "4 ms");
-        assert_eq!(duration_ns(1_000), "1 us");
-        assert_eq!(duration_ns(1), "1 ns");
         assert_eq!(Style::from_name("full"), Some(Style::Full));
         assert_eq!(Style::from_name("long"), None);
     }

@@ -1,0 +1,29 @@
+//! The whole document as rtlat writes it: rt-tests' envelope
+//! ([`Header`]), a tool's own members flattened after it (cyclictest's
+//! and signaltest's [`crate::members::ThreadMembers`], the IPC tools'
+//! [`crate::ipc::IpcMembers`]), then rtlat's `environment` and `audit`
+//! (the audit made before the first sample, `null` where none was made:
+//! crate `rtlat-audit`'s types, hence the parameters `E` and `A`) and,
+//! last, always, the run's `verdict`.
+
+use serde::Serialize;
+
+use crate::document::Header;
+use crate::verdict::Verdict;
+
+/// The document, in the order written.
+#[derive(Clone, Debug, Serialize)]
+pub struct Document<'a, M, E, A> {
+    /// `file_version`, `"cmdline:"`, ... `sysinfo`.
+    #[serde(flatten)]
+    pub header: Header,
+    /// The tool's members.
+    #[serde(flatten)]
+    pub members: &'a M,
+    /// The machine's facts.
+    pub environment: Option<E>,
+    /// The checks of the audit.
+    pub audit: Option<A>,
+    /// The verdict on the run.
+    pub verdict: &'a Verdict,
+}

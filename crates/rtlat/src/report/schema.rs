@@ -1,0 +1,318 @@
+//! The schema of rtlat's documents pinned, for the tests: every key path
+//! of a fully populated document with the JSON types its values take,
+//! in the order written, against a golden list kept per tool and per
+//! `file_version` (`schema/<tool>.v<file_version>.keys`; a document
+//! without a version of its schema, `schema/<tool>.unversioned.keys`).
+//!
+//! A key added, removed, renamed, moved or given another type fails the
+//! check unless the document's `file_version` changes with it: a new
+//! version has a list of its own, written by the check when it does not
+//! exist yet (`RTLAT_SCHEMA_WRITE=1`); an existing list is never
+//! rewritten.
+//!
+//! Paths: `a.b` for key `b` in object `a`; `a.*` for any key of an object
+//! whose keys are numbers (the `"thread"` objects, `"histogram"`); `a[]`
+//! for the elements of an array.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Deserializer;
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+/// Each key path of the document `text` with the types its values take
+/// (`null`, `bool`, `number`, `string`, `object`, `array`, several joined
+/// by `|`), one `path: types` line each, in the order first written.
+pub fn key_paths(text: &str) -> Vec<String> {
+    let mut paths = Paths::default();
+    let mut reader = serde_json::Deserializer::from_str(text);
+    Walk {
+        path: String::new(),
+        paths: &mut paths,
+    }
+    .deserialize(&mut reader)
+    .expect("valid JSON");
+    paths
+        .0
+        .into_iter()
+        .map(|(path, types)| format!("{path}: {}", types.join("|")))
+        .collect()
+}
+
+/// The paths seen, in order, each with its types.
+#[derive(Default)]
+struct Paths(Vec<(String, Vec<&'static str>)>);
+
+impl Paths {
+    fn record(&mut self, path: &str, kind: &'static str) {
+        if path.is_empty() {
+            return;
+        }
+        match self.0.iter_mut().find(|(p, _)| p == path) {
+            Some((_, types)) if types.contains(&kind) => {}
+            Some((_, types)) => {
+                types.push(kind);
+                types.sort_unstable();
+            }
+            None => self.0.push((path.to_string(), vec![kind])),
+        }
+    }
+}
+
+/// Reads one value at `path`, recording it and what it holds.
+struct Walk<'p> {
+    path: String,
+    paths: &'p mut Paths,
+}
+
+impl<'de> DeserializeSeed<'de> for Walk<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl Walk<'_> {
+    fn leaf<E>(self, kind: &'static str) -> Result<(), E> {
+        self.paths.record(&self.path, kind);
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for Walk<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.leaf("null")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        self.leaf("bool")
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        self.leaf("number")
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        self.leaf("number")
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        self.leaf("number")
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        self.leaf("string")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.paths.record(&self.path, "array");
+        let element = format!("{}[]", self.path);
+        while seq
+            .next_element_seed(Walk {
+                path: element.clone(),
+                paths: &mut *self.paths,
+            })?
+            .is_some()
+        {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.paths.record(&self.path, "object");
+        while let Some(key) = map.next_key::<String>()? {
+            // Numbered keys (threads, histogram buckets) are one path.
+            let key = if key.parse::<i64>().is_ok() {
+                "*"
+            } else {
+                &key
+            };
+            let path = if self.path.is_empty() {
+                key.to_string()
+            } else {
+                format!("{}.{key}", self.path)
+            };
+            map.next_value_seed(Walk {
+                path,
+                paths: &mut *self.paths,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// Checks `text`, a fully populated document of `tool`, against the
+/// golden list of its `file_version`; panics saying what changed and
+/// what to do.
+pub fn check(tool: &str, text: &str) {
+    let doc: serde_json::Value = serde_json::from_str(text).expect("valid JSON");
+    let version = doc["file_version"]
+        .as_u64()
+        .expect("the document has a file_version");
+    check_against(tool, &format!("v{version}"), "its file_version", text);
+}
+
+/// [`check`] for a document without a version of its schema (`rtlat
+/// audit --json`, `rtlat compare --json`: only `rtlat_version`): any
+/// change of its keys fails until it is given one.
+pub fn check_unversioned(tool: &str, text: &str) {
+    check_against(tool, "unversioned", "a version (it has none)", text);
+}
+
+fn check_against(tool: &str, label: &str, version: &str, text: &str) {
+    let written = key_paths(text);
+    let file = golden(tool, label);
+    let Ok(golden) = std::fs::read_to_string(&file) else {
+        if std::env::var_os("RTLAT_SCHEMA_WRITE").is_some() {
+            std::fs::write(&file, written.join("\n") + "\n").expect("writing the key list");
+            return;
+        }
+        panic!(
+            "no key list for the {tool} document {label} ({}): run the test with \
+             RTLAT_SCHEMA_WRITE=1 to write it, and commit it",
+            file.display()
+        );
+    };
+    let golden: Vec<&str> = golden.lines().collect();
+    if golden != written {
+        let gone: Vec<&&str> = golden
+            .iter()
+            .filter(|g| !written.iter().any(|w| w == **g))
+            .collect();
+        let new: Vec<&String> = written
+            .iter()
+            .filter(|w| !golden.contains(&w.as_str()))
+            .collect();
+        panic!(
+            "the keys of the {tool} document changed but not {version} ({label}): change \
+             the version with them (a new version gets a key list of its own) or undo the \
+             change.\nno longer written: {gone:#?}\nnew: {new:#?}\n(neither: the order \
+             changed; compare with {})",
+            file.display()
+        );
+    }
+}
+
+fn golden(tool: &str, label: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("src/report/schema")
+        .join(format!("{tool}.{label}.keys"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_and_types_of_a_small_document() {
+        let doc = r#"{"b": 1, "thread": {"0": {"x": null}, "1": {"x": 2.5}},
+            "list": [{"k": "v"}, {"k": true}], "a": {}}"#;
+        assert_eq!(
+            key_paths(doc),
+            [
+                "b: number",
+                "thread: object",
+                "thread.*: object",
+                "thread.*.x: null|number",
+                "list: array",
+                "list[]: object",
+                "list[].k: bool|string",
+                "a: object",
+            ]
+        );
+    }
+
+    /// A thread that measured with every key signaltest writes: `-h`,
+    /// disturbances, a time for its maximum.
+    fn full_thread() -> rtlat_core::ThreadReport {
+        use crate::report::test_support::ThreadFixture;
+        use rtlat_core::Resolution;
+        let mut t = ThreadFixture::new(0)
+            .tid(4242)
+            .pinned(1, 0)
+            .samples(&[3, 4, 9, 120], Resolution::Micros, 0, Some(100))
+            .distribution(&[3_000, 4_000, 9_000, 120_000])
+            .build();
+        t.disturbances = Some(rtlat_core::Disturbances {
+            involuntary_switches: 1,
+            migrations: Some(0),
+            minor_faults: 2,
+            major_faults: 0,
+        });
+        t
+    }
+
+    #[test]
+    fn the_keys_of_signaltests_document_change_only_with_its_version() {
+        use crate::report::json::Extras;
+        use crate::report::test_support::{meta, render, run, timeline};
+        let report = run(rtlat_core::Resolution::Micros, vec![full_thread()]);
+        let m = meta("signaltest -h 100");
+        let verdict = crate::report::verdict::judge(&report, &m, None);
+        let extras = Extras {
+            load: None,
+            verdict: &verdict,
+            explain: None,
+            timeline: Some(timeline()),
+        };
+        let text = render(|w| crate::signaltest::output::write_json(w, &report, &m, &extras));
+        check("signaltest", &text);
+    }
+
+    #[test]
+    fn the_keys_of_the_ipc_tools_document_change_only_with_its_version() {
+        use crate::ipc::PairTool;
+        use crate::report::json::Extras;
+        use crate::report::test_support::{meta, render};
+        use rtlat_core::EndReason;
+        use rtlat_core::ipc::{PairReport, PairResult, SideResult};
+        use rtlat_core::{Nanos, Resolution};
+        let t = full_thread();
+        let side = |id: i32| SideResult {
+            id,
+            policy: t.policy,
+            priority: 80,
+            cpu: Some(1),
+            compat: t.compat,
+            precise: t.precise,
+            error: None,
+            disturbances: t.disturbances,
+            ended: true,
+        };
+        let report = PairReport {
+            resolution: Resolution::Micros,
+            end: EndReason::Stopped,
+            pairs: vec![PairResult {
+                index: 0,
+                interval: Nanos::from_micros(1000),
+                receiver: side(100),
+                sender: side(101),
+                timeouts: 2,
+                histogram: t.histogram.clone(),
+                distribution: t.distribution.clone(),
+                phases: Vec::new(),
+            }],
+            break_info: None,
+        };
+        let m = meta("pmqtest -h 100");
+        let cpus = [(1, 0)];
+        let receivers = crate::ipc::output::receivers_as_run_report(&report, &cpus);
+        let verdict = crate::report::verdict::judge(&receivers, &m, None);
+        let extras = Extras {
+            load: None,
+            verdict: &verdict,
+            explain: None,
+            timeline: None,
+        };
+        let text = render(|w| {
+            crate::ipc::output::write_json(w, PairTool::Pmqtest, &report, &cpus, &m, extras)
+        });
+        check("ipc", &text);
+    }
+}
