@@ -6,7 +6,7 @@ use crate::output::{Stdout, write_to};
 /// The JSON document.
 pub struct Json;
 
-impl Format for Json {
+impl Format<Finished<'_>> for Json {
     fn write(&self, run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()> {
         let Some(target) = run.asked.json else {
             return Ok(());

@@ -17,6 +17,13 @@
 //! width of [`rtlat_args::columns`] (80 when stdout is not a terminal), a
 //! `#` on every continuation line.
 //!
+//! The outputs are written in two stages, each its own list of the one
+//! [`Format`] trait, walked by [`write_list`]: [`FORMATS`] see the
+//! [`Finished`] run, before stdout is flushed and the run's end is told;
+//! the gate's `GATE_FORMATS` (the JUnit report, `gate/run.rs`) see the gates'
+//! outcomes (`Judged`), after stdout is flushed and before
+//! the broken limits' stderr lines, as always.
+//!
 //! Adding a format: a file here with a type that implements [`Format`],
 //! one line in [`FORMATS`] (its place in the order), and, when the
 //! command line asks for it, a field of [`Asked`] that the tools fill.
@@ -46,7 +53,7 @@ use crate::output::{FirstFailure, OutputTarget, Stdout};
 /// Every final output, in the order they are written: JSON first (so
 /// `--json=-` comes before the text, as in C; signaltest's `T:` lines
 /// before it), the closing lines last.
-pub static FORMATS: &[&dyn Format] = &[
+pub static FORMATS: &[&dyn for<'a> Format<Finished<'a>>] = &[
     &own_text::OwnText(Place::First),
     &json::Json,
     &own_text::OwnText(Place::AfterJson),
@@ -61,11 +68,12 @@ pub static FORMATS: &[&dyn Format] = &[
     &max_times::MaxTimes,
 ];
 
-/// One final output.
-pub trait Format: Sync {
+/// One final output of a stage whose outputs see `Run` (a
+/// [`Finished`] run, or the gates' outcomes).
+pub trait Format<Run>: Sync {
     /// Writes it to `out` or to its file if `run` asks for it; a file
     /// that cannot be written is the error returned.
-    fn write(&self, run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()>;
+    fn write(&self, run: &Run, out: &mut Stdout) -> anyhow::Result<()>;
 }
 
 /// A finished run, as the formats see it.
@@ -157,8 +165,18 @@ pub struct HgrmAsked<'a> {
 /// Writes every format of [`FORMATS`] that `run` asks for, in order;
 /// all are attempted, the first failure is returned.
 pub fn write_all(run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()> {
+    write_list(FORMATS, run, out)
+}
+
+/// Writes every format of `list` that `run` asks for, in order; all are
+/// attempted, the first failure is returned.
+pub fn write_list<Run>(
+    list: &[&dyn Format<Run>],
+    run: &Run,
+    out: &mut Stdout,
+) -> anyhow::Result<()> {
     let mut failures = FirstFailure::default();
-    for format in FORMATS {
+    for format in list {
         failures.keep(format.write(run, out));
     }
     failures.into_result()
