@@ -29,6 +29,7 @@
 //! command line asks for it, a field of [`Asked`] that the tools fill.
 
 mod breaktrace;
+mod document;
 mod explain;
 mod hgrm;
 mod histogram;
@@ -43,6 +44,8 @@ mod verdict;
 use std::io::{self, Write};
 
 use rtlat_core::report::RunReport;
+
+pub use document::Document;
 
 use super::json::Extras;
 use super::sample_time::SampleInstants;
@@ -68,9 +71,15 @@ pub static FORMATS: &[&dyn for<'a> Format<Finished<'a>>] = &[
     &max_times::MaxTimes,
 ];
 
+/// The final outputs of a command whose result is one [`Document`]
+/// (`rtlat compare`, `rtlat audit`, `rtlat load`), in order: the text,
+/// then the JSON (the same format as a run's).
+pub static DOCUMENT_FORMATS: &[&dyn for<'a> Format<dyn Document + 'a>] =
+    &[&document::Text, &json::Json];
+
 /// One final output of a stage whose outputs see `Run` (a
 /// [`Finished`] run, or the gates' outcomes).
-pub trait Format<Run>: Sync {
+pub trait Format<Run: ?Sized>: Sync {
     /// Writes it to `out` or to its file if `run` asks for it; a file
     /// that cannot be written is the error returned.
     fn write(&self, run: &Run, out: &mut Stdout) -> anyhow::Result<()>;
@@ -168,9 +177,15 @@ pub fn write_all(run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()> {
     write_list(FORMATS, run, out)
 }
 
+/// Writes every format of [`DOCUMENT_FORMATS`] that `document` asks for,
+/// in order; all are attempted, the first failure is returned.
+pub fn write_document(document: &dyn Document, out: &mut Stdout) -> anyhow::Result<()> {
+    write_list(DOCUMENT_FORMATS, document, out)
+}
+
 /// Writes every format of `list` that `run` asks for, in order; all are
 /// attempted, the first failure is returned.
-pub fn write_list<Run>(
+pub fn write_list<Run: ?Sized>(
     list: &[&dyn Format<Run>],
     run: &Run,
     out: &mut Stdout,
