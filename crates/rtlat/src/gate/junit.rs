@@ -1,5 +1,5 @@
 //! The gate's outcomes as a JUnit XML report (`--junit FILE`, one of
-//! [`super::GATE_FORMATS`]) and as stderr lines.
+//! [`super::run::GATE_FORMATS`]) and as stderr lines.
 
 use std::io::{self, Write};
 
