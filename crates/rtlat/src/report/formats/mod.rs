@@ -1,5 +1,5 @@
-//! The final outputs of a measuring tool's run, one [`Format`] per file,
-//! written in the order of [`FORMATS`], the one list of them: the JSON
+//! The final outputs of every command, one [`Format`] per file. A
+//! measuring tool's run is written in the order of [`FORMATS`]: the JSON
 //! document, the C tools' text, the histogram block, `.hgrm` files, the
 //! percentiles table, the closing lines (load, explanations, verdict,
 //! times of the maxima), ...
@@ -17,15 +17,17 @@
 //! width of [`rtlat_args::columns`] (80 when stdout is not a terminal), a
 //! `#` on every continuation line.
 //!
-//! The outputs are written in two stages, each its own list of the one
-//! [`Format`] trait, walked by [`write_list`]: [`FORMATS`] see the
+//! The [`Format`] trait is generic over what a list's formats see, and
+//! every list is walked by [`write_list`]: [`FORMATS`] see the
 //! [`Finished`] run, before stdout is flushed and the run's end is told;
-//! the gate's `GATE_FORMATS` (the JUnit report, `gate/run.rs`) see the gates'
-//! outcomes (`Judged`), after stdout is flushed and before
-//! the broken limits' stderr lines, as always.
+//! the gate's `GATE_FORMATS` (the JUnit report, `gate/run.rs`) see the
+//! gates' outcomes (`Judged`), after stdout is flushed and before the
+//! broken limits' stderr lines, as always; [`DOCUMENT_FORMATS`] (the text,
+//! then the same [`json::Json`]) see the [`Document`] of a command that
+//! does not measure (`rtlat compare`, `rtlat audit`, `rtlat load`).
 //!
 //! Adding a format: a file here with a type that implements [`Format`],
-//! one line in [`FORMATS`] (its place in the order), and, when the
+//! one line in its list (its place in the order), and, when the
 //! command line asks for it, a field of [`Asked`] that the tools fill.
 
 mod breaktrace;
