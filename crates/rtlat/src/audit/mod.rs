@@ -10,11 +10,13 @@
 pub mod json;
 pub mod text;
 
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use rtlat_audit::{AuditError, Request, Status};
+use rtlat_audit::{Audit, AuditError, Request, Status};
 
-use crate::output::{OutputTarget, Stdout, end_run, write_to};
+use crate::output::{OutputTarget, Stdout, end_run};
+use crate::report::formats::{self, Document};
 use rtlat_args::UsageError;
 use rtlat_args::values::SystemView;
 
@@ -43,15 +45,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     })?;
 
     let mut out = Stdout::new(false);
-    if settings.json != Some(OutputTarget::Stdout) {
-        let colour = text::Colour::for_stdout();
-        let width = rtlat_args::columns::width(rtlat_args::columns::Stream::Stdout);
-        out.emit(|w| text::write_text(w, &audit, colour, width));
-    }
-    let written = match &settings.json {
-        Some(target) => write_to(target, &mut out, "--json", |w| json::write_json(w, &audit)),
-        None => Ok(()),
-    };
+    let written = formats::write_document(
+        &Audited {
+            audit: &audit,
+            json: settings.json.as_ref(),
+        },
+        &mut out,
+    );
     let failing: Vec<&str> = match settings.fail_on {
         Some(level) => audit.at_least(level).map(|f| f.id).collect(),
         None => Vec::new(),
@@ -72,6 +72,29 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         _ => (None, 0),
     };
     end_run(&mut out, written, failure, status)
+}
+
+/// The audit as the final outputs see it: the text, coloured and wrapped
+/// for stdout, and the `--json` document.
+struct Audited<'a> {
+    audit: &'a Audit,
+    json: Option<&'a OutputTarget>,
+}
+
+impl Document for Audited<'_> {
+    fn write_text(&self, w: &mut dyn Write) -> io::Result<()> {
+        let colour = text::Colour::for_stdout();
+        let width = rtlat_args::columns::width(rtlat_args::columns::Stream::Stdout);
+        text::write_text(w, self.audit, colour, width)
+    }
+
+    fn json_target(&self) -> Option<&OutputTarget> {
+        self.json
+    }
+
+    fn write_json(&self, w: &mut dyn Write) -> io::Result<()> {
+        json::write_json(w, self.audit)
+    }
 }
 
 /// The CPUs of the machine under `root`, against which `--cpus` is read:

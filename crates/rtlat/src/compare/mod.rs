@@ -21,7 +21,10 @@ pub mod json;
 pub mod judge;
 pub mod render;
 
-use crate::output::{OutputTarget, write_to};
+use std::io::{self, Write};
+
+use crate::output::OutputTarget;
+use crate::report::formats::{self, Document};
 use judge::NoiseRule;
 use rtlat_args::stdio::{Stdout, tell};
 use rtlat_results::file::StdinOr;
@@ -51,16 +54,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     // A closed pipe (`| head`) ends the output quietly; the status still
     // tells.
     let mut out = Stdout::new(false);
-    if settings.json != Some(OutputTarget::Stdout) {
-        let width = rtlat_args::columns::width(rtlat_args::columns::Stream::Stdout);
-        out.emit(|w| render::write_text(w, &comparison, width));
-    }
-    let written = match &settings.json {
-        Some(target) => write_to(target, &mut out, "--json", |w| {
-            json::write_json(w, &comparison)
-        }),
-        None => Ok(()),
-    };
+    let written = formats::write_document(
+        &Compared {
+            comparison: &comparison,
+            json: settings.json.as_ref(),
+        },
+        &mut out,
+    );
     out.finish()?;
     written?;
     if settings.fail_on_regression && comparison.any_worse() {
@@ -70,4 +70,26 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         return Ok(3);
     }
     Ok(0)
+}
+
+/// The comparison as the final outputs see it: the text, wrapped to
+/// stdout's width, and the `--json` document.
+struct Compared<'a> {
+    comparison: &'a render::Comparison<'a>,
+    json: Option<&'a OutputTarget>,
+}
+
+impl Document for Compared<'_> {
+    fn write_text(&self, w: &mut dyn Write) -> io::Result<()> {
+        let width = rtlat_args::columns::width(rtlat_args::columns::Stream::Stdout);
+        render::write_text(w, self.comparison, width)
+    }
+
+    fn json_target(&self) -> Option<&OutputTarget> {
+        self.json
+    }
+
+    fn write_json(&self, w: &mut dyn Write) -> io::Result<()> {
+        json::write_json(w, self.comparison)
+    }
 }

@@ -1,8 +1,27 @@
-//! The gate's outcomes as a JUnit XML report and as stderr lines.
+//! The gate's outcomes as a JUnit XML report (`--junit FILE`, one of
+//! [`super::run::GATE_FORMATS`]) and as stderr lines.
 
 use std::io::{self, Write};
 
 use super::evaluate::{Outcome, Verdict};
+use super::run::Judged;
+use crate::output::{OutputTarget, Stdout, write_to};
+use crate::report::formats::Format;
+
+/// `--junit FILE`: the JUnit report, written whole or not at all like
+/// every output file (see [`crate::output::write_to`]).
+pub struct Junit;
+
+impl Format<Judged<'_>> for Junit {
+    fn write(&self, run: &Judged<'_>, out: &mut Stdout) -> anyhow::Result<()> {
+        let Some(path) = &run.plan.junit else {
+            return Ok(());
+        };
+        write_to(&OutputTarget::File(path.clone()), out, "--junit", |w| {
+            write_junit(w, run.tool, run.outcomes, run.duration_s)
+        })
+    }
+}
 
 /// Writes `outcomes` as JUnit XML: one `<testsuites name="rtlat">`
 /// holding one `<testsuite name=SUITE>` (SUITE is the tool, e.g.

@@ -7,7 +7,8 @@
 //! [`Subject`] per thread and one for all threads together from its
 //! finished run, and asks [`evaluate`] for one [`Outcome`] per subject and
 //! limit. After writing all its other outputs it writes the JUnit report
-//! ([`write_junit`]), prints [`summary_lines`] on stderr and exits 3 when
+//! ([`junit::write_junit`], through the output list `GATE_FORMATS`,
+//! module `run`), prints [`summary_lines`] on stderr and exits 3 when
 //! [`any_failed`]:
 //!
 //! ```text
@@ -83,7 +84,7 @@ mod run;
 
 use evaluate::{Metrics, Outcome, Subject, any_failed, evaluate};
 pub use grammar::{Limit, latency_ns, parse};
-use junit::{summary_lines, write_junit};
+use junit::summary_lines;
 pub use run::{GatePlan, apply};
 
 #[cfg(test)]
@@ -91,6 +92,7 @@ mod tests {
     //! The module documentation's flow.
     use super::evaluate::{Measured, Verdict};
     use super::grammar::{GateError, Metric, Op, Threshold, Unit};
+    use super::junit::write_junit;
     use super::*;
 
     #[test]

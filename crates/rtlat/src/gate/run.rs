@@ -2,15 +2,17 @@
 //! [`RunReport`] (each thread, then all threads together) and the end of a
 //! gated run (JUnit file, stderr lines, exit status 3).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::output::{OutputTarget, Stdout, write_to};
+use crate::output::Stdout;
+use crate::report::formats::{Format, write_list};
 use rtlat_core::Distribution;
 use rtlat_core::{PreciseStats, RunReport};
 
 use crate::report::verdict::Verdict;
 
-use super::{Limit, Metrics, Subject, any_failed, evaluate, summary_lines, write_junit};
+use super::junit::Junit;
+use super::{Limit, Metrics, Outcome, Subject, any_failed, evaluate, summary_lines};
 
 use rtlat_args::stdio::tell;
 
@@ -117,10 +119,28 @@ pub fn apply(
     })
 }
 
-/// After a run's other outputs: evaluates `plan` on `subjects`, writes the
-/// JUnit report (suite `tool`), prints one stderr line per broken limit
-/// (prefixed with the program's name) and returns whether a limit was broken. A JUnit
-/// file that cannot be written is an error naming it.
+/// The outputs written once the gates are judged, after stdout is
+/// flushed: the JUnit report. (The other stage's list, and the trait, are
+/// [`crate::report::formats`].)
+pub static GATE_FORMATS: &[&dyn for<'a> Format<Judged<'a>>] = &[&Junit];
+
+/// The gates judged, as the outputs of [`GATE_FORMATS`] see them.
+pub struct Judged<'a> {
+    /// The gates asked for (`--junit`'s file among them).
+    pub plan: &'a GatePlan,
+    /// Each limit's outcome, in the order given.
+    pub outcomes: &'a [Outcome],
+    /// The tool, the JUnit suite's name.
+    pub tool: &'a str,
+    /// The run's length.
+    pub duration_s: f64,
+}
+
+/// After a run's other outputs: evaluates `plan` on `subjects`, writes
+/// the outputs of [`GATE_FORMATS`] (the JUnit report, suite `tool`),
+/// prints one stderr line per broken limit (prefixed with the program's
+/// name) and returns whether a limit was broken. A JUnit file that cannot
+/// be written is an error naming it (and the lines are not printed).
 pub fn finish(
     plan: &GatePlan,
     subjects: &[Subject],
@@ -128,31 +148,19 @@ pub fn finish(
     duration_s: f64,
 ) -> anyhow::Result<bool> {
     let outcomes = evaluate(&plan.limits, subjects);
-    if let Some(path) = &plan.junit {
-        write_junit_file(path, tool, &outcomes, duration_s)?;
-    }
+    let judged = Judged {
+        plan,
+        outcomes: &outcomes,
+        tool,
+        duration_s,
+    };
+    let mut out = Stdout::new(false);
+    write_list(GATE_FORMATS, &judged, &mut out)?;
+    out.finish()?;
     for line in summary_lines(&outcomes) {
         tell!("{line}");
     }
     Ok(any_failed(&outcomes))
-}
-
-/// The report, written whole or not at all like every output file (see
-/// [`crate::output::write_to`]).
-fn write_junit_file(
-    path: &Path,
-    tool: &str,
-    outcomes: &[super::Outcome],
-    duration_s: f64,
-) -> anyhow::Result<()> {
-    let mut out = Stdout::new(false);
-    write_to(
-        &OutputTarget::File(path.to_path_buf()),
-        &mut out,
-        "--junit",
-        |w| write_junit(w, tool, outcomes, duration_s),
-    )?;
-    out.finish()
 }
 
 #[cfg(test)]

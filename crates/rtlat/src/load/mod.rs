@@ -5,12 +5,13 @@
 
 pub mod beside;
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 use rtlat_core::Nanos;
 use rtlat_core::load::{LoadPlan, LoadSet};
 
+use crate::report::formats::{self, Document};
 use crate::signals::SignalFlags;
 use rtlat_args::columns::{self, Stream};
 use rtlat_args::stdio::{Stdout, tell};
@@ -51,19 +52,25 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     let report = running.stop();
     let mut out = Stdout::new(false);
-    let width = columns::width(Stream::Stdout);
-    out.emit(|w| {
-        columns::write_wrapped(w, width, |b| {
-            report
-                .lines()
-                .iter()
-                .try_for_each(|line| writeln!(b, "{line}"))
-        })
-    });
-    let shown = out.finish();
+    let lines = report.lines();
+    let written = formats::write_document(&Rates(&lines), &mut out);
+    let shown = written.and(out.finish());
     for e in &report.errors {
         tell!("{e}");
     }
     shown?;
     Ok(if report.errors.is_empty() { 0 } else { 1 })
+}
+
+/// The rates as the final outputs see them: one line per kind, wrapped to
+/// stdout's width; no JSON.
+struct Rates<'a>(&'a [String]);
+
+impl Document for Rates<'_> {
+    fn write_text(&self, mut w: &mut dyn Write) -> io::Result<()> {
+        let width = columns::width(Stream::Stdout);
+        columns::write_wrapped(&mut w, width, |b| {
+            self.0.iter().try_for_each(|line| writeln!(b, "{line}"))
+        })
+    }
 }

@@ -7,7 +7,7 @@ use crate::output::Stdout;
 /// The explanations.
 pub struct Explain;
 
-impl Format for Explain {
+impl Format<Finished<'_>> for Explain {
     fn write(&self, run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()> {
         match run.extras.explain {
             Some(outcome) => crate::explain::write_outputs(outcome, run.asked.explain, out),

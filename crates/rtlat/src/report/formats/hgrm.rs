@@ -11,7 +11,7 @@ use crate::report::hgrm::{Moments, per_thread_path, write_hgrm};
 /// The `.hgrm` files.
 pub struct Hgrm;
 
-impl Format for Hgrm {
+impl Format<Finished<'_>> for Hgrm {
     fn write(&self, run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()> {
         let Some(asked) = &run.asked.hgrm else {
             return Ok(());

@@ -8,7 +8,7 @@ use crate::report::histogram::write_histogram;
 /// The histogram block.
 pub struct Histogram;
 
-impl Format for Histogram {
+impl Format<Finished<'_>> for Histogram {
     fn write(&self, run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()> {
         let Some(asked) = &run.asked.histogram else {
             return Ok(());

@@ -10,7 +10,7 @@ use crate::report::load::write_load;
 /// The load's lines.
 pub struct Load;
 
-impl Format for Load {
+impl Format<Finished<'_>> for Load {
     fn write(&self, run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()> {
         if let Some(load) = run.extras.load {
             let width = columns::width(Stream::Stdout);

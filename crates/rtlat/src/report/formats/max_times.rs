@@ -11,7 +11,7 @@ use crate::report::max_time::write_max_times;
 /// The times of the maxima.
 pub struct MaxTimes;
 
-impl Format for MaxTimes {
+impl Format<Finished<'_>> for MaxTimes {
     fn write(&self, run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()> {
         if let (Some(instants), Some(timeline)) = (run.asked.max_times, &run.extras.timeline) {
             let width = columns::width(Stream::Stdout);

@@ -1,5 +1,5 @@
-//! The final outputs of a measuring tool's run, one [`Format`] per file,
-//! written in the order of [`FORMATS`], the one list of them: the JSON
+//! The final outputs of every command, one [`Format`] per file. A
+//! measuring tool's run is written in the order of [`FORMATS`]: the JSON
 //! document, the C tools' text, the histogram block, `.hgrm` files, the
 //! percentiles table, the closing lines (load, explanations, verdict,
 //! times of the maxima), ...
@@ -17,11 +17,21 @@
 //! width of [`rtlat_args::columns`] (80 when stdout is not a terminal), a
 //! `#` on every continuation line.
 //!
+//! The [`Format`] trait is generic over what a list's formats see, and
+//! every list is walked by [`write_list`]: [`FORMATS`] see the
+//! [`Finished`] run, before stdout is flushed and the run's end is told;
+//! the gate's `GATE_FORMATS` (the JUnit report, `gate/run.rs`) see the
+//! gates' outcomes (`Judged`), after stdout is flushed and before the
+//! broken limits' stderr lines, as always; [`DOCUMENT_FORMATS`] (the text,
+//! then the same [`json::Json`]) see the [`Document`] of a command that
+//! does not measure (`rtlat compare`, `rtlat audit`, `rtlat load`).
+//!
 //! Adding a format: a file here with a type that implements [`Format`],
-//! one line in [`FORMATS`] (its place in the order), and, when the
+//! one line in its list (its place in the order), and, when the
 //! command line asks for it, a field of [`Asked`] that the tools fill.
 
 mod breaktrace;
+mod document;
 mod explain;
 mod hgrm;
 mod histogram;
@@ -37,6 +47,8 @@ use std::io::{self, Write};
 
 use rtlat_core::RunReport;
 
+pub use document::Document;
+
 use super::json::Extras;
 use super::sample_time::SampleInstants;
 use super::verdict::text::Style;
@@ -46,7 +58,7 @@ use crate::output::{FirstFailure, OutputTarget, Stdout};
 /// Every final output, in the order they are written: JSON first (so
 /// `--json=-` comes before the text, as in C; signaltest's `T:` lines
 /// before it), the closing lines last.
-pub static FORMATS: &[&dyn Format] = &[
+pub static FORMATS: &[&dyn for<'a> Format<Finished<'a>>] = &[
     &own_text::OwnText(Place::First),
     &json::Json,
     &own_text::OwnText(Place::AfterJson),
@@ -61,11 +73,18 @@ pub static FORMATS: &[&dyn Format] = &[
     &max_times::MaxTimes,
 ];
 
-/// One final output.
-pub trait Format: Sync {
+/// The final outputs of a command whose result is one [`Document`]
+/// (`rtlat compare`, `rtlat audit`, `rtlat load`), in order: the text,
+/// then the JSON (the same format as a run's).
+pub static DOCUMENT_FORMATS: &[&dyn for<'a> Format<dyn Document + 'a>] =
+    &[&document::Text, &json::Json];
+
+/// One final output of a stage whose outputs see `Run` (a
+/// [`Finished`] run, or the gates' outcomes).
+pub trait Format<Run: ?Sized>: Sync {
     /// Writes it to `out` or to its file if `run` asks for it; a file
     /// that cannot be written is the error returned.
-    fn write(&self, run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()>;
+    fn write(&self, run: &Run, out: &mut Stdout) -> anyhow::Result<()>;
 }
 
 /// A finished run, as the formats see it.
@@ -157,8 +176,24 @@ pub struct HgrmAsked<'a> {
 /// Writes every format of [`FORMATS`] that `run` asks for, in order;
 /// all are attempted, the first failure is returned.
 pub fn write_all(run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()> {
+    write_list(FORMATS, run, out)
+}
+
+/// Writes every format of [`DOCUMENT_FORMATS`] that `document` asks for,
+/// in order; all are attempted, the first failure is returned.
+pub fn write_document(document: &dyn Document, out: &mut Stdout) -> anyhow::Result<()> {
+    write_list(DOCUMENT_FORMATS, document, out)
+}
+
+/// Writes every format of `list` that `run` asks for, in order; all are
+/// attempted, the first failure is returned.
+pub fn write_list<Run: ?Sized>(
+    list: &[&dyn Format<Run>],
+    run: &Run,
+    out: &mut Stdout,
+) -> anyhow::Result<()> {
     let mut failures = FirstFailure::default();
-    for format in FORMATS {
+    for format in list {
         failures.keep(format.write(run, out));
     }
     failures.into_result()

@@ -7,7 +7,7 @@ use crate::output::Stdout;
 /// The tool's own text at one place.
 pub struct OwnText(pub Place);
 
-impl Format for OwnText {
+impl Format<Finished<'_>> for OwnText {
     fn write(&self, run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()> {
         run.tool.write_text(self.0, out)
     }

@@ -10,7 +10,7 @@ use crate::report::percentiles::write_percentiles;
 /// The percentile table.
 pub struct Percentiles;
 
-impl Format for Percentiles {
+impl Format<Finished<'_>> for Percentiles {
     fn write(&self, run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()> {
         if run.asked.percentiles {
             let width = columns::width(Stream::Stdout);

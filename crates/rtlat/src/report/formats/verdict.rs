@@ -9,7 +9,7 @@ use crate::output::Stdout;
 /// The verdict's lines.
 pub struct Verdict;
 
-impl Format for Verdict {
+impl Format<Finished<'_>> for Verdict {
     fn write(&self, run: &Finished<'_>, out: &mut Stdout) -> anyhow::Result<()> {
         if let Some(style) = run.asked.verdict {
             let width = columns::width(Stream::Stdout);
