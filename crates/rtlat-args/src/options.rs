@@ -22,7 +22,7 @@ use std::fmt::Debug;
 
 use crate::UsageError;
 use crate::docs::help::{Block, Entry, Help, collapsed};
-use crate::getopt::{OptSpec, ValueKind, getopt_long};
+use crate::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
 use crate::values::{OptionName, opt_values, optional_text, text};
 
 /// An option's spellings, for messages: `-t/--threads`, `--json`, `-F`.
@@ -410,9 +410,30 @@ pub enum Read {
 /// Scans `args` with the table of `flags` and applies each option to `raw`
 /// in command-line order; stops at the first error or at the help.
 pub fn parse<R>(flags: &[Flag<R>], args: &[OsString], raw: &mut R) -> Result<Read, UsageError> {
+    // No operands: refused with opt_values' message.
+    parse_with_operands(flags, args, raw, |_, word| {
+        opt_values::<usize>(vec![Parsed::Positional(word)]).try_for_each(|item| item.map(drop))
+    })
+}
+
+/// [`parse`] for a tool that takes operands (files, a load spec): each
+/// word that is not an option goes to `operand`, in command-line order
+/// among the options, which may refuse it.
+pub fn parse_with_operands<R>(
+    flags: &[Flag<R>],
+    args: &[OsString],
+    raw: &mut R,
+    mut operand: impl FnMut(&mut R, OsString) -> Result<(), UsageError>,
+) -> Result<Read, UsageError> {
     let items = getopt_long(args, &table(flags)).map_err(|e| UsageError(e.to_string()))?;
-    for item in opt_values(items) {
-        let (index, value) = item?;
+    for item in items {
+        let (index, value) = match item {
+            Parsed::Positional(word) => {
+                operand(raw, word)?;
+                continue;
+            }
+            Parsed::Opt { id, value, .. } => (id, value),
+        };
         let flag = &flags[index];
         match flag.effect {
             Effect::Help => return Ok(Read::Help),

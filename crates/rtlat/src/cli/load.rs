@@ -4,36 +4,81 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 use rtlat_core::cpuset::parse_cpu_list;
 use rtlat_core::load::{LoadKind, LoadPlan, MAX_WORKERS, kind_names, parse_spec};
 
 use crate::load::Settings;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{NO, OptSpec, Parsed, REQ, getopt_long};
-use rtlat_args::values::{
-    DURATION_EXPECTED, DurationError, OptionName, SystemView, int_in, invalid, spelling, text,
-};
+use rtlat_args::getopt::{NO, OptSpec, REQ};
+use rtlat_args::options::{self, Flag, Name, Read, name_of};
+use rtlat_args::values::{DURATION_EXPECTED, DurationError, SystemView, int_in, invalid};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opt {
-    Duration,
-    Cpus,
-    Nice,
-    Help,
+/// `rtlat load`'s options, each defined once, in getopt's order.
+static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
+    vec![
+        Flag::new(Some('D'), "duration", REQ, "DURATION")
+            .help(&[
+                "stop after DURATION: seconds, or with a suffix",
+                "s, m, h or d (90, 10m, 2h); 0 for no limit",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.duration = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("cpus", REQ, "LIST")
+            .help(&[
+                "pin the workers round-robin to the CPUs of LIST",
+                "(as cyclictest -a: 0-3,8, !1, +0-1)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.cpus = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("nice", REQ, "N")
+            .help(&["nice value of every worker, -20 to 19"])
+            .apply(|r: &mut Raw, v| {
+                r.nice = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new(Some('h'), "help", NO, "")
+            .help(&["print this help"])
+            .shows_help(),
+    ]
+});
+
+/// How messages spell the option whose long name is `long`.
+fn name(long: &str) -> Name {
+    name_of(&FLAGS, long)
 }
 
-const OPTIONS: &[OptSpec<Opt>] = &[
-    OptSpec::new(Opt::Duration, Some('D'), "duration", REQ),
-    OptSpec::new(Opt::Cpus, None, "cpus", REQ),
-    OptSpec::new(Opt::Nice, None, "nice", REQ),
-    OptSpec::new(Opt::Help, Some('h'), "help", NO),
-];
+/// The command line as given, before validation; a repeated option keeps
+/// its last value.
+#[derive(Default)]
+struct Raw {
+    /// SPEC, the one operand.
+    spec: Option<String>,
+    duration: Option<String>,
+    cpus: Option<String>,
+    nice: Option<String>,
+}
 
-impl OptionName for Opt {
-    fn spelling(self) -> String {
-        spelling(self, OPTIONS)
+/// SPEC: the first operand (UTF-8); a second one is refused.
+fn operand(raw: &mut Raw, word: OsString) -> Result<(), UsageError> {
+    if raw.spec.is_some() {
+        return Err(UsageError(format!(
+            "unexpected argument '{}': the load is one SPEC, its kinds separated by commas",
+            word.to_string_lossy()
+        )));
     }
+    raw.spec = Some(word.into_string().map_err(|word| {
+        UsageError(format!(
+            "invalid load spec '{}': not valid UTF-8",
+            word.to_string_lossy()
+        ))
+    })?);
+    Ok(())
 }
 
 /// What the command line asks for: [`help_text`], or to run the load with
@@ -47,36 +92,11 @@ pub fn parse(
     system: &SystemView,
     temp_root: PathBuf,
 ) -> Result<Invocation, UsageError> {
-    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
-    let (mut spec, mut duration, mut cpus, mut nice) = (None, None, None, None);
-    for item in items {
-        match item {
-            Parsed::Positional(word) if spec.is_none() => {
-                spec = Some(word.into_string().map_err(|word| {
-                    UsageError(format!(
-                        "invalid load spec '{}': not valid UTF-8",
-                        word.to_string_lossy()
-                    ))
-                })?);
-            }
-            Parsed::Positional(word) => {
-                return Err(UsageError(format!(
-                    "unexpected argument '{}': the load is one SPEC, its kinds separated by commas",
-                    word.to_string_lossy()
-                )));
-            }
-            Parsed::Opt { id, value, .. } => {
-                let value = text(id, value.as_deref())?;
-                match id {
-                    Opt::Help => return Ok(Invocation::Help),
-                    Opt::Duration => duration = Some(value),
-                    Opt::Cpus => cpus = Some(value),
-                    Opt::Nice => nice = Some(value),
-                }
-            }
-        }
+    let mut raw = Raw::default();
+    if options::parse_with_operands(&FLAGS, args, &mut raw, operand)? == Read::Help {
+        return Ok(Invocation::Help);
     }
-    let Some(spec) = spec else {
+    let Some(spec) = raw.spec else {
         return Err(UsageError(format!(
             "no load given: expected SPEC, KIND[:WORKERS][,KIND[:WORKERS]...] (kinds: {})",
             kind_names()
@@ -84,26 +104,30 @@ pub fn parse(
     };
     let requests =
         parse_spec(&spec).map_err(|e| UsageError(format!("invalid load spec '{spec}': {e}")))?;
-    let duration = match duration {
+    let duration = match raw.duration {
         None => None,
         Some(text) => match rtlat_args::values::duration(&text) {
             Ok(d) => d,
             Err(DurationError::Malformed) => {
-                return Err(invalid(Opt::Duration, &text, DURATION_EXPECTED));
+                return Err(invalid(name("duration"), &text, DURATION_EXPECTED));
             }
             Err(DurationError::SecondsOverflow | DurationError::TooLong) => {
-                return Err(invalid(Opt::Duration, &text, "too long: at most 292 years"));
+                return Err(invalid(
+                    name("duration"),
+                    &text,
+                    "too long: at most 292 years",
+                ));
             }
         },
     };
-    let cpus = match cpus {
+    let cpus = match raw.cpus {
         None => Vec::new(),
         Some(text) => parse_cpu_list(&text, &system.allowed_cpus, system.configured_cpus)
-            .map_err(|e| invalid(Opt::Cpus, &text, e))?,
+            .map_err(|e| invalid(name("cpus"), &text, e))?,
     };
-    let nice = match nice {
+    let nice = match raw.nice {
         None => None,
-        Some(text) => Some(int_in(Opt::Nice, &text, -20..=19, "a nice value")? as i32),
+        Some(text) => Some(int_in(name("nice"), &text, -20..=19, "a nice value")? as i32),
     };
     let default_workers = if cpus.is_empty() {
         system.allowed_cpus.len()
@@ -147,7 +171,7 @@ fn fill(text: &str, first: &str, rest: &str) -> String {
 /// `rtlat load --help`.
 /// The option table, as the man page and the completions see it.
 pub fn table() -> Vec<OptSpec<()>> {
-    OPTIONS.iter().map(OptSpec::names).collect()
+    FLAGS.iter().map(Flag::row).collect()
 }
 
 pub fn help_text() -> String {
@@ -240,6 +264,11 @@ mod tests {
             Ok(Invocation::Help) => Err("help".into()),
             Err(e) => Err(e.0),
         }
+    }
+
+    #[test]
+    fn the_help_shows_every_definition() {
+        rtlat_args::testing::assert_help_shows(&FLAGS, &help_text());
     }
 
     #[test]
