@@ -4,34 +4,67 @@
 //! [`crate::compare::Settings`].
 
 use std::ffi::OsString;
+use std::sync::LazyLock;
 
 use crate::compare::Settings;
 use crate::compare::judge::NoiseRule;
 use crate::output::OutputTarget;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{NO, OptSpec, Parsed, REQ, getopt_long};
-use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path, spelling, text};
+use rtlat_args::getopt::{NO, OptSpec, REQ};
+use rtlat_args::options::{self, Flag, Name, Read, name_of};
+use rtlat_args::values::{DirReport, invalid, new_file_path};
 use rtlat_results::file::StdinOr;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opt {
-    Help,
-    FailOnRegression,
-    Noise,
-    Json,
+/// `rtlat compare`'s options, each defined once, in getopt's order.
+static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
+    vec![
+        Flag::new(Some('h'), "help", NO, "")
+            .help(&["print this help"])
+            .shows_help(),
+        Flag::new_long("fail-on-regression", NO, "")
+            .help(&[
+                "exit 3 when a judged row is worse (after the",
+                "output; the worse rows go to stderr)",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.fail_on_regression = true;
+                Ok(())
+            }),
+        Flag::new_long("noise", REQ, "PERCENT")
+            .help(&[
+                "the relative part of the noise margin, 0 to",
+                "1000 (default 10)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.noise = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("json", REQ, "FILE")
+            .help(&[
+                "also write the comparison as JSON to FILE",
+                "(replaced whole); '-': the JSON instead of the",
+                "text on standard output",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.json = v.os_opt();
+                Ok(())
+            }),
+    ]
+});
+
+/// How messages spell the option whose long name is `long`.
+fn name(long: &str) -> Name {
+    name_of(&FLAGS, long)
 }
 
-const OPTIONS: &[OptSpec<Opt>] = &[
-    OptSpec::new(Opt::Help, Some('h'), "help", NO),
-    OptSpec::new(Opt::FailOnRegression, None, "fail-on-regression", NO),
-    OptSpec::new(Opt::Noise, None, "noise", REQ),
-    OptSpec::new(Opt::Json, None, "json", REQ),
-];
-
-impl OptionName for Opt {
-    fn spelling(self) -> String {
-        spelling(self, OPTIONS)
-    }
+/// The command line as given, before validation.
+#[derive(Default)]
+struct Raw {
+    /// The operands, BASE and NEW (more are refused after the scan).
+    files: Vec<OsString>,
+    fail_on_regression: bool,
+    noise: Option<String>,
+    json: Option<OsString>,
 }
 
 /// The relative noise term by default, percent of BASE.
@@ -45,36 +78,19 @@ pub type Invocation = rtlat_args::Invocation<Settings>;
 /// Reads the `rtlat compare` command line (`args` without the program and
 /// tool names).
 pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
-    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
-    let mut files = Vec::new();
-    let mut fail_on_regression = false;
-    let mut noise = None;
-    let mut json = None;
-    for item in items {
-        match item {
-            Parsed::Positional(word) => files.push(word),
-            Parsed::Opt { id: Opt::Help, .. } => return Ok(Invocation::Help),
-            Parsed::Opt {
-                id: Opt::FailOnRegression,
-                ..
-            } => fail_on_regression = true,
-            Parsed::Opt {
-                id: Opt::Noise,
-                value,
-                ..
-            } => noise = Some(text(Opt::Noise, value.as_deref())?),
-            Parsed::Opt {
-                id: Opt::Json,
-                value,
-                ..
-            } => json = value,
-        }
+    let mut raw = Raw::default();
+    let read = options::parse_with_operands(&FLAGS, args, &mut raw, |r, word| {
+        r.files.push(word);
+        Ok(())
+    })?;
+    if read == Read::Help {
+        return Ok(Invocation::Help);
     }
-    let percent = match noise {
+    let percent = match raw.noise {
         Some(text) => noise_percent(&text)?,
         None => DEFAULT_NOISE_PERCENT,
     };
-    let mut files = files.into_iter();
+    let mut files = raw.files.into_iter();
     let (Some(base), Some(new)) = (files.next(), files.next()) else {
         return Err(UsageError(
             "expected two files, BASE and NEW (the JSON of 'rtlat cyclictest --json'); try \
@@ -88,12 +104,12 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
             extra.to_string_lossy()
         )));
     }
-    let json = match json.as_deref() {
+    let json = match raw.json.as_deref() {
         None => None,
-        Some(raw) if raw == "-" => Some(OutputTarget::Stdout),
-        Some(raw) => Some(OutputTarget::File(new_file_path(
-            Opt::Json,
-            raw,
+        Some(path) if path == "-" => Some(OutputTarget::Stdout),
+        Some(path) => Some(OutputTarget::File(new_file_path(
+            name("json"),
+            path,
             "write",
             DirReport::Missing,
         )?)),
@@ -110,7 +126,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
         base,
         new,
         rule: NoiseRule { percent },
-        fail_on_regression,
+        fail_on_regression: raw.fail_on_regression,
         json,
     }))
 }
@@ -126,7 +142,7 @@ fn noise_percent(text: &str) -> Result<f64, UsageError> {
     match number.parse::<f64>() {
         Ok(p) if plain && (0.0..=MAX_NOISE_PERCENT).contains(&p) => Ok(p),
         _ => Err(invalid(
-            Opt::Noise,
+            name("noise"),
             text,
             format_args!(
                 "expected a percentage of BASE, 0 to {MAX_NOISE_PERCENT} ({DEFAULT_NOISE_PERCENT} \
@@ -139,7 +155,7 @@ fn noise_percent(text: &str) -> Result<f64, UsageError> {
 /// `rtlat compare --help`.
 /// The option table, as the man page and the completions see it.
 pub fn table() -> Vec<OptSpec<()>> {
-    OPTIONS.iter().map(OptSpec::names).collect()
+    FLAGS.iter().map(Flag::row).collect()
 }
 
 pub fn help_text() -> String {
@@ -232,6 +248,11 @@ mod tests {
 
     fn error(args: &[&str]) -> String {
         expect_usage_error(parse(&os(args)), args)
+    }
+
+    #[test]
+    fn the_help_shows_every_definition() {
+        rtlat_args::testing::assert_help_shows(&FLAGS, &help_text());
     }
 
     #[test]
