@@ -6,42 +6,90 @@
 
 use std::ffi::OsString;
 use std::path::Path;
+use std::sync::LazyLock;
 
 use crate::settings::{
     DEFAULT_SIZE, Kind, LatencyAxis, MAX_SIDE, MAX_XMAX_US, MIN_SIDE, OutputFormat, Settings,
 };
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
-use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path, spelling, text};
+use rtlat_args::getopt::ValueKind;
+use rtlat_args::options::{self, Flag, Name, Read, name_of};
+use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path};
 use rtlat_results::file::StdinOr;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opt {
-    Output,
-    Kind,
-    Size,
-    Title,
-    Xmax,
-    LogX,
-    Help,
-    Version,
-}
+/// `rtlat plot`'s options, each defined once, in getopt's order.
+static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
+    vec![
+        Flag::new(Some('o'), "output", ValueKind::Required, "FILE")
+            .help(&[
+                "the picture to write; FILE ends in .svg or .png",
+                "(required). It is written whole or not at all.",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.output = Some(v.os());
+                Ok(())
+            }),
+        Flag::new(Some('k'), "kind", ValueKind::Required, "KIND")
+            .help(&["latency, percentile or timeline"])
+            .default("latency")
+            .apply(|r: &mut Raw, v| {
+                r.kind = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new(Some('s'), "size", ValueKind::Required, "WxH")
+            .help(&["picture size in pixels, each 200 to 8000", ""])
+            .default("1000x600")
+            .apply(|r: &mut Raw, v| {
+                r.size = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new(Some('T'), "title", ValueKind::Required, "TEXT")
+            .help(&[
+                "title (default: host, kernel and start time of the",
+                "run when the input says them, else the file name;",
+                "inputs of different tools or programs: each named,",
+                "'cyclictest (rtlat) vs cyclictest (rt-tests)'; the",
+                "timeline plot: the inputs' names)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.title = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("xmax", ValueKind::Required, "US")
+            .help(&[
+                "latency plot: the latency axis ends at US; samples",
+                "beyond are counted in the legend ('N beyond xmax')",
+                "and the axis label, not drawn",
+            ])
+            .default("the largest bucket")
+            .apply(|r: &mut Raw, v| {
+                r.xmax = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("log-x", ValueKind::None, "")
+            .help(&[
+                "latency plot: a log scale for latency, so that one",
+                "spike far out does not squeeze the rest into a column",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.log_x = true;
+                Ok(())
+            }),
+        Flag::new(Some('h'), "help", ValueKind::None, "")
+            .help(&["print this help"])
+            .shows_help(),
+        Flag::new(Some('V'), "version", ValueKind::None, "")
+            .help(&["print the version, the commit and the target"])
+            .apply(|r: &mut Raw, _| {
+                r.version = true;
+                Ok(())
+            }),
+    ]
+});
 
-const OPTIONS: &[OptSpec<Opt>] = &[
-    OptSpec::new(Opt::Output, Some('o'), "output", ValueKind::Required),
-    OptSpec::new(Opt::Kind, Some('k'), "kind", ValueKind::Required),
-    OptSpec::new(Opt::Size, Some('s'), "size", ValueKind::Required),
-    OptSpec::new(Opt::Title, Some('T'), "title", ValueKind::Required),
-    OptSpec::new(Opt::Xmax, None, "xmax", ValueKind::Required),
-    OptSpec::new(Opt::LogX, None, "log-x", ValueKind::None),
-    OptSpec::new(Opt::Help, Some('h'), "help", ValueKind::None),
-    OptSpec::new(Opt::Version, Some('V'), "version", ValueKind::None),
-];
-
-impl OptionName for Opt {
-    fn spelling(self) -> String {
-        spelling(self, OPTIONS)
-    }
+/// How messages spell the option whose long name is `long`.
+fn name(long: &str) -> Name {
+    name_of(&FLAGS, long)
 }
 
 /// What the command line asks for.
@@ -65,26 +113,24 @@ struct Raw {
     title: Option<String>,
     xmax: Option<String>,
     log_x: bool,
+    /// `-V` came: nothing after it counts.
+    version: bool,
 }
 
 /// Reads the `rtlat plot` command line (`args` without the program name).
 pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
-    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
     let mut raw = Raw::default();
-    for item in items {
-        match item {
-            Parsed::Positional(word) => raw.inputs.push(word),
-            Parsed::Opt { id, value, .. } => match id {
-                Opt::Help => return Ok(Invocation::Help),
-                Opt::Version => return Ok(Invocation::Version),
-                Opt::Output => raw.output = Some(value.unwrap_or_default()),
-                Opt::Kind => raw.kind = Some(text(id, value.as_deref())?),
-                Opt::Size => raw.size = Some(text(id, value.as_deref())?),
-                Opt::Title => raw.title = Some(text(id, value.as_deref())?),
-                Opt::Xmax => raw.xmax = Some(text(id, value.as_deref())?),
-                Opt::LogX => raw.log_x = true,
-            },
-        }
+    let read = options::parse_with_operands(&FLAGS, args, &mut raw, |r, word| {
+        r.inputs.push(word);
+        Ok(())
+    });
+    // -V wins over whatever comes after it (a bad value, --help), as
+    // --help wins over what comes after it.
+    if raw.version {
+        return Ok(Invocation::Version);
+    }
+    if read? == Read::Help {
+        return Ok(Invocation::Help);
     }
     build(raw).map(Invocation::Run)
 }
@@ -96,7 +142,7 @@ fn build(raw: Raw) -> Result<Settings, UsageError> {
         None => DEFAULT_SIZE,
         Some(text) => parse_size(text).ok_or_else(|| {
             invalid(
-                Opt::Size,
+                name("size"),
                 text,
                 format_args!(
                     "expected WIDTHxHEIGHT in pixels, each {MIN_SIDE} to {MAX_SIDE} \
@@ -110,7 +156,7 @@ fn build(raw: Raw) -> Result<Settings, UsageError> {
         None => None,
         Some(text) => Some(parse_xmax(text).ok_or_else(|| {
             invalid(
-                Opt::Xmax,
+                name("xmax"),
                 text,
                 format_args!(
                     "expected a latency in us above 0, at most {MAX_XMAX_US:.0} (e.g. 500)"
@@ -119,7 +165,10 @@ fn build(raw: Raw) -> Result<Settings, UsageError> {
         })?),
     };
     if kind != Kind::Latency {
-        let given = [(Opt::Xmax, raw.xmax.is_some()), (Opt::LogX, raw.log_x)];
+        let given = [
+            (name("xmax"), raw.xmax.is_some()),
+            (name("log-x"), raw.log_x),
+        ];
         if let Some((id, _)) = given.iter().find(|(_, given)| *given) {
             return Err(UsageError(format!(
                 "{}: applies to the latency plot (-k latency), not to -k {}",
@@ -154,7 +203,7 @@ fn kind(given: Option<&str>) -> Result<Kind, UsageError> {
         "percentile" | "percentiles" => Ok(Kind::Percentile),
         "timeline" => Ok(Kind::Timeline),
         _ => Err(invalid(
-            Opt::Kind,
+            name("kind"),
             text,
             "expected latency, percentile or timeline",
         )),
@@ -200,17 +249,17 @@ fn output(
     };
     let format = OutputFormat::from_path(Path::new(&output_text)).ok_or_else(|| {
         invalid(
-            Opt::Output,
+            name("output"),
             &output_text.to_string_lossy(),
             "expected a file name ending in .svg or .png",
         )
     })?;
-    let output_path = new_file_path(Opt::Output, &output_text, "write", DirReport::Detailed)?;
+    let output_path = new_file_path(name("output"), &output_text, "write", DirReport::Detailed)?;
     for input in inputs {
         if input != "-" && same_file(Path::new(input), &output_path) {
             return Err(UsageError(format!(
                 "{}: '{}' is also an input; the plot would overwrite it",
-                Opt::Output.spelling(),
+                name("output").spelling(),
                 output_text.to_string_lossy()
             )));
         }
@@ -338,6 +387,7 @@ A bad input file or option is one line on standard error and exit status 2.
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rtlat_args::getopt::OptSpec;
     use rtlat_args::testing::{expect_usage_error, os_words as args};
     use std::path::PathBuf;
 
@@ -350,6 +400,11 @@ mod tests {
 
     fn error(words: &[&str]) -> String {
         expect_usage_error(parse(&args(words)), words)
+    }
+
+    #[test]
+    fn the_help_shows_every_definition() {
+        rtlat_args::testing::assert_help_shows(&FLAGS, &help_text());
     }
 
     #[test]
@@ -436,10 +491,10 @@ mod tests {
     #[test]
     fn the_help_lists_exactly_the_table() {
         use rtlat_args::docs::{help, undocumented};
-        let table: Vec<OptSpec<()>> = OPTIONS.iter().map(OptSpec::names).collect();
+        let table: Vec<OptSpec<()>> = FLAGS.iter().map(Flag::row).collect();
         let help = help::parse(&help_text());
         assert_eq!(undocumented(&table, &help), (vec![], vec![]));
-        for row in OPTIONS {
+        for row in &table {
             let long = format!("--{}", row.long.unwrap());
             let entry = help
                 .entries()
