@@ -260,6 +260,19 @@ impl<R> Flag<R> {
         }
     }
 
+    /// Help lines made at run time (a constant's value in the text): for
+    /// a definition made once, in a `static` list (the lines are leaked,
+    /// to live as long as the program).
+    pub fn help_owned(self, lines: Vec<String>) -> Self {
+        let lines: Vec<&'static str> = lines.into_iter().map(|l| &*l.leak()).collect();
+        self.help(lines.leak())
+    }
+
+    /// A default made at run time (see [`Flag::help_owned`]).
+    pub fn default_owned(self, shown: String) -> Self {
+        self.default(shown.leak())
+    }
+
     /// The default shown in the help.
     pub fn default(self, shown: &'static str) -> Self {
         Flag {
@@ -776,8 +789,8 @@ mod tests {
             ["stop after DURATION", "[0]"]
         );
         let nice = Flag::<Raw>::new_long("nice", REQ, "N")
-            .help(&["nice value"])
-            .default("0");
+            .help_owned(vec!["nice value".to_owned()])
+            .default_owned(0.to_string());
         assert_eq!(
             nice.render_in(&Layout::spaced(27)),
             "      --nice N             nice value [0]\n"
