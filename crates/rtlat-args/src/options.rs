@@ -118,10 +118,77 @@ pub struct Flag<R> {
     pub effect: Effect<R>,
 }
 
-/// The column an entry's text starts in.
-const TEXT_COLUMN: usize = 25;
-/// The column a default (`[1000]`) starts in, when the text leaves room.
-const DEFAULT_COLUMN: usize = 70;
+/// How a page lays out its option entries: the columns of the text, how a
+/// long option is joined to its value, where a default goes. Tools whose
+/// help copies another program's keep that program's layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The column the text starts in on an entry's first line; at least
+    /// two spaces follow the spellings.
+    pub column: usize,
+    /// The same for an entry with a short spelling only (Xenomai's
+    /// `-p US`).
+    pub short_only_column: usize,
+    /// The column of the text's further lines.
+    pub continuation: usize,
+    /// What joins a long option to a required value: `'='`
+    /// (`--json=FILE`) or `' '` (`--json FILE`). An optional value is
+    /// always `[=N]`, a short-only option's always `-p US`.
+    pub long_value: char,
+    /// Where a default (`[1000]`) goes.
+    pub default: DefaultAt,
+}
+
+/// Where a default goes on the last line of an entry's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefaultAt {
+    /// Its `[` in this column, or one space after a longer line.
+    Column(usize),
+    /// Its `]` the last character of a line this long, or one space after
+    /// a longer line.
+    EndsAt(usize),
+    /// One space after the text.
+    AfterText,
+}
+
+impl Layout {
+    /// cyclictest's: `--opt=VALUE`, text at column 25, defaults at 70.
+    pub const GNU: Layout = Layout {
+        column: 25,
+        short_only_column: 25,
+        continuation: 25,
+        long_value: '=',
+        default: DefaultAt::Column(70),
+    };
+
+    /// `--opt VALUE` with the text at `column`, defaults one space after
+    /// the text (change them with the struct update syntax:
+    /// `Layout { default: DefaultAt::EndsAt(73), ..Layout::spaced(22) }`).
+    pub const fn spaced(column: usize) -> Layout {
+        Layout {
+            column,
+            short_only_column: column,
+            continuation: column,
+            long_value: ' ',
+            default: DefaultAt::AfterText,
+        }
+    }
+
+    /// The column of an entry's first line of text.
+    fn first_column(&self, short_only: bool) -> usize {
+        if short_only {
+            self.short_only_column
+        } else {
+            self.column
+        }
+    }
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout::GNU
+    }
+}
 
 impl<R> Flag<R> {
     fn with(
@@ -193,6 +260,19 @@ impl<R> Flag<R> {
         }
     }
 
+    /// Help lines made at run time (a constant's value in the text): for
+    /// a definition made once, in a `static` list (the lines are leaked,
+    /// to live as long as the program).
+    pub fn help_owned(self, lines: Vec<String>) -> Self {
+        let lines: Vec<&'static str> = lines.into_iter().map(|l| &*l.leak()).collect();
+        self.help(lines.leak())
+    }
+
+    /// A default made at run time (see [`Flag::help_owned`]).
+    pub fn default_owned(self, shown: String) -> Self {
+        self.default(shown.leak())
+    }
+
     /// The default shown in the help.
     pub fn default(self, shown: &'static str) -> Self {
         Flag {
@@ -258,13 +338,19 @@ impl<R> Flag<R> {
         }
     }
 
-    /// The spellings with the value, as an entry shows them:
-    /// `-t, --threads[=N]`, `--json=FILE`, `-p US`.
+    /// The spellings with the value, as an entry shows them in
+    /// cyclictest's layout: `-t, --threads[=N]`, `--json=FILE`, `-p US`.
     pub fn spec(&self) -> String {
+        self.spec_in(&Layout::GNU)
+    }
+
+    /// The spellings with the value in `layout`: `--json FILE` when it
+    /// joins values with a space.
+    pub fn spec_in(&self, layout: &Layout) -> String {
         let value = match self.value {
             ValueKind::None => String::new(),
             ValueKind::Required if self.long.is_none() => format!(" {}", self.value_name),
-            ValueKind::Required => format!("={}", self.value_name),
+            ValueKind::Required => format!("{}{}", layout.long_value, self.value_name),
             ValueKind::Optional(_) => format!("[={}]", self.value_name),
         };
         match (self.short, self.long) {
@@ -276,13 +362,19 @@ impl<R> Flag<R> {
     }
 
     /// The help lines of the text column, the default placed at the end
-    /// of the last.
-    fn text_lines(&self) -> Vec<String> {
+    /// of the last (`last_column`: the column the last line starts in).
+    fn text_lines(&self, layout: &Layout, last_column: usize) -> Vec<String> {
         let mut lines: Vec<String> = self.help.iter().map(|l| (*l).to_owned()).collect();
         if let Some(default) = self.default {
             let last = lines.last_mut().expect("a default ends a help line");
-            let column = TEXT_COLUMN + last.chars().count();
-            let pad = DEFAULT_COLUMN.saturating_sub(column).max(1);
+            let end = last_column + last.chars().count();
+            let shown = default.chars().count() + 2;
+            let pad = match layout.default {
+                DefaultAt::Column(column) => column.saturating_sub(end),
+                DefaultAt::EndsAt(column) => column.saturating_sub(end + shown),
+                DefaultAt::AfterText => 1,
+            };
+            let pad = if last.is_empty() { pad } else { pad.max(1) };
             last.push_str(&" ".repeat(pad));
             last.push('[');
             last.push_str(default);
@@ -291,11 +383,26 @@ impl<R> Flag<R> {
         lines
     }
 
-    /// The entry as `--help` shows it, each line ending in a newline.
+    /// The entry as `--help` shows it in cyclictest's layout, each line
+    /// ending in a newline.
     pub fn render(&self) -> String {
+        self.render_in(&Layout::GNU)
+    }
+
+    /// The entry as `--help` shows it in `layout`.
+    pub fn render_in(&self, layout: &Layout) -> String {
         let indent = if self.short.is_some() { "  " } else { "      " };
-        let spec = format!("{indent}{}", self.spec());
-        let lines = self.text_lines();
+        let spec = format!("{indent}{}", self.spec_in(layout));
+        let first = layout.first_column(self.long.is_none());
+        let under = self.help.first() == Some(&"") || self.help.is_empty();
+        let last_column = if self.help.len() > 1 || under {
+            layout.continuation
+        } else {
+            // The GNU layout's defaults were placed as if the first line
+            // began at its column, however long the spellings.
+            first
+        };
+        let lines = self.text_lines(layout, last_column);
         let mut out = String::new();
         let mut rest = lines.iter().map(String::as_str);
         match lines.first().map(String::as_str) {
@@ -304,9 +411,9 @@ impl<R> Flag<R> {
                 out.push('\n');
                 rest.next();
             }
-            Some(first) => {
-                let width = (TEXT_COLUMN - 2).max(spec.len());
-                out.push_str(&format!("{spec:<width$}  {first}\n"));
+            Some(text) => {
+                let width = (first - 2).max(spec.len());
+                out.push_str(&format!("{spec:<width$}  {text}\n"));
                 rest.next();
             }
             None => {
@@ -315,26 +422,32 @@ impl<R> Flag<R> {
             }
         }
         for line in rest {
-            out.push_str(&" ".repeat(TEXT_COLUMN));
+            out.push_str(&" ".repeat(layout.continuation));
             out.push_str(line);
             out.push('\n');
         }
         out
     }
 
-    /// The entry as the man page and the completions read it.
+    /// The entry as the man page and the completions read it, in
+    /// cyclictest's layout.
     pub fn entry(&self) -> Entry {
+        self.entry_in(&Layout::GNU)
+    }
+
+    /// The entry as the man page and the completions read it, in `layout`.
+    pub fn entry_in(&self, layout: &Layout) -> Entry {
         let text = match self.long_help {
             Some(long) => long.lines().map(collapsed).collect(),
             None => self
-                .text_lines()
+                .text_lines(layout, layout.continuation)
                 .iter()
                 .filter(|l| !l.is_empty())
                 .map(|l| collapsed(l))
                 .collect(),
         };
         Entry {
-            spec: self.spec(),
+            spec: self.spec_in(layout),
             text,
         }
     }
@@ -473,6 +586,9 @@ pub struct Page<'a, R> {
     pub usage: Vec<String>,
     /// Everything after.
     pub parts: Vec<Part<'a, R>>,
+    /// How the option entries are laid out ([`Layout::GNU`] for
+    /// cyclictest's).
+    pub layout: Layout,
 }
 
 impl<R> Page<'_, R> {
@@ -502,7 +618,7 @@ impl<R> Page<'_, R> {
                 }
                 Part::Options(flags) => {
                     for flag in flags.iter().filter(|f| !f.hidden) {
-                        out.push_str(&flag.render());
+                        out.push_str(&flag.render_in(&self.layout));
                     }
                 }
                 Part::Example(text) => {
@@ -529,7 +645,7 @@ impl<R> Page<'_, R> {
                     flags
                         .iter()
                         .filter(|f| !f.hidden)
-                        .map(|f| f.entry())
+                        .map(|f| f.entry_in(&self.layout))
                         .collect(),
                 ),
                 Part::Example(text) => Block::Verbatim(text.lines().map(str::to_owned).collect()),
@@ -649,11 +765,66 @@ mod tests {
     }
 
     #[test]
+    fn other_layouts_place_text_values_and_defaults() {
+        // Xenomai's latency: short options' text at 12, long ones' at 24,
+        // further lines at 12, lines with a default 69 long.
+        let xenomai = Layout {
+            column: 24,
+            short_only_column: 12,
+            continuation: 12,
+            long_value: '=',
+            default: DefaultAt::EndsAt(69),
+        };
+        let period = Flag::<Raw>::c_short('p', REQ, "US")
+            .help(&["sampling period in microseconds, 1 to 1000000"])
+            .default("100");
+        assert_eq!(
+            period.render_in(&xenomai),
+            "  -p US     sampling period in microseconds, 1 to 1000000       [100]\n"
+        );
+        let json = Flag::<Raw>::new_long("json", REQ, "FILE")
+            .help(&["write JSON to FILE", "(- for stdout)"]);
+        assert_eq!(
+            json.render_in(&xenomai),
+            "      --json=FILE       write JSON to FILE\n            (- for stdout)\n"
+        );
+        // rtlat load's: `--opt VALUE`, text at 27, a default on a line of
+        // its own ending in column 40.
+        let load = Layout {
+            default: DefaultAt::EndsAt(40),
+            ..Layout::spaced(27)
+        };
+        let duration = Flag::<Raw>::c(Some('D'), "duration", REQ, "DURATION")
+            .help(&["stop after DURATION", ""])
+            .default("0");
+        assert_eq!(
+            duration.render_in(&load),
+            format!(
+                "  -D, --duration DURATION  stop after DURATION\n{}[0]\n",
+                " ".repeat(37)
+            )
+        );
+        assert_eq!(duration.entry_in(&load).spec, "-D, --duration DURATION");
+        assert_eq!(
+            duration.entry_in(&load).text,
+            ["stop after DURATION", "[0]"]
+        );
+        let nice = Flag::<Raw>::new_long("nice", REQ, "N")
+            .help_owned(vec!["nice value".to_owned()])
+            .default_owned(0.to_string());
+        assert_eq!(
+            nice.render_in(&Layout::spaced(27)),
+            "      --nice N             nice value [0]\n"
+        );
+    }
+
+    #[test]
     fn a_page_renders_and_models_the_same_parts() {
         let flags = flags();
         let page = Page {
             title: "tool: does things".to_owned(),
             usage: vec!["tool [OPTIONS]".to_owned()],
+            layout: Layout::GNU,
             parts: vec![
                 Part::Paragraph("What it does.".to_owned()),
                 Part::Heading("Options"),

@@ -21,7 +21,7 @@ use crate::signaltest::settings::Settings;
 use rtlat_args::UsageError;
 use rtlat_args::docs::help::Help;
 use rtlat_args::getopt::{NO, OPT_CPUS, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Name, Page, Part, Read, find, like, name_of, pick};
+use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, find, like, name_of, pick};
 use rtlat_args::values::{SystemView, int_in};
 
 mod gates_and_load;
@@ -295,6 +295,7 @@ fn help_page() -> Page<'static, Raw> {
     Page {
         title: crate::tools::help_title("signaltest"),
         usage: vec!["rtlat signaltest [OPTIONS]".to_owned()],
+        layout: Layout::GNU,
         parts: vec![
             Part::Paragraph(
                 "\

@@ -4,7 +4,7 @@
 use std::sync::LazyLock;
 
 use rtlat_args::getopt::NO;
-use rtlat_args::options::{Flag, Page, Part, find, like};
+use rtlat_args::options::{Flag, Layout, Page, Part, find, like};
 
 use super::{Raw, flags};
 use crate::cli::{gates, load_options, verdict_options};
@@ -63,6 +63,7 @@ pub(super) fn help_page(tool: PairTool) -> Page<'static, Raw> {
     Page {
         title: crate::tools::help_title(name),
         usage: vec![format!("rtlat {name} [OPTIONS]")],
+        layout: Layout::GNU,
         parts: vec![
             Part::Paragraph(format!(
                 "\
