@@ -21,7 +21,7 @@ use std::ffi::{OsStr, OsString};
 use std::fmt::Debug;
 
 use crate::UsageError;
-use crate::docs::help::{Block, Entry, Help, collapsed};
+use crate::docs::help::{Block, Entry, Help, Term, collapsed};
 use crate::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
 use crate::values::{OptionName, opt_values, optional_text, text};
 
@@ -575,6 +575,14 @@ pub enum Part<'a, R> {
     /// Lines shown as they are, indented two columns, right under the
     /// paragraph before (an example).
     Example(&'static str),
+    /// Terms and what each means in one line, right under the paragraph
+    /// before: each term indented two columns, its text at `column`.
+    Terms {
+        /// Where the texts start.
+        column: usize,
+        /// (term, text).
+        terms: &'static [(&'static str, &'static str)],
+    },
 }
 
 /// A tool's `--help`: its title, usage lines and parts.
@@ -601,7 +609,7 @@ impl<R> Page<'_, R> {
         }
         let mut after_heading = false;
         for part in &self.parts {
-            let tight = after_heading || matches!(part, Part::Example(_));
+            let tight = after_heading || matches!(part, Part::Example(_) | Part::Terms { .. });
             if !tight {
                 out.push('\n');
             }
@@ -624,6 +632,12 @@ impl<R> Page<'_, R> {
                 Part::Example(text) => {
                     for line in text.lines() {
                         out.push_str(&format!("  {line}\n"));
+                    }
+                }
+                Part::Terms { column, terms } => {
+                    let width = column.saturating_sub(2);
+                    for (term, text) in *terms {
+                        out.push_str(&format!("  {term:<width$}{text}\n"));
                     }
                 }
             }
@@ -649,6 +663,15 @@ impl<R> Page<'_, R> {
                         .collect(),
                 ),
                 Part::Example(text) => Block::Verbatim(text.lines().map(str::to_owned).collect()),
+                Part::Terms { terms, .. } => Block::Terms(
+                    terms
+                        .iter()
+                        .map(|(term, text)| Term {
+                            term: (*term).to_owned(),
+                            lines: vec![(false, collapsed(text))],
+                        })
+                        .collect(),
+                ),
             })
             .collect();
         Help {

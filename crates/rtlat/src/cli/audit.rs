@@ -17,8 +17,9 @@ use rtlat_core::cpuset::parse_cpu_list;
 use crate::audit::Settings;
 use crate::output::OutputTarget;
 use rtlat_args::UsageError;
+use rtlat_args::docs::help::Help;
 use rtlat_args::getopt::{NO, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Name, Read, name_of};
+use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of};
 use rtlat_args::values::{DirReport, SystemView, int_in, int_in_or, invalid, new_file_path};
 
 /// `rtlat audit`'s options, each defined once, in getopt's order.
@@ -44,10 +45,10 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new(Some('i'), "interval", REQ, "US")
-            .help(&[
-                "the interval to be used, in microseconds (default",
-                "1000): idle states whose exit latency is above a",
-                "tenth of it are flagged",
+            .help_owned(vec![
+                "the interval to be used, in microseconds (default".to_owned(),
+                format!("{DEFAULT_INTERVAL_US}): idle states whose exit latency is above a"),
+                "tenth of it are flagged".to_owned(),
             ])
             .apply(|r: &mut Raw, v| {
                 r.interval = Some(v.text()?);
@@ -220,52 +221,57 @@ fn fail_level(text: &str) -> Result<Status, UsageError> {
     }
 }
 
-/// `rtlat audit --help`.
 /// The option table, as the man page and the completions see it.
 pub fn table() -> Vec<OptSpec<()>> {
     FLAGS.iter().map(Flag::row).collect()
 }
 
+/// The text of `rtlat audit --help`.
 pub fn help_text() -> String {
-    let title = crate::tools::help_title("audit");
-    format!(
-        "{title}
+    help_page().render()
+}
 
-Usage: rtlat audit [OPTIONS]
+/// `rtlat audit --help` as the man pages and completions read it.
+pub fn help_model() -> Help {
+    help_page().model()
+}
 
+/// `rtlat audit --help`: its prose and its options.
+fn help_page() -> Page<'static, Raw> {
+    Page {
+        title: crate::tools::help_title("audit"),
+        usage: vec!["rtlat audit [OPTIONS]".to_owned()],
+        layout: Layout::spaced(25),
+        parts: vec![
+            Part::Paragraph(
+                "\
 Reads /proc and /sys (it changes nothing) and prints one line per check:
 its status, its name and what it saw. A check that can add latency says
 why and what to change (a kernel parameter, a sysctl, a command). Then a
-summary line and the cyclictest command line suggested for this machine.
-
-Statuses, from harmless to worst:
-  ok       as a real-time machine should be
-  info     worth knowing, nothing to change
-  unknown  could not be read
-  warn     can add latency; worth changing
-  bad      makes real-time results meaningless
-
-Options:
-      --cpus LIST        the CPUs to be measured, as cyclictest's -a takes
-                         them (0-3,8; !0; +1); default: every CPU this
-                         process may use
-  -p, --priority PRIO    the real-time priority to be used, 0 to 99: other
-                         real-time threads at or above it compete
-  -i, --interval US      the interval to be used, in microseconds (default
-                         {DEFAULT_INTERVAL_US}): idle states whose exit latency is above a
-                         tenth of it are flagged
-      --json FILE        also write the audit as JSON to FILE; '-' writes
-                         it to standard output instead of the text
-      --fail-on LEVEL    exit 3 when a check is at LEVEL or worse: warn
-                         or bad
-      --root DIR         read the tree under DIR instead of / (a copy of
-                         /proc and /sys, as the tests use)
-  -h, --help             print this help
-
+summary line and the cyclictest command line suggested for this machine."
+                    .to_owned(),
+            ),
+            Part::Paragraph("Statuses, from harmless to worst:".to_owned()),
+            Part::Terms {
+                column: 11,
+                terms: &[
+                    ("ok", "as a real-time machine should be"),
+                    ("info", "worth knowing, nothing to change"),
+                    ("unknown", "could not be read"),
+                    ("warn", "can add latency; worth changing"),
+                    ("bad", "makes real-time results meaningless"),
+                ],
+            },
+            Part::Heading("Options"),
+            Part::Options(FLAGS.iter().collect()),
+            Part::Paragraph(
+                "\
 Exit status: 0 audited (whatever was found), 1 an output could not be
-written, 2 a usage error, 3 a check at or above --fail-on's level.
-"
-    )
+written, 2 a usage error, 3 a check at or above --fail-on's level."
+                    .to_owned(),
+            ),
+        ],
+    }
 }
 
 #[cfg(test)]
@@ -289,8 +295,12 @@ mod tests {
     }
 
     #[test]
-    fn the_help_shows_every_definition() {
-        rtlat_args::testing::assert_help_shows(&FLAGS, &help_text());
+    fn the_help_lists_every_option_once() {
+        let none: Vec<String> = Vec::new();
+        assert_eq!(
+            rtlat_args::options::unlisted(&FLAGS, &help_page()),
+            (none.clone(), none)
+        );
     }
 
     #[test]
