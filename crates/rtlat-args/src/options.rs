@@ -583,6 +583,11 @@ pub enum Part<'a, R> {
         /// (term, text).
         terms: &'static [(&'static str, &'static str)],
     },
+    /// A section of indented prose, right under the paragraph before:
+    /// each line indented two columns; a run of lines written with spaces
+    /// in front (indented further) is shown as it is, less the
+    /// indentation the run shares; the others are prose.
+    Indented(String),
 }
 
 /// A tool's `--help`: its title, usage lines and parts.
@@ -609,7 +614,11 @@ impl<R> Page<'_, R> {
         }
         let mut after_heading = false;
         for part in &self.parts {
-            let tight = after_heading || matches!(part, Part::Example(_) | Part::Terms { .. });
+            let tight = after_heading
+                || matches!(
+                    part,
+                    Part::Example(_) | Part::Terms { .. } | Part::Indented(_)
+                );
             if !tight {
                 out.push('\n');
             }
@@ -638,6 +647,11 @@ impl<R> Page<'_, R> {
                     let width = column.saturating_sub(2);
                     for (term, text) in *terms {
                         out.push_str(&format!("  {term:<width$}{text}\n"));
+                    }
+                }
+                Part::Indented(text) => {
+                    for line in text.lines() {
+                        out.push_str(&format!("  {line}\n"));
                     }
                 }
             }
@@ -672,6 +686,7 @@ impl<R> Page<'_, R> {
                         })
                         .collect(),
                 ),
+                Part::Indented(text) => Block::Indented(indented_blocks(text)),
             })
             .collect();
         Help {
@@ -680,6 +695,36 @@ impl<R> Page<'_, R> {
             blocks,
         }
     }
+}
+
+/// The prose and the lines shown as they are of a [`Part::Indented`]:
+/// a run of lines in its own column is a paragraph, a run of lines
+/// indented further a verbatim block.
+fn indented_blocks(text: &str) -> Vec<Block> {
+    let mut blocks: Vec<Block> = Vec::new();
+    for line in text.lines() {
+        let prose = !line.starts_with(' ');
+        match (blocks.last_mut(), prose) {
+            (Some(Block::Paragraph(lines)), true) => lines.push(line.trim().to_owned()),
+            (Some(Block::Verbatim(lines)), false) => lines.push(line.to_owned()),
+            (_, true) => blocks.push(Block::Paragraph(vec![line.trim().to_owned()])),
+            (_, false) => blocks.push(Block::Verbatim(vec![line.to_owned()])),
+        }
+    }
+    // What is shown as it is, less the indentation its block shares.
+    for block in &mut blocks {
+        if let Block::Verbatim(lines) = block {
+            let shared = lines
+                .iter()
+                .map(|l| l.len() - l.trim_start_matches(' ').len())
+                .min()
+                .unwrap_or(0);
+            for line in lines.iter_mut() {
+                line.drain(..shared);
+            }
+        }
+    }
+    blocks
 }
 
 /// Every flag of `flags` that a page's parts list, and those they do not:
