@@ -575,13 +575,18 @@ pub enum Part<'a, R> {
     /// Lines shown as they are, indented two columns, right under the
     /// paragraph before (an example).
     Example(&'static str),
-    /// Terms and what each means in one line, right under the paragraph
-    /// before: each term indented two columns, its text at `column`.
+    /// Terms and what each means, right under the paragraph before: each
+    /// term indented two columns, its text at `column` (see [`terms`] for
+    /// one line each).
     Terms {
         /// Where the texts start.
         column: usize,
-        /// (term, text).
-        terms: &'static [(&'static str, &'static str)],
+        /// How much further than `column` the lines that carry on a line
+        /// of its own (`op: ...` under a kind of load) start.
+        hang: usize,
+        /// The terms; a text line marked `true` starts a line of its own
+        /// (at `column`), the others carry on the line before.
+        terms: Vec<Term>,
     },
     /// A section of indented prose, right under the paragraph before:
     /// each line indented two columns; a run of lines written with spaces
@@ -643,10 +648,13 @@ impl<R> Page<'_, R> {
                         out.push_str(&format!("  {line}\n"));
                     }
                 }
-                Part::Terms { column, terms } => {
-                    let width = column.saturating_sub(2);
-                    for (term, text) in *terms {
-                        out.push_str(&format!("  {term:<width$}{text}\n"));
+                Part::Terms {
+                    column,
+                    hang,
+                    terms,
+                } => {
+                    for term in terms {
+                        out.push_str(&render_term(term, *column, *hang));
                     }
                 }
                 Part::Indented(text) => {
@@ -680,9 +688,13 @@ impl<R> Page<'_, R> {
                 Part::Terms { terms, .. } => Block::Terms(
                     terms
                         .iter()
-                        .map(|(term, text)| Term {
-                            term: (*term).to_owned(),
-                            lines: vec![(false, collapsed(text))],
+                        .map(|term| Term {
+                            term: term.term.clone(),
+                            lines: term
+                                .lines
+                                .iter()
+                                .map(|(own, line)| (*own, collapsed(line)))
+                                .collect(),
                         })
                         .collect(),
                 ),
@@ -695,6 +707,43 @@ impl<R> Page<'_, R> {
             blocks,
         }
     }
+}
+
+/// Terms with a one-line text each, (term, text), texts at `column`.
+pub fn terms<'a, R>(column: usize, pairs: &[(&str, &str)]) -> Part<'a, R> {
+    Part::Terms {
+        column,
+        hang: 0,
+        terms: pairs
+            .iter()
+            .map(|(term, text)| Term {
+                term: (*term).to_owned(),
+                lines: vec![(false, (*text).to_owned())],
+            })
+            .collect(),
+    }
+}
+
+/// One term of a [`Part::Terms`] as `--help` shows it.
+fn render_term(term: &Term, column: usize, hang: usize) -> String {
+    let mut out = String::new();
+    // Whether the line before is, or carries on, a line of its own.
+    let mut in_own_line = false;
+    for (i, (own, line)) in term.lines.iter().enumerate() {
+        if i == 0 {
+            let width = column.saturating_sub(2).max(term.term.chars().count() + 2);
+            out.push_str(&format!("  {:<width$}{line}\n", term.term));
+        } else {
+            let at = if in_own_line && !own {
+                column + hang
+            } else {
+                column
+            };
+            out.push_str(&format!("{}{line}\n", " ".repeat(at)));
+        }
+        in_own_line = in_own_line || *own;
+    }
+    out
 }
 
 /// The prose and the lines shown as they are of a [`Part::Indented`]:

@@ -19,7 +19,7 @@ use crate::output::OutputTarget;
 use rtlat_args::UsageError;
 use rtlat_args::docs::help::Help;
 use rtlat_args::getopt::{NO, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of};
+use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, terms};
 use rtlat_args::values::{DirReport, SystemView, int_in, int_in_or, invalid, new_file_path};
 
 /// `rtlat audit`'s options, each defined once, in getopt's order.
@@ -252,16 +252,16 @@ summary line and the cyclictest command line suggested for this machine."
                     .to_owned(),
             ),
             Part::Paragraph("Statuses, from harmless to worst:".to_owned()),
-            Part::Terms {
-                column: 11,
-                terms: &[
+            terms(
+                11,
+                &[
                     ("ok", "as a real-time machine should be"),
                     ("info", "worth knowing, nothing to change"),
                     ("unknown", "could not be read"),
                     ("warn", "can add latency; worth changing"),
                     ("bad", "makes real-time results meaningless"),
                 ],
-            },
+            ),
             Part::Heading("Options"),
             Part::Options(FLAGS.iter().collect()),
             Part::Paragraph(

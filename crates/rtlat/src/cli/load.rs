@@ -11,8 +11,9 @@ use rtlat_core::load::{LoadKind, LoadPlan, MAX_WORKERS, kind_names, parse_spec};
 
 use crate::load::Settings;
 use rtlat_args::UsageError;
+use rtlat_args::docs::help::{Help, Term};
 use rtlat_args::getopt::{NO, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Name, Read, name_of};
+use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, pick};
 use rtlat_args::values::{DURATION_EXPECTED, DurationError, SystemView, int_in, invalid};
 
 /// `rtlat load`'s options, each defined once, in getopt's order.
@@ -168,15 +169,25 @@ fn fill(text: &str, first: &str, rest: &str) -> String {
     out
 }
 
-/// `rtlat load --help`.
 /// The option table, as the man page and the completions see it.
 pub fn table() -> Vec<OptSpec<()>> {
     FLAGS.iter().map(Flag::row).collect()
 }
 
+/// The text of `rtlat load --help`.
 pub fn help_text() -> String {
-    let mut kinds = String::new();
-    for (kind, what) in [
+    help_page().render()
+}
+
+/// `rtlat load --help` as the man pages and completions read it.
+pub fn help_model() -> Help {
+    help_page().model()
+}
+
+/// Each kind of load, what it does and what one of its operations is: the
+/// kind's text lines, then its `op:` line filled (a line of its own).
+fn kinds() -> Vec<Term> {
+    [
         (
             LoadKind::Cpu,
             "integer and floating-point (SIMD) arithmetic",
@@ -206,43 +217,73 @@ pub fn help_text() -> String {
             LoadKind::Fork,
             "processes created, exiting at once, reaped (by a helper\n             process per worker, which never outlives it)",
         ),
-    ] {
-        kinds.push_str(&format!("  {:<10} {what}\n", kind.name()));
-        kinds.push_str(&fill(
+    ]
+    .into_iter()
+    .map(|(kind, what)| {
+        let mut lines: Vec<(bool, String)> = what
+            .lines()
+            .map(|line| (false, line.trim().to_owned()))
+            .collect();
+        let op = fill(
             &format!("op: {}", kind.op_definition()),
-            "             ",
-            "                 ",
-        ));
-    }
-    let title = crate::tools::help_title("load");
-    format!(
-        "{title}
+            KIND_TEXT_INDENT,
+            OP_CARRY_ON_INDENT,
+        );
+        lines.extend(
+            op.lines()
+                .enumerate()
+                .map(|(i, line)| (i == 0, line.trim().to_owned())),
+        );
+        Term {
+            term: kind.name().to_owned(),
+            lines,
+        }
+    })
+    .collect()
+}
 
-Usage: rtlat load SPEC [-D DURATION] [--cpus LIST] [--nice N]
+/// Where a kind's text starts.
+const KIND_TEXT_INDENT: &str = "             ";
+/// Where the lines carrying on its `op:` line start.
+const OP_CARRY_ON_INDENT: &str = "                 ";
 
+/// `rtlat load --help`: its prose, the kinds and its options.
+fn help_page() -> Page<'static, Raw> {
+    Page {
+        title: crate::tools::help_title("load"),
+        usage: vec!["rtlat load SPEC [-D DURATION] [--cpus LIST] [--nice N]".to_owned()],
+        layout: Layout::spaced(27),
+        parts: vec![
+            Part::Paragraph(
+                "\
 Runs worker threads that load the machine in the ways SPEC names, until
 SIGINT, SIGTERM or SIGHUP or for DURATION, then prints one line per kind
 on stdout: 'KIND: N ops/s (W workers)', the operations its workers did per
-second.
-
+second."
+                    .to_owned(),
+            ),
+            Part::Paragraph(format!(
+                "\
 SPEC is KIND[:WORKERS][,KIND[:WORKERS]...], each kind at most once;
 WORKERS is 1 to {MAX_WORKERS}, by default one per CPU the load may use.
-Kinds, and what one operation (op) is:
-{kinds}
-Workers run SCHED_OTHER, never real-time.
-
-Options:
-  -D, --duration DURATION  stop after DURATION: seconds, or with a suffix
-                           s, m, h or d (90, 10m, 2h); 0 for no limit
-      --cpus LIST          pin the workers round-robin to the CPUs of LIST
-                           (as cyclictest -a: 0-3,8, !1, +0-1)
-      --nice N             nice value of every worker, -20 to 19
-  -h, --help               print this help
-
+Kinds, and what one operation (op) is:"
+            )),
+            Part::Terms {
+                column: KIND_TEXT_INDENT.len(),
+                hang: OP_CARRY_ON_INDENT.len() - KIND_TEXT_INDENT.len(),
+                terms: kinds(),
+            },
+            Part::Paragraph("Workers run SCHED_OTHER, never real-time.".to_owned()),
+            Part::Heading("Options"),
+            pick(&FLAGS, &["duration", "cpus", "nice", "help"]),
+            Part::Paragraph(
+                "\
 Exit status: 0 after a normal stop, 1 if a worker could not start or
-failed, 2 for a usage error.
-"
-    )
+failed, 2 for a usage error."
+                    .to_owned(),
+            ),
+        ],
+    }
 }
 
 #[cfg(test)]
@@ -267,8 +308,12 @@ mod tests {
     }
 
     #[test]
-    fn the_help_shows_every_definition() {
-        rtlat_args::testing::assert_help_shows(&FLAGS, &help_text());
+    fn the_help_lists_every_option_once() {
+        let none: Vec<String> = Vec::new();
+        assert_eq!(
+            rtlat_args::options::unlisted(&FLAGS, &help_page()),
+            (none.clone(), none)
+        );
     }
 
     #[test]
