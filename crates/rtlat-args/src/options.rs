@@ -703,7 +703,9 @@ impl<R> Page<'_, R> {
             .collect();
         Help {
             title: self.title.clone(),
-            usage: self.usage.clone(),
+            // The synopsis: a usage line's runs of spaces (lining up a
+            // note in --help) made one.
+            usage: self.usage.iter().map(|u| collapsed(u)).collect(),
             blocks,
         }
     }
