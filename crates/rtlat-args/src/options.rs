@@ -588,6 +588,12 @@ pub enum Part<'a, R> {
         /// (at `column`), the others carry on the line before.
         terms: Vec<Term>,
     },
+    /// A list right under the paragraph before: each item's lines, the
+    /// first after `  - `, the others indented four columns.
+    Bullets(Vec<Vec<String>>),
+    /// Prose in column 0 right under the part before (no blank line: a
+    /// sentence a list interrupts).
+    Continued(String),
     /// A section of indented prose, right under the paragraph before:
     /// each line indented two columns; a run of lines written with spaces
     /// in front (indented further) is shown as it is, less the
@@ -622,14 +628,18 @@ impl<R> Page<'_, R> {
             let tight = after_heading
                 || matches!(
                     part,
-                    Part::Example(_) | Part::Terms { .. } | Part::Indented(_)
+                    Part::Example(_)
+                        | Part::Terms { .. }
+                        | Part::Indented(_)
+                        | Part::Bullets(_)
+                        | Part::Continued(_)
                 );
             if !tight {
                 out.push('\n');
             }
             after_heading = false;
             match part {
-                Part::Paragraph(text) => {
+                Part::Paragraph(text) | Part::Continued(text) => {
                     out.push_str(text);
                     out.push('\n');
                 }
@@ -662,6 +672,14 @@ impl<R> Page<'_, R> {
                         out.push_str(&format!("  {line}\n"));
                     }
                 }
+                Part::Bullets(items) => {
+                    for item in items {
+                        for (i, line) in item.iter().enumerate() {
+                            let lead = if i == 0 { "  - " } else { "    " };
+                            out.push_str(&format!("{lead}{line}\n"));
+                        }
+                    }
+                }
             }
         }
         out
@@ -673,7 +691,7 @@ impl<R> Page<'_, R> {
             .parts
             .iter()
             .map(|part| match part {
-                Part::Paragraph(text) => {
+                Part::Paragraph(text) | Part::Continued(text) => {
                     Block::Paragraph(text.lines().map(str::to_owned).collect())
                 }
                 Part::Heading(text) => Block::Heading((*text).to_owned()),
@@ -699,6 +717,12 @@ impl<R> Page<'_, R> {
                         .collect(),
                 ),
                 Part::Indented(text) => Block::Indented(indented_blocks(text)),
+                Part::Bullets(items) => Block::Bullets(
+                    items
+                        .iter()
+                        .map(|item| item.iter().map(|l| collapsed(l)).collect())
+                        .collect(),
+                ),
             })
             .collect();
         Help {

@@ -112,30 +112,3 @@ pub fn spellings(
     }
     out
 }
-
-/// Panics unless `help`, a help text still written by hand, shows every
-/// visible option of `flags` as its definition says: a line starting with
-/// its spellings (`-D, --duration DURATION`, the value after a space)
-/// and its help lines, in order, each ending a line of `help`. Keeps the
-/// definitions and the text from drifting apart until the page is made
-/// from the definitions.
-pub fn assert_help_shows<R>(flags: &[crate::options::Flag<R>], help: &str) {
-    let lines: Vec<&str> = help.lines().collect();
-    for flag in flags.iter().filter(|f| !f.hidden) {
-        let spec = flag.spec().replacen('=', " ", 1);
-        let indent = if flag.short.is_some() { "  " } else { "      " };
-        let start = lines
-            .iter()
-            .position(|l| {
-                l.starts_with(&format!("{indent}{spec} ")) || *l == format!("{indent}{spec}")
-            })
-            .unwrap_or_else(|| panic!("{spec}: not in the help"));
-        for (i, want) in flag.help.iter().filter(|l| !l.is_empty()).enumerate() {
-            let got = lines.get(start + i).copied().unwrap_or_default();
-            assert!(
-                got.trim_end().ends_with(want) || got.contains(&format!("  {want}")),
-                "{spec}: help line {i} is {got:?}, the definition says {want:?}"
-            );
-        }
-    }
-}

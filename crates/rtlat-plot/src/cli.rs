@@ -12,8 +12,9 @@ use crate::settings::{
     DEFAULT_SIZE, Kind, LatencyAxis, MAX_SIDE, MAX_XMAX_US, MIN_SIDE, OutputFormat, Settings,
 };
 use rtlat_args::UsageError;
+use rtlat_args::docs::help::Term;
 use rtlat_args::getopt::ValueKind;
-use rtlat_args::options::{self, Flag, Name, Read, name_of};
+use rtlat_args::options::{self, DefaultAt, Flag, Layout, Name, Page, Part, Read, name_of};
 use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path};
 use rtlat_results::file::StdinOr;
 
@@ -37,8 +38,11 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new(Some('s'), "size", ValueKind::Required, "WxH")
-            .help(&["picture size in pixels, each 200 to 8000", ""])
-            .default("1000x600")
+            .help_owned(vec![
+                format!("picture size in pixels, each {MIN_SIDE} to {MAX_SIDE}"),
+                String::new(),
+            ])
+            .default_owned(format!("{}x{}", DEFAULT_SIZE.0, DEFAULT_SIZE.1))
             .apply(|r: &mut Raw, v| {
                 r.size = Some(v.text()?);
                 Ok(())
@@ -59,9 +63,9 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             .help(&[
                 "latency plot: the latency axis ends at US; samples",
                 "beyond are counted in the legend ('N beyond xmax')",
-                "and the axis label, not drawn",
+                // Not where the layout puts defaults: in the line.
+                "and the axis label, not drawn     [the largest bucket]",
             ])
-            .default("the largest bucket")
             .apply(|r: &mut Raw, v| {
                 r.xmax = Some(v.text()?);
                 Ok(())
@@ -306,82 +310,126 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// `rtlat plot --help`.
 pub fn help_text() -> String {
-    let title = format!("rtlat plot: {}", rtlat_args::tools::PLOT_SUMMARY);
-    format!(
-        "\
-{title}
+    help_page().render()
+}
 
-Usage: rtlat plot INPUT... -o OUT.svg|OUT.png [OPTIONS]
+/// A term of the kinds of plot, its text's lines.
+fn term(name: &str, lines: &[&str]) -> Term {
+    Term {
+        term: name.to_owned(),
+        lines: lines.iter().map(|l| (false, (*l).to_owned())).collect(),
+    }
+}
 
+/// A list's items, each its lines.
+fn items(items: &[&[&str]]) -> Vec<Vec<String>> {
+    items
+        .iter()
+        .map(|lines| lines.iter().map(|l| (*l).to_owned()).collect())
+        .collect()
+}
+
+/// `rtlat plot --help`: what it reads, the kinds of plot and its options.
+fn help_page() -> Page<'static, Raw> {
+    let max_input = rtlat_results::file::MAX_INPUT_BYTES >> 20;
+    Page {
+        title: format!("rtlat plot: {}", rtlat_args::tools::PLOT_SUMMARY),
+        usage: vec!["rtlat plot INPUT... -o OUT.svg|OUT.png [OPTIONS]".to_owned()],
+        layout: Layout {
+            default: DefaultAt::EndsAt(73),
+            ..Layout::spaced(22)
+        },
+        parts: vec![
+            Part::Paragraph(
+                "\
 The latency and percentile plots read one or more results, each one of
-(told apart by their content):
-  - the --json file of rtlat cyclictest or another rtlat tool (its
-    \"distribution\" of every sample, an IPC pair's receiver's; the
-    \"histogram\" when there is none),
-  - the --json file of rt-tests cyclictest run with -h/--histogram,
-  - the histogram block that cyclictest -h/-H prints (its standard output
-    or --histfile), from rt-tests or rtlat: 1 us buckets, one column per
-    thread;
+(told apart by their content):"
+                    .to_owned(),
+            ),
+            Part::Bullets(items(&[
+                &[
+                    "the --json file of rtlat cyclictest or another rtlat tool (its",
+                    "\"distribution\" of every sample, an IPC pair's receiver's; the",
+                    "\"histogram\" when there is none),",
+                ],
+                &["the --json file of rt-tests cyclictest run with -h/--histogram,"],
+                &[
+                    "the histogram block that cyclictest -h/-H prints (its standard output",
+                    "or --histfile), from rt-tests or rtlat: 1 us buckets, one column per",
+                    "thread;",
+                ],
+            ])),
+            Part::Continued(format!(
+                "\
 and draws them as one picture. '-' reads standard input. An input is at
 most {max_input} MiB; one cut short (a -h block without its summary, JSON that
-ends early) is refused.
-
-The timeline plot (-k timeline) reads instead, each input one of:
-  - the --stats-file of rtlat cyclictest (one JSON line per thread and
-    interval of --stats-interval), also while the run writes it: a last
-    line cut short is not drawn, and a note on standard error says so;
-  - a JSON document with a \"timeline\" array of such lines (what rtlat
-    monitor --checkpoint writes).
-
-Kinds of plot (-k):
-  latency     the OSADL latency plot: number of samples (log scale, from
-              below 1 so that single samples show) against latency (us),
-              one step line per thread: CPU n when the thread was pinned,
-              thread n otherwise, after the file name when there are
-              several inputs; the maximum in the axis label, each thread's
-              maximum and its histogram overflows in the legend; --xmax
-              and --log-x shape its latency axis
-  percentile  latency (us, log scale) against percentile (50 %, 90 %,
-              99 %, ... on a log scale of 1 - p), one line per input with
-              all its threads together, for comparing runs; overflows are
-              drawn between the top of the histogram and the maximum
-  timeline    the OSADL long-term plot: each interval's maximum (us,
-              linear) against time, a step over the interval, one line
-              per thread, and its p99 (a fainter line of the same colour)
-              where the input has it; gaps where a thread took no sample;
-              times of day in the local time zone (TZ), with dates over
-              longer spans; each thread's largest maximum and the end of
-              its interval in the legend
-
-Options:
-  -o, --output FILE   the picture to write; FILE ends in .svg or .png
-                      (required). It is written whole or not at all.
-  -k, --kind KIND     latency, percentile or timeline           [latency]
-  -s, --size WxH      picture size in pixels, each {min} to {max}
-                                                               [{w}x{h}]
-  -T, --title TEXT    title (default: host, kernel and start time of the
-                      run when the input says them, else the file name;
-                      inputs of different tools or programs: each named,
-                      'cyclictest (rtlat) vs cyclictest (rt-tests)'; the
-                      timeline plot: the inputs' names)
-      --xmax US       latency plot: the latency axis ends at US; samples
-                      beyond are counted in the legend ('N beyond xmax')
-                      and the axis label, not drawn     [the largest bucket]
-      --log-x         latency plot: a log scale for latency, so that one
-                      spike far out does not squeeze the rest into a column
-  -h, --help          print this help
-  -V, --version       print the version, the commit and the target
-
+ends early) is refused."
+            )),
+            Part::Paragraph(
+                "The timeline plot (-k timeline) reads instead, each input one of:".to_owned(),
+            ),
+            Part::Bullets(items(&[
+                &[
+                    "the --stats-file of rtlat cyclictest (one JSON line per thread and",
+                    "interval of --stats-interval), also while the run writes it: a last",
+                    "line cut short is not drawn, and a note on standard error says so;",
+                ],
+                &[
+                    "a JSON document with a \"timeline\" array of such lines (what rtlat",
+                    "monitor --checkpoint writes).",
+                ],
+            ])),
+            Part::Paragraph("Kinds of plot (-k):".to_owned()),
+            Part::Terms {
+                column: 14,
+                hang: 0,
+                terms: vec![
+                    term(
+                        "latency",
+                        &[
+                            "the OSADL latency plot: number of samples (log scale, from",
+                            "below 1 so that single samples show) against latency (us),",
+                            "one step line per thread: CPU n when the thread was pinned,",
+                            "thread n otherwise, after the file name when there are",
+                            "several inputs; the maximum in the axis label, each thread's",
+                            "maximum and its histogram overflows in the legend; --xmax",
+                            "and --log-x shape its latency axis",
+                        ],
+                    ),
+                    term(
+                        "percentile",
+                        &[
+                            "latency (us, log scale) against percentile (50 %, 90 %,",
+                            "99 %, ... on a log scale of 1 - p), one line per input with",
+                            "all its threads together, for comparing runs; overflows are",
+                            "drawn between the top of the histogram and the maximum",
+                        ],
+                    ),
+                    term(
+                        "timeline",
+                        &[
+                            "the OSADL long-term plot: each interval's maximum (us,",
+                            "linear) against time, a step over the interval, one line",
+                            "per thread, and its p99 (a fainter line of the same colour)",
+                            "where the input has it; gaps where a thread took no sample;",
+                            "times of day in the local time zone (TZ), with dates over",
+                            "longer spans; each thread's largest maximum and the end of",
+                            "its interval in the legend",
+                        ],
+                    ),
+                ],
+            },
+            Part::Heading("Options"),
+            Part::Options(FLAGS.iter().collect()),
+            Part::Paragraph(
+                "\
 PNG text uses a bundled font (DejaVu Sans); no system font is needed.
 SVG text names the font family sans-serif, for the viewer to supply.
-A bad input file or option is one line on standard error and exit status 2.
-",
-        max_input = rtlat_results::file::MAX_INPUT_BYTES >> 20,
-        min = MIN_SIDE,
-        max = MAX_SIDE,
-        w = DEFAULT_SIZE.0,
-        h = DEFAULT_SIZE.1,
-    )
+A bad input file or option is one line on standard error and exit status 2."
+                    .to_owned(),
+            ),
+        ],
+    }
 }
 
 #[cfg(test)]
@@ -403,8 +451,12 @@ mod tests {
     }
 
     #[test]
-    fn the_help_shows_every_definition() {
-        rtlat_args::testing::assert_help_shows(&FLAGS, &help_text());
+    fn the_help_lists_every_option_once() {
+        let none: Vec<String> = Vec::new();
+        assert_eq!(
+            rtlat_args::options::unlisted(&FLAGS, &help_page()),
+            (none.clone(), none)
+        );
     }
 
     #[test]
