@@ -981,4 +981,63 @@ mod tests {
         assert!(text.ends_with("\nExample:\n  tool -q\n"), "{text}");
         assert_eq!(unlisted(&flags, &page), (vec![], vec![]));
     }
+
+    #[test]
+    fn lists_terms_and_indented_prose_render_and_model_alike() {
+        let page: Page<'_, Raw> = Page {
+            title: "tool: does things".to_owned(),
+            usage: vec!["tool A".to_owned(), "tool B        (a note)".to_owned()],
+            layout: Layout::spaced(20),
+            parts: vec![
+                Part::Paragraph("It reads one of:".to_owned()),
+                Part::Bullets(vec![
+                    vec!["a file,".to_owned()],
+                    vec!["a longer thing, over".to_owned(), "two lines;".to_owned()],
+                ]),
+                Part::Continued("and writes another.".to_owned()),
+                Part::Paragraph("Statuses:".to_owned()),
+                terms(11, &[("ok", "fine"), ("unknown", "not read")]),
+                Part::Paragraph("Kinds:".to_owned()),
+                Part::Terms {
+                    column: 13,
+                    hang: 4,
+                    terms: vec![Term {
+                        term: "cpu".to_owned(),
+                        lines: vec![
+                            (false, "arithmetic and".to_owned()),
+                            (false, "more".to_owned()),
+                            (true, "op: one sum".to_owned()),
+                            (false, "of ten".to_owned()),
+                        ],
+                    }],
+                },
+                Part::Paragraph("When?".to_owned()),
+                Part::Indented(
+                    "A prose line that is long enough to be taken for prose, surely\n\
+                     and its second line:\n  \x20 shown as it is\n    and this too\nprose again."
+                        .to_owned(),
+                ),
+            ],
+        };
+        let text = page.render();
+        assert_eq!(crate::docs::help::parse(&text), page.model());
+        assert!(
+            text.contains(
+                "\nIt reads one of:\n  - a file,\n  - a longer thing, over\n    two lines;\n\
+                 and writes another.\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  cpu        arithmetic and\n             more\n             op: one sum\n\
+                 \x20                of ten\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("  ok       fine\n  unknown  not read\n"),
+            "{text}"
+        );
+    }
 }
