@@ -494,6 +494,34 @@ pub fn find<'a, R>(flags: &'a [Flag<R>], longs: &[&str]) -> Vec<&'a Flag<R>> {
         .collect()
 }
 
+/// The name of the short-only option `-short` of `flags` (Xenomai's
+/// `-p`).
+///
+/// # Panics
+///
+/// When there is none (see [`name_of`]).
+pub fn name_of_short<R>(flags: &[Flag<R>], short: char) -> Name {
+    find_short(flags, &[short])[0].name()
+}
+
+/// The options of `flags` spelled `-c` for each `c` of `shorts`, in this
+/// order (for tools with short-only options).
+///
+/// # Panics
+///
+/// When one is not in `flags` (see [`name_of`]).
+pub fn find_short<'a, R>(flags: &'a [Flag<R>], shorts: &[char]) -> Vec<&'a Flag<R>> {
+    shorts
+        .iter()
+        .map(|short| {
+            flags
+                .iter()
+                .find(|f| f.short == Some(*short))
+                .unwrap_or_else(|| panic!("no option -{short}"))
+        })
+        .collect()
+}
+
 /// The options of `flags` that a shared group defines (`group`, the
 /// group's definitions over any state), in the group's order: a page that
 /// lists a group this way lists an option added to the group by itself.

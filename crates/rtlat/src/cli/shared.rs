@@ -8,8 +8,6 @@
 //! one option, lives here, and so does [`Measure`], what a measuring
 //! tool's command line asks it to run.
 
-use std::ffi::OsString;
-
 use rtlat_core::config::TimeSourceKind;
 use rtlat_core::load::schedule::LoadSchedule;
 
@@ -24,7 +22,7 @@ use crate::gate::GatePlan;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
 use rtlat_args::options::Flag;
-use rtlat_args::values::{OptionName, SystemView, text, time_source};
+use rtlat_args::values::{OptionName, SystemView, time_source};
 
 /// A measuring tool's run: what its command line asks for is
 /// `Invocation<Measure<its settings>>` (the pair tools add the fork child).
@@ -178,25 +176,6 @@ pub struct SharedArgs {
 }
 
 impl SharedArgs {
-    /// Keeps `value` for `which`; `id` (the tool's) spells it if the value
-    /// must be text.
-    pub fn set(
-        &mut self,
-        which: SharedOpt,
-        value: Option<OsString>,
-        id: impl OptionName,
-    ) -> Result<(), UsageError> {
-        match which {
-            SharedOpt::Stop(o) => self.stop.set(o, text(id, value.as_deref())?),
-            SharedOpt::Out(o) => self.outputs.set(o, value, id)?,
-            SharedOpt::Gate(o) => self.gates.set(o, value, id)?,
-            SharedOpt::Load(o) => self.load.set(o, text(id, value.as_deref())?),
-            SharedOpt::Verdict(o) => self.verdict.set(o, text(id, value.as_deref())?),
-            SharedOpt::Synthetic => self.synthetic = Some(text(id, value.as_deref())?),
-        }
-        Ok(())
-    }
-
     /// `-l` and `-D` ([`StopArgs::validate`]).
     pub fn stop<O: OptionName>(&self, wrap: fn(SharedOpt) -> O) -> Result<Stop, UsageError> {
         self.stop.validate(|o| wrap(o.into()))
@@ -274,23 +253,17 @@ mod tests {
         }
     }
 
-    fn args(words: &[(SharedOpt, &str)]) -> SharedArgs {
+    /// The raw values of a command line of shared options.
+    fn args(words: &[&str]) -> SharedArgs {
+        let words: Vec<std::ffi::OsString> = words.iter().map(Into::into).collect();
         let mut args = SharedArgs::default();
-        for (which, value) in words {
-            args.set(*which, Some(value.into()), Opt::Shared(*which))
-                .unwrap();
-        }
+        rtlat_args::options::parse(&definitions(), &words, &mut args).unwrap();
         args
     }
 
     #[test]
     fn each_group_validates_with_the_tools_spelling() {
-        let a = args(&[
-            (SharedOpt::Stop(StopOpt::Loops), "5"),
-            (SharedOpt::Out(OutputOpt::Json), "-"),
-            (SharedOpt::Gate(GateOpt::FailIf), "max>1ms"),
-            (SharedOpt::Synthetic, "7"),
-        ]);
+        let a = args(&["-l5", "--json=-", "--fail-if=max>1ms", "--synthetic=7"]);
         assert_eq!(a.stop(Opt::Shared).unwrap().loops, Some(5));
         assert!(
             a.outputs(Opt::Shared, "microseconds")
@@ -303,11 +276,7 @@ mod tests {
             a.source(Opt::Shared).unwrap(),
             TimeSourceKind::Synthetic { seed: 7 }
         );
-        let bad = args(&[
-            (SharedOpt::Stop(StopOpt::Duration), "x"),
-            (SharedOpt::Synthetic, "-1"),
-            (SharedOpt::Load(LoadOpt::Cpus), "0"),
-        ]);
+        let bad = args(&["-D", "x", "--synthetic=-1", "--load-cpus=0"]);
         let system = SystemView {
             allowed_cpus: vec![0],
             configured_cpus: 1,
