@@ -15,7 +15,7 @@ use rtlat_core::ipc::{PairConfig, Side};
 use rtlat_core::units::Nanos;
 
 use super::load_options::run_duration;
-use super::shared::{HasShared, Measure, SharedArgs, SharedOpt};
+use super::shared::{HasShared, Measure, SharedArgs};
 use super::verdict_options::HasVerdictStyle;
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
@@ -86,11 +86,6 @@ fn name(long: &str) -> Name {
         .find(|f| f.long == Some(long))
         .map(Flag::name)
         .unwrap_or_else(|| panic!("no option --{long}"))
-}
-
-/// How messages spell a shared option.
-fn shared(which: SharedOpt) -> Name {
-    name(which.long())
 }
 
 /// The largest interval, distance product and `-b` value (µs).

@@ -22,7 +22,7 @@ use rtlat_args::getopt::OptSpec;
 use rtlat_args::options::{self, Flag, Read};
 use rtlat_args::values::SystemView;
 
-use flags::{FLAGS, shared};
+use flags::{FLAGS, name};
 pub use help::{help_model, help_text};
 
 mod engine;
@@ -114,9 +114,9 @@ fn build(
     let thread = thread::thread(&raw, system)?;
     let (load, duration_secs) = thread::load_and_duration(&raw, system)?;
     let printing = printing::printing(&raw, duration_secs, &mut warnings)?;
-    let source = raw.shared.source(shared)?;
-    let gates = raw.shared.gates(shared)?;
-    let projection = raw.shared.projection(shared)?;
+    let source = raw.shared.source(name)?;
+    let gates = raw.shared.gates(name)?;
+    let projection = raw.shared.projection(name)?;
     let engine = engine::engine(
         &raw,
         &thread,

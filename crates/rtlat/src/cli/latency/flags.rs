@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use super::{DEFAULT_PERIOD_US, Raw};
 use crate::cli::explain::{self, ExplainArgs, HasExplain};
 use crate::cli::output_options as outputs;
-use crate::cli::shared::{HasShared, SharedArgs, SharedOpt, gate_and_load_flags, synthetic};
+use crate::cli::shared::{HasShared, SharedArgs, gate_and_load_flags, synthetic};
 use crate::cli::verdict_options::{self, HasVerdictStyle};
 use crate::report::verdict::text::Style;
 use rtlat_args::getopt::{NO, REQ};
@@ -216,11 +216,6 @@ pub(super) fn name(long: &str) -> Name {
 /// How messages spell Xenomai's short-only option `-short`.
 pub(super) fn short(short: char) -> Name {
     name_of_short(&FLAGS, short)
-}
-
-/// How messages spell a shared option.
-pub(super) fn shared(which: SharedOpt) -> Name {
-    name(which.long())
 }
 
 impl HasShared for Raw {

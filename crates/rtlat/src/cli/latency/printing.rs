@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use rtlat_args::UsageError;
 use rtlat_args::values::int_in_or;
 
-use super::flags::{shared, short};
+use super::flags::{name, short};
 use super::{DEFAULT_BUCKET_NS, DEFAULT_BUCKETS, DEFAULT_LINES, MAX_BUCKET_NS, MAX_LINES, Raw};
 use crate::cli::output_options::{self as outputs, output_path};
 use crate::output::OutputTarget;
@@ -59,7 +59,7 @@ pub(super) fn printing(
         Some(text) => Some(output_path(short('g'), text)?),
         None => None,
     };
-    let json = raw.shared.outputs(shared, "microseconds")?.json;
+    let json = raw.shared.outputs(name, "microseconds")?.json;
     let quiet = match (raw.quiet, duration_secs) {
         (true, None) => {
             // Xenomai's own warning, and like Xenomai the run goes on

@@ -6,7 +6,7 @@ use rtlat_args::values::{SystemView, duration_option, int, int_in, int_in_or, in
 use rtlat_core::load::schedule::LoadSchedule;
 use rtlat_core::units::Nanos;
 
-use super::flags::{shared, short};
+use super::flags::{name, short};
 use super::{DEFAULT_PERIOD_US, DEFAULT_PRIORITY, MAX_PERIOD_US, Raw};
 use crate::cli::load_options::run_duration;
 
@@ -67,7 +67,7 @@ pub(super) fn load_and_duration(
         Some(text) => duration_option(short('T'), text)?,
         None => None,
     };
-    let load = raw.shared.load(shared, system)?;
+    let load = raw.shared.load(name, system)?;
     // A schedule (whole seconds) ends the run when it ends, unless -T
     // comes first.
     let duration_secs =
