@@ -22,7 +22,7 @@ use std::fmt::Debug;
 
 use crate::UsageError;
 use crate::docs::help::{Block, Entry, Help, collapsed};
-use crate::getopt::{OptSpec, ValueKind, getopt_long};
+use crate::getopt::{GetoptError, OptSpec, ValueKind, getopt_long};
 use crate::values::{OptionName, opt_values, optional_text, text};
 
 /// An option's spellings, for messages: `-t/--threads`, `--json`, `-F`.
@@ -102,6 +102,9 @@ pub struct Flag<R> {
     pub value: ValueKind,
     /// The value's name in the help (`N`, `FILE`); empty for a flag.
     pub value_name: &'static str,
+    /// The value is left out of the help, the man page and the completions'
+    /// words (values meant for the program itself, not for the user).
+    pub value_hidden: bool,
     /// Whether cyclictest 2.4 (or the tool's C version) has it: its long
     /// name then wins the abbreviation match over newer ones.
     pub in_2_4: bool,
@@ -203,6 +206,7 @@ impl<R> Flag<R> {
             long,
             value,
             value_name,
+            value_hidden: false,
             in_2_4,
             hidden: false,
             default: None,
@@ -271,6 +275,15 @@ impl<R> Flag<R> {
     /// A default made at run time (see [`Flag::help_owned`]).
     pub fn default_owned(self, shown: String) -> Self {
         self.default(shown.leak())
+    }
+
+    /// The value is not shown: the help spells the option as a flag
+    /// (`-f, --fork`) though it reads a value.
+    pub fn value_hidden(self) -> Self {
+        Flag {
+            value_hidden: true,
+            ..self
+        }
     }
 
     /// The default shown in the help.
@@ -348,6 +361,7 @@ impl<R> Flag<R> {
     /// joins values with a space.
     pub fn spec_in(&self, layout: &Layout) -> String {
         let value = match self.value {
+            _ if self.value_hidden => String::new(),
             ValueKind::None => String::new(),
             ValueKind::Required if self.long.is_none() => format!(" {}", self.value_name),
             ValueKind::Required => format!("{}{}", layout.long_value, self.value_name),
@@ -551,7 +565,18 @@ pub enum Read {
 /// Scans `args` with the table of `flags` and applies each option to `raw`
 /// in command-line order; stops at the first error or at the help.
 pub fn parse<R>(flags: &[Flag<R>], args: &[OsString], raw: &mut R) -> Result<Read, UsageError> {
-    let items = getopt_long(args, &table(flags)).map_err(|e| UsageError(e.to_string()))?;
+    parse_with(flags, args, raw, |e| UsageError(e.to_string()))
+}
+
+/// [`parse`], with the tool's own message for some of getopt's errors
+/// (`getopt_error` makes the message of each).
+pub fn parse_with<R>(
+    flags: &[Flag<R>],
+    args: &[OsString],
+    raw: &mut R,
+    getopt_error: impl Fn(GetoptError) -> UsageError,
+) -> Result<Read, UsageError> {
+    let items = getopt_long(args, &table(flags)).map_err(getopt_error)?;
     for item in opt_values(items) {
         let (index, value) = item?;
         let flag = &flags[index];
@@ -823,6 +848,20 @@ mod tests {
             nice.render_in(&Layout::spaced(27)),
             "      --nice N             nice value [0]\n"
         );
+    }
+
+    #[test]
+    fn a_hidden_value_and_a_tools_own_getopt_message() {
+        let fork = Flag::<Raw>::c(Some('f'), "fork", OPT_NUM, "N")
+            .help(&["fork mode"])
+            .value_hidden();
+        assert_eq!(fork.spec(), "-f, --fork");
+        assert_eq!(fork.spec_in(&Layout::spaced(20)), "-f, --fork");
+        let e = parse_with(&flags(), &words(&["-2"]), &mut Raw::default(), |e| {
+            UsageError(format!("ours: {e}"))
+        })
+        .unwrap_err();
+        assert!(e.0.starts_with("ours: "), "{}", e.0);
     }
 
     #[test]
