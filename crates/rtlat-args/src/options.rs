@@ -22,7 +22,7 @@ use std::fmt::Debug;
 
 use crate::UsageError;
 use crate::docs::help::{Block, Entry, Help, Term, collapsed};
-use crate::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
+use crate::getopt::{GetoptError, OptSpec, Parsed, ValueKind, getopt_long};
 use crate::values::{OptionName, opt_values, optional_text, text};
 
 /// An option's spellings, for messages: `-t/--threads`, `--json`, `-F`.
@@ -102,6 +102,9 @@ pub struct Flag<R> {
     pub value: ValueKind,
     /// The value's name in the help (`N`, `FILE`); empty for a flag.
     pub value_name: &'static str,
+    /// The value is left out of the help, the man page and the completions'
+    /// words (values meant for the program itself, not for the user).
+    pub value_hidden: bool,
     /// Whether cyclictest 2.4 (or the tool's C version) has it: its long
     /// name then wins the abbreviation match over newer ones.
     pub in_2_4: bool,
@@ -203,6 +206,7 @@ impl<R> Flag<R> {
             long,
             value,
             value_name,
+            value_hidden: false,
             in_2_4,
             hidden: false,
             default: None,
@@ -271,6 +275,15 @@ impl<R> Flag<R> {
     /// A default made at run time (see [`Flag::help_owned`]).
     pub fn default_owned(self, shown: String) -> Self {
         self.default(shown.leak())
+    }
+
+    /// The value is not shown: the help spells the option as a flag
+    /// (`-f, --fork`) though it reads a value.
+    pub fn value_hidden(self) -> Self {
+        Flag {
+            value_hidden: true,
+            ..self
+        }
     }
 
     /// The default shown in the help.
@@ -348,6 +361,7 @@ impl<R> Flag<R> {
     /// joins values with a space.
     pub fn spec_in(&self, layout: &Layout) -> String {
         let value = match self.value {
+            _ if self.value_hidden => String::new(),
             ValueKind::None => String::new(),
             ValueKind::Required if self.long.is_none() => format!(" {}", self.value_name),
             ValueKind::Required => format!("{}{}", layout.long_value, self.value_name),
@@ -494,6 +508,34 @@ pub fn find<'a, R>(flags: &'a [Flag<R>], longs: &[&str]) -> Vec<&'a Flag<R>> {
         .collect()
 }
 
+/// The name of the short-only option `-short` of `flags` (Xenomai's
+/// `-p`).
+///
+/// # Panics
+///
+/// When there is none (see [`name_of`]).
+pub fn name_of_short<R>(flags: &[Flag<R>], short: char) -> Name {
+    find_short(flags, &[short])[0].name()
+}
+
+/// The options of `flags` spelled `-c` for each `c` of `shorts`, in this
+/// order (for tools with short-only options).
+///
+/// # Panics
+///
+/// When one is not in `flags` (see [`name_of`]).
+pub fn find_short<'a, R>(flags: &'a [Flag<R>], shorts: &[char]) -> Vec<&'a Flag<R>> {
+    shorts
+        .iter()
+        .map(|short| {
+            flags
+                .iter()
+                .find(|f| f.short == Some(*short))
+                .unwrap_or_else(|| panic!("no option -{short}"))
+        })
+        .collect()
+}
+
 /// The options of `flags` that a shared group defines (`group`, the
 /// group's definitions over any state), in the group's order: a page that
 /// lists a group this way lists an option added to the group by itself.
@@ -523,8 +565,19 @@ pub enum Read {
 /// Scans `args` with the table of `flags` and applies each option to `raw`
 /// in command-line order; stops at the first error or at the help.
 pub fn parse<R>(flags: &[Flag<R>], args: &[OsString], raw: &mut R) -> Result<Read, UsageError> {
+    parse_with(flags, args, raw, |e| UsageError(e.to_string()))
+}
+
+/// [`parse`], with the tool's own message for some of getopt's errors
+/// (`getopt_error` makes the message of each).
+pub fn parse_with<R>(
+    flags: &[Flag<R>],
+    args: &[OsString],
+    raw: &mut R,
+    getopt_error: impl Fn(GetoptError) -> UsageError,
+) -> Result<Read, UsageError> {
     // No operands: refused with opt_values' message.
-    parse_with_operands(flags, args, raw, |_, word| {
+    scan(flags, args, raw, getopt_error, |_, word| {
         opt_values::<usize>(vec![Parsed::Positional(word)]).try_for_each(|item| item.map(drop))
     })
 }
@@ -536,9 +589,21 @@ pub fn parse_with_operands<R>(
     flags: &[Flag<R>],
     args: &[OsString],
     raw: &mut R,
+    operand: impl FnMut(&mut R, OsString) -> Result<(), UsageError>,
+) -> Result<Read, UsageError> {
+    scan(flags, args, raw, |e| UsageError(e.to_string()), operand)
+}
+
+/// The getopt scan under [`parse`], [`parse_with`] and
+/// [`parse_with_operands`].
+fn scan<R>(
+    flags: &[Flag<R>],
+    args: &[OsString],
+    raw: &mut R,
+    getopt_error: impl Fn(GetoptError) -> UsageError,
     mut operand: impl FnMut(&mut R, OsString) -> Result<(), UsageError>,
 ) -> Result<Read, UsageError> {
-    let items = getopt_long(args, &table(flags)).map_err(|e| UsageError(e.to_string()))?;
+    let items = getopt_long(args, &table(flags)).map_err(getopt_error)?;
     for item in items {
         let (index, value) = match item {
             Parsed::Positional(word) => {
@@ -959,6 +1024,20 @@ mod tests {
             nice.render_in(&Layout::spaced(27)),
             "      --nice N             nice value [0]\n"
         );
+    }
+
+    #[test]
+    fn a_hidden_value_and_a_tools_own_getopt_message() {
+        let fork = Flag::<Raw>::c(Some('f'), "fork", OPT_NUM, "N")
+            .help(&["fork mode"])
+            .value_hidden();
+        assert_eq!(fork.spec(), "-f, --fork");
+        assert_eq!(fork.spec_in(&Layout::spaced(20)), "-f, --fork");
+        let e = parse_with(&flags(), &words(&["-2"]), &mut Raw::default(), |e| {
+            UsageError(format!("ours: {e}"))
+        })
+        .unwrap_err();
+        assert!(e.0.starts_with("ours: "), "{}", e.0);
     }
 
     #[test]
