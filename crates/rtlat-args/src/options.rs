@@ -21,8 +21,8 @@ use std::ffi::{OsStr, OsString};
 use std::fmt::Debug;
 
 use crate::UsageError;
-use crate::docs::help::{Block, Entry, Help, collapsed};
-use crate::getopt::{OptSpec, ValueKind, getopt_long};
+use crate::docs::help::{Block, Entry, Help, Term, collapsed};
+use crate::getopt::{GetoptError, OptSpec, Parsed, ValueKind, getopt_long};
 use crate::values::{OptionName, opt_values, optional_text, text};
 
 /// An option's spellings, for messages: `-t/--threads`, `--json`, `-F`.
@@ -102,6 +102,9 @@ pub struct Flag<R> {
     pub value: ValueKind,
     /// The value's name in the help (`N`, `FILE`); empty for a flag.
     pub value_name: &'static str,
+    /// The value is left out of the help, the man page and the completions'
+    /// words (values meant for the program itself, not for the user).
+    pub value_hidden: bool,
     /// Whether cyclictest 2.4 (or the tool's C version) has it: its long
     /// name then wins the abbreviation match over newer ones.
     pub in_2_4: bool,
@@ -118,10 +121,77 @@ pub struct Flag<R> {
     pub effect: Effect<R>,
 }
 
-/// The column an entry's text starts in.
-const TEXT_COLUMN: usize = 25;
-/// The column a default (`[1000]`) starts in, when the text leaves room.
-const DEFAULT_COLUMN: usize = 70;
+/// How a page lays out its option entries: the columns of the text, how a
+/// long option is joined to its value, where a default goes. Tools whose
+/// help copies another program's keep that program's layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The column the text starts in on an entry's first line; at least
+    /// two spaces follow the spellings.
+    pub column: usize,
+    /// The same for an entry with a short spelling only (Xenomai's
+    /// `-p US`).
+    pub short_only_column: usize,
+    /// The column of the text's further lines.
+    pub continuation: usize,
+    /// What joins a long option to a required value: `'='`
+    /// (`--json=FILE`) or `' '` (`--json FILE`). An optional value is
+    /// always `[=N]`, a short-only option's always `-p US`.
+    pub long_value: char,
+    /// Where a default (`[1000]`) goes.
+    pub default: DefaultAt,
+}
+
+/// Where a default goes on the last line of an entry's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefaultAt {
+    /// Its `[` in this column, or one space after a longer line.
+    Column(usize),
+    /// Its `]` the last character of a line this long, or one space after
+    /// a longer line.
+    EndsAt(usize),
+    /// One space after the text.
+    AfterText,
+}
+
+impl Layout {
+    /// cyclictest's: `--opt=VALUE`, text at column 25, defaults at 70.
+    pub const GNU: Layout = Layout {
+        column: 25,
+        short_only_column: 25,
+        continuation: 25,
+        long_value: '=',
+        default: DefaultAt::Column(70),
+    };
+
+    /// `--opt VALUE` with the text at `column`, defaults one space after
+    /// the text (change them with the struct update syntax:
+    /// `Layout { default: DefaultAt::EndsAt(73), ..Layout::spaced(22) }`).
+    pub const fn spaced(column: usize) -> Layout {
+        Layout {
+            column,
+            short_only_column: column,
+            continuation: column,
+            long_value: ' ',
+            default: DefaultAt::AfterText,
+        }
+    }
+
+    /// The column of an entry's first line of text.
+    fn first_column(&self, short_only: bool) -> usize {
+        if short_only {
+            self.short_only_column
+        } else {
+            self.column
+        }
+    }
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout::GNU
+    }
+}
 
 impl<R> Flag<R> {
     fn with(
@@ -136,6 +206,7 @@ impl<R> Flag<R> {
             long,
             value,
             value_name,
+            value_hidden: false,
             in_2_4,
             hidden: false,
             default: None,
@@ -189,6 +260,28 @@ impl<R> Flag<R> {
     pub fn help(self, lines: &'static [&'static str]) -> Self {
         Flag {
             help: lines,
+            ..self
+        }
+    }
+
+    /// Help lines made at run time (a constant's value in the text): for
+    /// a definition made once, in a `static` list (the lines are leaked,
+    /// to live as long as the program).
+    pub fn help_owned(self, lines: Vec<String>) -> Self {
+        let lines: Vec<&'static str> = lines.into_iter().map(|l| &*l.leak()).collect();
+        self.help(lines.leak())
+    }
+
+    /// A default made at run time (see [`Flag::help_owned`]).
+    pub fn default_owned(self, shown: String) -> Self {
+        self.default(shown.leak())
+    }
+
+    /// The value is not shown: the help spells the option as a flag
+    /// (`-f, --fork`) though it reads a value.
+    pub fn value_hidden(self) -> Self {
+        Flag {
+            value_hidden: true,
             ..self
         }
     }
@@ -258,13 +351,20 @@ impl<R> Flag<R> {
         }
     }
 
-    /// The spellings with the value, as an entry shows them:
-    /// `-t, --threads[=N]`, `--json=FILE`, `-p US`.
+    /// The spellings with the value, as an entry shows them in
+    /// cyclictest's layout: `-t, --threads[=N]`, `--json=FILE`, `-p US`.
     pub fn spec(&self) -> String {
+        self.spec_in(&Layout::GNU)
+    }
+
+    /// The spellings with the value in `layout`: `--json FILE` when it
+    /// joins values with a space.
+    pub fn spec_in(&self, layout: &Layout) -> String {
         let value = match self.value {
+            _ if self.value_hidden => String::new(),
             ValueKind::None => String::new(),
             ValueKind::Required if self.long.is_none() => format!(" {}", self.value_name),
-            ValueKind::Required => format!("={}", self.value_name),
+            ValueKind::Required => format!("{}{}", layout.long_value, self.value_name),
             ValueKind::Optional(_) => format!("[={}]", self.value_name),
         };
         match (self.short, self.long) {
@@ -276,13 +376,19 @@ impl<R> Flag<R> {
     }
 
     /// The help lines of the text column, the default placed at the end
-    /// of the last.
-    fn text_lines(&self) -> Vec<String> {
+    /// of the last (`last_column`: the column the last line starts in).
+    fn text_lines(&self, layout: &Layout, last_column: usize) -> Vec<String> {
         let mut lines: Vec<String> = self.help.iter().map(|l| (*l).to_owned()).collect();
         if let Some(default) = self.default {
             let last = lines.last_mut().expect("a default ends a help line");
-            let column = TEXT_COLUMN + last.chars().count();
-            let pad = DEFAULT_COLUMN.saturating_sub(column).max(1);
+            let end = last_column + last.chars().count();
+            let shown = default.chars().count() + 2;
+            let pad = match layout.default {
+                DefaultAt::Column(column) => column.saturating_sub(end),
+                DefaultAt::EndsAt(column) => column.saturating_sub(end + shown),
+                DefaultAt::AfterText => 1,
+            };
+            let pad = if last.is_empty() { pad } else { pad.max(1) };
             last.push_str(&" ".repeat(pad));
             last.push('[');
             last.push_str(default);
@@ -291,11 +397,26 @@ impl<R> Flag<R> {
         lines
     }
 
-    /// The entry as `--help` shows it, each line ending in a newline.
+    /// The entry as `--help` shows it in cyclictest's layout, each line
+    /// ending in a newline.
     pub fn render(&self) -> String {
+        self.render_in(&Layout::GNU)
+    }
+
+    /// The entry as `--help` shows it in `layout`.
+    pub fn render_in(&self, layout: &Layout) -> String {
         let indent = if self.short.is_some() { "  " } else { "      " };
-        let spec = format!("{indent}{}", self.spec());
-        let lines = self.text_lines();
+        let spec = format!("{indent}{}", self.spec_in(layout));
+        let first = layout.first_column(self.long.is_none());
+        let under = self.help.first() == Some(&"") || self.help.is_empty();
+        let last_column = if self.help.len() > 1 || under {
+            layout.continuation
+        } else {
+            // The GNU layout's defaults were placed as if the first line
+            // began at its column, however long the spellings.
+            first
+        };
+        let lines = self.text_lines(layout, last_column);
         let mut out = String::new();
         let mut rest = lines.iter().map(String::as_str);
         match lines.first().map(String::as_str) {
@@ -304,9 +425,9 @@ impl<R> Flag<R> {
                 out.push('\n');
                 rest.next();
             }
-            Some(first) => {
-                let width = (TEXT_COLUMN - 2).max(spec.len());
-                out.push_str(&format!("{spec:<width$}  {first}\n"));
+            Some(text) => {
+                let width = (first - 2).max(spec.len());
+                out.push_str(&format!("{spec:<width$}  {text}\n"));
                 rest.next();
             }
             None => {
@@ -315,26 +436,32 @@ impl<R> Flag<R> {
             }
         }
         for line in rest {
-            out.push_str(&" ".repeat(TEXT_COLUMN));
+            out.push_str(&" ".repeat(layout.continuation));
             out.push_str(line);
             out.push('\n');
         }
         out
     }
 
-    /// The entry as the man page and the completions read it.
+    /// The entry as the man page and the completions read it, in
+    /// cyclictest's layout.
     pub fn entry(&self) -> Entry {
+        self.entry_in(&Layout::GNU)
+    }
+
+    /// The entry as the man page and the completions read it, in `layout`.
+    pub fn entry_in(&self, layout: &Layout) -> Entry {
         let text = match self.long_help {
             Some(long) => long.lines().map(collapsed).collect(),
             None => self
-                .text_lines()
+                .text_lines(layout, layout.continuation)
                 .iter()
                 .filter(|l| !l.is_empty())
                 .map(|l| collapsed(l))
                 .collect(),
         };
         Entry {
-            spec: self.spec(),
+            spec: self.spec_in(layout),
             text,
         }
     }
@@ -381,6 +508,34 @@ pub fn find<'a, R>(flags: &'a [Flag<R>], longs: &[&str]) -> Vec<&'a Flag<R>> {
         .collect()
 }
 
+/// The name of the short-only option `-short` of `flags` (Xenomai's
+/// `-p`).
+///
+/// # Panics
+///
+/// When there is none (see [`name_of`]).
+pub fn name_of_short<R>(flags: &[Flag<R>], short: char) -> Name {
+    find_short(flags, &[short])[0].name()
+}
+
+/// The options of `flags` spelled `-c` for each `c` of `shorts`, in this
+/// order (for tools with short-only options).
+///
+/// # Panics
+///
+/// When one is not in `flags` (see [`name_of`]).
+pub fn find_short<'a, R>(flags: &'a [Flag<R>], shorts: &[char]) -> Vec<&'a Flag<R>> {
+    shorts
+        .iter()
+        .map(|short| {
+            flags
+                .iter()
+                .find(|f| f.short == Some(*short))
+                .unwrap_or_else(|| panic!("no option -{short}"))
+        })
+        .collect()
+}
+
 /// The options of `flags` that a shared group defines (`group`, the
 /// group's definitions over any state), in the group's order: a page that
 /// lists a group this way lists an option added to the group by itself.
@@ -410,9 +565,53 @@ pub enum Read {
 /// Scans `args` with the table of `flags` and applies each option to `raw`
 /// in command-line order; stops at the first error or at the help.
 pub fn parse<R>(flags: &[Flag<R>], args: &[OsString], raw: &mut R) -> Result<Read, UsageError> {
-    let items = getopt_long(args, &table(flags)).map_err(|e| UsageError(e.to_string()))?;
-    for item in opt_values(items) {
-        let (index, value) = item?;
+    parse_with(flags, args, raw, |e| UsageError(e.to_string()))
+}
+
+/// [`parse`], with the tool's own message for some of getopt's errors
+/// (`getopt_error` makes the message of each).
+pub fn parse_with<R>(
+    flags: &[Flag<R>],
+    args: &[OsString],
+    raw: &mut R,
+    getopt_error: impl Fn(GetoptError) -> UsageError,
+) -> Result<Read, UsageError> {
+    // No operands: refused with opt_values' message.
+    scan(flags, args, raw, getopt_error, |_, word| {
+        opt_values::<usize>(vec![Parsed::Positional(word)]).try_for_each(|item| item.map(drop))
+    })
+}
+
+/// [`parse`] for a tool that takes operands (files, a load spec): each
+/// word that is not an option goes to `operand`, in command-line order
+/// among the options, which may refuse it.
+pub fn parse_with_operands<R>(
+    flags: &[Flag<R>],
+    args: &[OsString],
+    raw: &mut R,
+    operand: impl FnMut(&mut R, OsString) -> Result<(), UsageError>,
+) -> Result<Read, UsageError> {
+    scan(flags, args, raw, |e| UsageError(e.to_string()), operand)
+}
+
+/// The getopt scan under [`parse`], [`parse_with`] and
+/// [`parse_with_operands`].
+fn scan<R>(
+    flags: &[Flag<R>],
+    args: &[OsString],
+    raw: &mut R,
+    getopt_error: impl Fn(GetoptError) -> UsageError,
+    mut operand: impl FnMut(&mut R, OsString) -> Result<(), UsageError>,
+) -> Result<Read, UsageError> {
+    let items = getopt_long(args, &table(flags)).map_err(getopt_error)?;
+    for item in items {
+        let (index, value) = match item {
+            Parsed::Positional(word) => {
+                operand(raw, word)?;
+                continue;
+            }
+            Parsed::Opt { id, value, .. } => (id, value),
+        };
         let flag = &flags[index];
         match flag.effect {
             Effect::Help => return Ok(Read::Help),
@@ -441,6 +640,30 @@ pub enum Part<'a, R> {
     /// Lines shown as they are, indented two columns, right under the
     /// paragraph before (an example).
     Example(&'static str),
+    /// Terms and what each means, right under the paragraph before: each
+    /// term indented two columns, its text at `column` (see [`terms`] for
+    /// one line each).
+    Terms {
+        /// Where the texts start.
+        column: usize,
+        /// How much further than `column` the lines that carry on a line
+        /// of its own (`op: ...` under a kind of load) start.
+        hang: usize,
+        /// The terms; a text line marked `true` starts a line of its own
+        /// (at `column`), the others carry on the line before.
+        terms: Vec<Term>,
+    },
+    /// A list right under the paragraph before: each item's lines, the
+    /// first after `  - `, the others indented four columns.
+    Bullets(Vec<Vec<String>>),
+    /// Prose in column 0 right under the part before (no blank line: a
+    /// sentence a list interrupts).
+    Continued(String),
+    /// A section of indented prose, right under the paragraph before:
+    /// each line indented two columns; a run of lines written with spaces
+    /// in front (indented further) is shown as it is, less the
+    /// indentation the run shares; the others are prose.
+    Indented(String),
 }
 
 /// A tool's `--help`: its title, usage lines and parts.
@@ -452,6 +675,9 @@ pub struct Page<'a, R> {
     pub usage: Vec<String>,
     /// Everything after.
     pub parts: Vec<Part<'a, R>>,
+    /// How the option entries are laid out ([`Layout::GNU`] for
+    /// cyclictest's).
+    pub layout: Layout,
 }
 
 impl<R> Page<'_, R> {
@@ -464,13 +690,21 @@ impl<R> Page<'_, R> {
         }
         let mut after_heading = false;
         for part in &self.parts {
-            let tight = after_heading || matches!(part, Part::Example(_));
+            let tight = after_heading
+                || matches!(
+                    part,
+                    Part::Example(_)
+                        | Part::Terms { .. }
+                        | Part::Indented(_)
+                        | Part::Bullets(_)
+                        | Part::Continued(_)
+                );
             if !tight {
                 out.push('\n');
             }
             after_heading = false;
             match part {
-                Part::Paragraph(text) => {
+                Part::Paragraph(text) | Part::Continued(text) => {
                     out.push_str(text);
                     out.push('\n');
                 }
@@ -481,12 +715,34 @@ impl<R> Page<'_, R> {
                 }
                 Part::Options(flags) => {
                     for flag in flags.iter().filter(|f| !f.hidden) {
-                        out.push_str(&flag.render());
+                        out.push_str(&flag.render_in(&self.layout));
                     }
                 }
                 Part::Example(text) => {
                     for line in text.lines() {
                         out.push_str(&format!("  {line}\n"));
+                    }
+                }
+                Part::Terms {
+                    column,
+                    hang,
+                    terms,
+                } => {
+                    for term in terms {
+                        out.push_str(&render_term(term, *column, *hang));
+                    }
+                }
+                Part::Indented(text) => {
+                    for line in text.lines() {
+                        out.push_str(&format!("  {line}\n"));
+                    }
+                }
+                Part::Bullets(items) => {
+                    for item in items {
+                        for (i, line) in item.iter().enumerate() {
+                            let lead = if i == 0 { "  - " } else { "    " };
+                            out.push_str(&format!("{lead}{line}\n"));
+                        }
                     }
                 }
             }
@@ -500,7 +756,7 @@ impl<R> Page<'_, R> {
             .parts
             .iter()
             .map(|part| match part {
-                Part::Paragraph(text) => {
+                Part::Paragraph(text) | Part::Continued(text) => {
                     Block::Paragraph(text.lines().map(str::to_owned).collect())
                 }
                 Part::Heading(text) => Block::Heading((*text).to_owned()),
@@ -508,18 +764,107 @@ impl<R> Page<'_, R> {
                     flags
                         .iter()
                         .filter(|f| !f.hidden)
-                        .map(|f| f.entry())
+                        .map(|f| f.entry_in(&self.layout))
                         .collect(),
                 ),
                 Part::Example(text) => Block::Verbatim(text.lines().map(str::to_owned).collect()),
+                Part::Terms { terms, .. } => Block::Terms(
+                    terms
+                        .iter()
+                        .map(|term| Term {
+                            term: term.term.clone(),
+                            lines: term
+                                .lines
+                                .iter()
+                                .map(|(own, line)| (*own, collapsed(line)))
+                                .collect(),
+                        })
+                        .collect(),
+                ),
+                Part::Indented(text) => Block::Indented(indented_blocks(text)),
+                Part::Bullets(items) => Block::Bullets(
+                    items
+                        .iter()
+                        .map(|item| item.iter().map(|l| collapsed(l)).collect())
+                        .collect(),
+                ),
             })
             .collect();
         Help {
             title: self.title.clone(),
-            usage: self.usage.clone(),
+            // The synopsis: a usage line's runs of spaces (lining up a
+            // note in --help) made one.
+            usage: self.usage.iter().map(|u| collapsed(u)).collect(),
             blocks,
         }
     }
+}
+
+/// Terms with a one-line text each, (term, text), texts at `column`.
+pub fn terms<'a, R>(column: usize, pairs: &[(&str, &str)]) -> Part<'a, R> {
+    Part::Terms {
+        column,
+        hang: 0,
+        terms: pairs
+            .iter()
+            .map(|(term, text)| Term {
+                term: (*term).to_owned(),
+                lines: vec![(false, (*text).to_owned())],
+            })
+            .collect(),
+    }
+}
+
+/// One term of a [`Part::Terms`] as `--help` shows it.
+fn render_term(term: &Term, column: usize, hang: usize) -> String {
+    let mut out = String::new();
+    // Whether the line before is, or carries on, a line of its own.
+    let mut in_own_line = false;
+    for (i, (own, line)) in term.lines.iter().enumerate() {
+        if i == 0 {
+            let width = column.saturating_sub(2).max(term.term.chars().count() + 2);
+            out.push_str(&format!("  {:<width$}{line}\n", term.term));
+        } else {
+            let at = if in_own_line && !own {
+                column + hang
+            } else {
+                column
+            };
+            out.push_str(&format!("{}{line}\n", " ".repeat(at)));
+        }
+        in_own_line = in_own_line || *own;
+    }
+    out
+}
+
+/// The prose and the lines shown as they are of a [`Part::Indented`]:
+/// a run of lines in its own column is a paragraph, a run of lines
+/// indented further a verbatim block.
+fn indented_blocks(text: &str) -> Vec<Block> {
+    let mut blocks: Vec<Block> = Vec::new();
+    for line in text.lines() {
+        let prose = !line.starts_with(' ');
+        match (blocks.last_mut(), prose) {
+            (Some(Block::Paragraph(lines)), true) => lines.push(line.trim().to_owned()),
+            (Some(Block::Verbatim(lines)), false) => lines.push(line.to_owned()),
+            (_, true) => blocks.push(Block::Paragraph(vec![line.trim().to_owned()])),
+            (_, false) => blocks.push(Block::Verbatim(vec![line.to_owned()])),
+        }
+    }
+    // What is shown as it is, less the indentation its block shares.
+    for block in &mut blocks {
+        if let Block::Verbatim(lines) = block {
+            let shared = lines
+                .iter()
+                .map(|l| l.len() - l.trim_start_matches(' ').len())
+                .min()
+                .unwrap_or(0);
+            for line in lines.iter_mut() {
+                line.drain(..shared);
+            }
+        }
+    }
+    blocks
 }
 
 /// Every flag of `flags` that a page's parts list, and those they do not:
@@ -628,11 +973,80 @@ mod tests {
     }
 
     #[test]
+    fn other_layouts_place_text_values_and_defaults() {
+        // Xenomai's latency: short options' text at 12, long ones' at 24,
+        // further lines at 12, lines with a default 69 long.
+        let xenomai = Layout {
+            column: 24,
+            short_only_column: 12,
+            continuation: 12,
+            long_value: '=',
+            default: DefaultAt::EndsAt(69),
+        };
+        let period = Flag::<Raw>::c_short('p', REQ, "US")
+            .help(&["sampling period in microseconds, 1 to 1000000"])
+            .default("100");
+        assert_eq!(
+            period.render_in(&xenomai),
+            "  -p US     sampling period in microseconds, 1 to 1000000       [100]\n"
+        );
+        let json = Flag::<Raw>::new_long("json", REQ, "FILE")
+            .help(&["write JSON to FILE", "(- for stdout)"]);
+        assert_eq!(
+            json.render_in(&xenomai),
+            "      --json=FILE       write JSON to FILE\n            (- for stdout)\n"
+        );
+        // rtlat load's: `--opt VALUE`, text at 27, a default on a line of
+        // its own ending in column 40.
+        let load = Layout {
+            default: DefaultAt::EndsAt(40),
+            ..Layout::spaced(27)
+        };
+        let duration = Flag::<Raw>::c(Some('D'), "duration", REQ, "DURATION")
+            .help(&["stop after DURATION", ""])
+            .default("0");
+        assert_eq!(
+            duration.render_in(&load),
+            format!(
+                "  -D, --duration DURATION  stop after DURATION\n{}[0]\n",
+                " ".repeat(37)
+            )
+        );
+        assert_eq!(duration.entry_in(&load).spec, "-D, --duration DURATION");
+        assert_eq!(
+            duration.entry_in(&load).text,
+            ["stop after DURATION", "[0]"]
+        );
+        let nice = Flag::<Raw>::new_long("nice", REQ, "N")
+            .help_owned(vec!["nice value".to_owned()])
+            .default_owned(0.to_string());
+        assert_eq!(
+            nice.render_in(&Layout::spaced(27)),
+            "      --nice N             nice value [0]\n"
+        );
+    }
+
+    #[test]
+    fn a_hidden_value_and_a_tools_own_getopt_message() {
+        let fork = Flag::<Raw>::c(Some('f'), "fork", OPT_NUM, "N")
+            .help(&["fork mode"])
+            .value_hidden();
+        assert_eq!(fork.spec(), "-f, --fork");
+        assert_eq!(fork.spec_in(&Layout::spaced(20)), "-f, --fork");
+        let e = parse_with(&flags(), &words(&["-2"]), &mut Raw::default(), |e| {
+            UsageError(format!("ours: {e}"))
+        })
+        .unwrap_err();
+        assert!(e.0.starts_with("ours: "), "{}", e.0);
+    }
+
+    #[test]
     fn a_page_renders_and_models_the_same_parts() {
         let flags = flags();
         let page = Page {
             title: "tool: does things".to_owned(),
             usage: vec!["tool [OPTIONS]".to_owned()],
+            layout: Layout::GNU,
             parts: vec![
                 Part::Paragraph("What it does.".to_owned()),
                 Part::Heading("Options"),
@@ -645,5 +1059,64 @@ mod tests {
         assert_eq!(crate::docs::help::parse(&text), page.model());
         assert!(text.ends_with("\nExample:\n  tool -q\n"), "{text}");
         assert_eq!(unlisted(&flags, &page), (vec![], vec![]));
+    }
+
+    #[test]
+    fn lists_terms_and_indented_prose_render_and_model_alike() {
+        let page: Page<'_, Raw> = Page {
+            title: "tool: does things".to_owned(),
+            usage: vec!["tool A".to_owned(), "tool B        (a note)".to_owned()],
+            layout: Layout::spaced(20),
+            parts: vec![
+                Part::Paragraph("It reads one of:".to_owned()),
+                Part::Bullets(vec![
+                    vec!["a file,".to_owned()],
+                    vec!["a longer thing, over".to_owned(), "two lines;".to_owned()],
+                ]),
+                Part::Continued("and writes another.".to_owned()),
+                Part::Paragraph("Statuses:".to_owned()),
+                terms(11, &[("ok", "fine"), ("unknown", "not read")]),
+                Part::Paragraph("Kinds:".to_owned()),
+                Part::Terms {
+                    column: 13,
+                    hang: 4,
+                    terms: vec![Term {
+                        term: "cpu".to_owned(),
+                        lines: vec![
+                            (false, "arithmetic and".to_owned()),
+                            (false, "more".to_owned()),
+                            (true, "op: one sum".to_owned()),
+                            (false, "of ten".to_owned()),
+                        ],
+                    }],
+                },
+                Part::Paragraph("When?".to_owned()),
+                Part::Indented(
+                    "A prose line that is long enough to be taken for prose, surely\n\
+                     and its second line:\n  \x20 shown as it is\n    and this too\nprose again."
+                        .to_owned(),
+                ),
+            ],
+        };
+        let text = page.render();
+        assert_eq!(crate::docs::help::parse(&text), page.model());
+        assert!(
+            text.contains(
+                "\nIt reads one of:\n  - a file,\n  - a longer thing, over\n    two lines;\n\
+                 and writes another.\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  cpu        arithmetic and\n             more\n             op: one sum\n\
+                 \x20                of ten\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("  ok       fine\n  unknown  not read\n"),
+            "{text}"
+        );
     }
 }

@@ -6,42 +6,94 @@
 
 use std::ffi::OsString;
 use std::path::Path;
+use std::sync::LazyLock;
 
 use crate::settings::{
     DEFAULT_SIZE, Kind, LatencyAxis, MAX_SIDE, MAX_XMAX_US, MIN_SIDE, OutputFormat, Settings,
 };
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, Parsed, ValueKind, getopt_long};
-use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path, spelling, text};
+use rtlat_args::docs::help::Term;
+use rtlat_args::getopt::ValueKind;
+use rtlat_args::options::{self, DefaultAt, Flag, Layout, Name, Page, Part, Read, name_of};
+use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path};
 use rtlat_results::file::StdinOr;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opt {
-    Output,
-    Kind,
-    Size,
-    Title,
-    Xmax,
-    LogX,
-    Help,
-    Version,
-}
+/// `rtlat plot`'s options, each defined once, in getopt's order.
+static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
+    vec![
+        Flag::new(Some('o'), "output", ValueKind::Required, "FILE")
+            .help(&[
+                "the picture to write; FILE ends in .svg or .png",
+                "(required). It is written whole or not at all.",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.output = Some(v.os());
+                Ok(())
+            }),
+        Flag::new(Some('k'), "kind", ValueKind::Required, "KIND")
+            .help(&["latency, percentile or timeline"])
+            .default("latency")
+            .apply(|r: &mut Raw, v| {
+                r.kind = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new(Some('s'), "size", ValueKind::Required, "WxH")
+            .help_owned(vec![
+                format!("picture size in pixels, each {MIN_SIDE} to {MAX_SIDE}"),
+                String::new(),
+            ])
+            .default_owned(format!("{}x{}", DEFAULT_SIZE.0, DEFAULT_SIZE.1))
+            .apply(|r: &mut Raw, v| {
+                r.size = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new(Some('T'), "title", ValueKind::Required, "TEXT")
+            .help(&[
+                "title (default: host, kernel and start time of the",
+                "run when the input says them, else the file name;",
+                "inputs of different tools or programs: each named,",
+                "'cyclictest (rtlat) vs cyclictest (rt-tests)'; the",
+                "timeline plot: the inputs' names)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.title = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("xmax", ValueKind::Required, "US")
+            .help(&[
+                "latency plot: the latency axis ends at US; samples",
+                "beyond are counted in the legend ('N beyond xmax')",
+                // Not where the layout puts defaults: in the line.
+                "and the axis label, not drawn     [the largest bucket]",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.xmax = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("log-x", ValueKind::None, "")
+            .help(&[
+                "latency plot: a log scale for latency, so that one",
+                "spike far out does not squeeze the rest into a column",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.log_x = true;
+                Ok(())
+            }),
+        Flag::new(Some('h'), "help", ValueKind::None, "")
+            .help(&["print this help"])
+            .shows_help(),
+        Flag::new(Some('V'), "version", ValueKind::None, "")
+            .help(&["print the version, the commit and the target"])
+            .apply(|r: &mut Raw, _| {
+                r.version = true;
+                Ok(())
+            }),
+    ]
+});
 
-const OPTIONS: &[OptSpec<Opt>] = &[
-    OptSpec::new(Opt::Output, Some('o'), "output", ValueKind::Required),
-    OptSpec::new(Opt::Kind, Some('k'), "kind", ValueKind::Required),
-    OptSpec::new(Opt::Size, Some('s'), "size", ValueKind::Required),
-    OptSpec::new(Opt::Title, Some('T'), "title", ValueKind::Required),
-    OptSpec::new(Opt::Xmax, None, "xmax", ValueKind::Required),
-    OptSpec::new(Opt::LogX, None, "log-x", ValueKind::None),
-    OptSpec::new(Opt::Help, Some('h'), "help", ValueKind::None),
-    OptSpec::new(Opt::Version, Some('V'), "version", ValueKind::None),
-];
-
-impl OptionName for Opt {
-    fn spelling(self) -> String {
-        spelling(self, OPTIONS)
-    }
+/// How messages spell the option whose long name is `long`.
+fn name(long: &str) -> Name {
+    name_of(&FLAGS, long)
 }
 
 /// What the command line asks for.
@@ -65,26 +117,24 @@ struct Raw {
     title: Option<String>,
     xmax: Option<String>,
     log_x: bool,
+    /// `-V` came: nothing after it counts.
+    version: bool,
 }
 
 /// Reads the `rtlat plot` command line (`args` without the program name).
 pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
-    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
     let mut raw = Raw::default();
-    for item in items {
-        match item {
-            Parsed::Positional(word) => raw.inputs.push(word),
-            Parsed::Opt { id, value, .. } => match id {
-                Opt::Help => return Ok(Invocation::Help),
-                Opt::Version => return Ok(Invocation::Version),
-                Opt::Output => raw.output = Some(value.unwrap_or_default()),
-                Opt::Kind => raw.kind = Some(text(id, value.as_deref())?),
-                Opt::Size => raw.size = Some(text(id, value.as_deref())?),
-                Opt::Title => raw.title = Some(text(id, value.as_deref())?),
-                Opt::Xmax => raw.xmax = Some(text(id, value.as_deref())?),
-                Opt::LogX => raw.log_x = true,
-            },
-        }
+    let read = options::parse_with_operands(&FLAGS, args, &mut raw, |r, word| {
+        r.inputs.push(word);
+        Ok(())
+    });
+    // -V wins over whatever comes after it (a bad value, --help), as
+    // --help wins over what comes after it.
+    if raw.version {
+        return Ok(Invocation::Version);
+    }
+    if read? == Read::Help {
+        return Ok(Invocation::Help);
     }
     build(raw).map(Invocation::Run)
 }
@@ -96,7 +146,7 @@ fn build(raw: Raw) -> Result<Settings, UsageError> {
         None => DEFAULT_SIZE,
         Some(text) => parse_size(text).ok_or_else(|| {
             invalid(
-                Opt::Size,
+                name("size"),
                 text,
                 format_args!(
                     "expected WIDTHxHEIGHT in pixels, each {MIN_SIDE} to {MAX_SIDE} \
@@ -110,7 +160,7 @@ fn build(raw: Raw) -> Result<Settings, UsageError> {
         None => None,
         Some(text) => Some(parse_xmax(text).ok_or_else(|| {
             invalid(
-                Opt::Xmax,
+                name("xmax"),
                 text,
                 format_args!(
                     "expected a latency in us above 0, at most {MAX_XMAX_US:.0} (e.g. 500)"
@@ -119,7 +169,10 @@ fn build(raw: Raw) -> Result<Settings, UsageError> {
         })?),
     };
     if kind != Kind::Latency {
-        let given = [(Opt::Xmax, raw.xmax.is_some()), (Opt::LogX, raw.log_x)];
+        let given = [
+            (name("xmax"), raw.xmax.is_some()),
+            (name("log-x"), raw.log_x),
+        ];
         if let Some((id, _)) = given.iter().find(|(_, given)| *given) {
             return Err(UsageError(format!(
                 "{}: applies to the latency plot (-k latency), not to -k {}",
@@ -154,7 +207,7 @@ fn kind(given: Option<&str>) -> Result<Kind, UsageError> {
         "percentile" | "percentiles" => Ok(Kind::Percentile),
         "timeline" => Ok(Kind::Timeline),
         _ => Err(invalid(
-            Opt::Kind,
+            name("kind"),
             text,
             "expected latency, percentile or timeline",
         )),
@@ -200,17 +253,17 @@ fn output(
     };
     let format = OutputFormat::from_path(Path::new(&output_text)).ok_or_else(|| {
         invalid(
-            Opt::Output,
+            name("output"),
             &output_text.to_string_lossy(),
             "expected a file name ending in .svg or .png",
         )
     })?;
-    let output_path = new_file_path(Opt::Output, &output_text, "write", DirReport::Detailed)?;
+    let output_path = new_file_path(name("output"), &output_text, "write", DirReport::Detailed)?;
     for input in inputs {
         if input != "-" && same_file(Path::new(input), &output_path) {
             return Err(UsageError(format!(
                 "{}: '{}' is also an input; the plot would overwrite it",
-                Opt::Output.spelling(),
+                name("output").spelling(),
                 output_text.to_string_lossy()
             )));
         }
@@ -257,87 +310,132 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// `rtlat plot --help`.
 pub fn help_text() -> String {
-    let title = format!("rtlat plot: {}", rtlat_args::tools::PLOT_SUMMARY);
-    format!(
-        "\
-{title}
+    help_page().render()
+}
 
-Usage: rtlat plot INPUT... -o OUT.svg|OUT.png [OPTIONS]
+/// A term of the kinds of plot, its text's lines.
+fn term(name: &str, lines: &[&str]) -> Term {
+    Term {
+        term: name.to_owned(),
+        lines: lines.iter().map(|l| (false, (*l).to_owned())).collect(),
+    }
+}
 
+/// A list's items, each its lines.
+fn items(items: &[&[&str]]) -> Vec<Vec<String>> {
+    items
+        .iter()
+        .map(|lines| lines.iter().map(|l| (*l).to_owned()).collect())
+        .collect()
+}
+
+/// `rtlat plot --help`: what it reads, the kinds of plot and its options.
+fn help_page() -> Page<'static, Raw> {
+    let max_input = rtlat_results::file::MAX_INPUT_BYTES >> 20;
+    Page {
+        title: format!("rtlat plot: {}", rtlat_args::tools::PLOT_SUMMARY),
+        usage: vec!["rtlat plot INPUT... -o OUT.svg|OUT.png [OPTIONS]".to_owned()],
+        layout: Layout {
+            default: DefaultAt::EndsAt(73),
+            ..Layout::spaced(22)
+        },
+        parts: vec![
+            Part::Paragraph(
+                "\
 The latency and percentile plots read one or more results, each one of
-(told apart by their content):
-  - the --json file of rtlat cyclictest or another rtlat tool (its
-    \"distribution\" of every sample, an IPC pair's receiver's; the
-    \"histogram\" when there is none),
-  - the --json file of rt-tests cyclictest run with -h/--histogram,
-  - the histogram block that cyclictest -h/-H prints (its standard output
-    or --histfile), from rt-tests or rtlat: 1 us buckets, one column per
-    thread;
+(told apart by their content):"
+                    .to_owned(),
+            ),
+            Part::Bullets(items(&[
+                &[
+                    "the --json file of rtlat cyclictest or another rtlat tool (its",
+                    "\"distribution\" of every sample, an IPC pair's receiver's; the",
+                    "\"histogram\" when there is none),",
+                ],
+                &["the --json file of rt-tests cyclictest run with -h/--histogram,"],
+                &[
+                    "the histogram block that cyclictest -h/-H prints (its standard output",
+                    "or --histfile), from rt-tests or rtlat: 1 us buckets, one column per",
+                    "thread;",
+                ],
+            ])),
+            Part::Continued(format!(
+                "\
 and draws them as one picture. '-' reads standard input. An input is at
 most {max_input} MiB; one cut short (a -h block without its summary, JSON that
-ends early) is refused.
-
-The timeline plot (-k timeline) reads instead, each input one of:
-  - the --stats-file of rtlat cyclictest (one JSON line per thread and
-    interval of --stats-interval), also while the run writes it: a last
-    line cut short is not drawn, and a note on standard error says so;
-  - a JSON document with a \"timeline\" array of such lines (what rtlat
-    monitor --checkpoint writes).
-
-Kinds of plot (-k):
-  latency     the OSADL latency plot: number of samples (log scale, from
-              below 1 so that single samples show) against latency (us),
-              one step line per thread: CPU n when the thread was pinned,
-              thread n otherwise, after the file name when there are
-              several inputs; the maximum in the axis label, each thread's
-              maximum and its histogram overflows in the legend; --xmax
-              and --log-x shape its latency axis
-  percentile  latency (us, log scale) against percentile (50 %, 90 %,
-              99 %, ... on a log scale of 1 - p), one line per input with
-              all its threads together, for comparing runs; overflows are
-              drawn between the top of the histogram and the maximum
-  timeline    the OSADL long-term plot: each interval's maximum (us,
-              linear) against time, a step over the interval, one line
-              per thread, and its p99 (a fainter line of the same colour)
-              where the input has it; gaps where a thread took no sample;
-              times of day in the local time zone (TZ), with dates over
-              longer spans; each thread's largest maximum and the end of
-              its interval in the legend
-
-Options:
-  -o, --output FILE   the picture to write; FILE ends in .svg or .png
-                      (required). It is written whole or not at all.
-  -k, --kind KIND     latency, percentile or timeline           [latency]
-  -s, --size WxH      picture size in pixels, each {min} to {max}
-                                                               [{w}x{h}]
-  -T, --title TEXT    title (default: host, kernel and start time of the
-                      run when the input says them, else the file name;
-                      inputs of different tools or programs: each named,
-                      'cyclictest (rtlat) vs cyclictest (rt-tests)'; the
-                      timeline plot: the inputs' names)
-      --xmax US       latency plot: the latency axis ends at US; samples
-                      beyond are counted in the legend ('N beyond xmax')
-                      and the axis label, not drawn     [the largest bucket]
-      --log-x         latency plot: a log scale for latency, so that one
-                      spike far out does not squeeze the rest into a column
-  -h, --help          print this help
-  -V, --version       print the version, the commit and the target
-
+ends early) is refused."
+            )),
+            Part::Paragraph(
+                "The timeline plot (-k timeline) reads instead, each input one of:".to_owned(),
+            ),
+            Part::Bullets(items(&[
+                &[
+                    "the --stats-file of rtlat cyclictest (one JSON line per thread and",
+                    "interval of --stats-interval), also while the run writes it: a last",
+                    "line cut short is not drawn, and a note on standard error says so;",
+                ],
+                &[
+                    "a JSON document with a \"timeline\" array of such lines (what rtlat",
+                    "monitor --checkpoint writes).",
+                ],
+            ])),
+            Part::Paragraph("Kinds of plot (-k):".to_owned()),
+            Part::Terms {
+                column: 14,
+                hang: 0,
+                terms: vec![
+                    term(
+                        "latency",
+                        &[
+                            "the OSADL latency plot: number of samples (log scale, from",
+                            "below 1 so that single samples show) against latency (us),",
+                            "one step line per thread: CPU n when the thread was pinned,",
+                            "thread n otherwise, after the file name when there are",
+                            "several inputs; the maximum in the axis label, each thread's",
+                            "maximum and its histogram overflows in the legend; --xmax",
+                            "and --log-x shape its latency axis",
+                        ],
+                    ),
+                    term(
+                        "percentile",
+                        &[
+                            "latency (us, log scale) against percentile (50 %, 90 %,",
+                            "99 %, ... on a log scale of 1 - p), one line per input with",
+                            "all its threads together, for comparing runs; overflows are",
+                            "drawn between the top of the histogram and the maximum",
+                        ],
+                    ),
+                    term(
+                        "timeline",
+                        &[
+                            "the OSADL long-term plot: each interval's maximum (us,",
+                            "linear) against time, a step over the interval, one line",
+                            "per thread, and its p99 (a fainter line of the same colour)",
+                            "where the input has it; gaps where a thread took no sample;",
+                            "times of day in the local time zone (TZ), with dates over",
+                            "longer spans; each thread's largest maximum and the end of",
+                            "its interval in the legend",
+                        ],
+                    ),
+                ],
+            },
+            Part::Heading("Options"),
+            Part::Options(FLAGS.iter().collect()),
+            Part::Paragraph(
+                "\
 PNG text uses a bundled font (DejaVu Sans); no system font is needed.
 SVG text names the font family sans-serif, for the viewer to supply.
-A bad input file or option is one line on standard error and exit status 2.
-",
-        max_input = rtlat_results::file::MAX_INPUT_BYTES >> 20,
-        min = MIN_SIDE,
-        max = MAX_SIDE,
-        w = DEFAULT_SIZE.0,
-        h = DEFAULT_SIZE.1,
-    )
+A bad input file or option is one line on standard error and exit status 2."
+                    .to_owned(),
+            ),
+        ],
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rtlat_args::getopt::OptSpec;
     use rtlat_testkit::parsing::{expect_usage_error, os_words as args};
     use std::path::PathBuf;
 
@@ -350,6 +448,15 @@ mod tests {
 
     fn error(words: &[&str]) -> String {
         expect_usage_error(parse(&args(words)), words)
+    }
+
+    #[test]
+    fn the_help_lists_every_option_once() {
+        let none: Vec<String> = Vec::new();
+        assert_eq!(
+            rtlat_args::options::unlisted(&FLAGS, &help_page()),
+            (none.clone(), none)
+        );
     }
 
     #[test]
@@ -436,10 +543,10 @@ mod tests {
     #[test]
     fn the_help_lists_exactly_the_table() {
         use rtlat_args::docs::{help, undocumented};
-        let table: Vec<OptSpec<()>> = OPTIONS.iter().map(OptSpec::names).collect();
+        let table: Vec<OptSpec<()>> = FLAGS.iter().map(Flag::row).collect();
         let help = help::parse(&help_text());
         assert_eq!(undocumented(&table, &help), (vec![], vec![]));
-        for row in OPTIONS {
+        for row in &table {
             let long = format!("--{}", row.long.unwrap());
             let entry = help
                 .entries()

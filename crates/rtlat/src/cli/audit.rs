@@ -9,6 +9,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use rtlat_audit::{Request, Status};
 use rtlat_core::parse_cpu_list;
@@ -16,36 +17,76 @@ use rtlat_core::parse_cpu_list;
 use crate::audit::Settings;
 use crate::output::OutputTarget;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{NO, OptSpec, Parsed, REQ, getopt_long};
-use rtlat_args::values::{
-    DirReport, OptionName, SystemView, int_in, int_in_or, invalid, new_file_path, spelling, text,
-};
+use rtlat_args::docs::help::Help;
+use rtlat_args::getopt::{NO, OptSpec, REQ};
+use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, terms};
+use rtlat_args::values::{DirReport, SystemView, int_in, int_in_or, invalid, new_file_path};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opt {
-    Cpus,
-    Priority,
-    Interval,
-    Json,
-    FailOn,
-    Root,
-    Help,
-}
+/// `rtlat audit`'s options, each defined once, in getopt's order.
+static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
+    vec![
+        Flag::new_long("cpus", REQ, "LIST")
+            .help(&[
+                "the CPUs to be measured, as cyclictest's -a takes",
+                "them (0-3,8; !0; +1); default: every CPU this",
+                "process may use",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.cpus = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new(Some('p'), "priority", REQ, "PRIO")
+            .help(&[
+                "the real-time priority to be used, 0 to 99: other",
+                "real-time threads at or above it compete",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.priority = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new(Some('i'), "interval", REQ, "US")
+            .help_owned(vec![
+                "the interval to be used, in microseconds (default".to_owned(),
+                format!("{DEFAULT_INTERVAL_US}): idle states whose exit latency is above a"),
+                "tenth of it are flagged".to_owned(),
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.interval = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("json", REQ, "FILE")
+            .help(&[
+                "also write the audit as JSON to FILE; '-' writes",
+                "it to standard output instead of the text",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.json = v.os_opt();
+                Ok(())
+            }),
+        Flag::new_long("fail-on", REQ, "LEVEL")
+            .help(&["exit 3 when a check is at LEVEL or worse: warn", "or bad"])
+            .apply(|r: &mut Raw, v| {
+                r.fail_on = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("root", REQ, "DIR")
+            .help(&[
+                "read the tree under DIR instead of / (a copy of",
+                "/proc and /sys, as the tests use)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.root = v.os_opt();
+                Ok(())
+            }),
+        Flag::new(Some('h'), "help", NO, "")
+            .help(&["print this help"])
+            .shows_help(),
+    ]
+});
 
-const OPTIONS: &[OptSpec<Opt>] = &[
-    OptSpec::new(Opt::Cpus, None, "cpus", REQ),
-    OptSpec::new(Opt::Priority, Some('p'), "priority", REQ),
-    OptSpec::new(Opt::Interval, Some('i'), "interval", REQ),
-    OptSpec::new(Opt::Json, None, "json", REQ),
-    OptSpec::new(Opt::FailOn, None, "fail-on", REQ),
-    OptSpec::new(Opt::Root, None, "root", REQ),
-    OptSpec::new(Opt::Help, Some('h'), "help", NO),
-];
-
-impl OptionName for Opt {
-    fn spelling(self) -> String {
-        spelling(self, OPTIONS)
-    }
+/// How messages spell the option whose long name is `long`.
+fn name(long: &str) -> Name {
+    name_of(&FLAGS, long)
 }
 
 /// The interval judged against when `-i` is not given: cyclictest's
@@ -76,27 +117,15 @@ pub fn parse(
     args: &[OsString],
     machine_of: impl FnOnce(&Path) -> SystemView,
 ) -> Result<Invocation, UsageError> {
-    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
     let mut raw = Raw::default();
-    for item in items {
-        let (id, value) = match item {
-            Parsed::Positional(word) => {
-                return Err(UsageError(format!(
-                    "unexpected argument '{}': audit takes options only; try 'rtlat audit --help'",
-                    word.to_string_lossy()
-                )));
-            }
-            Parsed::Opt { id, value, .. } => (id, value),
-        };
-        match id {
-            Opt::Help => return Ok(Invocation::Help),
-            Opt::Json => raw.json = value,
-            Opt::Root => raw.root = value,
-            Opt::Cpus => raw.cpus = Some(text(id, value.as_deref())?),
-            Opt::Priority => raw.priority = Some(text(id, value.as_deref())?),
-            Opt::Interval => raw.interval = Some(text(id, value.as_deref())?),
-            Opt::FailOn => raw.fail_on = Some(text(id, value.as_deref())?),
-        }
+    let read = options::parse_with_operands(&FLAGS, args, &mut raw, |_, word| {
+        Err(UsageError(format!(
+            "unexpected argument '{}': audit takes options only; try 'rtlat audit --help'",
+            word.to_string_lossy()
+        )))
+    })?;
+    if read == Read::Help {
+        return Ok(Invocation::Help);
     }
     validate(raw, machine_of).map(Invocation::Run)
 }
@@ -111,11 +140,11 @@ fn validate(
     };
     let priority = raw
         .priority
-        .map(|text| int_in(Opt::Priority, &text, 0..=99, "a real-time priority"))
+        .map(|text| int_in(name("priority"), &text, 0..=99, "a real-time priority"))
         .transpose()?
         .map(|p| p as u8);
     let interval_us = int_in_or(
-        Opt::Interval,
+        name("interval"),
         raw.interval.as_deref(),
         1..=super::cyclictest::MAX_INTERVAL_US,
         "an interval in microseconds",
@@ -125,7 +154,7 @@ fn validate(
     let json = match raw.json {
         Some(dash) if dash == "-" => Some(OutputTarget::Stdout),
         Some(path) => Some(OutputTarget::File(new_file_path(
-            Opt::Json,
+            name("json"),
             &path,
             "write",
             DirReport::Detailed,
@@ -137,7 +166,7 @@ fn validate(
             let machine = machine_of(&root);
             Some(
                 parse_cpu_list(&text, &machine.allowed_cpus, machine.configured_cpus)
-                    .map_err(|e| invalid(Opt::Cpus, &text, e))?,
+                    .map_err(|e| invalid(name("cpus"), &text, e))?,
             )
         }
         None => None,
@@ -158,18 +187,18 @@ fn validate(
 fn root_dir(raw: OsString) -> Result<PathBuf, UsageError> {
     let shown = raw.to_string_lossy().into_owned();
     if raw.is_empty() {
-        return Err(invalid(Opt::Root, "", "expected a directory"));
+        return Err(invalid(name("root"), "", "expected a directory"));
     }
     let path = PathBuf::from(raw);
     match std::fs::metadata(&path) {
         Ok(meta) if meta.is_dir() => Ok(path),
         Ok(_) => Err(invalid(
-            Opt::Root,
+            name("root"),
             &shown,
             "not a directory: expected the root of a tree holding proc/ and sys/",
         )),
         Err(e) => Err(invalid(
-            Opt::Root,
+            name("root"),
             &shown,
             format_args!(
                 "{}: expected the root of a tree holding proc/ and sys/",
@@ -185,59 +214,64 @@ fn fail_level(text: &str) -> Result<Status, UsageError> {
         "warn" => Ok(Status::Warn),
         "bad" => Ok(Status::Bad),
         _ => Err(invalid(
-            Opt::FailOn,
+            name("fail-on"),
             text,
             "expected warn (exit 3 on any warn or bad) or bad (exit 3 on any bad)",
         )),
     }
 }
 
-/// `rtlat audit --help`.
 /// The option table, as the man page and the completions see it.
 pub fn table() -> Vec<OptSpec<()>> {
-    OPTIONS.iter().map(OptSpec::names).collect()
+    FLAGS.iter().map(Flag::row).collect()
 }
 
+/// The text of `rtlat audit --help`.
 pub fn help_text() -> String {
-    let title = crate::tools::help_title("audit");
-    format!(
-        "{title}
+    help_page().render()
+}
 
-Usage: rtlat audit [OPTIONS]
+/// `rtlat audit --help` as the man pages and completions read it.
+pub fn help_model() -> Help {
+    help_page().model()
+}
 
+/// `rtlat audit --help`: its prose and its options.
+fn help_page() -> Page<'static, Raw> {
+    Page {
+        title: crate::tools::help_title("audit"),
+        usage: vec!["rtlat audit [OPTIONS]".to_owned()],
+        layout: Layout::spaced(25),
+        parts: vec![
+            Part::Paragraph(
+                "\
 Reads /proc and /sys (it changes nothing) and prints one line per check:
 its status, its name and what it saw. A check that can add latency says
 why and what to change (a kernel parameter, a sysctl, a command). Then a
-summary line and the cyclictest command line suggested for this machine.
-
-Statuses, from harmless to worst:
-  ok       as a real-time machine should be
-  info     worth knowing, nothing to change
-  unknown  could not be read
-  warn     can add latency; worth changing
-  bad      makes real-time results meaningless
-
-Options:
-      --cpus LIST        the CPUs to be measured, as cyclictest's -a takes
-                         them (0-3,8; !0; +1); default: every CPU this
-                         process may use
-  -p, --priority PRIO    the real-time priority to be used, 0 to 99: other
-                         real-time threads at or above it compete
-  -i, --interval US      the interval to be used, in microseconds (default
-                         {DEFAULT_INTERVAL_US}): idle states whose exit latency is above a
-                         tenth of it are flagged
-      --json FILE        also write the audit as JSON to FILE; '-' writes
-                         it to standard output instead of the text
-      --fail-on LEVEL    exit 3 when a check is at LEVEL or worse: warn
-                         or bad
-      --root DIR         read the tree under DIR instead of / (a copy of
-                         /proc and /sys, as the tests use)
-  -h, --help             print this help
-
+summary line and the cyclictest command line suggested for this machine."
+                    .to_owned(),
+            ),
+            Part::Paragraph("Statuses, from harmless to worst:".to_owned()),
+            terms(
+                11,
+                &[
+                    ("ok", "as a real-time machine should be"),
+                    ("info", "worth knowing, nothing to change"),
+                    ("unknown", "could not be read"),
+                    ("warn", "can add latency; worth changing"),
+                    ("bad", "makes real-time results meaningless"),
+                ],
+            ),
+            Part::Heading("Options"),
+            Part::Options(FLAGS.iter().collect()),
+            Part::Paragraph(
+                "\
 Exit status: 0 audited (whatever was found), 1 an output could not be
-written, 2 a usage error, 3 a check at or above --fail-on's level.
-"
-    )
+written, 2 a usage error, 3 a check at or above --fail-on's level."
+                    .to_owned(),
+            ),
+        ],
+    }
 }
 
 #[cfg(test)]
@@ -258,6 +292,15 @@ mod tests {
 
     fn error(args: &[&str]) -> String {
         expect_usage_error(parse(&os(args), four_cpus), args)
+    }
+
+    #[test]
+    fn the_help_lists_every_option_once() {
+        let none: Vec<String> = Vec::new();
+        assert_eq!(
+            rtlat_args::options::unlisted(&FLAGS, &help_page()),
+            (none.clone(), none)
+        );
     }
 
     #[test]

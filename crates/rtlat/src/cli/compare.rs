@@ -4,34 +4,68 @@
 //! [`crate::compare::Settings`].
 
 use std::ffi::OsString;
+use std::sync::LazyLock;
 
 use crate::compare::Settings;
 use crate::compare::judge::NoiseRule;
 use crate::output::OutputTarget;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{NO, OptSpec, Parsed, REQ, getopt_long};
-use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path, spelling, text};
+use rtlat_args::docs::help::Help;
+use rtlat_args::getopt::{NO, OptSpec, REQ};
+use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, pick};
+use rtlat_args::values::{DirReport, invalid, new_file_path};
 use rtlat_results::file::StdinOr;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opt {
-    Help,
-    FailOnRegression,
-    Noise,
-    Json,
+/// `rtlat compare`'s options, each defined once, in getopt's order.
+static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
+    vec![
+        Flag::new(Some('h'), "help", NO, "")
+            .help(&["print this help"])
+            .shows_help(),
+        Flag::new_long("fail-on-regression", NO, "")
+            .help(&[
+                "exit 3 when a judged row is worse (after the",
+                "output; the worse rows go to stderr)",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.fail_on_regression = true;
+                Ok(())
+            }),
+        Flag::new_long("noise", REQ, "PERCENT")
+            .help_owned(vec![
+                "the relative part of the noise margin, 0 to".to_owned(),
+                format!("{MAX_NOISE_PERCENT} (default {DEFAULT_NOISE_PERCENT})"),
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.noise = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("json", REQ, "FILE")
+            .help(&[
+                "also write the comparison as JSON to FILE",
+                "(replaced whole); '-': the JSON instead of the",
+                "text on standard output",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.json = v.os_opt();
+                Ok(())
+            }),
+    ]
+});
+
+/// How messages spell the option whose long name is `long`.
+fn name(long: &str) -> Name {
+    name_of(&FLAGS, long)
 }
 
-const OPTIONS: &[OptSpec<Opt>] = &[
-    OptSpec::new(Opt::Help, Some('h'), "help", NO),
-    OptSpec::new(Opt::FailOnRegression, None, "fail-on-regression", NO),
-    OptSpec::new(Opt::Noise, None, "noise", REQ),
-    OptSpec::new(Opt::Json, None, "json", REQ),
-];
-
-impl OptionName for Opt {
-    fn spelling(self) -> String {
-        spelling(self, OPTIONS)
-    }
+/// The command line as given, before validation.
+#[derive(Default)]
+struct Raw {
+    /// The operands, BASE and NEW (more are refused after the scan).
+    files: Vec<OsString>,
+    fail_on_regression: bool,
+    noise: Option<String>,
+    json: Option<OsString>,
 }
 
 /// The relative noise term by default, percent of BASE.
@@ -45,36 +79,19 @@ pub type Invocation = rtlat_args::Invocation<Settings>;
 /// Reads the `rtlat compare` command line (`args` without the program and
 /// tool names).
 pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
-    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
-    let mut files = Vec::new();
-    let mut fail_on_regression = false;
-    let mut noise = None;
-    let mut json = None;
-    for item in items {
-        match item {
-            Parsed::Positional(word) => files.push(word),
-            Parsed::Opt { id: Opt::Help, .. } => return Ok(Invocation::Help),
-            Parsed::Opt {
-                id: Opt::FailOnRegression,
-                ..
-            } => fail_on_regression = true,
-            Parsed::Opt {
-                id: Opt::Noise,
-                value,
-                ..
-            } => noise = Some(text(Opt::Noise, value.as_deref())?),
-            Parsed::Opt {
-                id: Opt::Json,
-                value,
-                ..
-            } => json = value,
-        }
+    let mut raw = Raw::default();
+    let read = options::parse_with_operands(&FLAGS, args, &mut raw, |r, word| {
+        r.files.push(word);
+        Ok(())
+    })?;
+    if read == Read::Help {
+        return Ok(Invocation::Help);
     }
-    let percent = match noise {
+    let percent = match raw.noise {
         Some(text) => noise_percent(&text)?,
         None => DEFAULT_NOISE_PERCENT,
     };
-    let mut files = files.into_iter();
+    let mut files = raw.files.into_iter();
     let (Some(base), Some(new)) = (files.next(), files.next()) else {
         return Err(UsageError(
             "expected two files, BASE and NEW (the JSON of 'rtlat cyclictest --json'); try \
@@ -88,12 +105,12 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
             extra.to_string_lossy()
         )));
     }
-    let json = match json.as_deref() {
+    let json = match raw.json.as_deref() {
         None => None,
-        Some(raw) if raw == "-" => Some(OutputTarget::Stdout),
-        Some(raw) => Some(OutputTarget::File(new_file_path(
-            Opt::Json,
-            raw,
+        Some(path) if path == "-" => Some(OutputTarget::Stdout),
+        Some(path) => Some(OutputTarget::File(new_file_path(
+            name("json"),
+            path,
             "write",
             DirReport::Missing,
         )?)),
@@ -110,7 +127,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
         base,
         new,
         rule: NoiseRule { percent },
-        fail_on_regression,
+        fail_on_regression: raw.fail_on_regression,
         json,
     }))
 }
@@ -126,7 +143,7 @@ fn noise_percent(text: &str) -> Result<f64, UsageError> {
     match number.parse::<f64>() {
         Ok(p) if plain && (0.0..=MAX_NOISE_PERCENT).contains(&p) => Ok(p),
         _ => Err(invalid(
-            Opt::Noise,
+            name("noise"),
             text,
             format_args!(
                 "expected a percentage of BASE, 0 to {MAX_NOISE_PERCENT} ({DEFAULT_NOISE_PERCENT} \
@@ -136,20 +153,31 @@ fn noise_percent(text: &str) -> Result<f64, UsageError> {
     }
 }
 
-/// `rtlat compare --help`.
 /// The option table, as the man page and the completions see it.
 pub fn table() -> Vec<OptSpec<()>> {
-    OPTIONS.iter().map(OptSpec::names).collect()
+    FLAGS.iter().map(Flag::row).collect()
 }
 
+/// The text of `rtlat compare --help`.
 pub fn help_text() -> String {
-    let title = crate::tools::help_title("compare");
+    help_page().render()
+}
+
+/// `rtlat compare --help` as the man pages and completions read it.
+pub fn help_model() -> Help {
+    help_page().model()
+}
+
+/// `rtlat compare --help`: its prose and its options.
+fn help_page() -> Page<'static, Raw> {
     let host_stalls_percent = crate::compare::judge::HOST_STALLS_STEAL * 100.0;
-    format!(
-        "{title}
-
-Usage: rtlat compare [OPTIONS] BASE NEW
-
+    Page {
+        title: crate::tools::help_title("compare"),
+        usage: vec!["rtlat compare [OPTIONS] BASE NEW".to_owned()],
+        layout: Layout::spaced(29),
+        parts: vec![
+            Part::Paragraph(
+                "\
 BASE and NEW are JSON results of rtlat ('rtlat cyclictest --json FILE'),
 or of the C cyclictest run with a histogram ('cyclictest -h US --json=FILE':
 its percentiles come from its 1 us buckets, to the whole us, which the
@@ -163,62 +191,61 @@ rows were judged; then one verdict line per row over all threads.
 Threads only one run has are named and left out; \"all threads\" takes
 every thread of each run. Above the verdict, the facts of the two
 machines that differ (kernel, its command line, CPU, governors,
-isolation, clocksource, rtlat version: each result's \"environment\").
-
-When is a change noise?
-  A percentile row is worse (or better) only when both hold:
-  - the interval of the difference excludes 0. Each run's percentile
-    gets an interval from order statistics: the samples of ranks
-    n*p -+ z*sqrt(n*p*(1-p)*D), read from its distribution. D >= 1 is
-    how much more the count of late samples varies between the run's
-    blocks than independent samples would (\"blocks\" in rtlat's
-    JSON: one stall makes several late samples), at the upper end of
-    its 95 % interval, or 10 times its dispersion over the run's tenths
-    when that is larger (two runs drift apart as much as two tenths of
-    one run do), the larger of the two runs'; a file without blocks
-    gets D = 1, and the output says so. The rows judged are one family:
-    95 % family-wise, each row's interval at 1 - 0.05/m (Bonferroni).
-  - the change is above the noise threshold,
-      |NEW - BASE| > max(NOISE % of BASE, 2 buckets)
-    NOISE is {DEFAULT_NOISE_PERCENT} by default (--noise): the variation between runs
-    that no interval from one run sees. The buckets are the
-    distribution's at that value: a percentile is known to one bucket.
-  A percentile is judged only when both runs have at least 10 samples at
-  or beyond it (p50 needs 20 samples, p99 1000, p99.9 10000) and, with
-  blocks, at least 10 blocks with samples.
-  min and max are single samples: information only, with the reason.
-  When both runs' blocks support a projection of the maximum over 1 h,
-  max is judged by it: worse only when the two 95 % intervals do not
-  overlap and the change is above the threshold.
-  floor: the latency 9 windows (blocks, 100 ms) in 10 reach: each tenth
-    of a run has its windows' maxima's 10th percentile, and the run's
-    floor is their geometric mean. A disturbance in every window (a
-    thread of higher priority that runs every 50 ms) raises it; a host
-    stall of a few seconds does not. Worse when the interval of the
-    ratio NEW/BASE, Student's t over the tenths' logs as wide as two
-    single tenths differ (runs drift between them as much as tenths do),
-    is above 1, and the change above NOISE % of BASE. It needs 50
-    windows (5 s) in each run.
-  Host stalls: when the hypervisor took more than {host_stalls_percent} % of either run's
-    measured CPUs' time (\"steal_share\" in the result's verdict), p50 to
-    max hold the host's stalls and are not judged; the floor still is.
-    A file that does not record it is judged as if the host took none.
-
-Options:
-      --noise PERCENT        the relative part of the noise margin, 0 to
-                             {MAX_NOISE_PERCENT} (default {DEFAULT_NOISE_PERCENT})
-      --fail-on-regression   exit 3 when a judged row is worse (after the
-                             output; the worse rows go to stderr)
-      --json FILE            also write the comparison as JSON to FILE
-                             (replaced whole); '-': the JSON instead of the
-                             text on standard output
-  -h, --help                 print this help
-
+isolation, clocksource, rtlat version: each result's \"environment\")."
+                    .to_owned(),
+            ),
+            Part::Paragraph("When is a change noise?".to_owned()),
+            Part::Indented(format!(
+                "\
+A percentile row is worse (or better) only when both hold:
+- the interval of the difference excludes 0. Each run's percentile
+  gets an interval from order statistics: the samples of ranks
+  n*p -+ z*sqrt(n*p*(1-p)*D), read from its distribution. D >= 1 is
+  how much more the count of late samples varies between the run's
+  blocks than independent samples would (\"blocks\" in rtlat's
+  JSON: one stall makes several late samples), at the upper end of
+  its 95 % interval, or 10 times its dispersion over the run's tenths
+  when that is larger (two runs drift apart as much as two tenths of
+  one run do), the larger of the two runs'; a file without blocks
+  gets D = 1, and the output says so. The rows judged are one family:
+  95 % family-wise, each row's interval at 1 - 0.05/m (Bonferroni).
+- the change is above the noise threshold,
+    |NEW - BASE| > max(NOISE % of BASE, 2 buckets)
+  NOISE is {DEFAULT_NOISE_PERCENT} by default (--noise): the variation between runs
+  that no interval from one run sees. The buckets are the
+  distribution's at that value: a percentile is known to one bucket.
+A percentile is judged only when both runs have at least 10 samples at
+or beyond it (p50 needs 20 samples, p99 1000, p99.9 10000) and, with
+blocks, at least 10 blocks with samples.
+min and max are single samples: information only, with the reason.
+When both runs' blocks support a projection of the maximum over 1 h,
+max is judged by it: worse only when the two 95 % intervals do not
+overlap and the change is above the threshold.
+floor: the latency 9 windows (blocks, 100 ms) in 10 reach: each tenth
+  of a run has its windows' maxima's 10th percentile, and the run's
+  floor is their geometric mean. A disturbance in every window (a
+  thread of higher priority that runs every 50 ms) raises it; a host
+  stall of a few seconds does not. Worse when the interval of the
+  ratio NEW/BASE, Student's t over the tenths' logs as wide as two
+  single tenths differ (runs drift between them as much as tenths do),
+  is above 1, and the change above NOISE % of BASE. It needs 50
+  windows (5 s) in each run.
+Host stalls: when the hypervisor took more than {host_stalls_percent} % of either run's
+  measured CPUs' time (\"steal_share\" in the result's verdict), p50 to
+  max hold the host's stalls and are not judged; the floor still is.
+  A file that does not record it is judged as if the host took none."
+            )),
+            Part::Heading("Options"),
+            pick(&FLAGS, &["noise", "fail-on-regression", "json", "help"]),
+            Part::Paragraph(
+                "\
 Exit status: 0 compared, 1 an output could not be written, 2 a usage
 error or a file that is not an rtlat result (named, with what is wrong),
-3 a regression with --fail-on-regression.
-"
-    )
+3 a regression with --fail-on-regression."
+                    .to_owned(),
+            ),
+        ],
+    }
 }
 
 #[cfg(test)]
@@ -232,6 +259,15 @@ mod tests {
 
     fn error(args: &[&str]) -> String {
         expect_usage_error(parse(&os(args)), args)
+    }
+
+    #[test]
+    fn the_help_lists_every_option_once() {
+        let none: Vec<String> = Vec::new();
+        assert_eq!(
+            rtlat_args::options::unlisted(&FLAGS, &help_page()),
+            (none.clone(), none)
+        );
     }
 
     #[test]

@@ -6,7 +6,11 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{NO, OptSpec, REQ};
+use std::sync::LazyLock;
+
+use rtlat_args::docs::help::Help;
+use rtlat_args::getopt::{NO, REQ};
+use rtlat_args::options::{Effect, Flag, Layout, Page, Part, Value, terms};
 
 use crate::tools::{self, Group, REGISTRY, Tool};
 
@@ -22,22 +26,49 @@ pub enum TopOpt {
     Generate,
 }
 
-/// Their table: only an exact spelling counts, as the first word.
-pub const TOP_OPTIONS: [OptSpec<TopOpt>; 3] = [
-    OptSpec::new(TopOpt::Help, Some('h'), "help", NO),
-    OptSpec::new(TopOpt::Version, Some('V'), "version", NO),
-    OptSpec::new_long(TopOpt::Generate, "generate", REQ).hidden(),
-];
+/// Their definitions: only an exact spelling counts, as the first word;
+/// each sets which one came.
+pub static TOP_FLAGS: LazyLock<Vec<Flag<Option<TopOpt>>>> = LazyLock::new(|| {
+    vec![
+        Flag::new(Some('h'), "help", NO, "")
+            .help(&["print this help"])
+            .apply(|r: &mut Option<TopOpt>, _| {
+                *r = Some(TopOpt::Help);
+                Ok(())
+            }),
+        Flag::new(Some('V'), "version", NO, "")
+            .help(&["print the version"])
+            .apply(|r: &mut Option<TopOpt>, _| {
+                *r = Some(TopOpt::Version);
+                Ok(())
+            }),
+        Flag::new_long("generate", REQ, "KIND")
+            .hidden()
+            .apply(|r: &mut Option<TopOpt>, _| {
+                *r = Some(TopOpt::Generate);
+                Ok(())
+            }),
+    ]
+});
 
-/// The option of [`TOP_OPTIONS`] spelled exactly `word`.
+/// The option of [`TOP_FLAGS`] spelled exactly `word`.
 fn top_option(word: &str) -> Option<TopOpt> {
-    TOP_OPTIONS
-        .iter()
-        .find(|row| {
-            row.short.is_some_and(|c| word == format!("-{c}"))
-                || row.long.is_some_and(|l| word == format!("--{l}"))
-        })
-        .map(|row| row.id)
+    let flag = TOP_FLAGS.iter().find(|flag| {
+        flag.short.is_some_and(|c| word == format!("-{c}"))
+            || flag.long.is_some_and(|l| word == format!("--{l}"))
+    })?;
+    let mut which = None;
+    if let Effect::Apply(apply) = flag.effect {
+        apply(
+            &mut which,
+            Value {
+                name: flag.name(),
+                raw: None,
+            },
+        )
+        .ok()?;
+    }
+    which
 }
 
 /// What the command line asks for.
@@ -144,31 +175,43 @@ fn tool_names() -> String {
 /// `rtlat --help`: the tools by [`Group`], each with its summary, in
 /// [`REGISTRY`]'s order.
 pub fn top_help() -> String {
-    let groups: String = Group::ALL
-        .iter()
-        .map(|&group| {
-            let list: String = REGISTRY
-                .iter()
-                .filter(|t| t.group() == group)
-                .map(|t| format!("  {:<13}{}\n", t.name(), t.summary()))
-                .collect();
-            format!("{}\n{list}\n", group.heading())
-        })
-        .collect();
-    format!(
-        "rtlat {version}: real-time latency measurement for Linux
+    top_page().render()
+}
 
-Usage: rtlat <TOOL> [OPTIONS]
-       <TOOL> [OPTIONS]        (through a symlink named after the tool)
+/// `rtlat --help` as the man page and the completions read it.
+pub fn top_help_model() -> Help {
+    top_page().model()
+}
 
-{groups}Run 'rtlat <TOOL> --help' for the options of a tool.
-
-Options:
-  -h, --help      print this help
-  -V, --version   print the version
-",
-        version = env!("CARGO_PKG_VERSION"),
-    )
+/// `rtlat --help`: the groups of tools and rtlat's own options.
+fn top_page() -> Page<'static, Option<TopOpt>> {
+    let mut parts = Vec::new();
+    for group in Group::ALL {
+        let tools: Vec<(&str, &str)> = REGISTRY
+            .iter()
+            .filter(|t| t.group() == group)
+            .map(|t| (t.name(), t.summary()))
+            .collect();
+        parts.push(Part::Paragraph(group.heading().to_owned()));
+        parts.push(terms(15, &tools));
+    }
+    parts.extend([
+        Part::Paragraph("Run 'rtlat <TOOL> --help' for the options of a tool.".to_owned()),
+        Part::Heading("Options"),
+        Part::Options(TOP_FLAGS.iter().collect()),
+    ]);
+    Page {
+        title: format!(
+            "rtlat {}: real-time latency measurement for Linux",
+            env!("CARGO_PKG_VERSION")
+        ),
+        usage: vec![
+            "rtlat <TOOL> [OPTIONS]".to_owned(),
+            "<TOOL> [OPTIONS]        (through a symlink named after the tool)".to_owned(),
+        ],
+        layout: Layout::spaced(18),
+        parts,
+    }
 }
 
 #[cfg(test)]

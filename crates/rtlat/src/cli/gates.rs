@@ -6,32 +6,17 @@ use std::ffi::{OsStr, OsString};
 
 use crate::gate::{GatePlan, parse};
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, REQ};
+use rtlat_args::getopt::REQ;
 use rtlat_args::options::Flag;
 
 use super::shared::HasShared;
 use rtlat_args::values::{DirReport, OptionName, new_file_path};
 
-/// The two options, as a tool's table wraps them (`Opt::Gate`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GateOpt {
-    /// `--fail-if LIMITS`.
-    FailIf,
-    /// `--junit FILE`.
-    Junit,
-}
-
-/// `--fail-if` and `--junit` (ours: `--j` stays 2.4's --json, `--f` stays
-/// what it was; `--fa`, `--ju` reach these).
-pub const ROWS: [OptSpec<GateOpt>; 2] = [
-    OptSpec::new_long(GateOpt::FailIf, "fail-if", REQ),
-    OptSpec::new_long(GateOpt::Junit, "junit", REQ),
-];
-
-/// The definitions of `--fail-if` and `--junit`.
+/// The definitions of `--fail-if` and `--junit` (ours: `--j` stays 2.4's
+/// --json, `--f` stays what it was; `--fa`, `--ju` reach these).
 pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
     vec![
-        Flag::from_row(&ROWS[0], "LIMITS")
+        Flag::new_long("fail-if", REQ, "LIMITS")
             .help(&[
                 "fail when a limit is broken by any thread or by all",
                 "threads together: comma-separated METRIC OP VALUE,",
@@ -46,16 +31,22 @@ pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
                 "machine=LEVEL, machine!=LEVEL (ready, caveats,",
                 "not-ready): a part of the verdict",
             ])
-            .apply(|r: &mut R, v| r.shared().gates.set(GateOpt::FailIf, v.os_opt(), v.name)),
+            .apply(|r: &mut R, v| {
+                r.shared().gates.fail_if = Some(v.text()?);
+                Ok(())
+            }),
         junit(),
     ]
 }
 
 /// The definition of `--junit FILE`.
 fn junit<R: HasShared>() -> Flag<R> {
-    Flag::from_row(&ROWS[1], "FILE")
+    Flag::new_long("junit", REQ, "FILE")
         .help(&["with --fail-if: a JUnit XML report of the limits"])
-        .apply(|r: &mut R, v| r.shared().gates.set(GateOpt::Junit, v.os_opt(), v.name))
+        .apply(|r: &mut R, v| {
+            r.shared().gates.junit = Some(v.os());
+            Ok(())
+        })
 }
 
 /// The raw values as the parser collects them (the last one wins).
@@ -68,31 +59,15 @@ pub struct GateArgs {
 }
 
 impl GateArgs {
-    /// Keeps `value` for `which`; `id` spells it if the value must be text.
-    pub fn set(
-        &mut self,
-        which: GateOpt,
-        value: Option<OsString>,
-        id: impl OptionName,
-    ) -> Result<(), UsageError> {
-        match which {
-            GateOpt::FailIf => {
-                self.fail_if = Some(rtlat_args::values::text(id, value.as_deref())?);
-            }
-            GateOpt::Junit => self.junit = Some(value.unwrap_or_default()),
-        }
-        Ok(())
-    }
-
-    /// The gates of a run ([`gate_plan`]); `wrap` turns [`GateOpt`] into
-    /// the tool's id.
+    /// The gates of a run ([`gate_plan`]); `name` spells an option of
+    /// the tool by its long name.
     pub fn validate<O: OptionName>(
         &self,
-        wrap: impl Fn(GateOpt) -> O,
+        name: impl Fn(&str) -> O,
     ) -> Result<Option<GatePlan>, UsageError> {
         gate_plan(
-            (wrap(GateOpt::FailIf), self.fail_if.as_deref()),
-            (wrap(GateOpt::Junit), self.junit.as_deref()),
+            (name("fail-if"), self.fail_if.as_deref()),
+            (name("junit"), self.junit.as_deref()),
         )
     }
 }
@@ -146,25 +121,14 @@ pub fn refuse_percentiles<O: OptionName>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_args::values::spelling;
-
-    impl OptionName for GateOpt {
-        fn spelling(self) -> String {
-            spelling(self, &ROWS)
-        }
-    }
+    use crate::cli::shared::tests::name;
 
     fn gates(fail_if: Option<&str>, junit: Option<&str>) -> Result<Option<GatePlan>, String> {
-        let mut args = GateArgs::default();
-        if let Some(f) = fail_if {
-            args.set(GateOpt::FailIf, Some(f.into()), GateOpt::FailIf)
-                .map_err(|e| e.0)?;
-        }
-        if let Some(j) = junit {
-            args.set(GateOpt::Junit, Some(j.into()), GateOpt::Junit)
-                .map_err(|e| e.0)?;
-        }
-        args.validate(|o| o).map_err(|e| e.0)
+        let args = GateArgs {
+            fail_if: fail_if.map(str::to_owned),
+            junit: junit.map(Into::into),
+        };
+        args.validate(name).map_err(|e| e.0)
     }
 
     #[test]
@@ -176,14 +140,14 @@ mod tests {
         assert_eq!(plan.limits.len(), 2);
         assert_eq!(plan.junit, Some("j.xml".into()));
         assert_eq!(
-            refuse_percentiles(Some(&plan), GateOpt::FailIf, "a fork-mode run (-f)")
+            refuse_percentiles(Some(&plan), name("fail-if"), "a fork-mode run (-f)")
                 .unwrap_err()
                 .0,
             "--fail-if: 'p99 > 40us': a fork-mode run (-f) keeps no percentiles; min, avg, max \
              and overruns can be checked"
         );
         let plan = gates(Some("max>1s"), None).unwrap().unwrap();
-        assert!(refuse_percentiles(Some(&plan), GateOpt::FailIf, "x").is_ok());
+        assert!(refuse_percentiles(Some(&plan), name("fail-if"), "x").is_ok());
     }
 
     #[test]

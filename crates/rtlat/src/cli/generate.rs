@@ -36,12 +36,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use rtlat_args::UsageError;
 use rtlat_args::docs::complete::{self, Completed, Program};
-use rtlat_args::docs::help::{self, Help};
+use rtlat_args::docs::help::Help;
 use rtlat_args::docs::man::{self, Inherited, Page};
 use rtlat_args::getopt::OptSpec;
+use rtlat_args::options::Flag;
 use rtlat_args::output_file::write_whole;
 
-use super::dispatch::{TOP_OPTIONS, top_help};
+use super::dispatch::{TOP_FLAGS, top_help_model};
 use crate::tools::{REGISTRY, Tool};
 
 /// What `--generate` makes.
@@ -180,7 +181,7 @@ fn option_help(tool: &dyn Tool, helps: &Helps) -> Help {
 }
 
 fn top_table() -> Vec<OptSpec<()>> {
-    TOP_OPTIONS.iter().map(OptSpec::names).collect()
+    TOP_FLAGS.iter().map(Flag::row).collect()
 }
 
 /// The man page's name of `tool`: `rtlat-cyclictest`.
@@ -220,7 +221,7 @@ pub fn man_pages(helps: &Helps) -> Vec<(String, String)> {
     let source = format!("rtlat {}", env!("CARGO_PKG_VERSION"));
     let mut pages = Vec::new();
 
-    let top = help::parse(&top_help());
+    let top = top_help_model();
     let see_all: Vec<(String, u8)> = REGISTRY.iter().map(|&t| (page_name(t), 1)).collect();
     pages.push((
         "rtlat.1".to_string(),
@@ -303,7 +304,7 @@ pub fn program(helps: &Helps) -> Program {
         .collect();
     Program {
         name: "rtlat".to_string(),
-        options: complete::from_table(&top_table(), &help::parse(&top_help())),
+        options: complete::from_table(&top_table(), &top_help_model()),
         tools,
     }
 }
@@ -360,7 +361,7 @@ mod tests {
                 tool.name()
             );
         }
-        let top = help::parse(&top_help());
+        let top = top_help_model();
         assert_eq!(undocumented(&top_table(), &top), (vec![], vec![]));
     }
 

@@ -15,14 +15,14 @@ use rtlat_core::RunConfig;
 use rtlat_core::ipc::{PairConfig, Side};
 
 use super::load_options::run_duration;
-use super::shared::{HasShared, Measure, SharedArgs, SharedOpt};
+use super::shared::{HasShared, Measure, SharedArgs};
 use super::verdict_options::HasVerdictStyle;
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
 use crate::report::verdict::text::Style;
 pub use rtlat_args::UsageError;
 use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::{GetoptError, OptSpec, ValueKind, getopt_long};
+use rtlat_args::getopt::{GetoptError, OptSpec, ValueKind};
 use rtlat_args::options::{self, Flag, Name, Read};
 pub use rtlat_args::values::SystemView;
 use rtlat_args::values::invalid;
@@ -86,11 +86,6 @@ fn name(long: &str) -> Name {
         .find(|f| f.long == Some(long))
         .map(Flag::name)
         .unwrap_or_else(|| panic!("no option --{long}"))
-}
-
-/// How messages spell a shared option.
-fn shared(which: SharedOpt) -> Name {
-    name(which.long())
 }
 
 /// The largest interval, distance product and `-b` value (µs).
@@ -189,10 +184,9 @@ pub fn parse(
     system: &SystemView,
 ) -> Result<Invocation, UsageError> {
     let flags = flags(tool);
-    let specs = options::table(flags);
-    // getopt's errors first, with the ipc tools' own message for `-t -2`
-    // (options::parse scans again and would spell it as getopt does).
-    getopt_long(args, &specs).map_err(|e| match e {
+    let mut raw = Raw::default();
+    // getopt's errors, with the ipc tools' own message for `-t -2`.
+    let read = options::parse_with(flags, args, &mut raw, |e| match e {
         // `-t -2`: getopt takes `-2` for an option of its own.
         GetoptError::Unrecognized(word, _)
             if word.len() > 1 && word[1..].starts_with(|c: char| c.is_ascii_digit()) =>
@@ -204,14 +198,13 @@ pub fn parse(
         }
         e => UsageError(e.to_string()),
     })?;
-    let mut raw = Raw::default();
-    if options::parse(flags, args, &mut raw)? == Read::Help {
+    if read == Read::Help {
         return Ok(Invocation::Help);
     }
     if let Some(Some(role)) = &raw.fork {
         return fork_role(role).map(|(side, pair)| Invocation::ForkChild { side, pair });
     }
-    let affinity_zero_is_cpu = affinity_attached(args, &specs);
+    let affinity_zero_is_cpu = affinity_attached(args, &options::table(flags));
     let (settings, warnings) = build(tool, raw, affinity_zero_is_cpu, cmdline, system)?;
     Ok(Invocation::Run(Measure { settings, warnings }))
 }

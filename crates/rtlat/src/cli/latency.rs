@@ -10,95 +10,31 @@
 //! one is a one-line [`UsageError`].
 
 use std::ffi::OsString;
-use std::sync::LazyLock;
 
 use rtlat_core::CyclicConfig;
 
 use super::explain::ExplainArgs;
-use super::output_options as outputs;
-use super::shared::{Measure, SYNTHETIC, SharedArgs, SharedOpt, gate_and_load_rows, row};
-use super::verdict_options::{VERDICT_VALUE, verdict_style};
+use super::shared::{Measure, SharedArgs};
 use crate::latency::settings::Settings;
 use crate::report::verdict::text::Style;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{NO, OptSpec, Peek, REQ, ValueKind, getopt_long};
-use rtlat_args::values::{OptionName, SystemView, opt_values, optional_text, spelling, text};
+use rtlat_args::getopt::OptSpec;
+use rtlat_args::options::{self, Flag, Read};
+use rtlat_args::values::SystemView;
+
+use flags::{FLAGS, name};
+pub use help::{help_model, help_text};
 
 mod engine;
 mod explanation;
+mod flags;
+mod help;
 mod printing;
 mod thread;
 mod xenomai;
 
 /// What the command line asks for: [`help_text`], or to measure.
 pub type Invocation = rtlat_args::Invocation<Measure<Box<Settings>>>;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opt {
-    Gnuplot,
-    Histograms,
-    Period,
-    Lines,
-    Duration,
-    Quiet,
-    HistogramSize,
-    BucketSize,
-    Stats,
-    Device,
-    TestMode,
-    Freeze,
-    Cpu,
-    Priority,
-    BreakOnSwitch,
-    Help,
-    Verdict,
-    Explain,
-    ExplainThreshold,
-    ExplainTrace,
-    Shared(SharedOpt),
-}
-
-/// Xenomai's short options (its `latency` has no long ones), then ours.
-static OPTIONS: LazyLock<Vec<OptSpec<Opt>>> = LazyLock::new(|| {
-    let short = OptSpec::c_short;
-    let long = OptSpec::new_long;
-    let mut rows = vec![
-        short(Opt::Gnuplot, 'g', REQ),
-        short(Opt::Histograms, 'h', NO),
-        short(Opt::Period, 'p', REQ),
-        short(Opt::Lines, 'l', REQ),
-        short(Opt::Duration, 'T', REQ),
-        short(Opt::Quiet, 'q', NO),
-        short(Opt::HistogramSize, 'H', REQ),
-        short(Opt::BucketSize, 'B', REQ),
-        short(Opt::Stats, 's', NO),
-        // Read to be refused: the help's prose names them (Xenomai only).
-        short(Opt::Device, 'D', REQ).hidden(),
-        short(Opt::TestMode, 't', REQ),
-        short(Opt::Freeze, 'f', NO),
-        short(Opt::Cpu, 'c', REQ),
-        short(Opt::Priority, 'P', REQ),
-        short(Opt::BreakOnSwitch, 'b', NO).hidden(),
-        long(Opt::Help, "help", NO),
-        row(outputs::JSON_NEW, Opt::Shared),
-        long(Opt::Verdict, "verdict", VERDICT_VALUE),
-    ];
-    rows.extend(gate_and_load_rows(Opt::Shared));
-    rows.extend([
-        long(Opt::Explain, "explain", ValueKind::Optional(Peek::Number)),
-        long(Opt::ExplainThreshold, "explain-threshold", REQ),
-        long(Opt::ExplainTrace, "explain-trace", REQ),
-        // Hidden: the deterministic test seam.
-        row(SYNTHETIC, Opt::Shared),
-    ]);
-    rows
-});
-
-impl OptionName for Opt {
-    fn spelling(self) -> String {
-        spelling(self, OPTIONS.iter())
-    }
-}
 
 /// Xenomai's default period on x86, 32- and 64-bit alike (its configure
 /// script sets CONFIG_XENO_DEFAULT_PERIOD to 100 µs for `i*86` and
@@ -155,35 +91,9 @@ pub fn parse(
     cmdline: String,
     system: &SystemView,
 ) -> Result<Invocation, UsageError> {
-    let items = getopt_long(args, &OPTIONS).map_err(|e| UsageError(e.to_string()))?;
     let mut raw = Raw::default();
-    for item in opt_values(items) {
-        let (id, value) = item?;
-        let val = || text(id, value.as_deref());
-        let path = || value.clone().unwrap_or_default();
-        match id {
-            Opt::Help => return Ok(Invocation::Help),
-            Opt::Gnuplot => raw.gnuplot = Some(path()),
-            Opt::Histograms => raw.histograms = true,
-            Opt::Period => raw.period = Some(val()?),
-            Opt::Lines => raw.lines = Some(val()?),
-            Opt::Duration => raw.duration = Some(val()?),
-            Opt::Quiet => raw.quiet = true,
-            Opt::HistogramSize => raw.histogram_size = Some(val()?),
-            Opt::BucketSize => raw.bucket_size = Some(val()?),
-            Opt::Stats => raw.stats = true,
-            Opt::Device => raw.device = Some(val()?),
-            Opt::TestMode => raw.test_mode = Some(val()?),
-            Opt::Freeze => raw.freeze = true,
-            Opt::Cpu => raw.cpu = Some(val()?),
-            Opt::Priority => raw.priority = Some(val()?),
-            Opt::BreakOnSwitch => raw.break_on_switch = true,
-            Opt::Verdict => raw.verdict = Some(verdict_style(id, value.as_deref())?),
-            Opt::Shared(which) => raw.shared.set(which, value, id)?,
-            Opt::Explain => raw.explain.explain = Some(optional_text(id, value.as_deref())?),
-            Opt::ExplainThreshold => raw.explain.threshold = Some(val()?),
-            Opt::ExplainTrace => raw.explain.trace = Some(path()),
-        }
+    if options::parse(&FLAGS, args, &mut raw)? == Read::Help {
+        return Ok(Invocation::Help);
     }
     let (settings, warnings) = build(raw, cmdline, system)?;
     Ok(Invocation::Run(Measure {
@@ -204,9 +114,9 @@ fn build(
     let thread = thread::thread(&raw, system)?;
     let (load, duration_secs) = thread::load_and_duration(&raw, system)?;
     let printing = printing::printing(&raw, duration_secs, &mut warnings)?;
-    let source = raw.shared.source(Opt::Shared)?;
-    let gates = raw.shared.gates(Opt::Shared)?;
-    let projection = raw.shared.projection(Opt::Shared)?;
+    let source = raw.shared.source(name)?;
+    let gates = raw.shared.gates(name)?;
+    let projection = raw.shared.projection(name)?;
     let engine = engine::engine(
         &raw,
         &thread,
@@ -241,99 +151,9 @@ fn build(
     Ok((settings, warnings))
 }
 
-/// The text of `rtlat latency --help`.
 /// The option table, as the man page and the completions see it.
 pub fn table() -> Vec<OptSpec<()>> {
-    OPTIONS.iter().map(OptSpec::names).collect()
-}
-
-pub fn help_text() -> String {
-    format!(
-        "\
-{title}
-
-Usage: rtlat latency [OPTIONS]
-
-One SCHED_FIFO thread wakes up every period on a periodic timerfd and
-measures how late it woke up. The first second is a warm-up and is
-discarded; then one RTD line per second gives that second's minimum,
-average and maximum, the overruns so far, the mode switches (always 0 on
-Linux) and the best and worst so far. All results in microseconds.
-The options are those of Xenomai 3 `latency` (short options only; -h is
-the histograms, not the help).
-
-Options:
-  -p US     sampling period in microseconds, 1 to 1000000       [{period}]
-  -T SECS   measure for SECS seconds after the warm-up (or 10m, 2h, ...);
-            0: until Ctrl-C                                        [0]
-  -P PRIO   SCHED_FIFO priority of the thread, 1 to 99             [99]
-  -c CPU    pin the thread to CPU                          [not pinned]
-  -l LINES  RTD lines between RTT/RTH headers; 0: no headers       [21]
-  -q        with -T: no RTT, RTH or RTD lines, only the summary
-  -h        print the histograms of all samples, of the per-second
-            minima and of the per-second maxima (HSD lines)
-  -s        print the sample count, average and standard deviation of
-            each histogram's values (HSH/HSS lines, in microseconds)
-  -H N      buckets on each side of zero, 1 to 1000000              [300]
-  -B NS     bucket width in nanoseconds, 1 to 1000000000          [1000]
-  -g FILE   write the all-samples histogram to FILE as gnuplot data
-            (x: bucket centre in us, y: count + 1)
-  -f        at each new maximum, write a trace marker and freeze the
-            kernel trace (a tracefs snapshot; without snapshot support,
-            the trace is stopped)
-  -t 0      the periodic user-mode task (the only test mode on Linux)
-      --json=FILE       write the results as JSON to FILE (- for stdout, after
-            the RTD lines): cyclictest's document, with the environment,
-            the audit of the machine made before the warm-up and the verdict
-      --verdict[=STYLE]  after the summary, the verdict on the run: was it
-            measured right (measurement: valid, doubtful, invalid), is the
-            machine set up for real-time work (machine: ready, caveats,
-            not ready), the worst case projected; STYLE short (6 lines, the
-            default) or full (every reason, wrapped); always in the JSON
-      --horizon=LIST    project the worst case over these durations,
-            comma-separated (30m, 1h, 24h, 7d) [1h,24h]
-      --deadline=TIME   also estimate how often a latency above TIME comes
-            (100us, 1ms; us without a unit)
-      --fail-if=LIMITS  exit 3 after the summary when the samples after the
-            warm-up break a limit: 'max>100us,p99.9>40us' (METRIC min avg
-            max p50 p90 p99 p99.9 p99.99 p99.999 overruns, OP > >= < <=,
-            the failing condition, unit ns us ms s); verdict=trustworthy
-            or verdict!=untrustworthy: the level of the run's verdict
-            required or refused (missed periods, disturbances, steal,
-            throttling, samples too few for the percentiles); the same for
-            measurement (valid, doubtful, invalid) and machine (ready,
-            caveats, not-ready)
-      --junit=FILE      with --fail-if: a JUnit XML report of the limits
-      --load=SPEC       background load from before the warm-up to the end
-            (KIND[:WORKERS],...; see rtlat load --help): '# load' lines
-            after the summary
-      --load-schedule=SCHEDULE  load in phases after the warm-up,
-            LOAD=DURATION,... with LOAD idle or KIND[:WORKERS]+...; ends
-            the run when it ends (or -T sooner); '# phase' lines per phase
-      --load-cpus=LIST  run the load on these CPUs only (0-3,8), one worker
-            per CPU of LIST by default
-      --explain[=N]     record kernel events on the measured CPU(s) and
-            explain the N worst samples after the warm-up [3]: IRQ latency,
-            timer handler to wake-up, thread latency, return to user, each
-            with what ran meanwhile ('# Explain' lines after the summary,
-            \"explain\" in the JSON); needs root and tracefs
-      --explain-threshold=US  with --explain: every sample above US is a
-            candidate (default: each new maximum)
-      --explain-trace=FILE  with --explain: write the kernel events behind
-            each explanation to FILE, as text
-      --help  print this help
-
-Not on Linux: -t 1 and -t 2 (in-kernel task and timer handler), -D
-(timerbench device) and -b (break on mode switch) need the Xenomai kernel.
-
-Unlike Xenomai, negative latencies keep their sign in the histograms,
-samples beyond the last bucket are counted on HSO lines instead of being
-added to it, and the HSS average and deviation are computed from the exact
-samples, in microseconds whatever the bucket width.
-",
-        title = crate::tools::help_title("latency"),
-        period = DEFAULT_PERIOD_US
-    )
+    FLAGS.iter().map(Flag::row).collect()
 }
 
 #[cfg(test)]

@@ -4,36 +4,82 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 use rtlat_core::load::{LoadKind, LoadPlan, MAX_WORKERS, kind_names, parse_spec};
 use rtlat_core::parse_cpu_list;
 
 use crate::load::Settings;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{NO, OptSpec, Parsed, REQ, getopt_long};
-use rtlat_args::values::{
-    DURATION_EXPECTED, DurationError, OptionName, SystemView, int_in, invalid, spelling, text,
-};
+use rtlat_args::docs::help::{Help, Term};
+use rtlat_args::getopt::{NO, OptSpec, REQ};
+use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, pick};
+use rtlat_args::values::{DURATION_EXPECTED, DurationError, SystemView, int_in, invalid};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opt {
-    Duration,
-    Cpus,
-    Nice,
-    Help,
+/// `rtlat load`'s options, each defined once, in getopt's order.
+static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
+    vec![
+        Flag::new(Some('D'), "duration", REQ, "DURATION")
+            .help(&[
+                "stop after DURATION: seconds, or with a suffix",
+                "s, m, h or d (90, 10m, 2h); 0 for no limit",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.duration = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("cpus", REQ, "LIST")
+            .help(&[
+                "pin the workers round-robin to the CPUs of LIST",
+                "(as cyclictest -a: 0-3,8, !1, +0-1)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.cpus = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("nice", REQ, "N")
+            .help(&["nice value of every worker, -20 to 19"])
+            .apply(|r: &mut Raw, v| {
+                r.nice = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new(Some('h'), "help", NO, "")
+            .help(&["print this help"])
+            .shows_help(),
+    ]
+});
+
+/// How messages spell the option whose long name is `long`.
+fn name(long: &str) -> Name {
+    name_of(&FLAGS, long)
 }
 
-const OPTIONS: &[OptSpec<Opt>] = &[
-    OptSpec::new(Opt::Duration, Some('D'), "duration", REQ),
-    OptSpec::new(Opt::Cpus, None, "cpus", REQ),
-    OptSpec::new(Opt::Nice, None, "nice", REQ),
-    OptSpec::new(Opt::Help, Some('h'), "help", NO),
-];
+/// The command line as given, before validation; a repeated option keeps
+/// its last value.
+#[derive(Default)]
+struct Raw {
+    /// SPEC, the one operand.
+    spec: Option<String>,
+    duration: Option<String>,
+    cpus: Option<String>,
+    nice: Option<String>,
+}
 
-impl OptionName for Opt {
-    fn spelling(self) -> String {
-        spelling(self, OPTIONS)
+/// SPEC: the first operand (UTF-8); a second one is refused.
+fn operand(raw: &mut Raw, word: OsString) -> Result<(), UsageError> {
+    if raw.spec.is_some() {
+        return Err(UsageError(format!(
+            "unexpected argument '{}': the load is one SPEC, its kinds separated by commas",
+            word.to_string_lossy()
+        )));
     }
+    raw.spec = Some(word.into_string().map_err(|word| {
+        UsageError(format!(
+            "invalid load spec '{}': not valid UTF-8",
+            word.to_string_lossy()
+        ))
+    })?);
+    Ok(())
 }
 
 /// What the command line asks for: [`help_text`], or to run the load with
@@ -47,36 +93,11 @@ pub fn parse(
     system: &SystemView,
     temp_root: PathBuf,
 ) -> Result<Invocation, UsageError> {
-    let items = getopt_long(args, OPTIONS).map_err(|e| UsageError(e.to_string()))?;
-    let (mut spec, mut duration, mut cpus, mut nice) = (None, None, None, None);
-    for item in items {
-        match item {
-            Parsed::Positional(word) if spec.is_none() => {
-                spec = Some(word.into_string().map_err(|word| {
-                    UsageError(format!(
-                        "invalid load spec '{}': not valid UTF-8",
-                        word.to_string_lossy()
-                    ))
-                })?);
-            }
-            Parsed::Positional(word) => {
-                return Err(UsageError(format!(
-                    "unexpected argument '{}': the load is one SPEC, its kinds separated by commas",
-                    word.to_string_lossy()
-                )));
-            }
-            Parsed::Opt { id, value, .. } => {
-                let value = text(id, value.as_deref())?;
-                match id {
-                    Opt::Help => return Ok(Invocation::Help),
-                    Opt::Duration => duration = Some(value),
-                    Opt::Cpus => cpus = Some(value),
-                    Opt::Nice => nice = Some(value),
-                }
-            }
-        }
+    let mut raw = Raw::default();
+    if options::parse_with_operands(&FLAGS, args, &mut raw, operand)? == Read::Help {
+        return Ok(Invocation::Help);
     }
-    let Some(spec) = spec else {
+    let Some(spec) = raw.spec else {
         return Err(UsageError(format!(
             "no load given: expected SPEC, KIND[:WORKERS][,KIND[:WORKERS]...] (kinds: {})",
             kind_names()
@@ -84,26 +105,30 @@ pub fn parse(
     };
     let requests =
         parse_spec(&spec).map_err(|e| UsageError(format!("invalid load spec '{spec}': {e}")))?;
-    let duration = match duration {
+    let duration = match raw.duration {
         None => None,
         Some(text) => match rtlat_args::values::duration(&text) {
             Ok(d) => d,
             Err(DurationError::Malformed) => {
-                return Err(invalid(Opt::Duration, &text, DURATION_EXPECTED));
+                return Err(invalid(name("duration"), &text, DURATION_EXPECTED));
             }
             Err(DurationError::SecondsOverflow | DurationError::TooLong) => {
-                return Err(invalid(Opt::Duration, &text, "too long: at most 292 years"));
+                return Err(invalid(
+                    name("duration"),
+                    &text,
+                    "too long: at most 292 years",
+                ));
             }
         },
     };
-    let cpus = match cpus {
+    let cpus = match raw.cpus {
         None => Vec::new(),
         Some(text) => parse_cpu_list(&text, &system.allowed_cpus, system.configured_cpus)
-            .map_err(|e| invalid(Opt::Cpus, &text, e))?,
+            .map_err(|e| invalid(name("cpus"), &text, e))?,
     };
-    let nice = match nice {
+    let nice = match raw.nice {
         None => None,
-        Some(text) => Some(int_in(Opt::Nice, &text, -20..=19, "a nice value")? as i32),
+        Some(text) => Some(int_in(name("nice"), &text, -20..=19, "a nice value")? as i32),
     };
     let default_workers = if cpus.is_empty() {
         system.allowed_cpus.len()
@@ -144,15 +169,25 @@ fn fill(text: &str, first: &str, rest: &str) -> String {
     out
 }
 
-/// `rtlat load --help`.
 /// The option table, as the man page and the completions see it.
 pub fn table() -> Vec<OptSpec<()>> {
-    OPTIONS.iter().map(OptSpec::names).collect()
+    FLAGS.iter().map(Flag::row).collect()
 }
 
+/// The text of `rtlat load --help`.
 pub fn help_text() -> String {
-    let mut kinds = String::new();
-    for (kind, what) in [
+    help_page().render()
+}
+
+/// `rtlat load --help` as the man pages and completions read it.
+pub fn help_model() -> Help {
+    help_page().model()
+}
+
+/// Each kind of load, what it does and what one of its operations is: the
+/// kind's text lines, then its `op:` line filled (a line of its own).
+fn kinds() -> Vec<Term> {
+    [
         (
             LoadKind::Cpu,
             "integer and floating-point (SIMD) arithmetic",
@@ -182,43 +217,73 @@ pub fn help_text() -> String {
             LoadKind::Fork,
             "processes created, exiting at once, reaped (by a helper\n             process per worker, which never outlives it)",
         ),
-    ] {
-        kinds.push_str(&format!("  {:<10} {what}\n", kind.name()));
-        kinds.push_str(&fill(
+    ]
+    .into_iter()
+    .map(|(kind, what)| {
+        let mut lines: Vec<(bool, String)> = what
+            .lines()
+            .map(|line| (false, line.trim().to_owned()))
+            .collect();
+        let op = fill(
             &format!("op: {}", kind.op_definition()),
-            "             ",
-            "                 ",
-        ));
-    }
-    let title = crate::tools::help_title("load");
-    format!(
-        "{title}
+            KIND_TEXT_INDENT,
+            OP_CARRY_ON_INDENT,
+        );
+        lines.extend(
+            op.lines()
+                .enumerate()
+                .map(|(i, line)| (i == 0, line.trim().to_owned())),
+        );
+        Term {
+            term: kind.name().to_owned(),
+            lines,
+        }
+    })
+    .collect()
+}
 
-Usage: rtlat load SPEC [-D DURATION] [--cpus LIST] [--nice N]
+/// Where a kind's text starts.
+const KIND_TEXT_INDENT: &str = "             ";
+/// Where the lines carrying on its `op:` line start.
+const OP_CARRY_ON_INDENT: &str = "                 ";
 
+/// `rtlat load --help`: its prose, the kinds and its options.
+fn help_page() -> Page<'static, Raw> {
+    Page {
+        title: crate::tools::help_title("load"),
+        usage: vec!["rtlat load SPEC [-D DURATION] [--cpus LIST] [--nice N]".to_owned()],
+        layout: Layout::spaced(27),
+        parts: vec![
+            Part::Paragraph(
+                "\
 Runs worker threads that load the machine in the ways SPEC names, until
 SIGINT, SIGTERM or SIGHUP or for DURATION, then prints one line per kind
 on stdout: 'KIND: N ops/s (W workers)', the operations its workers did per
-second.
-
+second."
+                    .to_owned(),
+            ),
+            Part::Paragraph(format!(
+                "\
 SPEC is KIND[:WORKERS][,KIND[:WORKERS]...], each kind at most once;
 WORKERS is 1 to {MAX_WORKERS}, by default one per CPU the load may use.
-Kinds, and what one operation (op) is:
-{kinds}
-Workers run SCHED_OTHER, never real-time.
-
-Options:
-  -D, --duration DURATION  stop after DURATION: seconds, or with a suffix
-                           s, m, h or d (90, 10m, 2h); 0 for no limit
-      --cpus LIST          pin the workers round-robin to the CPUs of LIST
-                           (as cyclictest -a: 0-3,8, !1, +0-1)
-      --nice N             nice value of every worker, -20 to 19
-  -h, --help               print this help
-
+Kinds, and what one operation (op) is:"
+            )),
+            Part::Terms {
+                column: KIND_TEXT_INDENT.len(),
+                hang: OP_CARRY_ON_INDENT.len() - KIND_TEXT_INDENT.len(),
+                terms: kinds(),
+            },
+            Part::Paragraph("Workers run SCHED_OTHER, never real-time.".to_owned()),
+            Part::Heading("Options"),
+            pick(&FLAGS, &["duration", "cpus", "nice", "help"]),
+            Part::Paragraph(
+                "\
 Exit status: 0 after a normal stop, 1 if a worker could not start or
-failed, 2 for a usage error.
-"
-    )
+failed, 2 for a usage error."
+                    .to_owned(),
+            ),
+        ],
+    }
 }
 
 #[cfg(test)]
@@ -240,6 +305,15 @@ mod tests {
             Ok(Invocation::Help) => Err("help".into()),
             Err(e) => Err(e.0),
         }
+    }
+
+    #[test]
+    fn the_help_lists_every_option_once() {
+        let none: Vec<String> = Vec::new();
+        assert_eq!(
+            rtlat_args::options::unlisted(&FLAGS, &help_page()),
+            (none.clone(), none)
+        );
     }
 
     #[test]

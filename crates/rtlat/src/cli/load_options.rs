@@ -11,34 +11,17 @@ use rtlat_core::load::{LoadPlan, parse_spec};
 use rtlat_core::parse_cpu_list;
 
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, REQ};
+use rtlat_args::getopt::REQ;
 use rtlat_args::options::Flag;
 
 use super::shared::HasShared;
 use rtlat_args::values::{DurationError, OptionName, SystemView, duration, invalid};
 
-/// The three options, as a tool's table wraps them (`Opt::Load`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LoadOpt {
-    /// `--load SPEC`.
-    Load,
-    /// `--load-schedule SCHEDULE`.
-    Schedule,
-    /// `--load-cpus LIST`.
-    Cpus,
-}
-
-/// The rows (ours, long only).
-pub const ROWS: [OptSpec<LoadOpt>; 3] = [
-    OptSpec::new_long(LoadOpt::Load, "load", REQ),
-    OptSpec::new_long(LoadOpt::Schedule, "load-schedule", REQ),
-    OptSpec::new_long(LoadOpt::Cpus, "load-cpus", REQ),
-];
-
-/// The definitions of `--load`, `--load-schedule` and `--load-cpus`.
+/// The definitions of `--load`, `--load-schedule` and `--load-cpus` (ours,
+/// long only).
 pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
     vec![
-        Flag::from_row(&ROWS[0], "SPEC")
+        Flag::new_long("load", REQ, "SPEC")
             .help(&[
                 "run load beside the measurement, from before the",
                 "first sample to after the last: KIND[:WORKERS],...",
@@ -47,10 +30,10 @@ pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
                 "and a \"load\" object in the JSON",
             ])
             .apply(|r: &mut R, v| {
-                r.shared().load.set(LoadOpt::Load, v.text()?);
+                r.shared().load.load = Some(v.text()?);
                 Ok(())
             }),
-        Flag::from_row(&ROWS[1], "SCHEDULE")
+        Flag::new_long("load-schedule", REQ, "SCHEDULE")
             .help(&[
                 "",
                 "load in phases, LOAD=DURATION,... with LOAD idle or",
@@ -60,7 +43,7 @@ pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
                 "as \"phases\" in the JSON",
             ])
             .apply(|r: &mut R, v| {
-                r.shared().load.set(LoadOpt::Schedule, v.text()?);
+                r.shared().load.schedule = Some(v.text()?);
                 Ok(())
             }),
         load_cpus(),
@@ -69,13 +52,13 @@ pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
 
 /// The definition of `--load-cpus LIST`.
 fn load_cpus<R: HasShared>() -> Flag<R> {
-    Flag::from_row(&ROWS[2], "LIST")
+    Flag::new_long("load-cpus", REQ, "LIST")
         .help(&[
             "run the load on these CPUs only (0-3,8), one worker",
             "per CPU of LIST by default (else one per CPU)",
         ])
         .apply(|r: &mut R, v| {
-            r.shared().load.set(LoadOpt::Cpus, v.text()?);
+            r.shared().load.cpus = Some(v.text()?);
             Ok(())
         })
 }
@@ -93,28 +76,19 @@ pub struct LoadArgs {
 }
 
 impl LoadArgs {
-    /// Keeps `value` for `which`.
-    pub fn set(&mut self, which: LoadOpt, value: String) {
-        match which {
-            LoadOpt::Load => self.load = Some(value),
-            LoadOpt::Schedule => self.schedule = Some(value),
-            LoadOpt::Cpus => self.cpus = Some(value),
-        }
-    }
-
-    /// The validated load ([`load_schedule`]); `wrap` turns [`LoadOpt`]
-    /// into the tool's id, which spells it in messages. `io` makes its
+    /// The validated load ([`load_schedule`]); `name` spells an option of
+    /// the tool by its long name. `io` makes its
     /// files in $TMPDIR or /tmp.
     pub fn validate<O: OptionName>(
         &self,
-        wrap: impl Fn(LoadOpt) -> O,
+        name: impl Fn(&str) -> O,
         system: &SystemView,
     ) -> Result<Option<LoadSchedule>, UsageError> {
         load_schedule(
             LoadOptions {
-                load: (wrap(LoadOpt::Load), self.load.as_deref()),
-                schedule: (wrap(LoadOpt::Schedule), self.schedule.as_deref()),
-                cpus: (wrap(LoadOpt::Cpus), self.cpus.as_deref()),
+                load: (name("load"), self.load.as_deref()),
+                schedule: (name("load-schedule"), self.schedule.as_deref()),
+                cpus: (name("load-cpus"), self.cpus.as_deref()),
             },
             system,
             std::env::temp_dir(),

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, OptSpec, REQ};
-use rtlat_args::options::{Apply, Flag, Name, Page, Part, pick};
+use rtlat_args::options::{Apply, Flag, Layout, Name, Page, Part, pick};
 use rtlat_args::values::{OptionName, decimal_duration, invalid};
 
 use super::output_options::output_path;
@@ -337,6 +337,7 @@ pub fn help_page() -> Page<'static, MonitorArgs> {
     Page {
         title: crate::tools::help_title("monitor"),
         usage: vec!["rtlat monitor [CYCLICTEST OPTIONS] [MONITOR OPTIONS]".to_owned()],
+        layout: Layout::GNU,
         parts: vec![
             Part::Paragraph(
                 "\

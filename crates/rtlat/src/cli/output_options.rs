@@ -12,67 +12,53 @@ use rtlat_args::getopt::{OptSpec, REQ};
 use rtlat_args::options::Flag;
 
 use super::shared::HasShared;
-use rtlat_args::values::{DirReport, OptionName, int_in, new_file_path, text};
-
-/// The options, as a tool's table wraps them (`Opt::Out`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputOpt {
-    /// `--json FILE`.
-    Json,
-    /// `-h/--histogram N` (cyclictest) or `--histogram N`.
-    Histogram,
-    /// cyclictest's `-H/--histofall N`.
-    Histofall,
-    /// `--histfile PATH`.
-    Histfile,
-}
+use rtlat_args::values::{DirReport, OptionName, int_in, new_file_path};
 
 /// `--json` of a C tool (2.4 has it).
-pub const JSON: OptSpec<OutputOpt> = OptSpec::c(OutputOpt::Json, None, "json", REQ);
+pub const JSON: OptSpec<()> = OptSpec::c((), None, "json", REQ);
 /// `--json` of a tool whose C version has none (latency).
-pub const JSON_NEW: OptSpec<OutputOpt> = OptSpec::new_long(OutputOpt::Json, "json", REQ);
+pub const JSON_NEW: OptSpec<()> = OptSpec::new_long((), "json", REQ);
 /// cyclictest's `-h/--histogram` (2.4).
-pub const HISTOGRAM_C: OptSpec<OutputOpt> =
-    OptSpec::c(OutputOpt::Histogram, Some('h'), "histogram", REQ);
+pub const HISTOGRAM_C: OptSpec<()> = OptSpec::c((), Some('h'), "histogram", REQ);
 /// cyclictest's `-H/--histofall` (2.4).
-pub const HISTOFALL_C: OptSpec<OutputOpt> =
-    OptSpec::c(OutputOpt::Histofall, Some('H'), "histofall", REQ);
+pub const HISTOFALL_C: OptSpec<()> = OptSpec::c((), Some('H'), "histofall", REQ);
 /// cyclictest's `--histfile` (2.4).
-pub const HISTFILE_C: OptSpec<OutputOpt> = OptSpec::c(OutputOpt::Histfile, None, "histfile", REQ);
+pub const HISTFILE_C: OptSpec<()> = OptSpec::c((), None, "histfile", REQ);
 /// `--histogram` of a tool whose `-h` is help (ours, long only).
-pub const HISTOGRAM: OptSpec<OutputOpt> = OptSpec::new_long(OutputOpt::Histogram, "histogram", REQ);
+pub const HISTOGRAM: OptSpec<()> = OptSpec::new_long((), "histogram", REQ);
 /// `--histfile` of those tools (ours, long only).
-pub const HISTFILE: OptSpec<OutputOpt> = OptSpec::new_long(OutputOpt::Histfile, "histfile", REQ);
+pub const HISTFILE: OptSpec<()> = OptSpec::new_long((), "histfile", REQ);
 
 /// The most one-unit buckets a histogram may have.
 pub const MAX_BUCKETS: i64 = 1_000_000;
 
 /// The definition of `--json FILE` (`row`: [`JSON`] or [`JSON_NEW`]).
-pub fn json<R: HasShared>(row: &OptSpec<OutputOpt>) -> Flag<R> {
+pub fn json<R: HasShared>(row: &OptSpec<()>) -> Flag<R> {
     Flag::from_row(row, "FILE")
         .help(&["write the results as JSON to FILE (- for stdout)"])
-        .apply(|r: &mut R, v| r.shared().outputs.set(OutputOpt::Json, v.os_opt(), v.name))
+        .apply(|r: &mut R, v| {
+            r.shared().outputs.json = Some(v.os());
+            Ok(())
+        })
 }
 
 /// The definition of `--histfile PATH` (`row`: [`HISTFILE_C`] or
 /// [`HISTFILE`]).
-pub fn histfile<R: HasShared>(row: &OptSpec<OutputOpt>) -> Flag<R> {
+pub fn histfile<R: HasShared>(row: &OptSpec<()>) -> Flag<R> {
     Flag::from_row(row, "PATH")
         .help(&["write the histogram to PATH instead of stdout"])
         .apply(|r: &mut R, v| {
-            r.shared()
-                .outputs
-                .set(OutputOpt::Histfile, v.os_opt(), v.name)
+            r.shared().outputs.histfile = Some(v.os());
+            Ok(())
         })
 }
 
 /// The definition of the histogram's option (`row`: [`HISTOGRAM_C`] or
 /// [`HISTOGRAM`]); `help` says what the tool's histogram counts.
-pub fn histogram<R: HasShared>(row: &OptSpec<OutputOpt>, help: &'static [&'static str]) -> Flag<R> {
+pub fn histogram<R: HasShared>(row: &OptSpec<()>, help: &'static [&'static str]) -> Flag<R> {
     Flag::from_row(row, "US").help(help).apply(|r: &mut R, v| {
-        r.shared()
-            .outputs
-            .set(OutputOpt::Histogram, v.os_opt(), v.name)
+        r.shared().outputs.histogram = Some(("histogram", v.text()?));
+        Ok(())
     })
 }
 
@@ -81,9 +67,10 @@ pub fn histofall<R: HasShared>() -> Flag<R> {
     Flag::from_row(&HISTOFALL_C, "US")
         .help(&["like -h, plus a column summing all threads"])
         .apply(|r: &mut R, v| {
-            r.shared()
-                .outputs
-                .set(OutputOpt::Histofall, v.os_opt(), v.name)
+            let outputs = &mut r.shared().outputs;
+            outputs.histogram = Some(("histofall", v.text()?));
+            outputs.histofall = true;
+            Ok(())
         })
 }
 
@@ -92,8 +79,9 @@ pub fn histofall<R: HasShared>() -> Flag<R> {
 pub struct OutputArgs {
     /// `--json`, any bytes.
     pub json: Option<OsString>,
-    /// The bucket count and the option that gave it last.
-    pub histogram: Option<(OutputOpt, String)>,
+    /// The bucket count and the option that gave it last (its long
+    /// name: `histogram` or `histofall`).
+    pub histogram: Option<(&'static str, String)>,
     /// `-H` was given (its column stays with a later `-h`, as in C).
     pub histofall: bool,
     /// `--histfile`, any bytes.
@@ -116,35 +104,17 @@ pub struct Outputs {
 }
 
 impl OutputArgs {
-    /// Keeps `value` for `which`; `id` spells it if the value must be text.
-    pub fn set(
-        &mut self,
-        which: OutputOpt,
-        value: Option<OsString>,
-        id: impl OptionName,
-    ) -> Result<(), UsageError> {
-        match which {
-            OutputOpt::Json => self.json = Some(value.unwrap_or_default()),
-            OutputOpt::Histfile => self.histfile = Some(value.unwrap_or_default()),
-            OutputOpt::Histogram | OutputOpt::Histofall => {
-                self.histogram = Some((which, text(id, value.as_deref())?));
-                self.histofall |= which == OutputOpt::Histofall;
-            }
-        }
-        Ok(())
-    }
-
-    /// The outputs, their files checked writable now; `wrap` turns
-    /// [`OutputOpt`] into the tool's id, `unit` names the histogram's unit
-    /// (`microseconds`).
+    /// The outputs, their files checked writable now; `name` spells an
+    /// option of the tool by its long name, `unit` names the histogram's
+    /// unit (`microseconds`).
     pub fn validate<O: OptionName>(
         &self,
-        wrap: impl Fn(OutputOpt) -> O,
+        name: impl Fn(&str) -> O,
         unit: &str,
     ) -> Result<Outputs, UsageError> {
         let buckets = match &self.histogram {
             Some((which, text)) => Some(int_in(
-                wrap(*which),
+                name(which),
                 text,
                 1..=MAX_BUCKETS,
                 &format!("a number of one-unit histogram buckets ({unit})"),
@@ -154,12 +124,12 @@ impl OutputArgs {
         let mut warnings = Vec::new();
         let histfile = match &self.histfile {
             Some(text) => {
-                let path = output_path(wrap(OutputOpt::Histfile), text)?;
+                let path = output_path(name("histfile"), text)?;
                 if buckets.is_none() {
                     warnings.push(format!(
                         "WARN: {} given without {}; no histogram is written",
-                        wrap(OutputOpt::Histfile).spelling(),
-                        wrap(OutputOpt::Histogram).spelling()
+                        name("histfile").spelling(),
+                        name("histogram").spelling()
                     ));
                 }
                 Some(path)
@@ -167,7 +137,7 @@ impl OutputArgs {
             None => None,
         };
         let json = match &self.json {
-            Some(text) => Some(output_target(wrap(OutputOpt::Json), text)?),
+            Some(text) => Some(output_target(name("json"), text)?),
             None => None,
         };
         Ok(Outputs {
@@ -201,35 +171,33 @@ pub fn output_target(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_args::values::spelling;
+    use crate::cli::shared::tests::{args, name};
 
-    impl OptionName for OutputOpt {
-        fn spelling(self) -> String {
-            spelling(self, &[JSON, HISTOGRAM_C, HISTOFALL_C, HISTFILE_C])
-        }
-    }
-
-    fn outputs(words: &[(OutputOpt, &str)]) -> Result<Outputs, String> {
-        let mut args = OutputArgs::default();
-        for (which, value) in words {
-            args.set(*which, Some(OsString::from(value)), *which)
-                .map_err(|e| e.0)?;
-        }
-        args.validate(|o| o, "microseconds").map_err(|e| e.0)
+    /// Validates options given as `(long name, value)`.
+    fn outputs(words: &[(&str, &str)]) -> Result<Outputs, String> {
+        let words: Vec<String> = words
+            .iter()
+            .flat_map(|(long, value)| [format!("--{long}"), (*value).to_owned()])
+            .collect();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        args(&words)
+            .outputs
+            .validate(name, "microseconds")
+            .map_err(|e| e.0)
     }
 
     #[test]
     fn histogram_to_stdout_or_histfile() {
-        let o = outputs(&[(OutputOpt::Histogram, "30")]).unwrap();
+        let o = outputs(&[("histogram", "30")]).unwrap();
         assert_eq!(
             (o.buckets, o.histogram, o.histofall),
             (Some(30), Some(OutputTarget::Stdout), false)
         );
         let o = outputs(&[
-            (OutputOpt::Histofall, "5"),
-            (OutputOpt::Histogram, "7"),
-            (OutputOpt::Histfile, "h.txt"),
-            (OutputOpt::Json, "-"),
+            ("histofall", "5"),
+            ("histogram", "7"),
+            ("histfile", "h.txt"),
+            ("json", "-"),
         ])
         .unwrap();
         assert_eq!(o.buckets, Some(7));
@@ -241,7 +209,7 @@ mod tests {
 
     #[test]
     fn histfile_alone_warns() {
-        let o = outputs(&[(OutputOpt::Histfile, "h.txt")]).unwrap();
+        let o = outputs(&[("histfile", "h.txt")]).unwrap();
         assert_eq!(o.histogram, None);
         assert_eq!(
             o.warnings,
@@ -253,20 +221,17 @@ mod tests {
     fn bad_values_are_one_line() {
         for (words, want) in [
             (
-                &[(OutputOpt::Histogram, "0")][..],
+                &[("histogram", "0")][..],
                 "-h/--histogram: invalid value '0': expected a number of one-unit histogram \
                  buckets (microseconds), 1 to 1000000",
             ),
+            (&[("histofall", "x")], "-H/--histofall: invalid value 'x'"),
             (
-                &[(OutputOpt::Histofall, "x")],
-                "-H/--histofall: invalid value 'x'",
-            ),
-            (
-                &[(OutputOpt::Json, "/nonexistent/x.json")],
+                &[("json", "/nonexistent/x.json")],
                 "--json: cannot write '/nonexistent/x.json': directory '/nonexistent' does not \
                  exist",
             ),
-            (&[(OutputOpt::Histfile, "")], "--histfile: invalid value ''"),
+            (&[("histfile", "")], "--histfile: invalid value ''"),
         ] {
             let e = outputs(words).unwrap_err();
             assert!(e.starts_with(want), "{e}\nwanted: {want}");

@@ -1,30 +1,25 @@
-//! The shared option groups together in a tool's command line: one id
-//! variant (`Opt::Shared(SharedOpt)`), one field of raw values
-//! (`Raw::shared`) and one match arm for all of them, and a validating
-//! method per group. The groups themselves (rows, values, messages, help
-//! lines) live in [`stop_options`](super::stop_options),
+//! The shared option groups together in a tool's command line: one field
+//! of raw values (`Raw::shared`, reached through [`HasShared`]) and a
+//! validating method per group. The groups themselves (definitions, raw
+//! values, messages) live in [`stop_options`](super::stop_options),
 //! [`output_options`](super::output_options), [`gates`](super::gates) and
 //! [`load_options`](super::load_options); the hidden `--synthetic SEED`,
 //! one option, lives here, and so does [`Measure`], what a measuring
 //! tool's command line asks it to run.
 
-use std::ffi::OsString;
-
 use rtlat_core::TimeSourceKind;
 use rtlat_core::load::LoadSchedule;
 
-use super::gates::{self, GateArgs, GateOpt};
-use super::load_options::{self, LoadArgs, LoadOpt};
-use super::output_options::{
-    HISTFILE_C, HISTOFALL_C, HISTOGRAM_C, JSON, OutputArgs, OutputOpt, Outputs,
-};
-use super::stop_options::{DURATION, LOOPS, Stop, StopArgs, StopOpt};
-use super::verdict_options::{self, VerdictArgs, VerdictOpt};
+use super::gates::{self, GateArgs};
+use super::load_options::{self, LoadArgs};
+use super::output_options::{OutputArgs, Outputs};
+use super::stop_options::{Stop, StopArgs};
+use super::verdict_options::{self, VerdictArgs};
 use crate::gate::GatePlan;
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, REQ};
+use rtlat_args::getopt::REQ;
 use rtlat_args::options::Flag;
-use rtlat_args::values::{OptionName, SystemView, text, time_source};
+use rtlat_args::values::{OptionName, SystemView, time_source};
 
 /// A measuring tool's run: what its command line asks for is
 /// `Invocation<Measure<its settings>>` (the pair tools add the fork child).
@@ -36,29 +31,6 @@ pub struct Measure<S> {
     /// anything else.
     pub warnings: Vec<String>,
 }
-
-/// An option of one of the shared groups.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SharedOpt {
-    /// `-l`, `-D`.
-    Stop(StopOpt),
-    /// `--json`, the histogram, `--histfile`.
-    Out(OutputOpt),
-    /// `--fail-if`, `--junit`.
-    Gate(GateOpt),
-    /// `--load`, `--load-schedule`, `--load-cpus`.
-    Load(LoadOpt),
-    /// `--horizon`, `--deadline`.
-    Verdict(VerdictOpt),
-    /// `--synthetic SEED`.
-    Synthetic,
-}
-
-/// The hidden `--synthetic SEED`: the deterministic test seam, not in any
-/// help. Newer than 2.4, so it never changes what a 2.4 abbreviation
-/// means (`--sy` stays cyclictest's --system).
-pub const SYNTHETIC: OptSpec<SharedOpt> =
-    OptSpec::new_long(SharedOpt::Synthetic, "synthetic", REQ).hidden();
 
 /// A tool's raw state that holds the shared groups' raw values: what a
 /// shared option's definition changes.
@@ -73,12 +45,16 @@ impl HasShared for SharedArgs {
     }
 }
 
-/// The definition of the hidden `--synthetic SEED`.
+/// The definition of the hidden `--synthetic SEED`: the deterministic test
+/// seam, not in any help. Newer than 2.4, so it never changes what a 2.4
+/// abbreviation means (`--sy` stays cyclictest's --system).
 pub fn synthetic<R: HasShared>() -> Flag<R> {
-    Flag::from_row(&SYNTHETIC, "SEED").apply(|r: &mut R, v| {
-        r.shared().synthetic = Some(v.text()?);
-        Ok(())
-    })
+    Flag::new_long("synthetic", REQ, "SEED")
+        .hidden()
+        .apply(|r: &mut R, v| {
+            r.shared().synthetic = Some(v.text()?);
+            Ok(())
+        })
 }
 
 /// The definitions of `--fail-if`, `--junit`, `--horizon`, `--deadline`,
@@ -89,75 +65,6 @@ pub fn gate_and_load_flags<R: HasShared>() -> Vec<Flag<R>> {
     flags.extend(verdict_options::flags());
     flags.extend(load_options::flags());
     flags
-}
-
-impl SharedOpt {
-    /// The long spelling (every shared option has one), with which a
-    /// tool finds the option's definition in its list.
-    pub fn long(self) -> &'static str {
-        let rows = [LOOPS, DURATION]
-            .map(|r| row(r, std::convert::identity))
-            .into_iter()
-            .chain(
-                [JSON, HISTOGRAM_C, HISTOFALL_C, HISTFILE_C]
-                    .map(|r| row(r, std::convert::identity)),
-            )
-            .chain(gate_and_load_rows(std::convert::identity))
-            .chain([SYNTHETIC]);
-        rows.into_iter()
-            .find(|r| r.id == self)
-            .and_then(|r| r.long)
-            .expect("every shared option has a long name")
-    }
-}
-
-/// A group's row in a tool's table, `wrap` being the tool's variant
-/// (`Opt::Shared`).
-pub fn row<G, O>(spec: OptSpec<G>, wrap: fn(SharedOpt) -> O) -> OptSpec<O>
-where
-    SharedOpt: From<G>,
-{
-    spec.map(|g| wrap(SharedOpt::from(g)))
-}
-
-/// The rows of `--fail-if`, `--junit`, `--horizon`, `--deadline`,
-/// `--load`, `--load-schedule` and `--load-cpus`, in that order (every
-/// measuring tool has them).
-pub fn gate_and_load_rows<O>(wrap: fn(SharedOpt) -> O) -> impl Iterator<Item = OptSpec<O>> {
-    let gates = gates::ROWS.map(|r| row(r, wrap));
-    let verdict = verdict_options::ROWS.map(|r| row(r, wrap));
-    let loads = load_options::ROWS.map(|r| row(r, wrap));
-    gates.into_iter().chain(verdict).chain(loads)
-}
-
-impl From<StopOpt> for SharedOpt {
-    fn from(o: StopOpt) -> Self {
-        SharedOpt::Stop(o)
-    }
-}
-
-impl From<OutputOpt> for SharedOpt {
-    fn from(o: OutputOpt) -> Self {
-        SharedOpt::Out(o)
-    }
-}
-
-impl From<GateOpt> for SharedOpt {
-    fn from(o: GateOpt) -> Self {
-        SharedOpt::Gate(o)
-    }
-}
-
-impl From<VerdictOpt> for SharedOpt {
-    fn from(o: VerdictOpt) -> Self {
-        SharedOpt::Verdict(o)
-    }
-}
-
-impl From<LoadOpt> for SharedOpt {
-    fn from(o: LoadOpt) -> Self {
-        SharedOpt::Load(o)
-    }
 }
 
 /// The raw values of every shared group (the last one wins).
@@ -178,159 +85,95 @@ pub struct SharedArgs {
 }
 
 impl SharedArgs {
-    /// Keeps `value` for `which`; `id` (the tool's) spells it if the value
-    /// must be text.
-    pub fn set(
-        &mut self,
-        which: SharedOpt,
-        value: Option<OsString>,
-        id: impl OptionName,
-    ) -> Result<(), UsageError> {
-        match which {
-            SharedOpt::Stop(o) => self.stop.set(o, text(id, value.as_deref())?),
-            SharedOpt::Out(o) => self.outputs.set(o, value, id)?,
-            SharedOpt::Gate(o) => self.gates.set(o, value, id)?,
-            SharedOpt::Load(o) => self.load.set(o, text(id, value.as_deref())?),
-            SharedOpt::Verdict(o) => self.verdict.set(o, text(id, value.as_deref())?),
-            SharedOpt::Synthetic => self.synthetic = Some(text(id, value.as_deref())?),
-        }
-        Ok(())
-    }
-
     /// `-l` and `-D` ([`StopArgs::validate`]).
-    pub fn stop<O: OptionName>(&self, wrap: fn(SharedOpt) -> O) -> Result<Stop, UsageError> {
-        self.stop.validate(|o| wrap(o.into()))
+    pub fn stop<O: OptionName>(&self, name: fn(&str) -> O) -> Result<Stop, UsageError> {
+        self.stop.validate(name)
     }
 
     /// The outputs ([`OutputArgs::validate`]); `unit` names the
     /// histogram's.
     pub fn outputs<O: OptionName>(
         &self,
-        wrap: fn(SharedOpt) -> O,
+        name: fn(&str) -> O,
         unit: &str,
     ) -> Result<Outputs, UsageError> {
-        self.outputs.validate(|o| wrap(o.into()), unit)
+        self.outputs.validate(name, unit)
     }
 
     /// The gates ([`GateArgs::validate`]).
     pub fn gates<O: OptionName>(
         &self,
-        wrap: fn(SharedOpt) -> O,
+        name: fn(&str) -> O,
     ) -> Result<Option<GatePlan>, UsageError> {
-        self.gates.validate(|o| wrap(o.into()))
+        self.gates.validate(name)
     }
 
     /// What the verdict projects ([`VerdictArgs::validate`]).
     pub fn projection<O: OptionName>(
         &self,
-        wrap: fn(SharedOpt) -> O,
+        name: fn(&str) -> O,
     ) -> Result<verdict_options::Asked, UsageError> {
-        self.verdict.validate(|o| wrap(o.into()))
+        self.verdict.validate(name)
     }
 
     /// The clock of the run: the seeded synthetic one with `--synthetic`.
-    pub fn source<O: OptionName>(
-        &self,
-        wrap: fn(SharedOpt) -> O,
-    ) -> Result<TimeSourceKind, UsageError> {
-        time_source(wrap(SharedOpt::Synthetic), self.synthetic.as_deref())
+    pub fn source<O: OptionName>(&self, name: fn(&str) -> O) -> Result<TimeSourceKind, UsageError> {
+        time_source(name("synthetic"), self.synthetic.as_deref())
     }
 
     /// The load ([`LoadArgs::validate`]).
     pub fn load<O: OptionName>(
         &self,
-        wrap: fn(SharedOpt) -> O,
+        name: fn(&str) -> O,
         system: &SystemView,
     ) -> Result<Option<LoadSchedule>, UsageError> {
-        self.load.validate(|o| wrap(o.into()), system)
+        self.load.validate(name, system)
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
-    use rtlat_args::values::spelling;
 
-    /// A tool of shared options only.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    enum Opt {
-        Shared(SharedOpt),
+    use crate::cli::output_options::{HISTFILE_C, HISTOGRAM_C, JSON};
+    use rtlat_args::options::{Name, name_of};
+
+    /// How a tool of every shared option spells `long`.
+    pub fn name(long: &str) -> Name {
+        name_of(&definitions(), long)
     }
 
-    fn rows() -> Vec<OptSpec<Opt>> {
-        let mut rows = vec![
-            row(LOOPS, Opt::Shared),
-            row(DURATION, Opt::Shared),
-            row(JSON, Opt::Shared),
-            row(SYNTHETIC, Opt::Shared),
-        ];
-        rows.extend(gate_and_load_rows(Opt::Shared));
-        rows
-    }
-
-    impl OptionName for Opt {
-        fn spelling(self) -> String {
-            spelling(self, rows().iter())
-        }
-    }
-
-    fn args(words: &[(SharedOpt, &str)]) -> SharedArgs {
+    /// The raw values of a command line of shared options.
+    pub fn args(words: &[&str]) -> SharedArgs {
+        let words: Vec<std::ffi::OsString> = words.iter().map(Into::into).collect();
         let mut args = SharedArgs::default();
-        for (which, value) in words {
-            args.set(*which, Some(value.into()), Opt::Shared(*which))
-                .unwrap();
-        }
+        rtlat_args::options::parse(&definitions(), &words, &mut args).unwrap();
         args
     }
 
     #[test]
     fn each_group_validates_with_the_tools_spelling() {
-        let a = args(&[
-            (SharedOpt::Stop(StopOpt::Loops), "5"),
-            (SharedOpt::Out(OutputOpt::Json), "-"),
-            (SharedOpt::Gate(GateOpt::FailIf), "max>1ms"),
-            (SharedOpt::Synthetic, "7"),
-        ]);
-        assert_eq!(a.stop(Opt::Shared).unwrap().loops, Some(5));
-        assert!(
-            a.outputs(Opt::Shared, "microseconds")
-                .unwrap()
-                .json
-                .is_some()
-        );
-        assert!(a.gates(Opt::Shared).unwrap().is_some());
+        let a = args(&["-l5", "--json=-", "--fail-if=max>1ms", "--synthetic=7"]);
+        assert_eq!(a.stop(name).unwrap().loops, Some(5));
+        assert!(a.outputs(name, "microseconds").unwrap().json.is_some());
+        assert!(a.gates(name).unwrap().is_some());
         assert_eq!(
-            a.source(Opt::Shared).unwrap(),
+            a.source(name).unwrap(),
             TimeSourceKind::Synthetic { seed: 7 }
         );
-        let bad = args(&[
-            (SharedOpt::Stop(StopOpt::Duration), "x"),
-            (SharedOpt::Synthetic, "-1"),
-            (SharedOpt::Load(LoadOpt::Cpus), "0"),
-        ]);
+        let bad = args(&["-D", "x", "--synthetic=-1", "--load-cpus=0"]);
         let system = SystemView {
             allowed_cpus: vec![0],
             configured_cpus: 1,
         };
+        assert!(bad.stop(name).unwrap_err().0.starts_with("-D/--duration: "));
+        assert!(bad.source(name).unwrap_err().0.starts_with("--synthetic: "));
         assert!(
-            bad.stop(Opt::Shared)
-                .unwrap_err()
-                .0
-                .starts_with("-D/--duration: ")
-        );
-        assert!(
-            bad.source(Opt::Shared)
-                .unwrap_err()
-                .0
-                .starts_with("--synthetic: ")
-        );
-        assert!(
-            bad.load(Opt::Shared, &system)
+            bad.load(name, &system)
                 .unwrap_err()
                 .0
                 .starts_with("--load-cpus needs --load")
         );
-        assert_eq!(rows().len(), 11);
     }
 
     /// The shared definitions, as a tool includes them.
@@ -386,10 +229,7 @@ mod tests {
         assert_eq!(raw.stop.loops.as_deref(), Some("5"));
         assert_eq!(raw.stop.duration.as_deref(), Some("2m"));
         assert_eq!(raw.outputs.json, Some("-".into()));
-        assert_eq!(
-            raw.outputs.histogram,
-            Some((OutputOpt::Histofall, "7".to_owned()))
-        );
+        assert_eq!(raw.outputs.histogram, Some(("histofall", "7".to_owned())));
         assert!(raw.outputs.histofall);
         assert_eq!(raw.outputs.histfile, Some("h.txt".into()));
         assert_eq!(raw.synthetic.as_deref(), Some("3"));
@@ -400,26 +240,31 @@ mod tests {
         assert_eq!(raw.load.load.as_deref(), Some("cpu"));
         assert_eq!(raw.load.schedule.as_deref(), Some("idle=1s"));
         assert_eq!(raw.load.cpus.as_deref(), Some("0"));
-        // Each definition is the row the other tools' tables still use,
-        // and each shared option finds its definition by its long name.
-        let mut rows = vec![
-            row(LOOPS, Opt::Shared),
-            row(DURATION, Opt::Shared),
-            row(JSON, Opt::Shared),
-            row(HISTOGRAM_C, Opt::Shared),
-            row(HISTOFALL_C, Opt::Shared),
-            row(HISTFILE_C, Opt::Shared),
-            row(SYNTHETIC, Opt::Shared),
-        ];
-        rows.extend(gate_and_load_rows(Opt::Shared));
-        assert_eq!(rows.len(), flags.len());
-        for (row, flag) in rows.iter().zip(&flags) {
-            assert_eq!(row.names().long, flag.row().long);
-            assert_eq!(row.names().short, flag.row().short);
-            assert_eq!(row.value, flag.value);
-            assert_eq!((row.in_2_4, row.hidden), (flag.in_2_4, flag.hidden));
-            let Opt::Shared(which) = row.id;
-            assert_eq!(Some(which.long()), flag.long);
-        }
+        // The spellings, ages and visibility getopt reads (a 2.4 name
+        // wins an abbreviation over ours).
+        let rows: Vec<(String, bool, bool)> = flags
+            .iter()
+            .map(|f| (f.spec(), f.in_2_4, f.hidden))
+            .collect();
+        let row = |spec: &str, in_2_4, hidden| (spec.to_owned(), in_2_4, hidden);
+        assert_eq!(
+            rows,
+            [
+                row("-l, --loops=N", true, false),
+                row("-D, --duration=TIME", true, false),
+                row("--json=FILE", true, false),
+                row("-h, --histogram=US", true, false),
+                row("-H, --histofall=US", true, false),
+                row("--histfile=PATH", true, false),
+                row("--synthetic=SEED", false, true),
+                row("--fail-if=LIMITS", false, false),
+                row("--junit=FILE", false, false),
+                row("--horizon=LIST", false, false),
+                row("--deadline=TIME", false, false),
+                row("--load=SPEC", false, false),
+                row("--load-schedule=SCHEDULE", false, false),
+                row("--load-cpus=LIST", false, false),
+            ]
+        );
     }
 }

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use rtlat_core::{C_PACING, RingConfig};
 
 use super::output_options as outputs;
-use super::shared::{HasShared, Measure, SharedArgs, SharedOpt, gate_and_load_flags, synthetic};
+use super::shared::{HasShared, Measure, SharedArgs, gate_and_load_flags, synthetic};
 use super::stop_options as stop;
 use super::verdict_options::{self, HasVerdictStyle};
 use super::{gates, load_options};
@@ -21,7 +21,7 @@ use crate::signaltest::settings::Settings;
 use rtlat_args::UsageError;
 use rtlat_args::docs::help::Help;
 use rtlat_args::getopt::{NO, OPT_CPUS, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Name, Page, Part, Read, find, like, name_of, pick};
+use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, find, like, name_of, pick};
 use rtlat_args::values::{SystemView, int_in};
 
 mod gates_and_load;
@@ -170,11 +170,6 @@ fn name(long: &str) -> Name {
     name_of(&FLAGS, long)
 }
 
-/// How messages spell a shared option.
-fn shared(which: SharedOpt) -> Name {
-    name(which.long())
-}
-
 #[derive(Default)]
 struct Raw {
     /// `Some(None)`: `-a` without a set.
@@ -231,7 +226,7 @@ fn build(
     let mut warnings = Vec::new();
     let threads = threads::ring_threads(&raw, system, &mut warnings)?;
 
-    let limits = raw.shared.stop(shared)?;
+    let limits = raw.shared.stop(name)?;
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
     let break_threshold = match &raw.breaktrace {
         Some(text) => Some(int_in(
@@ -242,9 +237,9 @@ fn build(
         )?),
         None => None,
     };
-    let outputs = raw.shared.outputs(shared, &unit)?;
+    let outputs = raw.shared.outputs(name, &unit)?;
     warnings.extend(outputs.warnings);
-    let source = raw.shared.source(shared)?;
+    let source = raw.shared.source(name)?;
     let (gates, projection, load) = gates_and_load::gates_and_load(&raw, system)?;
 
     let settings = Settings {
@@ -295,6 +290,7 @@ fn help_page() -> Page<'static, Raw> {
     Page {
         title: crate::tools::help_title("signaltest"),
         usage: vec!["rtlat signaltest [OPTIONS]".to_owned()],
+        layout: Layout::GNU,
         parts: vec![
             Part::Paragraph(
                 "\

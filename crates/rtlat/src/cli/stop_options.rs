@@ -6,48 +6,34 @@
 use rtlat_core::Nanos;
 
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, REQ};
+use rtlat_args::getopt::REQ;
 use rtlat_args::options::Flag;
 
 use super::shared::HasShared;
 use rtlat_args::values::{OptionName, duration_option, loop_limit};
 
-/// The two options, as a tool's table wraps them (`Opt::Stop`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopOpt {
-    /// `-l/--loops N`.
-    Loops,
-    /// `-D/--duration TIME`.
-    Duration,
-}
-
-/// `-l/--loops` (2.4).
-pub const LOOPS: OptSpec<StopOpt> = OptSpec::c(StopOpt::Loops, Some('l'), "loops", REQ);
-/// `-D/--duration` (2.4).
-pub const DURATION: OptSpec<StopOpt> = OptSpec::c(StopOpt::Duration, Some('D'), "duration", REQ);
-
-/// The definition of `-l/--loops N`; `help` says what a loop is in the
+/// The definition of `-l/--loops N` (2.4); `help` says what a loop is in the
 /// tool (a wake-up, a trip round the ring, a hand-off).
 pub fn loops<R: HasShared>(help: &'static [&'static str]) -> Flag<R> {
-    Flag::from_row(&LOOPS, "N")
+    Flag::c(Some('l'), "loops", REQ, "N")
         .help(help)
         .default("0")
         .apply(|r: &mut R, v| {
-            r.shared().stop.set(StopOpt::Loops, v.text()?);
+            r.shared().stop.loops = Some(v.text()?);
             Ok(())
         })
 }
 
-/// The definition of `-D/--duration TIME`, the same in every tool.
+/// The definition of `-D/--duration TIME` (2.4), the same in every tool.
 pub fn duration<R: HasShared>() -> Flag<R> {
-    Flag::from_row(&DURATION, "TIME")
+    Flag::c(Some('D'), "duration", REQ, "TIME")
         .help(&[
             "stop after TIME: seconds, or a number followed by",
             "s, m, h or d (30s, 10m, 2h, 1d); 0: no limit",
         ])
         .default("0")
         .apply(|r: &mut R, v| {
-            r.shared().stop.set(StopOpt::Duration, v.text()?);
+            r.shared().stop.duration = Some(v.text()?);
             Ok(())
         })
 }
@@ -71,24 +57,15 @@ pub struct Stop {
 }
 
 impl StopArgs {
-    /// Keeps `value` for `which`.
-    pub fn set(&mut self, which: StopOpt, value: String) {
-        match which {
-            StopOpt::Loops => self.loops = Some(value),
-            StopOpt::Duration => self.duration = Some(value),
-        }
-    }
-
-    /// The limits; `wrap` turns [`StopOpt`] into the tool's id (which
-    /// spells it). What a loop is (a wake-up, a trip round the ring, a
+    /// The limits; `name` spells an option of the tool by its long name. What a loop is (a wake-up, a trip round the ring, a
     /// hand-off) each tool's help says; the message is the same in all.
-    pub fn validate<O: OptionName>(&self, wrap: impl Fn(StopOpt) -> O) -> Result<Stop, UsageError> {
+    pub fn validate<O: OptionName>(&self, name: impl Fn(&str) -> O) -> Result<Stop, UsageError> {
         let loops = match &self.loops {
-            Some(text) => loop_limit(wrap(StopOpt::Loops), text, "a number of loops")?,
+            Some(text) => loop_limit(name("loops"), text, "a number of loops")?,
             None => None,
         };
         let duration = match &self.duration {
-            Some(text) => duration_option(wrap(StopOpt::Duration), text)?,
+            Some(text) => duration_option(name("duration"), text)?,
             None => None,
         };
         Ok(Stop { loops, duration })
@@ -99,23 +76,14 @@ impl StopArgs {
 mod tests {
     use super::*;
     use crate::cli::shared::SharedArgs;
-    use rtlat_args::values::spelling;
-
-    impl OptionName for StopOpt {
-        fn spelling(self) -> String {
-            spelling(self, &[LOOPS, DURATION])
-        }
-    }
+    use crate::cli::shared::tests::name;
 
     fn stop(loops: Option<&str>, duration: Option<&str>) -> Result<Stop, String> {
-        let mut args = StopArgs::default();
-        if let Some(l) = loops {
-            args.set(StopOpt::Loops, l.to_string());
-        }
-        if let Some(d) = duration {
-            args.set(StopOpt::Duration, d.to_string());
-        }
-        args.validate(|o| o).map_err(|e| e.0)
+        let args = StopArgs {
+            loops: loops.map(str::to_owned),
+            duration: duration.map(str::to_owned),
+        };
+        args.validate(name).map_err(|e| e.0)
     }
 
     #[test]

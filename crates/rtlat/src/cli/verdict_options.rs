@@ -8,7 +8,7 @@
 use std::ffi::OsStr;
 
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, Peek, REQ, ValueKind};
+use rtlat_args::getopt::{Peek, REQ, ValueKind};
 use rtlat_args::options::Flag;
 
 use super::shared::HasShared;
@@ -16,22 +16,6 @@ use rtlat_args::values::{DURATION_TOO_LONG, DurationError, OptionName, duration,
 use rtlat_stats::projection::{DEFAULT_HORIZONS_S, Request};
 
 use crate::report::verdict::text::Style;
-
-/// The two options, as a tool's table wraps them (`Opt::Shared`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VerdictOpt {
-    /// `--horizon DURATION[,DURATION...]`.
-    Horizon,
-    /// `--deadline TIME`.
-    Deadline,
-}
-
-/// `--horizon` and `--deadline` (ours, newer than 2.4: they never change
-/// what a 2.4 abbreviation means).
-pub const ROWS: [OptSpec<VerdictOpt>; 2] = [
-    OptSpec::new_long(VerdictOpt::Horizon, "horizon", REQ),
-    OptSpec::new_long(VerdictOpt::Deadline, "deadline", REQ),
-];
 
 /// How `--verdict` takes its value: only attached (`--verdict=full`);
 /// `--verdict full` is `--verdict` and a word of its own, as getopt reads
@@ -62,26 +46,27 @@ pub fn verdict<R: HasVerdictStyle>() -> Flag<R> {
         })
 }
 
-/// The definitions of `--horizon` and `--deadline`.
+/// The definitions of `--horizon` and `--deadline` (ours, newer than 2.4:
+/// they never change what a 2.4 abbreviation means).
 pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
     vec![
-        Flag::from_row(&ROWS[0], "LIST")
+        Flag::new_long("horizon", REQ, "LIST")
             .help(&[
                 "project the worst case over these durations, comma-",
                 "separated (30m, 1h, 24h, 7d)",
             ])
             .default("1h,24h")
             .apply(|r: &mut R, v| {
-                r.shared().verdict.set(VerdictOpt::Horizon, v.text()?);
+                r.shared().verdict.horizon = Some(v.text()?);
                 Ok(())
             }),
-        Flag::from_row(&ROWS[1], "TIME")
+        Flag::new_long("deadline", REQ, "TIME")
             .help(&[
                 "also estimate how often a latency above TIME comes",
                 "(100us, 1ms; us without a unit)",
             ])
             .apply(|r: &mut R, v| {
-                r.shared().verdict.set(VerdictOpt::Deadline, v.text()?);
+                r.shared().verdict.deadline = Some(v.text()?);
                 Ok(())
             }),
     ]
@@ -142,26 +127,15 @@ pub struct VerdictArgs {
 }
 
 impl VerdictArgs {
-    /// Keeps `value` for `which`.
-    pub fn set(&mut self, which: VerdictOpt, value: String) {
-        match which {
-            VerdictOpt::Horizon => self.horizon = Some(value),
-            VerdictOpt::Deadline => self.deadline = Some(value),
-        }
-    }
-
-    /// What the verdict projects; `wrap` turns [`VerdictOpt`] into the
-    /// tool's id (which spells it).
-    pub fn validate<O: OptionName>(
-        &self,
-        wrap: impl Fn(VerdictOpt) -> O,
-    ) -> Result<Asked, UsageError> {
+    /// What the verdict projects; `name` spells an option of the tool by
+    /// its long name.
+    pub fn validate<O: OptionName>(&self, name: impl Fn(&str) -> O) -> Result<Asked, UsageError> {
         let horizons_s = match &self.horizon {
-            Some(list) => horizons(wrap(VerdictOpt::Horizon), list)?,
+            Some(list) => horizons(name("horizon"), list)?,
             None => Asked::default().horizons_s,
         };
         let deadline_ns = match &self.deadline {
-            Some(value) => Some(deadline(wrap(VerdictOpt::Deadline), value)?),
+            Some(value) => Some(deadline(name("deadline"), value)?),
             None => None,
         };
         Ok(Asked {
@@ -212,23 +186,14 @@ fn deadline(id: impl OptionName, value: &str) -> Result<i64, UsageError> {
 mod tests {
     use super::*;
     use crate::cli::shared::SharedArgs;
-    use rtlat_args::values::spelling;
-
-    impl OptionName for VerdictOpt {
-        fn spelling(self) -> String {
-            spelling(self, &ROWS)
-        }
-    }
+    use crate::cli::shared::tests::name;
 
     fn request(horizon: Option<&str>, deadline: Option<&str>) -> Result<Asked, String> {
-        let mut args = VerdictArgs::default();
-        if let Some(h) = horizon {
-            args.set(VerdictOpt::Horizon, h.into());
-        }
-        if let Some(d) = deadline {
-            args.set(VerdictOpt::Deadline, d.into());
-        }
-        args.validate(|o| o).map_err(|e| e.0)
+        let args = VerdictArgs {
+            horizon: horizon.map(str::to_owned),
+            deadline: deadline.map(str::to_owned),
+        };
+        args.validate(name).map_err(|e| e.0)
     }
 
     #[test]
@@ -311,7 +276,7 @@ mod tests {
 
     #[test]
     fn verdict_styles() {
-        let id = VerdictOpt::Horizon;
+        let id = name("horizon");
         assert_eq!(verdict_style(id, None).unwrap(), Style::Short);
         assert_eq!(
             verdict_style(id, Some("full".as_ref())).unwrap(),

@@ -7,7 +7,7 @@ use rtlat_args::getopt::OptSpec;
 
 use super::{Group, Tool, settled};
 use crate::audit;
-use crate::cli::audit::{help_text, parse, table};
+use crate::cli::audit::{help_model, help_text, parse, table};
 
 /// `rtlat audit`.
 pub struct Audit;
@@ -31,6 +31,10 @@ impl Tool for Audit {
 
     fn help(&self) -> anyhow::Result<String> {
         Ok(help_text())
+    }
+
+    fn page(&self, _help_text: &str) -> rtlat_args::docs::help::Help {
+        help_model()
     }
 
     fn run(&self, args: &[OsString], _cmdline: String) -> anyhow::Result<u8> {

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use rtlat_args::getopt::OptSpec;
 
 use super::{Group, Tool, settled};
-use crate::cli::compare::{help_text, parse, table};
+use crate::cli::compare::{help_model, help_text, parse, table};
 
 /// `rtlat compare`.
 pub struct Compare;
@@ -29,6 +29,10 @@ impl Tool for Compare {
 
     fn help(&self) -> anyhow::Result<String> {
         Ok(help_text())
+    }
+
+    fn page(&self, _help_text: &str) -> rtlat_args::docs::help::Help {
+        help_model()
     }
 
     fn run(&self, args: &[OsString], _cmdline: String) -> anyhow::Result<u8> {

@@ -33,6 +33,10 @@ impl Tool for Latency {
         Ok(help_text())
     }
 
+    fn page(&self, _help_text: &str) -> rtlat_args::docs::help::Help {
+        crate::cli::latency::help_model()
+    }
+
     fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
         let invocation = parse(args, cmdline, &SystemView::of_this_process())?;
         measure(invocation, help_text, |s| crate::latency::run::run(s))

@@ -6,7 +6,7 @@ use rtlat_args::getopt::OptSpec;
 use rtlat_args::values::SystemView;
 
 use super::{Group, Tool, settled};
-use crate::cli::load::{help_text, parse, table};
+use crate::cli::load::{help_model, help_text, parse, table};
 
 /// `rtlat load`.
 pub struct Load;
@@ -30,6 +30,10 @@ impl Tool for Load {
 
     fn help(&self) -> anyhow::Result<String> {
         Ok(help_text())
+    }
+
+    fn page(&self, _help_text: &str) -> rtlat_args::docs::help::Help {
+        help_model()
     }
 
     fn run(&self, args: &[OsString], _cmdline: String) -> anyhow::Result<u8> {

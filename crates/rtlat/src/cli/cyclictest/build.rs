@@ -16,7 +16,7 @@ use rtlat_core::{
 };
 use rtlat_core::{Nanos, Resolution};
 
-use super::flags::{name, shared};
+use super::flags::name;
 use super::threads::{Pinning, Placement};
 use super::{Raw, breaks, outputs, power, scheduling, threads, timing};
 use crate::cli::explain::{ExplainIds, ExplainObstacles, explain_plan};
@@ -80,7 +80,7 @@ pub(super) fn build(
     let (interval, distance_given) = timing::interval_and_distance(&raw)?;
     // The histogram and the other outputs of the shared options.
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "-N");
-    let mut shared_outputs = raw.shared.outputs(shared, &unit)?;
+    let mut shared_outputs = raw.shared.outputs(name, &unit)?;
     let buckets = shared_outputs.buckets.map(|b| b as i64);
     let distance = timing::distance(
         &raw,
@@ -94,8 +94,8 @@ pub(super) fn build(
     let sched = scheduling::scheduling(&raw, nthreads, &mut warnings)?;
     let plans = (sched.policy, sched.priority);
     let thread_plans = threads::thread_plans(&raw, &placement, plans, interval, distance);
-    let stop = raw.shared.stop(shared)?;
-    let load = raw.shared.load(shared, system)?;
+    let stop = raw.shared.stop(name)?;
+    let load = raw.shared.load(name, system)?;
     // A schedule ends the run when it ends, unless -D comes first.
     let duration = run_duration(stop.duration, load.as_ref());
     let clock = timing::clock(&raw)?;
@@ -105,15 +105,15 @@ pub(super) fn build(
     let alignment = timing::alignment(&raw)?;
     let (dma_latency, deepest_idle_state) = power::power(&raw, &placement.measured_cpus)?;
     let main_affinity = placement.main_affinity(&raw)?;
-    let source = raw.shared.source(shared)?;
+    let source = raw.shared.source(name)?;
     let injected = injected(&raw)?;
     let fifo = outputs::fifo(&raw)?;
     let (intervals, stats_file) =
         outputs::stats_stream(&raw, source, stop.loops, duration, &thread_plans)?;
     let distribution = outputs::distribution_plan(&raw, buckets, resolution)?;
     let hgrm = outputs::hgrm(&raw)?;
-    let gates = raw.shared.gates(shared)?;
-    let projection = raw.shared.projection(shared)?;
+    let gates = raw.shared.gates(name)?;
+    let projection = raw.shared.projection(name)?;
     outputs::check_per_thread(&raw, hgrm.as_ref(), nthreads)?;
     let explain = explain(&raw, clock, placement.measured_cpus.clone())?;
     warnings.extend(breaks::lone_option_warnings(

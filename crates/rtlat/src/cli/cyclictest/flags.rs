@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use super::Raw;
 use crate::cli::monitor;
 use crate::cli::output_options as outputs;
-use crate::cli::shared::{self, SharedOpt};
+use crate::cli::shared;
 use crate::cli::stop_options as stop;
 use crate::cli::verdict_options;
 use rtlat_args::getopt::{NO, OPT_CPUS, OPT_NUM, REQ};
@@ -454,9 +454,4 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
 /// How messages spell the option whose long name is `long`.
 pub(super) fn name(long: &str) -> Name {
     name_of(&FLAGS, long)
-}
-
-/// How messages spell a shared option in this tool.
-pub(super) fn shared(which: SharedOpt) -> Name {
-    name(which.long())
 }

@@ -8,7 +8,7 @@ use super::flags::FLAGS;
 use crate::cli::{explain, gates, load_options, monitor, verdict_options};
 use rtlat_args::docs::help::Help;
 use rtlat_args::getopt::OptSpec;
-use rtlat_args::options::{Flag, Page, Part, find, like, pick};
+use rtlat_args::options::{Flag, Layout, Page, Part, find, like, pick};
 
 /// The option table of `flavour`, as the man page and the completions see
 /// it: rtlat monitor's has every row, rtlat cyclictest's all but the
@@ -37,6 +37,7 @@ pub(super) fn help_page() -> Page<'static, Raw> {
     Page {
         title: crate::tools::help_title("cyclictest"),
         usage: vec!["rtlat cyclictest [OPTIONS]".to_owned()],
+        layout: Layout::GNU,
         parts: vec![
             Part::Paragraph(
                 "\

@@ -226,9 +226,11 @@ fn smp() -> Flag<Raw> {
 }
 
 /// `-f/--fork` (svsematest, sigwaittest); its hidden values `r<N>` and
-/// `s<N>` start a fork-mode child.
-pub(super) fn fork() -> Flag<Raw> {
+/// `s<N>` start a fork-mode child (they are for the processes fork mode
+/// starts, not for the user: the help shows a flag).
+fn fork() -> Flag<Raw> {
     Flag::c(Some('f'), "fork", OPT_NUM, "")
+        .value_hidden()
         .help(&[
             "run each side as a process of its own instead of",
             "a thread (IDs are then process ids)",

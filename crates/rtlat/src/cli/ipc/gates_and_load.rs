@@ -6,10 +6,8 @@ use rtlat_args::UsageError;
 use rtlat_args::values::{OptionName, SystemView};
 use rtlat_core::load::LoadSchedule;
 
-use super::{Raw, name, shared};
-use crate::cli::gates::{self, GateOpt};
-use crate::cli::load_options::LoadOpt;
-use crate::cli::shared::SharedOpt;
+use super::{Raw, name};
+use crate::cli::gates;
 use crate::cli::verdict_options::Asked;
 use crate::gate::GatePlan;
 
@@ -20,27 +18,23 @@ pub(super) fn gates_and_load(
     fork: bool,
     system: &SystemView,
 ) -> Result<(Option<GatePlan>, Asked, Option<LoadSchedule>), UsageError> {
-    let gates = raw.shared.gates(shared)?;
-    let projection = raw.shared.projection(shared)?;
+    let gates = raw.shared.gates(name)?;
+    let projection = raw.shared.projection(name)?;
     if fork {
-        gates::refuse_percentiles(
-            gates.as_ref(),
-            shared(SharedOpt::Gate(GateOpt::FailIf)),
-            "a fork-mode run (-f)",
-        )?;
+        gates::refuse_percentiles(gates.as_ref(), name("fail-if"), "a fork-mode run (-f)")?;
     }
     if raw.shared.load.schedule.is_some() && (fork || raw.shared.synthetic.is_some()) {
         let mode = if fork {
             format!("a fork-mode run ({})", name("fork").spelling())
         } else {
-            format!("a {} run", shared(SharedOpt::Synthetic).spelling())
+            format!("a {} run", name("synthetic").spelling())
         };
         return Err(UsageError(format!(
             "{}: {mode} keeps no per-phase figures; use {} SPEC for a constant load",
-            shared(SharedOpt::Load(LoadOpt::Schedule)).spelling(),
-            shared(SharedOpt::Load(LoadOpt::Load)).spelling()
+            name("load-schedule").spelling(),
+            name("load").spelling()
         )));
     }
-    let load = raw.shared.load(shared, system)?;
+    let load = raw.shared.load(name, system)?;
     Ok((gates, projection, load))
 }

@@ -1,21 +1,11 @@
 //! The `--help` pages of the four ipc tools: their prose and the entries
 //! of their options, made from the definitions.
 
-use std::sync::LazyLock;
-
-use rtlat_args::getopt::NO;
-use rtlat_args::options::{Flag, Page, Part, find, like};
+use rtlat_args::options::{Flag, Layout, Page, Part, find, like};
 
 use super::{Raw, flags};
 use crate::cli::{gates, load_options, verdict_options};
 use crate::ipc::PairTool;
-
-/// `-f/--fork` as the help shows it: its values `r<N>`, `s<N>` are for
-/// the processes fork mode starts, not for the user.
-static FORK_SHOWN: LazyLock<Flag<Raw>> = LazyLock::new(|| Flag {
-    value: NO,
-    ..super::flags::fork()
-});
 
 /// `rtlat <tool> --help`.
 pub(super) fn help_page(tool: PairTool) -> Page<'static, Raw> {
@@ -28,7 +18,7 @@ pub(super) fn help_page(tool: PairTool) -> Page<'static, Raw> {
         PairTool::Sigwaittest => &[],
     };
     let fork: Vec<&Flag<Raw>> = match tool {
-        PairTool::Svsematest | PairTool::Sigwaittest => vec![&FORK_SHOWN],
+        PairTool::Svsematest | PairTool::Sigwaittest => find(flags, &["fork"]),
         PairTool::Pmqtest | PairTool::Ptsematest => Vec::new(),
     };
     let options = Part::Options(
@@ -63,6 +53,7 @@ pub(super) fn help_page(tool: PairTool) -> Page<'static, Raw> {
     Page {
         title: crate::tools::help_title(name),
         usage: vec![format!("rtlat {name} [OPTIONS]")],
+        layout: Layout::GNU,
         parts: vec![
             Part::Paragraph(format!(
                 "\

@@ -6,10 +6,8 @@ use rtlat_args::values::OptionName;
 use rtlat_core::TimeSourceKind;
 
 use super::stopping::Stopping;
-use super::{Raw, shared};
+use super::{Raw, name};
 use crate::cli::output_options::Outputs;
-use crate::cli::shared::SharedOpt;
-use crate::cli::stop_options::StopOpt;
 
 /// The outputs (their warnings go to `warnings`) and the clock.
 pub(super) fn outputs_and_source(
@@ -17,18 +15,18 @@ pub(super) fn outputs_and_source(
     stopping: &Stopping,
     warnings: &mut Vec<String>,
 ) -> Result<(Outputs, TimeSourceKind), UsageError> {
-    let mut outputs = raw.shared.outputs(shared, &stopping.unit)?;
+    let mut outputs = raw.shared.outputs(name, &stopping.unit)?;
     warnings.append(&mut outputs.warnings);
-    let source = raw.shared.source(shared)?;
+    let source = raw.shared.source(name)?;
     if matches!(source, TimeSourceKind::Synthetic { .. })
         && stopping.loops.is_none()
         && stopping.duration.is_none()
     {
         return Err(UsageError(format!(
             "{} needs {} or {} to end",
-            shared(SharedOpt::Synthetic).spelling(),
-            shared(SharedOpt::Stop(StopOpt::Loops)).spelling(),
-            shared(SharedOpt::Stop(StopOpt::Duration)).spelling()
+            name("synthetic").spelling(),
+            name("loops").spelling(),
+            name("duration").spelling()
         )));
     }
     Ok((outputs, source))

@@ -7,7 +7,7 @@ use rtlat_args::values::{OptionName, int_in};
 use rtlat_core::ipc::MqTimeouts;
 use rtlat_core::{Nanos, Resolution};
 
-use super::{MAX_US, Raw, name, shared};
+use super::{MAX_US, Raw, name};
 
 /// The limits of a run and the unit of its figures.
 pub(super) struct Stopping {
@@ -27,7 +27,7 @@ pub(super) struct Stopping {
 
 /// Reads the limits in the order their errors are reported.
 pub(super) fn stopping(raw: &Raw) -> Result<Stopping, UsageError> {
-    let stop = raw.shared.stop(shared)?;
+    let stop = raw.shared.stop(name)?;
     let (resolution, unit) = rtlat_args::values::resolution(raw.nsecs, "--nsecs");
     let breaktrace = match &raw.breaktrace {
         Some(text) => Some(int_in(

@@ -4,7 +4,8 @@
 use rtlat_args::UsageError;
 use rtlat_args::values::SystemView;
 
-use super::{Opt, Raw};
+use super::Raw;
+use super::flags::name;
 use crate::cli::explain::{ExplainIds, ExplainObstacles, explain_plan};
 use crate::explain::ExplainPlan;
 
@@ -25,9 +26,9 @@ pub(super) fn explanation(
     };
     explain_plan(
         ExplainIds {
-            explain: Opt::Explain,
-            threshold: Opt::ExplainThreshold,
-            trace: Opt::ExplainTrace,
+            explain: name("explain"),
+            threshold: name("explain-threshold"),
+            trace: name("explain-trace"),
         },
         &raw.explain,
         ExplainObstacles {

@@ -6,9 +6,8 @@ use std::path::PathBuf;
 use rtlat_args::UsageError;
 use rtlat_args::values::int_in_or;
 
-use super::{
-    DEFAULT_BUCKET_NS, DEFAULT_BUCKETS, DEFAULT_LINES, MAX_BUCKET_NS, MAX_LINES, Opt, Raw,
-};
+use super::flags::{name, short};
+use super::{DEFAULT_BUCKET_NS, DEFAULT_BUCKETS, DEFAULT_LINES, MAX_BUCKET_NS, MAX_LINES, Raw};
 use crate::cli::output_options::{self as outputs, output_path};
 use crate::output::OutputTarget;
 
@@ -36,31 +35,31 @@ pub(super) fn printing(
     warnings: &mut Vec<String>,
 ) -> Result<Printing, UsageError> {
     let lines_per_header = int_in_or(
-        Opt::Lines,
+        short('l'),
         raw.lines.as_deref(),
         0..=MAX_LINES,
         "a number of data lines per header, 0 for no header",
         DEFAULT_LINES as i64,
     )? as u64;
     let buckets = int_in_or(
-        Opt::HistogramSize,
+        short('H'),
         raw.histogram_size.as_deref(),
         1..=outputs::MAX_BUCKETS,
         "a number of histogram buckets",
         DEFAULT_BUCKETS,
     )?;
     let bucket_ns = int_in_or(
-        Opt::BucketSize,
+        short('B'),
         raw.bucket_size.as_deref(),
         1..=MAX_BUCKET_NS,
         "a bucket width in nanoseconds",
         DEFAULT_BUCKET_NS,
     )?;
     let gnuplot = match &raw.gnuplot {
-        Some(text) => Some(output_path(Opt::Gnuplot, text)?),
+        Some(text) => Some(output_path(short('g'), text)?),
         None => None,
     };
-    let json = raw.shared.outputs(Opt::Shared, "microseconds")?.json;
+    let json = raw.shared.outputs(name, "microseconds")?.json;
     let quiet = match (raw.quiet, duration_secs) {
         (true, None) => {
             // Xenomai's own warning, and like Xenomai the run goes on

@@ -6,7 +6,8 @@ use rtlat_args::values::{SystemView, duration_option, int, int_in, int_in_or, in
 use rtlat_core::Nanos;
 use rtlat_core::load::LoadSchedule;
 
-use super::{DEFAULT_PERIOD_US, DEFAULT_PRIORITY, MAX_PERIOD_US, Opt, Raw};
+use super::flags::{name, short};
+use super::{DEFAULT_PERIOD_US, DEFAULT_PRIORITY, MAX_PERIOD_US, Raw};
 use crate::cli::load_options::run_duration;
 
 /// The thread's period, priority and CPU.
@@ -22,7 +23,7 @@ pub(super) struct Thread {
 /// `-p`, `-P` and `-c`, in that order.
 pub(super) fn thread(raw: &Raw, system: &SystemView) -> Result<Thread, UsageError> {
     let period_us = int_in_or(
-        Opt::Period,
+        short('p'),
         raw.period.as_deref(),
         1..=MAX_PERIOD_US,
         "a sampling period in microseconds",
@@ -30,7 +31,7 @@ pub(super) fn thread(raw: &Raw, system: &SystemView) -> Result<Thread, UsageErro
     )?;
     let period = Nanos::from_micros(period_us);
     let priority = match &raw.priority {
-        Some(text) => int_in(Opt::Priority, text, 1..=99, "a SCHED_FIFO priority")? as u8,
+        Some(text) => int_in(short('P'), text, 1..=99, "a SCHED_FIFO priority")? as u8,
         None => DEFAULT_PRIORITY,
     };
     let cpu = match &raw.cpu {
@@ -38,7 +39,7 @@ pub(super) fn thread(raw: &Raw, system: &SystemView) -> Result<Thread, UsageErro
             let cpu = int::<usize>(text).filter(|c| system.allowed_cpus.contains(c));
             Some(cpu.ok_or_else(|| {
                 invalid(
-                    Opt::Cpu,
+                    short('c'),
                     text,
                     format_args!(
                         "expected a CPU this process may run on: {}",
@@ -63,10 +64,10 @@ pub(super) fn load_and_duration(
     system: &SystemView,
 ) -> Result<(Option<LoadSchedule>, Option<u64>), UsageError> {
     let duration = match &raw.duration {
-        Some(text) => duration_option(Opt::Duration, text)?,
+        Some(text) => duration_option(short('T'), text)?,
         None => None,
     };
-    let load = raw.shared.load(Opt::Shared, system)?;
+    let load = raw.shared.load(name, system)?;
     // A schedule (whole seconds) ends the run when it ends, unless -T
     // comes first.
     let duration_secs =

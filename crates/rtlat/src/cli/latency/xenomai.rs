@@ -5,7 +5,9 @@
 use rtlat_args::UsageError;
 use rtlat_args::values::{OptionName, int, invalid};
 
-use super::{Opt, Raw};
+use super::Raw;
+use super::flags::short;
+use rtlat_args::options::Name;
 
 /// An error when the command line asks for something only Xenomai has.
 pub(super) fn refuse_xenomai_only(raw: &Raw) -> Result<(), UsageError> {
@@ -14,21 +16,21 @@ pub(super) fn refuse_xenomai_only(raw: &Raw) -> Result<(), UsageError> {
             Some(0) => {}
             Some(1) => {
                 return Err(needs_xenomai(
-                    Opt::TestMode,
+                    short('t'),
                     mode,
                     "the in-kernel periodic task runs in Xenomai's timerbench driver",
                 ));
             }
             Some(2) => {
                 return Err(needs_xenomai(
-                    Opt::TestMode,
+                    short('t'),
                     mode,
                     "the in-kernel timer handler runs in Xenomai's timerbench driver",
                 ));
             }
             _ => {
                 return Err(invalid(
-                    Opt::TestMode,
+                    short('t'),
                     mode,
                     "expected a test mode: 0 (periodic user-mode task); 1 and 2 need Xenomai",
                 ));
@@ -37,14 +39,14 @@ pub(super) fn refuse_xenomai_only(raw: &Raw) -> Result<(), UsageError> {
     }
     if let Some(device) = &raw.device {
         return Err(needs_xenomai(
-            Opt::Device,
+            short('D'),
             device,
             "it picks a Xenomai timerbench device",
         ));
     }
     if raw.break_on_switch {
         return Err(needs_xenomai(
-            Opt::BreakOnSwitch,
+            short('b'),
             "",
             "it stops at a switch to Linux (secondary) mode",
         ));
@@ -52,7 +54,7 @@ pub(super) fn refuse_xenomai_only(raw: &Raw) -> Result<(), UsageError> {
     Ok(())
 }
 
-fn needs_xenomai(id: Opt, value: &str, what: &str) -> UsageError {
+fn needs_xenomai(id: Name, value: &str, what: &str) -> UsageError {
     UsageError(format!(
         "{}{value}: {what}, which needs the Xenomai kernel; on Linux only the periodic \
          user-mode task (-t 0) exists",

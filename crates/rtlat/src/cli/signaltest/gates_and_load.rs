@@ -6,10 +6,8 @@ use rtlat_args::UsageError;
 use rtlat_args::values::{OptionName, SystemView};
 use rtlat_core::load::LoadSchedule;
 
-use super::{Raw, shared};
-use crate::cli::gates::{self, GateOpt};
-use crate::cli::load_options::LoadOpt;
-use crate::cli::shared::SharedOpt;
+use super::{Raw, name};
+use crate::cli::gates;
 use crate::cli::verdict_options::Asked;
 use crate::gate::GatePlan;
 
@@ -19,20 +17,16 @@ pub(super) fn gates_and_load(
     raw: &Raw,
     system: &SystemView,
 ) -> Result<(Option<GatePlan>, Asked, Option<LoadSchedule>), UsageError> {
-    let gates = raw.shared.gates(shared)?;
-    let projection = raw.shared.projection(shared)?;
-    gates::refuse_percentiles(
-        gates.as_ref(),
-        shared(SharedOpt::Gate(GateOpt::FailIf)),
-        "a signaltest run",
-    )?;
+    let gates = raw.shared.gates(name)?;
+    let projection = raw.shared.projection(name)?;
+    gates::refuse_percentiles(gates.as_ref(), name("fail-if"), "a signaltest run")?;
     if raw.shared.load.schedule.is_some() {
         return Err(UsageError(format!(
             "{}: a signaltest run keeps no per-phase figures; use {} SPEC for a constant load",
-            shared(SharedOpt::Load(LoadOpt::Schedule)).spelling(),
-            shared(SharedOpt::Load(LoadOpt::Load)).spelling()
+            name("load-schedule").spelling(),
+            name("load").spelling()
         )));
     }
-    let load = raw.shared.load(shared, system)?;
+    let load = raw.shared.load(name, system)?;
     Ok((gates, projection, load))
 }
