@@ -3,17 +3,19 @@
 //! and signaltest's [`crate::members::ThreadMembers`], the IPC tools'
 //! [`crate::ipc::IpcMembers`]), then rtlat's `environment` and `audit`
 //! (the audit made before the first sample, `null` where none was made:
-//! crate `rtlat-audit`'s types, hence the parameters `E` and `A`) and,
-//! last, always, the run's `verdict`.
+//! [`crate::environment`] and [`crate::audit`]) and, last, always, the
+//! run's `verdict`.
 
 use serde::Serialize;
 
+use crate::audit::Finding;
 use crate::document::Header;
+use crate::environment::Environment;
 use crate::verdict::Verdict;
 
 /// The document, in the order written.
 #[derive(Clone, Debug, Serialize)]
-pub struct Document<'a, M, E, A> {
+pub struct Document<'a, M> {
     /// `file_version`, `"cmdline:"`, ... `sysinfo`.
     #[serde(flatten)]
     pub header: Header,
@@ -21,9 +23,9 @@ pub struct Document<'a, M, E, A> {
     #[serde(flatten)]
     pub members: &'a M,
     /// The machine's facts.
-    pub environment: Option<E>,
+    pub environment: Option<&'a Environment>,
     /// The checks of the audit.
-    pub audit: Option<A>,
+    pub audit: Option<&'a [Finding]>,
     /// The verdict on the run.
     pub verdict: &'a Verdict,
 }

@@ -1,6 +1,6 @@
 //! rtlat's result documents, for rtlat and for any program that reads them.
 //!
-//! - [`audit`]: the `rtlat audit --json` document;
+//! - [`audit`]: the audit's findings and the `rtlat audit --json` document;
 //! - [`blocks`]: a thread's run as blocks of equal length (`"blocks"`);
 //! - [`bounds`]: the range of values and counts the readers accept;
 //! - [`compare`]: the `rtlat compare --json` document;
@@ -8,6 +8,7 @@
 //! - [`document`]: the `--json` document as serde types, which rtlat
 //!   writes and readers get back;
 //! - [`envelope`]: the whole document as written, envelope to verdict;
+//! - [`environment`]: the machine's facts (`"environment"`);
 //! - [`explain`]: the `--explain` parts (`"explain"`, `"explain_events"`);
 //! - [`load`]: the `"load"` object and `"phases"` array of a run beside a load;
 //! - [`members`]: the members every tool's document ends with;
@@ -57,6 +58,7 @@ pub mod compare;
 pub mod decimals;
 pub mod document;
 pub mod envelope;
+pub mod environment;
 pub mod explain;
 pub mod file;
 pub mod histogram_text;

@@ -53,7 +53,7 @@ pub struct ResultDocument {
     /// rtlat: all threads' percentiles together, as JSON (read by
     /// [`ResultDocument::all_threads`]).
     pub all_threads: Option<Value>,
-    /// rtlat: the machine's facts (rtlat-audit's `Environment`), as JSON;
+    /// rtlat: the machine's facts ([`crate::environment::Environment`]), as JSON;
     /// `None` when absent or `null`.
     pub environment: Option<Value>,
     /// rtlat: the share of the measured CPUs' time the hypervisor stole
