@@ -3,10 +3,11 @@
 //! definitions in [`flags`](super::flags).
 
 use rtlat_args::docs::help::Help;
-use rtlat_args::options::{DefaultAt, Layout, Page, Part, find, find_short};
+use rtlat_args::options::{DefaultAt, Layout, Page, Part, find, find_short, like};
 
 use super::Raw;
 use super::flags::FLAGS;
+use crate::cli::{explain, gates, load_options, verdict_options};
 
 /// Xenomai's layout: `-p US` and its text at column 12, a long option's
 /// text at 24 (at least two spaces after it), further lines at 12, a
@@ -38,24 +39,13 @@ fn help_page() -> Page<'static, Raw> {
                 'p', 'T', 'P', 'c', 'l', 'q', 'h', 's', 'H', 'B', 'g', 'f', 't',
             ],
         ),
-        find(
-            &FLAGS,
-            &[
-                "json",
-                "verdict",
-                "horizon",
-                "deadline",
-                "fail-if",
-                "junit",
-                "load",
-                "load-schedule",
-                "load-cpus",
-                "explain",
-                "explain-threshold",
-                "explain-trace",
-                "help",
-            ],
-        ),
+        find(&FLAGS, &["json", "verdict"]),
+        // Whole groups: an option added to one is listed by itself.
+        like(&FLAGS, &verdict_options::flags::<Raw>()),
+        like(&FLAGS, &gates::flags::<Raw>()),
+        like(&FLAGS, &load_options::flags::<Raw>()),
+        like(&FLAGS, &explain::flags::<Raw>()),
+        find(&FLAGS, &["help"]),
     ]
     .concat();
     Page {
