@@ -41,7 +41,7 @@ mod timing;
 
 use build::build;
 use flags::FLAGS;
-pub use help::{help_model, help_text, table};
+pub use help::{SUMMARY, help_model, help_text, table};
 use monitor_mode::{monitor_defaults, monitor_settings};
 
 /// What the command line asks for: [`help_text`], or to measure.

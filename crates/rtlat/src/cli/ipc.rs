@@ -38,6 +38,8 @@ mod stopping;
 mod tests;
 mod timing;
 
+pub use help::summary;
+
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[expect(

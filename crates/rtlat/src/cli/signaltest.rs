@@ -27,6 +27,10 @@ use rtlat_args::values::{SystemView, int_in};
 mod gates_and_load;
 mod threads;
 
+/// What `rtlat signaltest` is for, in one line: `rtlat --help` lists it and
+/// the help starts with it (at most 65 characters).
+pub const SUMMARY: &str = "how long a signal takes to go round a ring of threads";
+
 /// What the command line asks for: [`help_text`], or to measure.
 pub type Invocation = rtlat_args::Invocation<Measure<Box<Settings>>>;
 
@@ -288,7 +292,7 @@ pub fn help_model() -> Help {
 fn help_page() -> Page<'static, Raw> {
     let group = |longs: &[&str]| pick(&FLAGS, longs);
     Page {
-        title: crate::tools::help_title("signaltest"),
+        title: rtlat_args::tools::help_title("signaltest", SUMMARY),
         usage: vec!["rtlat signaltest [OPTIONS]".to_owned()],
         layout: Layout::GNU,
         parts: vec![

@@ -10,6 +10,10 @@ use rtlat_args::docs::help::Help;
 use rtlat_args::getopt::OptSpec;
 use rtlat_args::options::{Flag, Layout, Page, Part, find, like, pick};
 
+/// What `rtlat cyclictest` is for, in one line: `rtlat --help` lists it and
+/// the help starts with it (at most 65 characters).
+pub const SUMMARY: &str = "measure how late a periodic timer wakes a thread up";
+
 /// The option table of `flavour`, as the man page and the completions see
 /// it: rtlat monitor's has every row, rtlat cyclictest's all but the
 /// monitor's own.
@@ -35,7 +39,7 @@ pub fn help_model() -> Help {
 pub(super) fn help_page() -> Page<'static, Raw> {
     let group = |longs: &[&str]| pick(&FLAGS, longs);
     Page {
-        title: crate::tools::help_title("cyclictest"),
+        title: rtlat_args::tools::help_title("cyclictest", SUMMARY),
         usage: vec!["rtlat cyclictest [OPTIONS]".to_owned()],
         layout: Layout::GNU,
         parts: vec![
