@@ -2,9 +2,8 @@
 //! ([`FLAGS`]) and the page's prose, and the option table the man pages
 //! and completions read.
 
-use super::Flavour;
-use super::Raw;
 use super::flags::FLAGS;
+use super::raw::{Flavour, Raw};
 use crate::cli::{explain, gates, load_options, monitor, verdict_options};
 use rtlat_args::docs::help::Help;
 use rtlat_args::getopt::OptSpec;
