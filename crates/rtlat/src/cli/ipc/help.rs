@@ -3,7 +3,8 @@
 
 use rtlat_args::options::{Flag, Layout, Page, Part, find, like};
 
-use super::{Raw, flags};
+use super::flags::flags;
+use super::raw::Raw;
 use crate::cli::{gates, load_options, verdict_options};
 use crate::ipc::PairTool;
 
