@@ -22,6 +22,10 @@ use rtlat_args::getopt::{NO, OptSpec, REQ};
 use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, terms};
 use rtlat_args::values::{DirReport, SystemView, int_in, int_in_or, invalid, new_file_path};
 
+/// What `rtlat audit` is for, in one line: `rtlat --help` lists it and
+/// the help starts with it (at most 65 characters).
+pub const SUMMARY: &str = "how fit this machine is for real-time work, and what to use";
+
 /// `rtlat audit`'s options, each defined once, in getopt's order.
 static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     vec![
@@ -239,7 +243,7 @@ pub fn help_model() -> Help {
 /// `rtlat audit --help`: its prose and its options.
 fn help_page() -> Page<'static, Raw> {
     Page {
-        title: crate::tools::help_title("audit"),
+        title: rtlat_args::tools::help_title("audit", SUMMARY),
         usage: vec!["rtlat audit [OPTIONS]".to_owned()],
         layout: Layout::spaced(25),
         parts: vec![

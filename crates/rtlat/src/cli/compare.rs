@@ -16,6 +16,10 @@ use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, p
 use rtlat_args::values::{DirReport, invalid, new_file_path};
 use rtlat_results::file::StdinOr;
 
+/// What `rtlat compare` is for, in one line: `rtlat --help` lists it and
+/// the help starts with it (at most 65 characters).
+pub const SUMMARY: &str = "compare two runs' latencies";
+
 /// `rtlat compare`'s options, each defined once, in getopt's order.
 static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     vec![
@@ -172,7 +176,7 @@ pub fn help_model() -> Help {
 fn help_page() -> Page<'static, Raw> {
     let host_stalls_percent = crate::compare::judge::HOST_STALLS_STEAL * 100.0;
     Page {
-        title: crate::tools::help_title("compare"),
+        title: rtlat_args::tools::help_title("compare", SUMMARY),
         usage: vec!["rtlat compare [OPTIONS] BASE NEW".to_owned()],
         layout: Layout::spaced(29),
         parts: vec![

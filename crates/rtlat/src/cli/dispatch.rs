@@ -258,7 +258,9 @@ mod tests {
             assert!(!tool.summary().is_empty(), "{}", tool.name());
             let listed = format!("\n  {:<13}{}\n", tool.name(), tool.summary());
             assert!(top_help().contains(&listed), "{listed}");
-            assert!(tools::help_title(tool.name()).starts_with("rtlat "));
+            assert!(
+                rtlat_args::tools::help_title(tool.name(), tool.summary()).starts_with("rtlat ")
+            );
         }
     }
 

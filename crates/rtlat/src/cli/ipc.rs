@@ -7,7 +7,6 @@
 //! and what is accepted (exit status 2).
 
 use std::ffi::OsString;
-use std::sync::LazyLock;
 
 use rtlat_core::DistributionPlan;
 use rtlat_core::Nanos;
@@ -15,15 +14,13 @@ use rtlat_core::RunConfig;
 use rtlat_core::ipc::{PairConfig, Side};
 
 use super::load_options::run_duration;
-use super::shared::{HasShared, Measure, SharedArgs};
-use super::verdict_options::HasVerdictStyle;
+use super::shared::Measure;
 use crate::ipc::PairTool;
 use crate::ipc::settings::IpcSettings;
-use crate::report::verdict::text::Style;
 pub use rtlat_args::UsageError;
 use rtlat_args::docs::help::Help;
 use rtlat_args::getopt::{GetoptError, OptSpec, ValueKind};
-use rtlat_args::options::{self, Flag, Name, Read};
+use rtlat_args::options::{self, Flag, Read};
 pub use rtlat_args::values::SystemView;
 use rtlat_args::values::invalid;
 use rtlat_core::load::LoadSchedule;
@@ -33,10 +30,15 @@ mod gates_and_load;
 mod help;
 mod outputs_and_source;
 mod pairs;
+mod raw;
 mod stopping;
 #[cfg(test)]
 mod tests;
 mod timing;
+
+use flags::{flags, name};
+pub use help::summary;
+use raw::Raw;
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,72 +59,6 @@ pub enum Invocation {
         /// Which pair.
         pair: usize,
     },
-}
-
-/// The four tools, in the order of [`FLAGS`].
-const TOOLS: [PairTool; 4] = [
-    PairTool::Svsematest,
-    PairTool::Pmqtest,
-    PairTool::Ptsematest,
-    PairTool::Sigwaittest,
-];
-
-/// Each tool's options, in getopt's order: the four tools' common ones,
-/// then the tool's own (`-S`, `-f`, `-T`).
-static FLAGS: LazyLock<Vec<Vec<Flag<Raw>>>> = LazyLock::new(|| TOOLS.map(flags::tool_flags).into());
-
-/// The options of `tool`.
-fn flags(tool: PairTool) -> &'static [Flag<Raw>] {
-    let index = TOOLS.iter().position(|t| *t == tool).unwrap_or(0);
-    &FLAGS[index]
-}
-
-/// How messages spell the option whose long name is `long` (in any of the
-/// four tools: `-f` is `--fork` in two and `--forcetimeout` in pmqtest).
-fn name(long: &str) -> Name {
-    FLAGS
-        .iter()
-        .flatten()
-        .find(|f| f.long == Some(long))
-        .map(Flag::name)
-        .unwrap_or_else(|| panic!("no option --{long}"))
-}
-
-/// The largest interval, distance product and `-b` value (µs).
-const MAX_US: i64 = i32::MAX as i64;
-/// The most pairs a run may have (C 2.4: 255).
-pub const MAX_PAIRS: i64 = 1024;
-
-#[derive(Default)]
-struct Raw {
-    /// `Some(None)`: `-a` alone.
-    affinity: Option<Option<String>>,
-    breaktrace: Option<String>,
-    distance: Option<String>,
-    /// `Some(None)`: `-f` alone (fork mode).
-    fork: Option<Option<String>>,
-    force_timeout: Option<String>,
-    interval: Option<String>,
-    priority: Option<String>,
-    quiet: bool,
-    smp: bool,
-    threads: Option<Option<String>>,
-    timeout: Option<String>,
-    nsecs: bool,
-    verdict: Option<Style>,
-    shared: SharedArgs,
-}
-
-impl HasShared for Raw {
-    fn shared(&mut self) -> &mut SharedArgs {
-        &mut self.shared
-    }
-}
-
-impl HasVerdictStyle for Raw {
-    fn verdict_style(&mut self) -> &mut Option<Style> {
-        &mut self.verdict
-    }
 }
 
 /// Whether the command line gives `-a` its value in the same word (`-a0`,

@@ -23,7 +23,7 @@ use rtlat_args::options::{self, Flag, Read};
 use rtlat_args::values::SystemView;
 
 use flags::{FLAGS, name};
-pub use help::{help_model, help_text};
+pub use help::{SUMMARY, help_model, help_text};
 
 mod engine;
 mod explanation;

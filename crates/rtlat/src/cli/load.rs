@@ -16,6 +16,10 @@ use rtlat_args::getopt::{NO, OptSpec, REQ};
 use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, pick};
 use rtlat_args::values::{DURATION_EXPECTED, DurationError, SystemView, int_in, invalid};
 
+/// What `rtlat load` is for, in one line: `rtlat --help` lists it and
+/// the help starts with it (at most 65 characters).
+pub const SUMMARY: &str = "background load until stopped, with the work it did per second";
+
 /// `rtlat load`'s options, each defined once, in getopt's order.
 static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     vec![
@@ -250,7 +254,7 @@ const OP_CARRY_ON_INDENT: &str = "                 ";
 /// `rtlat load --help`: its prose, the kinds and its options.
 fn help_page() -> Page<'static, Raw> {
     Page {
-        title: crate::tools::help_title("load"),
+        title: rtlat_args::tools::help_title("load", SUMMARY),
         usage: vec!["rtlat load SPEC [-D DURATION] [--cpus LIST] [--nice N]".to_owned()],
         layout: Layout::spaced(27),
         parts: vec![

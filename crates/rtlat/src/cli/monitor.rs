@@ -19,6 +19,10 @@ use crate::monitor::settings::{
     DEFAULT_CHECKPOINT_INTERVAL, DEFAULT_LISTEN, DEFAULT_WINDOWS, MonitorPlan, Window,
 };
 
+/// What `rtlat monitor` is for, in one line: `rtlat --help` lists it and
+/// the help starts with it (at most 65 characters).
+pub const SUMMARY: &str = "cyclictest until stopped: Prometheus metrics, checkpoints";
+
 /// The monitor's own options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MonitorOpt {
@@ -335,7 +339,7 @@ pub fn help_text() -> String {
 /// `rtlat monitor --help`: cyclictest's options are in its own page.
 pub fn help_page() -> Page<'static, MonitorArgs> {
     Page {
-        title: crate::tools::help_title("monitor"),
+        title: rtlat_args::tools::help_title("monitor", SUMMARY),
         usage: vec!["rtlat monitor [CYCLICTEST OPTIONS] [MONITOR OPTIONS]".to_owned()],
         layout: Layout::GNU,
         parts: vec![

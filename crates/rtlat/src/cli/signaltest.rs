@@ -7,196 +7,33 @@
 //! [`UsageError`] naming the option, the value and what is accepted.
 
 use std::ffi::OsString;
-use std::sync::LazyLock;
 
 use rtlat_core::{C_PACING, RingConfig};
 
-use super::output_options as outputs;
-use super::shared::{HasShared, Measure, SharedArgs, gate_and_load_flags, synthetic};
-use super::stop_options as stop;
-use super::verdict_options::{self, HasVerdictStyle};
+use super::shared::Measure;
+use super::verdict_options;
 use super::{gates, load_options};
-use crate::report::verdict::text::Style;
 use crate::signaltest::settings::Settings;
 use rtlat_args::UsageError;
 use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::{NO, OPT_CPUS, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, find, like, name_of, pick};
+use rtlat_args::getopt::OptSpec;
+use rtlat_args::options::{self, Flag, Layout, Page, Part, Read, find, like, pick};
 use rtlat_args::values::{SystemView, int_in};
 
+mod flags;
 mod gates_and_load;
+mod raw;
 mod threads;
+
+use flags::{FLAGS, name};
+use raw::Raw;
+
+/// What `rtlat signaltest` is for, in one line: `rtlat --help` lists it and
+/// the help starts with it (at most 65 characters).
+pub const SUMMARY: &str = "how long a signal takes to go round a ring of threads";
 
 /// What the command line asks for: [`help_text`], or to measure.
 pub type Invocation = rtlat_args::Invocation<Measure<Box<Settings>>>;
-
-/// signaltest 2.4's options, then ours (long only, never changing what a
-/// 2.4 abbreviation means: `--h` stays `--help`), in getopt's order.
-static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
-    let mut flags = vec![
-        Flag::c(Some('a'), "affinity", OPT_CPUS, "CPUS")
-            .help(&[
-                "pin thread i to the i-th CPU of CPUS, round robin;",
-                "CPUS is like 0-3,8 or all, !LIST for all but LIST,",
-                "+LIST to count within the allowed CPUs. Alone: the",
-                "CPUs the process may use. Without -a or -S the",
-                "threads are not pinned.",
-            ])
-            .apply(|r: &mut Raw, v| {
-                r.affinity = Some(v.optional()?);
-                Ok(())
-            }),
-        Flag::c(Some('b'), "breaktrace", REQ, "US")
-            .help(&[
-                "stop at thread 0's first sample above US, say so,",
-                "and stop the kernel trace if tracefs is mounted",
-            ])
-            .apply(|r: &mut Raw, v| {
-                r.breaktrace = Some(v.text()?);
-                Ok(())
-            }),
-        stop::duration(),
-        Flag::c(Some('h'), "help", NO, "")
-            .help(&["print this help and exit"])
-            .shows_help(),
-        outputs::json(&outputs::JSON),
-        stop::loops(&["stop once thread 0 has N samples; 0: no limit"]),
-        Flag::c(Some('m'), "mlockall", NO, "")
-            .help(&["lock current and future memory in RAM"])
-            .apply(|r: &mut Raw, _| {
-                r.mlockall = true;
-                Ok(())
-            }),
-        Flag::c(Some('p'), "priority", REQ, "N")
-            .help(&[
-                "SCHED_FIFO priority of every thread, 1 to 99;",
-                "0: SCHED_OTHER",
-            ])
-            .default("none")
-            .apply(|r: &mut Raw, v| {
-                r.priority = Some(v.text()?);
-                Ok(())
-            }),
-        Flag::c(Some('q'), "quiet", NO, "")
-            .help(&["no live display; one line per thread at the end"])
-            .apply(|r: &mut Raw, _| {
-                r.quiet = true;
-                Ok(())
-            }),
-        Flag::c(Some('S'), "smp", NO, "")
-            .help(&[
-                "one thread per allowed CPU, each pinned to its own;",
-                "-t and -a are then ignored",
-            ])
-            .apply(|r: &mut Raw, _| {
-                r.smp = true;
-                Ok(())
-            }),
-        Flag::c(Some('t'), "threads", REQ, "N")
-            .help(&["threads in the ring, 2 to 65536"])
-            .default("2")
-            .apply(|r: &mut Raw, v| {
-                r.threads = Some(v.text()?);
-                Ok(())
-            }),
-        Flag::c(Some('v'), "verbose", NO, "")
-            .help(&[
-                "print every sample of thread 0 (thread:count:value)",
-                "instead of the live display",
-            ])
-            .apply(|r: &mut Raw, _| {
-                r.verbose = true;
-                Ok(())
-            }),
-        outputs::histogram(
-            &outputs::HISTOGRAM,
-            &[
-                "at the end, print a histogram of US one-unit",
-                "buckets per thread (as cyclictest -h)",
-            ],
-        ),
-        outputs::histfile(&outputs::HISTFILE),
-        Flag::new_long("nsecs", NO, "")
-            .help(&["report nanoseconds instead of microseconds (-b", "too)"])
-            .apply(|r: &mut Raw, _| {
-                r.nsecs = true;
-                Ok(())
-            }),
-        verdict_options::verdict(),
-    ];
-    // A ring keeps no percentiles and no per-phase figures: its own
-    // --fail-if text, and --load-schedule is read to be refused (not in
-    // the help, the man page or the completions).
-    flags.extend(
-        gate_and_load_flags()
-            .into_iter()
-            .map(|flag| match flag.long {
-                Some("fail-if") => flag.help(FAIL_IF_HELP),
-                Some("load") => flag.help(LOAD_HELP),
-                Some("load-schedule") => flag.hidden(),
-                _ => flag,
-            }),
-    );
-    // Hidden: the deterministic test seam.
-    flags.push(synthetic());
-    flags
-});
-
-/// signaltest's `--fail-if`: no percentiles.
-const FAIL_IF_HELP: &[&str] = &[
-    "fail when a thread, or all threads together, break a",
-    "limit: comma-separated METRIC OP VALUE, METRIC one",
-    "of min avg max overruns (a ring keeps no",
-    "percentiles), OP one of > >= < <= (the failing",
-    "condition), VALUE with ns, us, ms or s (us if",
-    "none): 'max>100us,avg>40us'; and verdict=LEVEL",
-    "(required) or verdict!=LEVEL (refused), LEVEL",
-    "trustworthy, caveats or untrustworthy; the same",
-    "for measurement (valid, doubtful, invalid) and",
-    "machine (ready, caveats, not-ready)",
-];
-
-/// signaltest's `--load`: beside the ring.
-const LOAD_HELP: &[&str] = &[
-    "run load beside the ring, from before the first trip",
-    "to after the last: KIND[:WORKERS],...; one '# load'",
-    "line per kind at the end, \"load\" in the JSON",
-];
-
-const MAX_THREADS: i64 = 65_536;
-
-/// How messages spell the option whose long name is `long`.
-fn name(long: &str) -> Name {
-    name_of(&FLAGS, long)
-}
-
-#[derive(Default)]
-struct Raw {
-    /// `Some(None)`: `-a` without a set.
-    affinity: Option<Option<String>>,
-    breaktrace: Option<String>,
-    mlockall: bool,
-    priority: Option<String>,
-    quiet: bool,
-    smp: bool,
-    threads: Option<String>,
-    verbose: bool,
-    nsecs: bool,
-    verdict: Option<Style>,
-    shared: SharedArgs,
-}
-
-impl HasShared for Raw {
-    fn shared(&mut self) -> &mut SharedArgs {
-        &mut self.shared
-    }
-}
-
-impl HasVerdictStyle for Raw {
-    fn verdict_style(&mut self) -> &mut Option<Style> {
-        &mut self.verdict
-    }
-}
 
 /// Reads the `rtlat signaltest` command line (`args` without the program
 /// name); `cmdline` is kept for the JSON output.
@@ -288,7 +125,7 @@ pub fn help_model() -> Help {
 fn help_page() -> Page<'static, Raw> {
     let group = |longs: &[&str]| pick(&FLAGS, longs);
     Page {
-        title: crate::tools::help_title("signaltest"),
+        title: rtlat_args::tools::help_title("signaltest", SUMMARY),
         usage: vec!["rtlat signaltest [OPTIONS]".to_owned()],
         layout: Layout::GNU,
         parts: vec![

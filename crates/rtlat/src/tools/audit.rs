@@ -18,7 +18,7 @@ impl Tool for Audit {
     }
 
     fn summary(&self) -> &'static str {
-        "how fit this machine is for real-time work, and what to use"
+        crate::cli::audit::SUMMARY
     }
 
     fn group(&self) -> Group {

@@ -16,7 +16,7 @@ impl Tool for Compare {
     }
 
     fn summary(&self) -> &'static str {
-        "compare two runs' latencies"
+        crate::cli::compare::SUMMARY
     }
 
     fn group(&self) -> Group {

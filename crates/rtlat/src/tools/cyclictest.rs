@@ -18,7 +18,7 @@ impl Tool for Cyclictest {
     }
 
     fn summary(&self) -> &'static str {
-        "measure how late a periodic timer wakes a thread up"
+        crate::cli::cyclictest::SUMMARY
     }
 
     fn group(&self) -> Group {

@@ -18,7 +18,7 @@ impl Tool for Latency {
     }
 
     fn summary(&self) -> &'static str {
-        "Xenomai's `latency` test on Linux: timer wake-up latency"
+        crate::cli::latency::SUMMARY
     }
 
     fn group(&self) -> Group {

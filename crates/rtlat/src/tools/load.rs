@@ -17,7 +17,7 @@ impl Tool for Load {
     }
 
     fn summary(&self) -> &'static str {
-        "background load until stopped, with the work it did per second"
+        crate::cli::load::SUMMARY
     }
 
     fn group(&self) -> Group {

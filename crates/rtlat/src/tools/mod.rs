@@ -170,16 +170,6 @@ pub fn find(name: &str) -> Option<&'static dyn Tool> {
     REGISTRY.iter().copied().find(|t| t.name() == name)
 }
 
-/// The summary of the tool named `name` (empty for an unknown name).
-pub fn summary(name: &str) -> &'static str {
-    find(name).map_or("", |t| t.summary())
-}
-
-/// The first line of a tool's `--help`: `rtlat NAME: SUMMARY`.
-pub fn help_title(name: &str) -> String {
-    format!("rtlat {name}: {}", summary(name))
-}
-
 /// A tool that does not measure: its help, or `run` with its settings.
 fn settled<S>(
     invocation: Invocation<S>,
@@ -239,7 +229,7 @@ mod tests {
                 *tool as *const dyn Tool as *const ()
             ));
         }
-        assert_eq!(summary("bogus"), "");
+        assert!(find("bogus").is_none());
     }
 
     #[test]
@@ -255,13 +245,16 @@ mod tests {
     fn every_own_help_starts_with_its_title() {
         for tool in REGISTRY.iter().filter(|t| t.program().is_none()) {
             let help = tool.help().unwrap();
-            let title = help_title(tool.name());
+            let title = rtlat_args::tools::help_title(tool.name(), tool.summary());
             assert!(help.starts_with(&format!("{title}\n")), "{title}\n{help}");
         }
     }
 
     #[test]
     fn the_plot_binary_prints_the_same_summary() {
-        assert_eq!(summary("plot"), rtlat_args::tools::PLOT_SUMMARY);
+        assert_eq!(
+            find("plot").unwrap().summary(),
+            rtlat_args::tools::PLOT_SUMMARY
+        );
     }
 }

@@ -19,7 +19,7 @@ impl Tool for Monitor {
     }
 
     fn summary(&self) -> &'static str {
-        "cyclictest until stopped: Prometheus metrics, checkpoints"
+        crate::cli::monitor::SUMMARY
     }
 
     fn group(&self) -> Group {

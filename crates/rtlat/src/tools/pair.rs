@@ -21,12 +21,7 @@ impl Tool for Pair {
     }
 
     fn summary(&self) -> &'static str {
-        match self.0 {
-            PairTool::Svsematest => "hand-off latency between threads through a SysV semaphore",
-            PairTool::Pmqtest => "hand-off latency between threads through a POSIX message queue",
-            PairTool::Ptsematest => "hand-off latency between threads through a futex semaphore",
-            PairTool::Sigwaittest => "hand-off latency between threads through a signal (sigwait)",
-        }
+        crate::cli::ipc::summary(self.0)
     }
 
     fn group(&self) -> Group {

@@ -18,7 +18,7 @@ impl Tool for Signaltest {
     }
 
     fn summary(&self) -> &'static str {
-        "how long a signal takes to go round a ring of threads"
+        crate::cli::signaltest::SUMMARY
     }
 
     fn group(&self) -> Group {

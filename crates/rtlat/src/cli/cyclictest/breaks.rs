@@ -5,7 +5,7 @@
 use rtlat_core::{BreakPlan, SpikePlan};
 
 use super::flags::name;
-use super::{DEFAULT_SPIKE_NODES, MAX_SPIKE_NODES, Raw};
+use super::raw::{DEFAULT_SPIKE_NODES, MAX_SPIKE_NODES, Raw};
 use rtlat_args::UsageError;
 use rtlat_args::values::{OptionName, int_in, int_in_or};
 

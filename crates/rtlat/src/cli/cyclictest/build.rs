@@ -17,8 +17,9 @@ use rtlat_core::{
 use rtlat_core::{Nanos, Resolution};
 
 use super::flags::name;
+use super::raw::Raw;
 use super::threads::{Pinning, Placement};
-use super::{Raw, breaks, outputs, power, scheduling, threads, timing};
+use super::{breaks, outputs, power, scheduling, threads, timing};
 use crate::cli::explain::{ExplainIds, ExplainObstacles, explain_plan};
 use crate::cli::load_options::run_duration;
 use crate::cli::output_options::Outputs;

@@ -5,7 +5,7 @@
 
 use std::sync::LazyLock;
 
-use super::Raw;
+use super::raw::Raw;
 use crate::cli::monitor;
 use crate::cli::output_options as outputs;
 use crate::cli::shared;

@@ -2,13 +2,16 @@
 //! ([`FLAGS`]) and the page's prose, and the option table the man pages
 //! and completions read.
 
-use super::Flavour;
-use super::Raw;
 use super::flags::FLAGS;
+use super::raw::{Flavour, Raw};
 use crate::cli::{explain, gates, load_options, monitor, verdict_options};
 use rtlat_args::docs::help::Help;
 use rtlat_args::getopt::OptSpec;
 use rtlat_args::options::{Flag, Layout, Page, Part, find, like, pick};
+
+/// What `rtlat cyclictest` is for, in one line: `rtlat --help` lists it and
+/// the help starts with it (at most 65 characters).
+pub const SUMMARY: &str = "measure how late a periodic timer wakes a thread up";
 
 /// The option table of `flavour`, as the man page and the completions see
 /// it: rtlat monitor's has every row, rtlat cyclictest's all but the
@@ -35,7 +38,7 @@ pub fn help_model() -> Help {
 pub(super) fn help_page() -> Page<'static, Raw> {
     let group = |longs: &[&str]| pick(&FLAGS, longs);
     Page {
-        title: crate::tools::help_title("cyclictest"),
+        title: rtlat_args::tools::help_title("cyclictest", SUMMARY),
         usage: vec!["rtlat cyclictest [OPTIONS]".to_owned()],
         layout: Layout::GNU,
         parts: vec![

@@ -5,7 +5,7 @@ use rtlat_core::Nanos;
 use rtlat_core::{IntervalPlan, TimeSourceKind};
 
 use super::flags::name;
-use super::{Raw, STATS_RING};
+use super::raw::{Raw, STATS_RING};
 use crate::cyclictest::settings::Settings;
 use crate::monitor::settings::MonitorPlan;
 use rtlat_args::UsageError;

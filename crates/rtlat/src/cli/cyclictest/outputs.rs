@@ -10,7 +10,7 @@ use rtlat_core::{IntervalPlan, ThreadPlan, TimeSourceKind};
 use rtlat_core::{Nanos, Resolution};
 
 use super::flags::name;
-use super::{
+use super::raw::{
     BLOCK_BASE, DEFAULT_BUCKET_WIDTH_NS, MAX_BUCKET_WIDTH_NS, MAX_STATS_INTERVAL,
     MAX_SYNTHETIC_STATS_RING, MIN_STATS_INTERVAL, Raw, STATS_INTERVAL_EXPECTED, STATS_RING,
 };

@@ -3,7 +3,7 @@
 //! the idle states `--deepest-idle-state` disables instead.
 
 use super::flags::name;
-use super::{MAX_INTERVAL_US, Raw};
+use super::raw::{MAX_INTERVAL_US, Raw};
 use crate::cyclictest::settings::{DmaLatency, IdleStateLimit};
 use rtlat_args::UsageError;
 use rtlat_args::values::{int_in, int_in_or};

@@ -4,8 +4,8 @@
 
 use rtlat_core::SchedPolicy;
 
-use super::Raw;
 use super::flags::name;
+use super::raw::Raw;
 use rtlat_args::UsageError;
 use rtlat_args::values::{int_in, invalid};
 

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use rtlat_core::DistributionPlan;
+use rtlat_core::Nanos;
 use rtlat_core::Resolution;
 use rtlat_core::{
     Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, IntervalPlan, MeasureMode,
@@ -12,6 +13,7 @@ use rtlat_core::{
 use super::*;
 use crate::cyclictest::settings::{DmaLatency, HgrmOutput, HistogramOutput, IdleStateLimit};
 use crate::output::OutputTarget;
+use crate::report::verdict::text::Style;
 use rtlat_testkit::parsing::{
     Spelled, expect_run, expect_usage_error, os_words as os, spellings, two_cpus as sys2,
 };

@@ -7,7 +7,7 @@ use rtlat_core::parse_cpu_list;
 use rtlat_core::{SchedPolicy, ThreadPlan};
 
 use super::flags::name;
-use super::{MAX_THREADS, Raw};
+use super::raw::{MAX_THREADS, Raw};
 use rtlat_args::UsageError;
 use rtlat_args::options::Name;
 use rtlat_args::values::{OptionName, SystemView, int, invalid};

@@ -6,7 +6,7 @@ use rtlat_core::Nanos;
 use rtlat_core::{Alignment, ClockKind, MeasureMode, WaitMode};
 
 use super::flags::name;
-use super::{MAX_INTERVAL_US, Raw};
+use super::raw::{MAX_INTERVAL_US, Raw};
 use rtlat_args::UsageError;
 use rtlat_args::options::Name;
 use rtlat_args::values::{OptionName, int, int_in, int_in_or, invalid};

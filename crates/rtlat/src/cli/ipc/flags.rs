@@ -1,17 +1,50 @@
 //! The definitions of the options of `rtlat svsematest`, `pmqtest`,
 //! `ptsematest` and `sigwaittest`: each option once, with its spellings,
 //! help and what it does to the raw state; the shared groups come from
-//! their own modules, with the ipc tools' texts where theirs differ.
+//! their own modules, with the ipc tools' texts where theirs differ. Each
+//! tool's list is built once ([`flags`]), and [`name`] spells an option
+//! for the messages of the modules that validate.
+
+use std::sync::LazyLock;
 
 use rtlat_args::getopt::{NO, OPT_NUM, REQ};
-use rtlat_args::options::Flag;
+use rtlat_args::options::{Flag, Name};
 
-use super::Raw;
+use super::raw::Raw;
 use crate::cli::output_options as outputs;
 use crate::cli::shared::{gate_and_load_flags, synthetic};
 use crate::cli::stop_options as stop;
 use crate::cli::verdict_options;
 use crate::ipc::PairTool;
+
+/// The four tools, in the order of [`FLAGS`].
+const TOOLS: [PairTool; 4] = [
+    PairTool::Svsematest,
+    PairTool::Pmqtest,
+    PairTool::Ptsematest,
+    PairTool::Sigwaittest,
+];
+
+/// Each tool's options, in getopt's order: the four tools' common ones,
+/// then the tool's own (`-S`, `-f`, `-T`).
+static FLAGS: LazyLock<Vec<Vec<Flag<Raw>>>> = LazyLock::new(|| TOOLS.map(tool_flags).into());
+
+/// The options of `tool`.
+pub(super) fn flags(tool: PairTool) -> &'static [Flag<Raw>] {
+    let index = TOOLS.iter().position(|t| *t == tool).unwrap_or(0);
+    &FLAGS[index]
+}
+
+/// How messages spell the option whose long name is `long` (in any of the
+/// four tools: `-f` is `--fork` in two and `--forcetimeout` in pmqtest).
+pub(super) fn name(long: &str) -> Name {
+    FLAGS
+        .iter()
+        .flatten()
+        .find(|f| f.long == Some(long))
+        .map(Flag::name)
+        .unwrap_or_else(|| panic!("no option --{long}"))
+}
 
 /// The definitions of `tool`'s options.
 pub(super) fn tool_flags(tool: PairTool) -> Vec<Flag<Raw>> {

@@ -3,9 +3,21 @@
 
 use rtlat_args::options::{Flag, Layout, Page, Part, find, like};
 
-use super::{Raw, flags};
+use super::flags::flags;
+use super::raw::Raw;
 use crate::cli::{gates, load_options, verdict_options};
 use crate::ipc::PairTool;
+
+/// What `rtlat <tool>` is for, in one line: `rtlat --help` lists it and
+/// the help starts with it (at most 65 characters).
+pub fn summary(tool: PairTool) -> &'static str {
+    match tool {
+        PairTool::Svsematest => "hand-off latency between threads through a SysV semaphore",
+        PairTool::Pmqtest => "hand-off latency between threads through a POSIX message queue",
+        PairTool::Ptsematest => "hand-off latency between threads through a futex semaphore",
+        PairTool::Sigwaittest => "hand-off latency between threads through a signal (sigwait)",
+    }
+}
 
 /// `rtlat <tool> --help`.
 pub(super) fn help_page(tool: PairTool) -> Page<'static, Raw> {
@@ -51,7 +63,7 @@ pub(super) fn help_page(tool: PairTool) -> Page<'static, Raw> {
         .concat(),
     );
     Page {
-        title: crate::tools::help_title(name),
+        title: rtlat_args::tools::help_title(name, summary(tool)),
         usage: vec![format!("rtlat {name} [OPTIONS]")],
         layout: Layout::GNU,
         parts: vec![

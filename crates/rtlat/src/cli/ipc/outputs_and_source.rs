@@ -5,8 +5,9 @@ use rtlat_args::UsageError;
 use rtlat_args::values::OptionName;
 use rtlat_core::TimeSourceKind;
 
+use super::flags::name;
+use super::raw::Raw;
 use super::stopping::Stopping;
-use super::{Raw, name};
 use crate::cli::output_options::Outputs;
 
 /// The outputs (their warnings go to `warnings`) and the clock.

@@ -4,7 +4,8 @@
 use rtlat_args::UsageError;
 use rtlat_args::values::{SystemView, int, invalid};
 
-use super::{MAX_PAIRS, Raw, name};
+use super::flags::name;
+use super::raw::{MAX_PAIRS, Raw};
 
 /// How the pairs are placed on CPUs.
 pub(super) enum Pinning {

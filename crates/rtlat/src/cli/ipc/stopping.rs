@@ -7,7 +7,8 @@ use rtlat_args::values::{OptionName, int_in};
 use rtlat_core::ipc::MqTimeouts;
 use rtlat_core::{Nanos, Resolution};
 
-use super::{MAX_US, Raw, name};
+use super::flags::name;
+use super::raw::{MAX_US, Raw};
 
 /// The limits of a run and the unit of its figures.
 pub(super) struct Stopping {

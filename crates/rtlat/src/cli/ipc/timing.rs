@@ -7,8 +7,9 @@ use rtlat_core::Nanos;
 use rtlat_core::SchedPolicy;
 use rtlat_core::ipc::PairPlan;
 
+use super::flags::name;
 use super::pairs::Pinning;
-use super::{MAX_US, Raw, name};
+use super::raw::{MAX_US, Raw};
 use crate::ipc::PairTool;
 
 /// The plans of `npairs` pairs: pair i pauses `-i` plus i times `-d`

@@ -9,6 +9,10 @@ use super::Raw;
 use super::flags::FLAGS;
 use crate::cli::{explain, gates, load_options, verdict_options};
 
+/// What `rtlat latency` is for, in one line: `rtlat --help` lists it and
+/// the help starts with it (at most 65 characters).
+pub const SUMMARY: &str = "Xenomai's `latency` test on Linux: timer wake-up latency";
+
 /// Xenomai's layout: `-p US` and its text at column 12, a long option's
 /// text at 24 (at least two spaces after it), further lines at 12, a
 /// default one space after its text.
@@ -49,7 +53,7 @@ fn help_page() -> Page<'static, Raw> {
     ]
     .concat();
     Page {
-        title: crate::tools::help_title("latency"),
+        title: rtlat_args::tools::help_title("latency", SUMMARY),
         usage: vec!["rtlat latency [OPTIONS]".to_owned()],
         layout: XENOMAI,
         parts: vec![

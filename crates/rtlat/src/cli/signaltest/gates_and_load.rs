@@ -6,7 +6,8 @@ use rtlat_args::UsageError;
 use rtlat_args::values::{OptionName, SystemView};
 use rtlat_core::load::LoadSchedule;
 
-use super::{Raw, name};
+use super::flags::name;
+use super::raw::Raw;
 use crate::cli::gates;
 use crate::cli::verdict_options::Asked;
 use crate::gate::GatePlan;

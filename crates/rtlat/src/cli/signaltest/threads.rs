@@ -7,7 +7,8 @@ use rtlat_core::RingThreadPlan;
 use rtlat_core::SchedPolicy;
 use rtlat_core::parse_cpu_list;
 
-use super::{MAX_THREADS, Raw, name};
+use super::flags::name;
+use super::raw::{MAX_THREADS, Raw};
 
 /// The plans of the ring's threads; `-S` overrides `-t` and `-a` with a
 /// warning for each.
