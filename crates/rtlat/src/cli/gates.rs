@@ -9,12 +9,18 @@ use rtlat_args::UsageError;
 use rtlat_args::getopt::REQ;
 use rtlat_args::options::Flag;
 
-use super::shared::HasShared;
 use rtlat_args::values::{DirReport, OptionName, new_file_path};
+
+/// A tool's raw state that keeps the raw values of --fail-if and --junit (every
+/// tool's through its shared values: `cli::shared`).
+pub trait HasGates {
+    /// Where they go.
+    fn gate_args(&mut self) -> &mut GateArgs;
+}
 
 /// The definitions of `--fail-if` and `--junit` (ours: `--j` stays 2.4's
 /// --json, `--f` stays what it was; `--fa`, `--ju` reach these).
-pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
+pub fn flags<R: HasGates>() -> Vec<Flag<R>> {
     vec![
         Flag::new_long("fail-if", REQ, "LIMITS")
             .help(&[
@@ -32,7 +38,7 @@ pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
                 "not-ready): a part of the verdict",
             ])
             .apply(|r: &mut R, v| {
-                r.shared().gates.fail_if = Some(v.text()?);
+                r.gate_args().fail_if = Some(v.text()?);
                 Ok(())
             }),
         junit(),
@@ -40,11 +46,11 @@ pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
 }
 
 /// The definition of `--junit FILE`.
-fn junit<R: HasShared>() -> Flag<R> {
+fn junit<R: HasGates>() -> Flag<R> {
     Flag::new_long("junit", REQ, "FILE")
         .help(&["with --fail-if: a JUnit XML report of the limits"])
         .apply(|r: &mut R, v| {
-            r.shared().gates.junit = Some(v.os());
+            r.gate_args().junit = Some(v.os());
             Ok(())
         })
 }

@@ -14,12 +14,18 @@ use rtlat_args::UsageError;
 use rtlat_args::getopt::REQ;
 use rtlat_args::options::Flag;
 
-use super::shared::HasShared;
 use rtlat_args::values::{DurationError, OptionName, SystemView, duration, invalid};
+
+/// A tool's raw state that keeps the raw values of --load, --load-schedule and --load-cpus (every
+/// tool's through its shared values: `cli::shared`).
+pub trait HasLoad {
+    /// Where they go.
+    fn load_args(&mut self) -> &mut LoadArgs;
+}
 
 /// The definitions of `--load`, `--load-schedule` and `--load-cpus` (ours,
 /// long only).
-pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
+pub fn flags<R: HasLoad>() -> Vec<Flag<R>> {
     vec![
         Flag::new_long("load", REQ, "SPEC")
             .help(&[
@@ -30,7 +36,7 @@ pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
                 "and a \"load\" object in the JSON",
             ])
             .apply(|r: &mut R, v| {
-                r.shared().load.load = Some(v.text()?);
+                r.load_args().load = Some(v.text()?);
                 Ok(())
             }),
         Flag::new_long("load-schedule", REQ, "SCHEDULE")
@@ -43,7 +49,7 @@ pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
                 "as \"phases\" in the JSON",
             ])
             .apply(|r: &mut R, v| {
-                r.shared().load.schedule = Some(v.text()?);
+                r.load_args().schedule = Some(v.text()?);
                 Ok(())
             }),
         load_cpus(),
@@ -51,14 +57,14 @@ pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
 }
 
 /// The definition of `--load-cpus LIST`.
-fn load_cpus<R: HasShared>() -> Flag<R> {
+fn load_cpus<R: HasLoad>() -> Flag<R> {
     Flag::new_long("load-cpus", REQ, "LIST")
         .help(&[
             "run the load on these CPUs only (0-3,8), one worker",
             "per CPU of LIST by default (else one per CPU)",
         ])
         .apply(|r: &mut R, v| {
-            r.shared().load.cpus = Some(v.text()?);
+            r.load_args().cpus = Some(v.text()?);
             Ok(())
         })
 }

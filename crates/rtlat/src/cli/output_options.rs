@@ -11,8 +11,14 @@ use rtlat_args::UsageError;
 use rtlat_args::getopt::{OptSpec, REQ};
 use rtlat_args::options::Flag;
 
-use super::shared::HasShared;
 use rtlat_args::values::{DirReport, OptionName, int_in, new_file_path};
+
+/// A tool's raw state that keeps the raw values of --json, the histogram and --histfile (every
+/// tool's through its shared values: `cli::shared`).
+pub trait HasOutputs {
+    /// Where they go.
+    fn output_args(&mut self) -> &mut OutputArgs;
+}
 
 /// `--json` of a C tool (2.4 has it).
 pub const JSON: OptSpec<()> = OptSpec::c((), None, "json", REQ);
@@ -33,41 +39,41 @@ pub const HISTFILE: OptSpec<()> = OptSpec::new_long((), "histfile", REQ);
 pub const MAX_BUCKETS: i64 = 1_000_000;
 
 /// The definition of `--json FILE` (`row`: [`JSON`] or [`JSON_NEW`]).
-pub fn json<R: HasShared>(row: &OptSpec<()>) -> Flag<R> {
+pub fn json<R: HasOutputs>(row: &OptSpec<()>) -> Flag<R> {
     Flag::from_row(row, "FILE")
         .help(&["write the results as JSON to FILE (- for stdout)"])
         .apply(|r: &mut R, v| {
-            r.shared().outputs.json = Some(v.os());
+            r.output_args().json = Some(v.os());
             Ok(())
         })
 }
 
 /// The definition of `--histfile PATH` (`row`: [`HISTFILE_C`] or
 /// [`HISTFILE`]).
-pub fn histfile<R: HasShared>(row: &OptSpec<()>) -> Flag<R> {
+pub fn histfile<R: HasOutputs>(row: &OptSpec<()>) -> Flag<R> {
     Flag::from_row(row, "PATH")
         .help(&["write the histogram to PATH instead of stdout"])
         .apply(|r: &mut R, v| {
-            r.shared().outputs.histfile = Some(v.os());
+            r.output_args().histfile = Some(v.os());
             Ok(())
         })
 }
 
 /// The definition of the histogram's option (`row`: [`HISTOGRAM_C`] or
 /// [`HISTOGRAM`]); `help` says what the tool's histogram counts.
-pub fn histogram<R: HasShared>(row: &OptSpec<()>, help: &'static [&'static str]) -> Flag<R> {
+pub fn histogram<R: HasOutputs>(row: &OptSpec<()>, help: &'static [&'static str]) -> Flag<R> {
     Flag::from_row(row, "US").help(help).apply(|r: &mut R, v| {
-        r.shared().outputs.histogram = Some(("histogram", v.text()?));
+        r.output_args().histogram = Some(("histogram", v.text()?));
         Ok(())
     })
 }
 
 /// The definition of cyclictest's `-H/--histofall N`.
-pub fn histofall<R: HasShared>() -> Flag<R> {
+pub fn histofall<R: HasOutputs>() -> Flag<R> {
     Flag::from_row(&HISTOFALL_C, "US")
         .help(&["like -h, plus a column summing all threads"])
         .apply(|r: &mut R, v| {
-            let outputs = &mut r.shared().outputs;
+            let outputs = &mut r.output_args();
             outputs.histogram = Some(("histofall", v.text()?));
             outputs.histofall = true;
             Ok(())

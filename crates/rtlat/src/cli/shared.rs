@@ -45,6 +45,36 @@ impl HasShared for SharedArgs {
     }
 }
 
+impl<R: HasShared> super::stop_options::HasStop for R {
+    fn stop_args(&mut self) -> &mut StopArgs {
+        &mut self.shared().stop
+    }
+}
+
+impl<R: HasShared> super::output_options::HasOutputs for R {
+    fn output_args(&mut self) -> &mut OutputArgs {
+        &mut self.shared().outputs
+    }
+}
+
+impl<R: HasShared> super::gates::HasGates for R {
+    fn gate_args(&mut self) -> &mut GateArgs {
+        &mut self.shared().gates
+    }
+}
+
+impl<R: HasShared> super::load_options::HasLoad for R {
+    fn load_args(&mut self) -> &mut LoadArgs {
+        &mut self.shared().load
+    }
+}
+
+impl<R: HasShared> super::verdict_options::HasVerdict for R {
+    fn verdict_args(&mut self) -> &mut VerdictArgs {
+        &mut self.shared().verdict
+    }
+}
+
 /// The definition of the hidden `--synthetic SEED`: the deterministic test
 /// seam, not in any help. Newer than 2.4, so it never changes what a 2.4
 /// abbreviation means (`--sy` stays cyclictest's --system).

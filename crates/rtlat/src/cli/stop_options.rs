@@ -9,23 +9,29 @@ use rtlat_args::UsageError;
 use rtlat_args::getopt::REQ;
 use rtlat_args::options::Flag;
 
-use super::shared::HasShared;
 use rtlat_args::values::{OptionName, duration_option, loop_limit};
+
+/// A tool's raw state that keeps the raw values of -l and -D (every
+/// tool's through its shared values: `cli::shared`).
+pub trait HasStop {
+    /// Where they go.
+    fn stop_args(&mut self) -> &mut StopArgs;
+}
 
 /// The definition of `-l/--loops N` (2.4); `help` says what a loop is in the
 /// tool (a wake-up, a trip round the ring, a hand-off).
-pub fn loops<R: HasShared>(help: &'static [&'static str]) -> Flag<R> {
+pub fn loops<R: HasStop>(help: &'static [&'static str]) -> Flag<R> {
     Flag::c(Some('l'), "loops", REQ, "N")
         .help(help)
         .default("0")
         .apply(|r: &mut R, v| {
-            r.shared().stop.loops = Some(v.text()?);
+            r.stop_args().loops = Some(v.text()?);
             Ok(())
         })
 }
 
 /// The definition of `-D/--duration TIME` (2.4), the same in every tool.
-pub fn duration<R: HasShared>() -> Flag<R> {
+pub fn duration<R: HasStop>() -> Flag<R> {
     Flag::c(Some('D'), "duration", REQ, "TIME")
         .help(&[
             "stop after TIME: seconds, or a number followed by",
@@ -33,7 +39,7 @@ pub fn duration<R: HasShared>() -> Flag<R> {
         ])
         .default("0")
         .apply(|r: &mut R, v| {
-            r.shared().stop.duration = Some(v.text()?);
+            r.stop_args().duration = Some(v.text()?);
             Ok(())
         })
 }

@@ -11,11 +11,17 @@ use rtlat_args::UsageError;
 use rtlat_args::getopt::{Peek, REQ, ValueKind};
 use rtlat_args::options::Flag;
 
-use super::shared::HasShared;
 use rtlat_args::values::{DURATION_TOO_LONG, DurationError, OptionName, duration, invalid, text};
 use rtlat_stats::projection::{DEFAULT_HORIZONS_S, Request};
 
 use crate::report::verdict::text::Style;
+
+/// A tool's raw state that keeps the raw values of --horizon and --deadline (every
+/// tool's through its shared values: `cli::shared`).
+pub trait HasVerdict {
+    /// Where they go.
+    fn verdict_args(&mut self) -> &mut VerdictArgs;
+}
 
 /// How `--verdict` takes its value: only attached (`--verdict=full`);
 /// `--verdict full` is `--verdict` and a word of its own, as getopt reads
@@ -23,7 +29,7 @@ use crate::report::verdict::text::Style;
 pub const VERDICT_VALUE: ValueKind = ValueKind::Optional(Peek::Never);
 
 /// A tool's raw state that keeps `--verdict`'s style.
-pub trait HasVerdictStyle: HasShared {
+pub trait HasVerdictStyle: HasVerdict {
     /// Where `--verdict`'s style goes.
     fn verdict_style(&mut self) -> &mut Option<Style>;
 }
@@ -48,7 +54,7 @@ pub fn verdict<R: HasVerdictStyle>() -> Flag<R> {
 
 /// The definitions of `--horizon` and `--deadline` (ours, newer than 2.4:
 /// they never change what a 2.4 abbreviation means).
-pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
+pub fn flags<R: HasVerdict>() -> Vec<Flag<R>> {
     vec![
         Flag::new_long("horizon", REQ, "LIST")
             .help(&[
@@ -57,7 +63,7 @@ pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
             ])
             .default("1h,24h")
             .apply(|r: &mut R, v| {
-                r.shared().verdict.horizon = Some(v.text()?);
+                r.verdict_args().horizon = Some(v.text()?);
                 Ok(())
             }),
         Flag::new_long("deadline", REQ, "TIME")
@@ -66,7 +72,7 @@ pub fn flags<R: HasShared>() -> Vec<Flag<R>> {
                 "(100us, 1ms; us without a unit)",
             ])
             .apply(|r: &mut R, v| {
-                r.shared().verdict.deadline = Some(v.text()?);
+                r.verdict_args().deadline = Some(v.text()?);
                 Ok(())
             }),
     ]
@@ -185,7 +191,6 @@ fn deadline(id: impl OptionName, value: &str) -> Result<i64, UsageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::shared::SharedArgs;
     use crate::cli::shared::tests::name;
 
     fn request(horizon: Option<&str>, deadline: Option<&str>) -> Result<Asked, String> {
@@ -292,9 +297,9 @@ mod tests {
 
     /// The help entries of `--verdict`, `--horizon` and `--deadline`.
     fn help() -> String {
-        struct Only(SharedArgs, Option<Style>);
-        impl HasShared for Only {
-            fn shared(&mut self) -> &mut SharedArgs {
+        struct Only(VerdictArgs, Option<Style>);
+        impl HasVerdict for Only {
+            fn verdict_args(&mut self) -> &mut VerdictArgs {
                 &mut self.0
             }
         }

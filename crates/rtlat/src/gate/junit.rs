@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::evaluate::{Outcome, Verdict};
-use super::run::Judged;
+use super::judged::Judged;
 use crate::output::{OutputTarget, Stdout, write_to};
 use crate::report::formats::Format;
 

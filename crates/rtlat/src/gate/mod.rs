@@ -5,8 +5,8 @@
 //!
 //! A tool turns the option's text into [`Limit`]s with [`parse`], fills one
 //! [`Subject`] per thread and one for all threads together from its
-//! finished run, and asks [`evaluate`] for one [`Outcome`] per subject and
-//! limit. After writing all its other outputs it writes the JUnit report
+//! finished run, and asks [`evaluate`] for one
+//! [`Outcome`](evaluate::Outcome) per subject and limit. After writing all its other outputs it writes the JUnit report
 //! ([`junit::write_junit`], through the output list `GATE_FORMATS`,
 //! module `run`), prints [`summary_lines`] on stderr and exits 3 when
 //! [`any_failed`]:
@@ -79,10 +79,11 @@
 
 mod evaluate;
 mod grammar;
+mod judged;
 mod junit;
 mod run;
 
-use evaluate::{Metrics, Outcome, Subject, any_failed, evaluate};
+use evaluate::{Metrics, Subject, any_failed, evaluate};
 pub use grammar::{Limit, latency_ns, parse};
 use junit::summary_lines;
 pub use run::{GatePlan, apply};
@@ -128,7 +129,7 @@ mod tests {
             thread("thread 1", 153),
             thread("all threads", 153),
         ];
-        let outcomes: Vec<Outcome> = evaluate(&limits, &subjects);
+        let outcomes: Vec<evaluate::Outcome> = evaluate(&limits, &subjects);
         assert_eq!(outcomes.len(), 6);
         let measured: Measured = 153_000.0;
         assert_eq!(outcomes[2].verdict, Verdict::Failed { measured });

@@ -11,8 +11,9 @@ use rtlat_core::{PreciseStats, RunReport};
 
 use crate::report::verdict::Verdict;
 
+use super::judged::Judged;
 use super::junit::Junit;
-use super::{Limit, Metrics, Outcome, Subject, any_failed, evaluate, summary_lines};
+use super::{Limit, Metrics, Subject, any_failed, evaluate, summary_lines};
 
 use rtlat_args::stdio::tell;
 
@@ -123,18 +124,6 @@ pub fn apply(
 /// flushed: the JUnit report. (The other stage's list, and the trait, are
 /// [`crate::report::formats`].)
 pub static GATE_FORMATS: &[&dyn for<'a> Format<Judged<'a>>] = &[&Junit];
-
-/// The gates judged, as the outputs of [`GATE_FORMATS`] see them.
-pub struct Judged<'a> {
-    /// The gates asked for (`--junit`'s file among them).
-    pub plan: &'a GatePlan,
-    /// Each limit's outcome, in the order given.
-    pub outcomes: &'a [Outcome],
-    /// The tool, the JUnit suite's name.
-    pub tool: &'a str,
-    /// The run's length.
-    pub duration_s: f64,
-}
 
 /// After a run's other outputs: evaluates `plan` on `subjects`, writes
 /// the outputs of [`GATE_FORMATS`] (the JUnit report, suite `tool`),
