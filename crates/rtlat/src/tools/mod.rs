@@ -70,12 +70,10 @@ pub trait Tool: Sync {
     /// Its `--help` text.
     fn help(&self) -> anyhow::Result<String>;
 
-    /// Its help as the man page and the completions read it: built from
-    /// the option definitions where the tool has them, else read back
-    /// from `help_text` (its [`Tool::help`]).
-    fn page(&self, help_text: &str) -> Help {
-        rtlat_args::docs::help::parse(help_text)
-    }
+    /// Its help as the man page and the completions read it, built from
+    /// its option definitions (`help_text` is its [`Tool::help`], for a
+    /// tool whose definitions live in another binary: `rtlat plot`).
+    fn page(&self, help_text: &str) -> Help;
 
     /// Parses `args` (the words after the tool's name) and runs the tool;
     /// returns the exit status. `cmdline` is the whole command line as

@@ -67,6 +67,14 @@ impl Tool for Plot {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
+    /// Read back from `rtlat-plot --help`, which rtlat-plot makes from its
+    /// definitions: the plotting binary's code is not linked into this
+    /// one, which `-m` locks (rtlat-plot's test `the_help_lists_exactly_the_table`
+    /// holds the two together).
+    fn page(&self, help_text: &str) -> rtlat_args::docs::help::Help {
+        rtlat_args::docs::help::parse(help_text)
+    }
+
     fn run(&self, args: &[OsString], _cmdline: String) -> anyhow::Result<u8> {
         let plotter = plotter()?;
         let error = std::process::Command::new(&plotter).args(args).exec();
