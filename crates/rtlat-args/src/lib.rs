@@ -25,6 +25,17 @@
 //! - [`version`]: the `--version` line (version, commit, target).
 #![forbid(unsafe_code)]
 
+/// Lines of help text as one string, joined by newlines, at compile time:
+/// `lines!["first line", "second line"]`. A definition's help is one
+/// `&'static str`, not a table of them: each table entry is a pointer that
+/// the loader relocates, and `-m` locks every page the tables and their
+/// relocations fill.
+#[macro_export]
+macro_rules! lines {
+    () => { "" };
+    ($first:expr $(, $rest:expr)* $(,)?) => { concat!($first $(, "\n", $rest)*) };
+}
+
 pub mod columns;
 pub mod docs;
 pub mod error;

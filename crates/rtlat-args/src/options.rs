@@ -112,9 +112,11 @@ pub struct Flag<R> {
     pub hidden: bool,
     /// The default shown at the end of its help, `[1000]`.
     pub default: Option<&'static str>,
-    /// Its help, the lines of the text column as `--help` shows them; a
-    /// first line `""` puts the text under the spellings.
-    pub help: &'static [&'static str],
+    /// Its help, the lines of the text column as `--help` shows them,
+    /// joined by newlines ([`crate::lines!`]); a first line `""` (the text
+    /// beginning with a newline) puts the text under the spellings; `""`
+    /// is no help.
+    pub help: &'static str,
     /// The man page's text when it differs from [`Flag::help`].
     pub long_help: Option<&'static str>,
     /// What it does.
@@ -210,7 +212,7 @@ impl<R> Flag<R> {
             in_2_4,
             hidden: false,
             default: None,
-            help: &[],
+            help: "",
             long_help: None,
             effect: Effect::Apply(|_, _| Ok(())),
         }
@@ -256,8 +258,8 @@ impl<R> Flag<R> {
         }
     }
 
-    /// The help lines (see [`Flag::help`]).
-    pub fn help(self, lines: &'static [&'static str]) -> Self {
+    /// The help lines, joined by newlines (see [`Flag::help`]).
+    pub fn help(self, lines: &'static str) -> Self {
         Flag {
             help: lines,
             ..self
@@ -268,8 +270,16 @@ impl<R> Flag<R> {
     /// a definition made once, in a `static` list (the lines are leaked,
     /// to live as long as the program).
     pub fn help_owned(self, lines: Vec<String>) -> Self {
-        let lines: Vec<&'static str> = lines.into_iter().map(|l| &*l.leak()).collect();
-        self.help(lines.leak())
+        self.help(lines.join("\n").leak())
+    }
+
+    /// The lines of its help (none for `""`).
+    pub fn help_lines(&self) -> impl Iterator<Item = &'static str> {
+        let help = self.help;
+        (!help.is_empty())
+            .then(|| help.split('\n'))
+            .into_iter()
+            .flatten()
     }
 
     /// A default made at run time (see [`Flag::help_owned`]).
@@ -378,7 +388,7 @@ impl<R> Flag<R> {
     /// The help lines of the text column, the default placed at the end
     /// of the last (`last_column`: the column the last line starts in).
     fn text_lines(&self, layout: &Layout, last_column: usize) -> Vec<String> {
-        let mut lines: Vec<String> = self.help.iter().map(|l| (*l).to_owned()).collect();
+        let mut lines: Vec<String> = self.help_lines().map(str::to_owned).collect();
         if let Some(default) = self.default {
             let last = lines.last_mut().expect("a default ends a help line");
             let end = last_column + last.chars().count();
@@ -408,8 +418,8 @@ impl<R> Flag<R> {
         let indent = if self.short.is_some() { "  " } else { "      " };
         let spec = format!("{indent}{}", self.spec_in(layout));
         let first = layout.first_column(self.long.is_none());
-        let under = self.help.first() == Some(&"") || self.help.is_empty();
-        let last_column = if self.help.len() > 1 || under {
+        let under = self.help.is_empty() || self.help.starts_with('\n');
+        let last_column = if self.help.contains('\n') || under {
             layout.continuation
         } else {
             // The GNU layout's defaults were placed as if the first line
@@ -908,26 +918,26 @@ mod tests {
     fn flags() -> Vec<Flag<Raw>> {
         vec![
             Flag::c(Some('q'), "quiet", NO, "")
-                .help(&["print less"])
+                .help(crate::lines!["print less"])
                 .apply(|r: &mut Raw, _| {
                     r.quiet = true;
                     Ok(())
                 }),
             Flag::c(Some('t'), "threads", OPT_NUM, "N")
-                .help(&["number of threads"])
+                .help(crate::lines!["number of threads"])
                 .default("1")
                 .apply(|r: &mut Raw, v| {
                     r.threads = Some(v.optional()?);
                     Ok(())
                 }),
             Flag::new_long("json-output-file", REQ, "FILE")
-                .help(&["", "write JSON to FILE"])
+                .help(crate::lines!["", "write JSON to FILE"])
                 .apply(|r: &mut Raw, v| {
                     r.json = Some(v.os());
                     Ok(())
                 }),
             Flag::c(Some('?'), "help", NO, "")
-                .help(&["print this help"])
+                .help(crate::lines!["print this help"])
                 .shows_help(),
         ]
     }
@@ -984,14 +994,16 @@ mod tests {
             default: DefaultAt::EndsAt(69),
         };
         let period = Flag::<Raw>::c_short('p', REQ, "US")
-            .help(&["sampling period in microseconds, 1 to 1000000"])
+            .help(crate::lines![
+                "sampling period in microseconds, 1 to 1000000"
+            ])
             .default("100");
         assert_eq!(
             period.render_in(&xenomai),
             "  -p US     sampling period in microseconds, 1 to 1000000       [100]\n"
         );
         let json = Flag::<Raw>::new_long("json", REQ, "FILE")
-            .help(&["write JSON to FILE", "(- for stdout)"]);
+            .help(crate::lines!["write JSON to FILE", "(- for stdout)"]);
         assert_eq!(
             json.render_in(&xenomai),
             "      --json=FILE       write JSON to FILE\n            (- for stdout)\n"
@@ -1003,7 +1015,7 @@ mod tests {
             ..Layout::spaced(27)
         };
         let duration = Flag::<Raw>::c(Some('D'), "duration", REQ, "DURATION")
-            .help(&["stop after DURATION", ""])
+            .help(crate::lines!["stop after DURATION", ""])
             .default("0");
         assert_eq!(
             duration.render_in(&load),
@@ -1029,7 +1041,7 @@ mod tests {
     #[test]
     fn a_hidden_value_and_a_tools_own_getopt_message() {
         let fork = Flag::<Raw>::c(Some('f'), "fork", OPT_NUM, "N")
-            .help(&["fork mode"])
+            .help(crate::lines!["fork mode"])
             .value_hidden();
         assert_eq!(fork.spec(), "-f, --fork");
         assert_eq!(fork.spec_in(&Layout::spaced(20)), "-f, --fork");

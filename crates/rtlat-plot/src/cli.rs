@@ -22,7 +22,7 @@ use rtlat_results::file::StdinOr;
 static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     vec![
         Flag::new(Some('o'), "output", ValueKind::Required, "FILE")
-            .help(&[
+            .help(rtlat_args::lines![
                 "the picture to write; FILE ends in .svg or .png",
                 "(required). It is written whole or not at all.",
             ])
@@ -31,7 +31,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new(Some('k'), "kind", ValueKind::Required, "KIND")
-            .help(&["latency, percentile or timeline"])
+            .help(rtlat_args::lines!["latency, percentile or timeline"])
             .default("latency")
             .apply(|r: &mut Raw, v| {
                 r.kind = Some(v.text()?);
@@ -48,7 +48,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new(Some('T'), "title", ValueKind::Required, "TEXT")
-            .help(&[
+            .help(rtlat_args::lines![
                 "title (default: host, kernel and start time of the",
                 "run when the input says them, else the file name;",
                 "inputs of different tools or programs: each named,",
@@ -60,7 +60,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new_long("xmax", ValueKind::Required, "US")
-            .help(&[
+            .help(rtlat_args::lines![
                 "latency plot: the latency axis ends at US; samples",
                 "beyond are counted in the legend ('N beyond xmax')",
                 // Not where the layout puts defaults: in the line.
@@ -71,7 +71,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new_long("log-x", ValueKind::None, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "latency plot: a log scale for latency, so that one",
                 "spike far out does not squeeze the rest into a column",
             ])
@@ -80,10 +80,12 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new(Some('h'), "help", ValueKind::None, "")
-            .help(&["print this help"])
+            .help(rtlat_args::lines!["print this help"])
             .shows_help(),
         Flag::new(Some('V'), "version", ValueKind::None, "")
-            .help(&["print the version, the commit and the target"])
+            .help(rtlat_args::lines![
+                "print the version, the commit and the target"
+            ])
             .apply(|r: &mut Raw, _| {
                 r.version = true;
                 Ok(())

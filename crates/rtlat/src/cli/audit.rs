@@ -30,7 +30,7 @@ pub const SUMMARY: &str = "how fit this machine is for real-time work, and what 
 static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     vec![
         Flag::new_long("cpus", REQ, "LIST")
-            .help(&[
+            .help(rtlat_args::lines![
                 "the CPUs to be measured, as cyclictest's -a takes",
                 "them (0-3,8; !0; +1); default: every CPU this",
                 "process may use",
@@ -40,7 +40,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new(Some('p'), "priority", REQ, "PRIO")
-            .help(&[
+            .help(rtlat_args::lines![
                 "the real-time priority to be used, 0 to 99: other",
                 "real-time threads at or above it compete",
             ])
@@ -59,7 +59,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new_long("json", REQ, "FILE")
-            .help(&[
+            .help(rtlat_args::lines![
                 "also write the audit as JSON to FILE; '-' writes",
                 "it to standard output instead of the text",
             ])
@@ -68,13 +68,16 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new_long("fail-on", REQ, "LEVEL")
-            .help(&["exit 3 when a check is at LEVEL or worse: warn", "or bad"])
+            .help(rtlat_args::lines![
+                "exit 3 when a check is at LEVEL or worse: warn",
+                "or bad"
+            ])
             .apply(|r: &mut Raw, v| {
                 r.fail_on = Some(v.text()?);
                 Ok(())
             }),
         Flag::new_long("root", REQ, "DIR")
-            .help(&[
+            .help(rtlat_args::lines![
                 "read the tree under DIR instead of / (a copy of",
                 "/proc and /sys, as the tests use)",
             ])
@@ -83,7 +86,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new(Some('h'), "help", NO, "")
-            .help(&["print this help"])
+            .help(rtlat_args::lines!["print this help"])
             .shows_help(),
     ]
 });

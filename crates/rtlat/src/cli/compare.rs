@@ -24,10 +24,10 @@ pub const SUMMARY: &str = "compare two runs' latencies";
 static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     vec![
         Flag::new(Some('h'), "help", NO, "")
-            .help(&["print this help"])
+            .help(rtlat_args::lines!["print this help"])
             .shows_help(),
         Flag::new_long("fail-on-regression", NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "exit 3 when a judged row is worse (after the",
                 "output; the worse rows go to stderr)",
             ])
@@ -45,7 +45,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new_long("json", REQ, "FILE")
-            .help(&[
+            .help(rtlat_args::lines![
                 "also write the comparison as JSON to FILE",
                 "(replaced whole); '-': the JSON instead of the",
                 "text on standard output",

@@ -31,13 +31,13 @@ pub enum TopOpt {
 pub static TOP_FLAGS: LazyLock<Vec<Flag<Option<TopOpt>>>> = LazyLock::new(|| {
     vec![
         Flag::new(Some('h'), "help", NO, "")
-            .help(&["print this help"])
+            .help(rtlat_args::lines!["print this help"])
             .apply(|r: &mut Option<TopOpt>, _| {
                 *r = Some(TopOpt::Help);
                 Ok(())
             }),
         Flag::new(Some('V'), "version", NO, "")
-            .help(&["print the version"])
+            .help(rtlat_args::lines!["print the version"])
             .apply(|r: &mut Option<TopOpt>, _| {
                 *r = Some(TopOpt::Version);
                 Ok(())

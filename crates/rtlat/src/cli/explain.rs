@@ -41,7 +41,7 @@ pub trait HasExplain {
 pub fn flags<R: HasExplain>() -> Vec<Flag<R>> {
     vec![
         Flag::new_long("explain", OPT_NUM, "N")
-            .help(&[
+            .help(rtlat_args::lines![
                 "record kernel events on the measured CPUs in a",
                 "tracefs instance of the run's own and explain the N",
                 "worst samples [3]: IRQ latency, timer handler to",
@@ -54,7 +54,7 @@ pub fn flags<R: HasExplain>() -> Vec<Flag<R>> {
                 Ok(())
             }),
         Flag::new_long("explain-threshold", REQ, "US")
-            .help(&[
+            .help(rtlat_args::lines![
                 "with --explain: every sample above US is a",
                 "candidate (default: each new maximum of a thread)",
             ])
@@ -63,7 +63,7 @@ pub fn flags<R: HasExplain>() -> Vec<Flag<R>> {
                 Ok(())
             }),
         Flag::new_long("explain-trace", REQ, "FILE")
-            .help(&[
+            .help(rtlat_args::lines![
                 "with --explain: write the kernel events behind",
                 "each explanation to FILE, as text",
             ])

@@ -23,7 +23,7 @@ pub trait HasGates {
 pub fn flags<R: HasGates>() -> Vec<Flag<R>> {
     vec![
         Flag::new_long("fail-if", REQ, "LIMITS")
-            .help(&[
+            .help(rtlat_args::lines![
                 "fail when a limit is broken by any thread or by all",
                 "threads together: comma-separated METRIC OP VALUE,",
                 "METRIC one of min avg max p50 p90 p99 p99.9 p99.99",
@@ -48,7 +48,9 @@ pub fn flags<R: HasGates>() -> Vec<Flag<R>> {
 /// The definition of `--junit FILE`.
 fn junit<R: HasGates>() -> Flag<R> {
     Flag::new_long("junit", REQ, "FILE")
-        .help(&["with --fail-if: a JUnit XML report of the limits"])
+        .help(rtlat_args::lines![
+            "with --fail-if: a JUnit XML report of the limits"
+        ])
         .apply(|r: &mut R, v| {
             r.gate_args().junit = Some(v.os());
             Ok(())

@@ -24,7 +24,7 @@ pub const SUMMARY: &str = "background load until stopped, with the work it did p
 static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     vec![
         Flag::new(Some('D'), "duration", REQ, "DURATION")
-            .help(&[
+            .help(rtlat_args::lines![
                 "stop after DURATION: seconds, or with a suffix",
                 "s, m, h or d (90, 10m, 2h); 0 for no limit",
             ])
@@ -33,7 +33,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new_long("cpus", REQ, "LIST")
-            .help(&[
+            .help(rtlat_args::lines![
                 "pin the workers round-robin to the CPUs of LIST",
                 "(as cyclictest -a: 0-3,8, !1, +0-1)",
             ])
@@ -42,13 +42,13 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new_long("nice", REQ, "N")
-            .help(&["nice value of every worker, -20 to 19"])
+            .help(rtlat_args::lines!["nice value of every worker, -20 to 19"])
             .apply(|r: &mut Raw, v| {
                 r.nice = Some(v.text()?);
                 Ok(())
             }),
         Flag::new(Some('h'), "help", NO, "")
-            .help(&["print this help"])
+            .help(rtlat_args::lines!["print this help"])
             .shows_help(),
     ]
 });

@@ -28,7 +28,7 @@ pub trait HasLoad {
 pub fn flags<R: HasLoad>() -> Vec<Flag<R>> {
     vec![
         Flag::new_long("load", REQ, "SPEC")
-            .help(&[
+            .help(rtlat_args::lines![
                 "run load beside the measurement, from before the",
                 "first sample to after the last: KIND[:WORKERS],...",
                 "with KIND one of cpu memory cache io messaging",
@@ -40,7 +40,7 @@ pub fn flags<R: HasLoad>() -> Vec<Flag<R>> {
                 Ok(())
             }),
         Flag::new_long("load-schedule", REQ, "SCHEDULE")
-            .help(&[
+            .help(rtlat_args::lines![
                 "",
                 "load in phases, LOAD=DURATION,... with LOAD idle or",
                 "KIND[:WORKERS]+...: 'idle=30s,cpu=60s,cpu:1+",
@@ -59,7 +59,7 @@ pub fn flags<R: HasLoad>() -> Vec<Flag<R>> {
 /// The definition of `--load-cpus LIST`.
 fn load_cpus<R: HasLoad>() -> Flag<R> {
     Flag::new_long("load-cpus", REQ, "LIST")
-        .help(&[
+        .help(rtlat_args::lines![
             "run the load on these CPUs only (0-3,8), one worker",
             "per CPU of LIST by default (else one per CPU)",
         ])

@@ -90,7 +90,7 @@ pub fn flags<R: HasMonitor>() -> Vec<Flag<R>> {
             r.monitor().set(MonitorOpt::Listen, v.os_opt());
             Ok(())
         })
-        .help(&[
+        .help(rtlat_args::lines![
             "serve them over HTTP at /metrics (port 0: any free",
             "port; the address taken is printed) [127.0.0.1:9489]",
         ]),
@@ -98,7 +98,7 @@ pub fn flags<R: HasMonitor>() -> Vec<Flag<R>> {
             r.monitor().set(MonitorOpt::Textfile, v.os_opt());
             Ok(())
         })
-        .help(&[
+        .help(rtlat_args::lines![
             "also rewrite FILE whole every second, for",
             "node_exporter's textfile collector (name it *.prom;",
             "a regular file: a FIFO or device is refused);",
@@ -108,7 +108,7 @@ pub fn flags<R: HasMonitor>() -> Vec<Flag<R>> {
             r.monitor().set(MonitorOpt::Window, v.os_opt());
             Ok(())
         })
-        .help(&[
+        .help(rtlat_args::lines![
             "the rolling windows of the maxima and quantiles,",
             "lengths separated by commas",
         ])
@@ -117,7 +117,7 @@ pub fn flags<R: HasMonitor>() -> Vec<Flag<R>> {
             r.monitor().set(MonitorOpt::Checkpoint, v.os_opt());
             Ok(())
         })
-        .help(&[
+        .help(rtlat_args::lines![
             "write the whole state (distributions, counters,",
             "timeline) to FILE, atomically, every interval and at",
             "the end; FILE is a result, as --json writes it (a",
@@ -127,13 +127,13 @@ pub fn flags<R: HasMonitor>() -> Vec<Flag<R>> {
             r.monitor().set(MonitorOpt::CheckpointInterval, v.os_opt());
             Ok(())
         })
-        .help(&["", "how often"])
+        .help(rtlat_args::lines!["", "how often"])
         .default("60s"),
         defined(MonitorOpt::Resume, "", |r: &mut R, v| {
             r.monitor().set(MonitorOpt::Resume, v.os_opt());
             Ok(())
         })
-        .help(&[
+        .help(rtlat_args::lines![
             "carry on the totals of FILE (after a crash, a",
             "reboot, an upgrade); the time between the",
             "checkpoint and this start is recorded as a gap.",

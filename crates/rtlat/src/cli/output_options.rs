@@ -41,7 +41,9 @@ pub const MAX_BUCKETS: i64 = 1_000_000;
 /// The definition of `--json FILE` (`row`: [`JSON`] or [`JSON_NEW`]).
 pub fn json<R: HasOutputs>(row: &OptSpec<()>) -> Flag<R> {
     Flag::from_row(row, "FILE")
-        .help(&["write the results as JSON to FILE (- for stdout)"])
+        .help(rtlat_args::lines![
+            "write the results as JSON to FILE (- for stdout)"
+        ])
         .apply(|r: &mut R, v| {
             r.output_args().json = Some(v.os());
             Ok(())
@@ -52,7 +54,9 @@ pub fn json<R: HasOutputs>(row: &OptSpec<()>) -> Flag<R> {
 /// [`HISTFILE`]).
 pub fn histfile<R: HasOutputs>(row: &OptSpec<()>) -> Flag<R> {
     Flag::from_row(row, "PATH")
-        .help(&["write the histogram to PATH instead of stdout"])
+        .help(rtlat_args::lines![
+            "write the histogram to PATH instead of stdout"
+        ])
         .apply(|r: &mut R, v| {
             r.output_args().histfile = Some(v.os());
             Ok(())
@@ -61,7 +65,7 @@ pub fn histfile<R: HasOutputs>(row: &OptSpec<()>) -> Flag<R> {
 
 /// The definition of the histogram's option (`row`: [`HISTOGRAM_C`] or
 /// [`HISTOGRAM`]); `help` says what the tool's histogram counts.
-pub fn histogram<R: HasOutputs>(row: &OptSpec<()>, help: &'static [&'static str]) -> Flag<R> {
+pub fn histogram<R: HasOutputs>(row: &OptSpec<()>, help: &'static str) -> Flag<R> {
     Flag::from_row(row, "US").help(help).apply(|r: &mut R, v| {
         r.output_args().histogram = Some(("histogram", v.text()?));
         Ok(())
@@ -71,7 +75,9 @@ pub fn histogram<R: HasOutputs>(row: &OptSpec<()>, help: &'static [&'static str]
 /// The definition of cyclictest's `-H/--histofall N`.
 pub fn histofall<R: HasOutputs>() -> Flag<R> {
     Flag::from_row(&HISTOFALL_C, "US")
-        .help(&["like -h, plus a column summing all threads"])
+        .help(rtlat_args::lines![
+            "like -h, plus a column summing all threads"
+        ])
         .apply(|r: &mut R, v| {
             let outputs = &mut r.output_args();
             outputs.histogram = Some(("histofall", v.text()?));

@@ -209,10 +209,10 @@ pub mod tests {
     /// The shared definitions, as a tool includes them.
     fn definitions() -> Vec<Flag<SharedArgs>> {
         let mut flags = vec![
-            crate::cli::stop_options::loops(&["loops"]),
+            crate::cli::stop_options::loops("loops"),
             crate::cli::stop_options::duration(),
             crate::cli::output_options::json(&JSON),
-            crate::cli::output_options::histogram(&HISTOGRAM_C, &["buckets"]),
+            crate::cli::output_options::histogram(&HISTOGRAM_C, "buckets"),
             crate::cli::output_options::histofall(),
             crate::cli::output_options::histfile(&HISTFILE_C),
             synthetic(),

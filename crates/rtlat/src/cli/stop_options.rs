@@ -20,7 +20,7 @@ pub trait HasStop {
 
 /// The definition of `-l/--loops N` (2.4); `help` says what a loop is in the
 /// tool (a wake-up, a trip round the ring, a hand-off).
-pub fn loops<R: HasStop>(help: &'static [&'static str]) -> Flag<R> {
+pub fn loops<R: HasStop>(help: &'static str) -> Flag<R> {
     Flag::c(Some('l'), "loops", REQ, "N")
         .help(help)
         .default("0")
@@ -33,7 +33,7 @@ pub fn loops<R: HasStop>(help: &'static [&'static str]) -> Flag<R> {
 /// The definition of `-D/--duration TIME` (2.4), the same in every tool.
 pub fn duration<R: HasStop>() -> Flag<R> {
     Flag::c(Some('D'), "duration", REQ, "TIME")
-        .help(&[
+        .help(rtlat_args::lines![
             "stop after TIME: seconds, or a number followed by",
             "s, m, h or d (30s, 10m, 2h, 1d); 0: no limit",
         ])

@@ -38,7 +38,7 @@ pub trait HasVerdictStyle: HasVerdict {
 /// list: its place in C's abbreviation order differs).
 pub fn verdict<R: HasVerdictStyle>() -> Flag<R> {
     Flag::new_long("verdict", VERDICT_VALUE, "STYLE")
-        .help(&[
+        .help(rtlat_args::lines![
             "after everything else, the verdict on the run: was",
             "it measured right (measurement: valid, doubtful,",
             "invalid), is the machine set up for real-time work",
@@ -57,7 +57,7 @@ pub fn verdict<R: HasVerdictStyle>() -> Flag<R> {
 pub fn flags<R: HasVerdict>() -> Vec<Flag<R>> {
     vec![
         Flag::new_long("horizon", REQ, "LIST")
-            .help(&[
+            .help(rtlat_args::lines![
                 "project the worst case over these durations, comma-",
                 "separated (30m, 1h, 24h, 7d)",
             ])
@@ -67,7 +67,7 @@ pub fn flags<R: HasVerdict>() -> Vec<Flag<R>> {
                 Ok(())
             }),
         Flag::new_long("deadline", REQ, "TIME")
-            .help(&[
+            .help(rtlat_args::lines![
                 "also estimate how often a latency above TIME comes",
                 "(100us, 1ms; us without a unit)",
             ])

@@ -20,7 +20,7 @@ use rtlat_args::options::{Flag, Name, name_of};
 pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     let mut flags = vec![
         Flag::c(Some('a'), "affinity", OPT_CPUS, "CPUS")
-            .help(&[
+            .help(rtlat_args::lines![
                 "pin thread i to the i-th CPU of CPUS, round robin,",
                 "and keep the main thread on CPUS too; CPUS is like",
                 "0-3,8 or all, !LIST for all but LIST, +LIST to count",
@@ -33,7 +33,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('c'), "clock", REQ, "CLOCK")
-            .help(&[
+            .help(rtlat_args::lines![
                 "0 or monotonic: CLOCK_MONOTONIC; 1 or realtime:",
                 "CLOCK_REALTIME",
             ])
@@ -43,7 +43,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('d'), "distance", REQ, "US")
-            .help(&[
+            .help(rtlat_args::lines![
                 "each further thread's period is US microseconds",
                 "longer (may be negative); 0 with -h/-H",
             ])
@@ -55,7 +55,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
         stop::duration(),
         outputs::histogram(
             &outputs::HISTOGRAM_C,
-            &[
+            rtlat_args::lines![
                 "print a latency histogram of US one-microsecond",
                 "buckets (1 to 1000000) at the end; sets -d to 0.",
                 "(-h is the histogram; help is --help or -?)",
@@ -64,7 +64,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
         outputs::histofall(),
         outputs::histfile(&outputs::HISTFILE_C),
         Flag::c(Some('i'), "interval", REQ, "US")
-            .help(&[
+            .help(rtlat_args::lines![
                 "wake-up period of thread 0 in microseconds,",
                 "1 to 2147483647",
             ])
@@ -74,18 +74,18 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         outputs::json(&outputs::JSON),
-        stop::loops(&[
+        stop::loops(rtlat_args::lines![
             "each thread stops after N wake-ups; the run ends",
             "when the first thread is done; 0: no limit",
         ]),
         Flag::c(Some('m'), "mlockall", NO, "")
-            .help(&["lock current and future memory in RAM"])
+            .help(rtlat_args::lines!["lock current and future memory in RAM"])
             .apply(|r: &mut Raw, _| {
                 r.mlockall = true;
                 Ok(())
             }),
         Flag::c(None, "mainaffinity", REQ, "CPUS")
-            .help(&[
+            .help(rtlat_args::lines![
                 "move the main thread to CPUS once the measuring",
                 "threads run",
             ])
@@ -94,13 +94,13 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('N'), "nsecs", NO, "")
-            .help(&["report latencies in nanoseconds"])
+            .help(rtlat_args::lines!["report latencies in nanoseconds"])
             .apply(|r: &mut Raw, _| {
                 r.nsecs = true;
                 Ok(())
             }),
         Flag::c(Some('p'), "priority", REQ, "N")
-            .help(&[
+            .help(rtlat_args::lines![
                 "real-time priority, 0 to 99; a non-zero value makes",
                 "the policy fifo unless it is rr",
             ])
@@ -111,7 +111,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(None, "policy", REQ, "NAME")
-            .help(&[
+            .help(rtlat_args::lines![
                 "other (also: normal), batch, idle, fifo or rr; fifo",
                 "and rr without -p run at priority threads+1",
             ])
@@ -122,13 +122,15 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(None, "priospread", NO, "")
-            .help(&["thread i runs at priority N-i instead of all at N"])
+            .help(rtlat_args::lines![
+                "thread i runs at priority N-i instead of all at N"
+            ])
             .apply(|r: &mut Raw, _| {
                 r.priospread = true;
                 Ok(())
             }),
         Flag::c(Some('q'), "quiet", NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "no live display, one summary line per thread at",
                 "the end (none when a histogram is printed); on a",
                 "terminal, a progress line on stderr until then",
@@ -138,7 +140,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('r'), "relative", NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "sleep one period from the previous wake-up instead",
                 "of until an absolute deadline",
             ])
@@ -147,7 +149,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('S'), "smp", NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "one thread per allowed CPU, each pinned to its own;",
                 "-t and -a are then ignored",
             ])
@@ -156,7 +158,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('t'), "threads", OPT_NUM, "N")
-            .help(&[
+            .help(rtlat_args::lines![
                 "number of measuring threads; -t alone or -t 0 starts",
                 "one per CPU the process may use (or per CPU of -a's",
                 "list)",
@@ -167,25 +169,29 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('u'), "unbuffered", NO, "")
-            .help(&["send every line out at once"])
+            .help(rtlat_args::lines!["send every line out at once"])
             .apply(|r: &mut Raw, _| {
                 r.unbuffered = true;
                 Ok(())
             }),
         Flag::c(Some('v'), "verbose", NO, "")
-            .help(&["print every sample instead of the live display"])
+            .help(rtlat_args::lines![
+                "print every sample instead of the live display"
+            ])
             .apply(|r: &mut Raw, _| {
                 r.verbose = true;
                 Ok(())
             }),
         Flag::c(None, "laptop", NO, "")
-            .help(&["leave /dev/cpu_dma_latency alone (saves battery)"])
+            .help(rtlat_args::lines![
+                "leave /dev/cpu_dma_latency alone (saves battery)"
+            ])
             .apply(|r: &mut Raw, _| {
                 r.laptop = true;
                 Ok(())
             }),
         Flag::c(None, "latency", REQ, "US")
-            .help(&[
+            .help(rtlat_args::lines![
                 "value held in /dev/cpu_dma_latency for the run,",
                 "0 to 2147483647",
             ])
@@ -195,16 +201,16 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(None, "default-system", NO, "")
-            .help(&["leave /dev/cpu_dma_latency alone"])
+            .help(rtlat_args::lines!["leave /dev/cpu_dma_latency alone"])
             .apply(|r: &mut Raw, _| {
                 r.default_system = true;
                 Ok(())
             }),
         Flag::c(Some('?'), "help", NO, "")
-            .help(&["print this help and exit"])
+            .help(rtlat_args::lines!["print this help and exit"])
             .shows_help(),
         Flag::c(Some('A'), "aligned", OPT_NUM, "US")
-            .help(&[
+            .help(rtlat_args::lines![
                 "start the threads together: thread i's first",
                 "deadline is a common time + i*US microseconds",
             ])
@@ -214,7 +220,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('b'), "breaktrace", REQ, "US")
-            .help(&[
+            .help(rtlat_args::lines![
                 "stop the run at the first wake-up later than US",
                 "(nanoseconds with -N), 1 to 2147483647, and report",
                 "which thread it was",
@@ -224,7 +230,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('F'), "fifo", REQ, "PATH")
-            .help(&[
+            .help(rtlat_args::lines![
                 "create a named pipe at PATH that gives the current",
                 "status lines to each reader",
             ])
@@ -233,13 +239,15 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('M'), "refresh_on_max", NO, "")
-            .help(&["redraw the live display only when a maximum grows"])
+            .help(rtlat_args::lines![
+                "redraw the live display only when a maximum grows"
+            ])
             .apply(|r: &mut Raw, _| {
                 r.refresh_on_max = true;
                 Ok(())
             }),
         Flag::c(Some('o'), "oscope", REQ, "N")
-            .help(&[
+            .help(rtlat_args::lines![
                 "with -v: print one line per N samples, the largest",
                 "of them, 1 to 2147483647",
             ])
@@ -249,19 +257,23 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('R'), "resolution", NO, "")
-            .help(&["measure how fine the clock reads are before the run"])
+            .help(rtlat_args::lines![
+                "measure how fine the clock reads are before the run"
+            ])
             .apply(|r: &mut Raw, _| {
                 r.check_resolution = true;
                 Ok(())
             }),
         Flag::c(Some('s'), "system", NO, "")
-            .help(&["sleep with plain nanosleep (always relative)"])
+            .help(rtlat_args::lines![
+                "sleep with plain nanosleep (always relative)"
+            ])
             .apply(|r: &mut Raw, _| {
                 r.system = true;
                 Ok(())
             }),
         Flag::c(Some('x'), "posix_timers", NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "wake up through a per-thread POSIX timer signal;",
                 "-s and -x together fall back to clock_nanosleep",
             ])
@@ -270,7 +282,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(None, "secaligned", OPT_NUM, "US")
-            .help(&[
+            .help(rtlat_args::lines![
                 "start all threads US microseconds after the next",
                 "full second; not together with -A",
             ])
@@ -280,7 +292,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(None, "smi", NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "count System Management Interrupts on each thread's",
                 "CPU (x86, needs -a or -S and access to the MSRs)",
             ])
@@ -289,7 +301,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(None, "spike", REQ, "US")
-            .help(&[
+            .help(rtlat_args::lines![
                 "list every wake-up later than US (nanoseconds with",
                 "-N) at the end, 1 to 2147483647",
             ])
@@ -298,14 +310,16 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(None, "spike-nodes", REQ, "N")
-            .help(&["keep at most N of those spikes, 1 to 1000000"])
+            .help(rtlat_args::lines![
+                "keep at most N of those spikes, 1 to 1000000"
+            ])
             .default("1024")
             .apply(|r: &mut Raw, v| {
                 r.spike_nodes = Some(v.text()?);
                 Ok(())
             }),
         Flag::c(None, "tracemark", NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "with -b: write a marker to the kernel trace buffer",
                 "and stop tracing at the break",
             ])
@@ -314,7 +328,9 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(None, "dbg_cyclictest", NO, "")
-            .help(&["with -R: print every clock read of that measurement"])
+            .help(rtlat_args::lines![
+                "with -R: print every clock read of that measurement"
+            ])
             .apply(|r: &mut Raw, _| {
                 r.dbg_cyclictest = true;
                 Ok(())
@@ -331,7 +347,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             }),
         // Newer than 2.4 too: `--m`, `--w` keep what they meant in 2.4.
         Flag::new_long("wait", REQ, "METHOD")
-            .help(&[
+            .help(rtlat_args::lines![
                 "how the threads wait: abs (clock_nanosleep to an",
                 "absolute deadline), rel (-r), nanosleep (-s),",
                 "posix-timer (-x), timerfd (a periodic timerfd and",
@@ -345,7 +361,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new_long("measure", REQ, "METHOD")
-            .help(&[
+            .help(rtlat_args::lines![
                 "how the wake-up time is read: clock (the -c clock),",
                 "tsc (the x86_64 time-stamp counter, calibrated at",
                 "the start), timer (with --wait timerfd: the",
@@ -358,7 +374,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             }),
         // No 2.4 name starts with `st`: every 2.4 abbreviation keeps its meaning.
         Flag::new_long("stats-interval", REQ, "TIME")
-            .help(&[
+            .help(rtlat_args::lines![
                 "cut the run into intervals of TIME (seconds,",
                 "decimals allowed, or with a unit ms, s, m, h or d:",
                 "0.5, 100ms, 2s; 10ms to 1d) and write each",
@@ -370,7 +386,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new_long("stats-file", REQ, "FILE")
-            .help(&[
+            .help(rtlat_args::lines![
                 "where those go: one JSON line per interval and",
                 "thread, written while the run goes on",
             ])
@@ -381,7 +397,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
         // New names: a 2.4 prefix (`--b` for --breaktrace, `--h` ambiguous)
         // keeps its meaning; `--bu`, `--pe`, `--hg` reach these.
         Flag::new_long("bucket-width", REQ, "NS")
-            .help(&[
+            .help(rtlat_args::lines![
                 "width of the exact buckets, 1 to 1000000 ns [1000];",
                 "they cover the larger of -h and 2 ms, then buckets",
                 "within 1 % go up to over a minute",
@@ -391,7 +407,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new_long("percentiles", NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "print p50 to p99.999 and max of each thread and of",
                 "all threads after the summary (also in the JSON);",
                 "a value with fewer than 10 samples beyond it is",
@@ -404,13 +420,13 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
         verdict_options::verdict(),
         // No 2.4 name starts with `no`: `--n` stays --nsecs.
         Flag::new_long("no-progress", NO, "")
-            .help(&["with -q: no progress line"])
+            .help(rtlat_args::lines!["with -q: no progress line"])
             .apply(|r: &mut Raw, _| {
                 r.no_progress = true;
                 Ok(())
             }),
         Flag::new_long("hgrm", REQ, "FILE")
-            .help(&[
+            .help(rtlat_args::lines![
                 "write the distribution of all threads in",
                 "HdrHistogram's .hgrm percentile format (- for",
                 "stdout)",
@@ -420,7 +436,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::new_long("hgrm-per-thread", NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "with --hgrm: also one file per thread (FILE with",
                 ".N before its extension)",
             ])
@@ -434,7 +450,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     // rt-tests 2.8: `--de` stays --default-system (2.4), `--dee` is this.
     flags.push(
         Flag::new_long("deepest-idle-state", REQ, "N")
-            .help(&[
+            .help(rtlat_args::lines![
                 "",
                 "disable the idle states deeper than N (-1: all) on",
                 "the measured CPUs (the -a set, else all) for the",

@@ -67,11 +67,11 @@ fn common_flags(tool: PairTool) -> Vec<Flag<Raw>> {
         distance(),
         stop::duration(),
         Flag::c(Some('h'), "help", NO, "")
-            .help(&["print this help and exit"])
+            .help(rtlat_args::lines!["print this help and exit"])
             .shows_help(),
         interval(),
         outputs::json(&outputs::JSON),
-        stop::loops(&[
+        stop::loops(rtlat_args::lines![
             "each side stops after N hand-offs; the run ends",
             "when the first side is done; 0: no limit",
         ]),
@@ -102,7 +102,7 @@ fn common_flags(tool: PairTool) -> Vec<Flag<Raw>> {
 /// `-a/--affinity[=CPU]`.
 fn affinity() -> Flag<Raw> {
     Flag::c(Some('a'), "affinity", OPT_NUM, "CPU")
-        .help(&[
+        .help(rtlat_args::lines![
             "pin every pair to CPU; alone (or -a 0 as two",
             "words): pair i on the i-th CPU, round robin",
         ])
@@ -115,7 +115,7 @@ fn affinity() -> Flag<Raw> {
 /// `-b/--breaktrace=US`.
 fn breaktrace() -> Flag<Raw> {
     Flag::c(Some('b'), "breaktrace", REQ, "US")
-        .help(&[
+        .help(rtlat_args::lines![
             "stop the run (and the kernel trace) at the first",
             "latency above US",
         ])
@@ -128,7 +128,7 @@ fn breaktrace() -> Flag<Raw> {
 /// `-d/--distance=US`.
 fn distance() -> Flag<Raw> {
     Flag::c(Some('d'), "distance", REQ, "US")
-        .help(&["each further pair pauses US longer"])
+        .help(rtlat_args::lines!["each further pair pauses US longer"])
         .default("500")
         .apply(|r: &mut Raw, v| {
             r.distance = Some(v.text()?);
@@ -139,7 +139,7 @@ fn distance() -> Flag<Raw> {
 /// `-i/--interval=US`.
 fn interval() -> Flag<Raw> {
     Flag::c(Some('i'), "interval", REQ, "US")
-        .help(&[
+        .help(rtlat_args::lines![
             "receiver's pause between hand-offs, 0 to",
             "2147483647 microseconds (0: none)",
         ])
@@ -155,12 +155,12 @@ fn interval() -> Flag<Raw> {
 fn priority(tool: PairTool) -> Flag<Raw> {
     Flag::c(Some('p'), "priority", REQ, "N")
         .help(if tool == PairTool::Sigwaittest {
-            &[
+            rtlat_args::lines![
                 "SCHED_FIFO priority of pair 0, 0 to 99; each",
                 "further pair one less, down to 0; 0: SCHED_OTHER",
             ]
         } else {
-            &[
+            rtlat_args::lines![
                 "SCHED_FIFO priority of pair 0, 0 to 99; each",
                 "further pair one less, down to 1; 0: SCHED_OTHER",
             ]
@@ -174,7 +174,9 @@ fn priority(tool: PairTool) -> Flag<Raw> {
 /// `-q/--quiet`.
 fn quiet() -> Flag<Raw> {
     Flag::c(Some('q'), "quiet", NO, "")
-        .help(&["no live display; print the figures once at the end"])
+        .help(rtlat_args::lines![
+            "no live display; print the figures once at the end"
+        ])
         .apply(|r: &mut Raw, _| {
             r.quiet = true;
             Ok(())
@@ -184,7 +186,9 @@ fn quiet() -> Flag<Raw> {
 /// `-t/--threads[=N]`.
 fn threads() -> Flag<Raw> {
     Flag::c(Some('t'), "threads", OPT_NUM, "N")
-        .help(&["number of pairs; -t alone or -t 0: one per CPU"])
+        .help(rtlat_args::lines![
+            "number of pairs; -t alone or -t 0: one per CPU"
+        ])
         .default("1")
         .apply(|r: &mut Raw, v| {
             r.threads = Some(v.optional()?);
@@ -198,7 +202,7 @@ fn histogram() -> Flag<Raw> {
         value_name: "N",
         ..outputs::histogram(
             &outputs::HISTOGRAM,
-            &[
+            rtlat_args::lines![
                 "at the end, print a histogram of the receivers'",
                 "latencies with N one-microsecond buckets",
             ],
@@ -209,7 +213,9 @@ fn histogram() -> Flag<Raw> {
 /// `--nsecs`.
 fn nsecs() -> Flag<Raw> {
     Flag::new_long("nsecs", NO, "")
-        .help(&["figures and histogram buckets in nanoseconds"])
+        .help(rtlat_args::lines![
+            "figures and histogram buckets in nanoseconds"
+        ])
         .apply(|r: &mut Raw, _| {
             r.nsecs = true;
             Ok(())
@@ -217,7 +223,7 @@ fn nsecs() -> Flag<Raw> {
 }
 
 /// The ipc tools' `--fail-if`: per receiver, no percentiles with `-f`.
-const FAIL_IF_HELP: &[&str] = &[
+const FAIL_IF_HELP: &str = rtlat_args::lines![
     "exit 3 after the outputs when a receiver (or all",
     "together) breaks a limit: 'max>100us,p99>40us';",
     "METRIC min avg max p50 p90 p99 p99.9 p99.99",
@@ -230,14 +236,14 @@ const FAIL_IF_HELP: &[&str] = &[
 ];
 
 /// The ipc tools' `--load`: around the hand-offs.
-const LOAD_HELP: &[&str] = &[
+const LOAD_HELP: &str = rtlat_args::lines![
     "background load from before the first hand-off to",
     "after the last: KIND[:WORKERS],... (see rtlat load",
     "--help); '# load' lines at the end, \"load\" in JSON",
 ];
 
 /// The ipc tools' `--load-schedule`: not with `-f`.
-const LOAD_SCHEDULE_HELP: &[&str] = &[
+const LOAD_SCHEDULE_HELP: &str = rtlat_args::lines![
     "",
     "load in phases, LOAD=DURATION,... with LOAD idle or",
     "KIND[:WORKERS]+...; ends the run when it ends (or -l,",
@@ -248,7 +254,7 @@ const LOAD_SCHEDULE_HELP: &[&str] = &[
 /// `-S/--smp` (svsematest, pmqtest, ptsematest).
 fn smp() -> Flag<Raw> {
     Flag::c(Some('S'), "smp", NO, "")
-        .help(&[
+        .help(rtlat_args::lines![
             "one pair per CPU, each on its own, all at the same",
             "priority; -t and -a are then ignored",
         ])
@@ -264,7 +270,7 @@ fn smp() -> Flag<Raw> {
 fn fork() -> Flag<Raw> {
     Flag::c(Some('f'), "fork", OPT_NUM, "")
         .value_hidden()
-        .help(&[
+        .help(rtlat_args::lines![
             "run each side as a process of its own instead of",
             "a thread (IDs are then process ids)",
         ])
@@ -277,7 +283,7 @@ fn fork() -> Flag<Raw> {
 /// pmqtest's `-f/--forcetimeout`.
 fn force_timeout() -> Flag<Raw> {
     Flag::c(Some('f'), "forcetimeout", REQ, "SECS")
-        .help(&[
+        .help(rtlat_args::lines![
             "with -T: the sender waits SECS seconds before",
             "each message; the receiver's time-outs are",
             "counted (TO) and it waits again",
@@ -291,7 +297,7 @@ fn force_timeout() -> Flag<Raw> {
 /// pmqtest's `-T/--timeout`.
 fn timeout() -> Flag<Raw> {
     Flag::c(Some('T'), "timeout", REQ, "SECS")
-        .help(&[
+        .help(rtlat_args::lines![
             "the receiver waits at most SECS seconds; a",
             "time-out ends the pair with an error",
         ])

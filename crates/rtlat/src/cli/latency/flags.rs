@@ -18,7 +18,7 @@ use rtlat_args::options::{Flag, Name, name_of, name_of_short};
 pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     let mut flags = vec![
         Flag::c_short('g', REQ, "FILE")
-            .help(&[
+            .help(rtlat_args::lines![
                 "write the all-samples histogram to FILE as gnuplot data",
                 "(x: bucket centre in us, y: count + 1)",
             ])
@@ -27,7 +27,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c_short('h', NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "print the histograms of all samples, of the per-second",
                 "minima and of the per-second maxima (HSD lines)",
             ])
@@ -44,13 +44,15 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c_short('l', REQ, "LINES")
-            .help(&["RTD lines between RTT/RTH headers; 0: no headers       [21]"])
+            .help(rtlat_args::lines![
+                "RTD lines between RTT/RTH headers; 0: no headers       [21]"
+            ])
             .apply(|r: &mut Raw, v| {
                 r.lines = Some(v.text()?);
                 Ok(())
             }),
         Flag::c_short('T', REQ, "SECS")
-            .help(&[
+            .help(rtlat_args::lines![
                 "measure for SECS seconds after the warm-up (or 10m, 2h, ...);",
                 "0: until Ctrl-C                                        [0]",
             ])
@@ -59,25 +61,31 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c_short('q', NO, "")
-            .help(&["with -T: no RTT, RTH or RTD lines, only the summary"])
+            .help(rtlat_args::lines![
+                "with -T: no RTT, RTH or RTD lines, only the summary"
+            ])
             .apply(|r: &mut Raw, _| {
                 r.quiet = true;
                 Ok(())
             }),
         Flag::c_short('H', REQ, "N")
-            .help(&["buckets on each side of zero, 1 to 1000000              [300]"])
+            .help(rtlat_args::lines![
+                "buckets on each side of zero, 1 to 1000000              [300]"
+            ])
             .apply(|r: &mut Raw, v| {
                 r.histogram_size = Some(v.text()?);
                 Ok(())
             }),
         Flag::c_short('B', REQ, "NS")
-            .help(&["bucket width in nanoseconds, 1 to 1000000000          [1000]"])
+            .help(rtlat_args::lines![
+                "bucket width in nanoseconds, 1 to 1000000000          [1000]"
+            ])
             .apply(|r: &mut Raw, v| {
                 r.bucket_size = Some(v.text()?);
                 Ok(())
             }),
         Flag::c_short('s', NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "print the sample count, average and standard deviation of",
                 "each histogram's values (HSH/HSS lines, in microseconds)",
             ])
@@ -93,13 +101,15 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c_short('t', REQ, "0")
-            .help(&["the periodic user-mode task (the only test mode on Linux)"])
+            .help(rtlat_args::lines![
+                "the periodic user-mode task (the only test mode on Linux)"
+            ])
             .apply(|r: &mut Raw, v| {
                 r.test_mode = Some(v.text()?);
                 Ok(())
             }),
         Flag::c_short('f', NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "at each new maximum, write a trace marker and freeze the",
                 "kernel trace (a tracefs snapshot; without snapshot support,",
                 "the trace is stopped)",
@@ -109,13 +119,17 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c_short('c', REQ, "CPU")
-            .help(&["pin the thread to CPU                          [not pinned]"])
+            .help(rtlat_args::lines![
+                "pin the thread to CPU                          [not pinned]"
+            ])
             .apply(|r: &mut Raw, v| {
                 r.cpu = Some(v.text()?);
                 Ok(())
             }),
         Flag::c_short('P', REQ, "PRIO")
-            .help(&["SCHED_FIFO priority of the thread, 1 to 99             [99]"])
+            .help(rtlat_args::lines![
+                "SCHED_FIFO priority of the thread, 1 to 99             [99]"
+            ])
             .apply(|r: &mut Raw, v| {
                 r.priority = Some(v.text()?);
                 Ok(())
@@ -125,14 +139,14 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             Ok(())
         }),
         Flag::new_long("help", NO, "")
-            .help(&["print this help"])
+            .help(rtlat_args::lines!["print this help"])
             .shows_help(),
-        outputs::json(&outputs::JSON_NEW).help(&[
+        outputs::json(&outputs::JSON_NEW).help(rtlat_args::lines![
             "write the results as JSON to FILE (- for stdout, after",
             "the RTD lines): cyclictest's document, with the environment,",
             "the audit of the machine made before the warm-up and the verdict",
         ]),
-        verdict_options::verdict().help(&[
+        verdict_options::verdict().help(rtlat_args::lines![
             "after the summary, the verdict on the run: was it",
             "measured right (measurement: valid, doubtful, invalid), is the",
             "machine set up for real-time work (machine: ready, caveats,",
@@ -143,26 +157,26 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     flags.extend(gate_and_load_flags().into_iter().map(|flag| {
         let help = match flag.long {
             Some("fail-if") => FAIL_IF_HELP,
-            Some("junit") => &["with --fail-if: a JUnit XML report of the limits"],
-            Some("horizon") => &[
+            Some("junit") => rtlat_args::lines!["with --fail-if: a JUnit XML report of the limits"],
+            Some("horizon") => rtlat_args::lines![
                 "project the worst case over these durations,",
                 "comma-separated (30m, 1h, 24h, 7d)",
             ],
-            Some("deadline") => &[
+            Some("deadline") => rtlat_args::lines![
                 "also estimate how often a latency above TIME comes",
                 "(100us, 1ms; us without a unit)",
             ],
-            Some("load") => &[
+            Some("load") => rtlat_args::lines![
                 "background load from before the warm-up to the end",
                 "(KIND[:WORKERS],...; see rtlat load --help): '# load' lines",
                 "after the summary",
             ],
-            Some("load-schedule") => &[
+            Some("load-schedule") => rtlat_args::lines![
                 "load in phases after the warm-up,",
                 "LOAD=DURATION,... with LOAD idle or KIND[:WORKERS]+...; ends",
                 "the run when it ends (or -T sooner); '# phase' lines per phase",
             ],
-            Some("load-cpus") => &[
+            Some("load-cpus") => rtlat_args::lines![
                 "run the load on these CPUs only (0-3,8), one worker",
                 "per CPU of LIST by default",
             ],
@@ -173,7 +187,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     flags.extend(explain::flags().into_iter().map(|flag| {
         let help = match flag.long {
             Some("explain") => EXPLAIN_HELP,
-            Some("explain-threshold") => &[
+            Some("explain-threshold") => rtlat_args::lines![
                 "with --explain: every sample above US is a",
                 "candidate (default: each new maximum)",
             ],
@@ -187,7 +201,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
 });
 
 /// latency's `--fail-if`: after the warm-up.
-const FAIL_IF_HELP: &[&str] = &[
+const FAIL_IF_HELP: &str = rtlat_args::lines![
     "exit 3 after the summary when the samples after the",
     "warm-up break a limit: 'max>100us,p99.9>40us' (METRIC min avg",
     "max p50 p90 p99 p99.9 p99.99 p99.999 overruns, OP > >= < <=,",
@@ -200,7 +214,7 @@ const FAIL_IF_HELP: &[&str] = &[
 ];
 
 /// latency's `--explain`: one measured CPU.
-const EXPLAIN_HELP: &[&str] = &[
+const EXPLAIN_HELP: &str = rtlat_args::lines![
     "record kernel events on the measured CPU(s) and",
     "explain the N worst samples after the warm-up [3]: IRQ latency,",
     "timer handler to wake-up, thread latency, return to user, each",

@@ -20,7 +20,7 @@ use crate::cli::verdict_options;
 pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     let mut flags = vec![
         Flag::c(Some('a'), "affinity", OPT_CPUS, "CPUS")
-            .help(&[
+            .help(rtlat_args::lines![
                 "pin thread i to the i-th CPU of CPUS, round robin;",
                 "CPUS is like 0-3,8 or all, !LIST for all but LIST,",
                 "+LIST to count within the allowed CPUs. Alone: the",
@@ -32,7 +32,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('b'), "breaktrace", REQ, "US")
-            .help(&[
+            .help(rtlat_args::lines![
                 "stop at thread 0's first sample above US, say so,",
                 "and stop the kernel trace if tracefs is mounted",
             ])
@@ -42,18 +42,20 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             }),
         stop::duration(),
         Flag::c(Some('h'), "help", NO, "")
-            .help(&["print this help and exit"])
+            .help(rtlat_args::lines!["print this help and exit"])
             .shows_help(),
         outputs::json(&outputs::JSON),
-        stop::loops(&["stop once thread 0 has N samples; 0: no limit"]),
+        stop::loops(rtlat_args::lines![
+            "stop once thread 0 has N samples; 0: no limit"
+        ]),
         Flag::c(Some('m'), "mlockall", NO, "")
-            .help(&["lock current and future memory in RAM"])
+            .help(rtlat_args::lines!["lock current and future memory in RAM"])
             .apply(|r: &mut Raw, _| {
                 r.mlockall = true;
                 Ok(())
             }),
         Flag::c(Some('p'), "priority", REQ, "N")
-            .help(&[
+            .help(rtlat_args::lines![
                 "SCHED_FIFO priority of every thread, 1 to 99;",
                 "0: SCHED_OTHER",
             ])
@@ -63,13 +65,15 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('q'), "quiet", NO, "")
-            .help(&["no live display; one line per thread at the end"])
+            .help(rtlat_args::lines![
+                "no live display; one line per thread at the end"
+            ])
             .apply(|r: &mut Raw, _| {
                 r.quiet = true;
                 Ok(())
             }),
         Flag::c(Some('S'), "smp", NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "one thread per allowed CPU, each pinned to its own;",
                 "-t and -a are then ignored",
             ])
@@ -78,14 +82,14 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c(Some('t'), "threads", REQ, "N")
-            .help(&["threads in the ring, 2 to 65536"])
+            .help(rtlat_args::lines!["threads in the ring, 2 to 65536"])
             .default("2")
             .apply(|r: &mut Raw, v| {
                 r.threads = Some(v.text()?);
                 Ok(())
             }),
         Flag::c(Some('v'), "verbose", NO, "")
-            .help(&[
+            .help(rtlat_args::lines![
                 "print every sample of thread 0 (thread:count:value)",
                 "instead of the live display",
             ])
@@ -95,14 +99,17 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             }),
         outputs::histogram(
             &outputs::HISTOGRAM,
-            &[
+            rtlat_args::lines![
                 "at the end, print a histogram of US one-unit",
                 "buckets per thread (as cyclictest -h)",
             ],
         ),
         outputs::histfile(&outputs::HISTFILE),
         Flag::new_long("nsecs", NO, "")
-            .help(&["report nanoseconds instead of microseconds (-b", "too)"])
+            .help(rtlat_args::lines![
+                "report nanoseconds instead of microseconds (-b",
+                "too)"
+            ])
             .apply(|r: &mut Raw, _| {
                 r.nsecs = true;
                 Ok(())
@@ -128,7 +135,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
 });
 
 /// signaltest's `--fail-if`: no percentiles.
-const FAIL_IF_HELP: &[&str] = &[
+const FAIL_IF_HELP: &str = rtlat_args::lines![
     "fail when a thread, or all threads together, break a",
     "limit: comma-separated METRIC OP VALUE, METRIC one",
     "of min avg max overruns (a ring keeps no",
@@ -142,7 +149,7 @@ const FAIL_IF_HELP: &[&str] = &[
 ];
 
 /// signaltest's `--load`: beside the ring.
-const LOAD_HELP: &[&str] = &[
+const LOAD_HELP: &str = rtlat_args::lines![
     "run load beside the ring, from before the first trip",
     "to after the last: KIND[:WORKERS],...; one '# load'",
     "line per kind at the end, \"load\" in the JSON",
