@@ -299,7 +299,7 @@ mod tests {
         let c = compare(&base, &new, NoiseRule { percent: 10.0 });
         let mut out = Vec::new();
         write_json(&mut out, &c).unwrap();
-        crate::report::schema::check_unversioned("compare", &String::from_utf8(out).unwrap());
+        crate::report::schema::check_unversioned("compare", &[&String::from_utf8(out).unwrap()]);
     }
 
     #[test]

@@ -1174,6 +1174,6 @@ mod schema_tests {
             };
             write_json_with(w, &report, &m, &CyclicConfig::new(Vec::new()), extras)
         });
-        crate::report::schema::check("cyclictest", &text);
+        crate::report::schema::check("cyclictest", &[&text]);
     }
 }

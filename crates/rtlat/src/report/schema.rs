@@ -24,14 +24,24 @@ use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 /// (`null`, `bool`, `number`, `string`, `object`, `array`, several joined
 /// by `|`), one `path: types` line each, in the order first written.
 pub fn key_paths(text: &str) -> Vec<String> {
+    key_paths_of(&[text])
+}
+
+/// [`key_paths`] of several documents of one kind taken together: the
+/// paths of the first in its order, then those only a later one writes
+/// (a document can hold only one of two alternatives: a projection or
+/// why there is none, a run read from rtlat or from C's histogram).
+pub fn key_paths_of(texts: &[&str]) -> Vec<String> {
     let mut paths = Paths::default();
-    let mut reader = serde_json::Deserializer::from_str(text);
-    Walk {
-        path: String::new(),
-        paths: &mut paths,
+    for text in texts {
+        let mut reader = serde_json::Deserializer::from_str(text);
+        Walk {
+            path: String::new(),
+            paths: &mut paths,
+        }
+        .deserialize(&mut reader)
+        .expect("valid JSON");
     }
-    .deserialize(&mut reader)
-    .expect("valid JSON");
     paths
         .0
         .into_iter()
@@ -147,26 +157,36 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 }
 
-/// Checks `text`, a fully populated document of `tool`, against the
-/// golden list of its `file_version`; panics saying what changed and
-/// what to do.
-pub fn check(tool: &str, text: &str) {
-    let doc: serde_json::Value = serde_json::from_str(text).expect("valid JSON");
-    let version = doc["file_version"]
-        .as_u64()
-        .expect("the document has a file_version");
-    check_against(tool, &format!("v{version}"), "its file_version", text);
+/// Checks `texts`, documents of `tool` that together populate every key
+/// (one alone, when it can), against the golden list of their
+/// `file_version`; panics saying what changed and what to do.
+pub fn check(tool: &str, texts: &[&str]) {
+    let versions: Vec<u64> = texts
+        .iter()
+        .map(|text| {
+            let doc: serde_json::Value = serde_json::from_str(text).expect("valid JSON");
+            doc["file_version"]
+                .as_u64()
+                .expect("the document has a file_version")
+        })
+        .collect();
+    let version = versions[0];
+    assert!(
+        versions.iter().all(|&v| v == version),
+        "documents of several versions: {versions:?}"
+    );
+    check_against(tool, &format!("v{version}"), "its file_version", texts);
 }
 
-/// [`check`] for a document without a version of its schema (`rtlat
+/// [`check`] for documents without a version of their schema (`rtlat
 /// audit --json`, `rtlat compare --json`: only `rtlat_version`): any
-/// change of its keys fails until it is given one.
-pub fn check_unversioned(tool: &str, text: &str) {
-    check_against(tool, "unversioned", "a version (it has none)", text);
+/// change of their keys fails until they are given one.
+pub fn check_unversioned(tool: &str, texts: &[&str]) {
+    check_against(tool, "unversioned", "a version (it has none)", texts);
 }
 
-fn check_against(tool: &str, label: &str, version: &str, text: &str) {
-    let written = key_paths(text);
+fn check_against(tool: &str, label: &str, version: &str, texts: &[&str]) {
+    let written = key_paths_of(texts);
     let file = golden(tool, label);
     let Ok(golden) = std::fs::read_to_string(&file) else {
         if std::env::var_os("RTLAT_SCHEMA_WRITE").is_some() {
@@ -228,6 +248,24 @@ mod tests {
         );
     }
 
+    #[test]
+    fn several_documents_add_the_paths_and_types_only_later_ones_write() {
+        let first = r#"{"a": 1, "p": {"outcome": "projected", "levels": []}}"#;
+        let second = r#"{"a": null, "p": {"outcome": "refused", "id": "x"}, "z": true}"#;
+        assert_eq!(
+            key_paths_of(&[first, second]),
+            [
+                "a: null|number",
+                "p: object",
+                "p.outcome: string",
+                "p.levels: array",
+                "p.id: string",
+                "z: bool",
+            ]
+        );
+        assert_eq!(key_paths_of(&[first]), key_paths(first));
+    }
+
     /// A thread that measured with every key signaltest writes: `-h`,
     /// disturbances, a time for its maximum.
     fn full_thread() -> rtlat_core::ThreadReport {
@@ -262,7 +300,7 @@ mod tests {
             timeline: Some(timeline()),
         };
         let text = render(|w| crate::signaltest::output::write_json(w, &report, &m, &extras));
-        check("signaltest", &text);
+        check("signaltest", &[&text]);
     }
 
     #[test]
@@ -313,6 +351,6 @@ mod tests {
         let text = render(|w| {
             crate::ipc::output::write_json(w, PairTool::Pmqtest, &report, &cpus, &m, extras)
         });
-        check("ipc", &text);
+        check("ipc", &[&text]);
     }
 }
