@@ -286,32 +286,100 @@ mod tests {
         t
     }
 
+    /// Checks `tool`'s documents, written by `write`, of a run of
+    /// `cmdline` beside the staged `load`, judged from `judged`: audited
+    /// (CPU 1, without cpufreq, and CPU 2, with a governor and idle
+    /// states) with a quiet system's counters (the hypervisor's steal
+    /// counted), which write `environment`, `audit` and `steal_share`;
+    /// and neither, which leaves them `null`.
+    fn check_audited_and_not(
+        tool: &str,
+        cmdline: &str,
+        judged: &rtlat_core::RunReport,
+        load: (
+            &rtlat_core::load::LoadSchedule,
+            &rtlat_core::load::LoadSummary,
+        ),
+        write: impl Fn(
+            &mut Vec<u8>,
+            &crate::report::RunMeta,
+            crate::report::json::Extras,
+        ) -> std::io::Result<()>,
+    ) {
+        use crate::report::test_support::{meta, render};
+        use crate::report::verdict::tests::{fixture_audit, quiet_system};
+        let load = crate::report::load::LoadResults {
+            schedule: load.0,
+            summary: load.1,
+            run_time: Some(std::time::Duration::from_millis(1500)),
+        };
+        let document = |m: &crate::report::RunMeta, system| {
+            let verdict = crate::report::verdict::judge(judged, m, system);
+            let extras = crate::report::json::Extras {
+                load: Some(&load),
+                verdict: &verdict,
+                explain: None,
+                timeline: None,
+            };
+            render(|w| write(w, m, extras))
+        };
+        let mut audited = meta(cmdline);
+        audited.audit = Some(fixture_audit("tuned-rt", vec![1, 2], 95));
+        check(
+            tool,
+            &[
+                &document(&audited, Some(&quiet_system())),
+                &document(&meta(cmdline), None),
+            ],
+        );
+    }
+
+    /// The phases of a staged load of two phases (the second cut short)
+    /// of [`full_thread`], each with its distribution, and the load.
+    fn staged_load() -> (
+        Vec<rtlat_core::PhaseReport>,
+        rtlat_core::load::LoadSchedule,
+        rtlat_core::load::LoadSummary,
+    ) {
+        let (mut report, schedule, summary) = crate::report::json::tests::staged_load();
+        let mut phases = std::mem::take(&mut report.threads[0].phases);
+        for phase in &mut phases {
+            phase.distribution = full_thread().distribution;
+        }
+        (phases, schedule, summary)
+    }
+
     #[test]
     fn the_keys_of_signaltests_document_change_only_with_its_version() {
         use crate::report::json::Extras;
-        use crate::report::test_support::{meta, render, run, timeline};
-        let report = run(rtlat_core::Resolution::Micros, vec![full_thread()]);
-        let m = meta("signaltest -h 100");
-        let verdict = crate::report::verdict::judge(&report, &m, None);
-        let extras = Extras {
-            load: None,
-            verdict: &verdict,
-            explain: None,
-            timeline: Some(timeline()),
-        };
-        let text = render(|w| crate::signaltest::output::write_json(w, &report, &m, &extras));
-        check("signaltest", &[&text]);
+        use crate::report::test_support::{run, timeline};
+        let (phases, schedule, summary) = staged_load();
+        let mut thread = full_thread();
+        thread.phases = phases;
+        let report = run(rtlat_core::Resolution::Micros, vec![thread]);
+        check_audited_and_not(
+            "signaltest",
+            "signaltest -h 100",
+            &report,
+            (&schedule, &summary),
+            |w, m, extras| {
+                let extras = Extras {
+                    timeline: Some(timeline()),
+                    ..extras
+                };
+                crate::signaltest::output::write_json(w, &report, m, &extras)
+            },
+        );
     }
 
     #[test]
     fn the_keys_of_the_ipc_tools_document_change_only_with_its_version() {
         use crate::ipc::PairTool;
-        use crate::report::json::Extras;
-        use crate::report::test_support::{meta, render};
         use rtlat_core::EndReason;
         use rtlat_core::ipc::{PairReport, PairResult, SideResult};
         use rtlat_core::{Nanos, Resolution};
         let t = full_thread();
+        let (phases, schedule, summary) = staged_load();
         let side = |id: i32| SideResult {
             id,
             policy: t.policy,
@@ -334,23 +402,20 @@ mod tests {
                 timeouts: 2,
                 histogram: t.histogram.clone(),
                 distribution: t.distribution.clone(),
-                phases: Vec::new(),
+                phases,
             }],
             break_info: None,
         };
-        let m = meta("pmqtest -h 100");
         let cpus = [(1, 0)];
         let receivers = crate::ipc::output::receivers_as_run_report(&report, &cpus);
-        let verdict = crate::report::verdict::judge(&receivers, &m, None);
-        let extras = Extras {
-            load: None,
-            verdict: &verdict,
-            explain: None,
-            timeline: None,
-        };
-        let text = render(|w| {
-            crate::ipc::output::write_json(w, PairTool::Pmqtest, &report, &cpus, &m, extras)
-        });
-        check("ipc", &[&text]);
+        check_audited_and_not(
+            "ipc",
+            "pmqtest -h 100",
+            &receivers,
+            (&schedule, &summary),
+            |w, m, extras| {
+                crate::ipc::output::write_json(w, PairTool::Pmqtest, &report, &cpus, m, extras)
+            },
+        );
     }
 }
