@@ -32,7 +32,7 @@ mod tests {
     fn the_keys_of_the_document_are_pinned() {
         let mut out = Vec::new();
         write_json(&mut out, &test_support::audit()).unwrap();
-        crate::report::schema::check_unversioned("audit", &String::from_utf8(out).unwrap());
+        crate::report::schema::check_unversioned("audit", &[&String::from_utf8(out).unwrap()]);
     }
 
     #[test]

@@ -8,6 +8,17 @@ use rtlat_results::blocks::BlocksDoc;
 use rtlat_stats::blocks::{Block, BlockSeries, LADDER_NS};
 use serde_json::{Value, json};
 
+/// The C cyclictest's own JSON with a histogram, as rt-tests 2.4
+/// `cyclictest -q -l 100 -t 2 -h 50 --json=F` writes it: thread 1 has 2
+/// samples beyond the histogram.
+pub const C_WITH_HISTOGRAM: &str = r#"{"file_version": 1, "cmdline:": "cyclictest -q -l 100 -t 2 -h 50",
+    "rt_test_version:": "2.40", "num_threads": 2, "resolution_in_ns": 0,
+    "thread": {
+      "0": {"histogram": {"3": 50, "4": 40, "9": 10}, "cycles": 100, "min": 3,
+            "max": 9, "avg": 3.9, "cpu": 0, "node": 0},
+      "1": {"histogram": {"5": 98}, "cycles": 100, "min": 5, "max": 700,
+            "avg": 19.1, "cpu": 1, "node": 0}}}"#;
+
 /// A thread's samples (ns), block by block (100 ms each).
 pub type Thread = Vec<Vec<i64>>;
 
@@ -89,6 +100,25 @@ pub fn thread(late_ns: i64, late_in: impl Fn(usize) -> usize) -> Thread {
                         late_ns + (k as i64 % 7) * 1000
                     } else {
                         5_000 + ((k * 7919 + i * 31) % 10) as i64 * 1000
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// 400 blocks (40 s) of 100 samples of 5 to 14 µs, each with one late
+/// sample of `late_ns` and up to 10 µs above, spread over the blocks:
+/// maxima that vary without a trend, enough 1 s blocks for a projection.
+pub fn projectable(late_ns: i64) -> Thread {
+    (0..400)
+        .map(|i: i64| {
+            (0..100)
+                .map(|k: i64| {
+                    if k == i % 100 {
+                        late_ns + (i * 2_654_435_761) % 10_007
+                    } else {
+                        5_000 + ((k * 7919 + i * 31) % 10) * 1000
                     }
                 })
                 .collect()

@@ -338,16 +338,8 @@ mod tests {
 
     #[test]
     fn c_json_with_a_histogram_reads_its_buckets() {
-        // rt-tests 2.4 `cyclictest -q -l 100 -t 2 -h 50 --json=F`: thread
-        // 1 has 2 samples beyond the histogram.
-        let text = r#"{"file_version": 1, "cmdline:": "cyclictest -q -l 100 -t 2 -h 50",
-            "rt_test_version:": "2.40", "num_threads": 2, "resolution_in_ns": 0,
-            "thread": {
-              "0": {"histogram": {"3": 50, "4": 40, "9": 10}, "cycles": 100, "min": 3,
-                    "max": 9, "avg": 3.9, "cpu": 0, "node": 0},
-              "1": {"histogram": {"5": 98}, "cycles": 100, "min": 5, "max": 700,
-                    "avg": 19.1, "cpu": 1, "node": 0}}}"#;
-        let r = parse("c.json", text).unwrap();
+        // Thread 1 has 2 samples beyond the histogram.
+        let r = parse("c.json", crate::compare::fixtures::C_WITH_HISTOGRAM).unwrap();
         assert_eq!(r.resolution, Some(FROM_C_HISTOGRAM));
         assert_eq!(r.environment, None);
         let t0 = &r.threads[&0];

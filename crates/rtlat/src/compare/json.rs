@@ -288,18 +288,73 @@ mod tests {
         doc.to_string()
     }
 
-    /// Its keys are pinned (`report::schema`); it has no version of its
-    /// own, so a change of them fails until it is given one.
-    #[test]
-    fn the_keys_of_the_document_are_pinned() {
+    /// `text` whose verdict records the hypervisor's steal as `share`.
+    fn with_steal(text: &str, share: f64) -> String {
+        let mut doc: Value = serde_json::from_str(text).unwrap();
+        doc["verdict"] = serde_json::json!({"level": "trustworthy", "steal_share": share});
+        doc.to_string()
+    }
+
+    /// The comparison of `base` and `new` (texts) as JSON text.
+    fn text_of(base: &str, new: &str) -> String {
         let (base, new) = (
-            parse("base.json", &with_environment(BASE, "6.1.0")).unwrap(),
-            parse("new.json", &with_environment(NEW, "6.6.0")).unwrap(),
+            parse("base.json", base).unwrap(),
+            parse("new.json", new).unwrap(),
         );
         let c = compare(&base, &new, NoiseRule { percent: 10.0 });
         let mut out = Vec::new();
         write_json(&mut out, &c).unwrap();
-        crate::report::schema::check_unversioned("compare", &String::from_utf8(out).unwrap());
+        String::from_utf8(out).unwrap()
+    }
+
+    /// Its keys are pinned (`report::schema`); it has no version of its
+    /// own, so a change of them fails until it is given one. No one
+    /// comparison writes every key, so three are taken together: the
+    /// fixtures with environments (their changes); two runs with 40 s of
+    /// blocks and a recorded steal below the limit (floor rows, projected
+    /// maxima, measured dispersions, each run's steal share, a thread
+    /// only NEW has); a C cyclictest's histogram of two threads against
+    /// an rtlat result of one (`resolution`, a thread only BASE has).
+    #[test]
+    fn the_keys_of_the_document_are_pinned() {
+        use crate::compare::fixtures::{C_WITH_HISTOGRAM, Thread, document, projectable};
+        let environments = text_of(
+            &with_environment(BASE, "6.1.0"),
+            &with_environment(NEW, "6.6.0"),
+        );
+        let run = |threads: &[Thread], steal| with_steal(&document(threads, true), steal);
+        let (one, two) = (
+            [projectable(40_000)],
+            [projectable(80_000), projectable(80_000)],
+        );
+        let blocks = text_of(&run(&one, 0.001), &run(&two, 0.002));
+        let v: Value = serde_json::from_str(&blocks).unwrap();
+        let rows = &v["subjects"][0]["rows"];
+        let row = |name: &str| {
+            rows.as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["row"] == name)
+                .unwrap_or_else(|| panic!("no row {name}: {rows}"))
+        };
+        // Each optional part is there, so its keys are pinned.
+        assert!(row("floor")["floor"].is_object(), "{}", row("floor"));
+        assert!(row("max")["projection"].is_object(), "{}", row("max"));
+        assert_eq!(row("p99.9")["dispersion"]["base"]["how"], "measured");
+        assert_eq!(v["method"]["steal_share"]["new"], 0.002);
+        assert_eq!(v["method"]["host_stalls"], false);
+        assert_eq!(v["only_new"], serde_json::json!([1]));
+        let c_histogram = text_of(C_WITH_HISTOGRAM, &document(&one, false));
+        let c: Value = serde_json::from_str(&c_histogram).unwrap();
+        assert_eq!(
+            c["base"]["resolution"],
+            crate::compare::input::FROM_C_HISTOGRAM
+        );
+        assert_eq!(c["only_base"], serde_json::json!([1]));
+        crate::report::schema::check_unversioned(
+            "compare",
+            &[&environments, &blocks, &c_histogram],
+        );
     }
 
     #[test]

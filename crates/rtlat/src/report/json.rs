@@ -444,7 +444,7 @@ fn stddev_us(t: &ThreadReport) -> Option<Option<f64>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::report::test_support::{ThreadFixture, meta, render, run};
     use rtlat_core::ClockKind;
@@ -961,7 +961,7 @@ mod tests {
 
     /// A run of one thread beside a staged load of two phases (idle,
     /// then cpu), the second cut short by the end of the run.
-    pub(super) fn staged_load() -> (
+    pub(crate) fn staged_load() -> (
         RunReport,
         rtlat_core::load::LoadSchedule,
         rtlat_core::load::LoadSummary,
@@ -1086,14 +1086,20 @@ mod tests {
 mod schema_tests {
     use super::*;
     use crate::report::test_support::{ThreadFixture, meta, render};
+    use crate::report::verdict::tests::{fixture_audit, quiet_system};
     use rtlat_core::WakeupLatencies;
+    use serde_json::Value;
 
     /// A cyclictest document with every key rtlat can write: thread keys
     /// (`-h` histogram, `--smi`, disturbances, percentiles, distribution,
-    /// `--explain` latencies, blocks), a staged load, `--explain`'s
-    /// explanations with a trace window, the audit and a verdict with a
-    /// worst sample and a projection. Its keys are pinned per
-    /// `file_version` (`report::schema`).
+    /// `--explain` latencies, blocks), a staged load with each phase's
+    /// percentiles, `--explain`'s explanations with a trace window, the
+    /// audit of two CPUs (one without cpufreq, one with a governor and
+    /// idle states), and a verdict with the hypervisor's steal counted, a
+    /// worst sample and a projection with a deadline and a horizon beyond
+    /// the run; then the same run without the system's counters and with
+    /// the default projection (no deadline), and with too few blocks,
+    /// whose projection is refused. Its keys are pinned per `file_version` (`report::schema`).
     #[test]
     fn the_keys_of_a_full_document_change_only_with_its_version() {
         let (mut report, schedule, summary) = super::tests::staged_load();
@@ -1104,7 +1110,10 @@ mod schema_tests {
             .samples(&[3, 4, 9, 120], Resolution::Micros, 0, Some(100))
             .distribution(&samples)
             .build();
-        let phases = std::mem::take(&mut report.threads[0].phases);
+        let mut phases = std::mem::take(&mut report.threads[0].phases);
+        for phase in &mut phases {
+            phase.distribution = full.distribution.clone();
+        }
         report.threads[0] = full;
         report.threads[0].phases = phases;
         report.threads[0].smi_count = Some(0);
@@ -1137,15 +1146,8 @@ mod schema_tests {
             to_ns: first.wake_ns,
             causes: first.components[0].causes.clone(),
         });
-        let tree = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../rtlat-audit/tests/fixtures/tuned-rt");
-        let request = rtlat_audit::Request {
-            cpus: Some(vec![1]),
-            priority: Some(95),
-            interval_us: 1000,
-        };
         let mut m = meta("cyclictest --explain -h 100 --smi");
-        m.audit = Some(rtlat_audit::audit(&tree, &request).expect("the fixture tree"));
+        m.audit = Some(fixture_audit("tuned-rt", vec![1, 2], 95));
         let mut series = BlockSeries::new(10_000_000_000, rtlat_stats::blocks::DEFAULT_CAPACITY);
         for i in 0..360 {
             series.push(rtlat_stats::blocks::Block::new(
@@ -1154,9 +1156,20 @@ mod schema_tests {
                 10_000 * 3_000,
             ));
         }
-        m.blocks = vec![series];
-        let mut verdict = crate::report::verdict::judge(&report, &m, None);
-        verdict.worst_sample = outcome.worst_sample();
+        m.blocks = vec![series.clone()];
+        // 3600 s of blocks project to 1000 times as long: the second
+        // horizon is beyond; the deadline is within the maxima.
+        m.projection = rtlat_stats::projection::Request {
+            horizons_s: vec![3_600.0, 1e7],
+            deadline_ns: Some(5_500),
+        };
+        let system = quiet_system();
+        let judge = |m: &RunMeta, system| {
+            let mut verdict = crate::report::verdict::judge(&report, m, system);
+            verdict.worst_sample = outcome.worst_sample();
+            verdict
+        };
+        let verdict = judge(&m, Some(&system));
         assert!(
             matches!(
                 verdict.projection,
@@ -1165,15 +1178,44 @@ mod schema_tests {
             "{:?}",
             verdict.projection
         );
-        let text = render(|w| {
-            let extras = Extras {
-                load: Some(&load),
-                verdict: &verdict,
-                explain: Some(&outcome),
-                timeline: Some(crate::report::test_support::timeline()),
-            };
-            write_json_with(w, &report, &m, &CyclicConfig::new(Vec::new()), extras)
-        });
-        crate::report::schema::check("cyclictest", &text);
+        let document = |m: &RunMeta, verdict: &Verdict| {
+            render(|w| {
+                let extras = Extras {
+                    load: Some(&load),
+                    verdict,
+                    explain: Some(&outcome),
+                    timeline: Some(crate::report::test_support::timeline()),
+                };
+                write_json_with(w, &report, m, &CyclicConfig::new(Vec::new()), extras)
+            })
+        };
+        let text = document(&m, &verdict);
+        let v: Value = serde_json::from_str(&text).unwrap();
+        // Each optional part is there, so its keys are pinned.
+        let projection = &v["verdict"]["projection"];
+        assert_eq!(projection["beyond"][0]["horizon_s"], 1e7, "{projection}");
+        assert!(projection["deadline"]["observed_blocks"].as_u64() > Some(0));
+        assert_eq!(v["verdict"]["steal_share"], 0.0);
+        assert!(v["phases"][0]["thread"]["0"]["percentiles"].is_object());
+        let cpus = &v["environment"]["cpus"];
+        assert_eq!(cpus[0]["governor"], Value::Null, "{cpus}");
+        assert!(cpus[1]["governor"].is_string(), "{cpus}");
+        assert!(cpus[1]["idle_states"][0]["name"].is_string(), "{cpus}");
+        // Without the system's counters or a deadline: both `null`.
+        m.projection = rtlat_stats::projection::Request::default();
+        let plain = document(&m, &judge(&m, None));
+        let p: Value = serde_json::from_str(&plain).unwrap();
+        assert_eq!(p["verdict"]["steal_share"], Value::Null);
+        assert_eq!(p["verdict"]["projection"]["deadline"], Value::Null);
+        // Too few blocks: the projection is refused, saying how much more.
+        m.blocks = vec![BlockSeries::from_blocks(
+            series.block_ns(),
+            series.blocks()[..10].to_vec(),
+        )];
+        let refused = document(&m, &judge(&m, None));
+        let r: Value = serde_json::from_str(&refused).unwrap();
+        assert_eq!(r["verdict"]["projection"]["outcome"], "refused");
+        assert!(r["verdict"]["projection"]["more_s"].is_number());
+        crate::report::schema::check("cyclictest", &[&text, &plain, &refused]);
     }
 }

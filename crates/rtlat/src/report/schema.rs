@@ -24,14 +24,24 @@ use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 /// (`null`, `bool`, `number`, `string`, `object`, `array`, several joined
 /// by `|`), one `path: types` line each, in the order first written.
 pub fn key_paths(text: &str) -> Vec<String> {
+    key_paths_of(&[text])
+}
+
+/// [`key_paths`] of several documents of one kind taken together: the
+/// paths of the first in its order, then those only a later one writes
+/// (a document can hold only one of two alternatives: a projection or
+/// why there is none, a run read from rtlat or from C's histogram).
+pub fn key_paths_of(texts: &[&str]) -> Vec<String> {
     let mut paths = Paths::default();
-    let mut reader = serde_json::Deserializer::from_str(text);
-    Walk {
-        path: String::new(),
-        paths: &mut paths,
+    for text in texts {
+        let mut reader = serde_json::Deserializer::from_str(text);
+        Walk {
+            path: String::new(),
+            paths: &mut paths,
+        }
+        .deserialize(&mut reader)
+        .expect("valid JSON");
     }
-    .deserialize(&mut reader)
-    .expect("valid JSON");
     paths
         .0
         .into_iter()
@@ -147,26 +157,36 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 }
 
-/// Checks `text`, a fully populated document of `tool`, against the
-/// golden list of its `file_version`; panics saying what changed and
-/// what to do.
-pub fn check(tool: &str, text: &str) {
-    let doc: serde_json::Value = serde_json::from_str(text).expect("valid JSON");
-    let version = doc["file_version"]
-        .as_u64()
-        .expect("the document has a file_version");
-    check_against(tool, &format!("v{version}"), "its file_version", text);
+/// Checks `texts`, documents of `tool` that together populate every key
+/// (one alone, when it can), against the golden list of their
+/// `file_version`; panics saying what changed and what to do.
+pub fn check(tool: &str, texts: &[&str]) {
+    let versions: Vec<u64> = texts
+        .iter()
+        .map(|text| {
+            let doc: serde_json::Value = serde_json::from_str(text).expect("valid JSON");
+            doc["file_version"]
+                .as_u64()
+                .expect("the document has a file_version")
+        })
+        .collect();
+    let version = versions[0];
+    assert!(
+        versions.iter().all(|&v| v == version),
+        "documents of several versions: {versions:?}"
+    );
+    check_against(tool, &format!("v{version}"), "its file_version", texts);
 }
 
-/// [`check`] for a document without a version of its schema (`rtlat
+/// [`check`] for documents without a version of their schema (`rtlat
 /// audit --json`, `rtlat compare --json`: only `rtlat_version`): any
-/// change of its keys fails until it is given one.
-pub fn check_unversioned(tool: &str, text: &str) {
-    check_against(tool, "unversioned", "a version (it has none)", text);
+/// change of their keys fails until they are given one.
+pub fn check_unversioned(tool: &str, texts: &[&str]) {
+    check_against(tool, "unversioned", "a version (it has none)", texts);
 }
 
-fn check_against(tool: &str, label: &str, version: &str, text: &str) {
-    let written = key_paths(text);
+fn check_against(tool: &str, label: &str, version: &str, texts: &[&str]) {
+    let written = key_paths_of(texts);
     let file = golden(tool, label);
     let Ok(golden) = std::fs::read_to_string(&file) else {
         if std::env::var_os("RTLAT_SCHEMA_WRITE").is_some() {
@@ -228,6 +248,24 @@ mod tests {
         );
     }
 
+    #[test]
+    fn several_documents_add_the_paths_and_types_only_later_ones_write() {
+        let first = r#"{"a": 1, "p": {"outcome": "projected", "levels": []}}"#;
+        let second = r#"{"a": null, "p": {"outcome": "refused", "id": "x"}, "z": true}"#;
+        assert_eq!(
+            key_paths_of(&[first, second]),
+            [
+                "a: null|number",
+                "p: object",
+                "p.outcome: string",
+                "p.levels: array",
+                "p.id: string",
+                "z: bool",
+            ]
+        );
+        assert_eq!(key_paths_of(&[first]), key_paths(first));
+    }
+
     /// A thread that measured with every key signaltest writes: `-h`,
     /// disturbances, a time for its maximum.
     fn full_thread() -> rtlat_core::ThreadReport {
@@ -248,32 +286,100 @@ mod tests {
         t
     }
 
+    /// Checks `tool`'s documents, written by `write`, of a run of
+    /// `cmdline` beside the staged `load`, judged from `judged`: audited
+    /// (CPU 1, without cpufreq, and CPU 2, with a governor and idle
+    /// states) with a quiet system's counters (the hypervisor's steal
+    /// counted), which write `environment`, `audit` and `steal_share`;
+    /// and neither, which leaves them `null`.
+    fn check_audited_and_not(
+        tool: &str,
+        cmdline: &str,
+        judged: &rtlat_core::RunReport,
+        load: (
+            &rtlat_core::load::LoadSchedule,
+            &rtlat_core::load::LoadSummary,
+        ),
+        write: impl Fn(
+            &mut Vec<u8>,
+            &crate::report::RunMeta,
+            crate::report::json::Extras,
+        ) -> std::io::Result<()>,
+    ) {
+        use crate::report::test_support::{meta, render};
+        use crate::report::verdict::tests::{fixture_audit, quiet_system};
+        let load = crate::report::load::LoadResults {
+            schedule: load.0,
+            summary: load.1,
+            run_time: Some(std::time::Duration::from_millis(1500)),
+        };
+        let document = |m: &crate::report::RunMeta, system| {
+            let verdict = crate::report::verdict::judge(judged, m, system);
+            let extras = crate::report::json::Extras {
+                load: Some(&load),
+                verdict: &verdict,
+                explain: None,
+                timeline: None,
+            };
+            render(|w| write(w, m, extras))
+        };
+        let mut audited = meta(cmdline);
+        audited.audit = Some(fixture_audit("tuned-rt", vec![1, 2], 95));
+        check(
+            tool,
+            &[
+                &document(&audited, Some(&quiet_system())),
+                &document(&meta(cmdline), None),
+            ],
+        );
+    }
+
+    /// The phases of a staged load of two phases (the second cut short)
+    /// of [`full_thread`], each with its distribution, and the load.
+    fn staged_load() -> (
+        Vec<rtlat_core::PhaseReport>,
+        rtlat_core::load::LoadSchedule,
+        rtlat_core::load::LoadSummary,
+    ) {
+        let (mut report, schedule, summary) = crate::report::json::tests::staged_load();
+        let mut phases = std::mem::take(&mut report.threads[0].phases);
+        for phase in &mut phases {
+            phase.distribution = full_thread().distribution;
+        }
+        (phases, schedule, summary)
+    }
+
     #[test]
     fn the_keys_of_signaltests_document_change_only_with_its_version() {
         use crate::report::json::Extras;
-        use crate::report::test_support::{meta, render, run, timeline};
-        let report = run(rtlat_core::Resolution::Micros, vec![full_thread()]);
-        let m = meta("signaltest -h 100");
-        let verdict = crate::report::verdict::judge(&report, &m, None);
-        let extras = Extras {
-            load: None,
-            verdict: &verdict,
-            explain: None,
-            timeline: Some(timeline()),
-        };
-        let text = render(|w| crate::signaltest::output::write_json(w, &report, &m, &extras));
-        check("signaltest", &text);
+        use crate::report::test_support::{run, timeline};
+        let (phases, schedule, summary) = staged_load();
+        let mut thread = full_thread();
+        thread.phases = phases;
+        let report = run(rtlat_core::Resolution::Micros, vec![thread]);
+        check_audited_and_not(
+            "signaltest",
+            "signaltest -h 100",
+            &report,
+            (&schedule, &summary),
+            |w, m, extras| {
+                let extras = Extras {
+                    timeline: Some(timeline()),
+                    ..extras
+                };
+                crate::signaltest::output::write_json(w, &report, m, &extras)
+            },
+        );
     }
 
     #[test]
     fn the_keys_of_the_ipc_tools_document_change_only_with_its_version() {
         use crate::ipc::PairTool;
-        use crate::report::json::Extras;
-        use crate::report::test_support::{meta, render};
         use rtlat_core::EndReason;
         use rtlat_core::ipc::{PairReport, PairResult, SideResult};
         use rtlat_core::{Nanos, Resolution};
         let t = full_thread();
+        let (phases, schedule, summary) = staged_load();
         let side = |id: i32| SideResult {
             id,
             policy: t.policy,
@@ -296,23 +402,20 @@ mod tests {
                 timeouts: 2,
                 histogram: t.histogram.clone(),
                 distribution: t.distribution.clone(),
-                phases: Vec::new(),
+                phases,
             }],
             break_info: None,
         };
-        let m = meta("pmqtest -h 100");
         let cpus = [(1, 0)];
         let receivers = crate::ipc::output::receivers_as_run_report(&report, &cpus);
-        let verdict = crate::report::verdict::judge(&receivers, &m, None);
-        let extras = Extras {
-            load: None,
-            verdict: &verdict,
-            explain: None,
-            timeline: None,
-        };
-        let text = render(|w| {
-            crate::ipc::output::write_json(w, PairTool::Pmqtest, &report, &cpus, &m, extras)
-        });
-        check("ipc", &text);
+        check_audited_and_not(
+            "ipc",
+            "pmqtest -h 100",
+            &receivers,
+            (&schedule, &summary),
+            |w, m, extras| {
+                crate::ipc::output::write_json(w, PairTool::Pmqtest, &report, &cpus, m, extras)
+            },
+        );
     }
 }

@@ -55,4 +55,4 @@ pub fn judge(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

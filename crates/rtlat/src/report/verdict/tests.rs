@@ -36,7 +36,7 @@ fn quiet_disturbances() -> Disturbances {
 }
 
 /// A quiet system: no steal, no throttling, the log read.
-fn quiet_system() -> SystemDisturbances {
+pub(crate) fn quiet_system() -> SystemDisturbances {
     SystemDisturbances {
         cpus: Some(vec![1]),
         ticks: Some(CpuTicks {
@@ -537,8 +537,8 @@ fn the_level_is_derived_from_the_two_parts() {
     );
 }
 
-/// The audit of a fixture tree of rtlat-audit for CPU 1 at `-p 80`.
-fn fixture_audit(tree: &str, cpus: Vec<usize>, priority: u8) -> Audit {
+/// The audit of a fixture tree of rtlat-audit for `cpus` at `-p priority`.
+pub(crate) fn fixture_audit(tree: &str, cpus: Vec<usize>, priority: u8) -> Audit {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../rtlat-audit/tests/fixtures")
         .join(tree);
