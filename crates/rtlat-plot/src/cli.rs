@@ -1,8 +1,12 @@
 //! The `rtlat plot` command line: input files (positional, `-` for
 //! standard input), `-o/--output`, `-k/--kind`, `-s/--size`, `-T/--title`,
-//! `--xmax`, `--log-x` and `-h/--help`, turned into validated [`Settings`]. A bad value is a
-//! one-line [`UsageError`]; the inputs themselves are read later, by
-//! [`crate::input`].
+//! `--xmax`, `--log-x`, `-h/--help` and `-V/--version`, turned into
+//! validated [`Settings`]. A bad value is a one-line [`UsageError`]; the
+//! inputs themselves are read later, by the `rtlat-plot` binary.
+//!
+//! Each option is defined once, in `FLAGS`: `rtlat-plot` parses with it
+//! and prints [`help_text`], and `rtlat --generate` makes rtlat plot's man
+//! page and completions from [`table`] and [`help_model`].
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -12,8 +16,8 @@ use crate::settings::{
     DEFAULT_SIZE, Kind, LatencyAxis, MAX_SIDE, MAX_XMAX_US, MIN_SIDE, OutputFormat, Settings,
 };
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::Term;
-use rtlat_args::getopt::ValueKind;
+use rtlat_args::docs::help::{Help, Term};
+use rtlat_args::getopt::{OptSpec, ValueKind};
 use rtlat_args::options::{self, DefaultAt, Flag, Layout, Name, Page, Part, Read, name_of};
 use rtlat_args::values::{DirReport, OptionName, invalid, new_file_path};
 use rtlat_results::file::StdinOr;
@@ -315,6 +319,16 @@ pub fn help_text() -> String {
     help_page().render()
 }
 
+/// `rtlat plot --help` in parts, for its man page and completions.
+pub fn help_model() -> Help {
+    help_page().model()
+}
+
+/// The option table, for the man page and the completions.
+pub fn table() -> Vec<OptSpec<()>> {
+    FLAGS.iter().map(Flag::row).collect()
+}
+
 /// A term of the kinds of plot, its text's lines.
 fn term(name: &str, lines: &[&str]) -> Term {
     Term {
@@ -437,7 +451,6 @@ A bad input file or option is one line on standard error and exit status 2."
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_args::getopt::OptSpec;
     use rtlat_testkit::parsing::{expect_usage_error, os_words as args};
     use std::path::PathBuf;
 
@@ -538,19 +551,19 @@ mod tests {
         );
     }
 
-    /// rtlat's man page and completions of rtlat plot are made from this
-    /// help (`rtlat --generate`, from `rtlat-plot --help`): it must list
-    /// every option of the table, no other, each with the value the table
-    /// says it takes.
+    /// rtlat's man page and completions of rtlat plot are made from
+    /// [`table`] and [`help_model`] (`rtlat --generate`): the model must
+    /// list every option of the table, no other, each with the value the
+    /// table says it takes, and say what `rtlat-plot --help` prints.
     #[test]
-    fn the_help_lists_exactly_the_table() {
+    fn the_help_model_lists_exactly_the_table() {
         use rtlat_args::docs::{help, undocumented};
-        let table: Vec<OptSpec<()>> = FLAGS.iter().map(Flag::row).collect();
-        let help = help::parse(&help_text());
-        assert_eq!(undocumented(&table, &help), (vec![], vec![]));
+        let table = table();
+        let model = help_model();
+        assert_eq!(undocumented(&table, &model), (vec![], vec![]));
         for row in &table {
             let long = format!("--{}", row.long.unwrap());
-            let entry = help
+            let entry = model
                 .entries()
                 .find(|e| e.spellings().iter().any(|s| s.name == long))
                 .unwrap();
@@ -561,6 +574,7 @@ mod tests {
             };
             assert_eq!(documented, row.value, "{long}");
         }
+        assert_eq!(help::parse(&help_text()), model);
     }
 
     #[test]

@@ -6,14 +6,17 @@
 //! `rtlat` binary in RAM (`mlockall`): what a measuring run never runs
 //! should not be locked with it. The results are read by `rtlat-results`,
 //! the command line by `rtlat-args`, as in `rtlat`.
+//!
+//! The command line itself (options, help, settings) is this package's
+//! library, [`rtlat_plot`], which `rtlat` also reads for rtlat plot's man
+//! page and completions; the binary adds the reading of the inputs and the
+//! drawing.
 #![forbid(unsafe_code)]
 
-mod cli;
 mod glyphs;
 mod input;
 mod render;
 mod run;
-mod settings;
 mod timeline;
 
 use std::ffi::OsString;

@@ -9,11 +9,11 @@
 
 use std::ffi::OsString;
 
-use crate::cli::{Invocation, help_text, parse};
-use crate::settings::{Kind, Settings};
 use crate::{input, render, timeline};
 use rtlat_args::UsageError;
 use rtlat_args::stdio::tell;
+use rtlat_plot::cli::{Invocation, help_text, parse};
+use rtlat_plot::settings::{Kind, Settings};
 use rtlat_results::file::{InputError, StdinOr};
 
 /// `rtlat plot ARGS...`: parse, read, draw, write. Returns the exit status.

@@ -83,37 +83,6 @@ pub fn from_table(table: &[OptSpec<()>], help: &Help) -> Vec<Completed> {
         .collect()
 }
 
-/// The options of a help's entries, for a tool whose table is in another
-/// program (rtlat-plot's): an entry with a value takes one, `[=...]` an
-/// optional one attached.
-pub fn from_help(help: &Help) -> Vec<Completed> {
-    help.entries()
-        .map(|e| {
-            let spellings = e.spellings();
-            let short = spellings
-                .iter()
-                .find(|s| !s.name.starts_with("--"))
-                .and_then(|s| s.name.chars().nth(1));
-            let long = spellings
-                .iter()
-                .find_map(|s| s.name.strip_prefix("--"))
-                .map(str::to_string);
-            let value = match e.value() {
-                None => ValueKind::None,
-                Some((_, true)) => ValueKind::Optional(crate::getopt::Peek::Never),
-                Some((_, false)) => ValueKind::Required,
-            };
-            Completed {
-                short,
-                long,
-                value,
-                file: takes_file(e),
-                about: about(e),
-            }
-        })
-        .collect()
-}
-
 fn takes_file(entry: &Entry) -> bool {
     entry
         .value()
@@ -483,24 +452,6 @@ mod tests {
         );
         assert!(!options[2].file);
         assert_eq!(options[3].about, "", "no entry: nothing to say");
-    }
-
-    #[test]
-    fn options_from_a_help_alone() {
-        let help = parse(
-            "t\n\nOptions:\n  -o, --output FILE   where\n      --log-x         log\n  -s WxH   size\n",
-        );
-        let o = from_help(&help);
-        assert_eq!(
-            o.iter()
-                .map(|o| (o.short, o.long.as_deref(), o.value, o.file))
-                .collect::<Vec<_>>(),
-            [
-                (Some('o'), Some("output"), ValueKind::Required, true),
-                (None, Some("log-x"), ValueKind::None, false),
-                (Some('s'), None, ValueKind::Required, false),
-            ]
-        );
     }
 
     #[test]

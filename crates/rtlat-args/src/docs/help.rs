@@ -1,8 +1,9 @@
 //! A tool's help in parts ([`Help`]: the title, the usage lines, and
 //! blocks of prose, option entries, lists and verbatim lines), built from
-//! option definitions ([`crate::options::Page::model`]) or, for a tool
-//! not yet converted to them, read back from its `--help` text
-//! ([`parse`]).
+//! option definitions ([`crate::options::Page::model`]). [`parse`] reads
+//! a `--help` text back into parts: the tests use it to check that what a
+//! tool prints is what its man page and completions are made from; the
+//! pages themselves never read a help text.
 //!
 //! The help texts are written by hand for an 80-column terminal, in one
 //! layout every tool keeps:

@@ -2,11 +2,11 @@
 //! tool's option table (`OptSpec` rows: the spellings, whether a value
 //! follows, whether the row is hidden) and its help in parts ([`Help`]:
 //! what each option does, the name of its value), so that neither is
-//! written twice. A tool whose options are [`options`](crate::options)
-//! definitions builds its [`Help`] from them (`Page::model`); the others'
-//! is still read back from their `--help` text.
+//! written twice. Every tool's options are [`options`](crate::options)
+//! definitions, and its [`Help`] is built from them (`Page::model`), the
+//! same definitions its `--help` is printed from.
 //!
-//! - [`help`]: a help in parts, and the reader of a help text;
+//! - [`help`]: a help in parts, and the reader of a help text (for tests);
 //! - [`man`]: a man page in roff from them;
 //! - [`complete`]: bash, zsh and fish completions;
 //! - [`undocumented`]: the rows of a table the help does not list, and the

@@ -11,7 +11,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, BoldPoints, Ranged, ValueFormatte
 use plotters::prelude::*;
 
 use crate::glyphs::GlyphBitmap;
-use crate::settings::{OutputFormat, Settings};
+use rtlat_plot::settings::{OutputFormat, Settings};
 
 use super::figure::{Axes, COUNT_FLOOR, Figure, format_us};
 

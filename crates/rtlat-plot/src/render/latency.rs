@@ -3,7 +3,7 @@
 //! `--xmax`, each bucket's step at least two pixels wide.
 
 use crate::input::{Bucket, Samples, ThreadSamples};
-use crate::settings::LatencyAxis;
+use rtlat_plot::settings::LatencyAxis;
 use rtlat_results::samples::plural;
 
 use super::figure::{Axes, COUNT_FLOOR, Line, format_us, input_labels};

@@ -14,8 +14,8 @@
 //! axes of their plot kind, `draw` turns a figure into the picture's
 //! bytes.
 
-use super::settings::{Kind, LatencyAxis, Settings};
 use crate::input::Samples;
+use rtlat_plot::settings::{Kind, LatencyAxis, Settings};
 use rtlat_results::samples::plural;
 
 mod draw;

@@ -1,7 +1,9 @@
 //! `rtlat --generate KIND [DIR]`: the man pages and the shell completions,
-//! made from the option tables the parsers use and the help texts the
-//! tools print (with [`rtlat_args::docs`]), so that they cannot drift from
-//! the command lines. Hidden from `rtlat --help`: it is for packagers.
+//! made from the option definitions that the parsers use and that each
+//! tool prints its `--help` from (its table and its help in parts, with
+//! [`rtlat_args::docs`]), so that they cannot drift from the command
+//! lines; no help text is read back. Hidden from `rtlat --help`: it is for
+//! packagers.
 //!
 //! KIND is `man`, `bash`, `zsh`, `fish` or `all`. With DIR, the files go
 //! where a package installs them under its prefix (`DIR` = `debian/rtlat/usr`):
@@ -22,10 +24,10 @@
 //! and help texts live in this binary's `cli` modules, the pages and
 //! scripts always match the binary they come with (a user can make them
 //! again from the rtlat they have), and nothing generated is committed
-//! that could go stale. `rtlat plot`'s options live in the `rtlat-plot`
-//! binary (its table and help); its page and completions are made from
-//! `rtlat-plot --help`, run from beside this binary as `rtlat plot` runs
-//! it, whose entries rtlat-plot's own test checks against its table.
+//! that could go stale. `rtlat plot`'s definitions are in the
+//! `rtlat_plot` library (the command line of the `rtlat-plot` binary,
+//! which does its work), linked into this binary without the drawing code,
+//! so `rtlat-plot` need not be beside `rtlat` for them.
 //!
 //! Every tool of [`REGISTRY`] gets its page and its completions, from
 //! what its [`Tool`] says.
@@ -35,7 +37,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use rtlat_args::UsageError;
-use rtlat_args::docs::complete::{self, Completed, Program};
+use rtlat_args::docs::complete::{self, Program};
 use rtlat_args::docs::help::Help;
 use rtlat_args::docs::man::{self, Inherited, Page};
 use rtlat_args::getopt::OptSpec;
@@ -61,12 +63,11 @@ const USAGE: &str = "--generate KIND [DIR]: KIND is man, bash, zsh, fish or all;
 /// Runs `rtlat --generate ARGS`.
 pub fn run(args: &[OsString]) -> anyhow::Result<u8> {
     let (kind, dir) = parse(args)?;
-    let helps = helps()?;
     let Some(dir) = dir else {
         let text = match kind {
-            Kind::Bash => complete::bash(&program(&helps)),
-            Kind::Zsh => complete::zsh(&program(&helps)),
-            Kind::Fish => complete::fish(&program(&helps)).remove(0).1,
+            Kind::Bash => complete::bash(&program()),
+            Kind::Zsh => complete::zsh(&program()),
+            Kind::Fish => complete::fish(&program()).remove(0).1,
             Kind::Man | Kind::All => unreachable!("parse asks for DIR"),
         };
         rtlat_args::stdio::print(&text)?;
@@ -74,12 +75,12 @@ pub fn run(args: &[OsString]) -> anyhow::Result<u8> {
     };
     if matches!(kind, Kind::Man | Kind::All) {
         let man1 = dir.join("share/man/man1");
-        for (name, roff) in man_pages(&helps) {
+        for (name, roff) in man_pages() {
             write_file(&man1, &name, &roff)?;
         }
     }
     if matches!(kind, Kind::Bash | Kind::All) {
-        let p = program(&helps);
+        let p = program();
         let to = dir.join("share/bash-completion/completions");
         write_file(&to, &p.name, &complete::bash(&p))?;
         for command in p.commands().iter().skip(1) {
@@ -87,13 +88,13 @@ pub fn run(args: &[OsString]) -> anyhow::Result<u8> {
         }
     }
     if matches!(kind, Kind::Zsh | Kind::All) {
-        let p = program(&helps);
+        let p = program();
         let to = dir.join("share/zsh/vendor-completions");
         write_file(&to, &format!("_{}", p.name), &complete::zsh(&p))?;
     }
     if matches!(kind, Kind::Fish | Kind::All) {
         let to = dir.join("share/fish/vendor_completions.d");
-        for (name, text) in complete::fish(&program(&helps)) {
+        for (name, text) in complete::fish(&program()) {
             write_file(&to, &name, &text)?;
         }
     }
@@ -141,41 +142,14 @@ fn link(dir: &Path, name: &str, target: &str) -> anyhow::Result<()> {
         .with_context(|| format!("cannot link {} to {target}", path.display()))
 }
 
-/// Every tool's help text, in [`REGISTRY`]'s order.
-pub struct Helps(Vec<String>);
-
-/// Every tool's help text ([`Tool::help`]).
-fn helps() -> anyhow::Result<Helps> {
-    REGISTRY
-        .iter()
-        .map(|t| t.help())
-        .collect::<anyhow::Result<_>>()
-        .map(Helps)
-}
-
-impl Helps {
-    /// The help text of `tool`.
-    fn of(&self, tool: &dyn Tool) -> &str {
-        REGISTRY
-            .iter()
-            .position(|t| t.name() == tool.name())
-            .map_or("", |i| &self.0[i])
-    }
-}
-
-/// A tool's help as the pages and completions read it ([`Tool::page`]).
-fn help_model(tool: &dyn Tool, helps: &Helps) -> Help {
-    tool.page(helps.of(tool))
-}
-
 /// Every option entry a tool's options are documented by: its help's,
 /// and those of the tool it inherits options from (rtlat monitor:
 /// cyclictest's; its help sends the reader there for them; its page
 /// repeats them).
-fn option_help(tool: &dyn Tool, helps: &Helps) -> Help {
-    let mut help = help_model(tool, helps);
+fn option_help(tool: &dyn Tool) -> Help {
+    let mut help = tool.page();
     if let Some(inherits) = tool.inherits() {
-        help.blocks.extend(help_model(inherits.from, helps).blocks);
+        help.blocks.extend(inherits.from.page().blocks);
     }
     help
 }
@@ -217,7 +191,7 @@ fn usage_as(help: &Help, tool: &dyn Tool, command: &str) -> Vec<String> {
 }
 
 /// Every man page: `(file name, roff)`, `rtlat.1` first.
-pub fn man_pages(helps: &Helps) -> Vec<(String, String)> {
+pub fn man_pages() -> Vec<(String, String)> {
     let source = format!("rtlat {}", env!("CARGO_PKG_VERSION"));
     let mut pages = Vec::new();
 
@@ -238,7 +212,7 @@ pub fn man_pages(helps: &Helps) -> Vec<(String, String)> {
     ));
 
     for &tool in REGISTRY {
-        let help = help_model(tool, helps);
+        let help = tool.page();
         let name = page_name(tool);
         let mut see_also = vec![("rtlat".to_string(), 1)];
         see_also.extend(tool.see_also().into_iter().map(|(n, s)| (n.to_string(), s)));
@@ -250,7 +224,7 @@ pub fn man_pages(helps: &Helps) -> Vec<(String, String)> {
             more_usage = usage_as(&help, tool, program);
         }
         let inherits = tool.inherits();
-        let inherited_help = inherits.as_ref().map(|i| help_model(i.from, helps));
+        let inherited_help = inherits.as_ref().map(|i| i.from.page());
         let inherited = inherits
             .as_ref()
             .zip(inherited_help.as_ref())
@@ -282,17 +256,13 @@ pub fn man_pages(helps: &Helps) -> Vec<(String, String)> {
 }
 
 /// What the completions cover: rtlat's options and tools, each tool's
-/// visible options (from its table, or for rtlat plot from rtlat-plot's
-/// help), `rtlat-plot` as rtlat plot, and the C tools' names.
-pub fn program(helps: &Helps) -> Program {
+/// visible options (from its table), `rtlat-plot` as rtlat plot, and the
+/// C tools' names.
+pub fn program() -> Program {
     let tools = REGISTRY
         .iter()
         .map(|&tool| {
-            let help = option_help(tool, helps);
-            let options: Vec<Completed> = match tool.options() {
-                Some(rows) => complete::from_table(&rows, &help),
-                None => complete::from_help(&help),
-            };
+            let options = complete::from_table(&tool.options(), &option_help(tool));
             complete::Tool {
                 name: tool.name().to_string(),
                 summary: tool.summary().to_string(),
@@ -314,25 +284,6 @@ mod tests {
     use super::*;
     use rtlat_args::docs::undocumented;
 
-    /// A stand-in for `rtlat-plot --help` (the binary is not beside a unit
-    /// test's); the real one is checked by the integration tests and by
-    /// rtlat-plot's own test of its table.
-    const PLOT_HELP: &str = "rtlat plot: draw\n\nUsage: rtlat plot INPUT... -o OUT.svg \
-                             [OPTIONS]\n\nOptions:\n  -o, --output FILE   the picture\n";
-
-    /// Every tool's help, with the stand-in for rtlat plot's.
-    fn test_helps() -> Helps {
-        Helps(
-            REGISTRY
-                .iter()
-                .map(|t| match t.program() {
-                    Some(_) => PLOT_HELP.to_string(),
-                    None => t.help().unwrap(),
-                })
-                .collect(),
-        )
-    }
-
     /// The `.TP` tags of a page: each spelled option they name.
     fn tagged(roff: &str) -> Vec<String> {
         let lines: Vec<&str> = roff.lines().collect();
@@ -350,12 +301,9 @@ mod tests {
 
     #[test]
     fn every_help_lists_exactly_its_table() {
-        let helps = test_helps();
         for &tool in REGISTRY {
-            let Some(rows) = tool.options() else { continue };
-            let help = option_help(tool, &helps);
             assert_eq!(
-                undocumented(&rows, &help),
+                undocumented(&tool.options(), &option_help(tool)),
                 (vec![], vec![]),
                 "{}",
                 tool.name()
@@ -367,7 +315,7 @@ mod tests {
 
     #[test]
     fn every_option_of_every_table_has_its_entry_in_its_page() {
-        let pages = man_pages(&test_helps());
+        let pages = man_pages();
         let page = |name: &str| -> &str {
             &pages
                 .iter()
@@ -393,9 +341,7 @@ mod tests {
             }
         };
         for &tool in REGISTRY {
-            if let Some(rows) = tool.options() {
-                check(&page_name(tool), &rows);
-            }
+            check(&page_name(tool), &tool.options());
         }
         check("rtlat", &top_table());
         assert_eq!(pages.len(), 1 + REGISTRY.len());
@@ -403,7 +349,7 @@ mod tests {
 
     #[test]
     fn pages_have_their_sections() {
-        for (file, roff) in man_pages(&test_helps()) {
+        for (file, roff) in man_pages() {
             for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS"] {
                 assert!(
                     roff.contains(&format!("\n.SH {section}\n")),
@@ -415,7 +361,7 @@ mod tests {
                 "{file}: an empty section"
             );
         }
-        let pages = man_pages(&test_helps());
+        let pages = man_pages();
         let cyclictest = &pages
             .iter()
             .find(|(f, _)| f == "rtlat-cyclictest.1")
@@ -445,7 +391,7 @@ mod tests {
 
     #[test]
     fn completions_cover_every_visible_row() {
-        let p = program(&test_helps());
+        let p = program();
         // rtlat, rtlat plot's program, the measuring tools' C names.
         let mut commands = vec!["rtlat", "rtlat-plot"];
         commands.extend(REGISTRY[..7].iter().map(|t| t.name()));
@@ -453,9 +399,7 @@ mod tests {
         assert!(REGISTRY[..7].iter().all(|t| t.has_c_name()));
         assert!(!REGISTRY[7..].iter().any(|t| t.has_c_name()));
         for tool in &p.tools {
-            let Some(rows) = crate::tools::find(&tool.name).unwrap().options() else {
-                continue;
-            };
+            let rows = crate::tools::find(&tool.name).unwrap().options();
             let visible = rows.iter().filter(|r| !r.hidden).count();
             assert_eq!(tool.options.len(), visible, "{}", tool.name);
             assert!(

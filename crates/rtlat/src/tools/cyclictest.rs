@@ -25,15 +25,11 @@ impl Tool for Cyclictest {
         Group::Measuring
     }
 
-    fn options(&self) -> Option<Vec<OptSpec<()>>> {
-        Some(table(Flavour::Cyclictest))
+    fn options(&self) -> Vec<OptSpec<()>> {
+        table(Flavour::Cyclictest)
     }
 
-    fn help(&self) -> anyhow::Result<String> {
-        Ok(help_text())
-    }
-
-    fn page(&self, _help_text: &str) -> rtlat_args::docs::help::Help {
+    fn page(&self) -> rtlat_args::docs::help::Help {
         crate::cli::cyclictest::help_model()
     }
 

@@ -25,15 +25,11 @@ impl Tool for Latency {
         Group::Measuring
     }
 
-    fn options(&self) -> Option<Vec<OptSpec<()>>> {
-        Some(table())
+    fn options(&self) -> Vec<OptSpec<()>> {
+        table()
     }
 
-    fn help(&self) -> anyhow::Result<String> {
-        Ok(help_text())
-    }
-
-    fn page(&self, _help_text: &str) -> rtlat_args::docs::help::Help {
+    fn page(&self) -> rtlat_args::docs::help::Help {
         crate::cli::latency::help_model()
     }
 

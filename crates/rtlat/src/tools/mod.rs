@@ -63,17 +63,12 @@ pub trait Tool: Sync {
     /// Where `rtlat --help` lists it.
     fn group(&self) -> Group;
 
-    /// Its option table, for the man page and the completions; `None`
-    /// when its options live in another binary ([`Tool::program`]).
-    fn options(&self) -> Option<Vec<OptSpec<()>>>;
+    /// Its option table, for the man page and the completions.
+    fn options(&self) -> Vec<OptSpec<()>>;
 
-    /// Its `--help` text.
-    fn help(&self) -> anyhow::Result<String>;
-
-    /// Its help as the man page and the completions read it, built from
-    /// its option definitions (`help_text` is its [`Tool::help`], for a
-    /// tool whose definitions live in another binary: `rtlat plot`).
-    fn page(&self, help_text: &str) -> Help;
+    /// Its help in parts, for the man page and the completions: built
+    /// from the option definitions its `--help` is printed from.
+    fn page(&self) -> Help;
 
     /// Parses `args` (the words after the tool's name) and runs the tool;
     /// returns the exit status. `cmdline` is the whole command line as
@@ -240,11 +235,10 @@ mod tests {
     }
 
     #[test]
-    fn every_own_help_starts_with_its_title() {
-        for tool in REGISTRY.iter().filter(|t| t.program().is_none()) {
-            let help = tool.help().unwrap();
+    fn every_help_starts_with_its_title() {
+        for tool in REGISTRY {
             let title = rtlat_args::tools::help_title(tool.name(), tool.summary());
-            assert!(help.starts_with(&format!("{title}\n")), "{title}\n{help}");
+            assert_eq!(tool.page().title, title);
         }
     }
 

@@ -26,15 +26,11 @@ impl Tool for Monitor {
         Group::LongRuns
     }
 
-    fn options(&self) -> Option<Vec<OptSpec<()>>> {
-        Some(table(Flavour::Monitor))
+    fn options(&self) -> Vec<OptSpec<()>> {
+        table(Flavour::Monitor)
     }
 
-    fn help(&self) -> anyhow::Result<String> {
-        Ok(help_text())
-    }
-
-    fn page(&self, _help_text: &str) -> rtlat_args::docs::help::Help {
+    fn page(&self) -> rtlat_args::docs::help::Help {
         crate::cli::monitor::help_page().model()
     }
 

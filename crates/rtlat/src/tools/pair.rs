@@ -28,15 +28,11 @@ impl Tool for Pair {
         Group::Measuring
     }
 
-    fn options(&self) -> Option<Vec<OptSpec<()>>> {
-        Some(table(self.0))
+    fn options(&self) -> Vec<OptSpec<()>> {
+        table(self.0)
     }
 
-    fn help(&self) -> anyhow::Result<String> {
-        Ok(help_text(self.0))
-    }
-
-    fn page(&self, _help_text: &str) -> rtlat_args::docs::help::Help {
+    fn page(&self) -> rtlat_args::docs::help::Help {
         crate::cli::ipc::help_model(self.0)
     }
 

@@ -1,13 +1,15 @@
-//! `rtlat plot`: latency plots from results. Its work, its options and
-//! its help are in the `rtlat-plot` binary built beside this one (the
-//! plotting code is kept out of this binary, which `-m` locks in RAM):
-//! `rtlat plot ARGS` runs `rtlat-plot ARGS` in place of this process.
+//! `rtlat plot`: latency plots from results. Its work is in the
+//! `rtlat-plot` binary built beside this one (the plotting code is kept
+//! out of this binary, which `-m` locks in RAM): `rtlat plot ARGS`, `--help`
+//! included, runs `rtlat-plot ARGS` in place of this process. Its options
+//! and help are defined in the `rtlat_plot` library (rtlat-plot's command
+//! line, without the drawing), which this binary links for rtlat plot's
+//! man page and completions.
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use rtlat_args::getopt::OptSpec;
 
 use super::{Group, Tool};
@@ -38,41 +40,12 @@ impl Tool for Plot {
         Group::Results
     }
 
-    /// Its table is in rtlat-plot; the man page and the completions read
-    /// rtlat-plot's help, whose entries rtlat-plot's own test checks
-    /// against that table.
-    fn options(&self) -> Option<Vec<OptSpec<()>>> {
-        None
+    fn options(&self) -> Vec<OptSpec<()>> {
+        rtlat_plot::cli::table()
     }
 
-    /// `rtlat-plot --help`, run from beside this binary.
-    fn help(&self) -> anyhow::Result<String> {
-        let plotter = plotter()?;
-        let out = std::process::Command::new(&plotter)
-            .arg("--help")
-            .output()
-            .with_context(|| {
-                format!(
-                    "cannot run '{} --help' for rtlat plot's page and completions \
-                     (cargo build makes it beside rtlat)",
-                    plotter.display()
-                )
-            })?;
-        anyhow::ensure!(
-            out.status.success(),
-            "'{} --help' failed: {}",
-            plotter.display(),
-            out.status
-        );
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    }
-
-    /// Read back from `rtlat-plot --help`, which rtlat-plot makes from its
-    /// definitions: the plotting binary's code is not linked into this
-    /// one, which `-m` locks (rtlat-plot's test `the_help_lists_exactly_the_table`
-    /// holds the two together).
-    fn page(&self, help_text: &str) -> rtlat_args::docs::help::Help {
-        rtlat_args::docs::help::parse(help_text)
+    fn page(&self) -> rtlat_args::docs::help::Help {
+        rtlat_plot::cli::help_model()
     }
 
     fn run(&self, args: &[OsString], _cmdline: String) -> anyhow::Result<u8> {

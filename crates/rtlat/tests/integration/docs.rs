@@ -209,8 +209,9 @@ fn man_shows_the_pages() {
     assert!(text.contains("\n       cyclictest [OPTIONS]\n"), "{text}");
 }
 
-/// rtlat plot's page comes from `rtlat-plot --help`: every option it
-/// lists is an entry of the page.
+/// rtlat plot's page is made in rtlat from the definitions `rtlat-plot`
+/// parses and prints its help from (the `rtlat_plot` library): every
+/// option the binary's `--help` lists is an entry of the page.
 #[test]
 fn the_plot_page_has_every_option_of_rtlat_plot() {
     let dir = generated();
