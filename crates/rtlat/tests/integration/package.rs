@@ -111,6 +111,22 @@ fn the_package_installs_runs_and_goes_away() {
         deb.ends_with(format!("rtlat_0.1.0-1_{arch}.deb")) && deb.exists(),
         "{deb:?}"
     );
+    // The README's guide ships beside it, every page of docs/.
+    let contents = sh(&format!("dpkg-deb --contents {}", deb.display()));
+    let guide: Vec<String> = std::fs::read_dir(repository().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".md"))
+        .collect();
+    assert!(guide.iter().any(|name| name == "usage.md"), "{guide:?}");
+    for page in &guide {
+        let shipped = format!("./usr/share/doc/rtlat/docs/{page}.gz");
+        assert!(
+            contents.stdout.lines().any(|l| l.ends_with(&shipped)),
+            "{shipped} not in the package:\n{}",
+            contents.stdout
+        );
+    }
     let control = sh(&format!("dpkg-deb --field {} Architecture", deb.display()));
     assert_eq!(control.stdout.trim(), arch, "{}", control.describe());
 
@@ -379,6 +395,7 @@ fn release_tarball_runs(tarball: &Path, arch: &str) {
         "share/man/man1/rtlat-cyclictest.1.gz",
         "share/bash-completion/completions/rtlat",
         "share/doc/rtlat/README.md",
+        "share/doc/rtlat/docs/usage.md",
         "share/doc/rtlat/LICENSE-MIT",
         "share/doc/rtlat/LICENSE-APACHE",
     ] {
