@@ -328,6 +328,14 @@ impl<R> Flag<R> {
         }
     }
 
+    /// `--help` (and `-h` if `short`): "print this help", the option
+    /// that asks for it.
+    pub fn help_option(short: Option<char>) -> Self {
+        Self::with(short, Some("help"), ValueKind::None, "", false)
+            .help(crate::lines!["print this help"])
+            .shows_help()
+    }
+
     /// The option asks for the help.
     pub fn shows_help(self) -> Self {
         Flag {

@@ -83,9 +83,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 r.log_x = true;
                 Ok(())
             }),
-        Flag::new(Some('h'), "help", ValueKind::None, "")
-            .help(rtlat_args::lines!["print this help"])
-            .shows_help(),
+        Flag::help_option(Some('h')),
         Flag::new(Some('V'), "version", ValueKind::None, "")
             .help(rtlat_args::lines![
                 "print the version, the commit and the target"

@@ -18,7 +18,7 @@ use crate::audit::Settings;
 use crate::output::OutputTarget;
 use rtlat_args::UsageError;
 use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::{NO, OptSpec, REQ};
+use rtlat_args::getopt::{OptSpec, REQ};
 use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, terms};
 use rtlat_args::values::{DirReport, SystemView, int_in, int_in_or, invalid, new_file_path};
 
@@ -85,9 +85,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 r.root = v.os_opt();
                 Ok(())
             }),
-        Flag::new(Some('h'), "help", NO, "")
-            .help(rtlat_args::lines!["print this help"])
-            .shows_help(),
+        Flag::help_option(Some('h')),
     ]
 });
 

@@ -23,9 +23,7 @@ pub const SUMMARY: &str = "compare two runs' latencies";
 /// `rtlat compare`'s options, each defined once, in getopt's order.
 static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
     vec![
-        Flag::new(Some('h'), "help", NO, "")
-            .help(rtlat_args::lines!["print this help"])
-            .shows_help(),
+        Flag::help_option(Some('h')),
         Flag::new_long("fail-on-regression", NO, "")
             .help(rtlat_args::lines![
                 "exit 3 when a judged row is worse (after the",

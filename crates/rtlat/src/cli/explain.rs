@@ -85,6 +85,17 @@ pub struct ExplainIds<O> {
     pub trace: O,
 }
 
+impl<O> ExplainIds<O> {
+    /// The group's options as the tool's `name` spells them (by long name).
+    pub fn named(name: impl Fn(&str) -> O) -> Self {
+        ExplainIds {
+            explain: name("explain"),
+            threshold: name("explain-threshold"),
+            trace: name("explain-trace"),
+        }
+    }
+}
+
 /// What the run would need that `--explain` cannot have.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ExplainObstacles<'a> {

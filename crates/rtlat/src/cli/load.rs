@@ -12,7 +12,7 @@ use rtlat_core::parse_cpu_list;
 use crate::load::Settings;
 use rtlat_args::UsageError;
 use rtlat_args::docs::help::{Help, Term};
-use rtlat_args::getopt::{NO, OptSpec, REQ};
+use rtlat_args::getopt::{OptSpec, REQ};
 use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, pick};
 use rtlat_args::values::{DURATION_EXPECTED, DurationError, SystemView, int_in, invalid};
 
@@ -47,9 +47,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 r.nice = Some(v.text()?);
                 Ok(())
             }),
-        Flag::new(Some('h'), "help", NO, "")
-            .help(rtlat_args::lines!["print this help"])
-            .shows_help(),
+        Flag::help_option(Some('h')),
     ]
 });
 

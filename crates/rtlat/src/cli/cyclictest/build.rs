@@ -178,11 +178,7 @@ fn explain(
     cpus: Vec<usize>,
 ) -> Result<Option<ExplainPlan>, UsageError> {
     explain_plan(
-        ExplainIds {
-            explain: name("explain"),
-            threshold: name("explain-threshold"),
-            trace: name("explain-trace"),
-        },
+        ExplainIds::named(name),
         &raw.explain,
         ExplainObstacles {
             synthetic: raw.shared.synthetic.is_some(),

@@ -25,11 +25,7 @@ pub(super) fn explanation(
         }
     };
     explain_plan(
-        ExplainIds {
-            explain: name("explain"),
-            threshold: name("explain-threshold"),
-            trace: name("explain-trace"),
-        },
+        ExplainIds::named(name),
         &raw.explain,
         ExplainObstacles {
             synthetic: raw.shared.synthetic.is_some(),

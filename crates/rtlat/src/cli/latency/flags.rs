@@ -138,9 +138,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             r.break_on_switch = true;
             Ok(())
         }),
-        Flag::new_long("help", NO, "")
-            .help(rtlat_args::lines!["print this help"])
-            .shows_help(),
+        Flag::help_option(None),
         outputs::json(&outputs::JSON_NEW).help(rtlat_args::lines![
             "write the results as JSON to FILE (- for stdout, after",
             "the RTD lines): cyclictest's document, with the environment,",
