@@ -29,6 +29,11 @@
 //!   simply not there;
 //! - a SysV set ([`KeptSemSet::create`]) is announced by a random key no
 //!   set has, made under it with `IPC_EXCL`, then confirmed by its id;
+//! - a process group ([`keep_process_group`]: a workload the run started,
+//!   `--load-command`) is announced once its leader exists and before it
+//!   runs anything, with the leader's start time; the janitor ends the
+//!   group (SIGTERM, then SIGKILL) unless the leader's pid is another
+//!   process's by then;
 //! - a setting ([`keep_setting`]: a sysfs file and its previous value) is
 //!   announced before it is changed, and forgotten right after the owner
 //!   writes it back: the janitor writing back a value the file still
@@ -461,6 +466,36 @@ pub fn keep_setting(path: &Path, previous: &[u8]) -> io::Result<Kept> {
     })
 }
 
+/// Announces a process group this process started (a workload): should
+/// the process die before it releases the returned [`Kept`], the janitor
+/// ends the group, SIGTERM then, after [`GROUP_GRACE`], SIGKILL. `pgid`
+/// is the group's leader, alive now: its start time tells the janitor
+/// whether the pid is still its. Announce it before the leader runs
+/// anything (it waits for a word from us), and release it after the group
+/// is ended and BEFORE the leader is reaped: until then its pid, and the
+/// group's id, cannot be another's.
+pub fn keep_process_group(pgid: i32) -> io::Result<Kept> {
+    if !is_running() {
+        return Ok(Kept::NONE);
+    }
+    if pgid < 2 {
+        return Err(Errno::INVAL.into());
+    }
+    let start_time = start_time(pgid).ok_or(Errno::SRCH)?;
+    Ok(Kept {
+        token: announce(|token| Record::ProcessGroup {
+            token,
+            pgid,
+            start_time,
+        }),
+        path: None,
+    })
+}
+
+/// How long the janitor gives a workload's process group to end on
+/// SIGTERM before it sends SIGKILL.
+pub const GROUP_GRACE: Duration = Duration::from_secs(1);
+
 /// A SysV semaphore set of this process's only, that the janitor removes
 /// if this process dies first; dereferences to the set.
 #[derive(Debug)]
@@ -564,6 +599,13 @@ enum Record {
         path: PathBuf,
         previous: Vec<u8>,
     },
+    /// A process group runs: its leader `pgid`, started at `start_time`
+    /// (clock ticks after boot, `/proc/<pid>/stat` field 22).
+    ProcessGroup {
+        token: u32,
+        pgid: i32,
+        start_time: u64,
+    },
     /// The object is about to be removed by its owner (or the setting
     /// has been restored).
     Forget { token: u32 },
@@ -571,7 +613,8 @@ enum Record {
 
 impl Record {
     /// `S token id`, `K token key`, `N token kind len path`, `C token
-    /// dev ino`, `W token len path len value`, `X token`; integers
+    /// dev ino`, `W token len path len value`, `G token pgid start`,
+    /// `X token`; integers
     /// little-endian.
     fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
@@ -615,6 +658,16 @@ impl Record {
                 out.extend_from_slice(&token.to_le_bytes());
                 counted(&mut out, path.as_os_str().as_bytes());
                 counted(&mut out, previous);
+            }
+            Record::ProcessGroup {
+                token,
+                pgid,
+                start_time,
+            } => {
+                out.push(b'G');
+                out.extend_from_slice(&token.to_le_bytes());
+                out.extend_from_slice(&pgid.to_le_bytes());
+                out.extend_from_slice(&start_time.to_le_bytes());
             }
             Record::Forget { token } => {
                 out.push(b'X');
@@ -672,6 +725,11 @@ impl Record {
                 path: path_of(counted(input, MAX_PATH)?),
                 previous: counted(input, MAX_VALUE)?,
             },
+            b'G' => Record::ProcessGroup {
+                token,
+                pgid: i32::from_le_bytes(bytes(input)?),
+                start_time: u64::from_le_bytes(bytes(input)?),
+            },
             b'X' => Record::Forget { token },
             _ => return None,
         })
@@ -684,6 +742,7 @@ impl Record {
             | Record::Named { token, .. }
             | Record::Confirm { token, .. }
             | Record::Setting { token, .. }
+            | Record::ProcessGroup { token, .. }
             | Record::Forget { token } => *token,
         }
     }
@@ -781,8 +840,42 @@ impl LeftOver {
             }
             Record::Setting { path, previous, .. } => std::fs::write(path, previous)
                 .map_err(|e| format!("cannot restore '{}': {e}", path.display())),
+            Record::ProcessGroup {
+                pgid, start_time, ..
+            } => end_process_group(*pgid, *start_time),
             Record::Confirm { .. } | Record::Forget { .. } => Ok(()),
         }
+    }
+}
+
+/// Ends the process group `pgid` whose leader started at `start_time`:
+/// SIGTERM, then SIGKILL if some of it is left after [`GROUP_GRACE`].
+/// Nothing is sent when the pid is another process's by now (its start
+/// time differs); a leader that is gone while its group lives on keeps
+/// the group's id from being reused, so the group is still the run's.
+fn end_process_group(pgid: i32, start_time: u64) -> Result<(), String> {
+    use rtlat_sys::signals::{SIGKILL, SIGTERM, signal_process_group};
+    if let Some(now) = self::start_time(pgid)
+        && now != start_time
+    {
+        return Ok(());
+    }
+    let gone = |r: Result<(), Errno>| matches!(r, Err(Errno::SRCH));
+    match signal_process_group(pgid, SIGTERM) {
+        Err(Errno::SRCH) => return Ok(()),
+        Err(e) => return Err(format!("cannot end process group {pgid}: {e}")),
+        Ok(()) => {}
+    }
+    let give_up = Instant::now() + GROUP_GRACE;
+    while Instant::now() < give_up {
+        if gone(signal_process_group(pgid, 0)) {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    match signal_process_group(pgid, SIGKILL) {
+        Ok(()) | Err(Errno::SRCH) => Ok(()),
+        Err(e) => Err(format!("cannot kill process group {pgid}: {e}")),
     }
 }
 
@@ -909,6 +1002,11 @@ mod tests {
                 token: 4,
                 kind: NamedKind::Fifo,
                 path: PathBuf::from("/tmp/status"),
+            },
+            Record::ProcessGroup {
+                token: 3,
+                pgid: 4242,
+                start_time: 1 << 33,
             },
             Record::Forget { token: 0 },
         ];
@@ -1135,5 +1233,160 @@ mod tests {
         .remove(&this_run())
         .unwrap();
         assert!(dir.path().exists());
+    }
+
+    /// A process group of `script` (`sh -c`, its own group): the leader
+    /// and its pgid.
+    fn group_of(script: &str) -> (std::process::Child, i32) {
+        use std::os::unix::process::CommandExt;
+        let child = std::process::Command::new("sh")
+            .args(["-c", script])
+            .process_group(0)
+            .spawn()
+            .expect("sh");
+        let pgid = child.id() as i32;
+        (child, pgid)
+    }
+
+    /// The processes of group `pgid` still running (zombies left out),
+    /// waiting up to 5 s for none to be left.
+    fn members_left(pgid: i32) -> Vec<i32> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let members: Vec<i32> = std::fs::read_dir("/proc")
+                .unwrap()
+                .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+                .filter(|&pid| {
+                    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                        return false;
+                    };
+                    let Some(close) = stat.rfind(')') else {
+                        return false;
+                    };
+                    let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+                    // Field 3, the state; field 5, the process group.
+                    fields.first() != Some(&"Z")
+                        && fields.get(2) == Some(&pgid.to_string().as_str())
+                })
+                .collect();
+            if members.is_empty() || Instant::now() > deadline {
+                return members;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Waits until `sh` has started its two children (three members).
+    fn wait_for_members(pgid: i32, count: usize) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            let n = std::fs::read_dir("/proc")
+                .unwrap()
+                .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+                .filter(|&pid| {
+                    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                        stat.rfind(')').is_some_and(|close| {
+                            stat[close + 1..].split_whitespace().nth(2)
+                                == Some(pgid.to_string().as_str())
+                        })
+                    })
+                })
+                .count();
+            if n >= count {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("group {pgid} never had {count} members");
+    }
+
+    #[test]
+    fn a_process_group_left_running_is_ended_children_included() {
+        let (mut leader, pgid) = group_of("sleep 30 & sleep 30 & wait");
+        wait_for_members(pgid, 3);
+        let record = Record::ProcessGroup {
+            token: 0,
+            pgid,
+            start_time: start_time(pgid).unwrap(),
+        };
+        let mut errors = Vec::new();
+        assert_eq!(
+            clean_up(&stream(&[record])[..], &this_run(), &mut errors),
+            0
+        );
+        assert!(errors.is_empty(), "{}", String::from_utf8_lossy(&errors));
+        let status = leader.wait().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(rtlat_sys::signals::SIGTERM));
+        assert_eq!(members_left(pgid), Vec::<i32>::new());
+    }
+
+    #[test]
+    fn a_group_that_ignores_sigterm_is_killed_after_the_grace() {
+        let (mut leader, pgid) = group_of("trap '' TERM; sleep 30 & sleep 30 & wait");
+        wait_for_members(pgid, 3);
+        let record = Record::ProcessGroup {
+            token: 0,
+            pgid,
+            start_time: start_time(pgid).unwrap(),
+        };
+        let started = Instant::now();
+        assert_eq!(
+            clean_up(&stream(&[record])[..], &this_run(), &mut Vec::new()),
+            0
+        );
+        assert!(
+            started.elapsed() >= GROUP_GRACE,
+            "SIGKILL only after the grace"
+        );
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(
+            leader.wait().unwrap().signal(),
+            Some(rtlat_sys::signals::SIGKILL)
+        );
+        assert_eq!(members_left(pgid), Vec::<i32>::new());
+    }
+
+    #[test]
+    fn a_group_forgotten_or_of_a_reused_pid_is_left_alone() {
+        let (mut leader, pgid) = group_of("sleep 30 & wait");
+        wait_for_members(pgid, 2);
+        let start = start_time(pgid).unwrap();
+        // Another process's pid by now (another start time); then a group
+        // its owner ended itself (forgotten).
+        for records in [
+            vec![Record::ProcessGroup {
+                token: 0,
+                pgid,
+                start_time: start + 1,
+            }],
+            vec![
+                Record::ProcessGroup {
+                    token: 0,
+                    pgid,
+                    start_time: start,
+                },
+                Record::Forget { token: 0 },
+            ],
+        ] {
+            assert_eq!(
+                clean_up(&stream(&records)[..], &this_run(), &mut Vec::new()),
+                0
+            );
+            assert_eq!(leader.try_wait().unwrap(), None, "{records:?}");
+        }
+        rtlat_sys::signals::signal_process_group(pgid, rtlat_sys::signals::SIGKILL).unwrap();
+        leader.wait().unwrap();
+        assert_eq!(members_left(pgid), Vec::<i32>::new());
+    }
+
+    #[test]
+    fn no_group_below_2_is_ever_signalled() {
+        for pgid in [-1, 0, 1] {
+            assert_eq!(
+                rtlat_sys::signals::signal_process_group(pgid, 0),
+                Err(Errno::INVAL)
+            );
+        }
     }
 }

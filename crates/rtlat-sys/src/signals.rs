@@ -17,6 +17,9 @@ pub fn wake_signal() -> i32 {
 /// SIGTERM, for a module that stops its own process as a user would.
 pub const SIGTERM: i32 = libc::SIGTERM;
 
+/// SIGKILL, for a group that did not end on SIGTERM.
+pub const SIGKILL: i32 = libc::SIGKILL;
+
 /// Blocks every signal in the calling thread except `allowed` (and the
 /// unblockable SIGKILL and SIGSTOP, and synchronous fault signals).
 pub fn block_all_except(allowed: i32) -> Result<(), Errno> {
@@ -126,6 +129,24 @@ pub fn signal_process(pid: i32, signal: i32) -> Result<(), Errno> {
     // SAFETY: kill has no memory effects; any pid and signal number are
     // valid arguments (errors come back as -1 and errno).
     let rc = unsafe { libc::kill(pid, signal) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(crate::last_errno())
+    }
+}
+
+/// Sends `signal` to every process of the process group `pgid`. A group
+/// id below 2 is refused (`EINVAL`): `kill(0)` would reach our own group
+/// and `kill(-1)` every process we may signal.
+pub fn signal_process_group(pgid: i32, signal: i32) -> Result<(), Errno> {
+    if pgid < 2 {
+        return Err(Errno::INVAL);
+    }
+    // SAFETY: kill has no memory effects; -pgid (pgid >= 2) names one
+    // process group, and any signal number is a valid argument (errors
+    // come back as -1 and errno).
+    let rc = unsafe { libc::kill(-pgid, signal) };
     if rc == 0 {
         Ok(())
     } else {
