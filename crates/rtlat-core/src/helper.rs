@@ -1,12 +1,14 @@
 //! rtlat's helper processes: the binary re-executed to do one job for the
-//! process that started it, the `fork` load's helper and the janitor.
-//! Both the load and the janitor module start their helper through this
-//! one, which uses neither: what each role does ([`HelperRole::run`]) is
-//! dispatched from the crate root, above all three.
+//! process that started it: the `fork` load's helper, the janitor and the
+//! user's workload (`--load-command`). The load and the janitor module
+//! start their helpers through this one, which uses neither: what each
+//! role does ([`HelperRole::run`]) is dispatched from the crate root,
+//! above them all.
 //!
 //! A helper is reached only on purpose: its `argv[0]` is the role's own
-//! name (`rtlat-fork-helper`, `rtlat-janitor`) AND the environment variable
-//! [`PARENT_ENV`] holds the pid of the process that started it. Either
+//! name (`rtlat-fork-helper`, `rtlat-janitor`, `rtlat-workload`) AND the
+//! environment variable [`PARENT_ENV`] holds the pid of the process that
+//! started it. Either
 //! alone, a variable left in a shell's environment or a binary renamed, is
 //! ignored: the command runs as usual. The pid is the one the helper
 //! checks its parent against ([`rtlat_sys::process::die_with_parent`]).
@@ -29,6 +31,8 @@ pub enum HelperRole {
     ForkLoad,
     /// Removes a run's named objects if the run dies first.
     Janitor,
+    /// Becomes the user's workload (`/bin/sh -c COMMAND`) once told to.
+    Workload,
 }
 
 impl HelperRole {
@@ -37,6 +41,7 @@ impl HelperRole {
         match self {
             HelperRole::ForkLoad => "rtlat-fork-helper",
             HelperRole::Janitor => "rtlat-janitor",
+            HelperRole::Workload => "rtlat-workload",
         }
     }
 
@@ -44,9 +49,13 @@ impl HelperRole {
     /// down, when `argv0` is a role's name and `parent` (the value of
     /// [`PARENT_ENV`]) a pid; `None` for any other invocation.
     pub fn of_invocation(argv0: &OsStr, parent: Option<&OsStr>) -> Option<(HelperRole, i32)> {
-        let role = [HelperRole::ForkLoad, HelperRole::Janitor]
-            .into_iter()
-            .find(|r| argv0 == r.argv0())?;
+        let role = [
+            HelperRole::ForkLoad,
+            HelperRole::Janitor,
+            HelperRole::Workload,
+        ]
+        .into_iter()
+        .find(|r| argv0 == r.argv0())?;
         let parent = parent?.to_str()?.parse::<i32>().ok().filter(|&p| p > 0)?;
         Some((role, parent))
     }

@@ -1248,27 +1248,12 @@ mod tests {
         (child, pgid)
     }
 
-    /// The processes of group `pgid` still running (zombies left out),
-    /// waiting up to 5 s for none to be left.
+    /// The processes of group `pgid` still running, waiting up to 5 s for
+    /// none to be left.
     fn members_left(pgid: i32) -> Vec<i32> {
         let deadline = Instant::now() + Duration::from_secs(5);
         loop {
-            let members: Vec<i32> = std::fs::read_dir("/proc")
-                .unwrap()
-                .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-                .filter(|&pid| {
-                    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                        return false;
-                    };
-                    let Some(close) = stat.rfind(')') else {
-                        return false;
-                    };
-                    let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-                    // Field 3, the state; field 5, the process group.
-                    fields.first() != Some(&"Z")
-                        && fields.get(2) == Some(&pgid.to_string().as_str())
-                })
-                .collect();
+            let members = rtlat_sys::process::group_members(pgid);
             if members.is_empty() || Instant::now() > deadline {
                 return members;
             }
@@ -1276,28 +1261,16 @@ mod tests {
         }
     }
 
-    /// Waits until `sh` has started its two children (three members).
+    /// Waits until group `pgid` has `count` running members.
     fn wait_for_members(pgid: i32, count: usize) {
         let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            let n = std::fs::read_dir("/proc")
-                .unwrap()
-                .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-                .filter(|&pid| {
-                    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-                        stat.rfind(')').is_some_and(|close| {
-                            stat[close + 1..].split_whitespace().nth(2)
-                                == Some(pgid.to_string().as_str())
-                        })
-                    })
-                })
-                .count();
-            if n >= count {
-                return;
-            }
+        while rtlat_sys::process::group_members(pgid).len() < count {
+            assert!(
+                Instant::now() < deadline,
+                "group {pgid} never had {count} members"
+            );
             std::thread::sleep(Duration::from_millis(5));
         }
-        panic!("group {pgid} never had {count} members");
     }
 
     #[test]

@@ -193,6 +193,7 @@ impl helper::HelperRole {
         match self {
             helper::HelperRole::ForkLoad => load::fork_helper_main(parent),
             helper::HelperRole::Janitor => janitor::janitor_main(parent),
+            helper::HelperRole::Workload => load::workload_helper_main(parent),
         }
     }
 }

@@ -413,6 +413,28 @@ impl ChildProcess {
     }
 }
 
+/// The processes of group `pgid` that still run (zombies left out), from
+/// `/proc/<pid>/stat` (field 3, the state; field 5, the group).
+pub fn group_members(pgid: i32) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            let Some(close) = stat.rfind(')') else {
+                return false;
+            };
+            let mut fields = stat[close + 1..].split_whitespace();
+            let state = fields.next();
+            let group = fields.nth(1).and_then(|g| g.parse::<i32>().ok());
+            state != Some("Z") && group == Some(pgid)
+        })
+        .collect()
+}
+
 /// What [`wait_for_reader_gone`] saw first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PipeWatch {

@@ -48,6 +48,25 @@ pub fn block_all_except(allowed: i32) -> Result<(), Errno> {
     }
 }
 
+/// Unblocks every signal in the calling thread: what a helper does before
+/// it becomes another program (the mask survives exec), so that the
+/// program starts as a shell would start it.
+pub fn unblock_all() -> Result<(), Errno> {
+    let mut set = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+    // SAFETY: sigemptyset initialises the sigset_t it is given; the pointer
+    // is to a live local.
+    unsafe { libc::sigemptyset(set.as_mut_ptr()) };
+    // SAFETY: the set was initialised by sigemptyset above.
+    let set = unsafe { set.assume_init() };
+    // SAFETY: `set` is initialised; a null old-set pointer is allowed.
+    let rc = unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &set, std::ptr::null_mut()) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Errno::from_raw_os_error(rc))
+    }
+}
+
 /// A thread handle as `std::os::unix::thread::JoinHandleExt::as_pthread_t`
 /// returns it.
 pub type ThreadHandle = libc::pthread_t;

@@ -30,15 +30,18 @@ mod io;
 mod memory;
 mod messaging;
 pub(crate) use fork::helper_main as fork_helper_main;
+pub(crate) use workload::helper_main as workload_helper_main;
 mod procstat;
 mod schedule;
 mod syscalls;
 mod timers;
+mod workload;
 
 pub use procstat::Activity;
 pub use schedule::{
     KindFigures, LoadPhase, LoadSchedule, LoadSummary, PhaseLoad, ScheduleRun, kind_line,
 };
+pub use workload::{Workload, WorkloadEnd};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -1,4 +1,6 @@
-//! Background load: `rtlat load` on its own, and `--load` beside the measuring tools.
+//! Background load: `rtlat load` on its own, `--load` beside the measuring
+//! tools, and the user's own workload (`rtlat_core::load::Workload`).
 
 pub(crate) mod beside;
 pub(crate) mod tool;
+pub(crate) mod workload;
