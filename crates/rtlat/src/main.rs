@@ -18,6 +18,7 @@ mod audit;
 mod cli;
 mod compare;
 mod cyclictest;
+mod evaluate;
 mod explain;
 mod gate;
 mod host;
