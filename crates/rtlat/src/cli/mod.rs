@@ -3,6 +3,7 @@ pub mod audit;
 pub mod compare;
 pub mod cyclictest;
 pub mod dispatch;
+pub mod evaluate;
 pub mod explain;
 pub mod gates;
 pub mod generate;

@@ -1,7 +1,291 @@
-//! `rtlat evaluate` (issue 29): a qualification in one command. Only its
-//! phase plan exists yet ([`plan`]); the tool, the run and the report
-//! follow (design/issue29-evaluate.md).
-// Until the tool uses it (this branch only).
-#![allow(dead_code)]
+//! `rtlat evaluate` (issue 29): a qualification in one command. The audit,
+//! then each phase ([`plan`]) as a child `rtlat cyclictest` run with the
+//! phase's load (the same binary; the phase's exact command line is in
+//! the report, to reproduce by hand), then `DIR/report.json` and the
+//! answer. Not yet: the HTML report, the live view, --compare, --fail-on
+//! (design/issue29-evaluate.md).
 
 pub mod plan;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use rtlat_core::load::{Workload, WorkloadEnd};
+use serde_json::{Value, json};
+
+use plan::{Phase, PhaseKind};
+
+/// What `rtlat evaluate` was asked for, validated.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub phases: Vec<Phase>,
+    /// The measured CPUs, as a list (`0-3`).
+    pub cpus: String,
+    pub priority: u8,
+    pub interval_us: u32,
+    pub deadline_us: Option<u32>,
+    pub load_command: Option<String>,
+    /// `--explain=N`; `None` with `--no-explain`.
+    pub explain: Option<u32>,
+    pub output: PathBuf,
+    pub quiet: bool,
+}
+
+/// Makes `dir` (and its parents) if needed and checks a file can be
+/// written in it, before the first phase.
+pub fn check_output_dir(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot make the directory: {e}"))?;
+    rtlat_args::output_file::probe(dir).map_err(|e| format!("cannot write in it: {e}"))
+}
+
+/// How long the workload gets to end on SIGTERM.
+const WORKLOAD_GRACE: Duration = Duration::from_secs(2);
+
+/// What one phase left.
+struct PhaseResult {
+    phase: Phase,
+    command: Vec<String>,
+    status: Option<i32>,
+    document: Option<Value>,
+    workload: Option<String>,
+}
+
+/// Runs the evaluation; the exit status.
+pub fn run(settings: &Settings) -> anyhow::Result<u8> {
+    let rtlat = std::env::current_exe().context("cannot find rtlat's own path")?;
+    let flags = crate::signals::SignalFlags::install()?;
+    let started = Instant::now();
+    let say = |line: &str| {
+        if !settings.quiet {
+            eprintln!("{line}");
+        }
+    };
+    let audit_file = settings.output.join("audit.json");
+    say("# audit");
+    let audit_status = Command::new(&rtlat)
+        .arg("audit")
+        .arg("--json")
+        .arg(&audit_file)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .context("cannot run rtlat audit")?;
+    let mut results = Vec::new();
+    let mut cut_short = false;
+    for phase in &settings.phases {
+        if flags.stop_requested() {
+            cut_short = true;
+            break;
+        }
+        say(&format!(
+            "# phase {}: {} s",
+            phase.kind.name(),
+            phase.duration.as_nanos() / 1_000_000_000
+        ));
+        let args = phase_args(settings, phase);
+        let mut workload = match (phase.kind, &settings.load_command) {
+            (PhaseKind::Command, Some(command)) => Some(Workload::start(
+                &rtlat,
+                command,
+                Some(&settings.output.join("command.log")),
+            )?),
+            _ => None,
+        };
+        let mut child = Command::new(&rtlat)
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .context("cannot run rtlat cyclictest")?;
+        let status = loop {
+            if let Some(status) = child.try_wait()? {
+                break status;
+            }
+            if flags.stop_requested() && !cut_short {
+                cut_short = true;
+                let _ = rtlat_sys::signals::signal_process(
+                    child.id() as i32,
+                    rtlat_sys::signals::SIGTERM,
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let workload = workload
+            .take()
+            .map(|w| w.end(WORKLOAD_GRACE))
+            .transpose()?
+            .map(|end| match end {
+                WorkloadEnd::Exited(status) => format!("exited by itself: {status}"),
+                WorkloadEnd::EndedByRun { killed: false } => "ended at the phase's end".to_owned(),
+                WorkloadEnd::EndedByRun { killed: true } => {
+                    "killed at the phase's end (it outlived SIGTERM)".to_owned()
+                }
+            });
+        let file = settings.output.join(format!("{}.json", phase.kind.name()));
+        let document = std::fs::read_to_string(&file)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok());
+        results.push(PhaseResult {
+            phase: *phase,
+            command: std::iter::once("rtlat".to_owned()).chain(args).collect(),
+            status: status.code(),
+            document,
+            workload,
+        });
+        if cut_short {
+            break;
+        }
+    }
+    let report = report_json(
+        settings,
+        &results,
+        audit_status.success(),
+        cut_short,
+        started,
+    );
+    let report_file = settings.output.join("report.json");
+    let text = serde_json::to_string_pretty(&report)?;
+    rtlat_args::output_file::write_whole(&report_file, |w| w.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write '{}'", report_file.display()))?;
+    for line in answer(settings, &results, cut_short, &report_file) {
+        println!("{line}");
+    }
+    Ok(
+        if cut_short || results.iter().all(|r| r.status == Some(0)) {
+            0
+        } else {
+            1
+        },
+    )
+}
+
+/// The child's command line of `phase` (without the program).
+fn phase_args(settings: &Settings, phase: &Phase) -> Vec<String> {
+    let name = phase.kind.name();
+    let out = |ext: &str| {
+        settings
+            .output
+            .join(format!("{name}.{ext}"))
+            .display()
+            .to_string()
+    };
+    let mut args: Vec<String> = vec![
+        "cyclictest".into(),
+        "-q".into(),
+        "-m".into(),
+        "-t".into(),
+        "-a".into(),
+        settings.cpus.clone(),
+        "-p".into(),
+        settings.priority.to_string(),
+        "-i".into(),
+        settings.interval_us.to_string(),
+        "-D".into(),
+        (phase.duration.as_nanos() / 1_000_000_000).to_string(),
+        format!("--json={}", out("json")),
+        "--hgrm".into(),
+        out("hgrm"),
+        "--verdict".into(),
+    ];
+    if let PhaseKind::Load(kind) = phase.kind {
+        args.push("--load".into());
+        args.push(kind.name().into());
+    }
+    if let Some(deadline) = settings.deadline_us {
+        args.push("--deadline".into());
+        args.push(deadline.to_string());
+    }
+    if let Some(n) = settings.explain {
+        args.push(format!("--explain={n}"));
+    }
+    args
+}
+
+/// `DIR/report.json`: what was run, each phase's result and its files.
+fn report_json(
+    settings: &Settings,
+    results: &[PhaseResult],
+    audited: bool,
+    cut_short: bool,
+    started: Instant,
+) -> Value {
+    let phases: Vec<Value> = results
+        .iter()
+        .map(|r| {
+            let name = r.phase.kind.name();
+            json!({
+                "name": name,
+                "seconds": r.phase.duration.as_nanos() as f64 / 1e9,
+                "command": r.command,
+                "exit_status": r.status,
+                "result": format!("{name}.json"),
+                "hgrm": format!("{name}.hgrm"),
+                "workload": r.workload,
+                "all_threads": r.document.as_ref().map(|d| d["all_threads"].clone()),
+                "verdict": r.document.as_ref().map(|d| d["verdict"].clone()),
+            })
+        })
+        .collect();
+    json!({
+        "rtlat_version": env!("CARGO_PKG_VERSION"),
+        "cut_short": cut_short,
+        "elapsed_s": started.elapsed().as_secs_f64(),
+        "deadline_us": settings.deadline_us,
+        "load_command": settings.load_command,
+        "audit": if audited { Some("audit.json") } else { None },
+        "phases": phases,
+    })
+}
+
+/// The answer, at most 10 lines of 80 columns.
+fn answer(
+    settings: &Settings,
+    results: &[PhaseResult],
+    cut_short: bool,
+    report: &Path,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    let level = results
+        .iter()
+        .filter_map(|r| {
+            r.document
+                .as_ref()?
+                .get("verdict")?
+                .get("level")?
+                .as_str()
+                .map(str::to_owned)
+        })
+        .max_by_key(|l| match l.as_str() {
+            "ready" => 0,
+            "caveats" => 1,
+            _ => 2,
+        })
+        .unwrap_or_else(|| "unknown".to_owned());
+    lines.push(format!(
+        "Evaluation{}: {level}",
+        if cut_short { " (cut short)" } else { "" }
+    ));
+    for r in results.iter().take(8) {
+        let figures = r.document.as_ref().map(|d| &d["all_threads"]);
+        let max = figures.and_then(|f| f["max"].as_f64());
+        let p9999 = figures.and_then(|f| f["p99.99"].as_f64());
+        let over = match (settings.deadline_us, max) {
+            (Some(deadline), Some(max)) if max > f64::from(deadline) => " over the deadline",
+            _ => "",
+        };
+        lines.push(match (max, p9999) {
+            (Some(max), Some(p)) => format!(
+                "  {:<8} max {max:>9.1} us, p99.99 {p:>9.1} us{over}",
+                r.phase.kind.name()
+            ),
+            _ => format!(
+                "  {:<8} no result (exit status {:?})",
+                r.phase.kind.name(),
+                r.status
+            ),
+        });
+    }
+    lines.push(format!("Report: {}", report.display()));
+    lines.truncate(10);
+    lines
+}

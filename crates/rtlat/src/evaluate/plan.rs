@@ -1,8 +1,9 @@
 //! The phases of an evaluation and how long each measures: the idle
 //! phase, one loaded phase per default load kind, and the user's own
 //! workload when `--load-command` gives one; `-D/--duration` is the total,
-//! split evenly over the phases that `--phase NAME:DURATION` does not
-//! fix; `--phase NAME:0` leaves a phase out. (The audit, before them,
+//! split evenly, in whole seconds as `rtlat cyclictest -D` takes them,
+//! over the phases that `--phase NAME:DURATION` does not fix; `--phase
+//! NAME:0` leaves a phase out. (The audit, before them,
 //! takes the time it takes: it measures nothing.)
 
 use std::fmt::Write as _;
@@ -83,7 +84,8 @@ pub struct PlanError(pub String);
 /// The phases of `phases` with their durations: those `requests` name
 /// take theirs (the last request of a name wins; 0 leaves the phase out),
 /// the others share what is left of `total` (the default total when
-/// `None`) evenly, to the millisecond, the last one taking the rest.
+/// `None`) evenly, in whole seconds, the first ones a second more while
+/// the remainder lasts.
 pub fn plan(
     phases: &[PhaseKind],
     requests: &[PhaseRequest],
@@ -123,9 +125,11 @@ pub fn plan(
             )));
         }
     } else {
-        let left = total.as_nanos() - fixed_sum;
-        let each = left / open.len() as i64 / 1_000_000 * 1_000_000;
-        if each < MIN_PHASE.as_nanos() {
+        // Whole seconds, as -D takes them: the first phases one more
+        // while the remainder lasts.
+        let left_s = (total.as_nanos() - fixed_sum) / 1_000_000_000;
+        let each_s = left_s / open.len() as i64;
+        if each_s < MIN_PHASE.as_nanos() / 1_000_000_000 {
             let mut message = format!(
                 "{} too short to split over {} phase{} ({}), at least {} each",
                 seconds(total),
@@ -146,11 +150,11 @@ pub fn plan(
             }
             return Err(PlanError(message));
         }
-        for &i in &open {
-            durations[i] = Nanos(each);
+        let extra = left_s % open.len() as i64;
+        for (n, &i) in open.iter().enumerate() {
+            let s = each_s + i64::from((n as i64) < extra);
+            durations[i] = Nanos::from_secs(s);
         }
-        let last = *open.last().expect("an open phase");
-        durations[last] = Nanos(left - each * (open.len() as i64 - 1));
     }
     let planned: Vec<Phase> = phases
         .iter()
@@ -232,8 +236,11 @@ mod tests {
         let planned = plan(&phases, &[], Some(Nanos::from_secs(10))).unwrap();
         let sum: i64 = planned.iter().map(|p| p.duration.as_nanos()).sum();
         assert_eq!(sum, Nanos::from_secs(10).as_nanos());
-        assert_eq!(planned[0].duration.as_nanos(), 1_428_000_000);
-        assert_eq!(planned[6].duration.as_nanos(), 1_432_000_000);
+        let secs: Vec<i64> = planned
+            .iter()
+            .map(|p| p.duration.as_nanos() / 1_000_000_000)
+            .collect();
+        assert_eq!(secs, [2, 2, 2, 1, 1, 1, 1]);
         let default = plan(&phases, &[], None).unwrap();
         let sum: i64 = default.iter().map(|p| p.duration.as_nanos()).sum();
         assert_eq!(sum, DEFAULT_TOTAL.as_nanos());

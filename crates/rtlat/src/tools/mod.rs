@@ -14,6 +14,7 @@
 mod audit;
 mod compare;
 mod cyclictest;
+mod evaluate;
 mod latency;
 mod load;
 mod monitor;
@@ -47,6 +48,7 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &compare::Compare,
     &load::Load,
     &audit::Audit,
+    &evaluate::Evaluate,
 ];
 
 /// One of rtlat's tools: what `rtlat --help`, its man page and its

@@ -1,0 +1,276 @@
+//! The `rtlat evaluate` command line, turned into validated [`Settings`]:
+//! every bad value (an unknown phase, a duration too short to split, an
+//! output directory that cannot be written) is one line before the first
+//! phase.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::LazyLock;
+
+use rtlat_args::UsageError;
+use rtlat_args::docs::help::Help;
+use rtlat_args::getopt::{NO, OPT_NUM, OptSpec, REQ};
+use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, pick};
+use rtlat_args::values::{OptionName, SystemView, duration_option, int_in, invalid};
+use rtlat_core::{format_cpu_list, parse_cpu_list};
+
+use crate::evaluate::Settings;
+use crate::evaluate::plan::{self, PhaseRequest};
+
+/// What `rtlat evaluate` is for, in one line (at most 65 characters).
+pub const SUMMARY: &str = "qualify a machine: audit, idle and loaded phases, one answer";
+
+/// `rtlat evaluate`'s options, each defined once.
+static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
+    vec![
+        Flag::new(Some('D'), "duration", REQ, "DURATION")
+            .help(rtlat_args::lines![
+                "the whole evaluation's measuring time, split evenly",
+                "over the phases --phase does not fix (10m)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.duration = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("phase", REQ, "NAME:DURATION")
+            .help(rtlat_args::lines![
+                "",
+                "this phase measures DURATION (0: left out);",
+                "repeat for several phases",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.phases.push(v.text()?);
+                Ok(())
+            }),
+        Flag::new(Some('a'), "cpus", REQ, "LIST")
+            .help(rtlat_args::lines![
+                "measure on the CPUs of LIST, one thread each",
+                "(default: every CPU rtlat may use)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.cpus = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new(Some('p'), "priority", REQ, "PRIO")
+            .help(rtlat_args::lines![
+                "SCHED_FIFO priority of the measuring threads"
+            ])
+            .default("80")
+            .apply(|r: &mut Raw, v| {
+                r.priority = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new(Some('i'), "interval", REQ, "US")
+            .help(rtlat_args::lines!["the measuring threads' period"])
+            .default("1000")
+            .apply(|r: &mut Raw, v| {
+                r.interval = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("deadline", REQ, "US")
+            .help(rtlat_args::lines![
+                "the budget to qualify against: each phase's",
+                "samples beyond it, and its projection",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.deadline = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("load-command", REQ, "CMD")
+            .help(rtlat_args::lines![
+                "a phase 'command' runs CMD (sh -c) beside the",
+                "measurement; its process group ends with it",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.load_command = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("explain", OPT_NUM, "N")
+            .help(rtlat_args::lines![
+                "explain each phase's N worst samples (default 3,",
+                "where tracefs allows)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.explain = Some(v.optional()?);
+                Ok(())
+            }),
+        Flag::new_long("no-explain", NO, "")
+            .help(rtlat_args::lines!["explain nothing"])
+            .apply(|r: &mut Raw, _| {
+                r.no_explain = true;
+                Ok(())
+            }),
+        Flag::new(Some('o'), "output", REQ, "DIR")
+            .help(rtlat_args::lines![
+                "the report's directory, made if needed",
+                "(default rtlat-evaluation)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.output = Some(v.os());
+                Ok(())
+            }),
+        Flag::new(Some('q'), "quiet", NO, "")
+            .help(rtlat_args::lines!["print nothing while it runs"])
+            .apply(|r: &mut Raw, _| {
+                r.quiet = true;
+                Ok(())
+            }),
+        Flag::new_long("help", NO, "")
+            .help(rtlat_args::lines!["print this help"])
+            .shows_help(),
+    ]
+});
+
+fn name(long: &str) -> Name {
+    name_of(&FLAGS, long)
+}
+
+/// The command line as given; a repeated option keeps its last value
+/// (`--phase` accumulates).
+#[derive(Default)]
+struct Raw {
+    duration: Option<String>,
+    phases: Vec<String>,
+    cpus: Option<String>,
+    priority: Option<String>,
+    interval: Option<String>,
+    deadline: Option<String>,
+    load_command: Option<String>,
+    explain: Option<Option<String>>,
+    no_explain: bool,
+    output: Option<OsString>,
+    quiet: bool,
+}
+
+/// What the command line asks for.
+pub type Invocation = rtlat_args::Invocation<Settings>;
+
+/// The default directory of the report.
+const DEFAULT_OUTPUT: &str = "rtlat-evaluation";
+
+/// Reads the `rtlat evaluate` command line (`args` without the program
+/// name).
+pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, UsageError> {
+    let mut raw = Raw::default();
+    if options::parse(&FLAGS, args, &mut raw)? == Read::Help {
+        return Ok(Invocation::Help);
+    }
+    let total = match &raw.duration {
+        Some(text) => match duration_option(name("duration"), text)? {
+            Some(d) => Some(d),
+            None => return Err(invalid(name("duration"), text, "a duration above 0")),
+        },
+        None => None,
+    };
+    let requests: Vec<PhaseRequest> = raw
+        .phases
+        .iter()
+        .map(|text| plan::parse_request(text).map_err(|e| invalid(name("phase"), text, e)))
+        .collect::<Result<_, _>>()?;
+    let kinds = plan::default_phases(raw.load_command.is_some());
+    let phases = plan::plan(&kinds, &requests, total).map_err(|e| {
+        let option = if requests.is_empty() {
+            "duration"
+        } else {
+            "phase"
+        };
+        UsageError(format!("{}: {}", name(option).spelling(), e.0))
+    })?;
+    let cpus = match &raw.cpus {
+        Some(text) => parse_cpu_list(text, &system.allowed_cpus, system.configured_cpus)
+            .map_err(|e| invalid(name("cpus"), text, e))?,
+        None => system.allowed_cpus.clone(),
+    };
+    let priority = match &raw.priority {
+        Some(text) => int_in(name("priority"), text, 1..=99, "a SCHED_FIFO priority")? as u8,
+        None => 80,
+    };
+    let interval_us = match &raw.interval {
+        Some(text) => int_in(name("interval"), text, 50..=1_000_000, "a period in µs")? as u32,
+        None => 1000,
+    };
+    let deadline_us = match &raw.deadline {
+        Some(text) => {
+            Some(int_in(name("deadline"), text, 1..=10_000_000, "a budget in µs")? as u32)
+        }
+        None => None,
+    };
+    let explain = match (&raw.explain, raw.no_explain) {
+        (Some(_), true) => {
+            return Err(UsageError(format!(
+                "{} and {} together: choose one",
+                name("explain").spelling(),
+                name("no-explain").spelling()
+            )));
+        }
+        (_, true) => None,
+        (Some(Some(text)), false) => {
+            Some(int_in(name("explain"), text, 1..=100, "a number of samples")? as u32)
+        }
+        (Some(None) | None, false) => Some(3),
+    };
+    let output = raw
+        .output
+        .map_or_else(|| PathBuf::from(DEFAULT_OUTPUT), PathBuf::from);
+    crate::evaluate::check_output_dir(&output)
+        .map_err(|e| invalid(name("output"), &output.display().to_string(), e))?;
+    Ok(Invocation::Run(Settings {
+        phases,
+        cpus: format_cpu_list(&cpus),
+        priority,
+        interval_us,
+        deadline_us,
+        load_command: raw.load_command,
+        explain,
+        output,
+        quiet: raw.quiet,
+    }))
+}
+
+/// The option table, as the man page and the completions see it.
+pub fn table() -> Vec<OptSpec<()>> {
+    FLAGS.iter().map(Flag::row).collect()
+}
+
+/// The text of `rtlat evaluate --help`.
+pub fn help_text() -> String {
+    help_page().render()
+}
+
+/// `rtlat evaluate --help` as the man pages and completions read it.
+pub fn help_model() -> Help {
+    help_page().model()
+}
+
+fn help_page() -> Page<'static, Raw> {
+    let group = |longs: &[&str]| pick(&FLAGS, longs);
+    Page {
+        title: rtlat_args::tools::help_title("evaluate", SUMMARY),
+        usage: vec!["rtlat evaluate [-D DURATION] [--deadline US] [-o DIR] [OPTIONS]".to_owned()],
+        layout: Layout::spaced(27),
+        parts: vec![
+            Part::Paragraph(
+                "\
+Audits the machine, then measures as rtlat cyclictest does in phases: idle,
+then beside each of rtlat's loads (cpu, memory, cache, io, fork, timers),
+then beside your own command if you give one. Each phase writes its result
+(DIR/PHASE.json, DIR/PHASE.hgrm) and its exact command line; the answer
+comes last, and DIR/report.json holds it all."
+                    .to_owned(),
+            ),
+            Part::Heading("Phases"),
+            group(&["duration", "phase", "load-command"]),
+            Part::Heading("Measurement"),
+            group(&[
+                "cpus",
+                "priority",
+                "interval",
+                "deadline",
+                "explain",
+                "no-explain",
+            ]),
+            Part::Heading("Output"),
+            group(&["output", "quiet", "help"]),
+        ],
+    }
+}
