@@ -19,6 +19,7 @@ mod cyclictest;
 mod doc_blocks;
 mod doc_links;
 mod docs;
+mod evaluate;
 mod explain;
 mod faults;
 mod fleet;

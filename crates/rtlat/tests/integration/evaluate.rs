@@ -1,0 +1,149 @@
+//! `rtlat evaluate` (first cut): a short real evaluation writes every
+//! phase's files and a report with each phase's exact command; the user's
+//! workload ends with its phase and leaves no process; bad input is one
+//! line and exit 2, checked before the first phase. Its loads reach every
+//! CPU: each run leases them all.
+
+use std::time::Duration;
+
+use crate::support::cpus::CpuLease;
+use crate::support::{rtlat, run_with_timeout};
+
+#[test]
+fn a_short_evaluation_writes_every_phase_and_the_report() {
+    require_root!();
+    let _all = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    let r = run_with_timeout(
+        rtlat()
+            .args(["evaluate", "-q", "-D", "3", "--no-explain"])
+            .args([
+                "--phase", "cpu:0", "--phase", "memory:0", "--phase", "cache:0",
+            ])
+            .args(["--phase", "fork:0", "--deadline", "100000", "-o"])
+            .arg(&out),
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(
+        lines.len() <= 10 && lines.iter().all(|l| l.chars().count() <= 80),
+        "{}",
+        r.stdout
+    );
+    assert!(lines[0].starts_with("Evaluation: "), "{}", r.stdout);
+    assert!(r.stdout.contains("Report: "), "{}", r.stdout);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let names: Vec<&str> = report["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["idle", "io", "timers"]);
+    assert_eq!(report["cut_short"], false);
+    for phase in report["phases"].as_array().unwrap() {
+        let name = phase["name"].as_str().unwrap();
+        assert_eq!(phase["seconds"], 1.0, "{phase}");
+        assert_eq!(phase["exit_status"], 0, "{phase}");
+        assert!(out.join(format!("{name}.json")).exists(), "{name}");
+        assert!(out.join(format!("{name}.hgrm")).exists(), "{name}");
+        let command: Vec<&str> = phase["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap())
+            .collect();
+        assert_eq!(&command[..2], ["rtlat", "cyclictest"], "{phase}");
+        assert_eq!(command.contains(&"--load"), name != "idle", "{phase}");
+        assert!(phase["all_threads"]["max"].is_number(), "{phase}");
+    }
+}
+
+#[test]
+fn the_workload_ends_with_its_phase_and_leaves_nothing() {
+    require_root!();
+    let _all = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    // A sleep no other process has: its own long duration.
+    let marker = format!("sleep {}", 100_000 + std::process::id());
+    let command = format!("{marker} & {marker} & wait");
+    let skip: Vec<String> = ["idle", "cpu", "memory", "cache", "io", "fork", "timers"]
+        .iter()
+        .flat_map(|p| ["--phase".to_owned(), format!("{p}:0")])
+        .collect();
+    let r = run_with_timeout(
+        rtlat()
+            .args(["evaluate", "-q", "--no-explain", "--phase", "command:1"])
+            .args(&skip)
+            .args(["--load-command", &command, "-o"])
+            .arg(&out),
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["phases"][0]["name"], "command");
+    assert_eq!(report["phases"][0]["workload"], "ended at the phase's end");
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", &marker])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "left: {}",
+        String::from_utf8_lossy(&left.stdout)
+    );
+}
+
+#[test]
+fn bad_input_is_one_line_before_the_first_phase() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    for (args, want) in [
+        (
+            vec!["--phase", "nope:5"],
+            "rtlat evaluate: --phase: unknown phase 'nope': the phases are idle, cpu,",
+        ),
+        (
+            vec!["-D", "3"],
+            "rtlat evaluate: -D/--duration: 3 s too short to split over 7 phases",
+        ),
+        (
+            vec!["--phase", "idle"],
+            "rtlat evaluate: --phase: invalid value 'idle'",
+        ),
+        (
+            vec!["--explain", "--no-explain"],
+            "rtlat evaluate: --explain and --no-explain together",
+        ),
+    ] {
+        let r = run_with_timeout(
+            rtlat()
+                .arg("evaluate")
+                .args(&args)
+                .arg("-o")
+                .arg(dir.path().join("out")),
+            Duration::from_secs(10),
+        );
+        assert_eq!(r.code(), Some(2), "{args:?}: {}", r.describe());
+        assert!(r.stderr.starts_with(want), "{args:?}: {}", r.stderr);
+        assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+        assert!(r.stdout.is_empty());
+    }
+    let r = run_with_timeout(
+        rtlat().args(["evaluate", "-o"]).arg(file.join("sub")),
+        Duration::from_secs(10),
+    );
+    assert_eq!(r.code(), Some(2), "{}", r.describe());
+    assert!(
+        r.stderr
+            .starts_with("rtlat evaluate: -o/--output: invalid value"),
+        "{}",
+        r.stderr
+    );
+}
