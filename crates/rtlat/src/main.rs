@@ -54,6 +54,13 @@ fn main() -> ExitCode {
     {
         return ExitCode::from(role.run(parent));
     }
+    let mut argv = argv;
+    if let Some(parent) = argv.first().and_then(|a| evaluate::phase_parent(a)) {
+        if !evaluate::become_phase(parent) {
+            return ExitCode::from(1);
+        }
+        argv[0] = OsString::from("rtlat");
+    }
     let status = run_command(&argv);
     // Every object it was told about is removed by now. A run whose
     // janitor died and could not be replaced was stopped for it: the

@@ -7,6 +7,7 @@
 
 pub mod plan;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -38,6 +39,32 @@ pub struct Settings {
 pub fn check_output_dir(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot make the directory: {e}"))?;
     rtlat_args::output_file::probe(dir).map_err(|e| format!("cannot write in it: {e}"))
+}
+
+/// The `argv[0]` of a phase's run: `rtlat` started by an evaluation,
+/// which dies with it ([`phase_parent`]).
+pub const PHASE_ARGV0: &str = "rtlat-phase";
+
+/// The evaluation that started this process, when it is a phase's run:
+/// `argv[0]` is [`PHASE_ARGV0`] and the helpers' parent variable holds a
+/// pid. Either alone is an ordinary invocation.
+pub fn phase_parent(argv0: &OsStr) -> Option<i32> {
+    if argv0 != PHASE_ARGV0 {
+        return None;
+    }
+    std::env::var_os(rtlat_core::helper::PARENT_ENV)?
+        .to_str()?
+        .parse::<i32>()
+        .ok()
+        .filter(|&pid| pid > 0)
+}
+
+/// Prepares a phase's run before it runs as `rtlat`: SIGKILL when the
+/// evaluation dies (a SCHED_FIFO run never outlives it), or `false` when
+/// the evaluation is gone already; the stop signals, blocked from its
+/// start, unblocked (a Ctrl-C ends the phase as it ends a run).
+pub fn become_phase(parent: i32) -> bool {
+    rtlat_sys::process::die_with_parent(parent).is_ok() && rtlat_sys::signals::unblock_all().is_ok()
 }
 
 /// How long the workload gets to end on SIGTERM.
@@ -85,16 +112,21 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         ));
         let args = phase_args(settings, phase);
         let mut workload = match (phase.kind, &settings.load_command) {
-            (PhaseKind::Command, Some(command)) => Some(Workload::start(
-                &rtlat,
-                command,
-                Some(&settings.output.join("command.log")),
-            )?),
+            (PhaseKind::Command, Some(command)) => Some({
+                crate::rtsetup::start_janitor("the processes of --load-command");
+                Workload::start(&rtlat, command, Some(&settings.output.join("command.log")))?
+            }),
             _ => None,
         };
-        let mut child = Command::new(&rtlat)
-            .args(&args)
-            .stdout(std::process::Stdio::null())
+        // A helper of ours: it dies with us (a SIGKILL of the evaluation
+        // leaves no real-time run behind), and this thread, which spawns
+        // it, lives as long as it does.
+        let mut spawn = rtlat_core::helper::spawn_child(&rtlat, OsStr::new(PHASE_ARGV0));
+        for arg in &args {
+            spawn.arg(arg);
+        }
+        let mut child = spawn
+            .stdout(rtlat_sys::process::Stdio::Null)
             .spawn()
             .context("cannot run rtlat cyclictest")?;
         let status = loop {
@@ -103,10 +135,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             }
             if flags.stop_requested() && !cut_short {
                 cut_short = true;
-                let _ = rtlat_sys::signals::signal_process(
-                    child.id() as i32,
-                    rtlat_sys::signals::SIGTERM,
-                );
+                let _ = child.signal(rtlat_sys::signals::SIGTERM);
             }
             std::thread::sleep(Duration::from_millis(20));
         };

@@ -147,3 +147,75 @@ fn bad_input_is_one_line_before_the_first_phase() {
         r.stderr
     );
 }
+
+/// The running processes whose command line starts with `start`.
+fn processes_with(start: &str) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+                String::from_utf8_lossy(&c)
+                    .replace('\0', " ")
+                    .starts_with(start)
+            })
+        })
+        .filter(|&pid| {
+            // Zombies wait for init; they run nothing.
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+                s.rfind(')')
+                    .is_some_and(|c| !s[c + 1..].trim_start().starts_with('Z'))
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn sigkill_of_the_evaluation_leaves_no_phase_and_no_workload() {
+    require_root!();
+    let _all = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    let marker = format!("sleep {}", 200_000 + std::process::id());
+    let command = format!("{marker} & {marker} & wait");
+    let skip: Vec<String> = ["idle", "cpu", "memory", "cache", "io", "fork", "timers"]
+        .iter()
+        .flat_map(|p| ["--phase".to_owned(), format!("{p}:0")])
+        .collect();
+    let running = crate::support::spawn(
+        rtlat()
+            .args(["evaluate", "-q", "--no-explain", "--phase", "command:60"])
+            .args(&skip)
+            .args(["--load-command", &command, "-o"])
+            .arg(&out),
+    );
+    // The phase's run of this evaluation: its own output file names it.
+    let json = out.join("command.json").display().to_string();
+    let ours = || -> Vec<i32> {
+        processes_with("rtlat-phase cyclictest ")
+            .into_iter()
+            .filter(|&p| {
+                std::fs::read(format!("/proc/{p}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&json))
+            })
+            .collect()
+    };
+    assert!(
+        crate::support::wait_until(Duration::from_secs(20), || {
+            processes_with(&marker).len() == 2 && ours().len() == 1
+        }),
+        "the phase and its workload never ran: {:?} {:?}",
+        processes_with(&marker),
+        ours()
+    );
+    running.signal("KILL");
+    let _ = running.wait(Duration::from_secs(10));
+    assert!(
+        crate::support::wait_until(Duration::from_secs(10), || {
+            processes_with(&marker).is_empty() && ours().is_empty()
+        }),
+        "left: workload {:?}, phase {:?}",
+        processes_with(&marker),
+        ours()
+    );
+}
