@@ -219,3 +219,61 @@ fn sigkill_of_the_evaluation_leaves_no_phase_and_no_workload() {
         ours()
     );
 }
+
+#[test]
+fn ctrl_c_ends_the_phase_and_the_report_says_cut_short() {
+    use std::os::unix::process::CommandExt;
+    require_root!();
+    let _all = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    // Its own process group, as a terminal's foreground job: Ctrl-C
+    // reaches the evaluation and its phase's run, not this test.
+    let mut cmd = rtlat();
+    cmd.args(["evaluate", "--no-explain", "-D", "140", "-o"])
+        .arg(&out)
+        .process_group(0);
+    let running = crate::support::spawn(&mut cmd);
+    running.wait_for_stderr(Duration::from_secs(20), "the first phase", |err| {
+        err.contains("# phase idle: 20 s")
+    });
+    let json = out.join("idle.json");
+    // The phase's run has its signal handlers: it starts its janitor right
+    // after installing them, so a janitor whose parent is the phase (whose
+    // parent is this evaluation) says so.
+    let parent_of = |pid: i32| -> Option<i32> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("PPid:"))?
+            .trim()
+            .parse()
+            .ok()
+    };
+    let evaluation = running.pid() as i32;
+    assert!(
+        crate::support::wait_until(Duration::from_secs(20), || {
+            processes_with("rtlat-janitor").into_iter().any(|janitor| {
+                parent_of(janitor).is_some_and(|phase| parent_of(phase) == Some(evaluation))
+            })
+        }),
+        "the phase never started its janitor"
+    );
+    let pgid = running.pid() as i32;
+    rtlat_sys::signals::signal_process_group(pgid, 2 /* SIGINT */).unwrap();
+    let r = running.wait(Duration::from_secs(30));
+    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    assert!(
+        r.stdout.starts_with("Evaluation (cut short): "),
+        "{}",
+        r.stdout
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["cut_short"], true);
+    let phases = report["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), 1, "no phase after the cut: {report}");
+    assert_eq!(phases[0]["name"], "idle");
+    assert!(json.exists(), "the cut phase's result is written");
+    assert!(phases[0]["all_threads"]["max"].is_number(), "{report}");
+}
