@@ -266,55 +266,109 @@ fn report_json(
     })
 }
 
-/// The answer, at most 10 lines of 80 columns.
+/// The answer, at most 10 lines of 80 columns: the machine and the
+/// measurement (the worst of the phases), each phase's maximum and
+/// p99.99 (two to a line), the deadline, the most frequent cause of the
+/// phases' worst samples, the report's path.
 fn answer(
     settings: &Settings,
     results: &[PhaseResult],
     cut_short: bool,
     report: &Path,
 ) -> Vec<String> {
-    let mut lines = Vec::new();
-    let level = results
-        .iter()
-        .filter_map(|r| {
+    use rtlat_results::verdict::{Machine, Measurement};
+    let verdict_field = |r: &PhaseResult, key: &str| -> Option<String> {
+        Some(
             r.document
                 .as_ref()?
                 .get("verdict")?
-                .get("level")?
-                .as_str()
-                .map(str::to_owned)
-        })
-        .max_by_key(|l| match l.as_str() {
-            "ready" => 0,
-            "caveats" => 1,
-            _ => 2,
-        })
-        .unwrap_or_else(|| "unknown".to_owned());
-    lines.push(format!(
-        "Evaluation{}: {level}",
+                .get(key)?
+                .as_str()?
+                .to_owned(),
+        )
+    };
+    let worst = |key: &str, names: &[&str]| -> String {
+        results
+            .iter()
+            .filter_map(|r| verdict_field(r, key))
+            .max_by_key(|name| names.iter().position(|n| n == name))
+            .unwrap_or_else(|| "unknown".to_owned())
+    };
+    let machine = worst("machine", &Machine::ALL.map(Machine::name));
+    let measurement = worst("measurement", &Measurement::ALL.map(Measurement::name));
+    let mut lines = vec![format!(
+        "Evaluation{}: machine {machine}, measurement {measurement}",
         if cut_short { " (cut short)" } else { "" }
-    ));
-    for r in results.iter().take(8) {
-        let figures = r.document.as_ref().map(|d| &d["all_threads"]);
-        let max = figures.and_then(|f| f["max"].as_f64());
-        let p9999 = figures.and_then(|f| f["p99.99"].as_f64());
-        let over = match (settings.deadline_us, max) {
-            (Some(deadline), Some(max)) if max > f64::from(deadline) => " over the deadline",
-            _ => "",
-        };
-        lines.push(match (max, p9999) {
-            (Some(max), Some(p)) => format!(
-                "  {:<8} max {max:>9.1} us, p99.99 {p:>9.1} us{over}",
+    )];
+    let figures = |r: &PhaseResult| -> Option<(f64, f64)> {
+        let all = &r.document.as_ref()?["all_threads"];
+        Some((all["max"].as_f64()?, all["p99.99"].as_f64()?))
+    };
+    let cells: Vec<String> = results
+        .iter()
+        .map(|r| match figures(r) {
+            Some((max, p)) => format!(
+                "{:<7} max {max:>5.0} us p99.99 {p:>5.0} us",
                 r.phase.kind.name()
             ),
-            _ => format!(
-                "  {:<8} no result (exit status {:?})",
-                r.phase.kind.name(),
-                r.status
-            ),
+            None => format!("{:<7} no result", r.phase.kind.name()),
+        })
+        .collect();
+    for pair in cells.chunks(2) {
+        lines.push(format!("  {}", pair.join(" | ")));
+    }
+    if let Some(deadline) = settings.deadline_us {
+        let over: Vec<&str> = results
+            .iter()
+            .filter(|r| figures(r).is_some_and(|(max, _)| max > f64::from(deadline)))
+            .map(|r| r.phase.kind.name())
+            .collect();
+        lines.push(if over.is_empty() {
+            format!("Deadline {deadline} us: met in every phase")
+        } else if over.len() == results.len() {
+            format!("Deadline {deadline} us: exceeded in every phase")
+        } else {
+            format!("Deadline {deadline} us: exceeded in {}", over.join(", "))
         });
     }
+    let mut causes: Vec<(String, Vec<&str>)> = Vec::new();
+    for r in results {
+        let Some(sample) = r
+            .document
+            .as_ref()
+            .and_then(|d| d["verdict"].get("worst_sample"))
+        else {
+            continue;
+        };
+        let (Some(component), Some(kind)) = (
+            sample["component"].as_str(),
+            sample["cause"]["kind"].as_str(),
+        ) else {
+            continue;
+        };
+        // The cause's first word (`swapper/1`, not its state).
+        let name = sample["cause"]["name"].as_str().unwrap_or("");
+        let name = name.split([',', ' ']).next().unwrap_or(name);
+        let cause = format!("{component}, {kind} {name}");
+        match causes.iter_mut().find(|(c, _)| *c == cause) {
+            Some((_, phases)) => phases.push(r.phase.kind.name()),
+            None => causes.push((cause, vec![r.phase.kind.name()])),
+        }
+    }
+    causes.sort_by_key(|(_, phases)| std::cmp::Reverse(phases.len()));
+    if let Some((cause, phases)) = causes.first() {
+        lines.push(format!(
+            "Worst sample of {} of {} phases: {cause}",
+            phases.len(),
+            results.len()
+        ));
+    }
     lines.push(format!("Report: {}", report.display()));
+    for line in &mut lines {
+        if line.chars().count() > 80 {
+            *line = line.chars().take(79).chain(['…']).collect();
+        }
+    }
     lines.truncate(10);
     lines
 }
