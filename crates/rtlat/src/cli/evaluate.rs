@@ -14,8 +14,8 @@ use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, p
 use rtlat_args::values::{OptionName, SystemView, duration_option, int_in, invalid};
 use rtlat_core::{format_cpu_list, parse_cpu_list};
 
-use crate::evaluate::Settings;
 use crate::evaluate::plan::{self, PhaseRequest};
+use crate::evaluate::{FailOn, Settings};
 
 /// What `rtlat evaluate` is for, in one line (at most 65 characters).
 pub const SUMMARY: &str = "qualify a machine: audit, idle and loaded phases, one answer";
@@ -100,6 +100,16 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 r.no_explain = true;
                 Ok(())
             }),
+        Flag::new_long("fail-on", REQ, "WHAT")
+            .help(rtlat_args::lines![
+                "exit status 3 when WHAT happened: not-ready (the",
+                "machine, in a phase), deadline (a phase's maximum",
+                "beyond --deadline); several joined by commas",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.fail_on = Some(v.text()?);
+                Ok(())
+            }),
         Flag::new(Some('o'), "output", REQ, "DIR")
             .help(rtlat_args::lines![
                 "the report's directory, made if needed",
@@ -140,6 +150,7 @@ struct Raw {
     no_explain: bool,
     output: Option<OsString>,
     quiet: bool,
+    fail_on: Option<String>,
 }
 
 /// What the command line asks for.
@@ -209,6 +220,12 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
         }
         (Some(None) | None, false) => Some(3),
     };
+    let fail_on = match &raw.fail_on {
+        Some(text) => {
+            fail_on(text, deadline_us.is_some()).map_err(|e| invalid(name("fail-on"), text, e))?
+        }
+        None => Vec::new(),
+    };
     let output = raw
         .output
         .map_or_else(|| PathBuf::from(DEFAULT_OUTPUT), PathBuf::from);
@@ -224,7 +241,30 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
         explain,
         output,
         quiet: raw.quiet,
+        fail_on,
     }))
+}
+
+/// `--fail-on not-ready,deadline`.
+fn fail_on(text: &str, has_deadline: bool) -> Result<Vec<FailOn>, String> {
+    let mut out = Vec::new();
+    for word in text.split(',') {
+        let what = match word {
+            "not-ready" => FailOn::NotReady,
+            "deadline" if has_deadline => FailOn::Deadline,
+            "deadline" => return Err("deadline needs --deadline US".to_owned()),
+            "regression" => {
+                return Err(
+                    "regression needs --compare, which rtlat evaluate does not have yet".to_owned(),
+                );
+            }
+            _ => return Err("expected not-ready, deadline, or both joined by a comma".to_owned()),
+        };
+        if !out.contains(&what) {
+            out.push(what);
+        }
+    }
+    Ok(out)
 }
 
 /// The option table, as the man page and the completions see it.
@@ -270,7 +310,7 @@ comes last, and DIR/report.json holds it all."
                 "no-explain",
             ]),
             Part::Heading("Output"),
-            group(&["output", "quiet", "help"]),
+            group(&["output", "quiet", "fail-on", "help"]),
         ],
     }
 }

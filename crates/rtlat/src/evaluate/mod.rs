@@ -32,6 +32,17 @@ pub struct Settings {
     pub explain: Option<u32>,
     pub output: PathBuf,
     pub quiet: bool,
+    /// `--fail-on`: what makes the exit status 3.
+    pub fail_on: Vec<FailOn>,
+}
+
+/// What `--fail-on` can ask to fail on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// The verdict's machine part is not-ready in some phase.
+    NotReady,
+    /// Some phase's maximum is beyond `--deadline`.
+    Deadline,
 }
 
 /// Makes `dir` (and its parents) if needed and checks a file can be
@@ -179,13 +190,24 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     for line in answer(settings, &results, cut_short, &report_file) {
         println!("{line}");
     }
-    Ok(
-        if cut_short || results.iter().all(|r| r.status == Some(0)) {
-            0
-        } else {
-            1
-        },
-    )
+    if results.iter().any(|r| r.status != Some(0)) && !cut_short {
+        return Ok(1);
+    }
+    let failed = settings.fail_on.iter().any(|what| match what {
+        FailOn::NotReady => results.iter().any(|r| {
+            r.document
+                .as_ref()
+                .is_some_and(|d| d["verdict"]["machine"] == "not-ready")
+        }),
+        FailOn::Deadline => results.iter().any(|r| {
+            let max = r
+                .document
+                .as_ref()
+                .and_then(|d| d["all_threads"]["max"].as_f64());
+            matches!((max, settings.deadline_us), (Some(max), Some(us)) if max > f64::from(us))
+        }),
+    });
+    Ok(if failed { 3 } else { 0 })
 }
 
 /// The child's command line of `phase` (without the program).

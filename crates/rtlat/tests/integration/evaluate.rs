@@ -21,12 +21,28 @@ fn a_short_evaluation_writes_every_phase_and_the_report() {
             .args([
                 "--phase", "cpu:0", "--phase", "memory:0", "--phase", "cache:0",
             ])
-            .args(["--phase", "fork:0", "--deadline", "100000", "-o"])
+            // No sample wakes within 1 µs: the deadline is exceeded in
+            // every phase, and --fail-on makes that exit status 3.
+            .args([
+                "--phase",
+                "fork:0",
+                "--deadline",
+                "1",
+                "--fail-on",
+                "deadline",
+            ])
+            .arg("-o")
             .arg(&out),
         Duration::from_secs(60),
     );
-    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    assert_eq!(r.code(), Some(3), "{}", r.describe());
     let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(
+        r.stdout
+            .contains("\nDeadline 1 us: exceeded in every phase\n"),
+        "{}",
+        r.stdout
+    );
     assert!(
         lines.len() <= 10 && lines.iter().all(|l| l.chars().count() <= 80),
         "{}",
@@ -120,6 +136,14 @@ fn bad_input_is_one_line_before_the_first_phase() {
         (
             vec!["--explain", "--no-explain"],
             "rtlat evaluate: --explain and --no-explain together",
+        ),
+        (
+            vec!["--fail-on", "deadline"],
+            "rtlat evaluate: --fail-on: invalid value 'deadline': deadline needs --deadline",
+        ),
+        (
+            vec!["--fail-on", "not-ready,late"],
+            "rtlat evaluate: --fail-on: invalid value 'not-ready,late': expected not-ready,",
         ),
     ] {
         let r = run_with_timeout(
