@@ -234,6 +234,7 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
     Ok(Invocation::Run(Settings {
         phases,
         cpus: format_cpu_list(&cpus),
+        cpu_numbers: cpus,
         priority,
         interval_us,
         deadline_us,

@@ -5,6 +5,7 @@
 //! answer. Not yet: the HTML report, the live view, --compare, --fail-on
 //! (design/issue29-evaluate.md).
 
+mod live;
 pub mod plan;
 
 use std::ffi::OsStr;
@@ -24,6 +25,8 @@ pub struct Settings {
     pub phases: Vec<Phase>,
     /// The measured CPUs, as a list (`0-3`).
     pub cpus: String,
+    /// The same, one by one (the measuring threads' order).
+    pub cpu_numbers: Vec<usize>,
     pub priority: u8,
     pub interval_us: u32,
     pub deadline_us: Option<u32>,
@@ -140,10 +143,22 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             .stdout(rtlat_sys::process::Stdio::Null)
             .spawn()
             .context("cannot run rtlat cyclictest")?;
+        let stats = settings
+            .output
+            .join(format!("{}.stats.jsonl", phase.kind.name()));
+        let mut live = live::Live::new(
+            phase.kind.name(),
+            (phase.duration.as_nanos() / 1_000_000_000) as u64,
+            &settings.cpu_numbers,
+            settings.deadline_us,
+            settings.quiet,
+        );
         let status = loop {
             if let Some(status) = child.try_wait()? {
+                live.finish();
                 break status;
             }
+            live.tick(&stats);
             if flags.stop_requested() && !cut_short {
                 cut_short = true;
                 let _ = child.signal(rtlat_sys::signals::SIGTERM);
@@ -223,6 +238,8 @@ fn phase_args(settings: &Settings, phase: &Phase) -> Vec<String> {
     let mut args: Vec<String> = vec![
         "cyclictest".into(),
         "-q".into(),
+        // The evaluation's own view replaces the run's progress line.
+        "--no-progress".into(),
         "-m".into(),
         "-t".into(),
         "-a".into(),
@@ -234,6 +251,8 @@ fn phase_args(settings: &Settings, phase: &Phase) -> Vec<String> {
         "-D".into(),
         (phase.duration.as_nanos() / 1_000_000_000).to_string(),
         format!("--json={}", out("json")),
+        "--stats-interval=1s".into(),
+        format!("--stats-file={}", out("stats.jsonl")),
         "--hgrm".into(),
         out("hgrm"),
         "--verdict".into(),
