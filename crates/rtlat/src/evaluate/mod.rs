@@ -5,6 +5,7 @@
 //! answer. Not yet: the HTML report, the live view, --compare, --fail-on
 //! (design/issue29-evaluate.md).
 
+mod html;
 mod live;
 pub mod plan;
 
@@ -202,7 +203,16 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let text = serde_json::to_string_pretty(&report)?;
     rtlat_args::output_file::write_whole(&report_file, |w| w.write_all(text.as_bytes()))
         .with_context(|| format!("cannot write '{}'", report_file.display()))?;
-    for line in answer(settings, &results, cut_short, &report_file) {
+    draw_plots(&rtlat, settings, &results);
+    let answer = answer(settings, &results, cut_short, &report_file);
+    let audit: Option<Value> = std::fs::read_to_string(&audit_file)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let page = html::page(&answer, &report, audit.as_ref(), &settings.output);
+    let page_file = settings.output.join("report.html");
+    rtlat_args::output_file::write_whole(&page_file, |w| w.write_all(page.as_bytes()))
+        .with_context(|| format!("cannot write '{}'", page_file.display()))?;
+    for line in answer {
         println!("{line}");
     }
     if results.iter().any(|r| r.status != Some(0)) && !cut_short {
@@ -223,6 +233,32 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         }),
     });
     Ok(if failed { 3 } else { 0 })
+}
+
+/// Each phase's plots, drawn by `rtlat plot` (the plotting binary) as
+/// SVG files beside its result, for the page; a plot that cannot be drawn
+/// is left out of the page.
+fn draw_plots(rtlat: &Path, settings: &Settings, results: &[PhaseResult]) {
+    for r in results {
+        let name = r.phase.kind.name();
+        let dir = &settings.output;
+        for (kind, input) in [
+            ("latency", format!("{name}.json")),
+            ("percentile", format!("{name}.json")),
+            ("timeline", format!("{name}.stats.jsonl")),
+        ] {
+            let _ = Command::new(rtlat)
+                .arg("plot")
+                .arg(dir.join(&input))
+                .args(["-k", kind, "-s", "900x420", "-T"])
+                .arg(format!("phase {name}: {kind}"))
+                .arg("-o")
+                .arg(dir.join(format!("{name}.{kind}.svg")))
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
+    }
 }
 
 /// The child's command line of `phase` (without the program).
@@ -404,7 +440,10 @@ fn answer(
             results.len()
         ));
     }
-    lines.push(format!("Report: {}", report.display()));
+    lines.push(format!(
+        "Report: {} (and report.json)",
+        report.with_file_name("report.html").display()
+    ));
     for line in &mut lines {
         if line.chars().count() > 80 {
             *line = line.chars().take(79).chain(['…']).collect();

@@ -59,6 +59,24 @@ fn a_short_evaluation_writes_every_phase_and_the_report() {
         .map(|p| p["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["idle", "io", "timers"]);
+    // The page: every section, each phase's three plots inline, nothing
+    // fetched from anywhere.
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for id in [
+        "answer",
+        "machine",
+        "phase-idle",
+        "phase-io",
+        "phase-timers",
+        "method",
+    ] {
+        assert!(page.contains(&format!("<section id=\"{id}\">")), "{id}");
+    }
+    assert_eq!(page.matches("<svg role=\"img\" aria-label=").count(), 9);
+    assert!(
+        !page.contains(" src=") && !page.contains(" href="),
+        "nothing external"
+    );
     assert_eq!(report["cut_short"], false);
     for phase in report["phases"].as_array().unwrap() {
         let name = phase["name"].as_str().unwrap();

@@ -1,0 +1,205 @@
+//! `DIR/report.html`: the evaluation as one self-contained page (no
+//! network, no script, no external font or style; prints well; readable on
+//! a phone). The plots are drawn by `rtlat plot` (the rtlat-plot binary,
+//! kept out of this one) into `DIR/<phase>.<kind>.svg` and inlined here.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::Value;
+
+/// The page's style: one column, real tables, print without the colours.
+const STYLE: &str = "\
+body{font-family:sans-serif;max-width:60rem;margin:0 auto;padding:1rem;line-height:1.4;color:#111}
+h1{font-size:1.6rem}h2{font-size:1.3rem;border-bottom:1px solid #ccc}h3{font-size:1.1rem}
+pre{background:#f4f4f4;padding:.5rem;overflow-x:auto;white-space:pre-wrap}
+table{border-collapse:collapse;margin:.5rem 0;display:block;overflow-x:auto}
+th,td{border:1px solid #ccc;padding:.2rem .5rem;text-align:right}th{background:#eee}
+td.text,th.text{text-align:left}
+figure{margin:.5rem 0}figure svg{width:100%;height:auto;max-width:100%}
+.bad{color:#a00}.warn{color:#a60}.ok{color:#070}
+@media print{body{max-width:none;color:#000}pre{background:none;border:1px solid #999}
+figure{break-inside:avoid}h2{break-after:avoid}}
+";
+
+/// Escapes text for HTML.
+fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// An SVG file as an inline figure: its XML declaration and doctype left
+/// out, labelled for screen readers; `None` when it cannot be read.
+fn inline_svg(path: &Path, label: &str) -> Option<String> {
+    let svg = std::fs::read_to_string(path).ok()?;
+    let start = svg.find("<svg")?;
+    let body = &svg[start..];
+    let body = body.replacen(
+        "<svg",
+        &format!("<svg role=\"img\" aria-label=\"{}\"", esc(label)),
+        1,
+    );
+    Some(format!(
+        "<figure>{body}<figcaption>{}</figcaption></figure>\n",
+        esc(label)
+    ))
+}
+
+/// The page. `answer` is the answer's lines; `report` is report.json's
+/// content; `dir` holds the phases' files.
+pub fn page(answer: &[String], report: &Value, audit: Option<&Value>, dir: &Path) -> String {
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>rtlat evaluation</title><style>{STYLE}</style></head><body>\n\
+         <h1>rtlat evaluation</h1>\n<section id=\"answer\"><h2>The answer</h2><pre>{}</pre></section>\n",
+        esc(&answer.join("\n"))
+    );
+    h.push_str("<section id=\"machine\"><h2>The machine</h2>\n");
+    match audit {
+        Some(audit) => {
+            h.push_str(
+                "<table><thead><tr><th class=\"text\">Check</th><th class=\"text\">Status</th>\
+                 <th class=\"text\">Found</th><th class=\"text\">Fix</th></tr></thead><tbody>\n",
+            );
+            for check in audit["checks"].as_array().into_iter().flatten() {
+                let status = check["status"].as_str().unwrap_or("");
+                if status == "ok" || status == "info" {
+                    continue;
+                }
+                let class = if status == "bad" { "bad" } else { "warn" };
+                let _ = writeln!(
+                    h,
+                    "<tr><td class=\"text\">{}</td><td class=\"text {class}\">{}</td>\
+                     <td class=\"text\">{}: {}</td><td class=\"text\">{}</td></tr>",
+                    esc(check["id"].as_str().unwrap_or("")),
+                    esc(status),
+                    esc(check["fact"].as_str().unwrap_or("")),
+                    esc(check["why"].as_str().unwrap_or("")),
+                    esc(check["fix"].as_str().unwrap_or(""))
+                );
+            }
+            h.push_str("</tbody></table>\n");
+            if let Some(command) = audit["suggested_command"].as_str() {
+                let _ = writeln!(
+                    h,
+                    "<p>Suggested command line:</p><pre>{}</pre>",
+                    esc(command)
+                );
+            }
+        }
+        None => h.push_str("<p>No audit was made.</p>\n"),
+    }
+    h.push_str("</section>\n");
+    for phase in report["phases"].as_array().into_iter().flatten() {
+        let name = phase["name"].as_str().unwrap_or("");
+        let _ = writeln!(
+            h,
+            "<section id=\"phase-{0}\"><h2>Phase {0} ({1} s)</h2>",
+            esc(name),
+            phase["seconds"]
+        );
+        for (kind, what) in [
+            ("latency", "samples by latency"),
+            ("percentile", "latency by percentile"),
+            ("timeline", "each second's maximum and p99"),
+        ] {
+            let svg = dir.join(format!("{name}.{kind}.svg"));
+            if let Some(figure) = inline_svg(&svg, &format!("Phase {name}: {what}")) {
+                h.push_str(&figure);
+            }
+        }
+        if let Some(document) = phase_document(dir, name) {
+            per_cpu_table(&mut h, &document);
+            verdict_list(&mut h, &document);
+        }
+        let _ = writeln!(
+            h,
+            "<h3>How it was measured</h3><pre>{}</pre></section>",
+            esc(&phase["command"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" "))
+        );
+    }
+    let _ = write!(
+        h,
+        "<section id=\"method\"><h2>How it was measured</h2><p>rtlat {} ran each phase as the \
+         command shown under it, one after the other; each phase's result is beside this \
+         page (<code>PHASE.json</code>, <code>PHASE.hgrm</code>, \
+         <code>PHASE.stats.jsonl</code>), with <code>report.json</code>.{}</p></section>\n\
+         </body></html>\n",
+        esc(report["rtlat_version"].as_str().unwrap_or("")),
+        if report["cut_short"] == true {
+            " The evaluation was cut short (Ctrl-C): the phases after the last one shown did \
+             not run."
+        } else {
+            ""
+        }
+    );
+    h
+}
+
+fn phase_document(dir: &Path, name: &str) -> Option<Value> {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.json"))).ok()?).ok()
+}
+
+/// Each measuring thread: its CPU and figures.
+fn per_cpu_table(h: &mut String, document: &Value) {
+    let Some(threads) = document["thread"].as_object() else {
+        return;
+    };
+    h.push_str(
+        "<table><thead><tr><th>Thread</th><th>CPU</th><th>Samples</th><th>Min, us</th>\
+         <th>Avg, us</th><th>p99, us</th><th>p99.99, us</th><th>Max, us</th></tr></thead><tbody>\n",
+    );
+    for (index, t) in threads {
+        let p = &t["percentiles"];
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td></tr>",
+            esc(index),
+            t["cpu"],
+            t["cycles"],
+            t["min"],
+            t["avg"],
+            p["p99"],
+            p["p99.99"],
+            p["max"]
+        );
+    }
+    h.push_str("</tbody></table>\n");
+}
+
+/// The verdict's reasons.
+fn verdict_list(h: &mut String, document: &Value) {
+    let verdict = &document["verdict"];
+    let Some(reasons) = verdict["reasons"].as_array() else {
+        return;
+    };
+    let _ = writeln!(
+        h,
+        "<p>Verdict: machine <strong>{}</strong>, measurement <strong>{}</strong>.</p><ul>",
+        esc(verdict["machine"].as_str().unwrap_or("")),
+        esc(verdict["measurement"].as_str().unwrap_or(""))
+    );
+    for reason in reasons {
+        let _ = writeln!(h, "<li>{}</li>", esc(reason["text"].as_str().unwrap_or("")));
+    }
+    h.push_str("</ul>\n");
+}
