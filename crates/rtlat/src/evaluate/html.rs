@@ -123,6 +123,7 @@ pub fn page(answer: &[String], report: &Value, audit: Option<&Value>, dir: &Path
         if let Some(document) = phase_document(dir, name) {
             per_cpu_table(&mut h, &document);
             verdict_list(&mut h, &document);
+            explained(&mut h, &document);
         }
         let _ = writeln!(
             h,
@@ -202,4 +203,52 @@ fn verdict_list(h: &mut String, document: &Value) {
         let _ = writeln!(h, "<li>{}</li>", esc(reason["text"].as_str().unwrap_or("")));
     }
     h.push_str("</ul>\n");
+}
+
+/// The phase's worst samples explained (`--explain`): each sample's
+/// latency cut into its stages, the largest cause of each stage.
+fn explained(h: &mut String, document: &Value) {
+    let Some(samples) = document["explain"].as_array().filter(|s| !s.is_empty()) else {
+        return;
+    };
+    h.push_str(
+        "<h3>The worst samples explained</h3><table><thead><tr><th>Thread</th><th>CPU</th>\
+         <th>Latency, us</th><th>Due, s into the run</th><th class=\"text\">Stages: us, \
+         largest cause</th></tr></thead><tbody>\n",
+    );
+    for sample in samples {
+        let stages: Vec<String> = sample["components"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                let cause = c["causes"]
+                    .as_array()
+                    .and_then(|causes| causes.first())
+                    .map(|cause| {
+                        format!(
+                            " ({} {})",
+                            cause["kind"].as_str().unwrap_or(""),
+                            cause["name"].as_str().unwrap_or("")
+                        )
+                    })
+                    .unwrap_or_default();
+                format!(
+                    "{} {:.1}{cause}",
+                    c["name"].as_str().unwrap_or(""),
+                    c["ns"].as_f64().unwrap_or(0.0) / 1000.0
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.6}</td><td class=\"text\">{}</td></tr>",
+            sample["thread"],
+            sample["cpu"],
+            sample["latency_ns"].as_f64().unwrap_or(0.0) / 1000.0,
+            sample["due_at_ns"].as_f64().unwrap_or(0.0) / 1e9,
+            esc(&stages.join("; "))
+        );
+    }
+    h.push_str("</tbody></table>\n");
 }

@@ -17,7 +17,7 @@ fn a_short_evaluation_writes_every_phase_and_the_report() {
     let out = dir.path().join("eval");
     let r = run_with_timeout(
         rtlat()
-            .args(["evaluate", "-q", "-D", "3", "--no-explain"])
+            .args(["evaluate", "-q", "-D", "3"])
             .args([
                 "--phase", "cpu:0", "--phase", "memory:0", "--phase", "cache:0",
             ])
