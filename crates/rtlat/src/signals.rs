@@ -51,6 +51,12 @@ impl SignalFlags {
         self.stop.load(Ordering::Relaxed)
     }
 
+    /// Whether a stop signal arrived since the last call: the flag is
+    /// lowered, so that the next one (a second Ctrl-C) is seen again.
+    pub fn take_stop_request(&self) -> bool {
+        self.stop.swap(false, Ordering::Relaxed)
+    }
+
     /// Whether a status dump was asked for since the last call.
     pub fn take_status_request(&self) -> bool {
         self.status.swap(false, Ordering::Relaxed)

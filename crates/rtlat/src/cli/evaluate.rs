@@ -42,6 +42,24 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 r.phases.push(v.text()?);
                 Ok(())
             }),
+        Flag::new_long("load", REQ, "LIST")
+            .help(rtlat_args::lines![
+                "the loaded phases, one per load of LIST joined by",
+                "commas, or none (cpu,memory,cache,io,fork,timers)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.loads = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("load-on", REQ, "WHERE")
+            .help(rtlat_args::lines![
+                "where the loads run: all (every CPU, the measured",
+                "ones too), measured, or others (all)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.load_on = Some(v.text()?);
+                Ok(())
+            }),
         Flag::new(Some('a'), "cpus", REQ, "LIST")
             .help(rtlat_args::lines![
                 "measure on the CPUs of LIST, one thread each",
@@ -49,6 +67,15 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             ])
             .apply(|r: &mut Raw, v| {
                 r.cpus = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new(Some('t'), "threads", REQ, "N")
+            .help(rtlat_args::lines![
+                "N measuring threads, on the CPUs of -a in turn",
+                "(default: one per CPU)",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.threads = Some(v.text()?);
                 Ok(())
             }),
         Flag::new(Some('p'), "priority", REQ, "PRIO")
@@ -141,7 +168,10 @@ fn name(long: &str) -> Name {
 struct Raw {
     duration: Option<String>,
     phases: Vec<String>,
+    loads: Option<String>,
+    load_on: Option<String>,
     cpus: Option<String>,
+    threads: Option<String>,
     priority: Option<String>,
     interval: Option<String>,
     deadline: Option<String>,
@@ -178,7 +208,11 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
         .iter()
         .map(|text| plan::parse_request(text).map_err(|e| invalid(name("phase"), text, e)))
         .collect::<Result<_, _>>()?;
-    let kinds = plan::default_phases(raw.load_command.is_some());
+    let loads = match &raw.loads {
+        Some(text) => plan::parse_loads(text).map_err(|e| invalid(name("load"), text, e))?,
+        None => plan::DEFAULT_LOADS.to_vec(),
+    };
+    let kinds = plan::phases_of(&loads, raw.load_command.is_some());
     let phases = plan::plan(&kinds, &requests, total).map_err(|e| {
         let option = if requests.is_empty() {
             "duration"
@@ -191,6 +225,42 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
         Some(text) => parse_cpu_list(text, &system.allowed_cpus, system.configured_cpus)
             .map_err(|e| invalid(name("cpus"), text, e))?,
         None => system.allowed_cpus.clone(),
+    };
+    let threads = match &raw.threads {
+        Some(text) => {
+            Some(int_in(name("threads"), text, 1..=1024, "a number of threads")? as usize)
+        }
+        None => None,
+    };
+    let thread_cpus: Vec<usize> = (0..threads.unwrap_or(cpus.len()))
+        .map(|t| cpus[t % cpus.len()])
+        .collect();
+    let load_cpus = match raw.load_on.as_deref() {
+        None | Some("all") => None,
+        Some("measured") => Some(format_cpu_list(&cpus)),
+        Some(text @ "others") => {
+            let others: Vec<usize> = system
+                .allowed_cpus
+                .iter()
+                .copied()
+                .filter(|cpu| !cpus.contains(cpu))
+                .collect();
+            if others.is_empty() {
+                return Err(invalid(
+                    name("load-on"),
+                    text,
+                    "every CPU is measured (-a): no other CPU to load",
+                ));
+            }
+            Some(format_cpu_list(&others))
+        }
+        Some(text) => {
+            return Err(invalid(
+                name("load-on"),
+                text,
+                "expected all, measured or others",
+            ));
+        }
     };
     let priority = match &raw.priority {
         Some(text) => int_in(name("priority"), text, 1..=99, "a SCHED_FIFO priority")? as u8,
@@ -235,11 +305,16 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
         phases,
         cpus: format_cpu_list(&cpus),
         cpu_numbers: cpus,
+        threads,
+        thread_cpus,
+        load_cpus,
         priority,
+        priority_given: raw.priority.is_some(),
         interval_us,
         deadline_us,
         load_command: raw.load_command,
         explain,
+        explain_given: raw.explain.is_some(),
         output,
         quiet: raw.quiet,
         fail_on,
@@ -300,10 +375,11 @@ comes last, and DIR/report.json holds it all."
                     .to_owned(),
             ),
             Part::Heading("Phases"),
-            group(&["duration", "phase", "load-command"]),
+            group(&["duration", "phase", "load", "load-on", "load-command"]),
             Part::Heading("Measurement"),
             group(&[
                 "cpus",
+                "threads",
                 "priority",
                 "interval",
                 "deadline",

@@ -14,7 +14,10 @@ use std::time::{Duration, Instant};
 pub struct Live<'a> {
     phase: &'static str,
     seconds: u64,
-    cpus: &'a [usize],
+    /// Each measuring thread's CPU.
+    thread_cpus: &'a [usize],
+    /// The measured CPUs, each once, in the threads' order.
+    cpus: Vec<usize>,
     deadline_us: Option<u32>,
     terminal: bool,
     quiet: bool,
@@ -22,8 +25,8 @@ pub struct Live<'a> {
     last_shown: Option<Instant>,
     reader: Option<BufReader<File>>,
     partial: String,
-    /// Per measuring thread: its maximum so far (µs) and the intervals
-    /// whose maximum was beyond the deadline.
+    /// Per measured CPU: its threads' maximum so far (µs) and their
+    /// intervals whose maximum was beyond the deadline.
     threads: Vec<(f64, u64)>,
 }
 
@@ -31,14 +34,20 @@ impl<'a> Live<'a> {
     pub fn new(
         phase: &'static str,
         seconds: u64,
-        cpus: &'a [usize],
+        thread_cpus: &'a [usize],
         deadline_us: Option<u32>,
         quiet: bool,
     ) -> Live<'a> {
+        let mut cpus: Vec<usize> = Vec::new();
+        for &cpu in thread_cpus {
+            if !cpus.contains(&cpu) {
+                cpus.push(cpu);
+            }
+        }
         Live {
             phase,
             seconds,
-            cpus,
+            thread_cpus,
             deadline_us,
             terminal: std::io::stderr().is_terminal(),
             quiet,
@@ -47,6 +56,7 @@ impl<'a> Live<'a> {
             reader: None,
             partial: String::new(),
             threads: vec![(0.0, 0); cpus.len()],
+            cpus,
         }
     }
 
@@ -114,7 +124,11 @@ impl<'a> Live<'a> {
             else {
                 continue;
             };
-            if let Some(slot) = self.threads.get_mut(thread as usize) {
+            let slot = self
+                .thread_cpus
+                .get(thread as usize)
+                .and_then(|cpu| self.cpus.iter().position(|c| c == cpu));
+            if let Some(slot) = slot.and_then(|at| self.threads.get_mut(at)) {
                 slot.0 = slot.0.max(max);
                 if self.deadline_us.is_some_and(|d| max > f64::from(d)) {
                     slot.1 += 1;
@@ -123,7 +137,9 @@ impl<'a> Live<'a> {
         }
     }
 
-    /// `phase io 12 s of 60, 48 s left | CPU 1 123 us, 2 over; CPU 3 ...`.
+    /// `phase io 12 s of 60, 48 s left | CPU 1 123 us, 2 over; CPU 3 ...`:
+    /// the CPUs in order, or, when they do not fit in 80 columns, the
+    /// highest maxima first, as many as fit.
     fn line(&self) -> String {
         let elapsed = self.started.elapsed().as_secs().min(self.seconds);
         let mut line = format!(
@@ -132,18 +148,34 @@ impl<'a> Live<'a> {
             self.seconds,
             self.seconds - elapsed
         );
-        for (n, (cpu, (max, over))) in self.cpus.iter().zip(&self.threads).enumerate() {
+        let mut cells: Vec<(usize, f64, u64)> = self
+            .cpus
+            .iter()
+            .zip(&self.threads)
+            .map(|(&cpu, &(max, over))| (cpu, max, over))
+            .collect();
+        let cell = |n: usize, (cpu, max, over): (usize, f64, u64)| {
             let separator = if n == 0 { " " } else { "; " };
-            let cell = match self.deadline_us {
+            match self.deadline_us {
                 Some(_) => format!("{separator}CPU {cpu} {max:.0} us, {over} over"),
                 None => format!("{separator}CPU {cpu} {max:.0} us"),
-            };
-            // Many CPUs: as many as fit in 80 columns, then an ellipsis.
-            if line.chars().count() + cell.chars().count() > 77 {
+            }
+        };
+        let all: usize = cells
+            .iter()
+            .enumerate()
+            .map(|(n, &c)| cell(n, c).chars().count())
+            .sum();
+        if line.chars().count() + all > 80 {
+            cells.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        }
+        for (n, &c) in cells.iter().enumerate() {
+            let text = cell(n, c);
+            if line.chars().count() + text.chars().count() > 77 {
                 line.push_str("; …");
                 break;
             }
-            line.push_str(&cell);
+            line.push_str(&text);
         }
         line
     }
@@ -185,11 +217,31 @@ mod tests {
     }
 
     #[test]
-    fn many_cpus_end_the_line_within_80_columns() {
+    fn many_cpus_end_the_line_within_80_columns_the_worst_first() {
         let cpus: Vec<usize> = (0..64).collect();
-        let live = Live::new("timers", 600, &cpus, Some(100), false);
+        let mut live = Live::new("timers", 600, &cpus, Some(100), false);
+        live.threads[40] = (512.0, 3);
         let line = live.line();
         assert!(line.chars().count() <= 80, "{line}");
         assert!(line.ends_with("; …"), "{line}");
+        assert!(line.contains("| CPU 40 512 us, 3 over;"), "{line}");
+    }
+
+    #[test]
+    fn threads_sharing_a_cpu_are_one_cell() {
+        let dir = tempfile::tempdir().unwrap();
+        let stream = dir.path().join("idle.stats.jsonl");
+        let threads = [0, 1, 0, 1];
+        let mut live = Live::new("idle", 10, &threads, None, false);
+        let mut file = File::create(&stream).unwrap();
+        for (thread, max) in [(0, 10.0), (1, 20.0), (2, 30.0), (3, 5.0)] {
+            writeln!(file, r#"{{"thread":{thread},"interval":0,"max":{max}}}"#).unwrap();
+        }
+        live.read(&stream);
+        assert!(
+            live.line().ends_with("| CPU 0 30 us; CPU 1 20 us"),
+            "{}",
+            live.line()
+        );
     }
 }

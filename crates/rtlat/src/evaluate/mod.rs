@@ -7,9 +7,12 @@
 
 mod html;
 mod live;
+mod means;
 pub mod plan;
+mod summary;
 
 use std::ffi::OsStr;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -18,6 +21,7 @@ use anyhow::Context;
 use rtlat_core::load::{Workload, WorkloadEnd};
 use serde_json::{Value, json};
 
+use means::Means;
 use plan::{Phase, PhaseKind};
 
 /// What `rtlat evaluate` was asked for, validated.
@@ -26,14 +30,26 @@ pub struct Settings {
     pub phases: Vec<Phase>,
     /// The measured CPUs, as a list (`0-3`).
     pub cpus: String,
-    /// The same, one by one (the measuring threads' order).
+    /// The same, one by one.
     pub cpu_numbers: Vec<usize>,
+    /// `-t N`; `None`: a thread per CPU.
+    pub threads: Option<usize>,
+    /// Each measuring thread's CPU, in the threads' order.
+    pub thread_cpus: Vec<usize>,
+    /// `--load-on`: the loads' CPUs (`--load-cpus`); `None`: every CPU.
+    pub load_cpus: Option<String>,
     pub priority: u8,
+    /// Whether `-p` was given (else, without the privilege for SCHED_FIFO,
+    /// the phases measure under SCHED_OTHER and say so).
+    pub priority_given: bool,
     pub interval_us: u32,
     pub deadline_us: Option<u32>,
     pub load_command: Option<String>,
     /// `--explain=N`; `None` with `--no-explain`.
     pub explain: Option<u32>,
+    /// Whether `--explain` was given (else, where explaining cannot work,
+    /// the phases explain nothing and say why).
+    pub explain_given: bool,
     pub output: PathBuf,
     pub quiet: bool,
     /// `--fail-on`: what makes the exit status 3.
@@ -94,6 +110,18 @@ struct PhaseResult {
     workload: Option<String>,
 }
 
+/// How the evaluation ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    /// Every phase ran.
+    Complete,
+    /// A Ctrl-C ended the phase it came in; no phase after it ran.
+    CutShort,
+    /// A second Ctrl-C: the phase it came in was ended at once, and is
+    /// not in the report.
+    AtOnce,
+}
+
 /// Runs the evaluation; the exit status.
 pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let rtlat = std::env::current_exe().context("cannot find rtlat's own path")?;
@@ -104,20 +132,50 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             eprintln!("{line}");
         }
     };
+    let mut means = means::find(settings)?;
     let audit_file = settings.output.join("audit.json");
     say("# audit");
     let audit_status = Command::new(&rtlat)
         .arg("audit")
+        .args([
+            "--cpus",
+            &settings.cpus,
+            "-i",
+            &settings.interval_us.to_string(),
+        ])
+        .args(if means.realtime {
+            vec!["-p".to_owned(), settings.priority.to_string()]
+        } else {
+            Vec::new()
+        })
         .arg("--json")
         .arg(&audit_file)
         .stdout(std::process::Stdio::null())
         .status()
         .context("cannot run rtlat audit")?;
+    let audit: Option<Value> = audit_status
+        .success()
+        .then(|| std::fs::read_to_string(&audit_file).ok())
+        .flatten()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    if audit.as_ref().is_some_and(on_a_hypervisor) {
+        means.limits.push(
+            "on a virtual machine: the host can stop its CPUs at any time, and its delays \
+             are in these figures"
+                .to_owned(),
+        );
+    }
+    for limit in &means.limits {
+        say(&format!("# note: {limit}"));
+    }
     let mut results = Vec::new();
-    let mut cut_short = false;
+    let mut ending = if flags.take_stop_request() {
+        Ending::CutShort
+    } else {
+        Ending::Complete
+    };
     for phase in &settings.phases {
-        if flags.stop_requested() {
-            cut_short = true;
+        if ending != Ending::Complete {
             break;
         }
         say(&format!(
@@ -125,7 +183,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             phase.kind.name(),
             phase.duration.as_nanos() / 1_000_000_000
         ));
-        let args = phase_args(settings, phase);
+        let args = phase_args(settings, &means, phase);
         let mut workload = match (phase.kind, &settings.load_command) {
             (PhaseKind::Command, Some(command)) => Some({
                 crate::rtsetup::start_janitor("the processes of --load-command");
@@ -150,7 +208,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         let mut live = live::Live::new(
             phase.kind.name(),
             (phase.duration.as_nanos() / 1_000_000_000) as u64,
-            &settings.cpu_numbers,
+            &settings.thread_cpus,
             settings.deadline_us,
             settings.quiet,
         );
@@ -160,15 +218,28 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                 break status;
             }
             live.tick(&stats);
-            if flags.stop_requested() && !cut_short {
-                cut_short = true;
-                let _ = child.signal(rtlat_sys::signals::SIGTERM);
+            if flags.take_stop_request() {
+                // The first Ctrl-C ends the phase as it ends a run (a
+                // terminal sent it to the phase too); the second ends it
+                // now.
+                if ending == Ending::Complete {
+                    ending = Ending::CutShort;
+                    let _ = child.signal(rtlat_sys::signals::SIGTERM);
+                } else {
+                    ending = Ending::AtOnce;
+                    let _ = child.signal(rtlat_sys::signals::SIGKILL);
+                }
             }
             std::thread::sleep(Duration::from_millis(20));
         };
+        let grace = if ending == Ending::AtOnce {
+            Duration::ZERO
+        } else {
+            WORKLOAD_GRACE
+        };
         let workload = workload
             .take()
-            .map(|w| w.end(WORKLOAD_GRACE))
+            .map(|w| w.end(grace))
             .transpose()?
             .map(|end| match end {
                 WorkloadEnd::Exited(status) => format!("exited by itself: {status}"),
@@ -177,6 +248,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                     "killed at the phase's end (it outlived SIGTERM)".to_owned()
                 }
             });
+        if ending == Ending::AtOnce {
+            break;
+        }
         let file = settings.output.join(format!("{}.json", phase.kind.name()));
         let document = std::fs::read_to_string(&file)
             .ok()
@@ -188,34 +262,25 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             document,
             workload,
         });
-        if cut_short {
-            break;
-        }
     }
-    let report = report_json(
-        settings,
-        &results,
-        audit_status.success(),
-        cut_short,
-        started,
-    );
+    if ending != Ending::AtOnce {
+        draw_plots(&rtlat, settings, &results);
+    }
+    let mut report = report_json(settings, &means, audit.as_ref(), &results, ending, started);
     let report_file = settings.output.join("report.json");
+    let answer = answer(&report, &report_file);
+    report["answer"] = json!(answer);
     let text = serde_json::to_string_pretty(&report)?;
     rtlat_args::output_file::write_whole(&report_file, |w| w.write_all(text.as_bytes()))
         .with_context(|| format!("cannot write '{}'", report_file.display()))?;
-    draw_plots(&rtlat, settings, &results);
-    let answer = answer(settings, &results, cut_short, &report_file);
-    let audit: Option<Value> = std::fs::read_to_string(&audit_file)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok());
-    let page = html::page(&answer, &report, audit.as_ref(), &settings.output);
+    let page = html::page(&report, &settings.output);
     let page_file = settings.output.join("report.html");
     rtlat_args::output_file::write_whole(&page_file, |w| w.write_all(page.as_bytes()))
         .with_context(|| format!("cannot write '{}'", page_file.display()))?;
     for line in answer {
         println!("{line}");
     }
-    if results.iter().any(|r| r.status != Some(0)) && !cut_short {
+    if results.iter().any(|r| r.status != Some(0)) && ending == Ending::Complete {
         return Ok(1);
     }
     let failed = settings.fail_on.iter().any(|what| match what {
@@ -235,34 +300,123 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     Ok(if failed { 3 } else { 0 })
 }
 
+/// Whether the audit found a hypervisor under this machine.
+fn on_a_hypervisor(audit: &Value) -> bool {
+    audit["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| c["id"] == "virt.hypervisor" && c["status"] != "ok")
+}
+
+/// The plots of each phase, and what each shows.
+pub const PLOTS: [(&str, &str); 3] = [
+    ("latency", "samples by latency"),
+    ("percentile", "latency by percentile"),
+    ("timeline", "each second's maximum and p99"),
+];
+
+/// The most measuring threads a latency or timeline plot draws: above,
+/// the plots draw those with the highest maxima, and the page says so.
+pub const MOST_PLOTTED: usize = 8;
+
 /// Each phase's plots, drawn by `rtlat plot` (the plotting binary) as
-/// SVG files beside its result, for the page; a plot that cannot be drawn
-/// is left out of the page.
+/// SVG files beside its result, for the page, as many at a time as there
+/// are CPUs; a plot that cannot be drawn is left out of the page. Of a
+/// phase with more than [`MOST_PLOTTED`] threads, the latency and
+/// timeline plots draw those with the highest maxima (their part of the
+/// result, given on standard input).
 fn draw_plots(rtlat: &Path, settings: &Settings, results: &[PhaseResult]) {
+    let dir = &settings.output;
+    let mut jobs: Vec<(Command, Option<Vec<u8>>)> = Vec::new();
     for r in results {
         let name = r.phase.kind.name();
-        let dir = &settings.output;
-        for (kind, input) in [
-            ("latency", format!("{name}.json")),
-            ("percentile", format!("{name}.json")),
-            ("timeline", format!("{name}.stats.jsonl")),
-        ] {
-            let _ = Command::new(rtlat)
-                .arg("plot")
-                .arg(dir.join(&input))
+        let chosen = r.document.as_ref().and_then(most_plotted);
+        for (kind, _) in PLOTS {
+            let input = dir.join(match kind {
+                "timeline" => format!("{name}.stats.jsonl"),
+                _ => format!("{name}.json"),
+            });
+            let part = match (&chosen, kind) {
+                (None, _) | (_, "percentile") => None,
+                (Some(threads), "timeline") => std::fs::read_to_string(&input).ok().map(|text| {
+                    text.lines()
+                        .filter(|line| {
+                            serde_json::from_str::<Value>(line).is_ok_and(|l| {
+                                l["thread"].as_u64().is_some_and(|t| threads.contains(&t))
+                            })
+                        })
+                        .flat_map(|line| [line, "\n"])
+                        .collect::<String>()
+                        .into_bytes()
+                }),
+                (Some(threads), _) => r.document.as_ref().map(|d| {
+                    let mut d = d.clone();
+                    if let Some(all) = d["thread"].as_object_mut() {
+                        all.retain(|k, _| k.parse().is_ok_and(|t: u64| threads.contains(&t)));
+                    }
+                    d["num_threads"] = json!(threads.len());
+                    d.to_string().into_bytes()
+                }),
+            };
+            let mut command = Command::new(rtlat);
+            command.arg("plot");
+            match part {
+                Some(_) => command.arg("-"),
+                None => command.arg(&input),
+            };
+            command
                 .args(["-k", kind, "-s", "900x420", "-T"])
                 .arg(format!("phase {name}: {kind}"))
                 .arg("-o")
                 .arg(dir.join(format!("{name}.{kind}.svg")))
+                .stdin(if part.is_some() {
+                    std::process::Stdio::piped()
+                } else {
+                    std::process::Stdio::null()
+                })
                 .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .status();
+                .stderr(std::process::Stdio::null());
+            jobs.push((command, part));
+        }
+    }
+    let at_a_time = std::thread::available_parallelism().map_or(2, |n| n.get());
+    for batch in jobs.chunks_mut(at_a_time) {
+        let children: Vec<_> = batch
+            .iter_mut()
+            .filter_map(|(command, part)| {
+                let mut child = command.spawn().ok()?;
+                if let (Some(bytes), Some(mut stdin)) = (part.take(), child.stdin.take()) {
+                    let _ = stdin.write_all(&bytes);
+                }
+                Some(child)
+            })
+            .collect();
+        for mut child in children {
+            let _ = child.wait();
         }
     }
 }
 
+/// The threads a phase's latency and timeline plots draw when it has more
+/// than [`MOST_PLOTTED`]: those with the highest maxima; `None` when it
+/// has no more (every thread is drawn).
+pub fn most_plotted(document: &Value) -> Option<Vec<u64>> {
+    let threads = document["thread"].as_object()?;
+    if threads.len() <= MOST_PLOTTED {
+        return None;
+    }
+    let mut by_max: Vec<(u64, f64)> = threads
+        .iter()
+        .filter_map(|(k, t)| Some((k.parse().ok()?, t["max_ns"].as_f64().unwrap_or(0.0))))
+        .collect();
+    by_max.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    by_max.truncate(MOST_PLOTTED);
+    Some(by_max.into_iter().map(|(t, _)| t).collect())
+}
+
 /// The child's command line of `phase` (without the program).
-fn phase_args(settings: &Settings, phase: &Phase) -> Vec<String> {
+fn phase_args(settings: &Settings, means: &Means, phase: &Phase) -> Vec<String> {
     let name = phase.kind.name();
     let out = |ext: &str| {
         settings
@@ -276,12 +430,19 @@ fn phase_args(settings: &Settings, phase: &Phase) -> Vec<String> {
         "-q".into(),
         // The evaluation's own view replaces the run's progress line.
         "--no-progress".into(),
-        "-m".into(),
-        "-t".into(),
-        "-a".into(),
-        settings.cpus.clone(),
-        "-p".into(),
-        settings.priority.to_string(),
+    ];
+    if means.lock {
+        args.push("-m".into());
+    }
+    match settings.threads {
+        Some(n) => args.extend(["-t".into(), n.to_string()]),
+        None => args.push("-t".into()),
+    }
+    args.extend(["-a".into(), settings.cpus.clone()]);
+    if means.realtime {
+        args.extend(["-p".into(), settings.priority.to_string()]);
+    }
+    args.extend([
         "-i".into(),
         settings.interval_us.to_string(),
         "-D".into(),
@@ -292,157 +453,241 @@ fn phase_args(settings: &Settings, phase: &Phase) -> Vec<String> {
         "--hgrm".into(),
         out("hgrm"),
         "--verdict".into(),
-    ];
+    ]);
     if let PhaseKind::Load(kind) = phase.kind {
         args.push("--load".into());
         args.push(kind.name().into());
+        if let Some(cpus) = &settings.load_cpus {
+            args.push("--load-cpus".into());
+            args.push(cpus.clone());
+        }
     }
     if let Some(deadline) = settings.deadline_us {
         args.push("--deadline".into());
         args.push(deadline.to_string());
     }
-    if let Some(n) = settings.explain {
+    if let Some(n) = means.explain {
         args.push(format!("--explain={n}"));
     }
     args
 }
 
-/// `DIR/report.json`: what was run, each phase's result and its files.
+/// `DIR/report.json`: everything the answer and the page show. How it
+/// was asked and measured, the machine (its audit and environment), each
+/// phase (its command, files and summary: [`summary::phase`]), the causes
+/// of the worst samples across phases; the answer is added to it.
 fn report_json(
     settings: &Settings,
+    means: &Means,
+    audit: Option<&Value>,
     results: &[PhaseResult],
-    audited: bool,
-    cut_short: bool,
+    ending: Ending,
     started: Instant,
 ) -> Value {
     let phases: Vec<Value> = results
         .iter()
         .map(|r| {
             let name = r.phase.kind.name();
-            json!({
+            let plots: Vec<String> = PLOTS
+                .iter()
+                .map(|(kind, _)| format!("{name}.{kind}.svg"))
+                .filter(|file| settings.output.join(file).exists())
+                .collect();
+            let mut phase = json!({
                 "name": name,
                 "seconds": r.phase.duration.as_nanos() as f64 / 1e9,
                 "command": r.command,
                 "exit_status": r.status,
                 "result": format!("{name}.json"),
                 "hgrm": format!("{name}.hgrm"),
+                "stats": format!("{name}.stats.jsonl"),
+                "plots": plots,
+                "plotted_threads": r.document.as_ref().and_then(most_plotted),
                 "workload": r.workload,
-                "all_threads": r.document.as_ref().map(|d| d["all_threads"].clone()),
-                "verdict": r.document.as_ref().map(|d| d["verdict"].clone()),
-            })
+            });
+            if let Some(document) = &r.document {
+                phase["load"] = document["load"].clone();
+                for (key, value) in summary::phase(document, settings.deadline_us)
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                {
+                    phase[key] = value.clone();
+                }
+            }
+            phase
         })
         .collect();
+    let causes: Vec<Value> =
+        summary::causes(phases.iter().map(|p| (p["name"].as_str().unwrap_or(""), p)))
+            .iter()
+            .map(summary::Cause::to_json)
+            .collect();
+    let environment = results
+        .iter()
+        .find_map(|r| r.document.as_ref().map(|d| d["environment"].clone()));
     json!({
         "rtlat_version": env!("CARGO_PKG_VERSION"),
-        "cut_short": cut_short,
+        "command": std::env::args().collect::<Vec<_>>(),
+        "cut_short": ending != Ending::Complete,
+        "ended_at_once": ending == Ending::AtOnce,
         "elapsed_s": started.elapsed().as_secs_f64(),
+        "settings": {
+            "cpus": settings.cpu_numbers,
+            "threads": settings.thread_cpus.len(),
+            "priority": settings.priority,
+            "interval_us": settings.interval_us,
+            "deadline_us": settings.deadline_us,
+            "load_cpus": settings.load_cpus,
+            "load_command": settings.load_command,
+            "explain": settings.explain,
+        },
         "deadline_us": settings.deadline_us,
         "load_command": settings.load_command,
-        "audit": if audited { Some("audit.json") } else { None },
+        "means": {
+            "realtime": means.realtime,
+            "locked_memory": means.lock,
+            "explain": means.explain,
+            "limits": means.limits,
+        },
+        "audit": audit.map(|a| json!({
+            "file": "audit.json",
+            "checks": a["checks"],
+            "suggested_command": a["suggested_command"],
+        })),
+        "environment": environment,
         "phases": phases,
+        "causes": causes,
     })
 }
 
-/// The answer, at most 10 lines of 80 columns: the machine and the
-/// measurement (the worst of the phases), each phase's maximum and
-/// p99.99 (two to a line), the deadline, the most frequent cause of the
-/// phases' worst samples, the report's path.
-fn answer(
-    settings: &Settings,
-    results: &[PhaseResult],
-    cut_short: bool,
-    report: &Path,
-) -> Vec<String> {
+/// The answer, at most 10 lines of 80 columns, from the report: the
+/// machine and the measurement (the worst of the phases) with what the
+/// phases went without; each phase's maximum and projection (two to a
+/// line); the deadline; the causes of the worst samples, grouped across
+/// phases; the report's path.
+fn answer(report: &Value, report_file: &Path) -> Vec<String> {
     use rtlat_results::verdict::{Machine, Measurement};
-    let verdict_field = |r: &PhaseResult, key: &str| -> Option<String> {
-        Some(
-            r.document
-                .as_ref()?
-                .get("verdict")?
-                .get(key)?
-                .as_str()?
-                .to_owned(),
-        )
-    };
+    let phases: Vec<&Value> = report["phases"].as_array().into_iter().flatten().collect();
     let worst = |key: &str, names: &[&str]| -> String {
-        results
+        phases
             .iter()
-            .filter_map(|r| verdict_field(r, key))
+            .filter_map(|p| p["verdict"][key].as_str())
             .max_by_key(|name| names.iter().position(|n| n == name))
-            .unwrap_or_else(|| "unknown".to_owned())
+            .unwrap_or("unknown")
+            .to_owned()
     };
     let machine = worst("machine", &Machine::ALL.map(Machine::name));
     let measurement = worst("measurement", &Measurement::ALL.map(Measurement::name));
+    let mut tags: Vec<&str> = Vec::new();
+    let means = &report["means"];
+    if means["realtime"] == false {
+        tags.push("SCHED_OTHER");
+    }
+    if means["locked_memory"] == false {
+        tags.push("not locked");
+    }
+    if report["means"]["limits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|l| {
+            l.as_str()
+                .is_some_and(|l| l.starts_with("on a virtual machine"))
+        })
+    {
+        tags.push("on a VM");
+    }
     let mut lines = vec![format!(
-        "Evaluation{}: machine {machine}, measurement {measurement}",
-        if cut_short { " (cut short)" } else { "" }
+        "Evaluation{}: machine {machine}, measurement {measurement}{}",
+        match (report["cut_short"] == true, report["ended_at_once"] == true) {
+            (_, true) => " (ended at once)",
+            (true, false) => " (cut short)",
+            _ => "",
+        },
+        if tags.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", tags.join(", "))
+        }
     )];
-    let figures = |r: &PhaseResult| -> Option<(f64, f64)> {
-        let all = &r.document.as_ref()?["all_threads"];
-        Some((all["max"].as_f64()?, all["p99.99"].as_f64()?))
-    };
-    let cells: Vec<String> = results
+    if !phases.is_empty() {
+        lines
+            .push("Per phase: max us, then projected max us [95% interval] or why none".to_owned());
+    }
+    let cells: Vec<String> = phases
         .iter()
-        .map(|r| match figures(r) {
-            Some((max, p)) => format!(
-                "{:<7} max {max:>5.0} us p99.99 {p:>5.0} us",
-                r.phase.kind.name()
-            ),
-            None => format!("{:<7} no result", r.phase.kind.name()),
+        .map(|p| {
+            let name = p["name"].as_str().unwrap_or("");
+            match p["all_threads"]["max"].as_f64() {
+                Some(max) => format!(
+                    "{name:<7} {max:>6.0}  {:<22}",
+                    summary::projection_cell(&p["verdict"]["projection"])
+                ),
+                None => format!("{name:<7} {:<30}", "no result"),
+            }
         })
         .collect();
     for pair in cells.chunks(2) {
-        lines.push(format!("  {}", pair.join(" | ")));
+        lines.push(pair.join(" | ").trim_end().to_owned());
     }
-    if let Some(deadline) = settings.deadline_us {
-        let over: Vec<&str> = results
+    if let Some(deadline) = report["deadline_us"].as_u64() {
+        let over: Vec<String> = phases
             .iter()
-            .filter(|r| figures(r).is_some_and(|(max, _)| max > f64::from(deadline)))
-            .map(|r| r.phase.kind.name())
+            .filter(|p| {
+                p["all_threads"]["max"]
+                    .as_f64()
+                    .is_some_and(|m| m > deadline as f64)
+            })
+            .map(|p| {
+                format!(
+                    "{} ({})",
+                    p["name"].as_str().unwrap_or(""),
+                    p["beyond_deadline"].as_u64().unwrap_or(0)
+                )
+            })
             .collect();
         lines.push(if over.is_empty() {
             format!("Deadline {deadline} us: met in every phase")
-        } else if over.len() == results.len() {
-            format!("Deadline {deadline} us: exceeded in every phase")
+        } else if over.len() == phases.len() {
+            format!(
+                "Deadline {deadline} us: exceeded in every phase (samples): {}",
+                over.join(", ")
+            )
         } else {
-            format!("Deadline {deadline} us: exceeded in {}", over.join(", "))
+            format!(
+                "Deadline {deadline} us: exceeded in (samples) {}",
+                over.join(", ")
+            )
         });
     }
-    let mut causes: Vec<(String, Vec<&str>)> = Vec::new();
-    for r in results {
-        let Some(sample) = r
-            .document
-            .as_ref()
-            .and_then(|d| d["verdict"].get("worst_sample"))
-        else {
-            continue;
-        };
-        let (Some(component), Some(kind)) = (
-            sample["component"].as_str(),
-            sample["cause"]["kind"].as_str(),
-        ) else {
-            continue;
-        };
-        // The cause's first word (`swapper/1`, not its state).
-        let name = sample["cause"]["name"].as_str().unwrap_or("");
-        let name = name.split([',', ' ']).next().unwrap_or(name);
-        let cause = format!("{component}, {kind} {name}");
-        match causes.iter_mut().find(|(c, _)| *c == cause) {
-            Some((_, phases)) => phases.push(r.phase.kind.name()),
-            None => causes.push((cause, vec![r.phase.kind.name()])),
-        }
-    }
-    causes.sort_by_key(|(_, phases)| std::cmp::Reverse(phases.len()));
-    if let Some((cause, phases)) = causes.first() {
-        lines.push(format!(
-            "Worst sample of {} of {} phases: {cause}",
-            phases.len(),
-            results.len()
-        ));
+    let causes: Vec<String> = report["causes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .take(2)
+        .map(|c| {
+            format!(
+                "{} {} ({}x: {})",
+                c["kind"].as_str().unwrap_or(""),
+                c["name"].as_str().unwrap_or(""),
+                c["samples"],
+                c["phases"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+        })
+        .collect();
+    if !causes.is_empty() {
+        lines.push(format!("Causes of worst samples: {}", causes.join("; ")));
     }
     lines.push(format!(
         "Report: {} (and report.json)",
-        report.with_file_name("report.html").display()
+        report_file.with_file_name("report.html").display()
     ));
     for line in &mut lines {
         if line.chars().count() > 80 {

@@ -59,11 +59,12 @@ pub struct Phase {
     pub duration: Nanos,
 }
 
-/// The phases an evaluation has before `--phase`: idle, the default
-/// loads, and `command` when there is a workload.
-pub fn default_phases(with_command: bool) -> Vec<PhaseKind> {
+/// The phases an evaluation has before `--phase`: idle, one per load of
+/// `loads` (`--load`, else [`DEFAULT_LOADS`]), and `command` when there is
+/// a workload.
+pub fn phases_of(loads: &[LoadKind], with_command: bool) -> Vec<PhaseKind> {
     let mut phases = vec![PhaseKind::Idle];
-    phases.extend(DEFAULT_LOADS.map(PhaseKind::Load));
+    phases.extend(loads.iter().copied().map(PhaseKind::Load));
     if with_command {
         phases.push(PhaseKind::Command);
     }
@@ -186,6 +187,28 @@ fn seconds(d: Nanos) -> String {
 }
 
 /// Reads `NAME:DURATION` (the duration as `-D` reads it).
+/// `--load LIST`: the loads of the loaded phases, in the order given
+/// (`none`: no loaded phase).
+pub fn parse_loads(text: &str) -> Result<Vec<LoadKind>, String> {
+    if text == "none" {
+        return Ok(Vec::new());
+    }
+    let mut loads = Vec::new();
+    for name in text.split(',') {
+        let Some(kind) = LoadKind::from_name(name) else {
+            return Err(format!(
+                "unknown load '{name}': expected none, or some of {} joined by commas",
+                LoadKind::ALL.map(LoadKind::name).join(", ")
+            ));
+        };
+        if loads.contains(&kind) {
+            return Err(format!("load '{name}' named twice"));
+        }
+        loads.push(kind);
+    }
+    Ok(loads)
+}
+
 pub fn parse_request(text: &str) -> Result<PhaseRequest, String> {
     let Some((name, duration)) = text.split_once(':') else {
         return Err("expected NAME:DURATION (idle:60, io:5m, fork:0)".to_owned());
@@ -229,7 +252,7 @@ mod tests {
 
     #[test]
     fn the_total_is_shared_evenly_the_last_taking_the_rest() {
-        let phases = default_phases(false);
+        let phases = phases_of(&DEFAULT_LOADS, false);
         let planned = plan(&phases, &[], Some(Nanos::from_secs(70))).unwrap();
         let names = ["idle", "cpu", "memory", "cache", "io", "fork", "timers"];
         assert_eq!(durations(&planned), names.map(|n| (n, 10_000)));
@@ -248,7 +271,7 @@ mod tests {
 
     #[test]
     fn a_phase_fixed_keeps_its_duration_and_zero_leaves_it_out() {
-        let phases = default_phases(true);
+        let phases = phases_of(&DEFAULT_LOADS, true);
         let planned = plan(
             &phases,
             &[request("command", 30), request("io", 0), request("io", 0)],
@@ -273,7 +296,7 @@ mod tests {
 
     #[test]
     fn bad_plans_are_one_line() {
-        let phases = default_phases(false);
+        let phases = phases_of(&DEFAULT_LOADS, false);
         let e = plan(&phases, &[request("command", 5)], None).unwrap_err();
         assert_eq!(
             e.0,
@@ -321,5 +344,26 @@ mod tests {
                 .unwrap_err()
                 .contains("as -D takes it")
         );
+    }
+
+    #[test]
+    fn load_lists_choose_the_loaded_phases() {
+        assert_eq!(
+            parse_loads("io,cpu").unwrap(),
+            vec![LoadKind::Io, LoadKind::Cpu]
+        );
+        assert_eq!(parse_loads("none").unwrap(), vec![]);
+        let names: Vec<&str> = phases_of(&parse_loads("io,cpu").unwrap(), true)
+            .into_iter()
+            .map(PhaseKind::name)
+            .collect();
+        assert_eq!(names, ["idle", "io", "cpu", "command"]);
+        assert!(
+            parse_loads("cpu,gpu")
+                .unwrap_err()
+                .contains("unknown load 'gpu'")
+        );
+        assert!(parse_loads("cpu,cpu").unwrap_err().contains("named twice"));
+        assert!(parse_loads("").unwrap_err().contains("unknown load ''"));
     }
 }
