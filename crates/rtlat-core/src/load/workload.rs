@@ -115,13 +115,23 @@ impl Workload {
     /// `grace`; then the janitor forgets it and the shell is reaped. A
     /// shell that had ended on its own gives its status (the rest of its
     /// group, if any, is ended all the same).
-    pub fn end(mut self, grace: Duration) -> io::Result<WorkloadEnd> {
+    pub fn end(self, grace: Duration) -> io::Result<WorkloadEnd> {
+        self.end_unless(grace, || false)
+    }
+
+    /// [`Workload::end`], whose grace ends early, in SIGKILL, once `cut`
+    /// says so (asked every few milliseconds: a second Ctrl-C).
+    pub fn end_unless(
+        mut self,
+        grace: Duration,
+        mut cut: impl FnMut() -> bool,
+    ) -> io::Result<WorkloadEnd> {
         let pgid = self.pgid();
         let before = self.child.try_wait()?;
         let mut killed = false;
         if signal_process_group(pgid, SIGTERM).is_ok() {
             let give_up = Instant::now() + grace;
-            while group_alive(pgid, &mut self.child) && Instant::now() < give_up {
+            while group_alive(pgid, &mut self.child) && Instant::now() < give_up && !cut() {
                 std::thread::sleep(Duration::from_millis(5));
             }
             if group_alive(pgid, &mut self.child) {

@@ -239,7 +239,16 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         };
         let workload = workload
             .take()
-            .map(|w| w.end(grace))
+            .map(|w| {
+                w.end_unless(grace, || {
+                    // A second Ctrl-C while the workload takes its time.
+                    let again = ending != Ending::Complete && flags.take_stop_request();
+                    if again {
+                        ending = Ending::AtOnce;
+                    }
+                    again
+                })
+            })
             .transpose()?
             .map(|end| match end {
                 WorkloadEnd::Exited(status) => format!("exited by itself: {status}"),
@@ -248,7 +257,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                     "killed at the phase's end (it outlived SIGTERM)".to_owned()
                 }
             });
-        if ending == Ending::AtOnce {
+        let written = status.success();
+        if ending == Ending::AtOnce && !written {
+            // The phase was ended before it wrote its result.
             break;
         }
         let file = settings.output.join(format!("{}.json", phase.kind.name()));
@@ -262,6 +273,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             document,
             workload,
         });
+        if ending == Ending::AtOnce {
+            break;
+        }
     }
     if ending != Ending::AtOnce {
         draw_plots(&rtlat, settings, &results);
@@ -445,6 +459,9 @@ fn phase_args(settings: &Settings, means: &Means, phase: &Phase) -> Vec<String> 
     args.extend([
         "-i".into(),
         settings.interval_us.to_string(),
+        // Every thread at -i (cyclictest adds 500 µs a thread otherwise).
+        "-d".into(),
+        "0".into(),
         "-D".into(),
         (phase.duration.as_nanos() / 1_000_000_000).to_string(),
         format!("--json={}", out("json")),

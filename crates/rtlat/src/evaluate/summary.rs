@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 /// deadline, a row per measuring thread, the verdict (projection
 /// included) and the explained samples.
 pub fn phase(document: &Value, deadline_us: Option<u32>) -> Value {
-    let threads: Vec<Value> = document["thread"]
+    let mut threads: Vec<Value> = document["thread"]
         .as_object()
         .into_iter()
         .flatten()
@@ -30,6 +30,8 @@ pub fn phase(document: &Value, deadline_us: Option<u32>) -> Value {
             })
         })
         .collect();
+    // The JSON object's keys are in text order (`10` before `2`).
+    threads.sort_by_key(|t| t["thread"].as_u64());
     let samples: u64 = threads.iter().filter_map(|t| t["samples"].as_u64()).sum();
     let beyond_deadline = deadline_us.map(|_| {
         threads

@@ -160,6 +160,19 @@ fn bad_input_is_one_line_before_the_first_phase() {
             "rtlat evaluate: --fail-on: invalid value 'deadline': deadline needs --deadline",
         ),
         (
+            vec!["--load", "cpu,gpu"],
+            "rtlat evaluate: --load: invalid value 'cpu,gpu': unknown load 'gpu': expected \
+             none, or some of cpu, memory,",
+        ),
+        (
+            vec!["--load-on", "nowhere"],
+            "rtlat evaluate: --load-on: invalid value 'nowhere': expected all, measured or others",
+        ),
+        (
+            vec!["-t", "0"],
+            "rtlat evaluate: -t/--threads: invalid value '0'",
+        ),
+        (
             vec!["--fail-on", "not-ready,late"],
             "rtlat evaluate: --fail-on: invalid value 'not-ready,late': expected not-ready,",
         ),
@@ -262,36 +275,41 @@ fn sigkill_of_the_evaluation_leaves_no_phase_and_no_workload() {
     );
 }
 
-#[test]
-fn ctrl_c_ends_the_phase_and_the_report_says_cut_short() {
+/// An evaluation of one phase, `phase`, of 60 s (with `--load-command`
+/// `workload` when given), started in a process group of its own as a
+/// terminal's foreground job: a Ctrl-C reaches the evaluation and its
+/// phase's run, not this test. Returns once the phase's run has its
+/// signal handlers: it starts its janitor right after installing them,
+/// so a janitor whose parent is the phase (whose parent is this
+/// evaluation) says so.
+fn running_phase(
+    out: &std::path::Path,
+    phase: &str,
+    workload: Option<&str>,
+) -> crate::support::Running {
     use std::os::unix::process::CommandExt;
-    require_root!();
-    let _all = CpuLease::all();
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("eval");
-    // Its own process group, as a terminal's foreground job: Ctrl-C
-    // reaches the evaluation and its phase's run, not this test.
     let mut cmd = rtlat();
-    cmd.args(["evaluate", "--no-explain", "-D", "140", "-o"])
-        .arg(&out)
+    cmd.args([
+        "evaluate",
+        "--no-explain",
+        "--load",
+        "cpu",
+        "--phase",
+        "idle:0",
+    ]);
+    if phase != "idle" {
+        cmd.args(["--phase", "cpu:0"]);
+    }
+    if let Some(command) = workload {
+        cmd.args(["--load-command", command]);
+    }
+    cmd.args(["--phase", &format!("{phase}:60"), "-o"])
+        .arg(out)
         .process_group(0);
     let running = crate::support::spawn(&mut cmd);
-    running.wait_for_stderr(Duration::from_secs(20), "the first phase", |err| {
-        err.contains("# phase idle: 20 s")
+    running.wait_for_stderr(Duration::from_secs(20), "the phase", |err| {
+        err.contains(&format!("# phase {phase}: 60 s"))
     });
-    let json = out.join("idle.json");
-    // The phase's run has its signal handlers: it starts its janitor right
-    // after installing them, so a janitor whose parent is the phase (whose
-    // parent is this evaluation) says so.
-    let parent_of = |pid: i32| -> Option<i32> {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("PPid:"))?
-            .trim()
-            .parse()
-            .ok()
-    };
     let evaluation = running.pid() as i32;
     assert!(
         crate::support::wait_until(Duration::from_secs(20), || {
@@ -301,8 +319,34 @@ fn ctrl_c_ends_the_phase_and_the_report_says_cut_short() {
         }),
         "the phase never started its janitor"
     );
-    let pgid = running.pid() as i32;
-    rtlat_sys::signals::signal_process_group(pgid, 2 /* SIGINT */).unwrap();
+    running
+}
+
+/// The parent of process `pid`.
+fn parent_of(pid: i32) -> Option<i32> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("PPid:"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Ctrl-C: SIGINT to the evaluation's process group.
+fn ctrl_c(running: &crate::support::Running) {
+    rtlat_sys::signals::signal_process_group(running.pid() as i32, 2 /* SIGINT */).unwrap();
+}
+
+/// A Ctrl-C in `phase` ends it: its result is written, no phase follows,
+/// the report is complete and says it was cut short.
+fn ctrl_c_ends(phase: &str, workload: Option<&str>) {
+    require_root!();
+    let _all = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    let running = running_phase(&out, phase, workload);
+    ctrl_c(&running);
     let r = running.wait(Duration::from_secs(30));
     assert_eq!(r.code(), Some(0), "{}", r.describe());
     assert!(
@@ -313,9 +357,274 @@ fn ctrl_c_ends_the_phase_and_the_report_says_cut_short() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(report["cut_short"], true);
+    assert_eq!(report["ended_at_once"], false);
     let phases = report["phases"].as_array().unwrap();
     assert_eq!(phases.len(), 1, "no phase after the cut: {report}");
-    assert_eq!(phases[0]["name"], "idle");
-    assert!(json.exists(), "the cut phase's result is written");
+    assert_eq!(phases[0]["name"], phase);
+    assert!(
+        out.join(format!("{phase}.json")).exists(),
+        "the cut phase's result is written"
+    );
     assert!(phases[0]["all_threads"]["max"].is_number(), "{report}");
+    assert!(
+        phases[0]["threads"][0]["samples"].as_u64() > Some(0),
+        "{report}"
+    );
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains(&format!("<section id=\"phase-{phase}\">")));
+    assert!(page.contains("was cut short (Ctrl-C)"));
+}
+
+#[test]
+fn ctrl_c_ends_the_idle_phase_and_the_report_says_cut_short() {
+    ctrl_c_ends("idle", None);
+}
+
+#[test]
+fn ctrl_c_ends_a_loaded_phase_and_the_report_says_cut_short() {
+    ctrl_c_ends("cpu", None);
+}
+
+#[test]
+fn ctrl_c_ends_the_command_phase_and_the_report_says_cut_short() {
+    ctrl_c_ends("command", Some("sleep 300"));
+}
+
+#[test]
+fn a_second_ctrl_c_ends_at_once_a_workload_that_ignores_sigterm() {
+    require_root!();
+    let _all = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    let marker = format!("sleep {}", 300_000 + std::process::id());
+    // SIGTERM ignored by the shell and, inherited, by its sleep: only
+    // SIGKILL ends this workload, after a grace of 2 s.
+    let command = format!("trap '' TERM; {marker}");
+    let running = running_phase(&out, "command", Some(&command));
+    let json = out.join("command.json").display().to_string();
+    let phase_runs = || -> Vec<i32> {
+        processes_with("rtlat-phase cyclictest ")
+            .into_iter()
+            .filter(|&p| {
+                std::fs::read(format!("/proc/{p}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&json))
+            })
+            .collect()
+    };
+    ctrl_c(&running);
+    // The phase's run ends and writes its result; the evaluation then
+    // ends the workload, which outlives SIGTERM: the second Ctrl-C comes
+    // in its grace.
+    assert!(
+        crate::support::wait_until(Duration::from_secs(20), || phase_runs().is_empty()),
+        "the phase's run never ended"
+    );
+    ctrl_c(&running);
+    let r = running.wait(Duration::from_secs(30));
+    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    assert!(
+        r.stdout.starts_with("Evaluation (ended at once): "),
+        "{}",
+        r.stdout
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["ended_at_once"], true, "{report}");
+    assert_eq!(
+        report["phases"][0]["name"], "command",
+        "its result was written"
+    );
+    assert_eq!(
+        report["phases"][0]["workload"],
+        "killed at the phase's end (it outlived SIGTERM)"
+    );
+    assert!(
+        crate::support::wait_until(Duration::from_secs(5), || processes_with(&marker)
+            .is_empty()),
+        "the workload was left: {:?}",
+        processes_with(&marker)
+    );
+}
+
+/// Reads `DIR/report.json`.
+fn report_of(out: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap()
+}
+
+/// A phase's command line, as the report quotes it.
+fn command_of(phase: &serde_json::Value) -> Vec<&str> {
+    phase["command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn without_root_the_phases_measure_under_sched_other_and_say_so() {
+    require_root!();
+    let _all = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    std::fs::create_dir(&out).unwrap();
+    std::os::unix::fs::chown(&out, Some(65534), Some(65534)).unwrap();
+    let as_nobody = |args: &[&str]| {
+        let mut cmd = std::process::Command::new("setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(crate::support::rtlat_path())
+            .args(["evaluate", "--load", "none", "-D", "2", "-a", "1", "-o"])
+            .arg(&out)
+            .args(args);
+        run_with_timeout(&mut cmd, Duration::from_secs(60))
+    };
+    let r = as_nobody(&[]);
+    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    assert!(
+        r.stdout
+            .lines()
+            .next()
+            .unwrap()
+            .contains("(SCHED_OTHER, not locked"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr
+            .contains("# note: measured under SCHED_OTHER, not SCHED_FIFO"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("# note: worst samples not explained: recording kernel events needs root"),
+        "{}",
+        r.stderr
+    );
+    let report = report_of(&out);
+    assert_eq!(report["means"]["realtime"], false);
+    assert_eq!(report["means"]["locked_memory"], false);
+    assert_eq!(report["means"]["explain"], serde_json::Value::Null);
+    let command = command_of(&report["phases"][0]);
+    for absent in ["-p", "-m"] {
+        assert!(!command.contains(&absent), "{command:?}");
+    }
+    assert!(
+        !command.iter().any(|a| a.starts_with("--explain")),
+        "{command:?}"
+    );
+    assert!(report["phases"][0]["threads"][0]["samples"].as_u64() > Some(0));
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains("measured under SCHED_OTHER, not SCHED_FIFO"));
+    // Asked for by name, what cannot be had is refused, in one line.
+    for (args, want) in [
+        (
+            vec!["-p", "80"],
+            "not allowed to run the measuring threads under SCHED_FIFO",
+        ),
+        (
+            vec!["--explain"],
+            "--explain: recording kernel events needs root",
+        ),
+    ] {
+        let r = as_nobody(&args);
+        assert_eq!(r.code(), Some(1), "{args:?}: {}", r.describe());
+        assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+        assert!(r.stderr.contains(want), "{args:?}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn on_one_cpu_the_loads_share_it_and_others_is_refused() {
+    require_root!();
+    let _all = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    // A machine of one CPU, as far as rtlat can tell: its affinity.
+    let on_one = |args: &[&str]| {
+        let mut cmd = std::process::Command::new("taskset");
+        cmd.args(["-c", "1"])
+            .arg(crate::support::rtlat_path())
+            .args([
+                "evaluate",
+                "-q",
+                "--no-explain",
+                "--load",
+                "cpu",
+                "-D",
+                "2",
+                "-o",
+            ])
+            .arg(&out)
+            .args(args);
+        run_with_timeout(&mut cmd, Duration::from_secs(60))
+    };
+    let r = on_one(&[]);
+    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    let report = report_of(&out);
+    assert_eq!(report["settings"]["cpus"], serde_json::json!([1]));
+    let cpu = &report["phases"][1];
+    assert_eq!(cpu["name"], "cpu");
+    assert_eq!(cpu["load"]["kinds"][0]["workers"], 1, "{cpu}");
+    assert!(cpu["threads"][0]["samples"].as_u64() > Some(0));
+    let r = on_one(&["--load-on", "others"]);
+    assert_eq!(r.code(), Some(2), "{}", r.describe());
+    assert_eq!(
+        r.stderr.trim_end(),
+        "rtlat evaluate: --load-on: invalid value 'others': every CPU is measured (-a): no \
+         other CPU to load"
+    );
+}
+
+#[test]
+fn sixty_four_threads_stay_readable_and_loads_run_where_asked() {
+    require_root!();
+    let _all = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    let r = run_with_timeout(
+        rtlat()
+            .args(["evaluate", "-q", "--no-explain", "-t", "64", "-a", "1"])
+            .args(["--load", "timers", "--load-on", "others", "-D", "2", "-o"])
+            .arg(&out),
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(
+        lines.len() <= 10 && lines.iter().all(|l| l.chars().count() <= 80),
+        "{}",
+        r.stdout
+    );
+    let report = report_of(&out);
+    let timers = &report["phases"][1];
+    assert_eq!(timers["name"], "timers");
+    let command = command_of(timers);
+    assert!(command.windows(2).any(|w| w == ["-t", "64"]), "{command:?}");
+    assert!(
+        command.windows(2).any(|w| w == ["--load-cpus", "0"]),
+        "{command:?}"
+    );
+    assert_eq!(timers["threads"].as_array().unwrap().len(), 64);
+    // The plots draw the 8 threads of the highest maxima, named.
+    let plotted: Vec<u64> = timers["plotted_threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_u64().unwrap())
+        .collect();
+    assert_eq!(plotted.len(), 8);
+    let max_of = |t: u64| timers["threads"][t as usize]["max_us"].as_f64().unwrap();
+    let lowest_plotted = plotted.iter().map(|&t| max_of(t)).fold(f64::MAX, f64::min);
+    assert!(
+        (0..64)
+            .filter(|t| !plotted.contains(t))
+            .all(|t| max_of(t) <= lowest_plotted),
+        "{timers}"
+    );
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains("the 8 threads with the highest maxima of 64"));
+    assert!(page.contains("<h3>Per CPU, the highest maximum first</h3>"));
+    let svg = std::fs::read_to_string(out.join("timers.latency.svg")).unwrap();
+    assert_eq!(svg.matches("CPU 1 (max").count(), 8, "{svg}");
 }
