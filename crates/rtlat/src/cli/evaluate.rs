@@ -152,6 +152,14 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 r.quiet = true;
                 Ok(())
             }),
+        // The deterministic seam of the benchmarks and tests, as the
+        // measuring tools have it: each phase a synthetic run of SEED.
+        Flag::new_long("synthetic", REQ, "SEED")
+            .hidden()
+            .apply(|r: &mut Raw, v| {
+                r.synthetic = Some(v.text()?);
+                Ok(())
+            }),
         Flag::new_long("help", NO, "")
             .help(rtlat_args::lines!["print this help"])
             .shows_help(),
@@ -181,6 +189,7 @@ struct Raw {
     output: Option<OsString>,
     quiet: bool,
     fail_on: Option<String>,
+    synthetic: Option<String>,
 }
 
 /// What the command line asks for.
@@ -318,6 +327,10 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
         output,
         quiet: raw.quiet,
         fail_on,
+        synthetic: match &raw.synthetic {
+            Some(text) => Some(int_in(name("synthetic"), text, 0..=i64::MAX, "a seed")? as u64),
+            None => None,
+        },
     }))
 }
 

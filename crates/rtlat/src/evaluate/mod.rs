@@ -54,6 +54,9 @@ pub struct Settings {
     pub quiet: bool,
     /// `--fail-on`: what makes the exit status 3.
     pub fail_on: Vec<FailOn>,
+    /// The hidden `--synthetic SEED`: each phase a synthetic run (the
+    /// benchmarks' seam).
+    pub synthetic: Option<u64>,
 }
 
 /// What `--fail-on` can ask to fail on.
@@ -485,6 +488,10 @@ fn phase_args(settings: &Settings, means: &Means, phase: &Phase) -> Vec<String> 
     }
     if let Some(n) = means.explain {
         args.push(format!("--explain={n}"));
+    }
+    if let Some(seed) = settings.synthetic {
+        args.push("--synthetic".into());
+        args.push(seed.to_string());
     }
     args
 }
