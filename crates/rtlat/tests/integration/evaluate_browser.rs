@@ -171,8 +171,14 @@ fn the_evaluation_page_in_a_browser_on_a_desktop_and_a_phone() {
     // Every section, in order, with its heading, shown.
     let sections = desktop["sections"].as_array().unwrap();
     let ids: Vec<&str> = sections.iter().map(|s| s["id"].as_str().unwrap()).collect();
+    // The causes, grouped across phases, when some sample was explained.
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(page.with_file_name("report.json")).unwrap())
+            .unwrap();
+    let explained = report["causes"].as_array().is_some_and(|c| !c.is_empty());
     let want: Vec<String> = std::iter::once("answer".to_owned())
         .chain(std::iter::once("machine".to_owned()))
+        .chain(explained.then(|| "causes".to_owned()))
         .chain(MEASURED.iter().map(|p| format!("phase-{p}")))
         .chain(std::iter::once("method".to_owned()))
         .collect();
