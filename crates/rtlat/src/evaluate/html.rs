@@ -441,7 +441,7 @@ fn projection(h: &mut String, projection: &Value) {
         Some("refused") => {
             let _ = writeln!(
                 h,
-                "<p>None: {} {}</p>",
+                "<p>None: {}; {}.</p>",
                 esc(&text(&projection["reason"])),
                 esc(&text(&projection["advice"]))
             );

@@ -1,9 +1,11 @@
-//! `rtlat evaluate` (issue 29): a qualification in one command. The audit,
-//! then each phase ([`plan`]) as a child `rtlat cyclictest` run with the
-//! phase's load (the same binary; the phase's exact command line is in
-//! the report, to reproduce by hand), then `DIR/report.json` and the
-//! answer. Not yet: the HTML report, the live view, --compare, --fail-on
-//! (design/issue29-evaluate.md).
+//! `rtlat evaluate`: a qualification in one command. What this process
+//! may do ([`means`]), the audit, then each phase ([`plan`]) as a child
+//! `rtlat cyclictest` run with the phase's load or the user's workload
+//! (the same binary, as the helper `rtlat-phase`, which dies with the
+//! evaluation; its exact command line is in the report, to reproduce by
+//! hand), watched by the live view ([`live`]); then the plots (by
+//! `rtlat plot`), `DIR/report.json` ([`summary`] of each phase), the
+//! page ([`html`]) and the answer.
 
 mod html;
 mod live;
