@@ -658,34 +658,38 @@ fn answer(report: &Value, report_file: &Path) -> Vec<String> {
         lines.push(pair.join(" | ").trim_end().to_owned());
     }
     if let Some(deadline) = report["deadline_us"].as_u64() {
-        let over: Vec<String> = phases
+        let beyond = |p: &Value| p["beyond_deadline"].as_u64().unwrap_or(0);
+        let over: Vec<&&Value> = phases
             .iter()
             .filter(|p| {
                 p["all_threads"]["max"]
                     .as_f64()
                     .is_some_and(|m| m > deadline as f64)
             })
-            .map(|p| {
-                format!(
-                    "{} ({})",
-                    p["name"].as_str().unwrap_or(""),
-                    p["beyond_deadline"].as_u64().unwrap_or(0)
-                )
-            })
             .collect();
-        lines.push(if over.is_empty() {
+        let mut line = if over.is_empty() {
             format!("Deadline {deadline} us: met in every phase")
-        } else if over.len() == phases.len() {
-            format!(
-                "Deadline {deadline} us: exceeded in every phase (samples): {}",
-                over.join(", ")
-            )
         } else {
             format!(
-                "Deadline {deadline} us: exceeded in (samples) {}",
-                over.join(", ")
+                "Deadline {deadline} us: missed in {} of {} phases ({} samples)",
+                over.len(),
+                phases.len(),
+                over.iter().map(|p| beyond(p)).sum::<u64>()
             )
-        });
+        };
+        // What the projections say of it: how often an hour, at most.
+        let rate = |p: &Value| p["verdict"]["projection"]["deadline"]["per_hour"]["value"].as_f64();
+        if let Some((p, rate)) = phases
+            .iter()
+            .filter_map(|p| Some((p, rate(p)?)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+        {
+            line.push_str(&format!(
+                "; projected {rate:.1}/h in {}",
+                p["name"].as_str().unwrap_or("")
+            ));
+        }
+        lines.push(line);
     }
     let causes: Vec<String> = report["causes"]
         .as_array()
@@ -693,10 +697,13 @@ fn answer(report: &Value, report_file: &Path) -> Vec<String> {
         .flatten()
         .take(2)
         .map(|c| {
+            // The name's first clause (`interrupts off`, not how it
+            // could not be told apart: the page says that).
+            let name = c["name"].as_str().unwrap_or("");
             format!(
                 "{} {} ({}x: {})",
                 c["kind"].as_str().unwrap_or(""),
-                c["name"].as_str().unwrap_or(""),
+                name.split(',').next().unwrap_or(name),
                 c["samples"],
                 c["phases"]
                     .as_array()
@@ -708,8 +715,17 @@ fn answer(report: &Value, report_file: &Path) -> Vec<String> {
             )
         })
         .collect();
-    if !causes.is_empty() {
-        lines.push(format!("Causes of worst samples: {}", causes.join("; ")));
+    // The first cause always (cut short if it must be); the next only
+    // whole, where it fits.
+    if let Some((first, more)) = causes.split_first() {
+        let mut line = format!("Causes of worst samples: {first}");
+        for cause in more {
+            if line.chars().count() + 2 + cause.chars().count() <= 80 {
+                line.push_str("; ");
+                line.push_str(cause);
+            }
+        }
+        lines.push(line);
     }
     lines.push(format!(
         "Report: {} (and report.json)",
@@ -722,4 +738,79 @@ fn answer(report: &Value, report_file: &Path) -> Vec<String> {
     }
     lines.truncate(10);
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report of `n` phases: the first projected (with the deadline's
+    /// rate), the others refused; every phase beyond the deadline.
+    fn report(n: usize) -> Value {
+        let names = [
+            "idle", "cpu", "memory", "cache", "io", "fork", "timers", "command",
+        ];
+        let phases: Vec<Value> = names[..n]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let projection = if i == 0 {
+                    json!({"outcome": "projected", "levels": [{"horizon_s": 3600.0,
+                        "max_ns": {"value": 612_000.0, "lower": 540_000.0, "upper": 800_000.0}}],
+                        "deadline": {"per_hour": {"value": 2.25, "lower": 1.0, "upper": 4.0}}})
+                } else {
+                    json!({"outcome": "refused", "id": "too_few_blocks"})
+                };
+                json!({"name": name, "all_threads": {"max": 1234.5 + i as f64},
+                       "beyond_deadline": 12 + i,
+                       "verdict": {"machine": if i == 1 { "not-ready" } else { "caveats" },
+                                   "measurement": "trustworthy", "projection": projection}})
+            })
+            .collect();
+        json!({
+            "cut_short": false, "ended_at_once": false, "deadline_us": 100,
+            "means": {"realtime": false, "locked_memory": true, "limits": [
+                "on a virtual machine: the host can stop its CPUs at any time"]},
+            "phases": phases,
+            "causes": [
+                {"kind": "unattributed", "name": "interrupts off, hardware or not traced",
+                 "samples": 9, "phases": ["idle", "cpu", "memory"]},
+                {"kind": "task", "name": "load-cpu", "samples": 2, "phases": ["cpu"]}],
+        })
+    }
+
+    #[test]
+    fn the_answer_leads_with_the_worst_and_fits_ten_lines_of_80_columns() {
+        let lines = answer(&report(8), Path::new("out/report.json"));
+        for line in &lines {
+            assert!(line.chars().count() <= 80, "{line}");
+        }
+        assert_eq!(lines.len(), 9, "{lines:#?}");
+        assert_eq!(
+            lines[0],
+            "Evaluation: machine not-ready, measurement trustworthy (SCHED_OTHER, on a VM)"
+        );
+        assert_eq!(
+            lines[2],
+            "idle      1234  1h 612 [540-800]       | cpu       1236  none: run longer"
+        );
+        assert_eq!(
+            lines[6],
+            "Deadline 100 us: missed in 8 of 8 phases (124 samples); projected 2.2/h in idle"
+        );
+        assert_eq!(
+            lines[7],
+            "Causes of worst samples: unattributed interrupts off (9x: idle,cpu,memory)"
+        );
+        assert_eq!(lines[8], "Report: out/report.html (and report.json)");
+    }
+
+    #[test]
+    fn the_deadline_line_gives_the_projected_rate() {
+        let lines = answer(&report(2), Path::new("r/report.json"));
+        assert_eq!(
+            lines[3],
+            "Deadline 100 us: missed in 2 of 2 phases (25 samples); projected 2.2/h in idle"
+        );
+    }
 }
