@@ -5,6 +5,7 @@
 //! answer. Not yet: the HTML report, the live view, --compare, --fail-on
 //! (design/issue29-evaluate.md).
 
+pub mod compare;
 mod html;
 mod live;
 pub mod plan;
@@ -38,6 +39,8 @@ pub struct Settings {
     pub quiet: bool,
     /// `--fail-on`: what makes the exit status 3.
     pub fail_on: Vec<FailOn>,
+    /// `--compare`: the earlier evaluation, read before the first phase.
+    pub compare: Option<compare::Base>,
 }
 
 /// What `--fail-on` can ask to fail on.
@@ -47,6 +50,8 @@ pub enum FailOn {
     NotReady,
     /// Some phase's maximum is beyond `--deadline`.
     Deadline,
+    /// Some phase is worse than in `--compare`'s base.
+    Regression,
 }
 
 /// Makes `dir` (and its parents) if needed and checks a file can be
@@ -192,19 +197,30 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             break;
         }
     }
-    let report = report_json(
+    let mut report = report_json(
         settings,
         &results,
         audit_status.success(),
         cut_short,
         started,
     );
+    let compared = settings.compare.as_ref().map(|base| {
+        let names: Vec<&str> = results.iter().map(|r| r.phase.kind.name()).collect();
+        compare::against(base, &settings.output, &names)
+    });
+    if let Some(c) = &compared {
+        report["compare"] = c.json.clone();
+    }
     let report_file = settings.output.join("report.json");
     let text = serde_json::to_string_pretty(&report)?;
     rtlat_args::output_file::write_whole(&report_file, |w| w.write_all(text.as_bytes()))
         .with_context(|| format!("cannot write '{}'", report_file.display()))?;
     draw_plots(&rtlat, settings, &results);
-    let answer = answer(settings, &results, cut_short, &report_file);
+    let mut answer = answer(settings, &results, cut_short, &report_file);
+    if let Some(c) = &compared {
+        // Before the report's path, the last line.
+        answer.insert(answer.len().saturating_sub(1), c.line.clone());
+    }
     let audit: Option<Value> = std::fs::read_to_string(&audit_file)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());
@@ -231,6 +247,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                 .and_then(|d| d["all_threads"]["max"].as_f64());
             matches!((max, settings.deadline_us), (Some(max), Some(us)) if max > f64::from(us))
         }),
+        FailOn::Regression => compared.as_ref().is_some_and(|c| c.any_worse),
     });
     Ok(if failed { 3 } else { 0 })
 }
