@@ -113,7 +113,7 @@ pub fn page(answer: &[String], report: &Value, audit: Option<&Value>, dir: &Path
         for (kind, what) in [
             ("latency", "samples by latency"),
             ("percentile", "latency by percentile"),
-            ("timeline", "each second's maximum and p99"),
+            ("timeline", "each 100 ms interval's maximum and p99"),
         ] {
             let svg = dir.join(format!("{name}.{kind}.svg"));
             if let Some(figure) = inline_svg(&svg, &format!("Phase {name}: {what}")) {
