@@ -162,12 +162,11 @@ pub fn against(base: &Base, dir: &Path, phases: &[&str]) -> Compared {
     let mut changes: Vec<Value> = Vec::new();
     for &name in phases {
         let new = input::load(&StdinOr::Path(dir.join(format!("{name}.json"))));
-        let (outcome, entry) = match (base.phase(name), new) {
-            (None, _) => {
-                let outcome = Outcome::Missing("not in the base");
-                let entry = json!({"why": "the base has no phase of this name"});
-                (outcome, entry)
-            }
+        let (outcome, mut entry) = match (base.phase(name), new) {
+            (None, _) => (
+                Outcome::Missing("not in the base"),
+                json!({"why": "the base has no phase of this name"}),
+            ),
             (Some(Err(why)), _) => (Outcome::Missing("no base result"), json!({"why": why})),
             (Some(Ok(_)), Err(e)) => (Outcome::Missing("no result"), json!({"why": e.0})),
             (Some(Ok(b)), Ok(n)) => {
@@ -196,7 +195,6 @@ pub fn against(base: &Base, dir: &Path, phases: &[&str]) -> Compared {
                 (outcome_of(&c), entry)
             }
         };
-        let mut entry = entry;
         entry["name"] = name.into();
         entry["status"] = outcome.status().into();
         entries.push(entry);
