@@ -20,6 +20,7 @@ mod doc_blocks;
 mod doc_links;
 mod docs;
 mod evaluate;
+mod evaluate_compare;
 mod explain;
 mod faults;
 mod fleet;
