@@ -71,7 +71,7 @@ struct Raw {
 }
 
 /// The relative noise term by default, percent of BASE.
-pub const DEFAULT_NOISE_PERCENT: f64 = 10.0;
+pub const DEFAULT_NOISE_PERCENT: f64 = NoiseRule::DEFAULT.percent;
 const MAX_NOISE_PERCENT: f64 = 1000.0;
 
 /// What the command line asks for: [`help_text`], or to compare with these

@@ -4,7 +4,7 @@
 //! phase.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use rtlat_args::UsageError;
@@ -14,6 +14,7 @@ use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, p
 use rtlat_args::values::{OptionName, SystemView, duration_option, int_in, invalid};
 use rtlat_core::{format_cpu_list, parse_cpu_list};
 
+use crate::evaluate::compare::Base;
 use crate::evaluate::plan::{self, PhaseRequest};
 use crate::evaluate::{FailOn, Settings};
 
@@ -131,10 +132,21 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             .help(rtlat_args::lines![
                 "exit status 3 when WHAT happened: not-ready (the",
                 "machine, in a phase), deadline (a phase's maximum",
-                "beyond --deadline); several joined by commas",
+                "beyond --deadline), regression (a phase worse than",
+                "in --compare's BASE); several joined by commas",
             ])
             .apply(|r: &mut Raw, v| {
                 r.fail_on = Some(v.text()?);
+                Ok(())
+            }),
+        Flag::new_long("compare", REQ, "BASE")
+            .help(rtlat_args::lines![
+                "judge each phase against the phase of the same",
+                "name in BASE, an earlier evaluation's directory",
+                "or its report.json, as rtlat compare does",
+            ])
+            .apply(|r: &mut Raw, v| {
+                r.compare = Some(v.os());
                 Ok(())
             }),
         Flag::new(Some('o'), "output", REQ, "DIR")
@@ -190,6 +202,7 @@ struct Raw {
     quiet: bool,
     fail_on: Option<String>,
     synthetic: Option<String>,
+    compare: Option<OsString>,
 }
 
 /// What the command line asks for.
@@ -299,10 +312,18 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
         }
         (Some(None) | None, false) => Some(3),
     };
+    // The base is read whole now: a base that cannot be compared is
+    // refused before the first phase.
+    let compare = match &raw.compare {
+        Some(path) => Some(
+            Base::load(Path::new(path))
+                .map_err(|e| invalid(name("compare"), &Path::new(path).display().to_string(), e))?,
+        ),
+        None => None,
+    };
     let fail_on = match &raw.fail_on {
-        Some(text) => {
-            fail_on(text, deadline_us.is_some()).map_err(|e| invalid(name("fail-on"), text, e))?
-        }
+        Some(text) => fail_on(text, deadline_us.is_some(), compare.is_some())
+            .map_err(|e| invalid(name("fail-on"), text, e))?,
         None => Vec::new(),
     };
     let output = raw
@@ -331,23 +352,26 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
             Some(text) => Some(int_in(name("synthetic"), text, 0..=i64::MAX, "a seed")? as u64),
             None => None,
         },
+        compare,
     }))
 }
 
-/// `--fail-on not-ready,deadline`.
-fn fail_on(text: &str, has_deadline: bool) -> Result<Vec<FailOn>, String> {
+/// `--fail-on not-ready,deadline,regression`.
+fn fail_on(text: &str, has_deadline: bool, has_compare: bool) -> Result<Vec<FailOn>, String> {
     let mut out = Vec::new();
     for word in text.split(',') {
         let what = match word {
             "not-ready" => FailOn::NotReady,
             "deadline" if has_deadline => FailOn::Deadline,
             "deadline" => return Err("deadline needs --deadline US".to_owned()),
-            "regression" => {
+            "regression" if has_compare => FailOn::Regression,
+            "regression" => return Err("regression needs --compare BASE".to_owned()),
+            _ => {
                 return Err(
-                    "regression needs --compare, which rtlat evaluate does not have yet".to_owned(),
+                    "expected not-ready, deadline or regression, several joined by commas"
+                        .to_owned(),
                 );
             }
-            _ => return Err("expected not-ready, deadline, or both joined by a comma".to_owned()),
         };
         if !out.contains(&what) {
             out.push(what);
@@ -399,6 +423,8 @@ comes last, and DIR/report.json holds it all."
                 "explain",
                 "no-explain",
             ]),
+            Part::Heading("Comparison"),
+            group(&["compare"]),
             Part::Heading("Output"),
             group(&["output", "quiet", "fail-on", "help"]),
         ],

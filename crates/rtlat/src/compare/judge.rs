@@ -265,6 +265,10 @@ pub struct NoiseRule {
 pub const DEFAULT_BUCKET_NS: i64 = 1_000;
 
 impl NoiseRule {
+    /// The rule without `--noise`: 10 % of BASE (`rtlat compare`'s
+    /// default, and `rtlat evaluate --compare`'s).
+    pub const DEFAULT: NoiseRule = NoiseRule { percent: 10.0 };
+
     /// The largest change that is noise at BASE `b` and NEW `n`, ns.
     pub fn tolerance(&self, base: &Figures, new: &Figures, b: i64, n: i64) -> f64 {
         let width = bucket_width(&base.buckets, b).max(bucket_width(&new.buckets, n));

@@ -92,6 +92,7 @@ pub fn page(report: &Value, dir: &Path) -> String {
     for phase in report["phases"].as_array().into_iter().flatten() {
         phase_section(&mut h, report, phase, dir);
     }
+    compare_section(&mut h, &report["compare"]);
     method(&mut h, report);
     h.push_str("</body></html>\n");
     h
@@ -513,4 +514,145 @@ fn explained(h: &mut String, phase: &Value) {
         );
     }
     h.push_str("</tbody></table>\n");
+}
+
+/// With `--compare`: the section `compare` from report.json's
+/// `"compare"`: the base, the answer's line, a table of every change
+/// (each phase's rows of all threads, and each thread's row that is
+/// worse or better) with its values, its change, the interval of the
+/// difference and its verdict, the phases not compared and why, and
+/// what differs between the machines. Nothing without `--compare`.
+fn compare_section(h: &mut String, compare: &Value) {
+    if compare.is_null() {
+        return;
+    }
+    let text = |v: &Value| esc(v.as_str().unwrap_or(""));
+    let us = |v: &Value| {
+        v.as_f64()
+            .map_or_else(|| "-".to_owned(), |us| format!("{us:.3}"))
+    };
+    let _ = writeln!(
+        h,
+        "<section id=\"compare\"><h2>Against an earlier evaluation</h2>\
+         <p>Each phase against the phase of the same name in <code>{}</code>, judged as \
+         <code>rtlat compare</code> judges two runs (noise {}% of the base; intervals 95% \
+         family-wise within a phase).</p><p><strong>{}</strong></p>",
+        text(&compare["base"]),
+        compare["noise_percent"],
+        text(&compare["answer"])
+    );
+    h.push_str(
+        "<table><thead><tr><th class=\"text\">Phase</th><th class=\"text\">Thread</th>\
+         <th class=\"text\">Row</th><th>Base, us</th><th>New, us</th><th>Change</th>\
+         <th>Difference, us (interval)</th><th class=\"text\">Verdict</th></tr></thead>\
+         <tbody>\n",
+    );
+    for phase in compare["phases"].as_array().into_iter().flatten() {
+        let name = text(&phase["name"]);
+        let subjects = phase["comparison"]["subjects"].as_array();
+        let Some(subjects) = subjects else {
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"text\">{name}</td><td class=\"text\" colspan=\"7\">{}: {}\
+                 </td></tr>",
+                text(&phase["status"]),
+                text(&phase["why"])
+            );
+            continue;
+        };
+        for subject in subjects {
+            let all = subject["name"] == "all threads";
+            for row in subject["rows"].as_array().into_iter().flatten() {
+                let verdict = row["verdict"].as_str().unwrap_or("");
+                let changed = verdict == "worse" || verdict == "better";
+                if !all && !changed {
+                    continue;
+                }
+                let difference = &row["difference_us"];
+                let interval = if difference.is_object() {
+                    let end = |v: &Value| {
+                        v.as_f64()
+                            .map_or_else(|| "unbounded".to_owned(), |us| format!("{us:+.1}"))
+                    };
+                    format!(
+                        "{} [{}, {}]",
+                        end(&difference["value"]),
+                        end(&difference["lower"]),
+                        end(&difference["upper"])
+                    )
+                } else {
+                    String::new()
+                };
+                let class = match verdict {
+                    "worse" => " bad",
+                    "better" => " ok",
+                    _ => "",
+                };
+                let _ = writeln!(
+                    h,
+                    "<tr><td class=\"text\">{name}</td><td class=\"text\">{}</td>\
+                     <td class=\"text\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                     <td class=\"text{class}\">{}</td></tr>",
+                    text(&subject["name"]),
+                    text(&row["row"]),
+                    us(&row["base_us"]),
+                    us(&row["new_us"]),
+                    row["change_percent"]
+                        .as_f64()
+                        .map_or_else(|| "-".to_owned(), |p| format!("{p:+.1}%")),
+                    interval,
+                    esc(verdict)
+                );
+            }
+        }
+    }
+    h.push_str("</tbody></table>\n");
+    let only: Vec<String> = compare["only_in_base"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(text)
+        .collect();
+    if !only.is_empty() {
+        let _ = writeln!(
+            h,
+            "<p>Only in the base, not measured here: {}.</p>",
+            only.join(", ")
+        );
+    }
+    h.push_str("<h3>The machines</h3>\n");
+    let changes = compare["environment_changes"].as_array();
+    if let Some(changes) = changes.filter(|c| !c.is_empty()) {
+        h.push_str(
+            "<table><thead><tr><th class=\"text\">Fact</th><th class=\"text\">Base</th>\
+             <th class=\"text\">New</th></tr></thead><tbody>\n",
+        );
+        let fact = |v: &Value| match v {
+            Value::Null => "-".to_owned(),
+            Value::String(s) => esc(s),
+            other => esc(&other.to_string()),
+        };
+        for change in changes {
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"text\">{}</td><td class=\"text\">{}</td>\
+                 <td class=\"text\">{}</td></tr>",
+                text(&change["key"]),
+                fact(&change["base"]),
+                fact(&change["new"])
+            );
+        }
+        h.push_str("</tbody></table>\n");
+    } else {
+        let lines = compare["environment"].as_array().filter(|l| !l.is_empty());
+        match lines {
+            Some(lines) => {
+                for line in lines {
+                    let _ = writeln!(h, "<p>{}</p>", text(line));
+                }
+            }
+            None => h.push_str("<p>Neither evaluation's results record their machine.</p>\n"),
+        }
+    }
+    h.push_str("</section>\n");
 }

@@ -21,6 +21,7 @@ mod doc_links;
 mod docs;
 mod evaluate;
 mod evaluate_browser;
+mod evaluate_compare;
 mod explain;
 mod faults;
 mod fleet;

@@ -12,7 +12,8 @@ use rtlat_sys::sched::Policy;
 use super::cpus::CpuLease;
 
 /// A SCHED_FIFO thread of this test process, named `name`, pinned to the
-/// first CPU of a lease, spinning `burst` every `every` until dropped.
+/// first CPU of a lease, spinning `burst` every `every` until dropped (or,
+/// started by [`Spinner::start_for`], until its time is up).
 #[derive(Debug)]
 pub struct Spinner {
     /// Its thread id, as the kernel (and a trace) names it.
@@ -31,6 +32,31 @@ impl Spinner {
         priority: i32,
         burst: Duration,
         every: Duration,
+    ) -> Spinner {
+        Spinner::start_with(lease, name, priority, burst, every, None)
+    }
+
+    /// [`Spinner::start`], its bursts ending by themselves after `limit`
+    /// even if it is never dropped (a test that waits for something that
+    /// never comes leaves no real-time thread behind it).
+    pub fn start_for(
+        lease: &CpuLease,
+        name: &str,
+        priority: i32,
+        burst: Duration,
+        every: Duration,
+        limit: Duration,
+    ) -> Spinner {
+        Spinner::start_with(lease, name, priority, burst, every, Some(limit))
+    }
+
+    fn start_with(
+        lease: &CpuLease,
+        name: &str,
+        priority: i32,
+        burst: Duration,
+        every: Duration,
+        limit: Option<Duration>,
     ) -> Spinner {
         let cpu = lease.cpu();
         let stop = Arc::new(AtomicBool::new(false));
@@ -56,7 +82,8 @@ impl Spinner {
                 if failed {
                     return;
                 }
-                while !flag.load(Ordering::Relaxed) {
+                let until = limit.map(|limit| Instant::now() + limit);
+                while !flag.load(Ordering::Relaxed) && until.is_none_or(|u| Instant::now() < u) {
                     let start = Instant::now();
                     while start.elapsed() < burst {
                         std::hint::spin_loop();
