@@ -261,7 +261,15 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             })
             .transpose()?
             .map(|end| match end {
-                WorkloadEnd::Exited(status) => format!("exited by itself: {status}"),
+                WorkloadEnd::Exited(status) => {
+                    let line = format!(
+                        "the workload (--load-command) exited by itself before its phase's \
+                         end ({status}): the phase measured without it from then on"
+                    );
+                    say(&format!("# note: {line}"));
+                    means.limits.push(line);
+                    format!("exited by itself: {status}")
+                }
                 WorkloadEnd::EndedByRun { killed: false } => "ended at the phase's end".to_owned(),
                 WorkloadEnd::EndedByRun { killed: true } => {
                     "killed at the phase's end (it outlived SIGTERM)".to_owned()

@@ -628,3 +628,57 @@ fn sixty_four_threads_stay_readable_and_loads_run_where_asked() {
     let svg = std::fs::read_to_string(out.join("timers.latency.svg")).unwrap();
     assert_eq!(svg.matches("CPU 1 (max").count(), 8, "{svg}");
 }
+
+#[test]
+fn a_workload_that_fails_is_recorded_and_the_phase_still_measures() {
+    require_root!();
+    let _all = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    let r = run_with_timeout(
+        rtlat()
+            .args([
+                "evaluate",
+                "-q",
+                "--no-explain",
+                "--load",
+                "none",
+                "--phase",
+                "idle:0",
+            ])
+            .args([
+                "--phase",
+                "command:1",
+                "--load-command",
+                "echo starting; exit 3",
+                "-o",
+            ])
+            .arg(&out),
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    let report = report_of(&out);
+    let phase = &report["phases"][0];
+    assert_eq!(phase["name"], "command");
+    assert_eq!(phase["workload"], "exited by itself: exit status: 3");
+    assert!(phase["threads"][0]["samples"].as_u64() > Some(0), "{phase}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("command.log")).unwrap(),
+        "starting\n"
+    );
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        page.contains("exited by itself: exit status: 3"),
+        "the page says how the workload ended"
+    );
+    assert!(
+        report["means"]["limits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l.as_str().unwrap().starts_with(
+                "the workload (--load-command) exited by itself before its phase's end"
+            )),
+        "{report}"
+    );
+}
