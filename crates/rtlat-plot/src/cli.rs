@@ -372,6 +372,13 @@ The latency and percentile plots read one or more results, each one of
                     "or --histfile), from rt-tests or rtlat: 1 us buckets, one column per",
                     "thread;",
                 ],
+                &[
+                    "the report.json of rtlat evaluate (a JSON object with a \"phases\"",
+                    "array of items with a \"result\", and no \"thread\"): each of its",
+                    "phases in turn, from its --json result, named after the phase (idle,",
+                    "cpu, ...); its files are found relative to the report's directory,",
+                    "so a report is not read from standard input;",
+                ],
             ])),
             Part::Continued(format!(
                 "\
@@ -390,7 +397,11 @@ ends early) is refused."
                 ],
                 &[
                     "a JSON document with a \"timeline\" array of such lines (what rtlat",
-                    "monitor --checkpoint writes).",
+                    "monitor --checkpoint writes);",
+                ],
+                &[
+                    "the report.json of rtlat evaluate: each phase's --stats-file (its",
+                    "\"stats\"), one after the other in time, as the phases ran.",
                 ],
             ])),
             Part::Paragraph("Kinds of plot (-k):".to_owned()),
@@ -404,10 +415,11 @@ ends early) is refused."
                             "the OSADL latency plot: number of samples (log scale, from",
                             "below 1 so that single samples show) against latency (us),",
                             "one step line per thread: CPU n when the thread was pinned,",
-                            "thread n otherwise, after the file name when there are",
-                            "several inputs; the maximum in the axis label, each thread's",
-                            "maximum and its histogram overflows in the legend; --xmax",
-                            "and --log-x shape its latency axis",
+                            "thread n otherwise, after the file name (or the phase's",
+                            "name) when there are several inputs; the maximum in the",
+                            "axis label, each thread's maximum and its histogram",
+                            "overflows in the legend; --xmax and --log-x shape its",
+                            "latency axis",
                         ],
                     ),
                     term(

@@ -1,6 +1,7 @@
 //! `rtlat plot INPUT... -o OUT.svg|OUT.png`: latency plots from cyclictest
 //! results (rtlat's or rt-tests' JSON, or the `-h` histogram block), and
-//! timelines from `--stats-file` lines or monitor checkpoints. `input`
+//! timelines from `--stats-file` lines or monitor checkpoints; an
+//! evaluation's `report.json` stands for its phases' files. `input`
 //! reads the inputs, `timeline` makes the timeline's figure, `render`
 //! draws, `settings` is the validated command line. The picture is made whole in memory and then
 //! written with [`rtlat_args::output_file::write_whole`]: a temporary file beside
@@ -65,15 +66,15 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
     })
 }
 
-/// Every input read by `read`; the first bad one is a usage error naming
-/// it.
+/// Every input read by `read`, in order (an evaluation report is its
+/// phases); the first bad one is a usage error naming it.
 fn read_all<T>(
     settings: &Settings,
-    read: fn(&StdinOr) -> Result<T, InputError>,
+    read: fn(&StdinOr) -> Result<Vec<T>, InputError>,
 ) -> Result<Vec<T>, UsageError> {
-    settings
-        .inputs
-        .iter()
-        .map(|i| read(i).map_err(|e| UsageError(e.to_string())))
-        .collect()
+    let mut all = Vec::new();
+    for input in &settings.inputs {
+        all.extend(read(input).map_err(|e| UsageError(e.to_string()))?);
+    }
+    Ok(all)
 }

@@ -9,6 +9,8 @@
 //!   writes and readers get back;
 //! - [`envelope`]: the whole document as written, envelope to verdict;
 //! - [`environment`]: the machine's facts (`"environment"`);
+//! - [`evaluation`]: the phases of `rtlat evaluate`'s `report.json`,
+//!   each with its files, for the tools that read them;
 //! - [`explain`]: the `--explain` parts (`"explain"`, `"explain_events"`);
 //! - [`load`]: the `"load"` object and `"phases"` array of a run beside a load;
 //! - [`members`]: the members every tool's document ends with;
@@ -59,6 +61,7 @@ pub mod decimals;
 pub mod document;
 pub mod envelope;
 pub mod environment;
+pub mod evaluation;
 pub mod explain;
 pub mod file;
 pub mod histogram_text;

@@ -45,7 +45,7 @@ impl Samples {
 
     /// [`Samples::parse`], taking the text: JSON's is let go once the
     /// document is read, before its buckets become the samples.
-    fn parse_owned(
+    pub fn parse_owned(
         name: &str,
         stem: &str,
         text: String,

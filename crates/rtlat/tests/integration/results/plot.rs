@@ -635,3 +635,96 @@ fn help_and_the_tool_list() {
         r.stdout
     );
 }
+
+/// An evaluation's report.json is its phases, for every kind of plot:
+/// one line per phase (per phase and CPU on the latency plot), each
+/// named after its phase; on standard input, or with a phase file
+/// missing, one line and exit 2. The evaluation's loads reach every CPU:
+/// it leases them all.
+#[test]
+fn an_evaluation_report_plots_its_phases() {
+    require_root!();
+    let dir = tempfile::tempdir().unwrap();
+    let eval = dir.path().join("eval");
+    {
+        let _all = crate::support::cpus::CpuLease::all();
+        let r = run_with_timeout(
+            rtlat()
+                .args(["evaluate", "-q", "--no-explain", "--load", "cpu", "-D", "2"])
+                .args(["-a", "1", "-o"])
+                .arg(&eval),
+            Duration::from_secs(60),
+        );
+        r.expect_code(0);
+    }
+    let report = eval.join("report.json");
+    let phases = ["idle", "cpu"];
+    for (kind, per_phase) in [
+        ("latency", "CPU 1 (max "),
+        ("percentile", " samples, max "),
+        ("timeline", " thread 0 max (largest "),
+    ] {
+        let out = dir.path().join(format!("{kind}.svg"));
+        plot_ok(&[
+            &report,
+            Path::new("-k"),
+            Path::new(kind),
+            Path::new("-o"),
+            &out,
+        ]);
+        let svg = read_svg(&out);
+        for phase in phases {
+            let label = format!("{phase} ");
+            assert!(
+                svg.texts
+                    .iter()
+                    .any(|t| t.starts_with(&label) && t.contains(per_phase)),
+                "{kind}: no legend for {phase}: {:?}",
+                svg.texts
+            );
+        }
+        // A line each (one thread a phase); the timeline's p99 lines
+        // beside its maxima may be too short to count as series.
+        if kind == "timeline" {
+            assert!(svg.series.len() >= phases.len(), "{:?}", svg.texts);
+            let title = &svg.texts[0];
+            assert!(title.starts_with("Latency over time: "), "{title}");
+            for phase in phases {
+                let named = eval.join(phase).display().to_string();
+                assert!(title.contains(&named), "{title}");
+            }
+        } else {
+            assert_eq!(svg.series.len(), phases.len(), "{kind}: {:?}", svg.texts);
+        }
+    }
+
+    // Standard input has no directory to find the phases in.
+    let out = dir.path().join("stdin.svg");
+    let mut cmd = plot(["-".as_ref(), "-o".as_ref(), out.as_os_str()]);
+    cmd.stdin(Stdio::from(std::fs::File::open(&report).unwrap()));
+    let r = run_with_timeout(&mut cmd, Duration::from_secs(30));
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        "rtlat plot: stdin: an evaluation report names its phases' files relative to its \
+         directory, which standard input has not: give the report's path\n"
+    );
+    assert!(!out.exists());
+
+    // A phase file missing: named, with its phase and the report.
+    std::fs::remove_file(eval.join("cpu.json")).unwrap();
+    let r = run_with_timeout(
+        &mut plot([report.as_os_str(), "-o".as_ref(), out.as_os_str()]),
+        Duration::from_secs(30),
+    );
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "rtlat plot: {}: phase \"cpu\": {}: cannot read: No such file or directory\n",
+            report.display(),
+            eval.join("cpu.json").display()
+        )
+    );
+    assert!(!out.exists());
+}
