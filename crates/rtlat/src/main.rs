@@ -27,6 +27,7 @@ mod latency;
 mod limits;
 mod live;
 mod load;
+mod markup;
 mod monitor;
 mod output;
 mod report;

@@ -8,6 +8,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::markup::escape as esc;
+
 /// The page's style: one column, real tables, print without the colours.
 const STYLE: &str = "\
 body{font-family:sans-serif;max-width:60rem;margin:0 auto;padding:1rem;line-height:1.4;color:#111}
@@ -22,21 +24,6 @@ figure{margin:.5rem 0}figure svg{width:100%;height:auto;max-width:100%}
 @media print{body{max-width:none;color:#000}pre{background:none;border:1px solid #999}
 figure{break-inside:avoid}h2{break-after:avoid}}
 ";
-
-/// Escapes text for HTML.
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
 
 /// An SVG file as an inline figure: its XML declaration and doctype left
 /// out, labelled for screen readers; `None` when it cannot be read.

@@ -39,7 +39,7 @@ pub fn write_junit(
 ) -> io::Result<()> {
     let tests = outcomes.len();
     let failures = outcomes.iter().filter(|o| o.failed()).count();
-    let suite = escape(suite_name);
+    let suite = crate::markup::escape(suite_name);
     let time = format!("{:.3}", duration_s.max(0.0));
     writeln!(w, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
@@ -51,12 +51,12 @@ pub fn write_junit(
         r#"  <testsuite name="{suite}" tests="{tests}" failures="{failures}" errors="0" skipped="0" time="{time}">"#
     )?;
     for o in outcomes {
-        let name = escape(&o.name());
+        let name = crate::markup::escape(&o.name());
         writeln!(
             w,
             r#"    <testcase classname="{suite}" name="{name}" time="0">"#
         )?;
-        let finding = escape(&o.finding());
+        let finding = crate::markup::escape(&o.finding());
         let kind = match &o.verdict {
             Verdict::Passed { .. } => None,
             Verdict::Failed { .. } => Some("limit"),
@@ -68,7 +68,7 @@ pub fn write_junit(
                 writeln!(
                     w,
                     r#"      <failure message="{finding}" type="{kind}">{}: {finding}</failure>"#,
-                    escape(&o.subject)
+                    crate::markup::escape(&o.subject)
                 )?;
             }
         }
@@ -76,28 +76,6 @@ pub fn write_junit(
     }
     writeln!(w, "  </testsuite>")?;
     writeln!(w, "</testsuites>")
-}
-
-/// Text for XML content and double-quoted attributes: `& < > " '` as
-/// entities, tabs and newlines as character references (attribute values
-/// keep them then), other characters XML 1.0 forbids as U+FFFD.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' => out.push_str("&#9;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// One stderr line per failed outcome, without the program prefix (print
