@@ -221,6 +221,13 @@ fn phase_section(h: &mut String, report: &Value, phase: &Value, dir: &Path) {
     let chosen = phase["plotted_threads"].as_array().map(Vec::len);
     for (kind, what) in super::PLOTS {
         let svg = dir.join(format!("{name}.{kind}.svg"));
+        // A long phase's timeline merges its 100 ms intervals.
+        let what = match phase["timeline_interval_s"].as_f64() {
+            Some(s) if kind == "timeline" && s > 0.15 => {
+                format!("the maximum of each {s:.1} s (100 ms intervals merged)")
+            }
+            _ => what.to_owned(),
+        };
         let label = match chosen {
             Some(n) if kind != "percentile" => format!(
                 "Phase {name}: {what}, the {n} threads with the highest maxima of {} \

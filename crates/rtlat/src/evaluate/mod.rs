@@ -13,6 +13,7 @@ mod live;
 mod means;
 pub mod plan;
 mod summary;
+mod timeline;
 
 use std::ffi::OsStr;
 use std::io::Write as _;
@@ -295,10 +296,20 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             break;
         }
     }
-    if ending != Ending::AtOnce {
-        draw_plots(&rtlat, settings, &results);
-    }
+    let merged = if ending != Ending::AtOnce {
+        draw_plots(&rtlat, settings, &results)
+    } else {
+        Vec::new()
+    };
     let mut report = report_json(settings, &means, audit.as_ref(), &results, ending, started);
+    for (name, merged) in merged {
+        if let Some(phase) = report["phases"]
+            .as_array_mut()
+            .and_then(|p| p.iter_mut().find(|p| p["name"] == name))
+        {
+            phase["timeline_interval_s"] = json!(0.1 * merged as f64);
+        }
+    }
     let compared = settings.compare.as_ref().map(|base| {
         let names: Vec<&str> = results.iter().map(|r| r.phase.kind.name()).collect();
         compare::against(base, &settings.output, &names)
@@ -370,8 +381,13 @@ pub const MOST_PLOTTED: usize = 8;
 /// phase with more than [`MOST_PLOTTED`] threads, the latency and
 /// timeline plots draw those with the highest maxima (their part of the
 /// result, given on standard input).
-fn draw_plots(rtlat: &Path, settings: &Settings, results: &[PhaseResult]) {
+fn draw_plots(
+    rtlat: &Path,
+    settings: &Settings,
+    results: &[PhaseResult],
+) -> Vec<(&'static str, u64)> {
     let dir = &settings.output;
+    let mut merged = Vec::new();
     let mut jobs: Vec<(Command, Option<Vec<u8>>)> = Vec::new();
     for r in results {
         let name = r.phase.kind.name();
@@ -382,18 +398,12 @@ fn draw_plots(rtlat: &Path, settings: &Settings, results: &[PhaseResult]) {
                 _ => format!("{name}.json"),
             });
             let part = match (&chosen, kind) {
-                (None, _) | (_, "percentile") => None,
-                (Some(threads), "timeline") => std::fs::read_to_string(&input).ok().map(|text| {
-                    text.lines()
-                        .filter(|line| {
-                            serde_json::from_str::<Value>(line).is_ok_and(|l| {
-                                l["thread"].as_u64().is_some_and(|t| threads.contains(&t))
-                            })
-                        })
-                        .flat_map(|line| [line, "\n"])
-                        .collect::<String>()
-                        .into_bytes()
+                (_, "timeline") => std::fs::read_to_string(&input).ok().map(|text| {
+                    let part = timeline::plot_input(&text, chosen.as_deref());
+                    merged.push((name, part.merged));
+                    part.lines
                 }),
+                (None, _) | (_, "percentile") => None,
                 (Some(threads), _) => r.document.as_ref().map(|d| {
                     let mut d = d.clone();
                     if let Some(all) = d["thread"].as_object_mut() {
@@ -440,6 +450,7 @@ fn draw_plots(rtlat: &Path, settings: &Settings, results: &[PhaseResult]) {
             let _ = child.wait();
         }
     }
+    merged
 }
 
 /// The threads a phase's latency and timeline plots draw when it has more
