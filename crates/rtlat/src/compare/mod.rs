@@ -13,6 +13,7 @@
 //! rule, `render` the comparison and its text.
 
 pub mod environment;
+pub mod evaluation;
 pub mod figures;
 #[cfg(test)]
 pub mod fixtures;
