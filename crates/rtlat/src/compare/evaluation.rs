@@ -21,7 +21,11 @@
 //! differences, as compare's text says them and as its JSON lists them,
 //! each key once over the phases) and the answer's line.
 
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+
+use rtlat_args::columns;
+use rtlat_args::escape::Escaped;
 
 use rtlat_results::file::{StdinOr, json_problem, read_text};
 use serde_json::{Value, json};
@@ -84,6 +88,17 @@ impl Evaluation {
                  \"result\" each); {wanted}"
             )))
         })
+    }
+
+    /// The evaluation whose report, at `report`, is `text`; `None` when
+    /// `text` is anything else (a run's result, or not JSON: its reader
+    /// says why).
+    pub fn in_text(report: &Path, text: &str) -> Option<Result<Evaluation, String>> {
+        if !text.contains("\"phases\"") {
+            return None;
+        }
+        let document: Value = serde_json::from_str(text).ok()?;
+        Evaluation::of_report(report, &document)
     }
 
     /// The evaluation whose report, at `report`, is `document`: each of
@@ -305,6 +320,93 @@ pub fn summary(base: &Evaluation, phases: &[Phase<'_>], rule: NoiseRule) -> Comp
     }
 }
 
+/// `rtlat compare` of two evaluations: the answer's line, the two
+/// reports and the phases only BASE has; then each of NEW's phases under
+/// its heading (`Phase cpu:`), as `rtlat compare` writes two runs (but
+/// for their environments), or why it is not compared; then what differs
+/// between the environments, once. Every line fits `width` columns.
+pub fn write_text(
+    w: &mut dyn Write,
+    base: &Evaluation,
+    new: &Evaluation,
+    phases: &[Phase<'_>],
+    compared: &Compared,
+    width: usize,
+) -> io::Result<()> {
+    let wrapped = |w: &mut dyn Write, text: &str, indent: usize| -> io::Result<()> {
+        for line in columns::wrap(text, width, &" ".repeat(indent)) {
+            writeln!(w, "{line}")?;
+        }
+        Ok(())
+    };
+    wrapped(w, &Escaped(&compared.line).to_string(), 6)?;
+    for (tag, e) in [("BASE", base), ("NEW ", new)] {
+        let report = e.report.display().to_string();
+        let count = match e.phases.len() {
+            1 => "1 phase".to_owned(),
+            n => format!("{n} phases"),
+        };
+        wrapped(
+            w,
+            &format!("{tag}  {}: an evaluation of {count}", Escaped(&report)),
+            6,
+        )?;
+    }
+    let only_base: Vec<String> = base
+        .phases
+        .iter()
+        .filter(|(n, _)| !phases.iter().any(|p| p.name == n))
+        .map(|(n, _)| Escaped(n.as_str()).to_string())
+        .collect();
+    if !only_base.is_empty() {
+        wrapped(
+            w,
+            &format!("only in BASE, not compared: {}", only_base.join(", ")),
+            2,
+        )?;
+    }
+    for phase in phases {
+        writeln!(w)?;
+        match &phase.compared {
+            Ok(c) => {
+                writeln!(w, "Phase {}:", Escaped(phase.name))?;
+                render::write_phase_text(w, c, width)?;
+            }
+            Err(why) => wrapped(
+                w,
+                &format!(
+                    "Phase {}: not compared ({}): {}",
+                    Escaped(phase.name),
+                    phase.status(),
+                    Escaped(why)
+                ),
+                2,
+            )?,
+        }
+    }
+    let environment = environment_lines(phases);
+    if !environment.is_empty() {
+        writeln!(w)?;
+        for line in &environment {
+            wrapped(w, line, 4)?;
+        }
+    }
+    Ok(())
+}
+
+/// `rtlat compare --json` of two evaluations: report.json's `"compare"`
+/// as `evaluate --compare` writes it (its `"phases"` each with the
+/// phase's comparison as `rtlat compare --json` writes two runs'), with
+/// `"rtlat_version"` and NEW's report (`"new"`), pretty-printed and
+/// ended by a newline.
+pub fn write_json(w: &mut dyn Write, new: &Evaluation, compared: &Compared) -> io::Result<()> {
+    let mut document = compared.json.clone();
+    document["rtlat_version"] = env!("CARGO_PKG_VERSION").into();
+    document["new"] = new.report.display().to_string().into();
+    serde_json::to_writer_pretty(&mut *w, &document)?;
+    writeln!(w)
+}
+
 /// The comparison as `rtlat compare --json` writes it.
 fn as_json(c: &Comparison<'_>) -> Value {
     let mut bytes = Vec::new();
@@ -495,11 +597,22 @@ mod tests {
     /// An evaluation's directory: `report.json` and a result per phase
     /// (`None`: the phase's run left none).
     fn evaluation(phases: &[(&str, Option<i64>)]) -> tempfile::TempDir {
+        evaluation_on(None, phases)
+    }
+
+    /// [`evaluation`], each result with an environment whose kernel is
+    /// `kernel`, when given.
+    fn evaluation_on(kernel: Option<&str>, phases: &[(&str, Option<i64>)]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let mut listed = Vec::new();
         for &(name, late) in phases {
             if let Some(late) = late {
-                std::fs::write(dir.path().join(format!("{name}.json")), result(late)).unwrap();
+                let mut document: Value = serde_json::from_str(&result(late)).unwrap();
+                if let Some(kernel) = kernel {
+                    document["environment"] = json!({"kernel": {"release": kernel}});
+                }
+                let file = dir.path().join(format!("{name}.json"));
+                std::fs::write(file, document.to_string()).unwrap();
             }
             listed.push(json!({
                 "name": name,
@@ -706,5 +819,267 @@ mod tests {
 
     fn result_of_a_run() -> String {
         result(40_000)
+    }
+
+    /// What `rtlat compare` prints for two runs' results.
+    fn compare_text(base: &Path, new: &Path) -> String {
+        let load = |path: &Path| input::load(&StdinOr::Path(path.to_owned())).unwrap();
+        let (b, n) = (load(base), load(new));
+        let mut out = Vec::new();
+        render::write_text(&mut out, &render::compare(&b, &n, NoiseRule::DEFAULT), 80).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// `rtlat compare BASE NEW` of two evaluations: its text, its JSON and
+    /// its exit status with `--fail-on-regression`.
+    fn compare_evaluations(base: &Path, new: &Path) -> (String, Value, u8) {
+        let (b, n) = (load(base).unwrap(), load(new).unwrap());
+        let phases = phases(&b, &n.phases, NoiseRule::DEFAULT);
+        let compared = summary(&b, &phases, NoiseRule::DEFAULT);
+        let mut text = Vec::new();
+        write_text(&mut text, &b, &n, &phases, &compared, 80).unwrap();
+        let mut json = Vec::new();
+        write_json(&mut json, &n, &compared).unwrap();
+        assert!(json.ends_with(b"}\n"));
+        let status = crate::compare::evaluations_status(true, &phases);
+        assert_eq!(
+            crate::compare::evaluations_status(false, &phases),
+            0,
+            "without --fail-on-regression"
+        );
+        (
+            String::from_utf8(text).unwrap(),
+            serde_json::from_slice(&json).unwrap(),
+            status,
+        )
+    }
+
+    #[test]
+    fn two_evaluations_are_compared_phase_by_phase() {
+        let base = evaluation_on(
+            Some("6.1.0"),
+            &[
+                ("idle", Some(40_000)),
+                ("cpu", Some(40_000)),
+                ("fork", Some(40_000)),
+            ],
+        );
+        let new = evaluation_on(
+            Some("6.6.0"),
+            &[
+                ("idle", Some(40_000)),
+                ("cpu", Some(80_000)),
+                ("io", Some(40_000)),
+            ],
+        );
+        let (text, _, status) = compare_evaluations(base.path(), new.path());
+        assert_eq!(status, 3, "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        let b = load(base.path()).unwrap();
+        // The answer's line (shortened to fit 80 columns).
+        assert_eq!(
+            lines[0],
+            format!(
+                "Against {}: worse in cpu; within noise in idle; not compared: io",
+                b.label
+            )
+        );
+        let report = |dir: &tempfile::TempDir| dir.path().join("report.json").display().to_string();
+        assert_eq!(
+            lines[1],
+            format!("BASE  {}: an evaluation of 3 phases", report(&base))
+        );
+        assert_eq!(
+            lines[2],
+            format!("NEW   {}: an evaluation of 3 phases", report(&new))
+        );
+        assert_eq!(lines[3], "only in BASE, not compared: fork");
+        // Each phase compared: its heading, then exactly what `rtlat
+        // compare` prints for its two results, but for the environment.
+        for name in ["idle", "cpu"] {
+            let file = format!("{name}.json");
+            let alone = compare_text(&base.path().join(&file), &new.path().join(&file));
+            let environment = "environment differs (BASE -> NEW):\n  kernel.release  6.1.0 -> \
+                               6.6.0\n\n";
+            assert!(alone.contains(environment), "{alone}");
+            let expected = format!("\nPhase {name}:\n{}", alone.replacen(environment, "", 1));
+            assert!(text.contains(&expected), "{text}\n--- want ---\n{expected}");
+        }
+        assert!(text.contains("\nPhase cpu:\nWorse: "), "{text}");
+        assert!(
+            text.contains("\nPhase idle:\nNo change beyond noise"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "\nPhase io: not compared (not in the base): the base has no phase of this name\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("Phase fork"), "{text}");
+        // The environment's differences once, at the end.
+        assert_eq!(text.matches("environment differs").count(), 1, "{text}");
+        assert!(
+            text.ends_with(
+                "\n\nenvironment differs (BASE -> NEW):\n  kernel.release  6.1.0 -> 6.6.0\n"
+            ),
+            "{text}"
+        );
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    }
+
+    #[test]
+    fn two_evaluations_as_json() {
+        let base = evaluation(&[("idle", Some(40_000)), ("cpu", Some(40_000)), ("io", None)]);
+        let new = evaluation(&[("idle", Some(40_000)), ("cpu", Some(80_000)), ("io", None)]);
+        let (text, json, status) = compare_evaluations(base.path(), new.path());
+        assert_eq!(status, 3, "{text}");
+        assert_eq!(json["rtlat_version"], env!("CARGO_PKG_VERSION"));
+        let report = |dir: &tempfile::TempDir| dir.path().join("report.json").display().to_string();
+        assert_eq!(json["base"], report(&base));
+        assert_eq!(json["new"], report(&new));
+        assert_eq!(json["noise_percent"], 10.0);
+        assert_eq!(json["any_worse"], true);
+        assert_eq!(json["answer"], text.lines().next().unwrap());
+        assert_eq!(json["only_in_base"], json!([]));
+        let phases = json["phases"].as_array().unwrap();
+        let names: Vec<&str> = phases.iter().map(|p| p["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["idle", "cpu", "io"]);
+        let statuses: Vec<&str> = phases
+            .iter()
+            .map(|p| p["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(statuses, ["within noise", "worse", "no base result"]);
+        assert_eq!(phases[2]["why"], "its run left no result");
+        assert!(phases[2].get("comparison").is_none());
+        // Each compared phase: its comparison as `rtlat compare --json`
+        // writes it for the two results.
+        for (i, name) in [(0, "idle"), (1, "cpu")] {
+            let file = format!("{name}.json");
+            let load = |dir: &tempfile::TempDir| {
+                input::load(&StdinOr::Path(dir.path().join(&file))).unwrap()
+            };
+            let (b, n) = (load(&base), load(&new));
+            let mut alone = Vec::new();
+            let c = render::compare(&b, &n, NoiseRule::DEFAULT);
+            crate::compare::json::write_json(&mut alone, &c).unwrap();
+            let alone: Value = serde_json::from_slice(&alone).unwrap();
+            assert_eq!(phases[i]["comparison"], alone, "{name}");
+            assert_eq!(phases[i]["headline"], alone["headline"]);
+            assert_eq!(phases[i]["any_worse"], alone["any_worse"]);
+        }
+        assert_eq!(
+            phases[1]["regressions"][0],
+            "p99.9 worse: thread 0 +88.9%, all threads +86.7%"
+        );
+        // Without an environment in either, nothing to say of it.
+        assert_eq!(json["environment"], json!([]));
+        assert!(!text.contains("environment"), "{text}");
+    }
+
+    #[test]
+    fn evaluations_within_noise_pass_the_gate() {
+        let base = evaluation(&[("idle", Some(40_000)), ("cpu", Some(40_000))]);
+        let (text, json, status) = compare_evaluations(base.path(), base.path());
+        assert_eq!(status, 0, "{text}");
+        assert_eq!(json["any_worse"], false);
+        assert!(
+            text.contains("\nPhase idle:\nNo change beyond noise"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\nPhase cpu:\nNo change beyond noise"),
+            "{text}"
+        );
+    }
+
+    /// `rtlat compare`'s settings for `base` and `new`.
+    fn settings(base: &Path, new: &Path) -> crate::compare::Settings {
+        crate::compare::Settings {
+            base: StdinOr::Path(base.to_owned()),
+            new: StdinOr::Path(new.to_owned()),
+            rule: NoiseRule::DEFAULT,
+            fail_on_regression: true,
+            json: None,
+        }
+    }
+
+    /// The usage error of `rtlat compare` with `settings`.
+    fn refusal(settings: &crate::compare::Settings) -> String {
+        let e = crate::compare::run(settings).unwrap_err();
+        e.downcast_ref::<rtlat_args::UsageError>()
+            .unwrap_or_else(|| panic!("not a usage error: {e}"))
+            .0
+            .clone()
+    }
+
+    #[test]
+    fn an_evaluation_and_a_run_are_refused() {
+        let eval = evaluation(&[("idle", Some(40_000))]);
+        let run = eval.path().join("idle.json");
+        let report = eval.path().join("report.json");
+        for (base, new, line) in [
+            (
+                eval.path(),
+                run.as_path(),
+                format!(
+                    "BASE '{}' is an evaluation and NEW '{}' a run's result",
+                    eval.path().display(),
+                    run.display()
+                ),
+            ),
+            (
+                run.as_path(),
+                report.as_path(),
+                format!(
+                    "NEW '{}' is an evaluation and BASE '{}' a run's result",
+                    report.display(),
+                    run.display()
+                ),
+            ),
+        ] {
+            let message = refusal(&settings(base, new));
+            assert_eq!(
+                message,
+                format!("{line}: compare takes two evaluations or two results, not one of each")
+            );
+            assert!(!message.contains('\n'));
+        }
+        // An evaluation that cannot be read: its reason, one line.
+        let gone = evaluation(&[("idle", Some(40_000))]);
+        std::fs::remove_file(gone.path().join("idle.json")).unwrap();
+        let message = refusal(&settings(eval.path(), gone.path()));
+        let idle = gone.path().join("idle.json");
+        assert!(
+            message.starts_with(&format!("phase idle: {}: cannot read: ", idle.display())),
+            "{message}"
+        );
+        let report = gone.path().join("report.json");
+        let message = refusal(&settings(eval.path(), &report));
+        assert!(
+            message.starts_with(&format!(
+                "{}: phase idle: {}: cannot read: ",
+                report.display(),
+                idle.display()
+            )),
+            "{message}"
+        );
+        // A directory without a report.
+        let empty = tempfile::tempdir().unwrap();
+        let message = refusal(&settings(eval.path(), empty.path()));
+        assert!(
+            message.starts_with(&format!(
+                "{}: cannot read: ",
+                empty.path().join("report.json").display()
+            )),
+            "{message}"
+        );
+        assert!(
+            message.ends_with(
+                "; compare takes two evaluations (each its directory or its report.json) or two \
+                 results of 'rtlat cyclictest --json'"
+            ),
+            "{message}"
+        );
     }
 }
