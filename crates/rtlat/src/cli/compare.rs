@@ -26,8 +26,9 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
         Flag::help_option(Some('h')),
         Flag::new_long("fail-on-regression", NO, "")
             .help(rtlat_args::lines![
-                "exit 3 when a judged row is worse (after the",
-                "output; the worse rows go to stderr)",
+                "exit 3 when a judged row (of any phase) is",
+                "worse (after the output; the worse rows go to",
+                "stderr)",
             ])
             .apply(|r: &mut Raw, _| {
                 r.fail_on_regression = true;
@@ -196,6 +197,19 @@ machines that differ (kernel, its command line, CPU, governors,
 isolation, clocksource, rtlat version: each result's \"environment\")."
                     .to_owned(),
             ),
+            Part::Paragraph(
+                "\
+BASE and NEW may instead both be evaluations: the directory of 'rtlat
+evaluate -o DIR', or its report.json. The first line is then the answer
+over the phases (\"Against BASE: worse in cpu (floor +87%); ...\"); each
+of NEW's phases is compared with BASE's phase of the same name, under a
+heading (\"Phase cpu:\"), as two runs are; a phase only one of them has,
+or without a result, is named. The environments' differences come once,
+at the end. --json writes one document, each phase with its comparison;
+--fail-on-regression exits 3 when any phase is worse. An evaluation and a
+run's result together are refused."
+                    .to_owned(),
+            ),
             Part::Paragraph("When is a change noise?".to_owned()),
             Part::Indented(format!(
                 "\
@@ -242,8 +256,8 @@ Host stalls: when the hypervisor took more than {host_stalls_percent} % of eithe
             Part::Paragraph(
                 "\
 Exit status: 0 compared, 1 an output could not be written, 2 a usage
-error or a file that is not an rtlat result (named, with what is wrong),
-3 a regression with --fail-on-regression."
+error or a file that is not an rtlat result or evaluation (named, with
+what is wrong), 3 a regression with --fail-on-regression."
                     .to_owned(),
             ),
         ],

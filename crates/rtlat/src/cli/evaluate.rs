@@ -14,7 +14,7 @@ use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, p
 use rtlat_args::values::{OptionName, SystemView, duration_option, int_in, invalid};
 use rtlat_core::{format_cpu_list, parse_cpu_list};
 
-use crate::evaluate::compare::Base;
+use crate::evaluate::compare::load_base;
 use crate::evaluate::plan::{self, PhaseRequest};
 use crate::evaluate::{FailOn, Settings};
 
@@ -316,7 +316,7 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
     // refused before the first phase.
     let compare = match &raw.compare {
         Some(path) => Some(
-            Base::load(Path::new(path))
+            load_base(Path::new(path))
                 .map_err(|e| invalid(name("compare"), &Path::new(path).display().to_string(), e))?,
         ),
         None => None,

@@ -53,8 +53,13 @@ pub const FROM_C_HISTOGRAM: &str =
 /// Reads and checks `source` (bounded, a byte-order mark skipped: see
 /// [`rtlat_results::file`]).
 pub fn load(source: &StdinOr) -> Result<RunFile, UsageError> {
-    let text = read_text(source, WANTED).map_err(|e| UsageError(e.to_string()))?;
-    parse_owned(&source.name(), text)
+    parse_owned(&source.name(), read(source)?)
+}
+
+/// The text of `source`, as [`load`] reads it (the same refusal), for
+/// [`parse_owned`] once the caller has looked at it.
+pub fn read(source: &StdinOr) -> Result<String, UsageError> {
+    read_text(source, WANTED).map_err(|e| UsageError(e.to_string()))
 }
 
 /// Ends the refusals of what is not a result compare reads (as before the
@@ -68,8 +73,9 @@ pub fn parse(label: &str, text: &str) -> Result<RunFile, UsageError> {
     parse_owned(label, text.to_string())
 }
 
-/// [`parse`], taking the text: it is let go once its document is read.
-fn parse_owned(label: &str, text: String) -> Result<RunFile, UsageError> {
+/// Reads `text`, the content of the file `label`, taking it: it is let
+/// go once its document is read.
+pub fn parse_owned(label: &str, text: String) -> Result<RunFile, UsageError> {
     let fail = |what: String| UsageError(format!("{label}: {what}"));
     if text.trim().is_empty() {
         return Err(fail(format!("empty file; {WANTED}")));

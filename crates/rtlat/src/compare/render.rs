@@ -366,6 +366,23 @@ fn indexes(list: &[usize]) -> String {
 /// over all subjects. Every line fits `width` columns (a table row wider
 /// than a narrow terminal continues under its values).
 pub fn write_text(w: &mut dyn Write, c: &Comparison<'_>, width: usize) -> io::Result<()> {
+    write_text_of(w, c, width, true)
+}
+
+/// [`write_text`] without what differs between the runs' environments:
+/// a phase of an evaluation, whose environment is said once for all its
+/// phases.
+pub fn write_phase_text(w: &mut dyn Write, c: &Comparison<'_>, width: usize) -> io::Result<()> {
+    write_text_of(w, c, width, false)
+}
+
+/// [`write_text`], with the environment's lines or without.
+fn write_text_of(
+    w: &mut dyn Write,
+    c: &Comparison<'_>,
+    width: usize,
+    with_environment: bool,
+) -> io::Result<()> {
     let mut out = String::new();
     let _ = writeln!(out, "{}", c.headline());
     for (tag, run) in [("BASE", c.base), ("NEW ", c.new)] {
@@ -487,7 +504,7 @@ pub fn write_text(w: &mut dyn Write, c: &Comparison<'_>, width: usize) -> io::Re
     }
     let _ = writeln!(out);
     let environment = c.environment.lines();
-    if !environment.is_empty() {
+    if with_environment && !environment.is_empty() {
         for line in environment.iter().flat_map(|l| wrap(l, width, 4)) {
             let _ = writeln!(out, "{line}");
         }

@@ -276,3 +276,107 @@ fn bad_compare_input_is_one_line_before_the_first_phase() {
         assert!(!out.exists(), "{args:?}");
     }
 }
+
+/// `rtlat compare A B` of two real short evaluations (the idle phase and
+/// the cpu phase, 2 s each): each phase under its heading, as compare
+/// prints two runs; `--json -` one document with each phase's comparison;
+/// an evaluation beside a run's result refused. Structure only: two
+/// phases of 2 s on a noisy machine may come out either way.
+#[test]
+fn rtlat_compare_of_two_real_evaluations_goes_phase_by_phase() {
+    require_root!();
+    let _all = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let limit = Duration::from_secs(60);
+    for out in [&a, &b] {
+        let mut cmd = rtlat();
+        cmd.args(["evaluate", "-q", "--no-explain", "--load", "cpu", "-D", "4"])
+            .args(["-a", "1", "-o"])
+            .arg(out);
+        run_with_timeout(&mut cmd, limit).expect_code(0);
+    }
+
+    let r = run_with_timeout(rtlat().arg("compare").arg(&a).arg(&b), limit);
+    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(lines[0].starts_with("Against a: "), "{}", r.stdout);
+    assert_eq!(
+        lines[1],
+        format!(
+            "BASE  {}: an evaluation of 2 phases",
+            a.join("report.json").display()
+        )
+    );
+    assert_eq!(
+        lines[2],
+        format!(
+            "NEW   {}: an evaluation of 2 phases",
+            b.join("report.json").display()
+        )
+    );
+    for phase in ["idle", "cpu"] {
+        let heading = lines
+            .iter()
+            .position(|l| *l == format!("Phase {phase}:"))
+            .unwrap_or_else(|| panic!("no heading of {phase}: {}", r.stdout));
+        // Then what compare says of the two runs: its answer, the files.
+        let answer = lines[heading + 1];
+        assert!(
+            ["No change beyond noise", "Worse: ", "Better: "]
+                .iter()
+                .any(|start| answer.starts_with(start)),
+            "{answer}"
+        );
+        assert!(
+            lines[heading + 2].starts_with(&format!(
+                "BASE  {}: 1 thread, ",
+                a.join(format!("{phase}.json")).display()
+            )),
+            "{}",
+            r.stdout
+        );
+    }
+    assert_eq!(r.stdout.matches("\nverdict\n").count(), 2, "{}", r.stdout);
+    assert!(r.stdout.lines().all(|l| l.chars().count() <= 80));
+
+    // The report as BASE, and the JSON instead of the text.
+    let r = run_with_timeout(
+        rtlat()
+            .arg("compare")
+            .arg(a.join("report.json"))
+            .arg(&b)
+            .args(["--json", "-"]),
+        limit,
+    );
+    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    let json: Value = serde_json::from_str(&r.stdout).expect("one JSON document");
+    assert_eq!(json["base"], a.join("report.json").display().to_string());
+    assert_eq!(json["new"], b.join("report.json").display().to_string());
+    assert!(json["any_worse"].is_boolean());
+    assert!(json["answer"].as_str().unwrap().starts_with("Against a: "));
+    let phases = json["phases"].as_array().expect("phases");
+    let names: Vec<&str> = phases.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["idle", "cpu"]);
+    for phase in phases {
+        let comparison = &phase["comparison"];
+        assert_eq!(comparison["subjects"][1]["name"], "all threads", "{phase}");
+        assert_eq!(comparison["headline"], phase["headline"]);
+        assert!(phase["status"].is_string());
+    }
+    assert_eq!(json["only_in_base"], serde_json::json!([]));
+
+    // An evaluation beside a run's result: one line, exit 2.
+    let r = run_with_timeout(
+        rtlat().arg("compare").arg(&a).arg(b.join("cpu.json")),
+        limit,
+    );
+    assert_eq!(r.code(), Some(2), "{}", r.describe());
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("is an evaluation and NEW"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.is_empty());
+}
