@@ -44,6 +44,10 @@ pub struct ReportPhase {
     /// `"stats"`: its `--stats-file` lines, relative to the report's
     /// directory, when the report names them.
     pub stats: Option<String>,
+    /// Whether its run left a result: `false` when the report's
+    /// `"all_threads"` for it is `null` (its run failed, or was ended
+    /// before it wrote).
+    pub measured: bool,
 }
 
 /// The members that tell a report apart; the others are skipped unread.
@@ -105,6 +109,7 @@ fn phase((index, item): (usize, &Value)) -> Result<ReportPhase, String> {
         name,
         result: item["result"].as_str().unwrap_or_default().to_string(),
         stats,
+        measured: !item["all_threads"].is_null(),
     })
 }
 
@@ -114,15 +119,25 @@ mod tests {
 
     #[test]
     fn what_is_a_report() {
-        let report = r#"{"phases": [{"name": "idle", "result": "idle.json"}], "audit": null}"#;
+        let report = r#"{"phases": [{"name": "idle", "result": "idle.json"},
+            {"name": "cpu", "result": "cpu.json", "all_threads": {"max": 12.5}}], "audit": null}"#;
         let r = EvaluationReport::detect(report).unwrap().unwrap();
         assert_eq!(
             r.phases,
-            [ReportPhase {
-                name: "idle".into(),
-                result: "idle.json".into(),
-                stats: None
-            }]
+            [
+                ReportPhase {
+                    name: "idle".into(),
+                    result: "idle.json".into(),
+                    stats: None,
+                    measured: false,
+                },
+                ReportPhase {
+                    name: "cpu".into(),
+                    result: "cpu.json".into(),
+                    stats: None,
+                    measured: true,
+                }
+            ]
         );
         // An evaluation that ended before its first phase.
         let none = EvaluationReport::detect(r#"{"phases": []}"#)

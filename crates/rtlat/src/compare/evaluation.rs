@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use rtlat_args::columns;
 use rtlat_args::escape::Escaped;
 
+use rtlat_results::evaluation::EvaluationReport;
 use rtlat_results::file::{StdinOr, json_problem, read_text};
 use serde_json::{Value, json};
 
@@ -45,17 +46,6 @@ pub struct Evaluation {
     /// Its phases in its order: the name, and the result or why there
     /// is none.
     pub phases: Vec<(String, Result<RunFile, String>)>,
-}
-
-/// The phases `document` lists when it is an evaluation's report: a
-/// `"phases"` array whose entries each have a `"name"` and a `"result"`.
-/// (A run's result under a load has `"phases"` too, without either.)
-fn listed(document: &Value) -> Option<&Vec<Value>> {
-    document["phases"].as_array().filter(|phases| {
-        phases
-            .iter()
-            .all(|p| p["name"].is_string() && p["result"].is_string())
-    })
 }
 
 impl Evaluation {
@@ -79,10 +69,10 @@ impl Evaluation {
         };
         let text = read_text(&StdinOr::Path(report.clone()), wanted)
             .map_err(|e| named(format!("{}; {wanted}", e.problem)))?;
-        let document: Value = serde_json::from_str(&text)
-            .map_err(|e| named(format!("{}; {wanted}", json_problem(&e))))?;
-        drop(text);
-        Evaluation::of_report(&report, &document).unwrap_or_else(|| {
+        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(&text) {
+            return Err(named(format!("{}; {wanted}", json_problem(&e))));
+        }
+        Evaluation::in_text(&report, &text).unwrap_or_else(|| {
             Err(named(format!(
                 "not the report of an evaluation (no \"phases\" with a \"name\" and a \
                  \"result\" each); {wanted}"
@@ -90,33 +80,27 @@ impl Evaluation {
         })
     }
 
-    /// The evaluation whose report, at `report`, is `text`; `None` when
-    /// `text` is anything else (a run's result, or not JSON: its reader
-    /// says why).
+    /// The evaluation whose report, at `report`, is `text` (told apart
+    /// as `rtlat plot` tells it: [`EvaluationReport::detect`]): each of
+    /// its phases' result read. `None` when `text` is anything else (a
+    /// run's result, or not JSON: its reader says why); the error names
+    /// the phase and its file.
     pub fn in_text(report: &Path, text: &str) -> Option<Result<Evaluation, String>> {
-        if !text.contains("\"phases\"") {
-            return None;
-        }
-        let document: Value = serde_json::from_str(text).ok()?;
-        Evaluation::of_report(report, &document)
-    }
-
-    /// The evaluation whose report, at `report`, is `document`: each of
-    /// its phases' result read. `None` when `document` is not an
-    /// evaluation's report; the error names the phase and its file.
-    pub fn of_report(report: &Path, document: &Value) -> Option<Result<Evaluation, String>> {
-        let listed = listed(document)?;
+        let listed = match EvaluationReport::detect(text)? {
+            Ok(listed) => listed,
+            Err(e) => return Some(Err(e)),
+        };
         let dir = report
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         let mut phases = Vec::new();
-        for phase in listed {
-            let name = phase["name"].as_str().unwrap_or_default().to_owned();
-            let run = if phase["all_threads"].is_null() {
+        for phase in listed.phases {
+            let name = phase.name;
+            let run = if !phase.measured {
                 Err("its run left no result".to_owned())
             } else {
-                let file = dir.join(phase["result"].as_str().unwrap_or_default());
+                let file = dir.join(&phase.result);
                 match input::load(&StdinOr::Path(file)) {
                     Ok(run) => Ok(run),
                     Err(e) => return Some(Err(format!("phase {name}: {}", e.0))),
