@@ -186,6 +186,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         Ending::Complete
     };
     for phase in &settings.phases {
+        if ending == Ending::Complete && flags.take_stop_request() {
+            ending = Ending::CutShort;
+        }
         if ending != Ending::Complete {
             break;
         }
@@ -226,6 +229,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         let status = loop {
             if let Some(status) = child.try_wait()? {
                 live.finish();
+                // A Ctrl-C reaches the phase too, which may end before
+                // this loop sees it: it is a Ctrl-C all the same.
+                if ending == Ending::Complete && flags.take_stop_request() {
+                    ending = Ending::CutShort;
+                }
                 break status;
             }
             live.tick(&stats);
