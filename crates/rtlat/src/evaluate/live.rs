@@ -95,7 +95,7 @@ impl<'a> Live<'a> {
     /// Ends the view of the phase (a terminal's line is left as it is).
     pub fn finish(&mut self) {
         if !self.quiet && self.terminal && self.last_shown.is_some() {
-            eprintln!();
+            let _ = writeln!(std::io::stderr());
         }
     }
 

@@ -140,7 +140,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let started = Instant::now();
     let say = |line: &str| {
         if !settings.quiet {
-            eprintln!("{line}");
+            rtlat_args::stdio::note!("{line}");
         }
     };
     let mut means = means::find(settings)?;
@@ -339,9 +339,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let page_file = settings.output.join("report.html");
     rtlat_args::output_file::write_whole(&page_file, |w| w.write_all(page.as_bytes()))
         .with_context(|| format!("cannot write '{}'", page_file.display()))?;
-    for line in answer {
-        println!("{line}");
-    }
+    // The report is written: a standard output that fails (a full disk)
+    // loses nothing, and is said (exit 1) once the rest is done.
+    rtlat_args::stdio::print(&(answer.join("\n") + "\n"))?;
     if results.iter().any(|r| r.status != Some(0)) && ending == Ending::Complete {
         return Ok(1);
     }

@@ -678,3 +678,47 @@ fn a_workload_that_fails_is_recorded_and_the_phase_still_measures() {
         "{report}"
     );
 }
+
+#[test]
+fn stdout_or_stderr_on_a_full_disk_loses_nothing_and_says_so() {
+    require_root!();
+    let _all = CpuLease::all();
+    for stream in ["stdout", "stderr"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("eval");
+        let mut cmd = rtlat();
+        // Synthetic phases: the outputs are what is tried here.
+        cmd.args([
+            "evaluate",
+            "--synthetic",
+            "1",
+            "--no-explain",
+            "--load",
+            "none",
+        ])
+        .args(["-D", "1", "-a", "1", "-o"])
+        .arg(&out);
+        let piped = std::process::Stdio::piped;
+        let r = if stream == "stdout" {
+            crate::support::spawn_with(&mut cmd, crate::support::dev_full(), piped())
+        } else {
+            crate::support::spawn_with(&mut cmd, piped(), crate::support::dev_full())
+        }
+        .wait(Duration::from_secs(60));
+        assert_eq!(r.code(), Some(1), "{stream}: {}", r.describe());
+        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+        if stream == "stdout" {
+            assert!(
+                r.stderr
+                    .ends_with("rtlat evaluate: writing to standard output: No space left on device (os error 28)\n"),
+                "{}",
+                r.stderr
+            );
+        } else {
+            assert!(r.stdout.starts_with("Evaluation: "), "{}", r.stdout);
+        }
+        for file in ["report.json", "report.html", "idle.json", "idle.hgrm"] {
+            assert!(out.join(file).exists(), "{stream}: {file} not written");
+        }
+    }
+}
