@@ -158,7 +158,7 @@ pub use ring::port::SYNTHETIC_RING_START;
 pub use ring::{
     C_PACING, RingConfig, RingEngine, RingError, RingRunning, RingShared, RingThreadPlan,
 };
-pub use rtlat_base::{Bytes, ClockInstant, Nanos, Resolution, TimeSourceKind};
+pub use rtlat_base::{Bytes, ClockInstant, Nanos, Resolution, RtTests, TimeSourceKind};
 pub use rtlat_base::{format_cpu_list, parse_cpu_list};
 pub use slot::{SlotWriter, ThreadSlot};
 pub use stats::{Histogram, LoopEnd, SampleRing, SignedHistogram, SpikeLog, Tally, ThreadChannel};

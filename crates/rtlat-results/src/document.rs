@@ -303,9 +303,10 @@ pub struct Wakeups {
 /// keys first, in C's order, then rtlat's.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CyclicThread {
-    /// The non-zero buckets of `-h`.
-    #[serde(default)]
-    pub histogram: Histogram,
+    /// The non-zero buckets of `-h`; `{}` without it, absent in rt-tests
+    /// 2.7 and later's documents (`--rt-tests=2.10`) without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<Histogram>,
     /// Samples taken.
     pub cycles: u64,
     /// The smallest, as C shows it (µs, ns with `-N`).

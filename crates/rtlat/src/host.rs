@@ -104,6 +104,7 @@ impl Host {
             audit,
             blocks: Vec::new(),
             projection: rtlat_stats::projection::Request::default(),
+            rt_tests: rtlat_core::RtTests::default(),
         }
     }
 

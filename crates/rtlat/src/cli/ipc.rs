@@ -185,6 +185,7 @@ fn build(
     let (outputs, source) = outputs_and_source::outputs_and_source(&raw, &stopping, &mut warnings)?;
     let fork = matches!(raw.fork, Some(None));
     let (gates, projection, load) = gates_and_load::gates_and_load(&raw, fork, system)?;
+    let rt_tests = raw.shared.rt_tests(name)?;
     // A schedule ends the run when it ends, unless -D comes first.
     let duration = run_duration(stopping.duration, load.as_ref());
     let resolution = stopping.resolution;
@@ -219,6 +220,7 @@ fn build(
         json: outputs.json,
         verdict: raw.verdict,
         projection,
+        rt_tests,
         histogram: outputs.histogram,
         cmdline,
         gates,

@@ -13,6 +13,7 @@ pub mod load;
 pub mod load_options;
 pub mod monitor;
 pub mod output_options;
+pub mod rt_tests_options;
 pub mod shared;
 pub mod signaltest;
 pub mod stop_options;

@@ -7,12 +7,13 @@
 //! one option, lives here, and so does [`Measure`], what a measuring
 //! tool's command line asks it to run.
 
-use rtlat_core::TimeSourceKind;
+use rtlat_core::{RtTests, TimeSourceKind};
 use rtlat_core::load::LoadSchedule;
 
 use super::gates::{self, GateArgs};
 use super::load_options::{self, LoadArgs};
 use super::output_options::{OutputArgs, Outputs};
+use super::rt_tests_options;
 use super::stop_options::{Stop, StopArgs};
 use super::verdict_options::{self, VerdictArgs};
 use crate::gate::GatePlan;
@@ -112,6 +113,8 @@ pub struct SharedArgs {
     pub verdict: VerdictArgs,
     /// `--synthetic`'s seed.
     pub synthetic: Option<String>,
+    /// `--rt-tests`'s version.
+    pub rt_tests: Option<String>,
 }
 
 impl SharedArgs {
@@ -149,6 +152,16 @@ impl SharedArgs {
     /// The clock of the run: the seeded synthetic one with `--synthetic`.
     pub fn source<O: OptionName>(&self, name: fn(&str) -> O) -> Result<TimeSourceKind, UsageError> {
         time_source(name("synthetic"), self.synthetic.as_deref())
+    }
+
+    /// The dialect: `--rt-tests`, else `$RTLAT_RT_TESTS`, else 2.4
+    /// ([`rt_tests_options::validate`]).
+    pub fn rt_tests<O: OptionName>(&self, name: fn(&str) -> O) -> Result<RtTests, UsageError> {
+        rt_tests_options::validate(
+            name("rt-tests"),
+            self.rt_tests.as_deref(),
+            std::env::var_os(RtTests::ENV).as_deref(),
+        )
     }
 
     /// The load ([`LoadArgs::validate`]).
@@ -218,6 +231,7 @@ pub mod tests {
             synthetic(),
         ];
         flags.extend(gate_and_load_flags());
+        flags.push(crate::cli::rt_tests_options::rt_tests());
         flags
     }
 
@@ -249,6 +263,8 @@ pub mod tests {
             "idle=1s",
             "--load-c",
             "0",
+            "--rt",
+            "2.10",
         ]
         .iter()
         .map(Into::into)
@@ -270,6 +286,7 @@ pub mod tests {
         assert_eq!(raw.load.load.as_deref(), Some("cpu"));
         assert_eq!(raw.load.schedule.as_deref(), Some("idle=1s"));
         assert_eq!(raw.load.cpus.as_deref(), Some("0"));
+        assert_eq!(raw.rt_tests.as_deref(), Some("2.10"));
         // The spellings, ages and visibility getopt reads (a 2.4 name
         // wins an abbreviation over ours).
         let rows: Vec<(String, bool, bool)> = flags
@@ -294,6 +311,7 @@ pub mod tests {
                 row("--load=SPEC", false, false),
                 row("--load-schedule=SCHEDULE", false, false),
                 row("--load-cpus=LIST", false, false),
+                row("--rt-tests=VERSION", false, false),
             ]
         );
     }

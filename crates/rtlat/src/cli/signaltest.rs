@@ -78,6 +78,7 @@ fn build(
     warnings.extend(outputs.warnings);
     let source = raw.shared.source(name)?;
     let (gates, projection, load) = gates_and_load::gates_and_load(&raw, system)?;
+    let rt_tests = raw.shared.rt_tests(name)?;
 
     let settings = Settings {
         ring: RingConfig {
@@ -98,6 +99,7 @@ fn build(
         json: outputs.json,
         verdict: raw.verdict,
         projection,
+        rt_tests,
         mlockall: raw.mlockall,
         cmdline,
         gates,
@@ -157,6 +159,7 @@ may be shortened while unambiguous (--prio)."
                             "histogram",
                             "histfile",
                             "nsecs",
+                            "rt-tests",
                             "verdict",
                         ],
                     ),

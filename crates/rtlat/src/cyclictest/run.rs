@@ -400,6 +400,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
 
     let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
     meta.projection = settings.projection.request();
+    meta.rt_tests = settings.rt_tests;
     // Before the verdict, which projects from them.
     meta.blocks = block_series;
     let mut verdict = verdict::judge(&report, &meta, system.as_ref());
@@ -638,6 +639,7 @@ fn prepare_monitor(
         audit.clone(),
     );
     meta.projection = settings.projection.request();
+    meta.rt_tests = settings.rt_tests;
     let judged = meta.clone();
     let judge =
         Box::new(
@@ -735,6 +737,7 @@ fn write_final_outputs(
         histogram: settings.histogram.as_ref().map(|h| HistogramAsked {
             target: &h.target,
             summary_column: h.summary_column,
+            rt_tests: settings.rt_tests,
         }),
         hgrm: settings.hgrm.as_ref().map(|h| HgrmAsked {
             target: &h.target,

@@ -114,6 +114,9 @@ pub struct Settings {
     /// `--horizon`, `--deadline`: what the verdict projects (the run's
     /// `RunMeta.projection`).
     pub projection: crate::cli::verdict_options::Asked,
+    /// `--rt-tests` (or `$RTLAT_RT_TESTS`): the rt-tests release whose
+    /// output the run writes (the run's `RunMeta.rt_tests`).
+    pub rt_tests: rtlat_core::RtTests,
     /// `--hgrm FILE`, if requested.
     pub hgrm: Option<HgrmOutput>,
     /// `--fail-if` and `--junit`, if given.

@@ -327,6 +327,7 @@ mod tests {
             audit: None,
             blocks: Vec::new(),
             projection: Default::default(),
+            rt_tests: Default::default(),
         };
         let mut out = Vec::new();
         let cpus = [(1, 0), (-1, -1)];

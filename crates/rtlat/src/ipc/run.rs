@@ -299,6 +299,7 @@ pub fn finish(
         facts.audit,
     );
     meta.projection = settings.projection.request();
+    meta.rt_tests = settings.rt_tests;
     let load_results = load.results(settings.load.as_ref(), Some(load.run_time));
     // The receivers as a cyclictest report: for the verdict, the
     // histogram, the load lines and the gates.
@@ -312,7 +313,10 @@ pub fn finish(
     };
     let asked = Asked {
         json: settings.json.as_ref(),
-        histogram: settings.histogram.as_ref().map(HistogramAsked::to),
+        histogram: settings
+            .histogram
+            .as_ref()
+            .map(|target| HistogramAsked::to(target).in_dialect(settings.rt_tests)),
         verdict: settings.verdict,
         subject: "Pair",
         ..Asked::default()

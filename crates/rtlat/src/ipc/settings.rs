@@ -24,6 +24,9 @@ pub struct IpcSettings {
     /// `--horizon`, `--deadline`: what the verdict projects (the run's
     /// `RunMeta.projection`).
     pub projection: crate::cli::verdict_options::Asked,
+    /// `--rt-tests` (or `$RTLAT_RT_TESTS`): the rt-tests release whose
+    /// output the run writes (the run's `RunMeta.rt_tests`).
+    pub rt_tests: rtlat_core::RtTests,
     /// `--histogram` and where it goes (`--histfile`), if requested.
     pub histogram: Option<OutputTarget>,
     /// The command line as given, for the JSON `cmdline:` key.

@@ -21,15 +21,22 @@
 //! `# Max Latencies:` (the largest maximum) and `# Histogram Overflows:`.
 //! Buckets are in units of the run's resolution (µs, or ns with `-N`).
 //! Negative values, possible only on CLOCK_REALTIME, keep their sign.
+//!
+//! rt-tests 2.7 and later (`--rt-tests=2.10`, [`RtTests`]) write a bucket
+//! line only where some thread has a sample, no `# Total:` line, with `-H`
+//! the sum column on the bucket lines also for one thread, `# Thread N: `
+//! with its space also without overflows, and ` # 00000 others` when the
+//! overflows exactly fill the list of cycle numbers.
 
 use std::io::{self, BufWriter, Write};
 
-use rtlat_core::{HistogramData, RunReport};
+use rtlat_core::{HistogramData, RtTests, RunReport};
 
 /// Writes the histogram block of `report`, final empty line included.
 ///
 /// `summary_column` is `-H`: add the all-threads column when there is more
-/// than one thread (with one thread the block is the same as `-h`).
+/// than one thread (with one thread the block is the same as `-h`; from
+/// 2.7, `rt_tests`, the bucket lines have it for one thread too).
 ///
 /// Every thread must carry a histogram and all must have the same number of
 /// buckets; otherwise nothing is written and the error is of kind
@@ -39,33 +46,57 @@ pub fn write_histogram(
     w: &mut impl Write,
     report: &RunReport,
     summary_column: bool,
+    rt_tests: RtTests,
 ) -> io::Result<()> {
     let hists = histograms(report)?;
     let nbuckets = hists.first().map_or(0, |h| h.buckets.len());
     let sum_col = summary_column && hists.len() > 1;
+    let bucket_sum_col =
+        sum_col || (summary_column && rt_tests.histogram_sum_column_always());
     let mut w = BufWriter::new(w);
 
     writeln!(w, "# Histogram")?;
     for bucket in 0..nbuckets {
+        let sum: u64 = hists.iter().map(|h| h.buckets[bucket]).sum();
+        if sum == 0 && rt_tests.histogram_skips_empty_buckets() {
+            continue;
+        }
         write!(w, "{bucket:06} ")?;
-        let mut sum: u64 = 0;
         for (i, h) in hists.iter().enumerate() {
-            let count = h.buckets[bucket];
-            sum += count;
             if i > 0 {
                 w.write_all(b"\t")?;
             }
-            write!(w, "{count:06}")?;
+            write!(w, "{:06}", h.buckets[bucket])?;
         }
-        if sum_col {
+        if bucket_sum_col {
             write!(w, "\t{sum:06}")?;
         }
         writeln!(w)?;
     }
 
+    if !rt_tests.histogram_skips_empty_buckets() {
+        write_totals(&mut w, &hists, sum_col)?;
+    }
+    write_figures(&mut w, report, &hists, sum_col)?;
+    write_overflow_cycles(&mut w, report, &hists, rt_tests)?;
+    let smis: Option<Vec<u64>> = report.threads.iter().map(|t| t.smi_count).collect();
+    if let Some(smis) = smis {
+        write!(w, "# SMIs:")?;
+        for count in smis {
+            write!(w, " {count:05}")?;
+        }
+        writeln!(w)?;
+    }
+    writeln!(w)?;
+    w.flush()
+}
+
+/// 2.4's `# Total:` line: each thread's samples in range, and their sum
+/// with `sum_col`.
+fn write_totals(w: &mut impl Write, hists: &[&HistogramData], sum_col: bool) -> io::Result<()> {
     write!(w, "# Total:")?;
     let mut total_sum: u64 = 0;
-    for h in &hists {
+    for h in hists {
         let total = h.total();
         total_sum += total;
         write!(w, " {total:09}")?;
@@ -73,8 +104,16 @@ pub fn write_histogram(
     if sum_col {
         write!(w, " {total_sum:09}")?;
     }
-    writeln!(w)?;
+    writeln!(w)
+}
 
+/// The `# Min/Avg/Max Latencies:` and `# Histogram Overflows:` lines.
+fn write_figures(
+    w: &mut impl Write,
+    report: &RunReport,
+    hists: &[&HistogramData],
+    sum_col: bool,
+) -> io::Result<()> {
     write!(w, "# Min Latencies:")?;
     for t in &report.threads {
         write!(w, " {:05}", t.compat.min_shown())?;
@@ -106,37 +145,44 @@ pub fn write_histogram(
 
     write!(w, "# Histogram Overflows:")?;
     let mut overflow_sum: u64 = 0;
-    for h in &hists {
+    for h in hists {
         overflow_sum += h.overflows;
         write!(w, " {:05}", h.overflows)?;
     }
     if sum_col {
         write!(w, " {overflow_sum:05}")?;
     }
-    writeln!(w)?;
+    writeln!(w)
+}
 
+/// `# Histogram Overflow at cycle number:` and each thread's line: the
+/// cycle numbers logged (as many as there are buckets), then how many
+/// were not. 2.7 writes the space after `# Thread N:` whatever follows,
+/// and the count of the others also when it is 0 but the list is full.
+fn write_overflow_cycles(
+    w: &mut impl Write,
+    report: &RunReport,
+    hists: &[&HistogramData],
+    rt_tests: RtTests,
+) -> io::Result<()> {
     writeln!(w, "# Histogram Overflow at cycle number:")?;
-    for (t, h) in report.threads.iter().zip(&hists) {
+    let v2_7 = rt_tests.histogram_overflow_lines_2_7();
+    for (t, h) in report.threads.iter().zip(hists) {
         write!(w, "# Thread {}:", t.index)?;
+        if v2_7 && h.overflow_cycles.is_empty() {
+            w.write_all(b" ")?;
+        }
         for cycle in &h.overflow_cycles {
             write!(w, " {cycle:05}")?;
         }
         let logged = h.overflow_cycles.len() as u64;
-        if h.overflows > logged {
+        let full = !h.buckets.is_empty() && logged >= h.buckets.len() as u64;
+        if h.overflows > logged || (v2_7 && full) {
             write!(w, " # {:05} others", h.overflows - logged)?;
         }
         writeln!(w)?;
     }
-    let smis: Option<Vec<u64>> = report.threads.iter().map(|t| t.smi_count).collect();
-    if let Some(smis) = smis {
-        write!(w, "# SMIs:")?;
-        for count in smis {
-            write!(w, " {count:05}")?;
-        }
-        writeln!(w)?;
-    }
-    writeln!(w)?;
-    w.flush()
+    Ok(())
 }
 
 /// The threads' histograms, checked to exist and to share one bucket count.
@@ -183,7 +229,7 @@ mod tests {
     /// The block as text; also checks the final empty line, which snapshots
     /// do not show (insta trims trailing newlines).
     fn hist(report: &RunReport, summary: bool) -> String {
-        let text = render(|w| write_histogram(w, report, summary));
+        let text = render(|w| write_histogram(w, report, summary, RtTests::V2_4));
         assert!(text.ends_with("\n\n") && !text.ends_with("\n\n\n"));
         text
     }
@@ -389,7 +435,7 @@ mod tests {
             ],
         );
         let mut out = Vec::new();
-        let err = write_histogram(&mut out, &r, false).unwrap_err();
+        let err = write_histogram(&mut out, &r, false, RtTests::V2_4).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
         assert!(out.is_empty());
     }
@@ -404,7 +450,7 @@ mod tests {
             ],
         );
         let mut out = Vec::new();
-        let err = write_histogram(&mut out, &r, true).unwrap_err();
+        let err = write_histogram(&mut out, &r, true, RtTests::V2_4).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
         assert!(out.is_empty());
     }

@@ -54,9 +54,6 @@ use super::run_clock::Timeline;
 use super::verdict::Verdict;
 use crate::explain::outcome::ExplainOutcome;
 
-/// The rt-tests version the document claims to be, as C 2.4 writes it.
-const RT_TEST_VERSION: &str = "2.40";
-
 /// Writes the JSON document for `report`, pretty-printed with two-space
 /// indentation and ended by a newline. The run's wait and measure methods
 /// (`config`) are our keys `wait_method` and `measure_method`.
@@ -90,7 +87,12 @@ pub fn write_json_with(
         wait: config.wait.name(),
         measure: config.measure.name(),
     };
-    write_thread_document(w, report, meta, Some(methods), extras, cyclic_thread)
+    let dto = if meta.rt_tests.json_histogram_only_when_asked() {
+        cyclic_thread_2_7
+    } else {
+        cyclic_thread
+    };
+    write_thread_document(w, report, meta, Some(methods), extras, dto)
 }
 
 /// What a document carries besides the run's figures: the load that ran
@@ -248,7 +250,7 @@ pub fn write_envelope<M: Serialize>(
         header: Header {
             file_version: 1,
             cmdline: meta.cmdline.clone(),
-            rt_test_version: RT_TEST_VERSION.to_string(),
+            rt_test_version: meta.rt_tests.json_version(),
             rtlat_version: Some(env!("CARGO_PKG_VERSION").to_string()),
             start_time: meta.start_time.clone(),
             end_time: meta.end_time.clone(),
@@ -343,7 +345,7 @@ fn cyclic_thread(
 ) -> CyclicThread {
     let c = &t.compat;
     CyclicThread {
-        histogram: histogram(t.histogram.as_ref()),
+        histogram: Some(histogram(t.histogram.as_ref())),
         cycles: c.cycles,
         min: c.min_shown(),
         max: c.max_shown(),
@@ -377,6 +379,20 @@ fn cyclic_thread(
         max_time: max_time(t, timeline),
         blocks: blocks.map(BlocksDoc::from_series),
     }
+}
+
+/// [`cyclic_thread`] as rt-tests 2.7 and later write it: no
+/// `"histogram"` without `-h`.
+fn cyclic_thread_2_7(
+    t: &ThreadReport,
+    timeline: Option<&Timeline>,
+    blocks: Option<&BlockSeries>,
+) -> CyclicThread {
+    let mut thread = cyclic_thread(t, timeline, blocks);
+    if t.histogram.is_none() {
+        thread.histogram = None;
+    }
+    thread
 }
 
 /// A measuring thread's `"disturbances"` object: `{"involuntary_switches",
@@ -580,7 +596,7 @@ pub(crate) mod tests {
         }
         let thread: CyclicThread = serde_json::from_value(v["thread"]["0"].clone()).unwrap();
         assert_eq!(thread.cycles, 7);
-        assert_eq!(thread.histogram.0.get(&13), Some(&2));
+        assert_eq!(thread.histogram.as_ref().unwrap().0.get(&13), Some(&2));
         assert!(thread.distribution.is_some() && thread.percentiles.is_some());
         assert_eq!(serde_json::to_value(&thread).unwrap(), v["thread"]["0"]);
         let read = rtlat_results::ResultDocument::parse(&v.to_string()).unwrap();

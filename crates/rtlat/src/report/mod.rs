@@ -79,6 +79,9 @@ pub struct RunMeta {
     pub blocks: Vec<rtlat_stats::blocks::BlockSeries>,
     /// What the verdict projects (`--horizon`, `--deadline`).
     pub projection: rtlat_stats::projection::Request,
+    /// The rt-tests release the document imitates (`--rt-tests`): its
+    /// `"rt_test_version:"` and the keys that release writes.
+    pub rt_tests: rtlat_core::RtTests,
 }
 
 /// The `sysinfo` object of the JSON envelope: `uname` and real-time

@@ -215,6 +215,7 @@ pub fn meta(cmdline: &str) -> RunMeta {
         audit: None,
         blocks: Vec::new(),
         projection: rtlat_stats::projection::Request::default(),
+        rt_tests: Default::default(),
     }
 }
 

@@ -153,6 +153,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let status: u8 = u8::from(thread_failure.is_some() || load.failure.is_some());
     let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
     meta.projection = settings.projection.request();
+    meta.rt_tests = settings.rt_tests;
     let verdict = verdict::judge(&report, &meta, system.as_ref());
     // How long the ring ran; a synthetic run's time means nothing.
     let measured = (!synthetic).then_some(run_time);
@@ -329,7 +330,10 @@ fn write_final_outputs(
 ) -> anyhow::Result<()> {
     let asked = Asked {
         json: settings.json.as_ref(),
-        histogram: settings.histogram.as_ref().map(HistogramAsked::to),
+        histogram: settings
+            .histogram
+            .as_ref()
+            .map(|target| HistogramAsked::to(target).in_dialect(settings.rt_tests)),
         verdict: settings.verdict,
         subject: "Thread",
         max_times: settings

@@ -14,7 +14,7 @@ use rtlat_core::{
     Alignment, BreakPlan, ClockKind, CyclicConfig, HistogramPlan, IntervalPlan, MeasureMode,
     RunConfig, SpikePlan, ThreadPlan, TimeSourceKind, WaitMode,
 };
-use rtlat_core::{Nanos, Resolution};
+use rtlat_core::{Nanos, Resolution, RtTests};
 
 use super::flags::name;
 use super::raw::Raw;
@@ -65,6 +65,7 @@ struct Validated {
     gates: Option<GatePlan>,
     projection: Asked,
     explain: Option<ExplainPlan>,
+    rt_tests: RtTests,
 }
 
 /// Validates `raw` into the settings of a run, with the warnings to print
@@ -115,6 +116,7 @@ pub(super) fn build(
     let hgrm = outputs::hgrm(&raw)?;
     let gates = raw.shared.gates(name)?;
     let projection = raw.shared.projection(name)?;
+    let rt_tests = raw.shared.rt_tests(name)?;
     outputs::check_per_thread(&raw, hgrm.as_ref(), nthreads)?;
     let explain = explain(&raw, clock, placement.measured_cpus.clone())?;
     warnings.extend(breaks::lone_option_warnings(
@@ -152,6 +154,7 @@ pub(super) fn build(
         gates,
         projection,
         explain,
+        rt_tests,
     };
     Ok((settings(raw, valid, cmdline), warnings))
 }
@@ -253,6 +256,7 @@ fn settings(raw: Raw, mut v: Validated, cmdline: String) -> Settings {
         percentiles: raw.percentiles,
         verdict: raw.verdict,
         projection: v.projection,
+        rt_tests: v.rt_tests,
         hgrm: v.hgrm.map(|target| HgrmOutput {
             target,
             per_thread: raw.hgrm_per_thread,

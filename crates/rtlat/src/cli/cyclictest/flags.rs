@@ -462,6 +462,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
     );
+    flags.push(crate::cli::rt_tests_options::rt_tests());
     flags.extend(crate::cli::explain::flags());
     flags.extend(monitor::flags());
     flags

@@ -91,6 +91,7 @@ short options group (-qmu), values may be attached (-p99) or separate
                 "histofall",
                 "histfile",
                 "json",
+                "rt-tests",
                 "stats-interval",
                 "stats-file",
             ]),

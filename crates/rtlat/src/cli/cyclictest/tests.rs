@@ -695,6 +695,7 @@ fn defaults() {
             percentiles: false,
             verdict: None,
             projection: Default::default(),
+            rt_tests: Default::default(),
             hgrm: None,
             gates: None,
             load: None,

@@ -94,6 +94,7 @@ fn common_flags(tool: PairTool) -> Vec<Flag<Raw>> {
                 _ => flag,
             }),
     );
+    flags.push(crate::cli::rt_tests_options::rt_tests());
     // The deterministic test seam (not in the help).
     flags.push(synthetic());
     flags

@@ -52,6 +52,7 @@ pub(super) fn help_page(tool: PairTool) -> Page<'static, Raw> {
                     "histogram",
                     "histfile",
                     "nsecs",
+                    "rt-tests",
                     "verdict",
                 ],
             ),

@@ -129,6 +129,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 _ => flag,
             }),
     );
+    flags.push(crate::cli::rt_tests_options::rt_tests());
     // Hidden: the deterministic test seam.
     flags.push(synthetic());
     flags

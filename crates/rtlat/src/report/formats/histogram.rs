@@ -14,7 +14,7 @@ impl Format<Finished<'_>> for Histogram {
             return Ok(());
         };
         write_to(asked.target, out, "--histfile", |mut w| {
-            write_histogram(&mut w, run.report, asked.summary_column)
+            write_histogram(&mut w, run.report, asked.summary_column, asked.rt_tests)
         })
     }
 }

@@ -45,7 +45,7 @@ mod verdict;
 
 use std::io::{self, Write};
 
-use rtlat_core::RunReport;
+use rtlat_core::{RtTests, RunReport};
 
 pub use document::Document;
 
@@ -152,16 +152,24 @@ pub struct HistogramAsked<'a> {
     pub target: &'a OutputTarget,
     /// `-H`: the all-threads sum column.
     pub summary_column: bool,
+    /// The rt-tests release whose block it is (`--rt-tests`).
+    pub rt_tests: RtTests,
 }
 
 impl<'a> HistogramAsked<'a> {
     /// The block to `target`, without the sum column (every tool but
-    /// cyclictest).
+    /// cyclictest), as rt-tests 2.4 writes it.
     pub fn to(target: &'a OutputTarget) -> Self {
         HistogramAsked {
             target,
             summary_column: false,
+            rt_tests: RtTests::default(),
         }
+    }
+
+    /// The same block as rt-tests `rt_tests` writes it.
+    pub fn in_dialect(self, rt_tests: RtTests) -> Self {
+        HistogramAsked { rt_tests, ..self }
     }
 }
 
