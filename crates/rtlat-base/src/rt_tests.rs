@@ -140,7 +140,12 @@ mod tests {
         assert_eq!(RtTests::default(), RtTests::V2_4);
         assert_eq!(RtTests::V2_10.to_string(), "2.10");
         let at = |m: &str| RtTests::parse(m).unwrap();
-        for (d, new) in [("2.4", false), ("2.6", false), ("2.7", true), ("2.10", true)] {
+        for (d, new) in [
+            ("2.4", false),
+            ("2.6", false),
+            ("2.7", true),
+            ("2.10", true),
+        ] {
             assert_eq!(at(d).histogram_skips_empty_buckets(), new, "{d}");
             assert_eq!(at(d).json_histogram_only_when_asked(), new, "{d}");
             assert_eq!(at(d).histogram_sum_column_always(), new, "{d}");

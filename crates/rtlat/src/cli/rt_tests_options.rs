@@ -96,7 +96,12 @@ mod tests {
     #[test]
     fn a_bad_value_is_one_line_naming_where_it_came_from() {
         let e = validate(name(), Some("3"), None).unwrap_err().0;
-        assert!(e.starts_with("--rt-tests: invalid value '3': expected an rt-tests release from 2.4 to 2.10"), "{e}");
+        assert!(
+            e.starts_with(
+                "--rt-tests: invalid value '3': expected an rt-tests release from 2.4 to 2.10"
+            ),
+            "{e}"
+        );
         assert!(!e.contains('\n'));
         let e = validate(name(), None, Some(OsStr::new("2.11\x1b[2J")))
             .unwrap_err()

@@ -7,8 +7,8 @@
 //! one option, lives here, and so does [`Measure`], what a measuring
 //! tool's command line asks it to run.
 
-use rtlat_core::{RtTests, TimeSourceKind};
 use rtlat_core::load::LoadSchedule;
+use rtlat_core::{RtTests, TimeSourceKind};
 
 use super::gates::{self, GateArgs};
 use super::load_options::{self, LoadArgs};

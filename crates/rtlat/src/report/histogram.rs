@@ -51,8 +51,7 @@ pub fn write_histogram(
     let hists = histograms(report)?;
     let nbuckets = hists.first().map_or(0, |h| h.buckets.len());
     let sum_col = summary_column && hists.len() > 1;
-    let bucket_sum_col =
-        sum_col || (summary_column && rt_tests.histogram_sum_column_always());
+    let bucket_sum_col = sum_col || (summary_column && rt_tests.histogram_sum_column_always());
     let mut w = BufWriter::new(w);
 
     writeln!(w, "# Histogram")?;
@@ -453,5 +452,82 @@ mod tests {
         let err = write_histogram(&mut out, &r, true, RtTests::V2_4).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
         assert!(out.is_empty());
+    }
+
+    /// The same block as rt-tests 2.10 writes it.
+    fn hist_2_10(report: &RunReport, summary: bool) -> String {
+        render(|w| write_histogram(w, report, summary, RtTests::V2_10))
+    }
+
+    /// rt-tests 2.10 (seen side by side with its cyclictest, -h 10): only
+    /// the buckets with samples, no `# Total:`; the rest as 2.4.
+    #[test]
+    fn v2_10_skips_empty_buckets_and_the_total() {
+        let expected = "# Histogram\n\
+            000003 000002\n\
+            000004 000003\n\
+            000005 000001\n\
+            000008 000001\n\
+            000009 000001\n\
+            # Min Latencies: 00003\n\
+            # Avg Latencies: 00006\n\
+            # Max Latencies: 00015\n\
+            # Histogram Overflows: 00002\n\
+            # Histogram Overflow at cycle number:\n\
+            # Thread 0: 00005 00008\n\
+            \n";
+        assert_eq!(hist_2_10(&one_thread_micros(), false), expected);
+        // 2.6 still writes 2.4's block.
+        let v2_6 = render(|w| write_histogram(w, &one_thread_micros(), false, RtTests::V2_6));
+        assert_eq!(v2_6, hist(&one_thread_micros(), false));
+    }
+
+    /// rt-tests 2.10's `-H` with one thread: the sum column on the bucket
+    /// lines (not on the figures' lines, which need two threads).
+    #[test]
+    fn v2_10_capital_h_has_the_sum_column_for_one_thread() {
+        let text = hist_2_10(&one_thread_micros(), true);
+        assert!(
+            text.starts_with("# Histogram\n000003 000002\t000002\n"),
+            "{text}"
+        );
+        assert!(text.contains("\n# Max Latencies: 00015\n"), "{text}");
+        assert!(text.contains("\n# Histogram Overflows: 00002\n"), "{text}");
+    }
+
+    /// rt-tests 2.10's overflow lines: `# Thread 0: ` keeps its space
+    /// without overflows; a full list of cycle numbers says `# 00000
+    /// others`; with every sample over the range no bucket line is left.
+    #[test]
+    fn v2_10_overflow_lines() {
+        let r = run(
+            Resolution::Micros,
+            vec![ThreadFixture::new(0).empty_histogram(3).build()],
+        );
+        let text = hist_2_10(&r, false);
+        assert!(text.starts_with("# Histogram\n# Min Latencies:"), "{text}");
+        assert!(text.ends_with("# Thread 0: \n\n"), "{text:?}");
+        let full = HistogramData {
+            buckets: vec![0; 3],
+            overflows: 3,
+            overflow_cycles: vec![0, 1, 2],
+        };
+        let r = run(
+            Resolution::Micros,
+            vec![
+                ThreadFixture::new(0)
+                    .compat(CompatStats {
+                        cycles: 3,
+                        min: 4,
+                        max: 9,
+                        act: 9,
+                        sum: 18,
+                    })
+                    .histogram(full)
+                    .build(),
+            ],
+        );
+        assert!(hist_2_10(&r, false).ends_with("# Thread 0: 00000 00001 00002 # 00000 others\n\n"));
+        assert!(hist(&r, false).ends_with("# Thread 0: 00000 00001 00002\n\n"));
     }
 }

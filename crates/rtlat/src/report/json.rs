@@ -466,6 +466,7 @@ pub(crate) mod tests {
     use rtlat_core::ClockKind;
     use rtlat_core::CompatStats;
     use rtlat_core::Nanos;
+    use rtlat_core::RtTests;
     use serde_json::Value;
 
     /// The verdict of a synthetic run (no system counters).
@@ -785,6 +786,33 @@ pub(crate) mod tests {
         assert!(v.get("suggested_command").is_none());
         let pos = key_order_in_text(&text, &TOP_KEYS);
         assert!(pos.is_sorted(), "{pos:?}");
+    }
+
+    /// `--rt-tests=2.10`: its version string, and a thread's
+    /// `"histogram"` only where the run kept one (2.4: `{}` without).
+    #[test]
+    fn the_2_10_dialect_names_its_version_and_omits_an_unasked_histogram() {
+        let doc = |report: &RunReport, rt_tests| {
+            let mut m = meta("cyclictest -q");
+            m.rt_tests = rt_tests;
+            let text = render(|w| {
+                let verdict = verdict_of(report);
+                write_json(w, report, &m, &default_config(), None, &verdict)
+            });
+            serde_json::from_str::<Value>(&text).expect("valid JSON")
+        };
+        let with_h = one_thread_histogram();
+        let mut without_h = one_thread_histogram();
+        without_h.threads[0].histogram = None;
+        let v = doc(&with_h, RtTests::V2_10);
+        assert_eq!(v["rt_test_version:"], "2.10");
+        assert_eq!(v["thread"]["0"]["histogram"]["13"], 2);
+        let v = doc(&without_h, RtTests::V2_10);
+        assert!(v["thread"]["0"].get("histogram").is_none(), "{v}");
+        let v = doc(&without_h, RtTests::V2_4);
+        assert_eq!(v["rt_test_version:"], "2.40");
+        assert_eq!(v["thread"]["0"]["histogram"], serde_json::json!({}));
+        assert_eq!(doc(&without_h, RtTests::V2_6)["rt_test_version:"], "2.60");
     }
 
     #[test]
