@@ -35,5 +35,6 @@ mod monitor_http;
 mod package;
 mod reader_bounds;
 mod results;
+mod rt_tests_newer;
 mod signaltest;
 mod smoke;

@@ -33,6 +33,44 @@ fn usage_error(args: &[&str], needle: &str) {
 }
 
 #[test]
+fn rt_tests_unknown_release() {
+    usage_error(&["--rt-tests=2.11"], "--rt-tests: invalid value '2.11'");
+    usage_error(
+        &["--rt-tests", "2.40"],
+        "expected an rt-tests release from 2.4 to 2.10",
+    );
+}
+
+/// A bad `RTLAT_RT_TESTS` is the same one line, naming the variable; the
+/// option, when given, decides alone.
+#[test]
+fn rt_tests_variable_bad() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = run_with_timeout(
+        rtlat()
+            .args(["cyclictest", "-l", "1"])
+            .env("RTLAT_RT_TESTS", "newest")
+            .current_dir(dir.path()),
+        Duration::from_secs(1),
+    );
+    r.expect_code(2);
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr_lines(),
+        [
+            "rtlat cyclictest: RTLAT_RT_TESTS=newest: expected an rt-tests release from 2.4 to \
+          2.10 (2.4: Debian 12's, the default; 2.6: Debian 13's; 2.10: the newest) (or leave it \
+          unset)"
+        ]
+    );
+    let r = run_with_timeout(
+        synthetic(1, ["-l", "10", "-q", "--rt-tests=2.4"]).env("RTLAT_RT_TESTS", "newest"),
+        Duration::from_secs(5),
+    );
+    r.expect_code(0);
+}
+
+#[test]
 fn interval_zero() {
     usage_error(&["-i", "0"], "-i");
 }

@@ -109,7 +109,10 @@ pub fn rtlat_path() -> PathBuf {
 /// columns, whatever `COLUMNS` the tests were started with.
 pub fn rtlat() -> Command {
     let mut cmd = Command::new(rtlat_path());
-    cmd.stdin(Stdio::null()).env_remove("COLUMNS");
+    // The dialect is the default (2.4) unless a test sets it.
+    cmd.stdin(Stdio::null())
+        .env_remove("COLUMNS")
+        .env_remove("RTLAT_RT_TESTS");
     cmd
 }
 
@@ -1360,6 +1363,8 @@ pub(crate) mod nobody;
 // After the macros, which their tests use.
 pub(crate) mod cpus;
 pub(crate) mod machine_lock;
+#[macro_use]
+pub(crate) mod newer;
 pub(crate) mod realtime_check;
 pub(crate) mod spawn;
 pub(crate) mod spinner;

@@ -1,0 +1,372 @@
+//! rtlat's `--rt-tests` dialects side by side with the real newer rt-tests
+//! programs (2.10, 2.6), which `ci/rt-tests-newer install` unpacks and
+//! which start through their own loader (`support::newer`): the same
+//! command, both tools, outputs compared by shape and invariants, JSON
+//! keys exactly (C's keys, in C's order, are ours too). Root and a CPU
+//! lease; each run is bounded by `-l` and well under a second. Without
+//! the unpacked release a test says SKIPPED. And, with no privilege, the
+//! environment variable that pins a dialect.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use crate::support::cpus::CpuLease;
+use crate::support::ipc::{c_ipc_tools_lock, on_leased_cpu};
+use crate::support::newer::Release;
+use crate::support::{
+    Run, json_key_paths, read_json, rtlat_path, rtlat_tool, run, shape, synthetic,
+};
+
+/// `rtlat PROGRAM --rt-tests=VERSION ARGS...` kept on the lease's CPU.
+fn ours(lease: &CpuLease, version: &str, program: &str, args: &[&str]) -> Run {
+    let mut cmd = lease.pinned(&rtlat_path().to_string_lossy());
+    cmd.arg(program)
+        .arg(format!("--rt-tests={version}"))
+        .args(args)
+        .env_remove("RTLAT_RT_TESTS");
+    let r = run(&mut cmd);
+    r.expect_code(0);
+    r
+}
+
+/// The release's `PROGRAM ARGS...` kept on the lease's CPU.
+fn theirs(release: &Release, lease: &CpuLease, program: &str, args: &[&str]) -> Run {
+    let r = run(&mut release.pinned(lease, program, args));
+    r.expect_code(0);
+    r
+}
+
+/// The lines of `text` as shapes (numbers as `N`), each `# Thread N:`
+/// line of the overflows cut after its colon (how many cycles it lists
+/// is the run's).
+fn shapes(text: &str) -> Vec<String> {
+    text.lines().map(line_shape).collect()
+}
+
+fn line_shape(line: &str) -> String {
+    let shaped = shape(line);
+    match shaped.strip_prefix("# Thread N:") {
+        Some(_) => "# Thread N:...".to_owned(),
+        None => shaped,
+    }
+}
+
+/// C's keys are ours, and each of C's objects lists them in C's order
+/// (ours may add keys between and after them).
+fn assert_keys_exactly(c_text: &str, ours_text: &str) {
+    let c: serde_json::Value = serde_json::from_str(c_text).expect("C's JSON");
+    let r: serde_json::Value = serde_json::from_str(ours_text).expect("our JSON");
+    let (ck, rk) = (json_key_paths(&c), json_key_paths(&r));
+    let missing: BTreeSet<_> = ck.difference(&rk).collect();
+    assert!(missing.is_empty(), "keys C has and we lack: {missing:?}");
+    assert_eq!(c["rt_test_version:"], r["rt_test_version:"]);
+    // Key order, in the text: every key C writes, in C's sequence, is in
+    // ours in the same sequence.
+    let keys = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| {
+                let l = l.trim_start();
+                let key = l.strip_prefix('"')?.split_once("\":")?.0;
+                (key.parse::<u64>().is_err()).then(|| key.to_owned())
+            })
+            .collect()
+    };
+    let (c_keys, r_keys) = (keys(c_text), keys(ours_text));
+    let mut at = 0;
+    for key in &c_keys {
+        match r_keys[at..].iter().position(|k| k == key) {
+            Some(i) => at += i + 1,
+            None => panic!("C's key {key:?} out of C's order in ours:\n{r_keys:?}\nC: {c_keys:?}"),
+        }
+    }
+}
+
+/// rt-tests 2.7+'s histogram block, parsed and checked: bucket lines in
+/// increasing order, each with a sample (and the sum column, with `sum`,
+/// equal to the counts' sum), no `# Total:`, the figures' lines, one
+/// `# Thread N: ` line each; with `cycles` (from the JSON), counts plus
+/// overflows make every sample. Returns the lines that are not bucket
+/// lines, as shapes.
+fn check_2_10_block(text: &str, threads: usize, sum: bool, cycles: &[u64]) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| *l == "# Histogram")
+        .unwrap_or_else(|| panic!("no '# Histogram' in\n{text}"));
+    assert!(!text.contains("# Total:"), "{text}");
+    let mut counts = vec![0u64; threads];
+    let mut last: Option<u64> = None;
+    let mut i = start + 1;
+    while !lines[i].starts_with("# Min Latencies:") {
+        let line = lines[i];
+        let (bucket, rest) = line.split_once(' ').expect("bucket line");
+        assert_eq!(bucket.len(), 6, "{line:?}");
+        let bucket: u64 = bucket.parse().unwrap();
+        assert!(
+            last.is_none_or(|b| b < bucket),
+            "buckets in order: {line:?}"
+        );
+        last = Some(bucket);
+        let cols: Vec<u64> = rest
+            .split('\t')
+            .map(|c| {
+                assert_eq!(c.len(), 6, "{line:?}");
+                c.parse().unwrap()
+            })
+            .collect();
+        assert_eq!(cols.len(), threads + usize::from(sum), "{line:?}");
+        let row = &cols[..threads];
+        assert!(row.iter().any(|&c| c > 0), "an empty bucket: {line:?}");
+        if sum {
+            assert_eq!(cols[threads], row.iter().sum::<u64>(), "{line:?}");
+        }
+        for (t, c) in row.iter().enumerate() {
+            counts[t] += c;
+        }
+        i += 1;
+    }
+    let overflows: Vec<u64> = lines[i..]
+        .iter()
+        .find_map(|l| l.strip_prefix("# Histogram Overflows:"))
+        .expect("overflows line")
+        .split_whitespace()
+        .take(threads)
+        .map(|n| n.parse().unwrap())
+        .collect();
+    for t in 0..threads {
+        assert_eq!(counts[t] + overflows[t], cycles[t], "thread {t}\n{text}");
+        assert!(
+            lines[i..]
+                .iter()
+                .any(|l| l.starts_with(&format!("# Thread {t}: "))),
+            "{text}"
+        );
+    }
+    lines[i..].iter().map(|l| line_shape(l)).collect()
+}
+
+fn cycles(json: &serde_json::Value) -> Vec<u64> {
+    let threads = json["thread"].as_object().expect("thread");
+    (0..threads.len())
+        .map(|t| threads[&t.to_string()]["cycles"].as_u64().unwrap())
+        .collect()
+}
+
+/// cyclictest 2.10 and `--rt-tests=2.10` with two threads and `-H`: the
+/// block without empty buckets or `# Total:`, the same lines after the
+/// buckets, the JSON's keys and version; then rtlat compare and rtlat
+/// plot read both documents.
+#[test]
+fn cyclictest_histogram_and_json_as_2_10() {
+    require_root!();
+    let release = require_rt_tests!("2.10");
+    let lease = CpuLease::one();
+    let cpu = lease.list();
+    let dir = tempfile::tempdir().unwrap();
+    let (cj, rj) = (dir.path().join("c.json"), dir.path().join("r.json"));
+    let args = |json: &Path| {
+        [
+            "-q",
+            "-m",
+            "-p",
+            "80",
+            "-a",
+            &cpu,
+            "-t",
+            "2",
+            "-H",
+            "40",
+            "-i",
+            "200",
+            "-l",
+            "300",
+            &format!("--json={}", json.display()),
+        ]
+        .map(str::to_owned)
+    };
+    let c_args = args(&cj);
+    let r_args = args(&rj);
+    let c_args: Vec<&str> = c_args.iter().map(String::as_str).collect();
+    let r_args: Vec<&str> = r_args.iter().map(String::as_str).collect();
+    let c = theirs(&release, &lease, "cyclictest", &c_args);
+    let r = ours(&lease, "2.10", "cyclictest", &r_args);
+    let (c_text, r_text) = (
+        std::fs::read_to_string(&cj).unwrap(),
+        std::fs::read_to_string(&rj).unwrap(),
+    );
+    assert_keys_exactly(&c_text, &r_text);
+    let (c_json, r_json) = (read_json(&cj), read_json(&rj));
+    assert_eq!(r_json["rt_test_version:"], "2.10");
+    let c_tail = check_2_10_block(&c.stdout, 2, true, &cycles(&c_json));
+    let r_tail = check_2_10_block(&r.stdout, 2, true, &cycles(&r_json));
+    assert_eq!(
+        c_tail, r_tail,
+        "\n--- C ---\n{}\n--- rtlat ---\n{}",
+        c.stdout, r.stdout
+    );
+    // Both documents read as results: compared, and plotted.
+    let cmp = run(rtlat_tool("compare", ["c.json", "r.json"]).current_dir(dir.path()));
+    cmp.expect_code(0);
+    assert!(
+        cmp.stdout.contains("BASE  c.json: 2 threads, 600 samples"),
+        "{}",
+        cmp.stdout
+    );
+    let svg = dir.path().join("p.svg");
+    let plot = run(rtlat_tool("plot", [cj.as_os_str(), rj.as_os_str()])
+        .arg("-o")
+        .arg(&svg));
+    plot.expect_code(0);
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+}
+
+/// Without `-h`, 2.10's threads have no `"histogram"` at all (2.4: `{}`);
+/// the `-q` summary is the same lines.
+#[test]
+fn cyclictest_without_histogram_as_2_10() {
+    require_root!();
+    let release = require_rt_tests!("2.10");
+    let lease = CpuLease::one();
+    let cpu = lease.list();
+    let dir = tempfile::tempdir().unwrap();
+    let (cj, rj) = (dir.path().join("c.json"), dir.path().join("r.json"));
+    let (cjs, rjs) = (
+        format!("--json={}", cj.display()),
+        format!("--json={}", rj.display()),
+    );
+    let base = ["-q", "-p", "80", "-a", &cpu, "-i", "200", "-l", "200"];
+    let c = theirs(
+        &release,
+        &lease,
+        "cyclictest",
+        &[&base[..], &[&cjs]].concat(),
+    );
+    let r = ours(&lease, "2.10", "cyclictest", &[&base[..], &[&rjs]].concat());
+    assert_eq!(shapes(&c.stdout), shapes(&r.stdout));
+    let (c_text, r_text) = (
+        std::fs::read_to_string(&cj).unwrap(),
+        std::fs::read_to_string(&rj).unwrap(),
+    );
+    assert_keys_exactly(&c_text, &r_text);
+    for (who, doc) in [("C", read_json(&cj)), ("rtlat", read_json(&rj))] {
+        assert!(
+            doc["thread"]["0"].get("histogram").is_none(),
+            "{who}: {doc}"
+        );
+        assert_eq!(doc["thread"]["0"]["cpu"], lease.cpu() as u64, "{who}");
+    }
+}
+
+/// signaltest and the four IPC tools of 2.10 and `--rt-tests=2.10`: the
+/// same `-q` lines, C's JSON keys in C's order, version 2.10.
+#[test]
+fn signaltest_and_ipc_tools_as_2_10() {
+    require_root!();
+    let release = require_rt_tests!("2.10");
+    let lease = CpuLease::one();
+    let cpu = lease.list();
+    let affinity = on_leased_cpu(&lease);
+    let dir = tempfile::tempdir().unwrap();
+    for program in [
+        "signaltest",
+        "svsematest",
+        "pmqtest",
+        "ptsematest",
+        "sigwaittest",
+    ] {
+        let (cj, rj) = (
+            dir.path().join(format!("{program}-c.json")),
+            dir.path().join(format!("{program}-r.json")),
+        );
+        let (cjs, rjs) = (
+            format!("--json={}", cj.display()),
+            format!("--json={}", rj.display()),
+        );
+        let pin: Vec<&str> = if program == "signaltest" {
+            vec!["-a", &cpu, "-t", "2"]
+        } else {
+            vec![&affinity]
+        };
+        let base = [&["-q", "-p", "80", "-l", "100"][..], &pin].concat();
+        let c = {
+            let _c_tools = (program != "signaltest").then(c_ipc_tools_lock);
+            theirs(&release, &lease, program, &[&base[..], &[&cjs]].concat())
+        };
+        let r = ours(&lease, "2.10", program, &[&base[..], &[&rjs]].concat());
+        assert_eq!(
+            shapes(&c.stdout),
+            shapes(&r.stdout),
+            "{program}\n--- C ---\n{}\n--- rtlat ---\n{}",
+            c.stdout,
+            r.stdout
+        );
+        assert_keys_exactly(
+            &std::fs::read_to_string(&cj).unwrap(),
+            &std::fs::read_to_string(&rj).unwrap(),
+        );
+        assert_eq!(read_json(&rj)["rt_test_version:"], "2.10", "{program}");
+    }
+}
+
+/// cyclictest 2.6 (Debian 13's) and `--rt-tests=2.6`: 2.4's histogram
+/// block, line for line, and version 2.60.
+#[test]
+fn cyclictest_as_2_6() {
+    require_root!();
+    let release = require_rt_tests!("2.6");
+    let lease = CpuLease::one();
+    let cpu = lease.list();
+    let dir = tempfile::tempdir().unwrap();
+    let (cj, rj) = (dir.path().join("c.json"), dir.path().join("r.json"));
+    let (cjs, rjs) = (
+        format!("--json={}", cj.display()),
+        format!("--json={}", rj.display()),
+    );
+    let base = [
+        "-q", "-p", "80", "-a", &cpu, "-h", "20", "-i", "200", "-l", "200",
+    ];
+    let c = theirs(
+        &release,
+        &lease,
+        "cyclictest",
+        &[&base[..], &[&cjs]].concat(),
+    );
+    let r = ours(&lease, "2.6", "cyclictest", &[&base[..], &[&rjs]].concat());
+    assert_eq!(shapes(&c.stdout), shapes(&r.stdout));
+    assert!(r.stdout.contains("\n# Total: "), "{}", r.stdout);
+    assert_keys_exactly(
+        &std::fs::read_to_string(&cj).unwrap(),
+        &std::fs::read_to_string(&rj).unwrap(),
+    );
+    assert_eq!(read_json(&rj)["rt_test_version:"], "2.60");
+}
+
+/// `RTLAT_RT_TESTS` pins the dialect of every run a script starts; the
+/// option wins over it (no privilege: synthetic runs).
+#[test]
+fn the_environment_pins_the_dialect_and_the_option_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let json_of = |cmd: &mut Command| -> (String, serde_json::Value) {
+        let r = run(cmd);
+        r.expect_code(0);
+        (r.stdout.clone(), read_json(&json))
+    };
+    let json_arg = format!("--json={}", json.display());
+    let args = ["-q", "-l", "100", "-h", "30", &json_arg];
+    let (text, doc) = json_of(synthetic(1, args).env("RTLAT_RT_TESTS", "2.10"));
+    assert_eq!(doc["rt_test_version:"], "2.10");
+    assert!(!text.contains("# Total:"), "{text}");
+    let (text, doc) = json_of(
+        synthetic(1, args)
+            .arg("--rt-tests=2.4")
+            .env("RTLAT_RT_TESTS", "2.10"),
+    );
+    assert_eq!(doc["rt_test_version:"], "2.40");
+    assert!(text.contains("# Total:"), "{text}");
+    assert!(
+        text.contains("\n000000 000000\n"),
+        "2.4 keeps empty buckets: {text}"
+    );
+}
