@@ -108,9 +108,9 @@ impl Samples {
             } else if format == Format::RtlatJson {
                 "no histogram data: no thread has \"distribution\" or \"histogram\" buckets".into()
             } else {
-                "no histogram data: the \"histogram\" objects are empty (cyclictest ran without \
-                 -h/--histogram, or every sample overflowed it); run cyclictest with -h US \
-                 (e.g. -h 1000) to plot its results"
+                "no histogram data: the \"histogram\" objects are empty or absent (cyclictest \
+                 ran without -h/--histogram, or every sample overflowed it); run cyclictest with \
+                 -h US (e.g. -h 1000) to plot its results"
                     .into()
             });
         }
@@ -426,6 +426,29 @@ mod tests {
         assert_eq!(i.threads[0].overflows, 1);
         assert_eq!(i.threads[0].max_us, Some(12.0));
         assert_eq!(i.host, None);
+    }
+
+    /// rt-tests 2.10's cyclictest (2.7 and later): only the buckets with
+    /// samples, and no `"histogram"` at all without `-h`.
+    #[test]
+    fn c_2_10_json_with_and_without_histogram() {
+        let doc = |thread: &str| {
+            format!(
+                r#"{{"file_version": 1, "cmdline:": "/x/usr/bin/cyclictest -q -h 20",
+                "rt_test_version:": "2.10", "num_threads": 1, "resolution_in_ns": 0,
+                "thread": {{"0": {{{thread}"cycles": 200, "min": 6, "max": 58,
+                "avg": 14.64, "cpu": -1, "node": 0}}}}}}"#
+            )
+        };
+        let i = ok(&doc(r#""histogram": {"6": 3, "19": 5}, "#));
+        assert_eq!(i.format, Format::CJson);
+        assert_eq!(i.threads[0].buckets, vec![b(6.0, 7.0, 3), b(19.0, 20.0, 5)]);
+        assert_eq!(i.threads[0].overflows, 192);
+        let e = err(&doc(""));
+        assert!(
+            e.contains("\"histogram\" objects are empty or absent"),
+            "{e}"
+        );
     }
 
     #[test]
