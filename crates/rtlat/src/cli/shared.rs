@@ -156,12 +156,16 @@ impl SharedArgs {
 
     /// The dialect: `--rt-tests`, else `$RTLAT_RT_TESTS`, else 2.4
     /// ([`rt_tests_options::validate`]).
+    /// The unit tests of the parsers never read the variable (a
+    /// developer's own `RTLAT_RT_TESTS` would change their defaults):
+    /// [`rt_tests_options::validate`]'s tests and the integration tests
+    /// cover it.
     pub fn rt_tests<O: OptionName>(&self, name: fn(&str) -> O) -> Result<RtTests, UsageError> {
-        rt_tests_options::validate(
-            name("rt-tests"),
-            self.rt_tests.as_deref(),
-            std::env::var_os(RtTests::ENV).as_deref(),
-        )
+        #[cfg(not(test))]
+        let env = std::env::var_os(RtTests::ENV);
+        #[cfg(test)]
+        let env: Option<std::ffi::OsString> = None;
+        rt_tests_options::validate(name("rt-tests"), self.rt_tests.as_deref(), env.as_deref())
     }
 
     /// The load ([`LoadArgs::validate`]).

@@ -249,6 +249,13 @@ mod tests {
             (&["--affinity=0-1"], |s| s.ring.threads[1].cpu == Some(1)),
             (&["--affinity", "1"], |s| s.ring.threads[0].cpu == Some(1)),
             (&["--aff"], |s| s.ring.threads[0].cpu == Some(0)),
+            (&["--rt-tests=2.10"], |s| {
+                s.rt_tests == rtlat_core::RtTests::V2_10
+            }),
+            (&["--rt", "2.6"], |s| {
+                s.rt_tests == rtlat_core::RtTests::V2_6
+            }),
+            (&[], |s| s.rt_tests == rtlat_core::RtTests::V2_4),
             (&["-b", "50"], |s| s.ring.break_threshold == Some(50)),
             (&["-b50"], |s| s.ring.break_threshold == Some(50)),
             (&["--breaktrace=50"], |s| s.ring.break_threshold == Some(50)),

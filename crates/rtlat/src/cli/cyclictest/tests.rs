@@ -547,6 +547,10 @@ fn cases() -> Vec<Case> {
         case(None, "verdict", "verd", None, |s, _| {
             assert_eq!(s.verdict, Some(Style::Short))
         }),
+        // No 2.4 long option starts with `rt`.
+        case(None, "rt-tests", "rt", Some("2.10"), |s, _| {
+            assert_eq!(s.rt_tests, rtlat_core::RtTests::V2_10)
+        }),
         case(None, "horizon", "ho", Some("30m,2h"), |s, _| {
             assert_eq!(s.projection.horizons_s, [1_800, 7_200])
         }),

@@ -184,6 +184,9 @@ fn common_cases() -> Vec<Case> {
         case(None, "nsecs", "ns", None, |s| {
             assert_eq!(s.engine.run.resolution, Resolution::Nanos)
         }),
+        case(None, "rt-tests", "rt", Some("2.10"), |s| {
+            assert_eq!(s.rt_tests, rtlat_core::RtTests::V2_10)
+        }),
     ]
 }
 
