@@ -103,6 +103,17 @@ impl Release {
         cmd
     }
 
+    /// A Python program of the release, by its path under the root
+    /// (`usr/sbin/hwlatdetect`), run by the machine's `python3` (2.10's
+    /// hwlatdetect runs so on Debian 12's 3.11: seen with `--help`).
+    pub fn python<S: AsRef<OsStr>>(&self, path: &str, args: &[S]) -> Command {
+        let mut cmd = Command::new("python3");
+        cmd.arg(self.root.join(path))
+            .args(args)
+            .stdin(Stdio::null());
+        cmd
+    }
+
     /// [`Release::command`] kept on the lease's CPUs (`taskset`).
     pub fn pinned<S: AsRef<OsStr>>(&self, lease: &CpuLease, program: &str, args: &[S]) -> Command {
         let mut cmd = lease.pinned(&self.loader().to_string_lossy());
