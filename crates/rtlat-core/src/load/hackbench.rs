@@ -49,14 +49,14 @@ pub const ROUND: HackbenchConfig = HackbenchConfig {
 const REPORT_EVERY: Duration = Duration::from_millis(10);
 
 /// Rounds until `stop`; each finished round adds its messages to `count`.
-fn rounds(stop: &Arc<AtomicBool>, count: &AtomicU64) -> Result<(), String> {
+fn rounds(stop: &Arc<AtomicBool>, count: &dyn Fn(u64)) -> Result<(), String> {
     while !stop.load(Ordering::Relaxed) {
         let out = crate::hackbench::run(&ROUND, stop).map_err(|e| e.to_string())?;
         if out.failed > 0 {
             return Err(format!("{} of {} tasks failed", out.failed, out.tasks));
         }
         if !out.stopped {
-            count.fetch_add(ROUND.messages(), Ordering::Relaxed);
+            count(ROUND.messages());
         }
     }
     Ok(())
@@ -65,13 +65,7 @@ fn rounds(stop: &Arc<AtomicBool>, count: &AtomicU64) -> Result<(), String> {
 pub(super) fn run(ctx: &WorkerCtx) -> WorkerResult {
     match &ctx.shared.fork_helper {
         Some(program) => run_helper(ctx, program),
-        None => {
-            let count = AtomicU64::new(0);
-            let stop = ctx.stop_flag();
-            let result = rounds(&stop, &count);
-            ctx.counter.add(count.load(Ordering::Relaxed));
-            result
-        }
+        None => rounds(&ctx.stop_flag(), &|n| ctx.counter.add(n)),
     }
 }
 
@@ -170,7 +164,9 @@ pub(crate) fn helper_main(parent: i32) -> u8 {
     let (Ok(_watch), Ok(report)) = (watch, report) else {
         return 1;
     };
-    let ran = rounds(&stop, &count);
+    let ran = rounds(&stop, &|n| {
+        count.fetch_add(n, Ordering::Relaxed);
+    });
     stop.store(true, Ordering::Relaxed);
     let reported = report.join().unwrap_or(false);
     // A last count left after the report thread's last look.
