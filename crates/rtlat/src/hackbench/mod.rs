@@ -80,7 +80,7 @@ fn finish(config: &HackbenchConfig, outcome: &Outcome, signal: usize) -> anyhow:
     }
     if outcome.failed > 0 {
         tell!(
-            "{} of {} tasks failed (see their messages above)",
+            "{} of {} tasks failed",
             outcome.failed,
             outcome.tasks
         );
