@@ -156,10 +156,7 @@ fn connection(transport: Transport) -> Result<(File, File), HackbenchError> {
             "socket pair",
             UnixStream::pair().map(|(a, b)| (a.into(), b.into())),
         ),
-        Transport::Pipe => (
-            "pipe",
-            std::io::pipe().map(|(r, w)| (r.into(), w.into())),
-        ),
+        Transport::Pipe => ("pipe", std::io::pipe().map(|(r, w)| (r.into(), w.into()))),
         Transport::Inet => ("TCP loopback connection", tcp_pair()),
     };
     let (rx, tx) = made.map_err(|cause| HackbenchError::Connection { what, cause })?;
@@ -243,15 +240,16 @@ impl Ready {
             if stop.load(Ordering::Relaxed) {
                 return Ok(false);
             }
-            let readable = wait_readable(self.rx.as_fd(), 20)
-                .map_err(|e| HackbenchError::Run {
-                    what: "waiting for the tasks to be ready",
-                    cause: errno_io(e),
-                })?;
+            let readable = wait_readable(self.rx.as_fd(), 20).map_err(|e| HackbenchError::Run {
+                what: "waiting for the tasks to be ready",
+                cause: errno_io(e),
+            })?;
             if !readable {
                 continue;
             }
-            let want = usize::try_from(tasks - seen).unwrap_or(buf.len()).min(buf.len());
+            let want = usize::try_from(tasks - seen)
+                .unwrap_or(buf.len())
+                .min(buf.len());
             match (&self.rx).read(&mut buf[..want]) {
                 Ok(0) => return Ok(false),
                 Ok(n) => seen += n as u64,
@@ -308,10 +306,6 @@ impl Drop for Tasks {
     }
 }
 
-
-
-
-
 fn run_processes(
     config: &HackbenchConfig,
     stop: &Arc<AtomicBool>,
@@ -322,7 +316,10 @@ fn run_processes(
     let fds = config.fds as usize;
     let data = vec![b'-'; size];
     let mut buf = vec![0u8; size];
-    let mut tasks = Tasks { pgid: None, left: 0 };
+    let mut tasks = Tasks {
+        pgid: None,
+        left: 0,
+    };
     let count = u64::from(config.fds) * u64::from(config.loops);
     let ready_tx = ready.tx.take().expect("the ready pipe's end");
     for _ in 0..config.groups {
@@ -338,9 +335,8 @@ fn run_processes(
             writers.push(tx);
         }
         for rx in &readers {
-            let job = &mut || {
-                ready_then_wait(&ready_tx, &ready.wake_rx) && receive(rx, &mut buf, count)
-            };
+            let job =
+                &mut || ready_then_wait(&ready_tx, &ready.wake_rx) && receive(rx, &mut buf, count);
             start(&mut tasks, job, total)?;
         }
         for _ in 0..fds {
@@ -423,7 +419,11 @@ fn stopped_early(tasks: u64) -> Outcome {
 }
 
 /// Forks one task into the run's group.
-fn start(tasks: &mut Tasks, job: &mut dyn FnMut() -> bool, total: u64) -> Result<(), HackbenchError> {
+fn start(
+    tasks: &mut Tasks,
+    job: &mut dyn FnMut() -> bool,
+    total: u64,
+) -> Result<(), HackbenchError> {
     let pid = fork_worker(tasks.pgid, job).map_err(|e| HackbenchError::Start {
         index: tasks.left,
         tasks: total,
@@ -505,13 +505,11 @@ fn run_threads(
         }
     }
     let mut start = None;
-    if failure.is_none() {
-        if config.fifo
-            && let Err(e) =
-                rtlat_sys::sched::set_current_thread(rtlat_sys::sched::Policy::Fifo, 1)
-        {
-            failure = Some(HackbenchError::Fifo(e));
-        }
+    if failure.is_none()
+        && config.fifo
+        && let Err(e) = rtlat_sys::sched::set_current_thread(rtlat_sys::sched::Policy::Fifo, 1)
+    {
+        failure = Some(HackbenchError::Fifo(e));
     }
     if failure.is_none() {
         match ready.wait_for(handles.len() as u64, stop) {

@@ -75,8 +75,16 @@ fn run_helper(ctx: &WorkerCtx, program: &Path) -> WorkerResult {
         .spawn(program)
         .stdout(Stdio::Piped)
         .spawn()
-        .map_err(|e| format!("cannot start the hackbench helper {}: {e}", program.display()))?;
-    let mut counts = child.stdout.take().ok_or("the hackbench helper has no output")?;
+        .map_err(|e| {
+            format!(
+                "cannot start the hackbench helper {}: {e}",
+                program.display()
+            )
+        })?;
+    let mut counts = child
+        .stdout
+        .take()
+        .ok_or("the hackbench helper has no output")?;
     let mut read_count = || -> Result<Option<u64>, String> {
         let mut bytes = [0u8; 8];
         match counts.read_exact(&mut bytes) {
@@ -173,7 +181,9 @@ pub(crate) fn helper_main(parent: i32) -> u8 {
     let last = count.swap(0, Ordering::Relaxed);
     if last > 0 {
         let mut out = std::io::stdout().lock();
-        let _ = out.write_all(&last.to_le_bytes()).and_then(|()| out.flush());
+        let _ = out
+            .write_all(&last.to_le_bytes())
+            .and_then(|()| out.flush());
     }
     match ran {
         Ok(()) if reported => 0,

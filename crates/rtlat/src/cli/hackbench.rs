@@ -141,7 +141,13 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
     build(&raw).map(Invocation::Run)
 }
 
-fn count(long: &str, text: Option<&str>, default: u32, max: i64, what: &str) -> Result<u32, UsageError> {
+fn count(
+    long: &str,
+    text: Option<&str>,
+    default: u32,
+    max: i64,
+    what: &str,
+) -> Result<u32, UsageError> {
     match text {
         None => Ok(default),
         Some(text) => {
@@ -299,7 +305,15 @@ mod tests {
     fn every_spelling_reads_as_in_c() {
         let s = settings(&["-Tpg4", "-l", "7", "--datasize=9", "--fds", "3", "-F"]).config;
         assert_eq!(
-            (s.mode, s.transport, s.groups, s.loops, s.datasize, s.fds, s.fifo),
+            (
+                s.mode,
+                s.transport,
+                s.groups,
+                s.loops,
+                s.datasize,
+                s.fds,
+                s.fifo
+            ),
             (Mode::Threads, Transport::Pipe, 4, 7, 9, 3, true)
         );
         assert_eq!(settings(&["-T", "--processes"]).config.mode, Mode::Process);
@@ -307,7 +321,10 @@ mod tests {
         assert_eq!(settings(&["--thr", "--gr=2"]).config.groups, 2);
         assert_eq!(settings(&["-i"]).config.transport, Transport::Inet);
         assert!(matches!(parse(&os_words(&["-h"])), Ok(Invocation::Help)));
-        assert!(matches!(parse(&os_words(&["--help"])), Ok(Invocation::Help)));
+        assert!(matches!(
+            parse(&os_words(&["--help"])),
+            Ok(Invocation::Help)
+        ));
     }
 
     #[test]
@@ -318,7 +335,10 @@ mod tests {
             (&["-s", "-1"][..], "-s/--datasize: invalid value '-1'"),
             (&["-f", "abc"][..], "-f/--fds: invalid value 'abc'"),
             (&["-g", "10001"][..], "1 to 10000"),
-            (&["-p", "-i"][..], "-p/--pipe and -i/--inet cannot be used together"),
+            (
+                &["-p", "-i"][..],
+                "-p/--pipe and -i/--inet cannot be used together",
+            ),
         ] {
             let e = error(words);
             assert!(e.contains(wants), "{words:?}: {e}");

@@ -37,7 +37,11 @@ pub fn opening_lines(config: &HackbenchConfig) -> String {
 /// The `Time:` line: seconds and milliseconds, truncated, as C prints a
 /// `timeval`'s.
 pub fn time_line(elapsed: std::time::Duration) -> String {
-    format!("Time: {}.{:03}\n", elapsed.as_secs(), elapsed.subsec_millis())
+    format!(
+        "Time: {}.{:03}\n",
+        elapsed.as_secs(),
+        elapsed.subsec_millis()
+    )
 }
 
 /// Runs `settings`; returns the exit status.
@@ -79,11 +83,7 @@ fn finish(config: &HackbenchConfig, outcome: &Outcome, signal: usize) -> anyhow:
         note!("No measurements available");
     }
     if outcome.failed > 0 {
-        tell!(
-            "{} of {} tasks failed",
-            outcome.failed,
-            outcome.tasks
-        );
+        tell!("{} of {} tasks failed", outcome.failed, outcome.tasks);
         return Ok(1);
     }
     Ok(stdio::exit_status(0))

@@ -29,10 +29,11 @@ fn live_children(pid: u32) -> Vec<u32> {
             continue;
         };
         let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.get(1) == Some(&pid.to_string().as_str()) && fields.first() != Some(&"Z") {
-            if let Some(p) = head.split_whitespace().next().and_then(|p| p.parse().ok()) {
-                found.push(p);
-            }
+        if fields.get(1) == Some(&pid.to_string().as_str())
+            && fields.first() != Some(&"Z")
+            && let Some(p) = head.split_whitespace().next().and_then(|p| p.parse().ok())
+        {
+            found.push(p);
         }
     }
     found
@@ -122,7 +123,10 @@ fn bad_input_is_one_line_and_exit_2() {
         (&["-s", "-1"][..], "-s/--datasize: invalid value '-1'"),
         (&["-s", "16777217"][..], "1 to 16777216"),
         (&["-g", "10001"][..], "1 to 10000"),
-        (&["-p", "-i"][..], "-p/--pipe and -i/--inet cannot be used together"),
+        (
+            &["-p", "-i"][..],
+            "-p/--pipe and -i/--inet cannot be used together",
+        ),
         (&["--groups"][..], "--groups"),
         (&["-Z"][..], "'-Z'"),
         (&["--bogus"][..], "--bogus"),
@@ -167,7 +171,12 @@ fn stopped_run(args: &[&str], signal: &str, tasks: usize) -> (Run, Vec<u32>) {
 fn sigint_and_sigterm_end_the_run_with_cs_lines_and_nothing_left() {
     for (args, signal, number, tasks) in [
         (&["-g", "1", "-f", "5", "-l", "100000000"][..], "INT", 2, 10),
-        (&["-T", "-g", "1", "-f", "5", "-l", "100000000"][..], "TERM", 15, 10),
+        (
+            &["-T", "-g", "1", "-f", "5", "-l", "100000000"][..],
+            "TERM",
+            15,
+            10,
+        ),
     ] {
         let (r, workers) = stopped_run(args, signal, tasks);
         assert_eq!(r.code(), Some(0), "{}", r.describe());
@@ -210,9 +219,7 @@ fn sigkill_of_rtlat_leaves_no_worker_running() {
     let _ = child.wait(Duration::from_secs(5));
     // The kernel's parent death signal ends them; init reaps them when it
     // does (a zombie is a dead process).
-    let gone = wait_until(Duration::from_secs(2), || {
-        workers.iter().all(|&p| !runs(p))
-    });
+    let gone = wait_until(Duration::from_secs(2), || workers.iter().all(|&p| !runs(p)));
     let left: Vec<u32> = workers.into_iter().filter(|&p| runs(p)).collect();
     assert!(gone, "still running: {left:?}");
 }
@@ -225,8 +232,17 @@ fn the_hackbench_load_runs_beside_cyclictest_and_alone_and_stops_cleanly() {
         &mut rtlat_tool(
             "cyclictest",
             [
-                "-q", "-D", "1", "-i", "1000", "-a", &cpu, "--load", "hackbench:1",
-                "--load-cpus", &cpu,
+                "-q",
+                "-D",
+                "1",
+                "-i",
+                "1000",
+                "-a",
+                &cpu,
+                "--load",
+                "hackbench:1",
+                "--load-cpus",
+                &cpu,
             ],
         ),
         Duration::from_secs(15),
@@ -264,8 +280,14 @@ fn c_and_rtlat_refuse_pipe_with_inet() {
         println!("SKIPPED (no /usr/bin/hackbench): c_and_rtlat_refuse_pipe_with_inet");
         return;
     }
-    let c = run_with_timeout(&mut c_tool("hackbench", &["-p", "-i"]), Duration::from_secs(5));
+    let c = run_with_timeout(
+        &mut c_tool("hackbench", &["-p", "-i"]),
+        Duration::from_secs(5),
+    );
     // C: its line and the usage, exit 1; ours: the line alone, exit 2.
     assert_eq!(c.code(), Some(1), "{}", c.describe());
-    assert!(c.stderr.contains("--pipe|-p and --inet|-i cannot be used together"));
+    assert!(
+        c.stderr
+            .contains("--pipe|-p and --inet|-i cannot be used together")
+    );
 }
