@@ -78,7 +78,13 @@ fn same_commands_as_c_give_the_same_lines() {
         &["-i", "-g", "1", "-f", "3", "-l", "5", "-s", "1000"],
         &["--thr", "--proc", "-pg2", "--fds=4", "--loops", "20"],
     ];
-    for args in cases {
+    // -F: the main thread at SCHED_FIFO 1, on the leased CPU (root).
+    let fifo: &[&str] = &["-F", "-T", "-g", "1", "-f", "4", "-l", "10"];
+    let with_fifo = crate::support::is_root().then_some(fifo);
+    if with_fifo.is_none() {
+        println!("SKIPPED (not root): -F in same_commands_as_c_give_the_same_lines");
+    }
+    for args in cases.into_iter().chain(with_fifo) {
         let ours = run_with_timeout(&mut rtlat_pinned(&lease, args), Duration::from_secs(20));
         let (first, second) = check_shape(&ours);
         if !has_c("hackbench") {
