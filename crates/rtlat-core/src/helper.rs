@@ -6,7 +6,8 @@
 //! above them all.
 //!
 //! A helper is reached only on purpose: its `argv[0]` is the role's own
-//! name (`rtlat-fork-helper`, `rtlat-janitor`, `rtlat-workload`) AND the
+//! name (`rtlat-fork-helper`, `rtlat-janitor`, `rtlat-workload`,
+//! `rtlat-hackbench-helper`) AND the
 //! environment variable [`PARENT_ENV`] holds the pid of the process that
 //! started it. Either
 //! alone, a variable left in a shell's environment or a binary renamed, is
@@ -33,6 +34,8 @@ pub enum HelperRole {
     Janitor,
     /// Becomes the user's workload (`/bin/sh -c COMMAND`) once told to.
     Workload,
+    /// Runs hackbench rounds for one `hackbench` load worker.
+    HackbenchLoad,
 }
 
 impl HelperRole {
@@ -42,6 +45,7 @@ impl HelperRole {
             HelperRole::ForkLoad => "rtlat-fork-helper",
             HelperRole::Janitor => "rtlat-janitor",
             HelperRole::Workload => "rtlat-workload",
+            HelperRole::HackbenchLoad => "rtlat-hackbench-helper",
         }
     }
 
@@ -53,6 +57,7 @@ impl HelperRole {
             HelperRole::ForkLoad,
             HelperRole::Janitor,
             HelperRole::Workload,
+            HelperRole::HackbenchLoad,
         ]
         .into_iter()
         .find(|r| argv0 == r.argv0())?;

@@ -121,6 +121,7 @@ mod distribution;
 mod engine;
 mod figures;
 mod footprint;
+pub mod hackbench;
 pub mod helper;
 mod interval;
 pub mod ipc;
@@ -194,6 +195,7 @@ impl helper::HelperRole {
             helper::HelperRole::ForkLoad => load::fork_helper_main(parent),
             helper::HelperRole::Janitor => janitor::janitor_main(parent),
             helper::HelperRole::Workload => load::workload_helper_main(parent),
+            helper::HelperRole::HackbenchLoad => load::hackbench_helper_main(parent),
         }
     }
 }

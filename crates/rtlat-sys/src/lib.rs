@@ -33,6 +33,7 @@ pub mod trace_instance;
 pub mod tracefs;
 pub mod tsc;
 pub mod usage;
+pub mod workers;
 
 pub use rtlat_base::{io_strerror, strerror};
 pub use rustix::io::Errno;

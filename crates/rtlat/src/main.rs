@@ -21,6 +21,7 @@ mod cyclictest;
 mod evaluate;
 mod explain;
 mod gate;
+mod hackbench;
 mod host;
 mod ipc;
 mod latency;

@@ -26,10 +26,13 @@
 mod cache;
 mod cpu;
 mod fork;
+mod hackbench;
 mod io;
 mod memory;
 mod messaging;
 pub(crate) use fork::helper_main as fork_helper_main;
+pub use hackbench::ROUND as HACKBENCH_ROUND;
+pub(crate) use hackbench::helper_main as hackbench_helper_main;
 pub(crate) use workload::helper_main as workload_helper_main;
 mod procstat;
 mod schedule;
@@ -63,8 +66,12 @@ pub enum LoadKind {
     Cache,
     /// Writes, each followed by fsync, to unnamed files in a directory.
     Io,
-    /// hackbench-like small messages over pipes and UNIX sockets.
+    /// hackbench-like small messages over pipes and UNIX sockets, by
+    /// threads that never end (a steady stream, no process created).
     Messaging,
+    /// rt-tests' hackbench itself, in rounds: forked senders and
+    /// receivers (rteval's default load).
+    Hackbench,
     /// Cheap system calls and context switches.
     Syscalls,
     /// Many threads sleeping briefly: timer interrupts and wake-ups.
@@ -75,12 +82,13 @@ pub enum LoadKind {
 
 impl LoadKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [LoadKind; 8] = [
+    pub const ALL: [LoadKind; 9] = [
         LoadKind::Cpu,
         LoadKind::Memory,
         LoadKind::Cache,
         LoadKind::Io,
         LoadKind::Messaging,
+        LoadKind::Hackbench,
         LoadKind::Syscalls,
         LoadKind::Timers,
         LoadKind::Fork,
@@ -94,6 +102,7 @@ impl LoadKind {
             LoadKind::Cache => "cache",
             LoadKind::Io => "io",
             LoadKind::Messaging => "messaging",
+            LoadKind::Hackbench => "hackbench",
             LoadKind::Syscalls => "syscalls",
             LoadKind::Timers => "timers",
             LoadKind::Fork => "fork",
@@ -108,6 +117,7 @@ impl LoadKind {
             LoadKind::Cache => cache::OP,
             LoadKind::Io => io::OP,
             LoadKind::Messaging => messaging::OP,
+            LoadKind::Hackbench => hackbench::OP,
             LoadKind::Syscalls => syscalls::OP,
             LoadKind::Timers => timers::OP,
             LoadKind::Fork => fork::OP,
@@ -590,6 +600,7 @@ enum Prepared {
     Cache,
     Io(io::File),
     Messaging,
+    Hackbench,
     Syscalls,
     Timers,
     Fork,
@@ -605,6 +616,7 @@ fn prepare(kind: LoadKind, ctx: &WorkerCtx) -> Result<Prepared, String> {
         }
         LoadKind::Io => Prepared::Io(io::File::create(ctx)?),
         LoadKind::Messaging => Prepared::Messaging,
+        LoadKind::Hackbench => Prepared::Hackbench,
         LoadKind::Syscalls => Prepared::Syscalls,
         LoadKind::Timers => Prepared::Timers,
         LoadKind::Fork => Prepared::Fork,
@@ -619,6 +631,7 @@ impl Prepared {
             Prepared::Cache => cache::run(ctx),
             Prepared::Io(file) => io::run(ctx, file),
             Prepared::Messaging => messaging::run(ctx),
+            Prepared::Hackbench => hackbench::run(ctx),
             Prepared::Syscalls => syscalls::run(ctx),
             Prepared::Timers => timers::run(ctx),
             Prepared::Fork => fork::run(ctx),

@@ -208,7 +208,11 @@ fn kinds() -> Vec<Term> {
         ),
         (
             LoadKind::Messaging,
-            "hackbench-like messages over pipes and UNIX sockets",
+            "hackbench-like messages over pipes and UNIX sockets, by\n             threads that never end (steady, no process created)",
+        ),
+        (
+            LoadKind::Hackbench,
+            "rt-tests' hackbench in rounds (rteval's default load):\n             forked senders and receivers, run by a helper process\n             per worker, which never outlives it",
         ),
         (
             LoadKind::Syscalls,

@@ -32,8 +32,8 @@ pub fn flags<R: HasLoad>() -> Vec<Flag<R>> {
                 "run load beside the measurement, from before the",
                 "first sample to after the last: KIND[:WORKERS],...",
                 "with KIND one of cpu memory cache io messaging",
-                "syscalls timers fork; one line per kind at the end",
-                "and a \"load\" object in the JSON",
+                "hackbench syscalls timers fork; one line per kind at",
+                "the end and a \"load\" object in the JSON",
             ])
             .apply(|r: &mut R, v| {
                 r.load_args().load = Some(v.text()?);

@@ -87,7 +87,7 @@ fn c_names() -> Vec<String> {
         .into_iter()
         .filter_map(|(name, measuring)| measuring.then_some(name))
         .collect();
-    assert_eq!(names.len(), 7, "{names:?}");
+    assert!(names.len() >= 7, "{names:?}");
     names
 }
 

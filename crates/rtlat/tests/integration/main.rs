@@ -25,6 +25,7 @@ mod evaluate_compare;
 mod explain;
 mod faults;
 mod fleet;
+mod hackbench;
 mod hostile_text;
 mod ipc;
 mod latency;

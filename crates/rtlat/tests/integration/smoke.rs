@@ -255,6 +255,36 @@ fn load_stops_on_sigint_with_its_rates() {
 }
 
 #[test]
+fn hackbench_stops_on_sigterm_with_its_time() {
+    // hackbench writes no document: its result is the Time line. Stopped
+    // once every forked task exists (two groups of 2 + 2).
+    let lease = CpuLease::one();
+    let mut cmd = lease.pinned(crate::support::rtlat_path().to_str().unwrap());
+    cmd.args(["hackbench", "-g", "2", "-f", "2", "-l", "1000000000"]);
+    let running = spawn(&mut cmd);
+    let pid = running.pid();
+    let tasks = || {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+            .map_or(0, |c| c.split_whitespace().count())
+    };
+    assert!(
+        crate::support::wait_until(FIRST_SAMPLES_WITHIN, || tasks() >= 8),
+        "not every task started"
+    );
+    running.signal("TERM");
+    let r = running.wait(Duration::from_secs(10));
+    r.expect_code(0);
+    let last = r.stdout.lines().last().unwrap_or_default();
+    assert!(last.starts_with("Time: "), "{}", r.describe());
+    assert!(
+        r.stdout
+            .contains("signaling 8 worker threads to terminate\n"),
+        "{}",
+        r.describe()
+    );
+}
+
+#[test]
 fn audit_writes_its_json() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("audit.json");

@@ -230,6 +230,7 @@ fn help_lists_kinds_and_top_help_lists_load() {
         "cache",
         "io",
         "messaging",
+        "hackbench",
         "syscalls",
         "timers",
         "fork",
