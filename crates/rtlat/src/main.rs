@@ -28,6 +28,7 @@ mod limits;
 mod live;
 mod load;
 mod markup;
+mod migrate;
 mod monitor;
 mod output;
 mod report;
@@ -35,6 +36,7 @@ mod rtsetup;
 mod run_audit;
 mod signals;
 mod signaltest;
+mod ssdd;
 mod tools;
 
 use std::ffi::OsString;

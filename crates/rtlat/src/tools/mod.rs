@@ -17,10 +17,12 @@ mod cyclictest;
 mod evaluate;
 mod latency;
 mod load;
+mod migrate;
 mod monitor;
 mod pair;
 mod plot;
 mod signaltest;
+mod ssdd;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -42,6 +44,8 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &pair::Pair(PairTool::Ptsematest),
     &pair::Pair(PairTool::Sigwaittest),
     &signaltest::Signaltest,
+    &migrate::MigrateTest,
+    &ssdd::Ssdd,
     &latency::Latency,
     &monitor::Monitor,
     &plot::Plot,
