@@ -100,7 +100,7 @@ struct Shared {
     /// `[interval][task][start, end, loops]`.
     figures: Vec<AtomicU64>,
     tids: Vec<AtomicI32>,
-    /// errno of a task's failed priority, +1 task index in the high half.
+    /// The first task that could not take its priority, with the errno.
     priority_error: OnceLock<(usize, i32)>,
     tasks: usize,
     run_ns: u64,
