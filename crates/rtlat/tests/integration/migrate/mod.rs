@@ -57,6 +57,7 @@ pub fn linaro_lines(name: &str, doc: &serde_json::Value) -> Vec<String> {
 #[test]
 fn same_report_verdict_and_keys_as_c() {
     require_root!();
+    skip_if_emulated!(crate::support::SEVERAL_PRIORITIES_EMULATED);
     if !Path::new(C_TOOL).is_file() {
         skip_note!("SKIPPED (needs {C_TOOL}): {}", function_name!());
         return;
@@ -110,6 +111,7 @@ fn same_report_verdict_and_keys_as_c() {
 #[test]
 fn tasks_operand_equal_and_quiet() {
     require_root!();
+    skip_if_emulated!(crate::support::SEVERAL_PRIORITIES_EMULATED);
     let _lease = CpuLease::all();
     let r = run(&mut ours(&[
         "-q", "-e", "-l", "2", "-r", "2", "-s", "10", "4",
@@ -143,6 +145,7 @@ fn started(args: &[&str]) -> crate::support::Running {
 #[test]
 fn sigint_and_sigterm_end_with_the_report_and_status_1() {
     require_root!();
+    skip_if_emulated!(crate::support::SEVERAL_PRIORITIES_EMULATED);
     let _lease = CpuLease::all();
     for signal in ["INT", "TERM"] {
         let running = started(&["-q", "-l", "10000", "-r", "2", "-s", "10"]);
@@ -157,6 +160,7 @@ fn sigint_and_sigterm_end_with_the_report_and_status_1() {
 #[test]
 fn sigkill_leaves_no_task() {
     require_root!();
+    skip_if_emulated!(crate::support::SEVERAL_PRIORITIES_EMULATED);
     let _lease = CpuLease::all();
     let running = started(&["-q", "-l", "10000", "-r", "2", "-s", "10"]);
     let pid = running.pid();
@@ -175,6 +179,7 @@ fn sigkill_leaves_no_task() {
 #[test]
 fn a_d_limit_ends_the_run_like_c_with_status_1() {
     require_root!();
+    skip_if_emulated!(crate::support::SEVERAL_PRIORITIES_EMULATED);
     let _lease = CpuLease::all();
     let r = run(&mut ours(&[
         "-q", "-D", "1", "-l", "10000", "-r", "2", "-s", "10",

@@ -15,6 +15,10 @@ use crate::support::{json_key_paths, read_json, rtlat_tool, run, shape, spawn};
 
 const C_TOOL: &str = "/usr/bin/ssdd";
 
+/// Why the runs say SKIPPED under qemu-user: it does not emulate ptrace
+/// of one guest process by another.
+const PTRACE_EMULATED: &str = "qemu-user does not emulate ptrace between guest processes";
+
 fn ours(args: &[&str]) -> Command {
     let mut cmd = rtlat_tool("ssdd", args);
     cmd.stdin(Stdio::null());
@@ -30,6 +34,7 @@ fn sorted_shapes(stdout: &str) -> Vec<String> {
 
 #[test]
 fn same_lines_verdict_and_keys_as_c() {
+    skip_if_emulated!(PTRACE_EMULATED);
     if !Path::new(C_TOOL).is_file() {
         skip_note!("SKIPPED (needs {C_TOOL}): {}", function_name!());
         return;
@@ -66,6 +71,7 @@ fn same_lines_verdict_and_keys_as_c() {
 
 #[test]
 fn quiet_prints_the_verdict_only() {
+    skip_if_emulated!(PTRACE_EMULATED);
     let r = run(&mut ours(&["-q", "-f", "3", "-i", "50"]));
     r.expect_code(0);
     assert_eq!(r.stdout, "All tests PASSED.\n");
@@ -112,6 +118,7 @@ fn stopped_run(signal: &str) -> (crate::support::Run, Vec<u32>) {
 
 #[test]
 fn a_stop_signal_fails_the_run_and_ends_every_tracer_and_tracee() {
+    skip_if_emulated!(PTRACE_EMULATED);
     for signal in ["INT", "TERM"] {
         let (r, family) = stopped_run(signal);
         r.expect_code(1);
@@ -133,6 +140,7 @@ fn a_stop_signal_fails_the_run_and_ends_every_tracer_and_tracee() {
 
 #[test]
 fn sigkill_of_rtlat_ends_every_tracer_and_tracee() {
+    skip_if_emulated!(PTRACE_EMULATED);
     let (r, family) = stopped_run("KILL");
     assert_eq!(r.code(), None);
     let gone = crate::support::wait_until(Duration::from_secs(5), || {
