@@ -211,3 +211,18 @@ fn bad_input_is_one_line_and_status_2() {
         assert!(r.stdout.is_empty(), "{args:?}: nothing run: {}", r.stdout);
     }
 }
+
+#[test]
+fn without_the_privilege_one_line_and_status_1() {
+    require_root_and_setpriv!();
+    let r = crate::support::nobody::run_as_nobody(&["rt-migrate-test", "-q", "-l", "1"]);
+    r.expect_code(1);
+    assert!(r.stdout.is_empty(), "nothing run: {}", r.describe());
+    let lines = r.stderr_lines();
+    assert_eq!(lines.len(), 1, "{}", r.describe());
+    assert!(
+        lines[0].contains("CAP_SYS_NICE") && lines[0].contains("RLIMIT_RTPRIO"),
+        "{}",
+        lines[0]
+    );
+}
