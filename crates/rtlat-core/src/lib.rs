@@ -127,6 +127,7 @@ mod interval;
 pub mod ipc;
 pub mod janitor;
 pub mod load;
+pub mod migrate;
 mod phase;
 mod report;
 mod ring;

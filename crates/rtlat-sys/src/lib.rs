@@ -24,6 +24,7 @@ pub mod power;
 pub mod process;
 pub mod sched;
 pub mod signals;
+pub mod singlestep;
 pub mod system;
 pub mod thread;
 mod time64;

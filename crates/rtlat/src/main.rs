@@ -29,6 +29,7 @@ mod limits;
 mod live;
 mod load;
 mod markup;
+mod migrate;
 mod monitor;
 mod output;
 mod report;
@@ -36,6 +37,7 @@ mod rtsetup;
 mod run_audit;
 mod signals;
 mod signaltest;
+mod ssdd;
 mod tools;
 
 use std::ffi::OsString;

@@ -1263,3 +1263,32 @@ mod schema_tests {
         crate::report::schema::check("cyclictest", &[&text, &plain, &refused]);
     }
 }
+
+/// Writes the document of a pass/fail tool (rt-migrate-test, ssdd): the
+/// envelope, the tool's `members`, then `environment` and `audit` (no
+/// verdict: `rtlat_results::passfail`).
+pub fn write_pass_fail<M: Serialize>(
+    w: &mut impl Write,
+    meta: &RunMeta,
+    members: &M,
+) -> io::Result<()> {
+    let doc = rtlat_results::passfail::PassFailDocument {
+        header: Header {
+            file_version: 1,
+            cmdline: meta.cmdline.clone(),
+            rt_test_version: RT_TEST_VERSION.to_string(),
+            rtlat_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            start_time: meta.start_time.clone(),
+            end_time: meta.end_time.clone(),
+            return_code: meta.return_code,
+            sysinfo: meta.sysinfo.clone(),
+        },
+        members,
+        environment: meta.audit.as_ref().map(|a| &a.environment),
+        audit: meta.audit.as_ref().map(|a| a.checks.as_slice()),
+    };
+    let mut w = io::BufWriter::new(w);
+    serde_json::to_writer_pretty(&mut w, &doc)?;
+    w.write_all(b"\n")?;
+    w.flush()
+}

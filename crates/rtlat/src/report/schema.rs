@@ -372,6 +372,34 @@ mod tests {
         );
     }
 
+    /// The documents of the pass/fail tools, with an audit and without.
+    fn pass_fail_documents<M: serde::Serialize>(cmdline: &str, members: &M) -> [String; 2] {
+        use crate::report::test_support::{meta, render};
+        use crate::report::verdict::tests::fixture_audit;
+        let mut audited = meta(cmdline);
+        audited.audit = Some(fixture_audit("tuned-rt", vec![1, 2], 95));
+        [
+            render(|w| crate::report::json::write_pass_fail(w, &audited, members)),
+            render(|w| crate::report::json::write_pass_fail(w, &meta(cmdline), members)),
+        ]
+    }
+
+    #[test]
+    fn the_keys_of_rt_migrate_tests_document_change_only_with_its_version() {
+        use rtlat_core::migrate::TaskInterval;
+        let row = vec![TaskInterval::default(); 2];
+        let members = crate::migrate::output::members(&[row], &[2, 3]);
+        let [a, b] = pass_fail_documents("rt-migrate-test -l 1", &members);
+        check("rt-migrate-test", &[&a, &b]);
+    }
+
+    #[test]
+    fn the_keys_of_ssdds_document_change_only_with_its_version() {
+        let members = rtlat_results::passfail::SsddMembers {};
+        let [a, b] = pass_fail_documents("ssdd -f 1", &members);
+        check("ssdd", &[&a, &b]);
+    }
+
     #[test]
     fn the_keys_of_the_ipc_tools_document_change_only_with_its_version() {
         use crate::ipc::PairTool;

@@ -18,10 +18,12 @@ mod evaluate;
 mod hackbench;
 mod latency;
 mod load;
+mod migrate;
 mod monitor;
 mod pair;
 mod plot;
 mod signaltest;
+mod ssdd;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -44,6 +46,8 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &pair::Pair(PairTool::Sigwaittest),
     &signaltest::Signaltest,
     &hackbench::Hackbench,
+    &migrate::MigrateTest,
+    &ssdd::Ssdd,
     &latency::Latency,
     &monitor::Monitor,
     &plot::Plot,

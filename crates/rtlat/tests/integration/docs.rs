@@ -68,7 +68,9 @@ fn listed_tools() -> Vec<(String, bool)> {
             measuring = line.starts_with("Measuring");
         } else if let Some(entry) = line.strip_prefix("  ") {
             let name = entry.split_whitespace().next().unwrap_or_default();
-            if !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase()) {
+            if name.starts_with(|c: char| c.is_ascii_lowercase())
+                && name.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+            {
                 tools.push((name.to_string(), measuring));
             }
         }

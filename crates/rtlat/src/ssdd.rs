@@ -1,0 +1,147 @@
+//! `rtlat ssdd`: the ptrace single-step stress of rt-tests' ssdd 2.4.
+//! The main process forks the tracers (`rtlat_sys::singlestep`, where
+//! everything a forked process runs lives), waits for them and says
+//! whether all passed. A stop signal ends the run early: the tracers left
+//! are killed (their tracees die with them) and the run fails, status 1.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::time::Duration;
+
+use rtlat_results::passfail::SsddMembers;
+use rtlat_sys::singlestep::{TracerPlan, WaitState, fork_tracer, kill_child, wait_child};
+
+use crate::host::Host;
+use crate::output::{OutputTarget, Stdout, end_run, write_to};
+use crate::report::json::write_pass_fail;
+use crate::run_audit;
+use crate::signals::SignalFlags;
+
+/// How often the main process looks at its tracers and the signals.
+const POLL: Duration = Duration::from_millis(2);
+
+/// Everything `rtlat ssdd` needs to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// `-f`: tracers.
+    pub forks: u32,
+    /// `-i`: single steps per tracer.
+    pub steps: u32,
+    /// `-q`: only the final line.
+    pub quiet: bool,
+    /// `--json`, if requested.
+    pub json: Option<OutputTarget>,
+    /// The command line as given, for the JSON `cmdline:` key.
+    pub cmdline: String,
+}
+
+/// Runs the tracers; returns the exit status (0 all passed, 1 not).
+pub fn run(settings: &Settings) -> anyhow::Result<u8> {
+    let host = Host::Real;
+    let start_time = host.timestamp();
+    let mut out = Stdout::new(false);
+    let pid = rtlat_sys::system::current_pid();
+    let audit = run_audit::audit_run(
+        host,
+        settings.json.is_some(),
+        None,
+        &run_audit::request(std::iter::empty(), None, None),
+    );
+    let signals = SignalFlags::install()?;
+    if !settings.quiet {
+        out.emit(|w| {
+            write!(
+                w,
+                "#main : {pid}\n#forks: {}\n#steps: {}\n\n",
+                settings.forks, settings.steps
+            )
+        });
+    }
+    // The tracers write to the same stdout, unbuffered: ours first.
+    out.flush();
+    let mut running = BTreeSet::new();
+    for id in 0..settings.forks {
+        match fork_tracer(TracerPlan {
+            id,
+            steps: settings.steps,
+            quiet: settings.quiet,
+            parent: pid,
+        }) {
+            Ok(tracer) => {
+                running.insert(tracer);
+            }
+            Err(e) => {
+                end_tracers(&running);
+                anyhow::bail!(
+                    "cannot fork tracer {id}: {}",
+                    rtlat_sys::strerror(e.raw_os_error())
+                );
+            }
+        }
+    }
+    let mut error = false;
+    let mut stopped = false;
+    while !running.is_empty() {
+        if signals.stop_requested() {
+            stopped = true;
+            end_tracers(&running);
+            error = true;
+            break;
+        }
+        let mut changed = false;
+        for &tracer in running.clone().iter() {
+            if let Some((_, state)) = wait_child(tracer, true)? {
+                // A stopped tracer is not an end (it goes on when
+                // continued); any end but exit 0 is a failure.
+                if matches!(state, WaitState::Stopped(_)) {
+                    continue;
+                }
+                error |= state != WaitState::Exited;
+                running.remove(&tracer);
+                changed = true;
+            }
+        }
+        if !changed {
+            std::thread::sleep(POLL);
+        }
+    }
+    let left = running.len();
+    out.emit(|w| {
+        writeln!(
+            w,
+            "{}.",
+            if error {
+                "One or more tests FAILED"
+            } else {
+                "All tests PASSED"
+            }
+        )
+    });
+    let status = u8::from(error);
+    let written = match &settings.json {
+        Some(target) => {
+            let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+            write_to(target, &mut out, "--json", |mut w| {
+                write_pass_fail(&mut w, &meta, &SsddMembers {})
+            })
+        }
+        None => Ok(()),
+    };
+    let failure = stopped.then(|| {
+        format!(
+            "stopped by a signal: {left} of {} tracers had not finished",
+            settings.forks
+        )
+    });
+    end_run(&mut out, written, failure, status)
+}
+
+/// Kills the tracers (their tracees die with them) and reaps them.
+fn end_tracers(tracers: &BTreeSet<i32>) {
+    for &tracer in tracers {
+        kill_child(tracer);
+    }
+    for &tracer in tracers {
+        let _ = wait_child(tracer, false);
+    }
+}
