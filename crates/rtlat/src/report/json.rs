@@ -232,6 +232,22 @@ fn phase_thread(p: &PhaseReport) -> PhaseThreadDto {
     }
 }
 
+/// rt-tests' JSON envelope's header for `meta`'s run: `file_version`,
+/// `cmdline:`, `rt_test_version:` in the run's dialect, our
+/// `rtlat_version`, the times, `return_code`, `sysinfo`.
+fn header(meta: &RunMeta) -> Header {
+    Header {
+        file_version: 1,
+        cmdline: meta.cmdline.clone(),
+        rt_test_version: meta.rt_tests.json_version(),
+        rtlat_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+        start_time: meta.start_time.clone(),
+        end_time: meta.end_time.clone(),
+        return_code: meta.return_code,
+        sysinfo: meta.sysinfo.clone(),
+    }
+}
+
 /// Writes rt-tests' JSON envelope (`file_version`, `cmdline:`,
 /// `rt_test_version:`, our `rtlat_version`, the times, `return_code`,
 /// `sysinfo`) followed by a tool's own `members`, which must serialise as
@@ -247,16 +263,7 @@ pub fn write_envelope<M: Serialize>(
     verdict: &Verdict,
 ) -> io::Result<()> {
     let doc = Document {
-        header: Header {
-            file_version: 1,
-            cmdline: meta.cmdline.clone(),
-            rt_test_version: meta.rt_tests.json_version(),
-            rtlat_version: Some(env!("CARGO_PKG_VERSION").to_string()),
-            start_time: meta.start_time.clone(),
-            end_time: meta.end_time.clone(),
-            return_code: meta.return_code,
-            sysinfo: meta.sysinfo.clone(),
-        },
+        header: header(meta),
         members,
         environment: meta.audit.as_ref().map(|a| &a.environment),
         audit: meta.audit.as_ref().map(|a| a.checks.as_slice()),
@@ -1273,16 +1280,7 @@ pub fn write_pass_fail<M: Serialize>(
     members: &M,
 ) -> io::Result<()> {
     let doc = rtlat_results::passfail::PassFailDocument {
-        header: Header {
-            file_version: 1,
-            cmdline: meta.cmdline.clone(),
-            rt_test_version: RT_TEST_VERSION.to_string(),
-            rtlat_version: Some(env!("CARGO_PKG_VERSION").to_string()),
-            start_time: meta.start_time.clone(),
-            end_time: meta.end_time.clone(),
-            return_code: meta.return_code,
-            sysinfo: meta.sysinfo.clone(),
-        },
+        header: header(meta),
         members,
         environment: meta.audit.as_ref().map(|a| &a.environment),
         audit: meta.audit.as_ref().map(|a| a.checks.as_slice()),
