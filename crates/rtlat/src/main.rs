@@ -22,6 +22,7 @@ mod evaluate;
 mod explain;
 mod gate;
 mod host;
+mod hwlatdetect;
 mod ipc;
 mod latency;
 mod limits;

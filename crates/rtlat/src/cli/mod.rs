@@ -7,6 +7,7 @@ pub mod evaluate;
 pub mod explain;
 pub mod gates;
 pub mod generate;
+pub mod hwlatdetect;
 pub mod ipc;
 pub mod latency;
 pub mod load;

@@ -15,6 +15,7 @@ mod audit;
 mod compare;
 mod cyclictest;
 mod evaluate;
+mod hwlatdetect;
 mod latency;
 mod load;
 mod monitor;
@@ -42,6 +43,7 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &pair::Pair(PairTool::Ptsematest),
     &pair::Pair(PairTool::Sigwaittest),
     &signaltest::Signaltest,
+    &hwlatdetect::Hwlatdetect,
     &latency::Latency,
     &monitor::Monitor,
     &plot::Plot,
