@@ -4,9 +4,9 @@
 //! `--fail-if`, `--junit`), turned into validated [`Settings`].
 //!
 //! Unlike the script, whose bad values end in a Python traceback (exit
-//! 1) or are written to the kernel as they are (`--window` wrote a
-//! fraction), every value is checked here: one line naming the option, the
-//! value and what is accepted, exit 2, before the tracer is touched.
+//! status 1) or are written to the kernel as they are (`--window` wrote
+//! a fraction), every value is checked here: one line naming the option,
+//! the value and what is accepted, exit 2, before the tracer is touched.
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -30,13 +30,18 @@ impl Sample {
     /// [LOST 3 EVENTS]`, a header comment).
     pub fn parse(line: &str) -> Option<Sample> {
         let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.len() < 8 {
+        if fields.len() < 7 {
             return None;
         }
-        let (inner, outer) = fields[6].split_once('/')?;
-        let timestamp = fields[7].strip_prefix("ts:")?;
+        // After the `inner/outer(us):` label (the seventh field in the
+        // default format, which the script reads blindly).
+        let label = fields.iter().position(|f| f.starts_with("inner/outer"))?;
+        let (inner, outer) = fields.get(label + 1)?.split_once('/')?;
+        let timestamp = fields[label + 2..]
+            .iter()
+            .find_map(|f| f.strip_prefix("ts:"))?;
         let cpu = cpu_of(fields[1]);
-        let count = fields[8..]
+        let count = fields[label + 2..]
             .iter()
             .find_map(|f| f.strip_prefix("count:"))
             .and_then(|v| v.parse().ok());

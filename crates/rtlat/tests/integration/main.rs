@@ -26,6 +26,7 @@ mod explain;
 mod faults;
 mod fleet;
 mod hostile_text;
+mod hwlatdetect;
 mod ipc;
 mod latency;
 mod load;
