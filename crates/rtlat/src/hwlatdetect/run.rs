@@ -10,7 +10,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
-use rtlat_results::hwlatdetect::{HwlatDocument, HwlatResult, HwlatSample};
+use rtlat_results::hwlatdetect::{HwlatResult, HwlatSample};
 
 use super::sample::{Sample, exceeding, mtbf_s};
 use super::settings::Settings;
@@ -241,24 +241,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     };
     if let Some(target) = &settings.json {
         let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
-        let doc = HwlatDocument {
-            header: rtlat_results::document::Header {
-                file_version: 1,
-                cmdline: meta.cmdline.clone(),
-                rt_test_version: crate::report::json::RT_TEST_VERSION.to_string(),
-                rtlat_version: Some(env!("CARGO_PKG_VERSION").to_string()),
-                start_time: meta.start_time.clone(),
-                end_time: meta.end_time.clone(),
-                return_code: meta.return_code,
-                sysinfo: meta.sysinfo.clone(),
-            },
-            hwlatdetect: &result,
-            environment: meta.audit.as_ref().map(|a| &a.environment),
-            audit: meta.audit.as_ref().map(|a| a.checks.as_slice()),
-        };
         written.keep(write_to(target, &mut lines.out, "--json", |w| {
-            serde_json::to_writer_pretty(&mut *w, &doc)?;
-            writeln!(w)
+            super::output::write_json(w, &meta, &result)
         }));
     }
     let status = end_run(&mut lines.out, written.into_result(), None, status)?;
