@@ -23,7 +23,7 @@ use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, like, name
 use rtlat_args::values::{DirReport, OptionName, SystemView, invalid, new_file_path};
 
 /// What `rtlat hwlatdetect` is for, in one line (at most 65 characters).
-pub const SUMMARY: &str = "hardware and firmware latency (SMIs), through the hwlat tracer";
+pub const SUMMARY: &str = "hardware and firmware latency through the hwlat tracer";
 
 /// What the command line asks for: [`help_text`], or to run.
 pub type Invocation = rtlat_args::Invocation<Measure<Box<Settings>>>;
@@ -67,19 +67,18 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             }),
         Flag::c(None, "threshold", REQ, "US")
             .help(rtlat_args::lines![
-                "record gaps above US (tracing_thresh): microseconds,",
-                "or a number with us, ms or s",
+                "record gaps above US (tracing_thresh); µs, or",
+                "with us, ms or s. Default: the tracer's",
             ])
-            .default("the tracer's")
             .apply(|r: &mut Raw, v| {
                 r.threshold = Some(v.text()?);
                 Ok(())
             }),
         Flag::c(None, "hardlimit", REQ, "US")
             .help(rtlat_args::lines![
-                "exit status 1 when the largest sample is above US",
+                "exit status 1 when the largest sample is above",
+                "US. Default: the threshold",
             ])
-            .default("the threshold")
             .apply(|r: &mut Raw, v| {
                 r.hardlimit = Some(v.text()?);
                 Ok(())
@@ -114,9 +113,9 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
         Flag::c(None, "cpu-list", REQ, "CPUS")
             .help(rtlat_args::lines![
                 "the CPUs the tracer's thread moves across",
-                "(tracing_cpumask): N or N-M, comma-separated",
+                "(tracing_cpumask): N or N-M, comma-separated.",
+                "Default: the tracer's",
             ])
-            .default("the tracer's")
             .apply(|r: &mut Raw, v| {
                 r.cpu_list = Some(v.text()?);
                 Ok(())
