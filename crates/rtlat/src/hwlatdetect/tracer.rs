@@ -229,3 +229,80 @@ impl Drop for Session {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("hwlat_detector")).unwrap();
+        for (file, value) in [
+            (CURRENT_TRACER, "nop\n"),
+            (TRACING_ON, "1\n"),
+            (THRESHOLD, "0\n"),
+            (WINDOW, "1000000\n"),
+            (WIDTH, "500000\n"),
+            (CPUMASK, "3\n"),
+        ] {
+            std::fs::write(dir.path().join(file), value).unwrap();
+        }
+        dir
+    }
+
+    fn order(session: &Session) -> Vec<&'static str> {
+        session.saved.iter().map(|s| s.file).collect()
+    }
+
+    /// The kernel keeps the width below the window: a width left below
+    /// the window found lets the window go back first; a width at or
+    /// above it must shrink first.
+    #[test]
+    fn the_width_and_the_window_go_back_in_an_order_the_kernel_takes() {
+        let dir = tree();
+        let mut narrow = Session::open(dir.path(), |_, _| 50_000).unwrap();
+        assert_eq!(
+            order(&narrow),
+            [
+                CURRENT_TRACER,
+                TRACING_ON,
+                THRESHOLD,
+                WINDOW,
+                WIDTH,
+                CPUMASK
+            ]
+        );
+        narrow.restore();
+        let mut wide = Session::open(dir.path(), |window, _| window).unwrap();
+        assert_eq!(
+            order(&wide),
+            [
+                CURRENT_TRACER,
+                TRACING_ON,
+                THRESHOLD,
+                WIDTH,
+                WINDOW,
+                CPUMASK
+            ]
+        );
+        wide.set(WIDTH, "2000000").unwrap();
+        wide.set(WINDOW, "4000000").unwrap();
+        wide.set(CURRENT_TRACER, "hwlat").unwrap();
+        assert!(wide.restore().is_empty());
+        assert_eq!(read(dir.path(), WIDTH).unwrap(), "500000");
+        assert_eq!(read(dir.path(), WINDOW).unwrap(), "1000000");
+        assert_eq!(read(dir.path(), CURRENT_TRACER).unwrap(), "nop");
+    }
+
+    #[test]
+    fn a_session_dropped_puts_the_settings_back() {
+        let dir = tree();
+        {
+            let session = Session::open(dir.path(), |_, w| w).unwrap();
+            session.set(TRACING_ON, "0").unwrap();
+            session.set(THRESHOLD, "25").unwrap();
+        }
+        assert_eq!(read(dir.path(), TRACING_ON).unwrap(), "1");
+        assert_eq!(read(dir.path(), THRESHOLD).unwrap(), "0");
+    }
+}
