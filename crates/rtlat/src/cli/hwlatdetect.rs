@@ -235,6 +235,8 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
         watch: raw.watch,
         json,
         gates,
+        // No dialect option reaches this tool yet: 2.4's text.
+        rt_tests_2_10: false,
         cmdline,
         fixture: std::env::var_os(FIXTURE_ENV).map(PathBuf::from),
     })

@@ -139,7 +139,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                 .map_or("None", |(t, _)| t.as_str())
         ),
         format!("        Latency threshold: {}us", set_up.threshold),
-        format!("        Sample window:     {}us", set_up.window),
+        // 2.10's misaligns it by one space.
+        if settings.rt_tests_2_10 {
+            format!("        Sample window:      {}us", set_up.window)
+        } else {
+            format!("        Sample window:     {}us", set_up.window)
+        },
         format!("        Sample width:      {}us", set_up.width),
         format!(
             "     Non-sampling period:  {}us",
@@ -173,7 +178,16 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         lines.info(&format!("Max Latency: {max}us"));
     }
     lines.info(&format!("Samples recorded: {}", samples.len()));
-    lines.info(&format!("Samples exceeding threshold: {}", samples.len()));
+    let above = exceeding(&samples);
+    let mtbf = mtbf_s(&samples, above, set_up.window, set_up.width);
+    if settings.rt_tests_2_10 {
+        lines.info(&format!("Samples exceeding threshold: {above}"));
+        if let Some(mtbf) = mtbf {
+            lines.info(&format!("MTBF: {mtbf:.3} seconds"));
+        }
+    } else {
+        lines.info(&format!("Samples exceeding threshold: {}", samples.len()));
+    }
     let smis = match (smi_before, smi_counts()) {
         (Some(before), Some(after)) if fixture.is_none() => {
             let mut total = 0;
@@ -193,7 +207,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         let target = OutputTarget::File(path.clone());
         let result = write_to(&target, &mut lines.out, "--report", |w| {
             for s in &samples {
-                writeln!(w, "{}", s.line())?;
+                writeln!(w, "{}", s.line(settings.rt_tests_2_10))?;
             }
             Ok(())
         });
@@ -208,12 +222,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     if !settings.watch {
         for s in &samples {
-            lines.print(&s.line());
+            lines.print(&s.line(settings.rt_tests_2_10));
         }
     }
     let status = u8::from(max > set_up.hardlimit);
 
-    let above = exceeding(&samples);
     let result = HwlatResult {
         duration_s: settings.duration_s,
         threshold_us: set_up.threshold,
@@ -226,7 +239,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         samples_recorded: samples.len() as u64,
         samples_exceeding_threshold: samples.len() as u64,
         latencies_above_threshold: above,
-        mtbf_s: mtbf_s(&samples, above, set_up.window, set_up.width),
+        mtbf_s: mtbf,
         smis,
         samples: samples
             .iter()
@@ -398,7 +411,7 @@ fn detect(
             match Sample::parse(&line) {
                 Some(s) => {
                     if settings.watch {
-                        lines.print(&s.line());
+                        lines.print(&s.line(settings.rt_tests_2_10));
                     }
                     samples.push(s);
                 }

@@ -65,12 +65,23 @@ impl Sample {
     }
 
     /// The script's line for the sample (`--watch`, `--report`, the list
-    /// at the end): `ts: 1508.123456789, inner:12, outer:14`.
-    pub fn line(&self) -> String {
-        format!(
+    /// at the end): `ts: 1508.123456789, inner:12, outer:14`; 2.10's
+    /// (`v2_10`) adds `, cpu:1` and, where the kernel wrote it, `,
+    /// count:2`.
+    pub fn line(&self, v2_10: bool) -> String {
+        let mut line = format!(
             "ts: {}, inner:{}, outer:{}",
             self.timestamp, self.inner_us, self.outer_us
-        )
+        );
+        if v2_10 {
+            if let Some(cpu) = self.cpu {
+                line.push_str(&format!(", cpu:{cpu}"));
+            }
+            if let Some(count) = self.count {
+                line.push_str(&format!(", count:{count}"));
+            }
+        }
+        line
     }
 }
 
@@ -121,7 +132,11 @@ mod tests {
             (12, 14, Some(1), None)
         );
         assert_eq!(s.timestamp, "1508.123456789");
-        assert_eq!(s.line(), "ts: 1508.123456789, inner:12, outer:14");
+        assert_eq!(s.line(false), "ts: 1508.123456789, inner:12, outer:14");
+        assert_eq!(
+            s.line(true),
+            "ts: 1508.123456789, inner:12, outer:14, cpu:1"
+        );
         let new = "   hwlatd-123   13d....  99.000001: #27    inner/outer(us):  105/0     ts:1700000000.000000001 count:4 nmi-total:0 nmi-count:0";
         let s = Sample::parse(new).unwrap();
         assert_eq!(
@@ -129,6 +144,10 @@ mod tests {
             (105, 0, Some(13), Some(4))
         );
         assert_eq!(s.largest(), 105);
+        assert_eq!(
+            s.line(true),
+            "ts: 1700000000.000000001, inner:105, outer:0, cpu:13, count:4"
+        );
         assert_eq!(Sample::parse("CPU:0 [LOST 3 EVENTS]"), None);
         assert_eq!(Sample::parse("# tracer: hwlat"), None);
     }
