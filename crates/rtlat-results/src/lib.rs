@@ -65,6 +65,7 @@ pub mod evaluation;
 pub mod explain;
 pub mod file;
 pub mod histogram_text;
+pub mod hwlatdetect;
 pub mod ipc;
 pub mod load;
 pub mod members;

@@ -26,6 +26,15 @@ pub fn open_for_writing(path: &Path) -> Result<File, Errno> {
     Ok(File::from(fd))
 }
 
+/// Opens `path` for reading with `O_NONBLOCK`: a read with nothing to
+/// give fails with `EAGAIN` instead of waiting (tracefs' `trace_pipe`),
+/// and a FIFO opens without waiting for a writer.
+pub fn open_for_reading(path: &Path) -> Result<File, Errno> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let fd = rustix::fs::open(path, flags, Mode::empty())?;
+    Ok(File::from(fd))
+}
+
 /// Waits up to `limit` until `fd` takes more bytes (or its reader has
 /// gone, which the next write reports as `EPIPE`). `Ok(false)` when the
 /// time ran out; a signal that interrupts the wait does not shorten it.

@@ -23,6 +23,7 @@ mod explain;
 mod gate;
 mod hackbench;
 mod host;
+mod hwlatdetect;
 mod ipc;
 mod latency;
 mod limits;

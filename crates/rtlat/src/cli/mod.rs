@@ -8,6 +8,7 @@ pub mod explain;
 pub mod gates;
 pub mod generate;
 pub mod hackbench;
+pub mod hwlatdetect;
 pub mod ipc;
 pub mod latency;
 pub mod load;

@@ -83,10 +83,11 @@ mod judged;
 mod junit;
 mod run;
 
-use evaluate::{Metrics, Subject, any_failed, evaluate};
+pub use evaluate::{Metrics, Subject};
+use evaluate::{any_failed, evaluate};
 pub use grammar::{Limit, latency_ns, parse};
 use junit::summary_lines;
-pub use run::{GatePlan, apply};
+pub use run::{BROKEN_LIMIT_STATUS, GatePlan, apply, finish};
 
 #[cfg(test)]
 mod tests {

@@ -235,7 +235,7 @@ fn phase_thread(p: &PhaseReport) -> PhaseThreadDto {
 /// rt-tests' JSON envelope's header for `meta`'s run: `file_version`,
 /// `cmdline:`, `rt_test_version:` in the run's dialect, our
 /// `rtlat_version`, the times, `return_code`, `sysinfo`.
-fn header(meta: &RunMeta) -> Header {
+pub(crate) fn header(meta: &RunMeta) -> Header {
     Header {
         file_version: 1,
         cmdline: meta.cmdline.clone(),

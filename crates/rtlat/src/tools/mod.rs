@@ -16,6 +16,7 @@ mod compare;
 mod cyclictest;
 mod evaluate;
 mod hackbench;
+mod hwlatdetect;
 mod latency;
 mod load;
 mod migrate;
@@ -48,6 +49,7 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &hackbench::Hackbench,
     &migrate::MigrateTest,
     &ssdd::Ssdd,
+    &hwlatdetect::Hwlatdetect,
     &latency::Latency,
     &monitor::Monitor,
     &plot::Plot,

@@ -27,6 +27,7 @@ mod faults;
 mod fleet;
 mod hackbench;
 mod hostile_text;
+mod hwlatdetect;
 mod ipc;
 mod latency;
 mod load;

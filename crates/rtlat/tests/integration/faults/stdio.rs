@@ -15,7 +15,7 @@ use crate::support::ipc::{FORK_TOOLS, TOOLS, last_frame};
 use crate::support::{Run, dev_full, int_after, rtlat, run, spawn_with};
 
 /// Every subcommand.
-pub const SUBCOMMANDS: [&str; 12] = [
+pub const SUBCOMMANDS: &[&str] = &[
     "cyclictest",
     "svsematest",
     "pmqtest",
@@ -23,6 +23,7 @@ pub const SUBCOMMANDS: [&str; 12] = [
     "sigwaittest",
     "signaltest",
     "hackbench",
+    "hwlatdetect",
     "latency",
     "load",
     "plot",

@@ -1,0 +1,46 @@
+//! `rtlat hwlatdetect`: hardware and firmware latency through the
+//! kernel's hwlat tracer, option- and output-compatible with rt-tests
+//! 2.4's hwlatdetect script.
+
+use std::ffi::OsString;
+
+use rtlat_args::getopt::OptSpec;
+use rtlat_args::values::SystemView;
+
+use super::{Group, Tool, measure};
+use crate::cli::hwlatdetect::{help_text, parse, table};
+
+/// `rtlat hwlatdetect`.
+pub struct Hwlatdetect;
+
+impl Tool for Hwlatdetect {
+    fn name(&self) -> &'static str {
+        "hwlatdetect"
+    }
+
+    fn summary(&self) -> &'static str {
+        crate::cli::hwlatdetect::SUMMARY
+    }
+
+    fn group(&self) -> Group {
+        Group::Measuring
+    }
+
+    fn options(&self) -> Vec<OptSpec<()>> {
+        table()
+    }
+
+    fn page(&self) -> rtlat_args::docs::help::Help {
+        crate::cli::hwlatdetect::help_model()
+    }
+
+    fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
+        let invocation = parse(args, cmdline, &SystemView::of_this_process())?;
+        measure(invocation, help_text, |s| crate::hwlatdetect::run::run(s))
+    }
+
+    fn see_also(&self) -> Vec<(&'static str, u8)> {
+        // rt-tests' page (Debian: section 8).
+        vec![("hwlatdetect", 8)]
+    }
+}
