@@ -100,6 +100,21 @@ impl RtTests {
     pub fn json_histogram_only_when_asked(self) -> bool {
         self.minor >= 7
     }
+
+    /// From 2.6 (seen in 2.6's script; not in 2.4's), hwlatdetect's
+    /// sample lines end with the sample's `, cpu:N`.
+    pub fn hwlatdetect_sample_cpu(self) -> bool {
+        self.minor >= 6
+    }
+
+    /// In 2.10 (seen in 2.10's script; not in 2.6's: the releases
+    /// between were not examined, so only 2.10 has it), hwlatdetect's
+    /// report: `Sample window:` one space further right, each sample's
+    /// `, count:N` where the kernel writes it, "Samples exceeding
+    /// threshold" as the sum of the counts, and the `MTBF:` line.
+    pub fn hwlatdetect_report_2_10(self) -> bool {
+        self.minor >= 10
+    }
 }
 
 impl fmt::Display for RtTests {

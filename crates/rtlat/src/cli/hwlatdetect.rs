@@ -141,6 +141,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         outputs::json(&outputs::JSON_NEW),
+        super::rt_tests_options::rt_tests(),
     ];
     flags.extend(gates::flags().into_iter().map(|flag| match flag.long {
         Some("fail-if") => flag.help(FAIL_IF_HELP),
@@ -207,6 +208,7 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
         None => None,
     };
     let json = raw.shared.outputs(name, "microseconds")?.json;
+    let rt_tests = raw.shared.rt_tests(name)?;
     let gates = raw.shared.gates(name)?;
     gates::refuse_percentiles(gates.as_ref(), name("fail-if"), "an hwlatdetect run")?;
     if let Some(plan) = &gates
@@ -235,8 +237,7 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
         watch: raw.watch,
         json,
         gates,
-        // No dialect option reaches this tool yet: 2.4's text.
-        rt_tests_2_10: false,
+        rt_tests,
         cmdline,
         fixture: std::env::var_os(FIXTURE_ENV).map(PathBuf::from),
     })
@@ -355,7 +356,15 @@ unambiguous (--dur)."
             Part::Heading("The tracer"),
             group(&["duration", "threshold", "window", "width", "cpu-list"]),
             Part::Heading("Report"),
-            group(&["hardlimit", "report", "watch", "quiet", "debug", "json"]),
+            group(&[
+                "hardlimit",
+                "report",
+                "watch",
+                "quiet",
+                "debug",
+                "json",
+                "rt-tests",
+            ]),
             Part::Heading("Gates for CI (checked after every output is written; exit status 3)"),
             Part::Options(like(&FLAGS, &gates::flags::<Raw>())),
             group(&["help"]),

@@ -140,7 +140,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         ),
         format!("        Latency threshold: {}us", set_up.threshold),
         // 2.10's misaligns it by one space.
-        if settings.rt_tests_2_10 {
+        if settings.rt_tests.hwlatdetect_report_2_10() {
             format!("        Sample window:      {}us", set_up.window)
         } else {
             format!("        Sample window:     {}us", set_up.window)
@@ -180,7 +180,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     lines.info(&format!("Samples recorded: {}", samples.len()));
     let above = exceeding(&samples);
     let mtbf = mtbf_s(&samples, above, set_up.window, set_up.width);
-    if settings.rt_tests_2_10 {
+    if settings.rt_tests.hwlatdetect_report_2_10() {
         lines.info(&format!("Samples exceeding threshold: {above}"));
         if let Some(mtbf) = mtbf {
             lines.info(&format!("MTBF: {mtbf:.3} seconds"));
@@ -207,7 +207,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         let target = OutputTarget::File(path.clone());
         let result = write_to(&target, &mut lines.out, "--report", |w| {
             for s in &samples {
-                writeln!(w, "{}", s.line(settings.rt_tests_2_10))?;
+                writeln!(w, "{}", s.line(settings.rt_tests))?;
             }
             Ok(())
         });
@@ -222,7 +222,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     if !settings.watch {
         for s in &samples {
-            lines.print(&s.line(settings.rt_tests_2_10));
+            lines.print(&s.line(settings.rt_tests));
         }
     }
     let status = u8::from(max > set_up.hardlimit);
@@ -253,7 +253,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             .collect(),
     };
     if let Some(target) = &settings.json {
-        let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+        let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+        meta.rt_tests = settings.rt_tests;
         written.keep(write_to(target, &mut lines.out, "--json", |w| {
             super::output::write_json(w, &meta, &result)
         }));
@@ -411,7 +412,7 @@ fn detect(
             match Sample::parse(&line) {
                 Some(s) => {
                     if settings.watch {
-                        lines.print(&s.line(settings.rt_tests_2_10));
+                        lines.print(&s.line(settings.rt_tests));
                     }
                     samples.push(s);
                 }

@@ -10,6 +10,8 @@
 //! number of gaps above the threshold in that window) and, with NMI
 //! accounting, `nmi-total:`/`nmi-count:`.
 
+use rtlat_core::RtTests;
+
 /// One sample of the tracer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sample {
@@ -65,21 +67,23 @@ impl Sample {
     }
 
     /// The script's line for the sample (`--watch`, `--report`, the list
-    /// at the end): `ts: 1508.123456789, inner:12, outer:14`; 2.10's
-    /// (`v2_10`) adds `, cpu:1` and, where the kernel wrote it, `,
-    /// count:2`.
-    pub fn line(&self, v2_10: bool) -> String {
+    /// at the end): `ts: 1508.123456789, inner:12, outer:14`; from 2.6
+    /// with `, cpu:1`, from 2.10 also `, count:2` where the kernel wrote
+    /// it.
+    pub fn line(&self, dialect: RtTests) -> String {
         let mut line = format!(
             "ts: {}, inner:{}, outer:{}",
             self.timestamp, self.inner_us, self.outer_us
         );
-        if v2_10 {
-            if let Some(cpu) = self.cpu {
-                line.push_str(&format!(", cpu:{cpu}"));
-            }
-            if let Some(count) = self.count {
-                line.push_str(&format!(", count:{count}"));
-            }
+        if dialect.hwlatdetect_sample_cpu()
+            && let Some(cpu) = self.cpu
+        {
+            line.push_str(&format!(", cpu:{cpu}"));
+        }
+        if dialect.hwlatdetect_report_2_10()
+            && let Some(count) = self.count
+        {
+            line.push_str(&format!(", count:{count}"));
         }
         line
     }
@@ -132,11 +136,16 @@ mod tests {
             (12, 14, Some(1), None)
         );
         assert_eq!(s.timestamp, "1508.123456789");
-        assert_eq!(s.line(false), "ts: 1508.123456789, inner:12, outer:14");
         assert_eq!(
-            s.line(true),
-            "ts: 1508.123456789, inner:12, outer:14, cpu:1"
+            s.line(RtTests::V2_4),
+            "ts: 1508.123456789, inner:12, outer:14"
         );
+        for dialect in [RtTests::V2_6, RtTests::V2_10] {
+            assert_eq!(
+                s.line(dialect),
+                "ts: 1508.123456789, inner:12, outer:14, cpu:1"
+            );
+        }
         let new = "   hwlatd-123   13d....  99.000001: #27    inner/outer(us):  105/0     ts:1700000000.000000001 count:4 nmi-total:0 nmi-count:0";
         let s = Sample::parse(new).unwrap();
         assert_eq!(
@@ -145,8 +154,12 @@ mod tests {
         );
         assert_eq!(s.largest(), 105);
         assert_eq!(
-            s.line(true),
+            s.line(RtTests::V2_10),
             "ts: 1700000000.000000001, inner:105, outer:0, cpu:13, count:4"
+        );
+        assert_eq!(
+            s.line(RtTests::V2_6),
+            "ts: 1700000000.000000001, inner:105, outer:0, cpu:13"
         );
         assert_eq!(Sample::parse("CPU:0 [LOST 3 EVENTS]"), None);
         assert_eq!(Sample::parse("# tracer: hwlat"), None);

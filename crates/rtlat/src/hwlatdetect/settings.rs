@@ -1,6 +1,7 @@
 //! What a validated `rtlat hwlatdetect` command line asks for: plain data,
 //! read by [`super::run`].
 
+use rtlat_core::RtTests;
 use std::path::PathBuf;
 
 use crate::gate::GatePlan;
@@ -34,12 +35,11 @@ pub struct Settings {
     pub json: Option<OutputTarget>,
     /// `--fail-if`, `--junit` (ours).
     pub gates: Option<GatePlan>,
-    /// rt-tests 2.10's text: `Sample window:` one space further, each
-    /// sample's `cpu:` and `count:`, "Samples exceeding threshold" as the
-    /// sum of the counts and the `MTBF:` line. What `--rt-tests=2.10`
-    /// (the shared dialect option, on its own branch when this was
-    /// written) is to set; `false` until it does: the text is 2.4's.
-    pub rt_tests_2_10: bool,
+    /// The dialect (`--rt-tests`, `$RTLAT_RT_TESTS`): from 2.6 each
+    /// sample's `cpu:`; from 2.10 `Sample window:` one space further,
+    /// each sample's `count:`, "Samples exceeding threshold" as the sum
+    /// of the counts and the `MTBF:` line.
+    pub rt_tests: RtTests,
     /// The command line as given, for the JSON.
     pub cmdline: String,
     /// The tracing directory to drive instead of the kernel's: the hidden

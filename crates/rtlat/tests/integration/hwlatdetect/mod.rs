@@ -206,6 +206,75 @@ ts: 1510.123456789, inner:30, outer:4
     assert!(doc["environment"].is_object(), "{doc}");
 }
 
+/// The report of the same run in a newer rt-tests' words: 2.6 adds each
+/// sample's CPU; 2.10 moves `Sample window:` one space, counts the
+/// latencies above the threshold by the kernel's `count:` fields, adds
+/// them to the sample lines and prints the MTBF. The dialect from the
+/// option and from the environment.
+#[test]
+fn the_2_6_and_2_10_reports() {
+    let report = |dialect: &str, by_env: bool| {
+        let fixture = Fixture::new();
+        let kernel = fixture.kernel(&LINES);
+        let json = fixture.path().join("run.json");
+        let json_arg = format!("--json={}", json.display());
+        let mut args = vec![
+            "--duration=1",
+            "--threshold=10us",
+            "--window=100ms",
+            &json_arg,
+        ];
+        let option = format!("--rt-tests={dialect}");
+        let mut cmd = if by_env {
+            let mut cmd = fixture.command(&args);
+            cmd.env("RTLAT_RT_TESTS", dialect);
+            cmd
+        } else {
+            args.push(&option);
+            fixture.command(&args)
+        };
+        let run = spawn(&mut cmd).wait(Duration::from_secs(20));
+        kernel.join().unwrap();
+        run.expect_code(1);
+        assert_eq!(fixture.settings(), Fixture::initial());
+        let doc: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        (
+            run.stdout,
+            doc["rt_test_version:"].as_str().unwrap().to_owned(),
+        )
+    };
+    let (v2_6, version) = report("2.6", true);
+    assert_eq!(version, "2.60");
+    assert!(
+        v2_6.contains("        Sample window:     100000us\n"),
+        "{v2_6}"
+    );
+    assert!(v2_6.contains("Samples exceeding threshold: 2\n"), "{v2_6}");
+    assert!(!v2_6.contains("MTBF"), "{v2_6}");
+    assert!(v2_6.ends_with(
+        "ts: 1508.123456789, inner:12, outer:14, cpu:1\nts: 1510.123456789, inner:30, outer:4, cpu:0\n"
+    ), "{v2_6}");
+    let (v2_10, version) = report("2.10", false);
+    assert_eq!(version, "2.10");
+    assert!(
+        v2_10.contains("        Sample window:      100000us\n"),
+        "{v2_10}"
+    );
+    // (1510 - 1508) s * 100000 / ((3 - 1) * 50000).
+    assert!(
+        v2_10.contains("Samples exceeding threshold: 3\nMTBF: 2.000 seconds\n"),
+        "{v2_10}"
+    );
+    assert!(
+        v2_10.ends_with(
+            "ts: 1508.123456789, inner:12, outer:14, cpu:1, count:2\n\
+         ts: 1510.123456789, inner:30, outer:4, cpu:0, count:1\n"
+        ),
+        "{v2_10}"
+    );
+}
+
 #[test]
 fn below_the_threshold_quiet_watch_and_the_gates() {
     let fixture = Fixture::new();
