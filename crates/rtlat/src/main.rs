@@ -30,6 +30,8 @@ mod load;
 mod markup;
 mod monitor;
 mod output;
+mod pi_stress;
+mod pip_stress;
 mod report;
 mod rtsetup;
 mod run_audit;

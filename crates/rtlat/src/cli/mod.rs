@@ -13,6 +13,8 @@ pub mod load;
 pub mod load_options;
 pub mod monitor;
 pub mod output_options;
+pub mod pi_stress;
+pub mod pip_stress;
 pub mod shared;
 pub mod signaltest;
 pub mod stop_options;

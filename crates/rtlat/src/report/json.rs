@@ -55,7 +55,7 @@ use super::verdict::Verdict;
 use crate::explain::outcome::ExplainOutcome;
 
 /// The rt-tests version the document claims to be, as C 2.4 writes it.
-const RT_TEST_VERSION: &str = "2.40";
+pub(crate) const RT_TEST_VERSION: &str = "2.40";
 
 /// Writes the JSON document for `report`, pretty-printed with two-space
 /// indentation and ended by a newline. The run's wait and measure methods

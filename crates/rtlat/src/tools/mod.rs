@@ -19,6 +19,8 @@ mod latency;
 mod load;
 mod monitor;
 mod pair;
+mod pi_stress;
+mod pip_stress;
 mod plot;
 mod signaltest;
 
@@ -42,6 +44,8 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &pair::Pair(PairTool::Ptsematest),
     &pair::Pair(PairTool::Sigwaittest),
     &signaltest::Signaltest,
+    &pi_stress::PiStress,
+    &pip_stress::PipStress,
     &latency::Latency,
     &monitor::Monitor,
     &plot::Plot,
