@@ -33,6 +33,7 @@ mod monitor;
 mod monitor_files;
 mod monitor_http;
 mod package;
+mod pi_stress;
 mod reader_bounds;
 mod results;
 mod signaltest;
