@@ -19,14 +19,13 @@
 //! or the mutex (futex calls only when a thread must sleep or wake one).
 
 use std::sync::Arc;
-use std::sync::Barrier;
 use std::sync::atomic::{
     AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering::AcqRel, Ordering::Acquire,
     Ordering::Relaxed, Ordering::Release,
 };
 use std::time::{Duration, Instant};
 
-use rtlat_sys::pi::PiMutex;
+use rtlat_sys::pi::{FutexBarrier as Barrier, PiMutex};
 use rtlat_sys::thread::RawThread;
 use rtlat_sys::{Errno, affinity, sched};
 
@@ -181,7 +180,7 @@ impl InversionRun {
         let n = plan.group_cpus.len();
         let shared = Arc::new(Shared {
             groups: (0..n).map(|_| Group::new()).collect(),
-            ready: Barrier::new(3 * n + 1),
+            ready: Barrier::new(3 * n as u32 + 1),
             shutdown: AtomicBool::new(false),
             setup_failed: AtomicBool::new(false),
             error: AtomicU64::new(0),
@@ -428,7 +427,7 @@ fn inversion_loop(
             return Ok(());
         }
         // Either all three go round once more, or none does.
-        if group.loop_barrier.wait().is_leader() && shared.shutdown.load(Acquire) {
+        if group.loop_barrier.wait() && shared.shutdown.load(Acquire) {
             group.stop.store(true, Release);
         }
         group.start.wait();
