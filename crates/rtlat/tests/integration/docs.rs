@@ -68,7 +68,12 @@ fn listed_tools() -> Vec<(String, bool)> {
             measuring = line.starts_with("Measuring");
         } else if let Some(entry) = line.strip_prefix("  ") {
             let name = entry.split_whitespace().next().unwrap_or_default();
-            if !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase()) {
+            // Tool names: lower case, `_` and `-` (pi_stress, rt-migrate-test).
+            if name.starts_with(|c: char| c.is_ascii_lowercase())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_' || c == '-')
+            {
                 tools.push((name.to_string(), measuring));
             }
         }
@@ -87,7 +92,7 @@ fn c_names() -> Vec<String> {
         .into_iter()
         .filter_map(|(name, measuring)| measuring.then_some(name))
         .collect();
-    assert_eq!(names.len(), 7, "{names:?}");
+    assert!(names.len() >= 7, "{names:?}");
     names
 }
 
