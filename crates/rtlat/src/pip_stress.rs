@@ -25,12 +25,8 @@ pub struct Settings {
 /// happened and was resolved, 1 otherwise (C's parent exits 0 either
 /// way: its high child prints the line and its status is lost).
 pub fn run(settings: &Settings) -> anyhow::Result<u8> {
-    check_realtime_privilege(
-        SchedPolicy::Fifo,
-        3,
-        Some(&[settings.cpu]),
-        "pip_stress needs SCHED_FIFO: run as root or with CAP_SYS_NICE",
-    )?;
+    check_realtime_privilege(SchedPolicy::Fifo, 3, Some(&[settings.cpu]), "")
+        .map_err(crate::pi_stress::run::no_realtime_mode)?;
     let mut out = Stdout::new(true);
     let outcome = pip::run(settings.cpu, Duration::from_micros(settings.hold_us));
     let (line, status) = match outcome {

@@ -384,7 +384,7 @@ fn version_and_help() {
     r.expect_code(0);
     assert_eq!(r.stdout, "pi_stress v2.40 ");
     if Path::new(C_PI_STRESS).is_file() {
-        let c = run(&mut Command::new(C_PI_STRESS).arg("-V"));
+        let c = run(Command::new(C_PI_STRESS).arg("-V"));
         assert_eq!(c.stdout, r.stdout);
     }
     for tool in ["pi_stress", "pip_stress"] {
