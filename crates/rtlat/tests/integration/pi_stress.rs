@@ -189,6 +189,37 @@ fn inversion_limit_quiet_and_the_linaro_reading() {
     }
 }
 
+/// `-v` and `-d`: C's INFO: lines on stderr, and DEBUG: lines as the
+/// groups' threads start and end; stdout as without them.
+#[test]
+fn verbose_and_debug_lines() {
+    require_root!();
+    let lease = CpuLease::one();
+    let o = run(&mut ours(&lease, "pi_stress", &["-v", "-d", "-i", "100"]));
+    o.expect_code(0);
+    for line in [
+        "INFO: admin and test threads running on one processor",
+        "INFO: Creating 1 test groups",
+        "INFO: Releasing all threads",
+        "INFO: waiting for all threads to complete",
+        "INFO: All threads terminated!",
+        "DEBUG: group 0 bound to cpu",
+        "DEBUG: high_priority[0]: exiting",
+    ] {
+        assert!(o.stderr.contains(line), "{line}: {}", o.stderr);
+    }
+    assert!(
+        o.stdout.starts_with("Starting PI Stress Test\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("Total inversion performed: 101\n"),
+        "{}",
+        o.stdout
+    );
+}
+
 /// A group whose inversion is never resolved (the hidden seam keeps the
 /// low thread on the mutex): the watchdog finds it after five checks,
 /// says so on stderr, and the run ends with the summary, exit 1 and
