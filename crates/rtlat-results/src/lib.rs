@@ -71,6 +71,7 @@ pub mod load;
 pub mod members;
 pub mod monitor;
 pub mod passfail;
+pub mod pi_stress;
 pub mod read;
 pub mod samples;
 pub mod signaltest;

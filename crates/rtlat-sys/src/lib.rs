@@ -19,6 +19,7 @@ pub mod load;
 pub mod memory;
 pub mod msr;
 pub mod nonblocking;
+pub mod pi;
 pub mod poll;
 pub mod power;
 pub mod process;

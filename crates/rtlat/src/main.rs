@@ -33,6 +33,8 @@ mod markup;
 mod migrate;
 mod monitor;
 mod output;
+mod pi_stress;
+mod pip_stress;
 mod report;
 mod rtsetup;
 mod run_audit;

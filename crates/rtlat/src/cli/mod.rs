@@ -16,6 +16,8 @@ pub mod load_options;
 pub mod migrate;
 pub mod monitor;
 pub mod output_options;
+pub mod pi_stress;
+pub mod pip_stress;
 pub mod rt_tests_options;
 pub mod shared;
 pub mod signaltest;

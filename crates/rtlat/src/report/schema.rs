@@ -401,6 +401,28 @@ mod tests {
     }
 
     #[test]
+    fn the_keys_of_pi_stress_document_change_only_with_its_version() {
+        use crate::report::test_support::{meta, render};
+        use crate::report::verdict::tests::fixture_audit;
+        use rtlat_results::pi_stress::PiStressMembers;
+        let members = PiStressMembers {
+            inversion: 1001,
+            groups: 2,
+            stuck_groups: vec![1],
+        };
+        let mut audited = meta("pi_stress -q --json=-");
+        audited.audit = Some(fixture_audit("tuned-rt", vec![1, 2], 95));
+        let plain = meta("pi_stress -q --json=-");
+        check(
+            "pi_stress",
+            &[
+                &render(|w| crate::pi_stress::output::write_json(w, &audited, &members)),
+                &render(|w| crate::pi_stress::output::write_json(w, &plain, &members)),
+            ],
+        );
+    }
+
+    #[test]
     fn the_keys_of_the_ipc_tools_document_change_only_with_its_version() {
         use crate::ipc::PairTool;
         use rtlat_core::EndReason;

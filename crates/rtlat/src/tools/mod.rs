@@ -22,6 +22,8 @@ mod load;
 mod migrate;
 mod monitor;
 mod pair;
+mod pi_stress;
+mod pip_stress;
 mod plot;
 mod signaltest;
 mod ssdd;
@@ -50,6 +52,8 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &migrate::MigrateTest,
     &ssdd::Ssdd,
     &hwlatdetect::Hwlatdetect,
+    &pi_stress::PiStress,
+    &pip_stress::PipStress,
     &latency::Latency,
     &monitor::Monitor,
     &plot::Plot,

@@ -68,8 +68,11 @@ fn listed_tools() -> Vec<(String, bool)> {
             measuring = line.starts_with("Measuring");
         } else if let Some(entry) = line.strip_prefix("  ") {
             let name = entry.split_whitespace().next().unwrap_or_default();
+            // Tool names: lower case, `_` and `-` (pi_stress, rt-migrate-test).
             if name.starts_with(|c: char| c.is_ascii_lowercase())
-                && name.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_' || c == '-')
             {
                 tools.push((name.to_string(), measuring));
             }

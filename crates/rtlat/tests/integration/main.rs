@@ -36,6 +36,7 @@ mod monitor;
 mod monitor_files;
 mod monitor_http;
 mod package;
+mod pi_stress;
 mod reader_bounds;
 mod results;
 mod rt_tests_newer;
