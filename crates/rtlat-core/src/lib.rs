@@ -117,6 +117,7 @@
 mod buffers;
 mod candidates;
 mod config;
+pub mod deadline;
 mod distribution;
 mod engine;
 mod figures;

@@ -17,6 +17,7 @@
 mod audit;
 mod cli;
 mod compare;
+mod cyclicdeadline;
 mod cyclictest;
 mod evaluate;
 mod explain;

@@ -1,6 +1,7 @@
 //! Command lines.
 pub mod audit;
 pub mod compare;
+pub mod cyclicdeadline;
 pub mod cyclictest;
 pub mod dispatch;
 pub mod evaluate;

@@ -13,6 +13,7 @@
 
 mod audit;
 mod compare;
+mod cyclicdeadline;
 mod cyclictest;
 mod evaluate;
 mod latency;
@@ -42,6 +43,7 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &pair::Pair(PairTool::Ptsematest),
     &pair::Pair(PairTool::Sigwaittest),
     &signaltest::Signaltest,
+    &cyclicdeadline::Cyclicdeadline,
     &latency::Latency,
     &monitor::Monitor,
     &plot::Plot,
