@@ -234,8 +234,11 @@ pub fn jobs(
     break_threshold: Option<i64>,
     stop: &AtomicBool,
 ) -> LoopEnd {
+    // The first job gives the reference: it starts a period; it is no
+    // sample (C counts it, always 0, and its own calibration call too).
     deadline::yield_now();
-    let mut period = now_ns();
+    let mut period = now_ns() + deadline_ns;
+    deadline::yield_now();
     while !stop.load(Relaxed) {
         let now = now_ns();
         if now < period {
@@ -375,15 +378,12 @@ mod tests {
 
     #[test]
     fn a_break_ends_the_loop_with_its_value() {
-        // SCHED_OTHER: sched_yield returns at once, each "job" is late by
-        // about a period of 1 ns... so every sample passes -b 0 at once
-        // only when it is late by more than 0 µs: use a period so long
-        // that the second sample is early (no break) and a negative limit
-        // so the first breaks.
+        // SCHED_OTHER: sched_yield returns at once; with a period of 1 ns
+        // the first sample is late by 0 µs or more, above a limit of -1.
         let slot = ThreadSlot::default();
         let mut writer = SlotWriter::new(&slot);
         let stop = AtomicBool::new(false);
-        let end = jobs(&mut writer, 1_000_000_000, Some(-1), &stop);
+        let end = jobs(&mut writer, 1, Some(-1), &stop);
         assert!(matches!(end, LoopEnd::Break(v) if v >= 0), "{end:?}");
         assert_eq!(slot.cycles(), 1);
     }

@@ -107,7 +107,6 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         for tid in &tids {
             writeln!(w, "deadline thread {tid}")?;
         }
-        writeln!(w, "main thread {}", std::process::id())?;
         for (tid, plan) in tids.iter().zip(plans) {
             writeln!(
                 w,
@@ -116,7 +115,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                 plan.deadline.as_nanos() / 1000
             )?;
         }
-        Ok(())
+        writeln!(w, "main thread {}", std::process::id())
     });
 
     let external_stop = until_end(&running, settings, &signals, &mut out, &mut load);

@@ -15,6 +15,7 @@ mod audit;
 mod blocks;
 mod cli;
 mod columns;
+mod cyclicdeadline;
 mod cyclictest;
 mod doc_blocks;
 mod doc_links;
