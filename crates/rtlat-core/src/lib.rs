@@ -118,6 +118,7 @@ mod buffers;
 mod candidates;
 mod config;
 pub mod deadline;
+pub mod deadline_work;
 mod distribution;
 mod engine;
 mod figures;

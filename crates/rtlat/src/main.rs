@@ -19,6 +19,7 @@ mod cli;
 mod compare;
 mod cyclicdeadline;
 mod cyclictest;
+mod deadline_test;
 mod evaluate;
 mod explain;
 mod gate;

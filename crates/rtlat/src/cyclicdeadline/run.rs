@@ -224,7 +224,7 @@ fn test_record_us() -> i64 {
 /// C refuses a runtime under 2 ms unless it can turn HRTICK on in
 /// debugfs (and leaves it on). rtlat changes no kernel setting: it says
 /// what the feature would change and runs.
-fn hrtick_check(plans: &[DeadlinePlan]) {
+pub(crate) fn hrtick_check(plans: &[DeadlinePlan]) {
     let Some(short) = plans
         .iter()
         .find(|p| p.runtime.as_nanos() < HRTICK_RUNTIME_US as i64 * 1000)
@@ -359,7 +359,19 @@ fn open_trace(marker: bool) -> Option<TraceControl> {
 /// One line: which thread could not take SCHED_DEADLINE, why, and what to
 /// do about it.
 fn describe_thread_error(index: usize, error: ThreadError, plan: &DeadlinePlan) -> String {
-    let why = rtlat_sys::strerror(error.errno);
+    if error.step != ThreadStep::Scheduler {
+        return format!(
+            "deadline thread {index}: set-up failed: {}",
+            rtlat_sys::strerror(error.errno)
+        );
+    }
+    describe_setattr_error(index, error.errno, plan)
+}
+
+/// One line: which thread could not take SCHED_DEADLINE (sched_setattr's
+/// `errno`), why, and what to do about it.
+pub(crate) fn describe_setattr_error(index: usize, errno: i32, plan: &DeadlinePlan) -> String {
+    let why = rtlat_sys::strerror(errno);
     let (runtime, deadline) = (
         plan.runtime.as_nanos() / 1000,
         plan.deadline.as_nanos() / 1000,
@@ -367,10 +379,7 @@ fn describe_thread_error(index: usize, error: ThreadError, plan: &DeadlinePlan) 
     let who = format!(
         "deadline thread {index} (runtime {runtime} µs, deadline and period {deadline} µs)"
     );
-    if error.step != ThreadStep::Scheduler {
-        return format!("{who}: set-up failed: {why}");
-    }
-    let cause = match Errno::from_raw_os_error(error.errno) {
+    let cause = match Errno::from_raw_os_error(errno) {
         Errno::PERM => eperm_cause(),
         Errno::BUSY => ebusy_cause(),
         Errno::INVAL => format!(

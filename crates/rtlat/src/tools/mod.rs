@@ -15,6 +15,7 @@ mod audit;
 mod compare;
 mod cyclicdeadline;
 mod cyclictest;
+mod deadline_test;
 mod evaluate;
 mod latency;
 mod load;
@@ -44,6 +45,7 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &pair::Pair(PairTool::Sigwaittest),
     &signaltest::Signaltest,
     &cyclicdeadline::Cyclicdeadline,
+    &deadline_test::DeadlineTest,
     &latency::Latency,
     &monitor::Monitor,
     &plot::Plot,
