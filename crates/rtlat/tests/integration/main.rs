@@ -17,6 +17,7 @@ mod cli;
 mod columns;
 mod cyclicdeadline;
 mod cyclictest;
+mod deadline_test;
 mod doc_blocks;
 mod doc_links;
 mod docs;
