@@ -28,6 +28,7 @@ use rtlat_sys::tracefs::TraceControl;
 use rtlat_sys::{memory, system};
 
 use crate::config::{ClockKind, SchedPolicy, ThreadPlan};
+use crate::distribution::{DEFAULT_EXACT_RANGE, DistributionPlan, LatencyHistogram};
 use crate::engine::{STACK_PREFAULT_BYTES, THREAD_STACK_BYTES, threads};
 use crate::report::{EndReason, RunReport, ThreadError, ThreadStep};
 use crate::slot::{SlotWriter, ThreadState};
@@ -97,8 +98,20 @@ impl DeadlineEngine {
         trace: Option<TraceControl>,
     ) -> Result<DeadlineEngine, DeadlineError> {
         let n = config.threads.len();
+        // The full distribution of each thread, 1 µs exact buckets over
+        // its period (lateness beyond it is kept in the log buckets).
         let channels = try_collect_slice(
-            config.threads.iter().map(|_| Ok(ThreadChannel::default())),
+            config.threads.iter().map(|plan| {
+                let range = Nanos(plan.period.as_nanos().max(DEFAULT_EXACT_RANGE.as_nanos()));
+                let dist = DistributionPlan::new(1000, range)
+                    .ok()
+                    .and_then(LatencyHistogram::new)
+                    .ok_or(DeadlineError::OutOfMemory(n))?;
+                Ok(ThreadChannel {
+                    distribution: Some(Arc::new(dist)),
+                    ..ThreadChannel::default()
+                })
+            }),
             || DeadlineError::OutOfMemory(n),
         )?;
         Ok(DeadlineEngine {
@@ -164,7 +177,8 @@ struct Job {
 impl Job {
     fn run(self) {
         let index = self.plan.index;
-        let slot = &self.shared.channels[index].slot;
+        let channel = &self.shared.channels[index];
+        let slot = &channel.slot;
         let tid = system::current_tid();
         slot.set_tid(tid);
         let setup = threads::set_up_current(None, SchedPolicy::Other, 0).and_then(|()| {
@@ -191,6 +205,7 @@ impl Job {
         let mut writer = SlotWriter::new(slot);
         let end = jobs(
             &mut writer,
+            channel.distribution.as_deref(),
             self.plan.deadline.as_nanos(),
             self.break_threshold,
             &self.shared.stop,
@@ -230,6 +245,7 @@ fn now_ns() -> i64 {
 #[inline(never)]
 pub fn jobs(
     writer: &mut SlotWriter<'_>,
+    distribution: Option<&LatencyHistogram>,
     deadline_ns: i64,
     break_threshold: Option<i64>,
     stop: &AtomicBool,
@@ -247,6 +263,9 @@ pub fn jobs(
         let late = now - period;
         let us = late / 1000;
         writer.record(us, late, || now);
+        if let Some(d) = distribution {
+            d.record(late);
+        }
         period += deadline_ns;
         if let Some(limit) = break_threshold
             && us > limit
@@ -372,7 +391,10 @@ mod tests {
         let slot = ThreadSlot::default();
         let mut writer = SlotWriter::new(&slot);
         let stop = AtomicBool::new(true);
-        assert_eq!(jobs(&mut writer, 1_000_000, None, &stop), LoopEnd::Stopped);
+        assert_eq!(
+            jobs(&mut writer, None, 1_000_000, None, &stop),
+            LoopEnd::Stopped
+        );
         assert_eq!(slot.cycles(), 0);
     }
 
@@ -383,7 +405,7 @@ mod tests {
         let slot = ThreadSlot::default();
         let mut writer = SlotWriter::new(&slot);
         let stop = AtomicBool::new(false);
-        let end = jobs(&mut writer, 1, Some(-1), &stop);
+        let end = jobs(&mut writer, None, 1, Some(-1), &stop);
         assert!(matches!(end, LoopEnd::Break(v) if v >= 0), "{end:?}");
         assert_eq!(slot.cycles(), 1);
     }

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::document::Disturbances;
+use crate::document::{Distribution, Disturbances, Percentiles};
 
 /// One cyclicdeadline thread.
 #[derive(Clone, Debug, Serialize)]
@@ -26,6 +26,10 @@ pub struct DeadlineThreadDto {
     pub tid: i32,
     /// Its deadline and period, µs (C's `I:`).
     pub interval_us: i64,
+    /// Its exact percentiles, µs (for `rtlat compare`).
+    pub percentiles: Option<Percentiles>,
+    /// Its full distribution (for `rtlat plot` and `compare`).
+    pub distribution: Option<Distribution>,
     /// What disturbed it (real runs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disturbances: Option<Disturbances>,

@@ -150,21 +150,12 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
         gate_and_load_flags()
             .into_iter()
             .map(|flag| match flag.long {
-                Some("fail-if") => flag.help(FAIL_IF_HELP),
                 Some("load-schedule") => flag.hidden(),
                 _ => flag,
             }),
     );
     flags
 });
-
-const FAIL_IF_HELP: &str = rtlat_args::lines![
-    "fail when a thread, or all threads together, break a",
-    "limit: comma-separated METRIC OP VALUE, METRIC one",
-    "of min avg max (no percentiles), OP one of > >= <",
-    "<=, VALUE with ns, us, ms or s (us if none):",
-    "'max>100us'; and verdict=LEVEL or verdict!=LEVEL",
-];
 
 fn name(long: &str) -> Name {
     name_of(&FLAGS, long)
@@ -309,7 +300,6 @@ fn build(
     let outs = raw.shared.outputs(name, "microseconds")?;
     warnings.extend(outs.warnings);
     let gate_plan = raw.shared.gates(name)?;
-    gates::refuse_percentiles(gate_plan.as_ref(), name("fail-if"), "a cyclicdeadline run")?;
     let projection = raw.shared.projection(name)?;
     if raw.shared.load.schedule.is_some() {
         return Err(UsageError(format!(
@@ -492,6 +482,9 @@ mod tests {
             }),
             (&["--js", "-"], |s| s.json == Some(OutputTarget::Stdout)),
             (&["--fail-if", "max>100us"], |s| s.gates.is_some()),
+            (&["--fail-if", "p99.9>1ms", "--junit=j.xml"], |s| {
+                s.gates.is_some()
+            }),
         ];
         for (words, check) in table {
             let s = settings(words);
@@ -524,7 +517,6 @@ mod tests {
             (&["-a", "1"], "-a/--affinity: '1' is not every CPU"),
             (&["-a", "64"], "-a/--affinity: invalid value '64'"),
             (&["--json=/nonexistent/x.json"], "--json: cannot write"),
-            (&["--fail-if", "p99>1ms"], "--fail-if: 'p99 > 1ms'"),
             (&["-Z"], "unrecognized option '-Z'"),
             (&["-l", "5"], "unrecognized option '-l'"),
             (&["extra"], "unexpected argument 'extra'"),

@@ -8,7 +8,10 @@ use rtlat_results::deadline::DeadlineThreadDto;
 use rtlat_stats::blocks::BlockSeries;
 
 use crate::report::RunMeta;
-use crate::report::json::{Extras, disturbances, max_time, round_decimals, write_thread_document};
+use crate::report::json::{
+    Extras, distribution, disturbances, max_time, percentiles, round_decimals,
+    write_thread_document,
+};
 use crate::report::run_clock::Timeline;
 
 /// Min and max as C shows them: 0 before the first job.
@@ -75,6 +78,8 @@ fn deadline_thread(
         mean_ns: t.precise.mean(c.cycles).map(|m| round_decimals(m, 1)),
         tid: t.tid,
         interval_us: t.interval.as_nanos() / 1000,
+        percentiles: t.distribution.as_ref().map(percentiles),
+        distribution: t.distribution.as_ref().map(distribution),
         disturbances: t.disturbances.map(disturbances),
         max_time: max_time(t, timeline),
     }

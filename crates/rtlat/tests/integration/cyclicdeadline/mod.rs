@@ -73,7 +73,7 @@ fn bad_input_is_one_line_and_exit_2() {
         &["-b", "x"],
         &["-a", "99"],
         &["--json=/nonexistent/x.json"],
-        &["--fail-if", "p99>1ms"],
+        &["--fail-if", "p99>x"],
         &["--load", "bogus"],
         &["-Z"],
         &["--bogus"],
@@ -140,6 +140,11 @@ fn quiet_json_run_against_c() {
     assert_eq!(t0["max"].as_i64(), Some(f[7]));
     assert_eq!(rdoc["return_code"].as_i64(), Some(0));
     assert_eq!(rdoc["num_threads"].as_i64(), Some(1));
+    // rtlat's additions: exact percentiles, which rtlat compare reads.
+    assert!(t0["percentiles"]["p99"].as_f64().is_some(), "{t0}");
+    let cmp = run(&mut rtlat_tool("compare", [&rj, &rj]));
+    cmp.expect_code(0);
+    assert!(cmp.stdout.contains("p99"), "{}", cmp.describe());
 }
 
 /// The live display: every thread's line each frame, the cursor back up
