@@ -389,7 +389,7 @@ mod tests {
         let mut w = Work::new(0, 0, 0);
         w.run_loops(1000);
         let p = w.prime;
-        assert!(p > 2 && (2..p).all(|d| p % d != 0), "{p}");
+        assert!(p > 2 && (2..p).all(|d| !p.is_multiple_of(d)), "{p}");
     }
 
     #[test]

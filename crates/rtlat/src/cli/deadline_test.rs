@@ -317,12 +317,12 @@ mod tests {
         assert_eq!(s.duration, Nanos::from_secs(10));
         let s = *expect_run(
             parse_words(&["-t1", "-i10000", "-P", "50", "-r", "5"]),
-            &["-t1"],
+            ["-t1"],
         )
         .settings;
         assert_eq!((s.threads, s.interval_us, s.percent), (1, 10000, 90));
         assert_eq!((s.run_percent, s.rt_prio), (50, Some(5)));
-        let s = *expect_run(parse_words(&["-c", "0-1", "--dur", "2"]), &["-c"]).settings;
+        let s = *expect_run(parse_words(&["-c", "0-1", "--dur", "2"]), ["-c"]).settings;
         assert_eq!((s.nr_cpus, s.duration), (2, Nanos::from_secs(2)));
         assert!(matches!(parse_words(&["-h"]), Ok(Invocation::Help)));
     }
