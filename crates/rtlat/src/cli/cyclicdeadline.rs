@@ -81,7 +81,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         // C's getopt string has -c LIST, the same as -a LIST, undocumented.
-        Flag::c(Some('c'), "cpus", REQ, "CPUS")
+        Flag::c_short('c', REQ, "CPUS")
             .hidden()
             .apply(|r: &mut Raw, v| {
                 r.affinity = Some(Some(v.text()?));
@@ -93,9 +93,9 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             .shows_help(),
         Flag::c(Some('i'), "interval", REQ, "US")
             .help(rtlat_args::lines![
-                "the deadline and period of the first thread, in µs;",
-                "its runtime is 60% of it (less with more threads",
-                "than CPUs: 80% of the CPUs shared by the threads)",
+                "the first thread's deadline and period, µs; its",
+                "runtime: 60% of it (with more threads than CPUs,",
+                "80% of the CPUs shared out)",
             ])
             .default("1000")
             .apply(|r: &mut Raw, v| {
@@ -104,9 +104,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             }),
         outputs::json(&outputs::JSON),
         Flag::c(Some('s'), "step", REQ, "US")
-            .help(rtlat_args::lines![
-                "each next thread's interval is this much longer, µs"
-            ])
+            .help(rtlat_args::lines!["how much longer each next one's is, µs"])
             .default("500")
             .apply(|r: &mut Raw, v| {
                 r.step = Some(v.text()?);
@@ -466,6 +464,9 @@ mod tests {
                 us(&s.config.threads[1]).1 == 1100
             }),
             (&["-qt2"], |s| s.quiet && s.config.threads.len() == 2),
+            // 2.4's abbreviations keep their meaning beside our options.
+            (&["--d", "5"], |s| s.duration == Some(Nanos::from_secs(5))),
+            (&["--th", "2"], |s| s.config.threads.len() == 2),
             (&["--quiet"], |s| s.quiet),
             (&["-D", "2"], |s| s.duration == Some(Nanos::from_secs(2))),
             (&["-D1m"], |s| s.duration == Some(Nanos::from_secs(60))),
@@ -490,7 +491,7 @@ mod tests {
             let s = settings(words);
             assert!(check(&s), "{words:?}: {s:?}");
         }
-        for words in [&["-h"][..], &["--help"], &["--he"], &["-qh"]] {
+        for words in [&["-h"][..], &["--help"], &["--he"], &["--h"], &["-qh"]] {
             assert!(
                 matches!(parse_words(words), Ok(Invocation::Help)),
                 "{words:?}"

@@ -65,7 +65,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             .shows_help(),
         Flag::c_short('i', REQ, "US")
             .help(rtlat_args::lines![
-                "the deadline and period of the first thread, µs"
+                "the first thread's deadline and period, µs"
             ])
             .default("1000")
             .apply(|r: &mut Raw, v| {
@@ -84,7 +84,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             }),
         Flag::c_short('P', REQ, "PERCENT")
             .help(rtlat_args::lines![
-                "how much of its runtime each job works, 1 to 100"
+                "how much of its runtime a job works, 1 to 100"
             ])
             .default("100")
             .apply(|r: &mut Raw, v| {
@@ -101,9 +101,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         Flag::c_short('s', REQ, "US")
-            .help(rtlat_args::lines![
-                "each next thread's interval is this much longer, µs"
-            ])
+            .help(rtlat_args::lines!["how much longer each next one's is, µs"])
             .default("500")
             .apply(|r: &mut Raw, v| {
                 r.step = Some(v.text()?);
@@ -116,6 +114,8 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 r.threads = Some(v.text()?);
                 Ok(())
             }),
+        // Ours: --help, as every rtlat tool has (C has no long options).
+        Flag::new_long("help", NO, "").hidden().shows_help(),
         Flag::new_long("duration", REQ, "TIME")
             .help(rtlat_args::lines![
                 "how long the threads work: seconds, or a number",
@@ -325,6 +325,7 @@ mod tests {
         let s = *expect_run(parse_words(&["-c", "0-1", "--dur", "2"]), ["-c"]).settings;
         assert_eq!((s.nr_cpus, s.duration), (2, Nanos::from_secs(2)));
         assert!(matches!(parse_words(&["-h"]), Ok(Invocation::Help)));
+        assert!(matches!(parse_words(&["--help"]), Ok(Invocation::Help)));
     }
 
     #[test]
