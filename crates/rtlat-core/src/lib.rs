@@ -117,6 +117,8 @@
 mod buffers;
 mod candidates;
 mod config;
+pub mod deadline;
+pub mod deadline_work;
 mod distribution;
 mod engine;
 mod figures;

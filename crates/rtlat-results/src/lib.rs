@@ -16,6 +16,7 @@
 //! - [`members`]: the members every tool's document ends with;
 //! - [`monitor`]: rtlat monitor's `"monitor"` member (its checkpoints);
 //! - [`ipc`]: the IPC tools' pairs (`sender`, `receiver`);
+//! - [`deadline`]: cyclicdeadline's threads;
 //! - [`signaltest`]: signaltest's threads;
 //! - [`read`]: a `--json` document, rtlat's or the C rt-tests tools',
 //!   read and checked ([`ResultDocument`]);
@@ -57,6 +58,7 @@ pub mod audit;
 pub mod blocks;
 pub mod bounds;
 pub mod compare;
+pub mod deadline;
 pub mod decimals;
 pub mod document;
 pub mod envelope;

@@ -12,6 +12,7 @@
 pub mod affinity;
 pub mod clock;
 pub mod cpuidle;
+pub mod deadline;
 pub mod fifo;
 pub mod fs;
 pub mod ipc;

@@ -17,7 +17,9 @@
 mod audit;
 mod cli;
 mod compare;
+mod cyclicdeadline;
 mod cyclictest;
+mod deadline_test;
 mod evaluate;
 mod explain;
 mod gate;

@@ -1,7 +1,9 @@
 //! Command lines.
 pub mod audit;
 pub mod compare;
+pub mod cyclicdeadline;
 pub mod cyclictest;
+pub mod deadline_test;
 pub mod dispatch;
 pub mod evaluate;
 pub mod explain;

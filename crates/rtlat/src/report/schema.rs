@@ -423,6 +423,27 @@ mod tests {
     }
 
     #[test]
+    fn the_keys_of_cyclicdeadlines_document_change_only_with_its_version() {
+        use crate::report::json::Extras;
+        use crate::report::test_support::{run, timeline};
+        let (_, schedule, summary) = staged_load();
+        let report = run(rtlat_core::Resolution::Micros, vec![full_thread()]);
+        check_audited_and_not(
+            "cyclicdeadline",
+            "cyclicdeadline -q",
+            &report,
+            (&schedule, &summary),
+            |w, m, extras| {
+                let extras = Extras {
+                    timeline: Some(timeline()),
+                    ..extras
+                };
+                crate::cyclicdeadline::output::write_json(w, &report, m, &extras)
+            },
+        );
+    }
+
+    #[test]
     fn the_keys_of_the_ipc_tools_document_change_only_with_its_version() {
         use crate::ipc::PairTool;
         use rtlat_core::EndReason;

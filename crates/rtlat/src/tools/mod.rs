@@ -13,7 +13,9 @@
 
 mod audit;
 mod compare;
+mod cyclicdeadline;
 mod cyclictest;
+mod deadline_test;
 mod evaluate;
 mod hackbench;
 mod hwlatdetect;
@@ -54,6 +56,8 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &hwlatdetect::Hwlatdetect,
     &pi_stress::PiStress,
     &pip_stress::PipStress,
+    &cyclicdeadline::Cyclicdeadline,
+    &deadline_test::DeadlineTest,
     &latency::Latency,
     &monitor::Monitor,
     &plot::Plot,

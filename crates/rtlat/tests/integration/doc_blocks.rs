@@ -158,8 +158,9 @@ fn blocks() -> Blocks {
 }
 
 /// The tools whose runs measure until told to stop.
-const MEASURING: [&str; 9] = [
+const MEASURING: [&str; 10] = [
     "cyclictest",
+    "cyclicdeadline",
     "monitor",
     "latency",
     "load",

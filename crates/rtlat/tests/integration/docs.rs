@@ -87,7 +87,7 @@ fn tools() -> Vec<String> {
 }
 
 /// The measuring tools' names, which are the C tools'.
-fn c_names() -> Vec<String> {
+pub fn c_names() -> Vec<String> {
     let names: Vec<String> = listed_tools()
         .into_iter()
         .filter_map(|(name, measuring)| measuring.then_some(name))
@@ -289,7 +289,10 @@ fn bash_completes_tools_and_options() {
         bash_offers(p, &path, &["rtlat", "svsematest", "--hi"]),
         ["--histfile", "--histogram"]
     );
-    assert_eq!(bash_offers(p, &path, &["rtlat", "cy"]), ["cyclictest"]);
+    assert_eq!(
+        bash_offers(p, &path, &["rtlat", "cy"]),
+        ["cyclicdeadline", "cyclictest"]
+    );
     assert_eq!(bash_offers(p, &path, &["rtlat", "--v"]), ["--version"]);
     assert_eq!(
         bash_offers(p, &path, &["rtlat", "monitor", "--resu"]),

@@ -170,6 +170,16 @@ fn the_package_installs_runs_and_goes_away() {
             c_before,
             "Debian's cyclictest is left alone"
         );
+        // Every measuring tool's C name, each a link that runs its tool.
+        let names = crate::docs::c_names();
+        for name in &names {
+            let help = sh(&format!("/usr/lib/rtlat/bin/{name} --help | head -1"));
+            assert!(
+                help.stdout.starts_with(&format!("rtlat {name}:")),
+                "{name}: {}",
+                help.describe()
+            );
+        }
         let version = sh("rtlat --version");
         assert!(
             version.stdout.starts_with("rtlat 0.1.0 (commit "),

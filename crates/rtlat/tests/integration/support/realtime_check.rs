@@ -153,10 +153,12 @@ fn look_at(pid: u32, leased: &[usize]) -> Look {
             let Some((name, fields)) = proc_stat(&task.path().join("stat")) else {
                 continue;
             };
-            // Field 41 of proc(5): the policy (1 SCHED_FIFO, 2 SCHED_RR).
+            // Field 41 of proc(5): the policy (1 SCHED_FIFO, 2 SCHED_RR,
+            // 6 SCHED_DEADLINE).
             let policy = match fields.get(38).map(String::as_str) {
                 Some("1") => "SCHED_FIFO",
                 Some("2") => "SCHED_RR",
+                Some("6") => "SCHED_DEADLINE",
                 _ => continue,
             };
             let Some(allowed) = std::fs::read_to_string(task.path().join("status"))

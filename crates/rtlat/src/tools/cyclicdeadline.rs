@@ -1,0 +1,47 @@
+//! `rtlat cyclicdeadline`: how late SCHED_DEADLINE jobs start, option- and
+//! output-compatible with rt-tests' cyclicdeadline 2.4.
+
+use std::ffi::OsString;
+
+use rtlat_args::getopt::OptSpec;
+use rtlat_args::values::SystemView;
+
+use super::{Group, Tool, measure};
+use crate::cli::cyclicdeadline::{help_text, parse, table};
+
+/// `rtlat cyclicdeadline`.
+pub struct Cyclicdeadline;
+
+impl Tool for Cyclicdeadline {
+    fn name(&self) -> &'static str {
+        "cyclicdeadline"
+    }
+
+    fn summary(&self) -> &'static str {
+        crate::cli::cyclicdeadline::SUMMARY
+    }
+
+    fn group(&self) -> Group {
+        Group::Measuring
+    }
+
+    fn options(&self) -> Vec<OptSpec<()>> {
+        table()
+    }
+
+    fn page(&self) -> rtlat_args::docs::help::Help {
+        crate::cli::cyclicdeadline::help_model()
+    }
+
+    fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
+        let invocation = parse(args, cmdline, &SystemView::of_this_process())?;
+        measure(invocation, help_text, |s| {
+            crate::cyclicdeadline::run::run(s)
+        })
+    }
+
+    fn see_also(&self) -> Vec<(&'static str, u8)> {
+        // rt-tests' page (Debian: section 8).
+        vec![("cyclicdeadline", 8)]
+    }
+}
