@@ -126,6 +126,7 @@ mod interval;
 pub mod ipc;
 pub mod janitor;
 pub mod load;
+pub mod oslat;
 mod phase;
 mod report;
 mod ring;
