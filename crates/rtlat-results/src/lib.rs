@@ -69,6 +69,7 @@ pub mod ipc;
 pub mod load;
 pub mod members;
 pub mod monitor;
+pub mod oslat;
 pub mod read;
 pub mod samples;
 pub mod signaltest;

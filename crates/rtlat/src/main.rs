@@ -29,6 +29,7 @@ mod live;
 mod load;
 mod markup;
 mod monitor;
+mod oslat;
 mod output;
 mod report;
 mod rtsetup;

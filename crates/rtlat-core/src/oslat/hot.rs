@@ -124,9 +124,9 @@ impl LoopState {
         }
         if let (Some(t), Some(trace)) = (self.trigger, trace) {
             let mut line = Line::default();
-            let _ = write!(
+            let _ = writeln!(
                 line,
-                "oslat: Trace threshold ({} us) triggered on cpu {} with {} us!\n",
+                "oslat: Trace threshold ({} us) triggered on cpu {} with {} us!",
                 self.threshold_us.unwrap_or(0),
                 t.cpu,
                 t.us

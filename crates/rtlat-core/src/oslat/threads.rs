@@ -14,6 +14,9 @@ use rtlat_sys::tracefs::TraceControl;
 use super::hot::{LoopState, Trigger};
 use super::{OslatConfig, ThreadFigures};
 
+/// Each thread's figures and trigger, in its slot once it has ended.
+type Results = Arc<Mutex<Vec<Option<(ThreadFigures, Option<Trigger>)>>>>;
+
 /// The stack of an oslat thread: its loop keeps its tables on the heap.
 const STACK_BYTES: usize = 64 * 1024;
 
@@ -120,8 +123,7 @@ pub fn run_phase(
     let lineup = Arc::new(Lineup::default());
     let loop_stop = Arc::new(AtomicBool::new(false));
     let n = cpus.len();
-    let results: Arc<Mutex<Vec<Option<(ThreadFigures, Option<Trigger>)>>>> =
-        Arc::new(Mutex::new((0..n).map(|_| None).collect()));
+    let results: Results = Arc::new(Mutex::new((0..n).map(|_| None).collect()));
     let errors: Arc<Mutex<Option<OslatError>>> = Arc::new(Mutex::new(None));
     let mut handles = Vec::with_capacity(n);
     for (slot, &cpu) in cpus.iter().enumerate() {
@@ -214,7 +216,7 @@ struct ThreadJob {
     workload_mem: usize,
     lineup: Arc<Lineup>,
     loop_stop: Arc<AtomicBool>,
-    results: Arc<Mutex<Vec<Option<(ThreadFigures, Option<Trigger>)>>>>,
+    results: Results,
     errors: Arc<Mutex<Option<OslatError>>>,
     trace: Option<Arc<TraceControl>>,
 }

@@ -12,6 +12,7 @@ pub mod latency;
 pub mod load;
 pub mod load_options;
 pub mod monitor;
+pub mod oslat;
 pub mod output_options;
 pub mod shared;
 pub mod signaltest;

@@ -18,6 +18,7 @@ mod evaluate;
 mod latency;
 mod load;
 mod monitor;
+mod oslat;
 mod pair;
 mod plot;
 mod signaltest;
@@ -42,6 +43,7 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &pair::Pair(PairTool::Ptsematest),
     &pair::Pair(PairTool::Sigwaittest),
     &signaltest::Signaltest,
+    &oslat::Oslat,
     &latency::Latency,
     &monitor::Monitor,
     &plot::Plot,
