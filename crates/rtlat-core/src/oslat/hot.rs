@@ -76,7 +76,10 @@ impl LoopState {
         workload: Workload,
         workload_mem: usize,
     ) -> LoopState {
-        let mhz = (hz / 1_000_000).max(1);
+        // Rounded to the nearest MHz: C truncates a noisier measurement
+        // (gettimeofday over half a millisecond), which on a 2.1 GHz TSC
+        // mostly gives 2100 too.
+        let mhz = (hz.saturating_add(500_000) / 1_000_000).max(1);
         // A gap below `bucket_size * mhz` ticks never overflows (the bias
         // only lowers it); one below `(threshold - 1) * mhz` never
         // reaches -T.

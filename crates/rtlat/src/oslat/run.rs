@@ -138,9 +138,11 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     };
     out.emit(|w| write_summary(w, &summary));
 
+    // C's message (its program name first, then two lines).
     let triggered = measured.trigger.map(|t| {
         format!(
-            "oslat: Trace threshold ({} us) triggered on cpu {} with {} us!\nStopping the test.",
+            "{}: Trace threshold ({} us) triggered on cpu {} with {} us!\nStopping the test.\n",
+            rtlat_args::stdio::program_name(),
             config.trace_threshold_us.unwrap_or(0),
             t.cpu,
             t.us
@@ -159,8 +161,10 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         }),
         None => Ok(()),
     };
-    let failure = triggered.or_else(|| load.failure.clone());
-    let status = end_run(&mut out, written, failure, status)?;
+    let status = end_run(&mut out, written, load.failure.clone(), status)?;
+    if let Some(message) = triggered {
+        rtlat_args::stdio::to_stderr(|w| w.write_all(message.as_bytes()));
+    }
     crate::gate::apply(
         settings.gates.as_ref(),
         &report,
