@@ -32,6 +32,7 @@ mod load;
 mod monitor;
 mod monitor_files;
 mod monitor_http;
+mod oslat;
 mod package;
 mod reader_bounds;
 mod results;
