@@ -67,7 +67,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     };
     out.emit(|w| writeln!(w, "{VERSION_LINE}"));
     // C locks everything, always (its threads' stacks and tables too).
-    lock_memory_because("", ", or raise RLIMIT_MEMLOCK")?;
+    lock_memory_because("", "")?;
     if let Err(e) = rtlat_sys::affinity::pin_current_thread(&[settings.main_cpu]) {
         bail!(
             "-C/--cpu-main-thread: cannot run the main thread on CPU {}: {}",
