@@ -312,6 +312,10 @@ mod tests {
         assert!((avg - (5.0 + 2.0 * 2.0 + 2.0 * 4.0 + 5.0) / 9.0).abs() < 1e-9);
         assert_eq!(f.value_at(0.5), Some(10.0));
         assert_eq!(f.value_at(1.0), Some(9000.0));
+        let d = f.distribution();
+        assert_eq!(d.count(), 9);
+        assert_eq!(d.value_at(0.5), Some(Nanos(10)));
+        assert_eq!(d.value_at(1.0), Some(Nanos(9000)));
     }
 
     #[test]

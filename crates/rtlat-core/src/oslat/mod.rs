@@ -145,6 +145,32 @@ impl ThreadFigures {
         self.ns_per_loop()
     }
 
+    /// All the gaps as the house's distribution (1 µs buckets to 2 ms,
+    /// log-linear above), with the exact extremes: what `--fail-if`'s
+    /// percentiles read.
+    pub fn distribution(&self) -> crate::Distribution {
+        let mut cells: Vec<(u64, u64)> = Vec::new();
+        for &(ns, n) in &self.fine {
+            let place = ns as u64 / 1000;
+            match cells.last_mut() {
+                Some(last) if last.0 == place => last.1 += n,
+                _ => cells.push((place, n)),
+            }
+        }
+        let mut d = self.slow.clone();
+        let fine = crate::SparseCounts {
+            cells,
+            ..crate::SparseCounts::default()
+        };
+        // The fine gaps are below 4096 ticks, far inside the exact range.
+        let _ = d.add_sparse(&fine);
+        d.set_extremes(
+            self.min_ns.map(|n| Nanos(n as i64)),
+            self.max_ns.map(|n| Nanos(n as i64)),
+        );
+        d
+    }
+
     /// The gap at `fraction` of the gaps (nearest rank), in ns: exact to
     /// the tick below the fast limit, the lower bound of its 1 µs (or
     /// log-linear) bucket above it, never beyond the extremes.

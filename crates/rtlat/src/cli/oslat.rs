@@ -201,11 +201,12 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
 
 /// oslat's `--fail-if`: C's figures, no percentiles.
 const FAIL_IF_HELP: &str = rtlat_args::lines![
-    "fail when a CPU's figures, or all together, break a",
-    "limit: comma-separated METRIC OP VALUE, METRIC one",
-    "of min avg max (C's us figures), OP one of > >= <",
-    "<= (the failing condition), VALUE with ns, us, ms",
-    "or s (us if none): 'max>20us'; and verdict=LEVEL or",
+    "fail when a thread's gaps, or all threads' together,",
+    "break a limit: comma-separated METRIC OP VALUE,",
+    "METRIC one of min avg max p50 p90 p99 p99.9 p99.99",
+    "p99.999, OP one of > >= < <= (the failing",
+    "condition), VALUE with ns, us, ms or s (us if",
+    "none): 'max>20us,p99.9>5us'; and verdict=LEVEL or",
     "verdict!=LEVEL",
 ];
 
@@ -321,7 +322,6 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
     };
     let gates = raw.shared.gates(name)?;
     let projection = raw.shared.projection(name)?;
-    gates::refuse_percentiles(gates.as_ref(), name("fail-if"), "an oslat run")?;
     if raw.shared.load.schedule.is_some() {
         return Err(UsageError(format!(
             "{}: an oslat run keeps no per-phase figures; use {} SPEC for a constant load",
@@ -537,6 +537,9 @@ mod tests {
             (&["-qzsB"], |s| {
                 s.quiet && s.zero_omit && s.single_preheat && s.bias
             }),
+            (&["--fail-if", "p99.9>5us,max>1ms"], |s| {
+                s.gates.as_ref().is_some_and(|g| g.limits.len() == 2)
+            }),
             (&["-D", "5", "-D", "9"], |s| {
                 s.config.duration == Nanos::from_secs(9)
             }),
@@ -570,7 +573,6 @@ mod tests {
             (&["-Z"], "unrecognized option '-Z'"),
             (&["-b"], "option '-b' requires a value"),
             (&["extra"], "unexpected argument 'extra'"),
-            (&["--fail-if", "p99>1ms"], "--fail-if: 'p99 > 1ms'"),
             (
                 &["--load-schedule", "idle=5"],
                 "--load-schedule: an oslat run",
