@@ -153,7 +153,8 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             }),
         Flag::c(Some('w'), "workload", REQ, "KIND")
             .help(rtlat_args::lines![
-                "what the loop does between two reads: no or memmove",
+                "what the loop does between two reads: no or",
+                "memmove",
             ])
             .default("no")
             .apply(|r: &mut Raw, v| {

@@ -15,13 +15,14 @@ use crate::support::ipc::{FORK_TOOLS, TOOLS, last_frame};
 use crate::support::{Run, dev_full, int_after, rtlat, run, spawn_with};
 
 /// Every subcommand.
-pub const SUBCOMMANDS: [&str; 11] = [
+pub const SUBCOMMANDS: [&str; 12] = [
     "cyclictest",
     "svsematest",
     "pmqtest",
     "ptsematest",
     "sigwaittest",
     "signaltest",
+    "oslat",
     "latency",
     "load",
     "plot",
