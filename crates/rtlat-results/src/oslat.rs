@@ -13,6 +13,8 @@ pub struct OslatMembers<'a> {
     pub num_threads: usize,
     /// One object per thread, `"0"`, `"1"`, ...
     pub thread: Numbered<OslatThreadDto>,
+    /// The house's percentiles of every thread's gaps together, µs.
+    pub all_threads: Option<crate::document::Percentiles>,
     /// What the threads read: `tsc`, `cntvct_el0` or `clock_monotonic`.
     pub counter: &'static str,
     /// The µs bias of `-B` (0 without it).
@@ -45,15 +47,21 @@ pub struct OslatThreadDto {
     pub ns_per_loop: Option<f64>,
     /// The counter's measured frequency, Hz.
     pub counter_hz: u64,
-    /// The smallest gap, ns (1 decimal).
-    pub min_ns: Option<f64>,
-    /// The largest gap, ns (1 decimal).
-    pub max_ns: Option<f64>,
+    /// The smallest gap, whole ns (rounded), as every rtlat result.
+    pub min_ns: Option<i64>,
+    /// The largest gap, whole ns (rounded).
+    pub max_ns: Option<i64>,
     /// The mean gap, ns (3 decimals).
     pub mean_ns: Option<f64>,
     /// Percentiles of the gaps, ns (1 decimal): exact to the counter's
     /// tick below the fast limit, 1 µs buckets above it.
     pub percentiles_ns: Named,
+    /// Gaps counted again, under the name every rtlat result gives its
+    /// samples (`rtlat compare` reads it).
+    pub cycles: u64,
+    /// The house's percentiles of the gaps, µs (1 µs buckets, the exact
+    /// maximum), as every rtlat result has them (`rtlat compare`).
+    pub percentiles: crate::document::Percentiles,
     /// The overflow excess, µs beyond the last bucket (C's
     /// `overflow_sum`).
     pub overflow_excess: u64,

@@ -143,6 +143,15 @@ pub fn members<'a>(
                 .map(|(i, t)| (i, thread_dto(t, s.bias)))
                 .collect(),
         ),
+        all_threads: {
+            let mut all = s.threads.iter().map(ThreadFigures::distribution);
+            all.next().map(|mut merged| {
+                for d in all {
+                    merged.merge(&d);
+                }
+                crate::report::json::percentiles(&merged)
+            })
+        },
         counter: rtlat_sys::counter::KIND,
         bias: s.bias,
         load,
@@ -169,8 +178,8 @@ fn thread_dto(t: &ThreadFigures, bias: u64) -> OslatThreadDto {
         loops: t.loops,
         ns_per_loop: t.ns_per_loop().map(|v| round_decimals(v, 3)),
         counter_hz: t.counter_hz,
-        min_ns: t.min_ns.map(|v| round_decimals(v, 1)),
-        max_ns: t.max_ns.map(|v| round_decimals(v, 1)),
+        min_ns: t.min_ns.map(|v| v.round() as i64),
+        max_ns: t.max_ns.map(|v| v.round() as i64),
         mean_ns: t.mean_ns().map(|v| round_decimals(v, 3)),
         percentiles_ns: Named(
             PERCENTILES
@@ -178,6 +187,8 @@ fn thread_dto(t: &ThreadFigures, bias: u64) -> OslatThreadDto {
                 .map(|&(name, f)| (name, t.value_at(f).map(|v| round_decimals(v, 1))))
                 .collect(),
         ),
+        cycles: t.loops,
+        percentiles: crate::report::json::percentiles(&t.distribution()),
         overflow_excess: t.overflow_sum,
         tid: t.tid,
     }

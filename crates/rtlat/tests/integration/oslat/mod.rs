@@ -197,6 +197,17 @@ fn differential_default_run_and_json() {
     assert!(t["ns_per_loop"].as_f64().unwrap() > 0.0);
     assert!(t["min_ns"].as_f64().unwrap() <= t["percentiles_ns"]["p50"].as_f64().unwrap());
     assert_eq!(ours_json["return_code"], 0);
+    // rtlat compare reads both documents (C's: its histogram's counts).
+    let compared = run(&mut rtlat_tool(
+        "compare",
+        [b.to_str().unwrap(), a.to_str().unwrap()],
+    ));
+    compared.expect_code(0);
+    assert!(
+        compared.stdout.contains("thread 0 (us)"),
+        "{}",
+        compared.stdout
+    );
 
     // An OpenShift-style check: the maxima of the `Maximum:` line, read
     // by awk, against a limit (theirs: OSLAT_MAXIMUM_LATENCY).
