@@ -76,10 +76,15 @@ impl LoopState {
         workload: Workload,
         workload_mem: usize,
     ) -> LoopState {
-        // Rounded to the nearest MHz: C truncates a noisier measurement
-        // (gettimeofday over half a millisecond), which on a 2.1 GHz TSC
-        // mostly gives 2100 too.
-        let mhz = (hz.saturating_add(500_000) / 1_000_000).max(1);
+        // A measured rate (the TSC) is rounded to the nearest MHz: C
+        // truncates a noisier measurement (gettimeofday over half a
+        // millisecond), which on a 2.1 GHz TSC mostly gives 2100 too. A
+        // stated one (cntfrq_el0) is truncated, as C does.
+        let mhz = match counter::stated_hz() {
+            Some(_) => hz / 1_000_000,
+            None => hz.saturating_add(500_000) / 1_000_000,
+        }
+        .max(1);
         // A gap below `bucket_size * mhz` ticks never overflows (the bias
         // only lowers it); one below `(threshold - 1) * mhz` never
         // reaches -T.
