@@ -131,6 +131,7 @@ pub mod ipc;
 pub mod janitor;
 pub mod load;
 pub mod migrate;
+pub mod oslat;
 mod phase;
 pub mod pip;
 mod report;

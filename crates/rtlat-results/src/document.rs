@@ -412,9 +412,14 @@ impl ThreadResult {
         self.receiver.as_deref().unwrap_or(self)
     }
 
-    /// Samples taken (`cycles`, or an IPC receiver's `samples`).
+    /// Samples taken (`cycles`, or an IPC receiver's `samples`, or, for
+    /// C oslat's threads, which have neither, their histogram's counts:
+    /// every gap is in a bucket).
     pub fn sample_count(&self) -> Option<u64> {
-        self.cycles.or(self.samples)
+        self.cycles.or(self.samples).or_else(|| {
+            let h = self.histogram.as_ref()?;
+            (self.min.is_some() && self.max.is_some()).then(|| h.0.values().sum())
+        })
     }
 
     /// Its `percentiles`, every key present (a number or `null`); `None`

@@ -72,6 +72,7 @@ pub mod ipc;
 pub mod load;
 pub mod members;
 pub mod monitor;
+pub mod oslat;
 pub mod passfail;
 pub mod pi_stress;
 pub mod read;

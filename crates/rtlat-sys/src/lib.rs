@@ -11,6 +11,7 @@
 
 pub mod affinity;
 pub mod clock;
+pub mod counter;
 pub mod cpuidle;
 pub mod deadline;
 pub mod fifo;

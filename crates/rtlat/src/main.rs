@@ -34,6 +34,7 @@ mod load;
 mod markup;
 mod migrate;
 mod monitor;
+mod oslat;
 mod output;
 mod pi_stress;
 mod pip_stress;

@@ -17,6 +17,7 @@ pub mod load;
 pub mod load_options;
 pub mod migrate;
 pub mod monitor;
+pub mod oslat;
 pub mod output_options;
 pub mod pi_stress;
 pub mod pip_stress;

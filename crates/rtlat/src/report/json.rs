@@ -152,7 +152,7 @@ pub fn write_thread_document<'a, D: Serialize>(
 /// The top-level `"load"` object: the load as given, how long it ran, the
 /// machine's activity over that time (`/proc/stat`; `null` where it could
 /// not be read) and each kind's work.
-fn load_dto<'a>(load: &LoadResults<'a>) -> LoadDto<'a> {
+pub(crate) fn load_dto<'a>(load: &LoadResults<'a>) -> LoadDto<'a> {
     LoadDto {
         spec: &load.schedule.text,
         seconds: round_decimals(load.summary.elapsed.as_secs_f64(), 3),

@@ -350,6 +350,31 @@ mod tests {
     }
 
     #[test]
+    fn the_keys_of_oslats_document_change_only_with_its_version() {
+        use crate::oslat::output::{Summary, members, tests::figures};
+        use crate::report::test_support::run;
+        let (_, schedule, summary) = staged_load();
+        let threads = [figures(1, vec![10, 0, 2], 1, 3)];
+        let oslat = Summary {
+            threads: &threads,
+            bias: 0,
+            bucket_size: 3,
+            zero_omit: false,
+        };
+        let report = run(rtlat_core::Resolution::Micros, vec![full_thread()]);
+        check_audited_and_not(
+            "oslat",
+            "oslat -D 1 --json=x.json",
+            &report,
+            (&schedule, &summary),
+            |w, m, extras| {
+                let members = members(&oslat, extras.load.map(crate::report::json::load_dto));
+                crate::report::json::write_envelope(w, m, &members, extras.verdict)
+            },
+        );
+    }
+
+    #[test]
     fn the_keys_of_signaltests_document_change_only_with_its_version() {
         use crate::report::json::Extras;
         use crate::report::test_support::{run, timeline};

@@ -23,6 +23,7 @@ mod latency;
 mod load;
 mod migrate;
 mod monitor;
+mod oslat;
 mod pair;
 mod pi_stress;
 mod pip_stress;
@@ -58,6 +59,7 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &pip_stress::PipStress,
     &cyclicdeadline::Cyclicdeadline,
     &deadline_test::DeadlineTest,
+    &oslat::Oslat,
     &latency::Latency,
     &monitor::Monitor,
     &plot::Plot,

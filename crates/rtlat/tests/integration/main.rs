@@ -37,6 +37,7 @@ mod migrate;
 mod monitor;
 mod monitor_files;
 mod monitor_http;
+mod oslat;
 mod package;
 mod pi_stress;
 mod reader_bounds;

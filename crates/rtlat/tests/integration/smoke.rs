@@ -296,3 +296,22 @@ fn audit_writes_its_json() {
     );
     assert!(read_json(&json).is_object());
 }
+
+#[test]
+fn oslat_stops_on_sigterm_with_its_json_then_compare_reads_it() {
+    require_root!();
+    let lease = CpuLease::one();
+    let dir = tempfile::tempdir().unwrap();
+    // The counter it reads is the target's (rdtsc, cntvct_el0): this is
+    // where the emulated targets run it.
+    let run_args = args(&["-c", &lease.list(), "-D", "600"]);
+    let (r, doc) = stopped_by("TERM", "oslat", &run_args, dir.path(), |text| {
+        text.contains("Test starts...")
+    });
+    check_result("oslat", &doc);
+    assert!(r.stdout.contains("     Maximum:\t "), "{}", r.describe());
+    assert!(doc["thread"]["0"]["loops"].as_u64().unwrap() > 0);
+    drop(lease);
+    let result = dir.path().join("oslat.json");
+    run(&mut rtlat_tool("compare", [&result, &result])).expect_code(0);
+}

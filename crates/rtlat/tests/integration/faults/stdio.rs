@@ -24,6 +24,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "signaltest",
     "hackbench",
     "hwlatdetect",
+    "oslat",
     "latency",
     "load",
     "plot",

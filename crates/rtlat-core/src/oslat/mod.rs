@@ -1,0 +1,203 @@
+//! `rtlat oslat`'s engine: busy loops on chosen CPUs reading a fast
+//! counter ([`rtlat_sys::counter`]) and counting the gaps between two
+//! consecutive reads, as rt-tests' oslat 2.4 does.
+//!
+//! A run is two phases, each with its own threads (as C): a one-second
+//! pre-heat, whose figures only give `--bias` its minimum, then the
+//! measurement. Each thread pins itself, takes SCHED_FIFO if asked,
+//! measures its counter's frequency (as C: until two one-million-tick
+//! measurements agree within 0.1 %), allocates everything its loop
+//! touches, waits until every thread is ready, then loops until the main
+//! thread says stop.
+//!
+//! The loop ([`hot`]) follows the house rules: no allocation, no lock, no
+//! system call (the counter is an instruction, or the vDSO's clock). Its
+//! common case is cheaper than C's: a gap shorter than the fast limit
+//! (at most [`FINE_TICKS`] ticks, less than the first overflow and the
+//! `-T` threshold) is counted in a table indexed by the gap in ticks, one
+//! increment and no division; the C buckets are made from that table
+//! after the loop. Any other gap takes the slow path, which does what C's
+//! `insert_bucket` does (bias, overflow excess, `-T`), and records it in
+//! a full distribution, so that the extended figures are exact to the
+//! tick below the fast limit and to the microsecond above it.
+
+pub mod hot;
+mod threads;
+
+pub use hot::{FINE_TICKS, LoopState, Trigger};
+pub use threads::{OslatError, OslatRun, PhaseOutcome, Stop, run_phase};
+
+use crate::Nanos;
+
+/// What the threads do between two counter reads (`-w`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// Nothing (`-w no`, the default).
+    None,
+    /// Copy a buffer of `-m` bytes into another (`-w memmove`).
+    Memmove,
+}
+
+impl Workload {
+    /// Its name, as `-w` takes it and the header shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::None => "no",
+            Workload::Memmove => "memmove",
+        }
+    }
+}
+
+/// The validated configuration of an oslat run's threads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OslatConfig {
+    /// One measuring thread per CPU, in this order.
+    pub cpus: Vec<usize>,
+    /// SCHED_FIFO priority (`-f`); 0 for the default policy.
+    pub rtprio: u8,
+    /// Buckets of the histogram (`-b`), 1 µs each.
+    pub bucket_size: usize,
+    /// `-w`.
+    pub workload: Workload,
+    /// `-m`: bytes of each of a thread's two buffers (memmove only).
+    pub workload_mem: usize,
+    /// `-T`: stop at the first gap of this many µs or more (C's
+    /// `index + 1 >= threshold`).
+    pub trace_threshold_us: Option<u64>,
+    /// How long the measurement runs (`-D`).
+    pub duration: Nanos,
+}
+
+/// One thread's figures after a phase, as C oslat computes them, plus the
+/// extended ones.
+#[derive(Clone, Debug)]
+pub struct ThreadFigures {
+    /// Its CPU.
+    pub cpu: usize,
+    /// Its kernel thread id.
+    pub tid: i32,
+    /// The counter's frequency as measured, in Hz.
+    pub counter_hz: u64,
+    /// The same, truncated to whole MHz: C's ticks per µs.
+    pub counter_mhz: u64,
+    /// C's buckets (1 µs each from `bias + 1`), the last one with the
+    /// overflows.
+    pub buckets: Vec<u64>,
+    /// The overflow excess in µs beyond the last bucket (C's
+    /// `overflow_sum`).
+    pub overflow_sum: u64,
+    /// C's minimum and maximum: `gap / MHz + 1`, before the bias.
+    pub min_us: u64,
+    /// See `min_us`.
+    pub max_us: u64,
+    /// Gaps counted (loop iterations).
+    pub loops: u64,
+    /// Counter ticks from the first read to the last.
+    pub runtime_ticks: u64,
+    /// The smallest and largest gap in ns (from ticks, exact).
+    pub min_ns: Option<f64>,
+    /// See `min_ns`.
+    pub max_ns: Option<f64>,
+    /// The gaps below the fast limit: (ns, count), ascending, non-zero.
+    pub fine: Vec<(f64, u64)>,
+    /// The gaps at or above the fast limit (1 µs buckets to 2 ms).
+    pub slow: crate::Distribution,
+}
+
+/// The standard percentiles the JSON lists.
+pub const PERCENTILES: [(&str, f64); 6] = [
+    ("p50", 0.5),
+    ("p90", 0.9),
+    ("p99", 0.99),
+    ("p99.9", 0.999),
+    ("p99.99", 0.9999),
+    ("p99.999", 0.99999),
+];
+
+impl ThreadFigures {
+    /// C's average: every bucket's count times its label, plus the
+    /// overflow excess (this thread's own: C adds thread 0's to every
+    /// thread), over the count.
+    pub fn average(&self, bias: u64) -> f64 {
+        let mut sum = 0.0;
+        let mut count = 0u64;
+        for (j, &n) in self.buckets.iter().enumerate() {
+            sum += n as f64 * (bias + j as u64 + 1) as f64;
+            count += n;
+        }
+        sum += self.overflow_sum as f64;
+        sum / count as f64
+    }
+
+    /// The seconds the loop ran, from the counter (C: a `float`).
+    pub fn duration_secs(&self) -> f64 {
+        f64::from(self.runtime_ticks as f32 / (self.counter_mhz as f32 * 1e6))
+    }
+
+    /// The loop's cost: ns per iteration (one gap), from the counter.
+    pub fn ns_per_loop(&self) -> Option<f64> {
+        (self.loops > 0 && self.counter_hz > 0)
+            .then(|| self.runtime_ticks as f64 * 1e9 / self.counter_hz as f64 / self.loops as f64)
+    }
+
+    /// The mean gap in ns.
+    pub fn mean_ns(&self) -> Option<f64> {
+        self.ns_per_loop()
+    }
+
+    /// All the gaps as the house's distribution (1 µs buckets to 2 ms,
+    /// log-linear above), with the exact extremes: what `--fail-if`'s
+    /// percentiles read.
+    pub fn distribution(&self) -> crate::Distribution {
+        let mut cells: Vec<(u64, u64)> = Vec::new();
+        for &(ns, n) in &self.fine {
+            let place = ns as u64 / 1000;
+            match cells.last_mut() {
+                Some(last) if last.0 == place => last.1 += n,
+                _ => cells.push((place, n)),
+            }
+        }
+        let mut d = self.slow.clone();
+        let fine = crate::SparseCounts {
+            cells,
+            ..crate::SparseCounts::default()
+        };
+        // The fine gaps are below 4096 ticks, far inside the exact range.
+        let _ = d.add_sparse(&fine);
+        d.set_extremes(
+            self.min_ns.map(|n| Nanos(n as i64)),
+            self.max_ns.map(|n| Nanos(n as i64)),
+        );
+        d
+    }
+
+    /// The gap at `fraction` of the gaps (nearest rank), in ns: exact to
+    /// the tick below the fast limit, the lower bound of its 1 µs (or
+    /// log-linear) bucket above it, never beyond the extremes.
+    pub fn value_at(&self, fraction: f64) -> Option<f64> {
+        let count = self.loops;
+        if count == 0 {
+            return None;
+        }
+        let rank = ((fraction * count as f64).ceil() as u64).clamp(1, count);
+        let mut seen = 0;
+        for &(ns, n) in &self.fine {
+            seen += n;
+            if seen >= rank {
+                return Some(ns);
+            }
+        }
+        let rest = rank - seen;
+        let mut seen_slow = 0;
+        for bucket in self.slow.buckets() {
+            seen_slow += bucket.count;
+            if seen_slow >= rest {
+                let v = bucket.lower.max(0) as f64;
+                let lo = self.min_ns.unwrap_or(v);
+                let hi = self.max_ns.unwrap_or(v);
+                return Some(v.clamp(lo, hi));
+            }
+        }
+        self.max_ns
+    }
+}
