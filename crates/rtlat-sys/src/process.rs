@@ -499,6 +499,13 @@ pub fn die_with_parent(expected_parent: i32) -> Result<(), ParentCheck> {
     }
 }
 
+/// Makes the calling process a child subreaper: its descendants whose
+/// parent dies are given to it rather than to init, so that it can reap
+/// them and know them gone (ssdd's tracees, whose tracer it killed).
+pub fn become_subreaper() -> Result<(), Errno> {
+    rustix::process::set_child_subreaper(Some(rustix::process::getpid()))
+}
+
 /// The parent's process id (0 when the process has none).
 pub fn parent_pid() -> i32 {
     rustix::process::getppid().map_or(0, |p| p.as_raw_nonzero().get())

@@ -265,12 +265,38 @@ fn ptrace(request: libc::c_uint, pid: i32) -> Result<(), i32> {
     if rc == -1 { Err(errno_now()) } else { Ok(()) }
 }
 
-/// The tracee: spins until it is killed.
-fn tracee(tracer: i32) -> ! {
+/// The tracee: dies with its tracer from now on, says so through `ready`
+/// (one byte; the tracer attaches only then), and spins until it is
+/// killed.
+fn tracee(tracer: i32, ready: libc::c_int) -> ! {
     die_with(tracer);
+    let byte = 1u8;
+    // SAFETY: `byte` is live for the call and one byte long; `ready` is
+    // the pipe's write end, owned by this process.
+    unsafe {
+        libc::write(ready, (&raw const byte).cast(), 1);
+        libc::close(ready);
+    }
     loop {
         core::hint::spin_loop();
     }
+}
+
+/// Waits for the tracee's byte on `ready` (the pipe's read end, closed
+/// here): true once it has come, false if the tracee ended first.
+fn tracee_ready(ready: libc::c_int) -> bool {
+    let mut byte = 0u8;
+    let got = loop {
+        // SAFETY: `byte` is live and writable for the call, one byte long.
+        let rc = unsafe { libc::read(ready, (&raw mut byte).cast(), 1) };
+        if rc < 0 && crate::last_errno() == Errno::INTR {
+            continue;
+        }
+        break rc == 1;
+    };
+    // SAFETY: `ready` is this process's own descriptor, closed once.
+    unsafe { libc::close(ready) };
+    got
 }
 
 /// The tracer's whole life (in the forked child).
@@ -280,6 +306,18 @@ fn tracer(plan: TracerPlan) -> ! {
     // SAFETY: getpid has no memory effects.
     let me = unsafe { libc::getpid() };
     let id = plan.id;
+    // The tracee attached to before it has asked to die with the tracer
+    // would, if the tracer were killed in that moment, be left stopped by
+    // the attach for good: the tracer waits for its word first.
+    let mut ready: [libc::c_int; 2] = [-1, -1];
+    // SAFETY: `ready` is a live array of two descriptors for pipe2 to fill.
+    if unsafe { libc::pipe2(ready.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        say!(
+            "forktest#{id}/{me}: EXITING, ERROR: pipe returned errno {}",
+            errno_now()
+        );
+        exit(1);
+    }
     // SAFETY: as in fork_tracer: the child runs `tracee`, raw calls only.
     let child = unsafe { libc::fork() };
     if child < 0 {
@@ -290,13 +328,21 @@ fn tracer(plan: TracerPlan) -> ! {
         exit(1);
     }
     if child == 0 {
-        tracee(me);
+        // SAFETY: the read end is this (forked) process's own copy.
+        unsafe { libc::close(ready[0]) };
+        tracee(me, ready[1]);
     }
+    // SAFETY: the write end is this process's own copy, closed once.
+    unsafe { libc::close(ready[1]) };
     let fail = |code: i32| -> ! {
         kill_child(child);
         let _ = wait_child(child, false);
         exit(code)
     };
+    if !tracee_ready(ready[0]) {
+        say!("forktest#{id}/{me}: EXITING, ERROR: the tracee ended before it was traced");
+        fail(1);
+    }
     if !plan.quiet {
         say!("forktest#{id}/{me}/{child}: STARTING");
     }

@@ -59,6 +59,15 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     // The tracers write to the same stdout, unbuffered: ours first.
     out.flush();
+    // A tracee whose tracer is killed at a stop (below) dies by its parent
+    // death signal; as their subreaper rtlat is given it and reaps it, so
+    // that none is left when rtlat ends. The tracers are its only children.
+    if let Err(e) = rtlat_sys::process::become_subreaper() {
+        anyhow::bail!(
+            "cannot become the tracees' subreaper: {}",
+            rtlat_sys::strerror(e.raw_os_error())
+        );
+    }
     let mut running = BTreeSet::new();
     for id in 0..settings.forks {
         match fork_tracer(TracerPlan {
@@ -136,7 +145,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     end_run(&mut out, written, failure, status)
 }
 
-/// Kills the tracers (their tracees die with them) and reaps them.
+/// Kills the tracers (their tracees die with them) and reaps them, then
+/// the tracees, which the kernel gives to rtlat, their subreaper, as their
+/// tracers die: when it returns, no tracer and no tracee is left.
 fn end_tracers(tracers: &BTreeSet<i32>) {
     for &tracer in tracers {
         kill_child(tracer);
@@ -144,4 +155,9 @@ fn end_tracers(tracers: &BTreeSet<i32>) {
     for &tracer in tracers {
         let _ = wait_child(tracer, false);
     }
+    // Any child left is an adopted tracee (SIGKILLed by its parent death
+    // signal): wait for each until there is none (ECHILD).
+    while let Ok(Some((pid, _))) = wait_child(-1, false)
+        && pid > 0
+    {}
 }
