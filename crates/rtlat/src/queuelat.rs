@@ -185,10 +185,10 @@ mod tests {
         let mut v = Vec::new();
         write_exit_info(&mut v, &h).unwrap();
         let text = String::from_utf8(v).unwrap();
-        let want = "[0 - 99] = 2\n[100 - 199] = 0\n[200 - 299] = 1\n[300 - 399] = 0\n...\n\
+        let want = "[0 - 99] = 2\n[100 - 199] = 0\n[200 - 299] = 1\n...\n\
 [69900 - 69999] = 0\n[70000 - END] = 1\n\n ---------------- \n\
 Min loop processing time: [0 - 99] = 2\nMax loop processing time: [70000 - 70099] = 1\n\
-Avg loop processing time: 17624\n";
+Avg loop processing time: 17649\n";
         assert_eq!(text, want);
     }
 }
