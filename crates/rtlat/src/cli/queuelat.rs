@@ -288,7 +288,7 @@ mod tests {
             assert!(e.starts_with(prefix), "{words:?}: {e}");
             assert!(!e.contains('\n'), "{words:?}: {e}");
         }
-        let e = expect_usage_error(parse_words(&["-m", "2000"]), &["-m"]);
+        let e = expect_usage_error(parse_words(&["-m", "2000"]), ["-m"]);
         assert!(
             e.starts_with("options -m, -c, -p and -f are required"),
             "{e}"
