@@ -82,7 +82,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             return Ok(0);
         }
         Calibration::TooSlow => anyhow::bail!(
-            "a copy of 1000 bytes takes longer than half of -m ({} ns): nothing to calibrate",
+            "cannot calibrate: the smallest copies take longer than half of -m ({} ns)",
             settings.max_latency_ns
         ),
     };

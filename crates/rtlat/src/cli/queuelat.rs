@@ -57,7 +57,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             .shows_help(),
         Flag::c(Some('m'), "max-len", REQ, "LEN")
             .help(rtlat_args::lines![
-                "maximum latency allowed, in nanoseconds, 400 or more; required"
+                "maximum latency allowed, in nanoseconds, 1 or more; required"
             ])
             .apply(|r: &mut Raw, v| {
                 r.max_len = Some(v.text()?);
@@ -126,7 +126,7 @@ pub fn parse(args: &[OsString], _cmdline: String) -> Result<Invocation, UsageErr
     let max_latency_ns = int_in(
         name("max-len"),
         required(&raw.max_len, "max-len")?,
-        400..=i64::from(i32::MAX),
+        1..=i64::from(i32::MAX),
         "nanoseconds",
     )? as i32;
     let cycles_per_packet = int_in(
@@ -273,7 +273,7 @@ mod tests {
     fn bad_values_name_the_option() {
         for (bad, prefix) in [
             (&["-m", "x"][..], "-m/--max-len: invalid value 'x'"),
-            (&["-m", "10"], "-m/--max-len: invalid value '10'"),
+            (&["-m", "0"], "-m/--max-len: invalid value '0'"),
             (&["-c", "0"], "-c/--cycles: invalid value '0'"),
             (&["-p", "-1"], "-p/--packets: invalid value '-1'"),
             (&["-p", "nan"], "-p/--packets: invalid value 'nan'"),
