@@ -134,6 +134,7 @@ pub mod migrate;
 pub mod oslat;
 mod phase;
 pub mod pip;
+pub mod queuelat;
 mod report;
 mod ring;
 mod slot;

@@ -38,6 +38,7 @@ mod oslat;
 mod output;
 mod pi_stress;
 mod pip_stress;
+mod queuelat;
 mod report;
 mod rtsetup;
 mod run_audit;

@@ -21,6 +21,7 @@ pub mod oslat;
 pub mod output_options;
 pub mod pi_stress;
 pub mod pip_stress;
+pub mod queuelat;
 pub mod rt_tests_options;
 pub mod shared;
 pub mod signaltest;

@@ -28,6 +28,7 @@ mod pair;
 mod pi_stress;
 mod pip_stress;
 mod plot;
+mod queuelat;
 mod signaltest;
 mod ssdd;
 
@@ -60,6 +61,7 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &cyclicdeadline::Cyclicdeadline,
     &deadline_test::DeadlineTest,
     &oslat::Oslat,
+    &queuelat::Queuelat,
     &latency::Latency,
     &monitor::Monitor,
     &plot::Plot,

@@ -40,6 +40,7 @@ mod monitor_http;
 mod oslat;
 mod package;
 mod pi_stress;
+mod queuelat;
 mod reader_bounds;
 mod results;
 mod rt_tests_newer;
