@@ -101,6 +101,34 @@ impl RtTests {
         self.minor >= 7
     }
 
+    /// From 2.5 ("oslat: Add command line option for bucket width"),
+    /// oslat's minimum and maximum are the gap in the unit (2.5 and 2.6
+    /// rounded up, from 2.7 truncated: [`RtTests::oslat_latency_truncated`])
+    /// instead of 2.4's whole µs plus one, the `-B` bias is that minimum,
+    /// and a biased gap of 0 counts as 1.
+    pub fn oslat_latency_in_units(self) -> bool {
+        self.minor >= 5
+    }
+
+    /// From 2.7 ("oslat: convert to nanoseconds correctly"), oslat
+    /// truncates a gap to the unit (2.5 and 2.6: rounded up, so that a
+    /// gap below 1 µs was counted in the 2 µs bucket).
+    pub fn oslat_latency_truncated(self) -> bool {
+        self.minor >= 7
+    }
+
+    /// From 2.7 ("oslat should use MHz, not Mhz"), oslat's `Counter
+    /// Freq:` line ends `(MHz)` (2.4: `(Mhz)`).
+    pub fn oslat_mhz_spelling(self) -> bool {
+        self.minor >= 7
+    }
+
+    /// From 2.6 ("oslat: remove newline from tracemark message"), oslat's
+    /// `-T` message is one line, without 2.4's `Stopping the test.`.
+    pub fn oslat_trace_message_one_line(self) -> bool {
+        self.minor >= 6
+    }
+
     /// From 2.6 (seen in 2.6's script; not in 2.4's), hwlatdetect's
     /// sample lines end with the sample's `, cpu:N`.
     pub fn hwlatdetect_sample_cpu(self) -> bool {
