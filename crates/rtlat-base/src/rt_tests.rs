@@ -129,6 +129,13 @@ impl RtTests {
         self.minor >= 6
     }
 
+    /// From 2.6 ("rt-error: added conditional to info() and debug()"),
+    /// cyclicdeadline prints its `interval:`/`Tested at` lines only with
+    /// `--verbose` and its thread lines only with `--debug` (2.4: always).
+    pub fn cyclicdeadline_info_when_asked(self) -> bool {
+        self.minor >= 6
+    }
+
     /// From 2.6 (seen in 2.6's script; not in 2.4's), hwlatdetect's
     /// sample lines end with the sample's `, cpu:N`.
     pub fn hwlatdetect_sample_cpu(self) -> bool {

@@ -461,3 +461,72 @@ fn oslat_bucket_width_as_2_10() {
         ("oslat V 2.10\n", "oslat V 2.10\n")
     );
 }
+
+/// cyclicdeadline 2.10 and `--rt-tests=2.10` with 2.7's `--histogram`:
+/// `-q` prints the block instead of the `T:` lines (and no `interval:`,
+/// `Tested at` or thread lines without `--verbose`/`--debug`, 2.6), the
+/// block as cyclictest 2.7's (a line per non-empty bucket, no `# Total:`),
+/// the JSON's `"histogram"` first in each thread, version 2.10. Every
+/// CPU (C's cpusets), 1 s each, side by side.
+#[test]
+fn cyclicdeadline_histogram_as_2_10() {
+    require_root!();
+    let release = require_rt_tests!("2.10");
+    let _lease = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let (cj, rj) = (dir.path().join("c.json"), dir.path().join("r.json"));
+    let (cjs, rjs) = (
+        format!("--json={}", cj.display()),
+        format!("--json={}", rj.display()),
+    );
+    let base = ["-q", "-i", "10000", "-D", "1", "--histogram=30"];
+    let c = run(release
+        .command("cyclicdeadline", &[&base[..], &[&cjs]].concat())
+        .current_dir(dir.path()));
+    c.expect_code(0);
+    let mut cmd = Command::new(rtlat_path());
+    cmd.arg("cyclicdeadline")
+        .arg("--rt-tests=2.10")
+        .args([&base[..], &[&rjs]].concat())
+        .env_remove("RTLAT_RT_TESTS");
+    let r = run(&mut cmd);
+    r.expect_code(0);
+    let strip_buckets =
+        |text: &str| -> Vec<String> { shapes(text).into_iter().filter(|l| l != "N N").collect() };
+    assert_eq!(
+        strip_buckets(&c.stdout),
+        strip_buckets(&r.stdout),
+        "\n--- C ---\n{}\n--- rtlat ---\n{}",
+        c.stdout,
+        r.stdout
+    );
+    for out in [&c.stdout, &r.stdout] {
+        assert!(
+            out.contains("# Histogram\n") && !out.contains("# Total:"),
+            "{out}"
+        );
+        assert!(!out.contains("T: 0") && !out.contains("Tested at"), "{out}");
+        let buckets: Vec<u64> = out
+            .lines()
+            .filter(|l| l.len() == 13 && l.as_bytes()[6] == b' ')
+            .map(|l| {
+                let (b, n) = l.split_once(' ').unwrap();
+                assert_ne!(n.parse::<u64>().unwrap(), 0, "{l}");
+                b.parse().unwrap()
+            })
+            .collect();
+        assert!(buckets.windows(2).all(|w| w[0] < w[1]) && buckets.iter().all(|&b| b < 30));
+    }
+    assert_keys_exactly(
+        &std::fs::read_to_string(&cj).unwrap(),
+        &std::fs::read_to_string(&rj).unwrap(),
+    );
+    for file in [&cj, &rj] {
+        let text = std::fs::read_to_string(file).unwrap();
+        let mut lines = text.lines().skip_while(|l| l.trim() != "\"0\": {");
+        lines.next();
+        let first = lines.next().unwrap_or_default().trim_start();
+        assert!(first.starts_with("\"histogram\": {"), "{text}");
+        assert!(read_json(file)["thread"]["0"]["histogram"].is_object());
+    }
+}
