@@ -186,6 +186,26 @@ mod tests {
     }
 
     #[test]
+    fn oslat_and_cyclicdeadline_change_with_2_5_2_6_and_2_7() {
+        let at = |m: &str| RtTests::parse(m).unwrap();
+        // (release, in units, truncated, MHz, one-line -T, quiet info)
+        for (d, units, trunc, mhz, one_line, quiet) in [
+            ("2.4", false, false, false, false, false),
+            ("2.5", true, false, false, false, false),
+            ("2.6", true, false, false, true, true),
+            ("2.7", true, true, true, true, true),
+            ("2.10", true, true, true, true, true),
+        ] {
+            let r = at(d);
+            assert_eq!(r.oslat_latency_in_units(), units, "{d}");
+            assert_eq!(r.oslat_latency_truncated(), trunc, "{d}");
+            assert_eq!(r.oslat_mhz_spelling(), mhz, "{d}");
+            assert_eq!(r.oslat_trace_message_one_line(), one_line, "{d}");
+            assert_eq!(r.cyclicdeadline_info_when_asked(), quiet, "{d}");
+        }
+    }
+
+    #[test]
     fn the_default_is_2_4_and_changes_come_with_2_7() {
         assert_eq!(RtTests::default(), RtTests::V2_4);
         assert_eq!(RtTests::V2_10.to_string(), "2.10");

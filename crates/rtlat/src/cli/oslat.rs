@@ -389,7 +389,7 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
 /// release rounds a gap its own way (2.4 `index + 1`, 2.5-2.6 up, from
 /// 2.7 down).
 fn scale_of(width_ns: u64, rt_tests: rtlat_core::RtTests) -> Scale {
-    let (unit_per_us, width) = if width_ns % 1000 == 0 {
+    let (unit_per_us, width) = if width_ns.is_multiple_of(1000) {
         (1, width_ns / 1000)
     } else {
         (1000, width_ns)
