@@ -17,7 +17,8 @@ pub struct OslatMembers<'a> {
     pub all_threads: Option<crate::document::Percentiles>,
     /// What the threads read: `tsc`, `cntvct_el0` or `clock_monotonic`.
     pub counter: &'static str,
-    /// The µs bias of `-B` (0 without it).
+    /// The bias of `-B` (0 without it), in µs, or in ns with a `-W` not
+    /// in whole µs (as the thread's `min`).
     pub bias: u64,
     /// `--load`, if given.
     #[serde(skip_serializing_if = "Option::is_none")]
