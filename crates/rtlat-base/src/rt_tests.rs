@@ -101,6 +101,41 @@ impl RtTests {
         self.minor >= 7
     }
 
+    /// From 2.5 ("oslat: Add command line option for bucket width"),
+    /// oslat's minimum and maximum are the gap in the unit (2.5 and 2.6
+    /// rounded up, from 2.7 truncated: [`RtTests::oslat_latency_truncated`])
+    /// instead of 2.4's whole µs plus one, the `-B` bias is that minimum,
+    /// and a biased gap of 0 counts as 1.
+    pub fn oslat_latency_in_units(self) -> bool {
+        self.minor >= 5
+    }
+
+    /// From 2.7 ("oslat: convert to nanoseconds correctly"), oslat
+    /// truncates a gap to the unit (2.5 and 2.6: rounded up, so that a
+    /// gap below 1 µs was counted in the 2 µs bucket).
+    pub fn oslat_latency_truncated(self) -> bool {
+        self.minor >= 7
+    }
+
+    /// From 2.7 ("oslat should use MHz, not Mhz"), oslat's `Counter
+    /// Freq:` line ends `(MHz)` (2.4: `(Mhz)`).
+    pub fn oslat_mhz_spelling(self) -> bool {
+        self.minor >= 7
+    }
+
+    /// From 2.6 ("oslat: remove newline from tracemark message"), oslat's
+    /// `-T` message is one line, without 2.4's `Stopping the test.`.
+    pub fn oslat_trace_message_one_line(self) -> bool {
+        self.minor >= 6
+    }
+
+    /// From 2.6 ("rt-error: added conditional to info() and debug()"),
+    /// cyclicdeadline prints its `interval:`/`Tested at` lines only with
+    /// `--verbose` and its thread lines only with `--debug` (2.4: always).
+    pub fn cyclicdeadline_info_when_asked(self) -> bool {
+        self.minor >= 6
+    }
+
     /// From 2.6 (seen in 2.6's script; not in 2.4's), hwlatdetect's
     /// sample lines end with the sample's `, cpu:N`.
     pub fn hwlatdetect_sample_cpu(self) -> bool {
@@ -148,6 +183,26 @@ mod tests {
         assert_eq!(RtTests::V2_6.json_version(), "2.60");
         assert_eq!(RtTests::V2_10.json_version(), "2.10");
         assert_eq!(RtTests::parse("2.9").unwrap().json_version(), "2.90");
+    }
+
+    #[test]
+    fn oslat_and_cyclicdeadline_change_with_2_5_2_6_and_2_7() {
+        let at = |m: &str| RtTests::parse(m).unwrap();
+        // (release, in units, truncated, MHz, one-line -T, quiet info)
+        for (d, units, trunc, mhz, one_line, quiet) in [
+            ("2.4", false, false, false, false, false),
+            ("2.5", true, false, false, false, false),
+            ("2.6", true, false, false, true, true),
+            ("2.7", true, true, true, true, true),
+            ("2.10", true, true, true, true, true),
+        ] {
+            let r = at(d);
+            assert_eq!(r.oslat_latency_in_units(), units, "{d}");
+            assert_eq!(r.oslat_latency_truncated(), trunc, "{d}");
+            assert_eq!(r.oslat_mhz_spelling(), mhz, "{d}");
+            assert_eq!(r.oslat_trace_message_one_line(), one_line, "{d}");
+            assert_eq!(r.cyclicdeadline_info_when_asked(), quiet, "{d}");
+        }
     }
 
     #[test]

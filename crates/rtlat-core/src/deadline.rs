@@ -32,7 +32,7 @@ use crate::distribution::{DEFAULT_EXACT_RANGE, DistributionPlan, LatencyHistogra
 use crate::engine::{STACK_PREFAULT_BYTES, THREAD_STACK_BYTES, threads};
 use crate::report::{EndReason, RunReport, ThreadError, ThreadStep};
 use crate::slot::{SlotWriter, ThreadState};
-use crate::stats::{BreakCell, LoopEnd, ThreadChannel, try_collect_slice};
+use crate::stats::{BreakCell, Histogram, LoopEnd, ThreadChannel, try_collect_slice};
 use rtlat_base::{Nanos, Resolution};
 
 /// One deadline thread: its budget, deadline and period.
@@ -55,6 +55,9 @@ pub struct DeadlineConfig {
     pub threads: Vec<DeadlinePlan>,
     /// `-b`: stop at the first thread whose maximum passes this many µs.
     pub break_threshold: Option<i64>,
+    /// `--histogram` (rt-tests 2.7's cyclicdeadline): one-µs buckets
+    /// per thread, the overflows' job numbers kept.
+    pub histogram_buckets: Option<usize>,
 }
 
 /// Why the threads could not be prepared or started.
@@ -107,8 +110,13 @@ impl DeadlineEngine {
                     .ok()
                     .and_then(LatencyHistogram::new)
                     .ok_or(DeadlineError::OutOfMemory(n))?;
+                let histogram = match config.histogram_buckets {
+                    Some(n) => Some(Histogram::new(n).ok_or(DeadlineError::OutOfMemory(n))?),
+                    None => None,
+                };
                 Ok(ThreadChannel {
                     distribution: Some(Arc::new(dist)),
+                    histogram,
                     ..ThreadChannel::default()
                 })
             }),
@@ -205,7 +213,7 @@ impl Job {
         let mut writer = SlotWriter::new(slot);
         let end = jobs(
             &mut writer,
-            channel.distribution.as_deref(),
+            (channel.distribution.as_deref(), channel.histogram.as_ref()),
             self.plan.deadline.as_nanos(),
             self.break_threshold,
             &self.shared.stop,
@@ -245,7 +253,7 @@ fn now_ns() -> i64 {
 #[inline(never)]
 pub fn jobs(
     writer: &mut SlotWriter<'_>,
-    distribution: Option<&LatencyHistogram>,
+    (distribution, histogram): (Option<&LatencyHistogram>, Option<&Histogram>),
     deadline_ns: i64,
     break_threshold: Option<i64>,
     stop: &AtomicBool,
@@ -262,6 +270,9 @@ pub fn jobs(
         }
         let late = now - period;
         let us = late / 1000;
+        if let Some(h) = histogram {
+            h.record(us, writer.cycles());
+        }
         writer.record(us, late, || now);
         if let Some(d) = distribution {
             d.record(late);
@@ -392,7 +403,7 @@ mod tests {
         let mut writer = SlotWriter::new(&slot);
         let stop = AtomicBool::new(true);
         assert_eq!(
-            jobs(&mut writer, None, 1_000_000, None, &stop),
+            jobs(&mut writer, (None, None), 1_000_000, None, &stop),
             LoopEnd::Stopped
         );
         assert_eq!(slot.cycles(), 0);
@@ -405,7 +416,7 @@ mod tests {
         let slot = ThreadSlot::default();
         let mut writer = SlotWriter::new(&slot);
         let stop = AtomicBool::new(false);
-        let end = jobs(&mut writer, None, 1, Some(-1), &stop);
+        let end = jobs(&mut writer, (None, None), 1, Some(-1), &stop);
         assert!(matches!(end, LoopEnd::Break(v) if v >= 0), "{end:?}");
         assert_eq!(slot.cycles(), 1);
     }

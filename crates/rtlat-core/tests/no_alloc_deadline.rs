@@ -1,5 +1,6 @@
 //! The loops of the deadline threads make no heap allocation:
-//! cyclicdeadline's (`deadline::jobs`, with the distribution) and
+//! cyclicdeadline's (`deadline::jobs`, with the distribution and the
+//! `--histogram` buckets, most jobs overflowing them) and
 //! deadline_test's job (`deadline_work::Work::job`). Run here under
 //! SCHED_OTHER, where `sched_yield` returns at once: the same code as under
 //! SCHED_DEADLINE, many more jobs a second. `allocation-counter` counts in
@@ -16,6 +17,7 @@ fn cyclicdeadlines_jobs_allocate_nothing() {
     let slot = ThreadSlot::default();
     let plan = DistributionPlan::new(1000, Nanos::from_micros(10_000)).unwrap();
     let distribution = LatencyHistogram::new(plan).unwrap();
+    let histogram = rtlat_core::Histogram::new(10).unwrap();
     let stop = AtomicBool::new(false);
     let mut writer = SlotWriter::new(&slot);
     // The first record publishes every figure once: warm up outside.
@@ -24,12 +26,20 @@ fn cyclicdeadlines_jobs_allocate_nothing() {
     // its own duration, so the run ends by itself at the -b limit (50 ms
     // late: about 50 ms of jobs).
     let info = allocation_counter::measure(|| {
-        let end = jobs(&mut writer, Some(&distribution), 1, Some(50_000), &stop);
+        let end = jobs(
+            &mut writer,
+            (Some(&distribution), Some(&histogram)),
+            1,
+            Some(50_000),
+            &stop,
+        );
         assert!(matches!(end, LoopEnd::Break(_)), "{end:?}");
     });
     assert!(slot.cycles() > 1);
     assert_eq!(info.count_total, 0, "allocations in the loop: {info:?}");
     assert!(!stop.load(Relaxed));
+    let h = histogram.snapshot();
+    assert_eq!(h.total() + h.overflows, slot.cycles() - 1);
 }
 
 #[test]

@@ -3,11 +3,15 @@
 
 use serde::Serialize;
 
-use crate::document::{Distribution, Disturbances, Percentiles};
+use crate::document::{Distribution, Disturbances, Histogram, Percentiles};
 
 /// One cyclicdeadline thread.
 #[derive(Clone, Debug, Serialize)]
 pub struct DeadlineThreadDto {
+    /// With `--histogram` (rt-tests 2.7's, first as there): the non-empty
+    /// one-µs buckets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<Histogram>,
     /// Jobs measured.
     pub cycles: u64,
     /// The smallest lateness, µs (0 before the first job, as C).

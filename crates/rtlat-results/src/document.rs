@@ -255,10 +255,8 @@ impl<'de> Visitor<'de> for HistogramVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Histogram, A::Error> {
         let mut buckets = BTreeMap::new();
         while let Some(key) = map.next_key::<String>()? {
-            let bucket: i64 = key
-                .trim()
-                .parse()
-                .map_err(|_| de::Error::custom(format!("bucket '{key}' is not a number")))?;
+            let bucket = bucket_of(key.trim())
+                .ok_or_else(|| de::Error::custom(format!("bucket '{key}' is not a number")))?;
             let count: serde_json::Value = map.next_value()?;
             let count = count.as_u64().ok_or_else(|| {
                 de::Error::custom(format!("bucket '{key}' has count {count}, not a count"))
@@ -274,6 +272,28 @@ impl<'de> Visitor<'de> for HistogramVisitor {
         }
         Ok(Histogram(buckets))
     }
+}
+
+/// A bucket's key: a whole number, or oslat's fractional label (`-W`
+/// below 1 µs, `"0.250"`: the bucket's upper edge) rounded up to the
+/// whole µs bucket that holds it, its counts added to that bucket's.
+fn bucket_of(key: &str) -> Option<i64> {
+    if let Ok(whole) = key.parse::<i64>() {
+        return Some(whole);
+    }
+    let (int, frac) = key.split_once('.')?;
+    if int.is_empty()
+        || frac.is_empty()
+        || !(int.bytes().chain(frac.bytes())).all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let whole: i64 = int.parse().ok()?;
+    Some(if frac.bytes().all(|b| b == b'0') {
+        whole
+    } else {
+        whole.checked_add(1)?
+    })
 }
 
 /// A measuring thread's `"disturbances"` object, counted between its first

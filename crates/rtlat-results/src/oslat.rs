@@ -17,11 +17,27 @@ pub struct OslatMembers<'a> {
     pub all_threads: Option<crate::document::Percentiles>,
     /// What the threads read: `tsc`, `cntvct_el0` or `clock_monotonic`.
     pub counter: &'static str,
-    /// The µs bias of `-B` (0 without it).
+    /// The bias of `-B` (0 without it), in µs, or in ns with a `-W` not
+    /// in whole µs (as the thread's `min`).
     pub bias: u64,
     /// `--load`, if given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load: Option<LoadDto<'a>>,
+}
+
+/// Buckets under their labels, in order: `{"<label>": count, ...}`.
+#[derive(Clone, Debug, Default)]
+pub struct Labelled(pub Vec<(String, u64)>);
+
+impl Serialize for Labelled {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (label, count) in &self.0 {
+            map.serialize_entry(label, count)?;
+        }
+        map.end()
+    }
 }
 
 /// One oslat thread.
@@ -31,16 +47,18 @@ pub struct OslatThreadDto {
     pub cpu: usize,
     /// The counter's frequency, whole MHz (C's ticks per µs).
     pub freq: u64,
-    /// The smallest gap, C's µs (`gap / MHz + 1`).
+    /// The smallest gap, C's figure: µs (2.4: `gap / MHz + 1`), ns with
+    /// a `-W` not in whole µs.
     pub min: u64,
     /// C's average, µs (6 decimals, as C's `%lf`); `null` without gaps.
     pub avg: Option<f64>,
-    /// The largest gap, C's µs.
+    /// The largest gap, C's figure (as `min`).
     pub max: u64,
     /// Seconds the loop ran (3 decimals).
     pub duration: f64,
-    /// C's non-empty buckets: label (µs, after the bias) to count.
-    pub histogram: Numbered<u64>,
+    /// C's non-empty buckets: label (µs after the bias, as C writes it:
+    /// `"3"`, or `"0.250"` with a `-W` not in whole µs) to count.
+    pub histogram: Labelled,
     /// Gaps counted: loop iterations.
     pub loops: u64,
     /// The loop's cost: ns per iteration (3 decimals).

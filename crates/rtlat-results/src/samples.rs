@@ -391,6 +391,22 @@ mod tests {
     }
 
     #[test]
+    fn oslat_fractional_labels_fold_into_whole_us_buckets() {
+        // oslat -W 250 (2.5 and later): labels are the buckets' upper
+        // edges in us, with three decimals.
+        let i = ok(r#"{"thread": {"0": {"cycles": 6, "histogram":
+            {"0.250": 1, "0.500": 2, "1.000": 1, "1.250": 2}}}}"#);
+        let counts: Vec<u64> = i.threads[0].buckets.iter().map(|b| b.count).collect();
+        assert_eq!(counts.iter().sum::<u64>(), 6);
+        assert_eq!(counts, [4, 2]);
+        for bad in ["1.", ".5", "1.2.3", "-0.5", "1e3"] {
+            let text =
+                format!(r#"{{"thread": {{"0": {{"cycles": 1, "histogram": {{"{bad}": 1}}}}}}}}"#);
+            assert!(err(&text).contains("is not a number"), "{bad}");
+        }
+    }
+
+    #[test]
     fn rtlat_json_environment_in_one_line() {
         let mut doc: Value = serde_json::from_str(RTLAT_JSON).unwrap();
         assert_eq!(ok(RTLAT_JSON).environment, None);

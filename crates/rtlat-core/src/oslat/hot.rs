@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use rtlat_sys::counter;
 use rtlat_sys::tracefs::TraceControl;
 
-use super::Workload;
+use super::{Scale, Workload};
 use crate::{DistributionPlan, LatencyHistogram, Nanos};
 
 /// Entries of the table of short gaps, indexed by the gap in ticks: a
@@ -23,8 +23,9 @@ pub const FINE_TICKS: usize = 4096;
 pub struct Trigger {
     /// The CPU of the thread that saw it.
     pub cpu: usize,
-    /// `gap / MHz + 1`, as C prints it.
-    pub us: u64,
+    /// The gap in the scale's unit, as C prints it (2.4: `gap / MHz + 1`
+    /// µs).
+    pub lat: u64,
 }
 
 /// Everything an oslat thread's loop touches.
@@ -38,9 +39,10 @@ pub struct LoopState {
     fine: Box<[u64; FINE_TICKS]>,
     buckets: Vec<u64>,
     bias: u64,
+    scale: Scale,
     overflow_sum: u64,
-    slow_min_us: u64,
-    slow_max_us: u64,
+    slow_min_lat: u64,
+    slow_max_lat: u64,
     slow_min_ticks: u64,
     slow_max_ticks: u64,
     slow_count: u64,
@@ -76,6 +78,28 @@ impl LoopState {
         workload: Workload,
         workload_mem: usize,
     ) -> LoopState {
+        LoopState::scaled(
+            cpu,
+            hz,
+            (buckets, Scale::DEFAULT),
+            bias,
+            threshold_us,
+            workload,
+            workload_mem,
+        )
+    }
+
+    /// [`LoopState::new`] with `buckets` of the given scale (`-W`, the
+    /// dialect's rounding); `bias` in the scale's unit.
+    pub fn scaled(
+        cpu: usize,
+        hz: u64,
+        (buckets, scale): (usize, Scale),
+        bias: u64,
+        threshold_us: Option<u64>,
+        workload: Workload,
+        workload_mem: usize,
+    ) -> LoopState {
         // A measured rate (the TSC) is rounded to the nearest MHz: C
         // truncates a noisier measurement (gettimeofday over half a
         // millisecond), which on a 2.1 GHz TSC mostly gives 2100 too. A
@@ -85,10 +109,14 @@ impl LoopState {
             None => hz.saturating_add(500_000) / 1_000_000,
         }
         .max(1);
-        // A gap below `bucket_size * mhz` ticks never overflows (the bias
-        // only lowers it); one below `(threshold - 1) * mhz` never
-        // reaches -T.
-        let mut fast_limit = (FINE_TICKS as u64).min(mhz.saturating_mul(buckets as u64));
+        // A gap below `(bucket_size * width - 1) * mhz / unit` ticks
+        // never overflows, whatever the rounding (the bias only lowers
+        // it); one below `(threshold - 1) * mhz` never reaches -T.
+        let span = (buckets as u64)
+            .saturating_mul(scale.width)
+            .saturating_sub(1);
+        let mut fast_limit =
+            (FINE_TICKS as u64).min(mhz.saturating_mul(span) / scale.unit_per_us.max(1));
         if let Some(t) = threshold_us {
             fast_limit = fast_limit.min(mhz.saturating_mul(t.saturating_sub(1)));
         }
@@ -105,9 +133,10 @@ impl LoopState {
             fine: Box::new([0; FINE_TICKS]),
             buckets: vec![0; buckets.max(1)],
             bias,
+            scale,
             overflow_sum: 0,
-            slow_min_us: u64::MAX,
-            slow_max_us: 0,
+            slow_min_lat: u64::MAX,
+            slow_max_lat: 0,
             slow_min_ticks: u64::MAX,
             slow_max_ticks: 0,
             slow_count: 0,
@@ -137,7 +166,7 @@ impl LoopState {
                 "oslat: Trace threshold ({} us) triggered on cpu {} with {} us!",
                 self.threshold_us.unwrap_or(0),
                 t.cpu,
-                t.us
+                Micros(self.scale, t.lat)
             );
             let _ = trace.write_marker(line.bytes());
             let _ = trace.stop_tracing();
@@ -173,30 +202,29 @@ impl LoopState {
     #[cold]
     #[inline(never)]
     fn slow_path(&mut self, gap: u64) -> bool {
-        let index = gap / self.mhz;
-        let us = index + 1;
+        let lat = self.scale.latency(gap, self.mhz);
         self.slow_count += 1;
         self.slow_min_ticks = self.slow_min_ticks.min(gap);
         self.slow_max_ticks = self.slow_max_ticks.max(gap);
         let ns = (u128::from(gap) * 1_000_000_000 / u128::from(self.hz.max(1))) as i64;
         self.slow.record(ns);
-        if self.threshold_us.is_some_and(|t| us >= t) {
-            self.trigger = Some(Trigger { cpu: self.cpu, us });
-            self.slow_max_us = self.slow_max_us.max(us);
-            self.slow_min_us = self.slow_min_us.min(us);
-            self.bucket(index);
+        self.slow_max_lat = self.slow_max_lat.max(lat);
+        self.slow_min_lat = self.slow_min_lat.min(lat);
+        self.bucket(self.scale.bucket(lat, self.bias));
+        let unit = self.scale.unit_per_us;
+        if self
+            .threshold_us
+            .is_some_and(|t| lat >= t.saturating_mul(unit))
+        {
+            self.trigger = Some(Trigger { cpu: self.cpu, lat });
             return true;
         }
-        self.slow_max_us = self.slow_max_us.max(us);
-        self.slow_min_us = self.slow_min_us.min(us);
-        self.bucket(index);
         false
     }
 
-    /// Counts a gap of `index` whole µs in C's buckets, after the bias;
-    /// beyond the last one its excess goes to the overflow sum.
+    /// Counts a gap in C's bucket `index` (after the bias); beyond the
+    /// last one its excess goes to the overflow sum.
     fn bucket(&mut self, index: u64) {
-        let index = index.saturating_sub(self.bias);
         let last = self.buckets.len() as u64 - 1;
         let place = if index > last {
             let extra = index - self.buckets.len() as u64;
@@ -216,7 +244,7 @@ impl LoopState {
     /// The figures of the loop that ran (C's buckets completed with the
     /// short gaps).
     pub fn figures(mut self, tid: i32) -> super::ThreadFigures {
-        let (mut min_us, mut max_us) = (self.slow_min_us, self.slow_max_us);
+        let (mut min_lat, mut max_lat) = (self.slow_min_lat, self.slow_max_lat);
         let (mut min_ticks, mut max_ticks) = (self.slow_min_ticks, self.slow_max_ticks);
         let mut fine = Vec::new();
         let mut loops = self.slow_count;
@@ -226,12 +254,12 @@ impl LoopState {
             if n == 0 {
                 continue;
             }
-            let index = ticks / self.mhz;
-            min_us = min_us.min(index + 1);
-            max_us = max_us.max(index + 1);
+            let lat = self.scale.latency(ticks, self.mhz);
+            min_lat = min_lat.min(lat);
+            max_lat = max_lat.max(lat);
             min_ticks = min_ticks.min(ticks);
             max_ticks = max_ticks.max(ticks);
-            let place = index.saturating_sub(self.bias) as usize;
+            let place = self.scale.bucket(lat, self.bias) as usize;
             let last = self.buckets.len() - 1;
             self.buckets[place.min(last)] += n;
             loops += n;
@@ -251,14 +279,30 @@ impl LoopState {
             counter_mhz: self.mhz,
             buckets: self.buckets,
             overflow_sum: self.overflow_sum,
-            min_us: if any { min_us } else { 0 },
-            max_us,
+            min_lat: if any { min_lat } else { 0 },
+            max_lat,
+            scale: self.scale,
             loops,
             runtime_ticks: self.stop.wrapping_sub(self.start),
             min_ns,
             max_ns,
             fine,
             slow,
+        }
+    }
+}
+
+/// A figure in the scale's unit as C prints it in µs (`%.*f`), written
+/// without allocating.
+struct Micros(Scale, u64);
+
+impl std::fmt::Display for Micros {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Micros(scale, lat) = *self;
+        if scale.unit_per_us == 1 {
+            write!(f, "{lat}")
+        } else {
+            write!(f, "{}.{:03}", lat / 1000, lat % 1000)
         }
     }
 }
@@ -302,7 +346,7 @@ mod tests {
     fn short_gaps_and_overflows_land_in_cs_buckets() {
         // 1000 MHz: 1000 ticks per us; 4 buckets.
         let mut s = LoopState::new(3, 1_000_000_000, 4, 0, None, Workload::None, 0);
-        assert_eq!(s.fast_limit, 4000);
+        assert_eq!(s.fast_limit, 3000);
         s.fine[10] = 5;
         s.fine[1500] = 2;
         assert!(!s.slow_path(4500)); // index 4: overflow, excess 0
@@ -310,7 +354,7 @@ mod tests {
         let f = s.figures(1);
         assert_eq!(f.buckets, [5, 2, 0, 2]);
         assert_eq!(f.overflow_sum, 5);
-        assert_eq!((f.min_us, f.max_us, f.loops), (1, 10, 9));
+        assert_eq!((f.min_lat, f.max_lat, f.loops), (1, 10, 9));
         assert_eq!(f.min_ns, Some(10.0));
         assert_eq!(f.max_ns, Some(9000.0));
         let avg = f.average(0);
@@ -328,7 +372,7 @@ mod tests {
         let mut s = LoopState::new(0, 2_000_000_000, 32, 0, Some(3), Workload::None, 0);
         assert_eq!(s.fast_limit, 4000);
         assert!(s.slow_path(4000)); // index 2: C's us 3 reaches 3
-        assert_eq!(s.trigger(), Some(Trigger { cpu: 0, us: 3 }));
+        assert_eq!(s.trigger(), Some(Trigger { cpu: 0, lat: 3 }));
         let s = LoopState::new(0, 2_000_000_000, 32, 0, Some(1), Workload::None, 0);
         assert_eq!(s.fast_limit, 0);
     }
@@ -341,7 +385,48 @@ mod tests {
         assert!(!s.slow_path(5500)); // index 5 -> 3
         let f = s.figures(0);
         assert_eq!(f.buckets, [2, 0, 0, 1]);
-        assert_eq!((f.min_us, f.max_us), (1, 6));
+        assert_eq!((f.min_lat, f.max_lat), (1, 6));
+    }
+
+    #[test]
+    fn each_release_rounds_a_gap_its_way() {
+        use super::super::{LatencyRule, Scale};
+        let at = |rule, unit_per_us, width| Scale {
+            unit_per_us,
+            width,
+            rule,
+        };
+        // 1000 MHz: a gap of 500 ticks is 0.5 us.
+        let old = at(LatencyRule::NextUnit, 1, 1);
+        let up = at(LatencyRule::RoundUp, 1, 1);
+        let down = at(LatencyRule::Truncate, 1, 1);
+        assert_eq!(old, Scale::DEFAULT);
+        assert_eq!((old.latency(500, 1000), old.bucket(1, 0)), (1, 0));
+        assert_eq!((up.latency(500, 1000), up.bucket(1, 0)), (1, 1));
+        assert_eq!((down.latency(500, 1000), down.bucket(0, 0)), (0, 0));
+        // The bias: 2.4 from the index, 2.5 on from the figure, 0 -> 1.
+        assert_eq!(old.bucket(3, 2), 0);
+        assert_eq!(down.bucket(2, 2), 1);
+        assert_eq!(down.bucket(1, 2), 1);
+        // 250 ns buckets, figures in ns.
+        let ns = at(LatencyRule::Truncate, 1000, 250);
+        assert_eq!(ns.latency(1234, 1000), 1234);
+        assert_eq!(ns.bucket(1234, 0), 4);
+        assert_eq!(ns.label_text(0, 0, true), "0.250");
+        assert_eq!(ns.label_text(0, 7, false), "2.000");
+        assert_eq!(ns.text(38), "0.038");
+        assert_eq!(old.label_text(2, 0, true), "003");
+        assert_eq!(old.label_text(2, 0, false), "3");
+        let mut s = LoopState::scaled(0, 1_000_000_000, (8, ns), 0, Some(2), Workload::None, 0);
+        assert_eq!(s.fast_limit, 1000);
+        assert!(!s.slow_path(1999));
+        assert!(s.slow_path(2000));
+        assert_eq!(s.trigger(), Some(Trigger { cpu: 0, lat: 2000 }));
+        assert_eq!(Micros(ns, 2000).to_string(), "2.000");
+        let f = s.figures(0);
+        assert_eq!(f.buckets[7], 2);
+        assert_eq!(f.overflow_sum, 0);
+        assert_eq!((f.min_lat, f.max_lat), (1999, 2000));
     }
 
     #[test]

@@ -48,6 +48,103 @@ impl Workload {
     }
 }
 
+/// How a gap becomes C's latency figure and bucket: the unit (µs, or ns
+/// with a `-W` width that is not a whole µs), the bucket width in that
+/// unit, and the rounding of the release being imitated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scale {
+    /// 1 (figures in µs) or 1000 (in ns: C's `unit_per_us`).
+    pub unit_per_us: u64,
+    /// A bucket's width in the unit (`-W`; 1 µs by default).
+    pub width: u64,
+    /// The release's rounding of a gap.
+    pub rule: LatencyRule,
+}
+
+/// How each release turns a gap of ticks into its latency figure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LatencyRule {
+    /// 2.4: the whole units below the gap, plus one (`index + 1`); the
+    /// bucket is the whole units less the bias, at least 0.
+    NextUnit,
+    /// 2.5 and 2.6: the gap rounded up to the unit; the bucket from the
+    /// figure less the bias (a zero made 1 when there is a bias).
+    RoundUp,
+    /// From 2.7: the gap truncated to the unit; buckets as 2.5's.
+    Truncate,
+}
+
+impl Scale {
+    /// 2.4's: 1 µs buckets.
+    pub const DEFAULT: Scale = Scale {
+        unit_per_us: 1,
+        width: 1,
+        rule: LatencyRule::NextUnit,
+    };
+
+    /// The decimals of the figures and labels: 3 in ns, else 0.
+    pub fn precision(self) -> usize {
+        if self.unit_per_us == 1 { 0 } else { 3 }
+    }
+
+    /// A gap of `ticks` at `mhz` ticks per µs, in the unit.
+    #[inline]
+    pub fn latency(self, ticks: u64, mhz: u64) -> u64 {
+        let scaled = u128::from(ticks) * u128::from(self.unit_per_us);
+        let mhz = u128::from(mhz.max(1));
+        let lat = match self.rule {
+            LatencyRule::NextUnit => scaled / mhz + 1,
+            LatencyRule::RoundUp => scaled.div_ceil(mhz),
+            LatencyRule::Truncate => scaled / mhz,
+        };
+        lat.min(u128::from(u64::MAX)) as u64
+    }
+
+    /// The bucket (unclamped) of a latency `lat` after the bias `bias`.
+    /// From 2.5, C's unsigned subtraction wraps a latency below the bias
+    /// round to a huge one; rtlat counts it as 2.5's smallest, 1.
+    #[inline]
+    pub fn bucket(self, lat: u64, bias: u64) -> u64 {
+        let width = self.width.max(1);
+        match self.rule {
+            LatencyRule::NextUnit => (lat - 1).saturating_sub(bias) / width,
+            LatencyRule::RoundUp | LatencyRule::Truncate => {
+                let lat = if bias > 0 {
+                    lat.saturating_sub(bias).max(1)
+                } else {
+                    lat
+                };
+                lat / width
+            }
+        }
+    }
+
+    /// Bucket `j`'s label, in µs: `(bias + (j + 1) * width) / unit`.
+    pub fn label(self, bias: u64, j: usize) -> f64 {
+        (bias as f64 + (j as f64 + 1.0) * self.width as f64) / self.unit_per_us as f64
+    }
+
+    /// A figure in the unit as C prints it (`%.*f` of µs).
+    pub fn text(self, lat: u64) -> String {
+        format!(
+            "{:.*}",
+            self.precision(),
+            lat as f64 / self.unit_per_us as f64
+        )
+    }
+
+    /// A bucket's label as the text (`%03.*f`) and the JSON (`%.*f`)
+    /// write it.
+    pub fn label_text(self, bias: u64, j: usize, zero_pad: bool) -> String {
+        let v = self.label(bias, j);
+        if zero_pad {
+            format!("{:03.*}", self.precision(), v)
+        } else {
+            format!("{:.*}", self.precision(), v)
+        }
+    }
+}
+
 /// The validated configuration of an oslat run's threads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OslatConfig {
@@ -55,8 +152,10 @@ pub struct OslatConfig {
     pub cpus: Vec<usize>,
     /// SCHED_FIFO priority (`-f`); 0 for the default policy.
     pub rtprio: u8,
-    /// Buckets of the histogram (`-b`), 1 µs each.
+    /// Buckets of the histogram (`-b`), 1 µs each unless `scale` says.
     pub bucket_size: usize,
+    /// The unit, bucket width and rounding (`-W`, the dialect).
+    pub scale: Scale,
     /// `-w`.
     pub workload: Workload,
     /// `-m`: bytes of each of a thread's two buffers (memmove only).
@@ -80,16 +179,19 @@ pub struct ThreadFigures {
     pub counter_hz: u64,
     /// The same, truncated to whole MHz: C's ticks per µs.
     pub counter_mhz: u64,
-    /// C's buckets (1 µs each from `bias + 1`), the last one with the
-    /// overflows.
+    /// C's buckets (`scale.width` each, labelled from `bias + width`),
+    /// the last one with the overflows.
     pub buckets: Vec<u64>,
-    /// The overflow excess in µs beyond the last bucket (C's
+    /// The overflow excess in bucket widths beyond the last bucket (C's
     /// `overflow_sum`).
     pub overflow_sum: u64,
-    /// C's minimum and maximum: `gap / MHz + 1`, before the bias.
-    pub min_us: u64,
-    /// See `min_us`.
-    pub max_us: u64,
+    /// C's minimum and maximum in the scale's unit, before the bias
+    /// (2.4: `gap / MHz + 1` µs).
+    pub min_lat: u64,
+    /// See `min_lat`.
+    pub max_lat: u64,
+    /// The scale of the figures and buckets.
+    pub scale: Scale,
     /// Gaps counted (loop iterations).
     pub loops: u64,
     /// Counter ticks from the first read to the last.
@@ -118,14 +220,17 @@ impl ThreadFigures {
     /// C's average: every bucket's count times its label, plus the
     /// overflow excess (this thread's own: C adds thread 0's to every
     /// thread), over the count.
+    /// In µs; the bias in the scale's unit. (C 2.5 and later add the
+    /// excess in the unit, ns with a fractional `-W`, to µs: rtlat adds
+    /// it in µs.)
     pub fn average(&self, bias: u64) -> f64 {
         let mut sum = 0.0;
         let mut count = 0u64;
         for (j, &n) in self.buckets.iter().enumerate() {
-            sum += n as f64 * (bias + j as u64 + 1) as f64;
+            sum += n as f64 * self.scale.label(bias, j);
             count += n;
         }
-        sum += self.overflow_sum as f64;
+        sum += self.overflow_sum as f64 * self.scale.width as f64 / self.scale.unit_per_us as f64;
         sum / count as f64
     }
 

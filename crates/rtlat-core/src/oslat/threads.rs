@@ -133,6 +133,7 @@ pub fn run_phase(
             n,
             rtprio: config.rtprio,
             buckets: config.bucket_size,
+            scale: config.scale,
             bias,
             threshold: if preheat {
                 None
@@ -210,6 +211,7 @@ struct ThreadJob {
     n: usize,
     rtprio: u8,
     buckets: usize,
+    scale: super::Scale,
     bias: u64,
     threshold: Option<u64>,
     workload: super::Workload,
@@ -241,10 +243,10 @@ impl ThreadJob {
             return;
         }
         let hz = counter::stated_hz().unwrap_or_else(measure_counter_hz);
-        let mut state = LoopState::new(
+        let mut state = LoopState::scaled(
             self.cpu,
             hz,
-            self.buckets,
+            (self.buckets, self.scale),
             self.bias,
             self.threshold,
             self.workload,

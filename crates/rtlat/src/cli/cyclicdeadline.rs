@@ -49,6 +49,8 @@ struct Raw {
     quiet: bool,
     breaktrace: Option<String>,
     tracemark: bool,
+    verbose: bool,
+    debug: bool,
     verdict: Option<Style>,
     shared: SharedArgs,
 }
@@ -103,6 +105,15 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         outputs::json(&outputs::JSON),
+        outputs::histogram(
+            &outputs::HISTOGRAM,
+            rtlat_args::lines![
+                "after the run, a histogram of US one-µs buckets per",
+                "thread, as cyclicdeadline 2.7 (in every dialect)",
+            ],
+        ),
+        outputs::histfile(&outputs::HISTFILE),
+        crate::cli::rt_tests_options::rt_tests(),
         Flag::c(Some('s'), "step", REQ, "US")
             .help(rtlat_args::lines!["how much longer each next one's is, µs"])
             .default("500")
@@ -140,6 +151,24 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             ])
             .apply(|r: &mut Raw, _| {
                 r.tracemark = true;
+                Ok(())
+            }),
+        Flag::new_long("verbose", NO, "")
+            .help(rtlat_args::lines![
+                "print the interval: and Tested at lines (2.6's",
+                "option; 2.4 and --rt-tests=2.4 always print them)",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.verbose = true;
+                Ok(())
+            }),
+        Flag::new_long("debug", NO, "")
+            .help(rtlat_args::lines![
+                "print the threads' ids and runtimes (2.6's option;",
+                "2.4 and --rt-tests=2.4 always print them)",
+            ])
+            .apply(|r: &mut Raw, _| {
+                r.debug = true;
                 Ok(())
             }),
         verdict_options::verdict(),
@@ -307,11 +336,17 @@ fn build(
         )));
     }
     let load = raw.shared.load(name, system)?;
+    let rt_tests = raw.shared.rt_tests(name)?;
     let settings = Settings {
         config: DeadlineConfig {
             threads,
             break_threshold,
+            histogram_buckets: outs.buckets,
         },
+        histogram: outs.histogram,
+        info_lines: raw.verbose || !rt_tests.cyclicdeadline_info_when_asked(),
+        debug_lines: raw.debug || !rt_tests.cyclicdeadline_info_when_asked(),
+        rt_tests,
         using_all_cpus,
         duration: limits.duration,
         quiet: raw.quiet,
@@ -367,7 +402,19 @@ admits only as much bandwidth as sched_rt_runtime_us allows."
             Part::Heading("Output"),
             Part::Options(
                 [
-                    find(&FLAGS, &["quiet", "json", "verdict"]),
+                    find(
+                        &FLAGS,
+                        &[
+                            "quiet",
+                            "verbose",
+                            "debug",
+                            "histogram",
+                            "histfile",
+                            "json",
+                            "rt-tests",
+                            "verdict",
+                        ],
+                    ),
                     like(&FLAGS, &verdict_options::flags::<Raw>()),
                 ]
                 .concat(),
@@ -482,6 +529,22 @@ mod tests {
                 s.json == Some(OutputTarget::File("x.json".into()))
             }),
             (&["--js", "-"], |s| s.json == Some(OutputTarget::Stdout)),
+            (&["--histogram=30"], |s| {
+                s.config.histogram_buckets == Some(30) && s.histogram == Some(OutputTarget::Stdout)
+            }),
+            (&["--histogram", "5", "--histfile=h.txt"], |s| {
+                s.histogram == Some(OutputTarget::File("h.txt".into()))
+            }),
+            (&[], |s| {
+                s.info_lines && s.debug_lines && s.rt_tests == rtlat_core::RtTests::V2_4
+            }),
+            (&["--rt-tests=2.10"], |s| !s.info_lines && !s.debug_lines),
+            (&["--rt-tests=2.6", "--verbose"], |s| {
+                s.info_lines && !s.debug_lines
+            }),
+            (&["--rt-tests=2.10", "--debug"], |s| {
+                !s.info_lines && s.debug_lines
+            }),
             (&["--fail-if", "max>100us"], |s| s.gates.is_some()),
             (&["--fail-if", "p99.9>1ms", "--junit=j.xml"], |s| {
                 s.gates.is_some()
@@ -518,6 +581,8 @@ mod tests {
             (&["-a", "1"], "-a/--affinity: '1' is not every CPU"),
             (&["-a", "64"], "-a/--affinity: invalid value '64'"),
             (&["--json=/nonexistent/x.json"], "--json: cannot write"),
+            (&["--histogram=0"], "--histogram: invalid value '0'"),
+            (&["--rt-tests=3"], "--rt-tests: invalid value '3'"),
             (&["-Z"], "unrecognized option '-Z'"),
             (&["-l", "5"], "unrecognized option '-l'"),
             (&["extra"], "unexpected argument 'extra'"),

@@ -10,7 +10,7 @@
 use std::ffi::OsString;
 
 use rtlat_core::Nanos;
-use rtlat_core::oslat::{OslatConfig, Workload};
+use rtlat_core::oslat::{LatencyRule, OslatConfig, Scale, Workload};
 
 use super::shared::{HasShared, Measure, SharedArgs, gate_and_load_flags};
 use super::{gates, load_options, output_options as outputs};
@@ -52,6 +52,7 @@ struct Raw {
     trace_threshold: Option<String>,
     version: bool,
     workload: Option<String>,
+    bucket_width: Option<String>,
     zero_omit: bool,
     shared: SharedArgs,
 }
@@ -161,6 +162,17 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 r.workload = Some(v.text()?);
                 Ok(())
             }),
+        Flag::c(Some('W'), "bucket-width", REQ, "NS")
+            .help(rtlat_args::lines![
+                "each bucket NS ns wide (rt-tests 2.5's, in every",
+                "dialect); not a multiple of 1000: the figures in ns",
+                "(3 decimals of us) and 32000/NS buckets without -b",
+            ])
+            .default("1000")
+            .apply(|r: &mut Raw, v| {
+                r.bucket_width = Some(v.text()?);
+                Ok(())
+            }),
         Flag::c(Some('T'), "trace-threshold", REQ, "US")
             .help(rtlat_args::lines![
                 "stop at the first gap of US us or more: a marker in",
@@ -197,6 +209,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 _ => flag,
             }),
     );
+    flags.push(super::rt_tests_options::rt_tests());
     flags
 });
 
@@ -245,13 +258,26 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
     let mut allowed = system.allowed_cpus.clone();
     allowed.sort_unstable();
     allowed.dedup();
+    let rt_tests = raw.shared.rt_tests(name)?;
+    let width_ns = match &raw.bucket_width {
+        Some(text) => int_in(
+            name("bucket-width"),
+            text,
+            1..=i64::from(i32::MAX),
+            "a bucket width in ns",
+        )? as u64,
+        None => 1000,
+    };
+    let scale = scale_of(width_ns, rt_tests);
     let bucket_size = match &raw.bucket_size {
         Some(text) => int_in(
             name("bucket-size"),
             text,
             MIN_BUCKETS..=MAX_BUCKETS,
-            "a number of 1 us buckets",
+            "a number of buckets",
         )? as usize,
+        // C 2.5: narrower buckets than 1 us cover 32 us together.
+        None if scale.unit_per_us > 1 && width_ns < 1000 => (32_000 / width_ns) as usize,
         None => 32,
     };
     let cpus = match &raw.cpu_list {
@@ -336,6 +362,7 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
             cpus,
             rtprio,
             bucket_size,
+            scale,
             workload,
             workload_mem,
             trace_threshold_us,
@@ -347,6 +374,7 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
         quiet: raw.quiet,
         single_preheat: raw.single_preheat,
         zero_omit: raw.zero_omit,
+        rt_tests,
         version_only: raw.version,
         json,
         cmdline,
@@ -354,6 +382,30 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
         projection,
         load,
     })
+}
+
+/// The buckets' unit, width and rounding: `-W` in whole µs keeps µs
+/// (C 2.5's `bucket_width /= 1000`), any other width counts in ns; each
+/// release rounds a gap its own way (2.4 `index + 1`, 2.5-2.6 up, from
+/// 2.7 down).
+fn scale_of(width_ns: u64, rt_tests: rtlat_core::RtTests) -> Scale {
+    let (unit_per_us, width) = if width_ns.is_multiple_of(1000) {
+        (1, width_ns / 1000)
+    } else {
+        (1000, width_ns)
+    };
+    let rule = if !rt_tests.oslat_latency_in_units() {
+        LatencyRule::NextUnit
+    } else if rt_tests.oslat_latency_truncated() {
+        LatencyRule::Truncate
+    } else {
+        LatencyRule::RoundUp
+    };
+    Scale {
+        unit_per_us,
+        width,
+        rule,
+    }
 }
 
 /// `-m`: digits and an optional suffix k, m, g (powers of 1024) or b
@@ -439,7 +491,9 @@ options may be shortened while unambiguous (--dur)."
                 "bias",
                 "zero-omit",
                 "quiet",
+                "bucket-width",
                 "json",
+                "rt-tests",
                 "version",
             ]),
             Part::Heading("Gates for CI (checked after every output is written; exit status 3)"),
@@ -503,7 +557,27 @@ mod tests {
             (&["-b", "64"], |s| s.config.bucket_size == 64),
             (&["-b4"], |s| s.config.bucket_size == 4),
             (&["--bucket-size=1024"], |s| s.config.bucket_size == 1024),
-            (&["--buck", "8"], |s| s.config.bucket_size == 8),
+            (&["--bucket-s", "8"], |s| s.config.bucket_size == 8),
+            (&["-W", "2000"], |s| {
+                s.config.scale.width == 2 && s.config.scale.unit_per_us == 1
+            }),
+            (&["--bucket-w=250"], |s| {
+                s.config.scale.width == 250
+                    && s.config.scale.unit_per_us == 1000
+                    && s.config.bucket_size == 128
+            }),
+            (&["-W1500", "-b", "8"], |s| {
+                s.config.scale.width == 1500 && s.config.bucket_size == 8
+            }),
+            (&["-W", "250", "--rt-tests=2.10"], |s| {
+                s.config.scale.rule == LatencyRule::Truncate && s.config.bucket_size == 128
+            }),
+            (&["--rt-tests=2.6"], |s| {
+                s.config.scale.rule == LatencyRule::RoundUp
+            }),
+            (&[], |s| {
+                s.config.scale == Scale::DEFAULT && s.rt_tests == rtlat_core::RtTests::V2_4
+            }),
             (&["-B"], |s| s.bias),
             (&["--bias"], |s| s.bias),
             (&["-c", "1"], |s| s.config.cpus == [1]),
@@ -570,6 +644,11 @@ mod tests {
             (&["-m", "2g"], "-m/--workload-mem: invalid value '2g'"),
             (&["-T", "0"], "-T/--trace-threshold: invalid value '0'"),
             (&["-w", "bogus"], "-w/--workload: invalid value 'bogus'"),
+            (&["-W", "0"], "-W/--bucket-width: invalid value '0'"),
+            (&["-W", "-5"], "-W/--bucket-width: invalid value '-5'"),
+            (&["-W", "1us"], "-W/--bucket-width: invalid value '1us'"),
+            (&["--rt-tests=2.3"], "--rt-tests: invalid value '2.3'"),
+            (&["--buck", "8"], "option '--buck' is ambiguous"),
             (&["--json=/nonexistent/x.json"], "--json: cannot write"),
             (&["-Z"], "unrecognized option '-Z'"),
             (&["-b"], "option '-b' requires a value"),

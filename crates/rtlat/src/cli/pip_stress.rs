@@ -1,6 +1,7 @@
 //! The `rtlat pip_stress` command line: pip_stress 2.4 has `-h/--help`
-//! only; the hidden `--hold-us` is a test seam (how long the low process
-//! keeps the mutex; C's 500 µs).
+//! only; 2.9 added `-u/--usleep=TIME` (how long the low process keeps
+//! the mutex; 500 µs), which rtlat takes in every dialect. The hidden
+//! `--hold-us` (the test seam it was before) is the same value.
 
 use std::ffi::OsString;
 use std::sync::LazyLock;
@@ -30,6 +31,16 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
         Flag::c(Some('h'), "help", NO, "")
             .help(rtlat_args::lines!["print this help and exit"])
             .shows_help(),
+        Flag::c(Some('u'), "usleep", REQ, "TIME")
+            .help(rtlat_args::lines![
+                "the low priority process sleeps TIME us holding the",
+                "mutex (rt-tests 2.9's option)",
+            ])
+            .default("500")
+            .apply(|r: &mut Raw, v| {
+                r.hold_us = Some(v.text()?);
+                Ok(())
+            }),
         Flag::new_long("hold-us", REQ, "US")
             .hidden()
             .apply(|r: &mut Raw, v| {
@@ -50,7 +61,7 @@ pub fn parse(args: &[OsString], system: &SystemView) -> Result<Invocation, Usage
         return Ok(Invocation::Help);
     }
     let hold_us = match &raw.hold_us {
-        Some(text) => int_in(name("hold-us"), text, 1..=10_000_000, "microseconds")? as u64,
+        Some(text) => int_in(name("usleep"), text, 1..=10_000_000, "microseconds")? as u64,
         None => 500,
     };
     let cpu = system.allowed_cpus.iter().copied().min().unwrap_or(0);
@@ -92,7 +103,7 @@ resolved (exit 0) or not (exit 1), as rt-tests pip_stress 2.4. The
 processes die with rtlat, whatever ends it."
                     .to_owned(),
             ),
-            pick(&FLAGS, &["help"]),
+            pick(&FLAGS, &["usleep", "help"]),
         ],
     }
 }
@@ -112,9 +123,21 @@ mod tests {
             panic!()
         };
         assert_eq!((m.settings.cpu, m.settings.hold_us), (0, 500));
+        for words in [
+            &["-u", "800"][..],
+            &["-u800"],
+            &["--usl=800"],
+            &["--hold-us=800"],
+        ] {
+            let Ok(Invocation::Run(m)) = parse(&os_words(words), &two_cpus()) else {
+                panic!("{words:?}")
+            };
+            assert_eq!(m.settings.hold_us, 800, "{words:?}");
+        }
         for (words, want) in [
             (&["-s", "1"][..], "unrecognized option '-s'"),
-            (&["--hold-us=0"], "--hold-us: invalid value '0'"),
+            (&["-u", "0"], "-u/--usleep: invalid value '0'"),
+            (&["--usleep=x"], "-u/--usleep: invalid value 'x'"),
             (&["x"], "unexpected argument 'x'"),
         ] {
             let e = parse(&os_words(words), &two_cpus()).unwrap_err().0;

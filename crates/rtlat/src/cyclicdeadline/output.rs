@@ -9,7 +9,7 @@ use rtlat_stats::blocks::BlockSeries;
 
 use crate::report::RunMeta;
 use crate::report::json::{
-    Extras, distribution, disturbances, max_time, percentiles, round_decimals,
+    Extras, distribution, disturbances, histogram, max_time, percentiles, round_decimals,
     write_thread_document,
 };
 use crate::report::run_clock::Timeline;
@@ -69,6 +69,7 @@ fn deadline_thread(
     let c = &t.compat;
     let (min, max) = shown(c);
     DeadlineThreadDto {
+        histogram: t.histogram.as_ref().map(|h| histogram(Some(h))),
         cycles: c.cycles,
         min,
         max,

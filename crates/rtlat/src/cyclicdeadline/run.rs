@@ -27,12 +27,13 @@ use crate::live::after_frame;
 use crate::load::beside::LoadBeside;
 use crate::output::{Stdout, end_run};
 use crate::report::RunMeta;
-use crate::report::formats::{self, Asked, Finished, Place, ToolOutputs};
+use crate::report::formats::{self, Asked, Finished, HistogramAsked, Place, ToolOutputs};
 use crate::report::json::Extras;
 use crate::report::verdict::{self, SystemWatch};
 use crate::run_audit;
 use crate::signals::SignalFlags;
 use rtlat_args::stdio::note;
+use rtlat_core::RtTests;
 
 /// How often the live display is redrawn (C: `usleep(10000)`).
 const FRAME_PERIOD: Duration = Duration::from_millis(10);
@@ -60,13 +61,15 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     for plan in plans {
         let tested = test_record_us();
         let runtime_us = plan.runtime.as_nanos() / 1000;
-        out.emit(|w| {
-            writeln!(
-                w,
-                "interval: {runtime_us}:{}",
-                plan.deadline.as_nanos() / 1000
-            )
-        });
+        if settings.info_lines {
+            out.emit(|w| {
+                writeln!(
+                    w,
+                    "interval: {runtime_us}:{}",
+                    plan.deadline.as_nanos() / 1000
+                )
+            });
+        }
         if tested > runtime_us {
             out.flush();
             bail!(
@@ -75,7 +78,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                 plan.index
             );
         }
-        out.emit(|w| writeln!(w, "  Tested at {tested}us of {runtime_us}us"));
+        if settings.info_lines {
+            out.emit(|w| writeln!(w, "  Tested at {tested}us of {runtime_us}us"));
+        }
     }
     out.flush();
     let trace = match settings.config.break_threshold {
@@ -104,6 +109,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     let tids = running.tids();
     out.emit(|w| {
+        if !settings.debug_lines {
+            return Ok(());
+        }
         for tid in &tids {
             writeln!(w, "deadline thread {tid}")?;
         }
@@ -135,6 +143,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .find_map(|t| t.error.map(|e| (t.index, e)));
     let status: u8 = u8::from(thread_failure.is_some() || load.failure.is_some());
     let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    meta.rt_tests = settings.rt_tests;
     meta.projection = settings.projection.request();
     let verdict = verdict::judge(&report, &meta, system.as_ref());
     let load_results = load.results(settings.load.as_ref(), Some(run_time));
@@ -289,8 +298,15 @@ fn write_final_outputs(
     extras: &Extras<'_, '_>,
     out: &mut Stdout,
 ) -> anyhow::Result<()> {
+    // cyclicdeadline's histogram came with 2.7's block (no empty
+    // buckets, no `# Total:`): that block in every dialect.
+    let dialect = settings.rt_tests.max(RtTests::V2_10);
     let asked = Asked {
         json: settings.json.as_ref(),
+        histogram: settings
+            .histogram
+            .as_ref()
+            .map(|target| HistogramAsked::to(target).in_dialect(dialect)),
         verdict: settings.verdict,
         subject: "Thread",
         ..Asked::default()
@@ -303,7 +319,8 @@ fn write_final_outputs(
             report,
             meta,
             extras,
-            quiet: settings.quiet,
+            // C 2.7: with -q and --histogram the block replaces the T: lines.
+            quiet: settings.quiet && settings.histogram.is_none(),
         },
     };
     formats::write_all(&finished, out)

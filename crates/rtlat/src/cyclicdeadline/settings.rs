@@ -21,6 +21,16 @@ pub struct Settings {
     pub quiet: bool,
     /// `--tracemark`: write a trace mark at a `-b` break.
     pub tracemark: bool,
+    /// `--histogram` (with its buckets in `config`): where the block goes
+    /// (`--histfile`, else stdout).
+    pub histogram: Option<OutputTarget>,
+    /// The `interval:` and `Tested at` lines (2.4; from 2.6 `--verbose`).
+    pub info_lines: bool,
+    /// The `deadline thread`, `thread[N] runtime=` and `main thread`
+    /// lines (2.4; from 2.6 `--debug`).
+    pub debug_lines: bool,
+    /// `--rt-tests`: the release whose output is imitated.
+    pub rt_tests: rtlat_core::RtTests,
     /// `--json`, if requested.
     pub json: Option<OutputTarget>,
     /// `--verdict[=STYLE]`.

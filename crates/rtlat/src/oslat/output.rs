@@ -4,23 +4,31 @@
 
 use std::io::{self, Write};
 
-use rtlat_core::oslat::{PERCENTILES, ThreadFigures, Workload};
+use rtlat_core::RtTests;
+use rtlat_core::oslat::{PERCENTILES, Scale, ThreadFigures, Workload};
 use rtlat_results::load::Numbered;
-use rtlat_results::oslat::{Named, OslatMembers, OslatThreadDto};
+use rtlat_results::oslat::{Labelled, Named, OslatMembers, OslatThreadDto};
 
 use super::settings::Settings;
 use crate::report::json::round_decimals;
 
-/// The version line every run starts with (C prints `VERSION` as `%1.2f`).
-pub const VERSION_LINE: &str = "oslat V 2.40";
+/// The version line every run starts with (C prints `VERSION` as `%1.2f`):
+/// `oslat V 2.40`, or the dialect's.
+pub fn version_line(rt_tests: RtTests) -> String {
+    format!("oslat V {}", rt_tests.json_version())
+}
 
 /// The figures of a finished measurement, as the outputs need them.
 #[derive(Debug)]
 pub struct Summary<'a> {
     /// One per thread, in CPU-list order.
     pub threads: &'a [ThreadFigures],
-    /// The `-B` bias in µs (0 without it).
+    /// The bias of `-B` in the scale's unit (0 without it).
     pub bias: u64,
+    /// The unit and width of the buckets and figures.
+    pub scale: Scale,
+    /// The dialect.
+    pub rt_tests: RtTests,
     /// `-b`.
     pub bucket_size: usize,
     /// `-z`.
@@ -77,7 +85,11 @@ pub fn write_summary(w: &mut impl Write, s: &Summary<'_>) -> io::Result<()> {
         w,
         "Counter Freq",
         t.iter().map(|t| t.counter_mhz.to_string()),
-        " (Mhz)",
+        if s.rt_tests.oslat_mhz_spelling() {
+            " (MHz)"
+        } else {
+            " (Mhz)"
+        },
     )?;
     let mut skipped = false;
     for j in 0..s.bucket_size {
@@ -90,14 +102,14 @@ pub fn write_summary(w: &mut impl Write, s: &Summary<'_>) -> io::Result<()> {
             writeln!(w, "    ...")?;
             skipped = false;
         }
-        let label = format!("{:03} (us)", s.bias + j as u64 + 1);
+        let label = format!("{} (us)", s.scale.label_text(s.bias, j, true));
         let end = if last { " (including overflows)" } else { "" };
         row(w, &label, t.iter().map(|t| t.buckets[j].to_string()), end)?;
     }
     row(
         w,
         "Minimum",
-        t.iter().map(|t| t.min_us.to_string()),
+        t.iter().map(|t| s.scale.text(t.min_lat)),
         " (us)",
     )?;
     row(
@@ -109,14 +121,14 @@ pub fn write_summary(w: &mut impl Write, s: &Summary<'_>) -> io::Result<()> {
     row(
         w,
         "Maximum",
-        t.iter().map(|t| t.max_us.to_string()),
+        t.iter().map(|t| s.scale.text(t.max_lat)),
         " (us)",
     )?;
     row(
         w,
         "Max-Min",
         t.iter()
-            .map(|t| t.max_us.wrapping_sub(t.min_us).to_string()),
+            .map(|t| s.scale.text(t.max_lat.wrapping_sub(t.min_lat))),
         " (us)",
     )?;
     row(
@@ -140,7 +152,7 @@ pub fn members<'a>(
             s.threads
                 .iter()
                 .enumerate()
-                .map(|(i, t)| (i, thread_dto(t, s.bias)))
+                .map(|(i, t)| (i, thread_dto(t, s.bias, s.scale)))
                 .collect(),
         ),
         all_threads: {
@@ -158,21 +170,21 @@ pub fn members<'a>(
     }
 }
 
-fn thread_dto(t: &ThreadFigures, bias: u64) -> OslatThreadDto {
+fn thread_dto(t: &ThreadFigures, bias: u64, scale: Scale) -> OslatThreadDto {
     let avg = t.average(bias);
     OslatThreadDto {
         cpu: t.cpu,
         freq: t.counter_mhz,
-        min: t.min_us,
+        min: t.min_lat,
         avg: avg.is_finite().then(|| round_decimals(avg, 6)),
-        max: t.max_us,
+        max: t.max_lat,
         duration: round_decimals(t.duration_secs(), 3),
-        histogram: Numbered(
+        histogram: Labelled(
             t.buckets
                 .iter()
                 .enumerate()
                 .filter(|&(_, &n)| n > 0)
-                .map(|(j, &n)| ((bias + j as u64 + 1) as usize, n))
+                .map(|(j, &n)| (scale.label_text(bias, j, false), n))
                 .collect(),
         ),
         loops: t.loops,
@@ -210,8 +222,9 @@ pub(crate) mod tests {
             loops: buckets.iter().sum(),
             buckets,
             overflow_sum: 0,
-            min_us: min,
-            max_us: max,
+            min_lat: min,
+            max_lat: max,
+            scale: Scale::DEFAULT,
             runtime_ticks: 2_100_000_000,
             min_ns: Some(30.0),
             max_ns: Some(max as f64 * 1000.0),
@@ -229,6 +242,8 @@ pub(crate) mod tests {
         let s = Summary {
             threads: &t,
             bias: 0,
+            scale: Scale::DEFAULT,
+            rt_tests: RtTests::V2_4,
             bucket_size: 4,
             zero_omit: true,
         };

@@ -18,7 +18,7 @@ use rtlat_core::{
 };
 use rtlat_sys::tracefs::{self, TraceControl};
 
-use super::output::{Summary, VERSION_LINE, members, write_header, write_summary};
+use super::output::{Summary, members, version_line, write_header, write_summary};
 use super::settings::Settings;
 use crate::host::Host;
 use crate::load::beside::LoadBeside;
@@ -37,7 +37,7 @@ const PREHEAT: Duration = Duration::from_secs(1);
 pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let mut out = Stdout::new(false);
     if settings.version_only {
-        out.emit(|w| writeln!(w, "{VERSION_LINE}"));
+        out.emit(|w| writeln!(w, "{}", version_line(settings.rt_tests)));
         return end_run(&mut out, Ok(()), None, 0);
     }
     let config = &settings.config;
@@ -65,7 +65,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         Some(_) => open_trace(),
         None => None,
     };
-    out.emit(|w| writeln!(w, "{VERSION_LINE}"));
+    out.emit(|w| writeln!(w, "{}", version_line(settings.rt_tests)));
     // C locks everything, always (its threads' stacks and tables too).
     lock_memory_because("", "")?;
     if let Err(e) = rtlat_sys::affinity::pin_current_thread(&[settings.main_cpu]) {
@@ -110,8 +110,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let preheat = run_phase(&engine, preheat_cpus, 0, true, PREHEAT, &stop, &mut tick)
         .map_err(|e| anyhow::anyhow!(describe(&e)))?;
     let bias = if settings.bias {
-        let bias = preheat.threads.iter().map(|t| t.min_us).min().unwrap_or(0);
-        out.emit(|w| writeln!(w, "Global bias set to {bias} (us)"));
+        let bias = preheat.threads.iter().map(|t| t.min_lat).min().unwrap_or(0);
+        let text = config.scale.text(bias);
+        out.emit(|w| writeln!(w, "Global bias set to {text} (us)"));
         bias
     } else {
         0
@@ -133,24 +134,32 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let summary = Summary {
         threads: &measured.threads,
         bias,
+        scale: config.scale,
+        rt_tests: settings.rt_tests,
         bucket_size: config.bucket_size,
         zero_omit: settings.zero_omit,
     };
     out.emit(|w| write_summary(w, &summary));
 
-    // C's message (its program name first, then two lines).
+    // C's message (its program name first; 2.4 adds a second line).
     let triggered = measured.trigger.map(|t| {
         format!(
-            "{}: Trace threshold ({} us) triggered on cpu {} with {} us!\nStopping the test.\n",
+            "{}: Trace threshold ({} us) triggered on cpu {} with {} us!\n{}",
             rtlat_args::stdio::program_name(),
             config.trace_threshold_us.unwrap_or(0),
             t.cpu,
-            t.us
+            config.scale.text(t.lat),
+            if settings.rt_tests.oslat_trace_message_one_line() {
+                ""
+            } else {
+                "Stopping the test.\n"
+            }
         )
     });
     let status = u8::from(triggered.is_some() || load.failure.is_some());
     let report = run_report(&measured.threads, settings, triggered.is_some());
     let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    meta.rt_tests = settings.rt_tests;
     meta.projection = settings.projection.request();
     let verdict = verdict::judge(&report, &meta, system.as_ref());
     let load_results = load.results(settings.load.as_ref(), Some(run_time));
@@ -250,8 +259,8 @@ fn run_report(threads: &[ThreadFigures], settings: &Settings, triggered: bool) -
                     smi_count: None,
                     compat: CompatStats {
                         cycles: t.loops,
-                        min: t.min_us as i64,
-                        max: t.max_us as i64,
+                        min: (t.min_lat / t.scale.unit_per_us) as i64,
+                        max: (t.max_lat / t.scale.unit_per_us) as i64,
                         act: 0,
                         sum: if avg.is_finite() {
                             (avg * t.loops as f64) as i64

@@ -23,6 +23,8 @@ pub struct Settings {
     pub single_preheat: bool,
     /// `-z`.
     pub zero_omit: bool,
+    /// `--rt-tests`: the release whose output is imitated.
+    pub rt_tests: rtlat_core::RtTests,
     /// `-v`: print the version line and end.
     pub version_only: bool,
     /// `--json`.

@@ -358,6 +358,8 @@ mod tests {
         let oslat = Summary {
             threads: &threads,
             bias: 0,
+            scale: rtlat_core::oslat::Scale::DEFAULT,
+            rt_tests: rtlat_core::RtTests::V2_4,
             bucket_size: 3,
             zero_omit: false,
         };

@@ -370,3 +370,163 @@ fn the_environment_pins_the_dialect_and_the_option_wins() {
         "2.4 keeps empty buckets: {text}"
     );
 }
+
+/// oslat 2.10 and `--rt-tests=2.10` with 2.5's `-W` below 1 µs: the same
+/// lines (labels `0.250 (us)` to `2.000 (us)`, `(MHz)`, the figures with
+/// three decimals), C's JSON keys in C's order with the same fractional
+/// histogram labels, version 2.10; and `-v`'s version line. One leased
+/// CPU, 1 s each after the 1 s pre-heat.
+#[test]
+fn oslat_bucket_width_as_2_10() {
+    require_root!();
+    let release = require_rt_tests!("2.10");
+    let lease = CpuLease::one();
+    let cpu = lease.list();
+    let dir = tempfile::tempdir().unwrap();
+    let (cj, rj) = (dir.path().join("c.json"), dir.path().join("r.json"));
+    let (cjs, rjs) = (
+        format!("--json={}", cj.display()),
+        format!("--json={}", rj.display()),
+    );
+    let base = ["-c", &cpu, "-C", &cpu, "-D", "1", "-b", "8", "-W", "250"];
+    let c = theirs(&release, &lease, "oslat", &[&base[..], &[&cjs]].concat());
+    let r = ours(&lease, "2.10", "oslat", &[&base[..], &[&rjs]].concat());
+    assert_eq!(
+        shapes(&c.stdout),
+        shapes(&r.stdout),
+        "\n--- C ---\n{}\n--- rtlat ---\n{}",
+        c.stdout,
+        r.stdout
+    );
+    let labels: Vec<String> = (1..=8).map(|j| format!("{:.3}", j as f64 * 0.25)).collect();
+    for out in [&c.stdout, &r.stdout] {
+        assert!(out.starts_with("oslat V 2.10\n"), "{out}");
+        assert!(out.contains("Counter Freq:\t "), "{out}");
+        assert!(out.lines().any(|l| l.ends_with(" (MHz)")), "{out}");
+        for label in &labels {
+            assert!(
+                out.contains(&format!("{label:>7} (us):\t ")),
+                "{label}: {out}"
+            );
+        }
+        for figure in ["Minimum", "Maximum", "Max-Min"] {
+            let line = out
+                .lines()
+                .find(|l| l.trim_start().starts_with(figure))
+                .unwrap();
+            let value = line.split_whitespace().nth(1).unwrap();
+            assert_eq!(
+                value.split_once('.').map(|(_, d)| d.len()),
+                Some(3),
+                "{line}"
+            );
+        }
+    }
+    // The histogram's labels (which buckets have gaps is the run's) are
+    // checked apart from the other keys.
+    let without_buckets = |text: &str| -> String {
+        text.lines()
+            .filter(|l| {
+                let l = l.trim_start();
+                let Some((key, value)) = l.strip_prefix('"').and_then(|l| l.split_once("\":"))
+                else {
+                    return true;
+                };
+                !(key.contains('.') && key.parse::<f64>().is_ok() && !value.contains('{'))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let (c_text, r_text) = (
+        std::fs::read_to_string(&cj).unwrap(),
+        std::fs::read_to_string(&rj).unwrap(),
+    );
+    assert_keys_exactly(&without_buckets(&c_text), &without_buckets(&r_text));
+    for doc in [read_json(&cj), read_json(&rj)] {
+        assert_eq!(doc["rt_test_version:"], "2.10");
+        let t = &doc["thread"]["0"];
+        let h = t["histogram"].as_object().unwrap();
+        assert!(
+            !h.is_empty() && h.keys().all(|k| labels.contains(k)),
+            "{h:?}"
+        );
+        // min and max in ns: the minimum below a µs, as the text's.
+        assert!(t["min"].as_u64().unwrap() < 1000, "{t}");
+        assert!(t["max"].as_u64().unwrap() >= t["min"].as_u64().unwrap());
+    }
+    let c = run(&mut release.command("oslat", &["-v"]));
+    let r = run(Command::new(rtlat_path()).args(["oslat", "--rt-tests=2.10", "-v"]));
+    assert_eq!(
+        (c.stdout.as_str(), r.stdout.as_str()),
+        ("oslat V 2.10\n", "oslat V 2.10\n")
+    );
+}
+
+/// cyclicdeadline 2.10 and `--rt-tests=2.10` with 2.7's `--histogram`:
+/// `-q` prints the block instead of the `T:` lines (and no `interval:`,
+/// `Tested at` or thread lines without `--verbose`/`--debug`, 2.6), the
+/// block as cyclictest 2.7's (a line per non-empty bucket, no `# Total:`),
+/// the JSON's `"histogram"` first in each thread, version 2.10. Every
+/// CPU (C's cpusets), 1 s each, side by side.
+#[test]
+fn cyclicdeadline_histogram_as_2_10() {
+    require_root!();
+    let release = require_rt_tests!("2.10");
+    let _lease = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let (cj, rj) = (dir.path().join("c.json"), dir.path().join("r.json"));
+    let (cjs, rjs) = (
+        format!("--json={}", cj.display()),
+        format!("--json={}", rj.display()),
+    );
+    let base = ["-q", "-i", "10000", "-D", "1", "--histogram=30"];
+    let c = run(release
+        .command("cyclicdeadline", &[&base[..], &[&cjs]].concat())
+        .current_dir(dir.path()));
+    c.expect_code(0);
+    let mut cmd = Command::new(rtlat_path());
+    cmd.arg("cyclicdeadline")
+        .arg("--rt-tests=2.10")
+        .args([&base[..], &[&rjs]].concat())
+        .env_remove("RTLAT_RT_TESTS");
+    let r = run(&mut cmd);
+    r.expect_code(0);
+    let strip_buckets =
+        |text: &str| -> Vec<String> { shapes(text).into_iter().filter(|l| l != "N N").collect() };
+    assert_eq!(
+        strip_buckets(&c.stdout),
+        strip_buckets(&r.stdout),
+        "\n--- C ---\n{}\n--- rtlat ---\n{}",
+        c.stdout,
+        r.stdout
+    );
+    for out in [&c.stdout, &r.stdout] {
+        assert!(
+            out.contains("# Histogram\n") && !out.contains("# Total:"),
+            "{out}"
+        );
+        assert!(!out.contains("T: 0") && !out.contains("Tested at"), "{out}");
+        let buckets: Vec<u64> = out
+            .lines()
+            .filter(|l| l.len() == 13 && l.as_bytes()[6] == b' ')
+            .map(|l| {
+                let (b, n) = l.split_once(' ').unwrap();
+                assert_ne!(n.parse::<u64>().unwrap(), 0, "{l}");
+                b.parse().unwrap()
+            })
+            .collect();
+        assert!(buckets.windows(2).all(|w| w[0] < w[1]) && buckets.iter().all(|&b| b < 30));
+    }
+    assert_keys_exactly(
+        &std::fs::read_to_string(&cj).unwrap(),
+        &std::fs::read_to_string(&rj).unwrap(),
+    );
+    for file in [&cj, &rj] {
+        let text = std::fs::read_to_string(file).unwrap();
+        let mut lines = text.lines().skip_while(|l| l.trim() != "\"0\": {");
+        lines.next();
+        let first = lines.next().unwrap_or_default().trim_start();
+        assert!(first.starts_with("\"histogram\": {"), "{text}");
+        assert!(read_json(file)["thread"]["0"]["histogram"].is_object());
+    }
+}
