@@ -231,6 +231,27 @@ pub fn current_thread_handle() -> ThreadHandle {
     unsafe { libc::pthread_self() }
 }
 
+/// Counts each delivery of each of `signals` in `counter`, beside any
+/// other handler of theirs (signal-hook's flags: both are entries of the
+/// same registry). Two Ctrl-Cs that come before anyone looks are two,
+/// where a flag would say one.
+pub fn count_deliveries(
+    signals: &[i32],
+    counter: &std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> std::io::Result<()> {
+    for &signal in signals {
+        let counter = std::sync::Arc::clone(counter);
+        // SAFETY: the action only adds to an atomic integer, which is
+        // async-signal-safe: no allocation, no lock, no other call.
+        unsafe {
+            signal_hook_registry::register(signal, move || {
+                counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            })
+        }?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

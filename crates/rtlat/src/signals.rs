@@ -13,7 +13,7 @@
 //!   rt-tests' `get_cyclictest_snapshot`.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use anyhow::Context;
 use rtlat_sys::process::STOP_SIGNALS;
@@ -23,6 +23,10 @@ use signal_hook::consts::{SIGUSR1, SIGUSR2};
 #[derive(Debug)]
 pub struct SignalFlags {
     stop: Arc<AtomicBool>,
+    /// Every stop signal delivered, and how many of them
+    /// [`SignalFlags::take_stop_request`] has taken.
+    stops: Arc<AtomicUsize>,
+    stops_taken: AtomicUsize,
     status: Arc<AtomicBool>,
     snapshot: Arc<AtomicBool>,
 }
@@ -32,6 +36,8 @@ impl SignalFlags {
     pub fn install() -> anyhow::Result<SignalFlags> {
         let flags = SignalFlags {
             stop: Arc::new(AtomicBool::new(false)),
+            stops: Arc::new(AtomicUsize::new(0)),
+            stops_taken: AtomicUsize::new(0),
             status: Arc::new(AtomicBool::new(false)),
             snapshot: Arc::new(AtomicBool::new(false)),
         };
@@ -39,6 +45,8 @@ impl SignalFlags {
             signal_hook::flag::register(sig, Arc::clone(&flags.stop))
                 .with_context(|| format!("installing the handler of signal {sig}"))?;
         }
+        rtlat_sys::signals::count_deliveries(&STOP_SIGNALS, &flags.stops)
+            .context("installing the stop signals' counter")?;
         signal_hook::flag::register(SIGUSR1, Arc::clone(&flags.status))
             .context("installing the SIGUSR1 handler")?;
         signal_hook::flag::register(SIGUSR2, Arc::clone(&flags.snapshot))
@@ -51,10 +59,18 @@ impl SignalFlags {
         self.stop.load(Ordering::Relaxed)
     }
 
-    /// Whether a stop signal arrived since the last call: the flag is
-    /// lowered, so that the next one (a second Ctrl-C) is seen again.
+    /// Whether a stop signal arrived that no call has taken yet; takes
+    /// one. Each delivery is one request: a second Ctrl-C that comes
+    /// before the first is taken is still seen, by the next call (a flag
+    /// would have merged the two).
     pub fn take_stop_request(&self) -> bool {
-        self.stop.swap(false, Ordering::Relaxed)
+        let taken = self.stops_taken.load(Ordering::Relaxed);
+        if self.stops.load(Ordering::Relaxed) > taken {
+            self.stops_taken.store(taken + 1, Ordering::Relaxed);
+            true
+        } else {
+            false
+        }
     }
 
     /// Whether a status dump was asked for since the last call.
