@@ -147,6 +147,10 @@ fn the_real_audit_prints_every_check_once_then_the_summary_and_command() {
 
 #[test]
 fn the_real_audit_as_json_has_every_key_and_agrees_with_the_text() {
+    // The two audits must see the same machine: the real-time threads of
+    // another test (competition.rt_threads) may not come or go between
+    // them, and every such test holds a CPU lease.
+    let _all = crate::support::cpus::CpuLease::all();
     let r = run(&mut audit(["--json", "-"]));
     r.expect_code(0);
     let doc = parse_json(&r.stdout, "--json -");
