@@ -165,8 +165,9 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
         Flag::c(Some('W'), "bucket-width", REQ, "NS")
             .help(rtlat_args::lines![
                 "each bucket NS ns wide (rt-tests 2.5's, in every",
-                "dialect); not a multiple of 1000: the figures in ns",
-                "(3 decimals of us) and 32000/NS buckets without -b",
+                "dialect); not a multiple of 1000: the figures in",
+                "ns (3 decimals of us) and, without -b, 32000/NS",
+                "buckets",
             ])
             .default("1000")
             .apply(|r: &mut Raw, v| {
