@@ -257,19 +257,37 @@ fn load_stops_on_sigint_with_its_rates() {
 #[test]
 fn hackbench_stops_on_sigterm_with_its_time() {
     // hackbench writes no document: its result is the Time line. Stopped
-    // once every forked task exists (two groups of 2 + 2).
+    // once every forked task exists (two groups of 2 + 2) and messages
+    // flow, which they do only after the start (and its timer): the
+    // tasks have written 100 messages of 100 bytes between them (an
+    // emulated start takes long after the tasks exist).
     let lease = CpuLease::one();
     let mut cmd = lease.pinned(crate::support::rtlat_path().to_str().unwrap());
     cmd.args(["hackbench", "-g", "2", "-f", "2", "-l", "1000000000"]);
     let running = spawn(&mut cmd);
     let pid = running.pid();
-    let tasks = || {
-        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-            .map_or(0, |c| c.split_whitespace().count())
+    let tasks = || -> Vec<String> {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).map_or_else(
+            |_| Vec::new(),
+            |c| c.split_whitespace().map(str::to_owned).collect(),
+        )
+    };
+    let written = |task: &str| -> u64 {
+        std::fs::read_to_string(format!("/proc/{task}/io"))
+            .ok()
+            .and_then(|io| {
+                io.lines()
+                    .find_map(|l| l.strip_prefix("wchar:"))
+                    .and_then(|n| n.trim().parse().ok())
+            })
+            .unwrap_or(0)
     };
     assert!(
-        crate::support::wait_until(FIRST_SAMPLES_WITHIN, || tasks() >= 8),
-        "not every task started"
+        crate::support::wait_until(FIRST_SAMPLES_WITHIN, || {
+            let tasks = tasks();
+            tasks.len() >= 8 && tasks.iter().map(|t| written(t)).sum::<u64>() >= 10_000
+        }),
+        "not every task started, or no message passed"
     );
     running.signal("TERM");
     let r = running.wait(Duration::from_secs(10));
