@@ -5,8 +5,9 @@
 //! `<!-- not runnable: REASON -->`; a block that is neither fails, so that
 //! none is forgotten silently. The runnable ones are run, as root, each in
 //! a temporary directory with this test run's `rtlat` and `rtlat-plot`
-//! first in `PATH`, every command bounded: a real-time run must say how
-//! long (`-D`, `-l`, `-T`), and a short time.
+//! first in `PATH`, every command bounded: a measuring tool's run must say
+//! how long, and a short time, with its own options (`-D`, `-l`, queuelat's
+//! `-t`, hwlatdetect's `--duration`, ...: [`MEASURING`]).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -157,24 +158,80 @@ fn blocks() -> Blocks {
     found
 }
 
-/// The tools whose runs measure until told to stop.
-const MEASURING: [&str; 10] = [
-    "cyclictest",
-    "cyclicdeadline",
-    "monitor",
-    "latency",
-    "load",
-    "signaltest",
-    "svsematest",
-    "pmqtest",
-    "ptsematest",
-    "sigwaittest",
+/// What bounds a measuring tool's run: the options that do (each with the
+/// largest value a documented command may give it: seconds or loops; 0,
+/// C's "for ever", never bounds), and whether its run ends soon (in 5 s
+/// or less) when none of them is given.
+struct Bounds {
+    tool: &'static str,
+    options: &'static [(&'static str, f64)],
+    ends_by_default: bool,
+}
+
+/// `-D` up to 5 s or `-l` up to 20000 loops.
+const DURATION_OR_LOOPS: &[(&str, f64)] = &[
+    ("-D", 5.0),
+    ("--duration", 5.0),
+    ("-l", 20000.0),
+    ("--loops", 20000.0),
 ];
 
+/// `-D`/`--duration` up to 5 s.
+const DURATION: &[(&str, f64)] = &[("-D", 5.0), ("--duration", 5.0)];
+
+/// The tools whose runs measure until told to stop, or for longer than a
+/// documentation example may take. The rest (hackbench, ssdd,
+/// rt-migrate-test, pip_stress, the reports) end soon by themselves.
+const MEASURING: [Bounds; 16] = [
+    Bounds::until_stopped("cyclictest", DURATION_OR_LOOPS),
+    Bounds::until_stopped("cyclicdeadline", DURATION),
+    Bounds::until_stopped("monitor", DURATION_OR_LOOPS),
+    Bounds::until_stopped(
+        "latency",
+        &[
+            ("-D", 5.0),
+            ("--duration", 5.0),
+            ("-l", 20000.0),
+            ("--loops", 20000.0),
+            ("-T", 5.0),
+        ],
+    ),
+    Bounds::until_stopped("load", DURATION_OR_LOOPS),
+    Bounds::until_stopped("signaltest", DURATION_OR_LOOPS),
+    Bounds::until_stopped("svsematest", DURATION_OR_LOOPS),
+    Bounds::until_stopped("pmqtest", DURATION_OR_LOOPS),
+    Bounds::until_stopped("ptsematest", DURATION_OR_LOOPS),
+    Bounds::until_stopped("sigwaittest", DURATION_OR_LOOPS),
+    // 1 s by default.
+    Bounds {
+        tool: "oslat",
+        options: DURATION,
+        ends_by_default: true,
+    },
+    Bounds::until_stopped("pi_stress", DURATION),
+    // C's 10 s by default.
+    Bounds::until_stopped("deadline_test", &[("--duration", 5.0)]),
+    Bounds::until_stopped("queuelat", &[("-t", 5.0), ("--timeout", 5.0)]),
+    // 120 s by default.
+    Bounds::until_stopped("hwlatdetect", &[("--duration", 5.0)]),
+    // Its -D is split among its phases (2 s each for 6).
+    Bounds::until_stopped("evaluate", &[("-D", 12.0), ("--duration", 12.0)]),
+];
+
+impl Bounds {
+    const fn until_stopped(tool: &'static str, options: &'static [(&'static str, f64)]) -> Self {
+        Bounds {
+            tool,
+            options,
+            ends_by_default: false,
+        }
+    }
+}
+
 /// Why a runnable command could run too long, if it could: a measuring
-/// tool without `-D` (at most 5 s), `-l` (at most 20000 loops), a
-/// `--load-schedule` of at most 5 s or, for latency, `-T` (at most 5 s);
-/// `--help` needs none. A trailing `# comment` is not the command's.
+/// tool ([`MEASURING`]) without one of its bounds, or with a bound too
+/// large, or without a `--load-schedule` of at most 5 s; `--help` needs
+/// none. A trailing `# comment` is not the command's.
 fn unbounded(command: &str) -> Option<String> {
     let command = match command.find(" #") {
         Some(at) => &command[..at],
@@ -184,41 +241,56 @@ fn unbounded(command: &str) -> Option<String> {
         .split_whitespace()
         .map(|w| w.trim_matches(|c| matches!(c, '(' | ')' | ';' | '\'' | '"')))
         .collect();
-    let tool = words
+    let known = |name: &str| MEASURING.iter().find(|b| b.tool == name);
+    let bounds = words
         .windows(2)
-        .find(|w| w[0] == "rtlat" && MEASURING.contains(&w[1]))
-        .map(|w| w[1])
+        .find(|w| w[0] == "rtlat" && known(w[1]).is_some())
+        .and_then(|w| known(w[1]))
         .or_else(|| {
             words
                 .iter()
-                .find(|w| MEASURING.contains(w) && **w != "load")
-                .copied()
+                .filter(|w| **w != "load")
+                .find_map(|w| known(w))
         })?;
     if words.contains(&"--help") {
         return None;
     }
-    let value = |flag: &str| {
+    // An option's text: `-D 2`, `--duration 2` or `--duration=2`.
+    let text = |flag: &str| {
         words
-            .windows(2)
-            .find(|w| w[0] == flag)
-            .and_then(|w| seconds(w[1]))
+            .iter()
+            .enumerate()
+            .find_map(|(i, w)| match w.strip_prefix(flag)? {
+                "" => words.get(i + 1).copied(),
+                rest if flag.starts_with("--") => rest.strip_prefix('='),
+                _ => None,
+            })
     };
-    let schedule = words
-        .windows(2)
-        .find(|w| w[0] == "--load-schedule")
-        .and_then(|w| {
-            w[1].split(',')
+    let schedule = text("--load-schedule")
+        .and_then(|list| {
+            list.split(',')
                 .map(|phase| phase.rsplit_once('=').and_then(|(_, d)| seconds(d)))
                 .sum::<Option<f64>>()
-        });
-    let bounded = value("-D").is_some_and(|s| s <= 5.0)
-        || value("-l").is_some_and(|n| n <= 20000.0)
-        || schedule.is_some_and(|s| s <= 5.0)
-        || (tool == "latency" && value("-T").is_some_and(|s| s <= 5.0));
+        })
+        .is_some_and(|s| s <= 5.0);
+    let given: Vec<Option<f64>> = bounds
+        .options
+        .iter()
+        .filter_map(|(flag, max)| text(flag).map(|t| seconds(t).filter(|v| *v > 0.0 && v <= max)))
+        .collect();
+    let bounded = given.iter().any(Option::is_some)
+        || (given.is_empty() && bounds.ends_by_default)
+        || schedule;
     (!bounded).then(|| {
+        let options: Vec<String> = bounds
+            .options
+            .iter()
+            .map(|(flag, max)| format!("{flag} (up to {max})"))
+            .collect();
         format!(
-            "`{tool}` needs -D (up to 5 s), -l (up to 20000), --load-schedule \
-             (up to 5 s) or, for latency, -T (up to 5 s)"
+            "`{}` needs one of {} or a --load-schedule (up to 5 s)",
+            bounds.tool,
+            options.join(", ")
         )
     })
 }
@@ -286,6 +358,21 @@ fn the_rules_are_enforced() {
             false,
         ),
         ("(ulimit -v 1; rtlat cyclictest -t 9 -l 3 -q)", true),
+        ("rtlat cyclictest -p 80 -D 0 -q", false),
+        ("rtlat cyclictest -p 80 --duration=2 -q", true),
+        ("rtlat oslat -c 1 -q", true),
+        ("rtlat oslat -c 1 -D 60", false),
+        ("oslat -c 1 -D 1", true),
+        ("rtlat pi_stress -g 1", false),
+        ("rtlat pi_stress -g 1 -D 2", true),
+        ("rtlat queuelat -m 20 -c 3 -f 2 -p 1", false),
+        ("rtlat queuelat -m 20 -c 3 -f 2 -p 1 -t 0", false),
+        ("rtlat queuelat -m 20 -c 3 -f 2 -p 1 -t 1", true),
+        ("rtlat hwlatdetect --duration=1", true),
+        ("rtlat hwlatdetect --threshold=10", false),
+        ("rtlat deadline_test -t 1", false),
+        ("rtlat deadline_test -t 1 --duration 2", true),
+        ("rtlat hackbench -g 2", true),
     ];
     for (command, bounded) in cases {
         assert_eq!(unbounded(command).is_none(), bounded, "{command}");
