@@ -31,6 +31,9 @@ pub struct Settings {
     pub quiet: bool,
     /// `--json`, if requested.
     pub json: Option<OutputTarget>,
+    /// `--rt-tests` (or `$RTLAT_RT_TESTS`): the release whose JSON version
+    /// string is written (the text and keys are the same in every one).
+    pub rt_tests: rtlat_core::RtTests,
     /// The command line as given, for the JSON `cmdline:` key.
     pub cmdline: String,
 }
@@ -129,7 +132,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let status = u8::from(error);
     let written = match &settings.json {
         Some(target) => {
-            let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+            let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+            meta.rt_tests = settings.rt_tests;
             write_to(target, &mut out, "--json", |mut w| {
                 write_pass_fail(&mut w, &meta, &SsddMembers {})
             })

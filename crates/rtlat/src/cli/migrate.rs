@@ -80,6 +80,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             .help(rtlat_args::lines!["print this help and exit"])
             .shows_help(),
         outputs::json(&outputs::JSON),
+        super::rt_tests_options::rt_tests(),
         Flag::c(Some('l'), "loops", REQ, "N")
             .help(rtlat_args::lines!["intervals to run, 1 or more"])
             .default("50")
@@ -218,6 +219,7 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
         None => None,
     };
     let json = raw.shared.outputs.validate(name, "microseconds")?.json;
+    let rt_tests = raw.shared.rt_tests(name)?;
     let priorities = (0..tasks)
         .map(|id| {
             let step = if raw.equal && id > 0 && id + 1 < tasks {
@@ -242,6 +244,7 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
         duration,
         quiet: raw.quiet,
         json,
+        rt_tests,
         cmdline,
     })
 }
@@ -285,7 +288,7 @@ signal or -D stopped the run before its last interval (as 2.4)."
             Part::Heading("When to stop"),
             pick(&FLAGS, &["loops", "duration", "check", "maxerr"]),
             Part::Heading("Output"),
-            pick(&FLAGS, &["quiet", "json", "help"]),
+            pick(&FLAGS, &["quiet", "json", "rt-tests", "help"]),
             Part::Paragraph("Example: three tasks, five short intervals, checked:".to_owned()),
             Part::Example("rtlat rt-migrate-test -c -l 5 -r 5 -s 20 3"),
         ],

@@ -108,9 +108,11 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
         prompt: raw.prompt,
         mlockall: raw.mlockall,
         json: None,
+        rt_tests: rtlat_core::RtTests::DEFAULT,
         cmdline,
         stuck_group: None,
     };
+    settings.rt_tests = raw.shared.rt_tests(name)?;
     if raw.version {
         // C prints its version as soon as it reads -V.
         return Ok(settings);
@@ -296,7 +298,7 @@ printed every 0.75 s; the options are those of rt-tests pi_stress 2.4."
             group(&["duration"]),
             Part::Heading("Output"),
             group(&[
-                "quiet", "verbose", "debug", "json", "prompt", "version", "help",
+                "quiet", "verbose", "debug", "json", "rt-tests", "prompt", "version", "help",
             ]),
             Part::Paragraph("Example: one group for 5 seconds, summary only:".to_owned()),
             Part::Example("rtlat pi_stress -g 1 -D 5 -q"),

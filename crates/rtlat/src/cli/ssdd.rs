@@ -69,6 +69,7 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 r.iters = Some(v.text()?);
                 Ok(())
             }),
+        super::rt_tests_options::rt_tests(),
     ]
 });
 
@@ -97,12 +98,14 @@ pub fn parse(args: &[OsString], cmdline: String) -> Result<Invocation, UsageErro
         None => 10_000,
     } as u32;
     let json = raw.shared.outputs.validate(name, "microseconds")?.json;
+    let rt_tests = raw.shared.rt_tests(name)?;
     Ok(Invocation::Run(Measure {
         settings: Settings {
             forks,
             steps,
             quiet: raw.quiet,
             json,
+            rt_tests,
             cmdline,
         },
         warnings: Vec::new(),
@@ -140,7 +143,10 @@ tests FAILED.\" (status 1, also when a signal stopped the run). Every
 tracer and tracee ends with the run, a killed one included."
                     .to_owned(),
             ),
-            pick(&FLAGS, &["forks", "iters", "quiet", "json", "help"]),
+            pick(
+                &FLAGS,
+                &["forks", "iters", "quiet", "json", "rt-tests", "help"],
+            ),
             Part::Paragraph("Example: two tracers, 100 steps each:".to_owned()),
             Part::Example("rtlat ssdd -f 2 -i 100"),
         ],

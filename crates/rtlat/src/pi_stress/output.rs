@@ -129,6 +129,7 @@ mod tests {
             prompt: false,
             mlockall: false,
             json: None,
+            rt_tests: rtlat_core::RtTests::DEFAULT,
             cmdline: String::new(),
             stuck_group: None,
         }

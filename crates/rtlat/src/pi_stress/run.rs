@@ -36,7 +36,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let mut out = Stdout::new(true);
     if settings.version_only {
         // As C: no newline.
-        out.emit(|w| write!(w, "pi_stress v2.40 "));
+        let version = settings.rt_tests.json_version();
+        out.emit(|w| write!(w, "pi_stress v{version} "));
         return end_run(&mut out, Ok(()), None, 0);
     }
     let max_priority = settings.admin.priority;
@@ -152,7 +153,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     out.emit(|w| write_summary(w, total, finish.saturating_sub(start)));
     let mut written = Ok(());
     if let Some(target) = &settings.json {
-        let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+        let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+        meta.rt_tests = settings.rt_tests;
         let members = PiStressMembers {
             inversion: total,
             groups: settings.group_cpus.len(),

@@ -41,6 +41,9 @@ pub struct Settings {
     pub mlockall: bool,
     /// `--json`.
     pub json: Option<OutputTarget>,
+    /// `--rt-tests` (or `$RTLAT_RT_TESTS`): the release whose JSON version
+    /// string is written (the text and keys are the same in every one).
+    pub rt_tests: rtlat_core::RtTests,
     /// The command line as given, for the JSON `cmdline:` key.
     pub cmdline: String,
     /// The hidden test seam: this group never finishes its inversion.

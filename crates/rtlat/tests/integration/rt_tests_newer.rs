@@ -530,3 +530,41 @@ fn cyclicdeadline_histogram_as_2_10() {
         assert!(read_json(file)["thread"]["0"]["histogram"].is_object());
     }
 }
+
+/// The programs whose text and keys are 2.4's in every release (ssdd,
+/// rt-migrate-test, pi_stress) write the dialect's version: C 2.10's keys
+/// in C's order, `"2.10"`, and pi_stress's `-V` line. The whole machine's
+/// lease: rt-migrate-test runs a task per CPU, and pi_stress `-u` runs on
+/// CPU 0; each run is well under 2 s.
+#[test]
+fn pass_fail_tools_json_as_2_10() {
+    require_root!();
+    let release = require_rt_tests!("2.10");
+    let lease = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[&str]); 3] = [
+        ("ssdd", &["-f", "1", "-i", "100"]),
+        ("rt-migrate-test", &["-c", "-q", "-l", "2", "-s", "50"]),
+        ("pi_stress", &["-u", "-q", "-g", "1", "-D", "1"]),
+    ];
+    for (program, args) in cases {
+        let (cj, rj) = (
+            dir.path().join(format!("{program}-c.json")),
+            dir.path().join(format!("{program}-r.json")),
+        );
+        let json = |path: &Path| format!("--json={}", path.display());
+        let c_json = json(&cj);
+        let r_json = json(&rj);
+        theirs(&release, &lease, program, &[args, &[&c_json]].concat());
+        ours(&lease, "2.10", program, &[args, &[&r_json]].concat());
+        assert_keys_exactly(
+            &std::fs::read_to_string(&cj).unwrap(),
+            &std::fs::read_to_string(&rj).unwrap(),
+        );
+        assert_eq!(read_json(&rj)["rt_test_version:"], "2.10", "{program}");
+    }
+    let c = theirs(&release, &lease, "pi_stress", &["-V"]);
+    let r = ours(&lease, "2.10", "pi_stress", &["-V"]);
+    assert_eq!(c.stdout, "pi_stress v2.10 ");
+    assert_eq!(r.stdout, c.stdout);
+}

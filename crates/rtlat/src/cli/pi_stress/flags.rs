@@ -61,6 +61,7 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         outputs::json(&outputs::JSON),
+        super::super::rt_tests_options::rt_tests(),
         switch!(
             'm',
             "mlockall",
