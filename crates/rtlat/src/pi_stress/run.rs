@@ -109,7 +109,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         medium: settings.medium,
         high: settings.high,
         high_deadline: settings.high_deadline,
-        deadline_cpus: (0..rtlat_sys::system::online_cpus()).collect(),
+        // Every CPU (C: 0 to the online count - 1, which misses a CPU
+        // above an offline one; the kernel leaves out the offline ones).
+        deadline_cpus: (0..rtlat_sys::system::configured_cpus()).collect(),
         inversions: settings.inversions,
         debug: settings.debug,
         stuck_group: settings.stuck_group,
