@@ -41,6 +41,18 @@ pub struct RoleSched {
     pub priority: u8,
 }
 
+/// SCHED_DEADLINE parameters of the high thread, in ns (as
+/// `struct sched_attr` has them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeadlineSched {
+    /// The budget per period.
+    pub runtime: u64,
+    /// The relative deadline.
+    pub deadline: u64,
+    /// The period.
+    pub period: u64,
+}
+
 /// The three threads of a group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -75,6 +87,12 @@ pub struct InversionPlan {
     pub medium: RoleSched,
     /// The high thread's.
     pub high: RoleSched,
+    /// The high thread takes SCHED_DEADLINE instead of `high`, after
+    /// widening its affinity to `deadline_cpus` (the kernel admits a
+    /// deadline task only when it may run on its whole root domain).
+    pub high_deadline: Option<DeadlineSched>,
+    /// The CPUs a SCHED_DEADLINE high thread may run on.
+    pub deadline_cpus: Vec<usize>,
     /// `-i`: inversions per group; `None`: no limit.
     pub inversions: Option<u64>,
     /// `-d`: the threads print a `DEBUG:` line when they start and end.
@@ -134,6 +152,10 @@ pub enum RoleStep {
     Affinity,
     /// Setting its policy and priority.
     Scheduler,
+    /// Widening its affinity for SCHED_DEADLINE.
+    DeadlineAffinity,
+    /// Taking SCHED_DEADLINE (sched_setattr).
+    Deadline,
     /// Taking or releasing the mutex.
     Mutex,
 }
@@ -149,6 +171,9 @@ struct Shared {
     error_code: AtomicI32,
     exited: AtomicUsize,
     release_stuck: AtomicBool,
+    /// The CPUs the first high thread refused SCHED_DEADLINE was
+    /// allowed on (a cpuset may narrow what it asked for).
+    deadline_affinity: std::sync::Mutex<Vec<usize>>,
 }
 
 /// The groups' threads, running.
@@ -187,6 +212,7 @@ impl InversionRun {
             error_code: AtomicI32::new(0),
             exited: AtomicUsize::new(0),
             release_stuck: AtomicBool::new(false),
+            deadline_affinity: std::sync::Mutex::new(Vec::new()),
         });
         let mut threads = Vec::with_capacity(3 * n);
         for g in 0..n {
@@ -199,9 +225,12 @@ impl InversionRun {
             for role in [Role::Low, Role::Medium, Role::High] {
                 let shared = Arc::clone(&shared);
                 let sched = match role {
-                    Role::Low => plan.low,
-                    Role::Medium => plan.medium,
-                    Role::High => plan.high,
+                    Role::Low => Sched::Role(plan.low),
+                    Role::Medium => Sched::Role(plan.medium),
+                    Role::High => match plan.high_deadline {
+                        Some(dl) => Sched::Deadline(dl, plan.deadline_cpus.clone()),
+                        None => Sched::Role(plan.high),
+                    },
                 };
                 let cpu = plan.group_cpus[g];
                 let debug = plan.debug;
@@ -241,6 +270,16 @@ impl InversionRun {
             self.shared.error.load(Acquire),
             self.shared.error_code.load(Acquire),
         )
+    }
+
+    /// The CPUs a high thread that could not take SCHED_DEADLINE was
+    /// allowed on (empty if none failed so).
+    pub fn deadline_affinity(&self) -> Vec<usize> {
+        self.shared
+            .deadline_affinity
+            .lock()
+            .map(|v| v.clone())
+            .unwrap_or_default()
     }
 
     /// The inversions of every group together.
@@ -319,6 +358,8 @@ fn pack_error(e: RoleError) -> u64 {
         RoleStep::Affinity => 0,
         RoleStep::Scheduler => 1,
         RoleStep::Mutex => 2,
+        RoleStep::DeadlineAffinity => 3,
+        RoleStep::Deadline => 4,
     };
     1 << 63 | (e.group as u64) << 8 | role << 4 | step
 }
@@ -335,7 +376,9 @@ fn unpack_error(packed: u64, errno: i32) -> Option<RoleError> {
     let step = match packed & 0xf {
         0 => RoleStep::Affinity,
         1 => RoleStep::Scheduler,
-        _ => RoleStep::Mutex,
+        2 => RoleStep::Mutex,
+        3 => RoleStep::DeadlineAffinity,
+        _ => RoleStep::Deadline,
     };
     Some(RoleError {
         group: ((packed >> 8) & 0xff_ffff) as usize,
@@ -357,13 +400,21 @@ impl Shared {
     }
 }
 
+/// What a thread of a group takes.
+enum Sched {
+    /// A policy and priority.
+    Role(RoleSched),
+    /// SCHED_DEADLINE, allowed on these CPUs.
+    Deadline(DeadlineSched, Vec<usize>),
+}
+
 /// One thread of a group, from its set-up to its exit.
 #[allow(clippy::too_many_arguments)]
 fn role_thread(
     shared: &Shared,
     g: usize,
     role: Role,
-    sched: RoleSched,
+    sched: Sched,
     cpu: Option<usize>,
     limit: Option<u64>,
     debug: bool,
@@ -383,8 +434,28 @@ fn role_thread(
     {
         fail(RoleStep::Affinity, e);
     }
-    if let Err(e) = sched::set_current_thread(sys_policy(sched.policy), i32::from(sched.priority)) {
-        fail(RoleStep::Scheduler, e);
+    match sched {
+        Sched::Role(s) => {
+            if let Err(e) = sched::set_current_thread(sys_policy(s.policy), i32::from(s.priority)) {
+                fail(RoleStep::Scheduler, e);
+            }
+        }
+        // As pi_stress: the deadline thread leaves its group's CPU for
+        // every CPU, then takes SCHED_DEADLINE.
+        Sched::Deadline(dl, cpus) => {
+            if let Err(e) = affinity::pin_current_thread(&cpus) {
+                fail(RoleStep::DeadlineAffinity, e);
+            } else if let Err(e) = rtlat_sys::deadline::set_current_thread(
+                &rtlat_sys::deadline::SchedAttr::deadline(dl.runtime, dl.deadline, dl.period, 0),
+            ) {
+                if let Ok(mut seen) = shared.deadline_affinity.lock()
+                    && seen.is_empty()
+                {
+                    *seen = affinity::allowed_cpus().unwrap_or_default();
+                }
+                fail(RoleStep::Deadline, e);
+            }
+        }
     }
     if debug {
         eprintln!("DEBUG: {}[{g}]: entering ready state", role.name());
@@ -479,6 +550,8 @@ mod tests {
             low: other(),
             medium: other(),
             high: other(),
+            high_deadline: None,
+            deadline_cpus: Vec::new(),
             inversions,
             debug: false,
             stuck_group: None,

@@ -12,9 +12,9 @@ use rtlat_args::UsageError;
 use rtlat_args::docs::help::Help;
 use rtlat_args::getopt::OptSpec;
 use rtlat_args::options::{self, Flag, Layout, Page, Part, Read, pick};
-use rtlat_args::values::{OptionName, SystemView, int_in, invalid};
+use rtlat_args::values::{SystemView, int_in, invalid};
 use rtlat_core::SchedPolicy;
-use rtlat_core::inversion::RoleSched;
+use rtlat_core::inversion::{DeadlineSched, RoleSched};
 
 use super::shared::{HasShared, Measure, SharedArgs};
 use crate::pi_stress::settings::Settings;
@@ -101,6 +101,7 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
         low: role(0),
         medium: role(1),
         high: role(2),
+        high_deadline: None,
         admin: role(3),
         quiet: raw.quiet,
         verbose: raw.verbose,
@@ -137,11 +138,14 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
         None => None,
     };
     for text in &raw.sched {
-        let (id, sched) = sched_line(text, policy)?;
+        let (id, sched, deadline) = sched_line(text, policy)?;
         match id {
             Kind::Low => settings.low = sched,
             Kind::Medium => settings.medium = sched,
-            Kind::High => settings.high = sched,
+            Kind::High => {
+                settings.high = sched;
+                settings.high_deadline = deadline;
+            }
         }
     }
     settings.json = match &raw.shared.outputs.json {
@@ -180,19 +184,33 @@ enum Kind {
 }
 
 /// One `-s` value: `key=value` pairs separated by commas (C splits on
-/// both `,` and `=`), `id` required.
-fn sched_line(text: &str, default_policy: SchedPolicy) -> Result<(Kind, RoleSched), UsageError> {
+/// both `,` and `=`), `id` required. `policy=deadline` (the high thread
+/// only) takes `runtime=` and `deadline=` in ns, and `period=` (the
+/// deadline if left out).
+fn sched_line(
+    text: &str,
+    default_policy: SchedPolicy,
+) -> Result<(Kind, RoleSched, Option<DeadlineSched>), UsageError> {
     let bad = |what: &str| invalid(name("sched"), text, what);
     let mut id = None;
     let mut policy = default_policy;
     let mut priority = None;
     let mut deadline = false;
+    let (mut dl_runtime, mut dl_deadline, mut dl_period) = (None, None, None);
     let words: Vec<&str> = text.split([',', '=']).collect();
     if !words.len().is_multiple_of(2) {
         return Err(bad(
             "KEY=VALUE pairs separated by commas, id=low|med|high first",
         ));
     }
+    let nanos = |v: &str, key: &str| match rtlat_args::values::int::<u64>(v) {
+        Some(n) if (1024..1 << 63).contains(&n) => Ok(n),
+        _ => Err(invalid(
+            name("sched"),
+            v,
+            format_args!("expected {key}=NS, in ns, at least 1024 (the kernel's least runtime)"),
+        )),
+    };
     for pair in words.chunks(2) {
         let (k, v) = (pair[0], pair[1]);
         match k {
@@ -208,7 +226,7 @@ fn sched_line(text: &str, default_policy: SchedPolicy) -> Result<(Kind, RoleSche
                 "fifo" => policy = SchedPolicy::Fifo,
                 "rr" => policy = SchedPolicy::RoundRobin,
                 "deadline" => deadline = true,
-                _ => return Err(bad("policy is fifo or rr")),
+                _ => return Err(bad("policy is fifo, rr or deadline")),
             },
             "priority" => {
                 priority = Some(int_in(
@@ -218,21 +236,16 @@ fn sched_line(text: &str, default_policy: SchedPolicy) -> Result<(Kind, RoleSche
                     "a real-time priority (priority=1 to 99)",
                 )? as u8)
             }
-            "runtime" | "deadline" | "period" => deadline = true,
+            "runtime" => dl_runtime = Some(nanos(v, k)?),
+            "deadline" => dl_deadline = Some(nanos(v, k)?),
+            "period" => dl_period = Some(nanos(v, k)?),
             _ => {
                 return Err(bad(
-                    "the keys are id, policy and priority (runtime, deadline and period \
-                     belong to policy=deadline)",
+                    "the keys are id, policy, priority, and runtime, deadline and period \
+                     with policy=deadline",
                 ));
             }
         }
-    }
-    if deadline {
-        return Err(UsageError(format!(
-            "{}: '{text}': SCHED_DEADLINE threads (policy=deadline, runtime, deadline, \
-             period) are not supported by rtlat pi_stress; use policy=fifo or policy=rr",
-            name("sched").spelling()
-        )));
     }
     let Some(id) = id else {
         return Err(bad("id=low, id=med or id=high is required"));
@@ -243,12 +256,43 @@ fn sched_line(text: &str, default_policy: SchedPolicy) -> Result<(Kind, RoleSche
             Kind::Medium => 1,
             Kind::High => 2,
         };
+    let role = RoleSched {
+        policy,
+        priority: priority.unwrap_or(default_priority),
+    };
+    if !deadline {
+        if dl_runtime.or(dl_deadline).or(dl_period).is_some() {
+            return Err(bad("runtime, deadline and period go with policy=deadline"));
+        }
+        return Ok((id, role, None));
+    }
+    if id != Kind::High {
+        return Err(bad(
+            "policy=deadline is for id=high only (pi_stress 2.4 gives a low or med \
+             'deadline' thread the main thread's SCHED_FIFO priority, above the high one)",
+        ));
+    }
+    if priority.is_some() {
+        return Err(bad("priority goes with policy=fifo or rr, not deadline"));
+    }
+    let (Some(runtime), Some(deadline)) = (dl_runtime, dl_deadline) else {
+        return Err(bad(
+            "policy=deadline needs runtime=NS and deadline=NS (period=NS is the deadline \
+             if left out)",
+        ));
+    };
+    let period = dl_period.unwrap_or(deadline);
+    if !(runtime <= deadline && deadline <= period) {
+        return Err(bad("runtime <= deadline <= period is required"));
+    }
     Ok((
         id,
-        RoleSched {
-            policy,
-            priority: priority.unwrap_or(default_priority),
-        },
+        role,
+        Some(DeadlineSched {
+            runtime,
+            deadline,
+            period,
+        }),
     ))
 }
 
@@ -445,8 +489,31 @@ mod tests {
             (&["-s", "id=low,nice"], "-s/--sched: invalid value"),
             (&["-s", "id=low,color=red"], "-s/--sched: invalid value"),
             (
-                &["-s", "id=high,policy=deadline,runtime=100"],
-                "-s/--sched: 'id=high,policy=deadline,runtime=100': SCHED_DEADLINE",
+                &["-s", "id=high,policy=deadline,runtime=100,deadline=5000"],
+                "-s/--sched: invalid value '100'",
+            ),
+            (
+                &["-s", "id=high,policy=deadline,runtime=5000"],
+                "-s/--sched: invalid value 'id=high,policy=deadline,runtime=5000': policy=deadline needs",
+            ),
+            (
+                &["-s", "id=high,policy=deadline,runtime=5000,deadline=2000"],
+                "-s/--sched: invalid value 'id=high,policy=deadline,runtime=5000,deadline=2000': runtime <=",
+            ),
+            (
+                &[
+                    "-s",
+                    "id=high,policy=deadline,runtime=2000,deadline=5000,period=x",
+                ],
+                "-s/--sched: invalid value 'x'",
+            ),
+            (
+                &["-s", "id=low,policy=deadline,runtime=2000,deadline=5000"],
+                "-s/--sched: invalid value 'id=low,policy=deadline,runtime=2000,deadline=5000': policy=deadline is",
+            ),
+            (
+                &["-s", "id=high,runtime=2000"],
+                "-s/--sched: invalid value 'id=high,runtime=2000': runtime, deadline",
             ),
             (&["--json=/nonexistent/x.json"], "--json: cannot write"),
             (&["--stuck-group=1"], "--stuck-group: invalid value '1'"),

@@ -396,19 +396,28 @@ pub(crate) fn describe_setattr_error(index: usize, errno: i32, plan: &DeadlinePl
     let who = format!(
         "deadline thread {index} (runtime {runtime} µs, deadline and period {deadline} µs)"
     );
-    let cause = match Errno::from_raw_os_error(errno) {
-        Errno::PERM => eperm_cause(),
-        Errno::BUSY => ebusy_cause(),
+    let allowed = rtlat_sys::affinity::allowed_cpus().unwrap_or_default();
+    let cause = setattr_cause(errno, &allowed, "use fewer threads (-t)", "change -i or -t");
+    format!("{who}: cannot take SCHED_DEADLINE: {why}: {cause}")
+}
+
+/// Why the kernel refused SCHED_DEADLINE (sched_setattr's `errno`) and
+/// what to do about it, for any tool: `allowed` is the CPUs the thread
+/// was allowed on; `fewer` says how to ask for less bandwidth, `change`
+/// which options set the parameters.
+pub(crate) fn setattr_cause(errno: i32, allowed: &[usize], fewer: &str, change: &str) -> String {
+    match Errno::from_raw_os_error(errno) {
+        Errno::PERM => eperm_cause(allowed),
+        Errno::BUSY => ebusy_cause(fewer),
         Errno::INVAL => format!(
             "the kernel refused these parameters: a runtime of at least 1.024 µs, no longer than \
              the deadline, a period within sched_deadline_period_min_us ({}) and \
-             sched_deadline_period_max_us ({}); change -i or -t",
+             sched_deadline_period_max_us ({}); {change}",
             sysctl("sched_deadline_period_min_us").unwrap_or_else(|| "?".into()),
             sysctl("sched_deadline_period_max_us").unwrap_or_else(|| "?".into()),
         ),
         _ => "sched_setattr failed".to_owned(),
-    };
-    format!("{who}: cannot take SCHED_DEADLINE: {why}: {cause}")
+    }
 }
 
 fn sysctl(name: &str) -> Option<String> {
@@ -419,17 +428,16 @@ fn sysctl(name: &str) -> Option<String> {
 
 /// Why the kernel said EPERM: no CAP_SYS_NICE, an affinity narrower than
 /// the root domain (taskset, a cpuset), or no deadline bandwidth at all.
-fn eperm_cause() -> String {
+fn eperm_cause(allowed: &[usize]) -> String {
     if !has_cap_sys_nice() {
         return "SCHED_DEADLINE needs CAP_SYS_NICE: run as root, or give rtlat the capability \
                 (setcap cap_sys_nice+ep)"
             .to_owned();
     }
-    let allowed = rtlat_sys::affinity::allowed_cpus().unwrap_or_default();
     let online = std::fs::read_to_string("/sys/devices/system/cpu/online")
         .map(|s| s.trim().to_owned())
         .unwrap_or_default();
-    let allowed_text = rtlat_core::format_cpu_list(&allowed);
+    let allowed_text = rtlat_core::format_cpu_list(allowed);
     if !allowed.is_empty() && !online.is_empty() && allowed_text != online {
         let cpuset = std::fs::read_to_string("/proc/self/cpuset")
             .map(|s| s.trim().to_owned())
@@ -450,13 +458,13 @@ fn eperm_cause() -> String {
 }
 
 /// EBUSY: admission control.
-fn ebusy_cause() -> String {
+fn ebusy_cause(fewer: &str) -> String {
     let runtime = sysctl("sched_rt_runtime_us").unwrap_or_else(|| "?".into());
     let period = sysctl("sched_rt_period_us").unwrap_or_else(|| "?".into());
     format!(
         "the kernel's admission control refused the bandwidth: deadline tasks may hold at most \
          sched_rt_runtime_us/sched_rt_period_us ({runtime}/{period}) of each CPU of the root \
-         domain, together with the deadline tasks already running; use fewer threads (-t) or \
+         domain, together with the deadline tasks already running; {fewer} or \
          leave room (other deadline tasks, sched_rt_runtime_us)"
     )
 }

@@ -55,7 +55,14 @@ pub fn write_banner(w: &mut impl Write, s: &Settings) -> io::Result<()> {
     }
     thread_line(w, "Admin", s.admin)?;
     writeln!(w, "{groups} groups of 3 threads will be created")?;
-    thread_line(w, "High", s.high)?;
+    match s.high_deadline {
+        Some(dl) => writeln!(
+            w,
+            "    {:>6} thread SCHED_DEADLINE runtime {} deadline {} period {}",
+            "High", dl.runtime, dl.deadline, dl.period
+        )?,
+        None => thread_line(w, "High", s.high)?,
+    }
     thread_line(w, "Med", s.medium)?;
     thread_line(w, "Low", s.low)?;
     writeln!(w)
@@ -122,6 +129,7 @@ mod tests {
             low: fifo(1),
             medium: fifo(2),
             high: fifo(3),
+            high_deadline: None,
             admin: fifo(4),
             quiet: false,
             verbose: false,
@@ -189,5 +197,23 @@ mod tests {
         assert!(text.contains("Duration of test run: infinite\n"));
         assert!(text.contains("Number of inversions per group: 10\n"));
         assert!(text.contains("     Admin thread SCHED_RR priority 4\n"));
+    }
+
+    /// `-s id=high,policy=deadline,runtime=100000,deadline=1000000,
+    /// period=1000000`, as 2.4 prints it.
+    #[test]
+    fn a_deadline_high_thread() {
+        let mut s = settings();
+        s.high_deadline = Some(rtlat_core::inversion::DeadlineSched {
+            runtime: 100_000,
+            deadline: 1_000_000,
+            period: 1_000_000,
+        });
+        let mut out = Vec::new();
+        write_banner(&mut out, &s).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains(
+            "\n      High thread SCHED_DEADLINE runtime 100000 deadline 1000000 period 1000000\n"
+        ));
     }
 }

@@ -12,13 +12,16 @@ use std::io::{BufRead, Write};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
-use rtlat_core::inversion::{InversionPlan, InversionRun, Role, RoleError, RoleStep};
+use rtlat_core::inversion::{
+    DeadlineSched, InversionPlan, InversionRun, Role, RoleError, RoleStep,
+};
 use rtlat_core::sys_policy;
 use rtlat_results::pi_stress::PiStressMembers;
 use rtlat_sys::{affinity, sched};
 
 use super::output::{write_banner, write_count, write_json, write_stopping, write_summary};
 use super::settings::Settings;
+use crate::cyclicdeadline::run::setattr_cause;
 use crate::host::Host;
 use crate::output::{OutputTarget, Stdout, end_run, write_to};
 use crate::rtsetup::{check_realtime_privilege, lock_memory, pin_failure, policy_failure};
@@ -106,6 +109,10 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         low: settings.low,
         medium: settings.medium,
         high: settings.high,
+        high_deadline: settings.high_deadline,
+        // Every CPU (C: 0 to the online count - 1, which misses a CPU
+        // above an offline one; the kernel leaves out the offline ones).
+        deadline_cpus: (0..rtlat_sys::system::configured_cpus()).collect(),
         inversions: settings.inversions,
         debug: settings.debug,
         stuck_group: settings.stuck_group,
@@ -124,8 +131,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let start = wall_seconds();
     info("Releasing all threads");
     if let Err(e) = groups.release() {
+        let allowed = groups.deadline_affinity();
         groups.finish(PATIENCE);
-        anyhow::bail!(describe(e, settings));
+        anyhow::bail!(describe(e, settings, &allowed));
     }
 
     let outcome = report(&mut groups, settings, &signals, &mut out, start, &info);
@@ -162,7 +170,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         };
         written = write_target(target, &mut out, |w| write_json(w, &meta, &members));
     }
-    let failure = thread_error.map(|e| describe(e, settings));
+    let failure = thread_error.map(|e| describe(e, settings, &[]));
     end_run(&mut out, written, failure, status)
 }
 
@@ -275,7 +283,9 @@ fn test_cpus_line(cpus: &[usize]) -> String {
     }
 }
 
-fn describe(e: RoleError, settings: &Settings) -> String {
+/// One line for a thread's failure; `allowed`: the CPUs a high thread
+/// refused SCHED_DEADLINE was allowed on.
+fn describe(e: RoleError, settings: &Settings, allowed: &[usize]) -> String {
     let who = format!("{}[{}]", e.role.name(), e.group);
     let why = rtlat_sys::strerror(e.errno);
     let sched = match e.role {
@@ -287,5 +297,26 @@ fn describe(e: RoleError, settings: &Settings) -> String {
         RoleStep::Affinity => pin_failure(&who, settings.group_cpus[e.group], &why),
         RoleStep::Scheduler => policy_failure(&who, sched.policy, sched.priority, &why),
         RoleStep::Mutex => format!("{who}: the PI mutex failed: {why}"),
+        RoleStep::DeadlineAffinity => {
+            format!("{who}: cannot widen its affinity to every CPU for SCHED_DEADLINE: {why}")
+        }
+        RoleStep::Deadline => {
+            let dl = settings.high_deadline.unwrap_or(DeadlineSched {
+                runtime: 0,
+                deadline: 0,
+                period: 0,
+            });
+            let cause = setattr_cause(
+                e.errno,
+                allowed,
+                "use fewer groups (-g) or less runtime per period",
+                "change -s's runtime, deadline or period",
+            );
+            format!(
+                "{who} (runtime {} ns, deadline {} ns, period {} ns): cannot take \
+                 SCHED_DEADLINE: {why}: {cause}",
+                dl.runtime, dl.deadline, dl.period
+            )
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The validated settings of one `rtlat pi_stress` run.
 
 use rtlat_core::Nanos;
-use rtlat_core::inversion::RoleSched;
+use rtlat_core::inversion::{DeadlineSched, RoleSched};
 
 use crate::output::OutputTarget;
 
@@ -27,6 +27,9 @@ pub struct Settings {
     pub medium: RoleSched,
     /// The high threads'.
     pub high: RoleSched,
+    /// `-s id=high,policy=deadline,...`: the high threads take
+    /// SCHED_DEADLINE (and `high` is unused).
+    pub high_deadline: Option<DeadlineSched>,
     /// The main thread's.
     pub admin: RoleSched,
     /// `-q`.

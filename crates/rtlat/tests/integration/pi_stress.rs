@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use crate::support::cpus::CpuLease;
 use crate::support::{
-    Run, children_of, json_key_paths, read_json, rtlat_path, rtlat_tool, run, run_with_timeout,
-    spawn, wait_for_realtime_threads, wait_until,
+    Run, children_of, json_key_paths, proc_stat, read_json, rtlat_path, rtlat_tool, run,
+    run_with_timeout, spawn, wait_for_realtime_threads, wait_until,
 };
 
 const C_PI_STRESS: &str = "/usr/bin/pi_stress";
@@ -288,6 +288,120 @@ fn signals_end_the_run_with_its_summary() {
     assert!(!Path::new(&format!("/proc/{pid}")).exists());
 }
 
+/// The pi_stress command line of a deadline high thread: 100 µs every
+/// 1 ms.
+const DEADLINE_HIGH: &str =
+    "id=high,policy=deadline,runtime=100000,deadline=1000000,period=1000000";
+
+/// `-s id=high,policy=deadline,...`, C's and ours, one group for 1 s: the
+/// same banner (the high thread's line is SCHED_DEADLINE), inversions
+/// counted by both, `inversion` in both documents. The deadline thread
+/// may run on every CPU (the kernel's rule, which C follows too), so the
+/// run holds the whole machine's lease. Then admission control's refusal:
+/// one line, exit 1 (C hangs there).
+#[test]
+fn deadline_high_thread_differential_and_refusal() {
+    fn words(a: &[String]) -> Vec<&str> {
+        a.iter().map(String::as_str).collect()
+    }
+    require_root!();
+    require_c!(C_PI_STRESS);
+    let lease = CpuLease::all();
+    let dir = tempfile::tempdir().unwrap();
+    let (cj, oj) = (dir.path().join("c.json"), dir.path().join("o.json"));
+    let args = |json: &Path| {
+        ["-u", "-g", "1", "-D", "1", "-s", DEADLINE_HIGH]
+            .map(str::to_owned)
+            .into_iter()
+            .chain([format!("--json={}", json.display())])
+            .collect::<Vec<_>>()
+    };
+    let (c_args, o_args) = (args(&cj), args(&oj));
+    let c = run_with_timeout(
+        &mut theirs(&lease, C_PI_STRESS, &words(&c_args)),
+        Duration::from_secs(10),
+    );
+    let o = run_with_timeout(
+        &mut ours(&lease, "pi_stress", &words(&o_args)),
+        Duration::from_secs(10),
+    );
+    c.expect_code(0);
+    o.expect_code(0);
+    let (cl, ol) = (lines(&c), lines(&o));
+    assert_eq!(cl[..10], ol[..10], "the banner\n{}\n{}", c.stdout, o.stdout);
+    assert!(ol[6].contains("High thread SCHED_DEADLINE runtime 100000"));
+    for (l, doc) in [(&cl, read_json(&cj)), (&ol, read_json(&oj))] {
+        let total = count_of(l[l.len() - 2]);
+        assert!(total > 0, "{l:?}");
+        assert_eq!(doc["inversion"].as_u64(), Some(total));
+    }
+    if lease.cpus().len() < 2 {
+        skip_note!(
+            "SKIPPED (needs 2 CPUs for the refusal): {}",
+            function_name!()
+        );
+        return;
+    }
+    // Two groups of 99 % each: more than the 95 % of two CPUs.
+    let r = run_with_timeout(
+        &mut ours(
+            &lease,
+            "pi_stress",
+            &[
+                "-q",
+                "-u",
+                "-g",
+                "2",
+                "-D",
+                "1",
+                "-s",
+                "id=high,policy=deadline,runtime=990000,deadline=1000000",
+            ],
+        ),
+        Duration::from_secs(10),
+    );
+    r.expect_code(1);
+    let err = r.stderr_lines();
+    assert_eq!(err.len(), 1, "{}", r.stderr);
+    assert!(
+        err[0].contains("cannot take SCHED_DEADLINE") && err[0].contains("admission control"),
+        "{}",
+        err[0]
+    );
+}
+
+/// SIGKILL of a run whose high thread is SCHED_DEADLINE leaves no thread
+/// behind.
+#[test]
+fn a_killed_deadline_run_leaves_nothing() {
+    require_root!();
+    let lease = CpuLease::all();
+    let running = spawn(&mut ours(
+        &lease,
+        "pi_stress",
+        &["-q", "-u", "-g", "1", "-s", DEADLINE_HIGH],
+    ));
+    let pid = running.pid();
+    let deadline_thread = || {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .map(|d| {
+                d.flatten().any(|t| {
+                    proc_stat(&t.path().join("stat"))
+                        .is_some_and(|(_, f)| f.get(38).map(String::as_str) == Some("6"))
+                })
+            })
+            .unwrap_or(false)
+    };
+    assert!(
+        wait_until(Duration::from_secs(10), deadline_thread),
+        "no SCHED_DEADLINE thread in {pid}"
+    );
+    running.signal("KILL");
+    let r = running.wait(Duration::from_secs(5));
+    assert_eq!(r.code(), None, "killed");
+    assert!(!Path::new(&format!("/proc/{pid}")).exists());
+}
+
 /// The same pip_stress line and status as C's, on CPU 0.
 #[test]
 fn pip_stress_differential() {
@@ -385,8 +499,44 @@ fn bad_input_per_option() {
         ),
         (
             "pi_stress",
-            &["-s", "id=high,policy=deadline"],
-            "-s/--sched: 'id=high,policy=deadline': SCHED_DEADLINE",
+            &["-s", "id=high,policy=deadline,deadline=50000"],
+            "policy=deadline needs runtime=NS and deadline=NS",
+        ),
+        (
+            "pi_stress",
+            &["-s", "id=high,policy=deadline,runtime=100,deadline=50000"],
+            "-s/--sched: invalid value '100'",
+        ),
+        (
+            "pi_stress",
+            &["-s", "id=high,policy=deadline,runtime=9000,deadline=x"],
+            "-s/--sched: invalid value 'x'",
+        ),
+        (
+            "pi_stress",
+            &[
+                "-s",
+                "id=high,policy=deadline,runtime=9000,deadline=50000,period=-1",
+            ],
+            "-s/--sched: invalid value '-1'",
+        ),
+        (
+            "pi_stress",
+            &[
+                "-s",
+                "id=high,policy=deadline,runtime=9000,deadline=50000,period=20000",
+            ],
+            "runtime <= deadline <= period",
+        ),
+        (
+            "pi_stress",
+            &["-s", "id=med,policy=deadline,runtime=9000,deadline=50000"],
+            "policy=deadline is for id=high only",
+        ),
+        (
+            "pi_stress",
+            &["-s", "id=high,policy=fifo,runtime=9000"],
+            "go with policy=deadline",
         ),
         (
             "pi_stress",

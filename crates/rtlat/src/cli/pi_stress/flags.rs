@@ -93,7 +93,8 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             .help(rtlat_args::lines![
                 "one thread kind's scheduling:",
                 "id=low|med|high[,policy=fifo|rr][,priority=N]",
-                "(policy=deadline is refused: see the docs)",
+                "or id=high,policy=deadline,runtime=NS,",
+                "deadline=NS[,period=NS] (ns; period: the deadline)",
             ])
             .apply(|r: &mut Raw, v| {
                 r.sched.push(v.text()?);
