@@ -13,7 +13,7 @@ use rtlat_sys::singlestep::{TracerPlan, WaitState, fork_tracer, kill_child, wait
 
 use crate::host::Host;
 use crate::output::{OutputTarget, Stdout, end_run, write_to};
-use crate::report::json::write_pass_fail;
+use crate::report::json::write_unjudged;
 use crate::run_audit;
 use crate::signals::SignalFlags;
 
@@ -131,7 +131,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         Some(target) => {
             let meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
             write_to(target, &mut out, "--json", |mut w| {
-                write_pass_fail(&mut w, &meta, &SsddMembers {})
+                write_unjudged(&mut w, &meta, &SsddMembers {})
             })
         }
         None => Ok(()),
