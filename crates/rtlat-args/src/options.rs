@@ -19,6 +19,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fmt::Debug;
+use std::sync::LazyLock;
 
 use crate::UsageError;
 use crate::docs::help::{Block, Entry, Help, Term, collapsed};
@@ -682,6 +683,46 @@ pub enum Part<'a, R> {
     /// in front (indented further) is shown as it is, less the
     /// indentation the run shares; the others are prose.
     Indented(String),
+}
+
+/// A tool's options and its help page, read the three ways a tool
+/// needs: the getopt table, the `--help` text, and the model the man
+/// pages and completions are made from. A tool's command-line module
+/// defines one, `pub static MANUAL: &dyn Manual = &Pages { .. }`; its
+/// raw state stays private.
+pub trait Manual: Sync {
+    /// The option table, as the man page and the completions see it.
+    fn table(&self) -> Vec<OptSpec<()>>;
+
+    /// The text of `--help`.
+    fn help_text(&self) -> String;
+
+    /// What the man page and the completions read of the help.
+    fn help_model(&self) -> Help;
+}
+
+/// The [`Manual`] of a tool whose raw state is `R`: its option
+/// definitions and its `--help` page.
+#[derive(Debug)]
+pub struct Pages<R: 'static> {
+    /// The tool's option definitions.
+    pub flags: &'static LazyLock<Vec<Flag<R>>>,
+    /// Its `--help` page.
+    pub page: fn() -> Page<'static, R>,
+}
+
+impl<R: Send + Sync> Manual for Pages<R> {
+    fn table(&self) -> Vec<OptSpec<()>> {
+        self.flags.iter().map(Flag::row).collect()
+    }
+
+    fn help_text(&self) -> String {
+        (self.page)().render()
+    }
+
+    fn help_model(&self) -> Help {
+        (self.page)().model()
+    }
 }
 
 /// A tool's `--help`: its title, usage lines and parts.

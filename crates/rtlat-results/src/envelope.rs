@@ -16,6 +16,18 @@ use crate::verdict::Verdict;
 /// The document, in the order written.
 #[derive(Clone, Debug, Serialize)]
 pub struct Document<'a, M> {
+    /// Everything before the verdict.
+    #[serde(flatten)]
+    pub judged: UnjudgedDocument<'a, M>,
+    /// The verdict on the run.
+    pub verdict: &'a Verdict,
+}
+
+/// The document of a tool whose run is not judged (rt-migrate-test,
+/// ssdd, hwlatdetect, pi_stress), in the order written; a judged one's
+/// without `verdict`.
+#[derive(Clone, Debug, Serialize)]
+pub struct UnjudgedDocument<'a, M> {
     /// `file_version`, `"cmdline:"`, ... `sysinfo`.
     #[serde(flatten)]
     pub header: Header,
@@ -26,6 +38,4 @@ pub struct Document<'a, M> {
     pub environment: Option<&'a Environment>,
     /// The checks of the audit.
     pub audit: Option<&'a [Finding]>,
-    /// The verdict on the run.
-    pub verdict: &'a Verdict,
 }

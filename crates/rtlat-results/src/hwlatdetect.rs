@@ -5,22 +5,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::audit::Finding;
-use crate::document::Header;
-use crate::environment::Environment;
-
-/// The whole document, in the order written.
+/// hwlatdetect's one member, written after the envelope (an
+/// [`crate::envelope::UnjudgedDocument`]'s members).
 #[derive(Clone, Debug, Serialize)]
-pub struct HwlatDocument<'a> {
-    /// `file_version`, `"cmdline:"`, ... `sysinfo`.
-    #[serde(flatten)]
-    pub header: Header,
+pub struct HwlatMembers<'a> {
     /// What the run found.
     pub hwlatdetect: &'a HwlatResult,
-    /// The machine's facts.
-    pub environment: Option<&'a Environment>,
-    /// The checks of the audit.
-    pub audit: Option<&'a [Finding]>,
 }
 
 /// The run: the settings in force, the figures of the script's report and

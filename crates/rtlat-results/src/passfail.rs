@@ -9,25 +9,6 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::audit::Finding;
-use crate::document::Header;
-use crate::environment::Environment;
-
-/// The whole document, in the order written.
-#[derive(Clone, Debug, Serialize)]
-pub struct PassFailDocument<'a, M> {
-    /// `file_version`, `"cmdline:"`, ... `sysinfo`.
-    #[serde(flatten)]
-    pub header: Header,
-    /// The tool's members.
-    #[serde(flatten)]
-    pub members: &'a M,
-    /// The machine's facts.
-    pub environment: Option<&'a Environment>,
-    /// The checks of the audit.
-    pub audit: Option<&'a [Finding]>,
-}
-
 /// rt-migrate-test's members.
 #[derive(Clone, Debug, Serialize)]
 pub struct MigrateMembers {

@@ -6,10 +6,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::audit::Finding;
-use crate::document::Header;
-use crate::environment::Environment;
-
 /// pi_stress's members, after the envelope.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PiStressMembers {
@@ -19,19 +15,4 @@ pub struct PiStressMembers {
     pub groups: usize,
     /// The groups found stuck, by index (ours; empty on success).
     pub stuck_groups: Vec<usize>,
-}
-
-/// The whole document, in the order written.
-#[derive(Clone, Debug, Serialize)]
-pub struct PiStressDocument<'a> {
-    /// `file_version`, `"cmdline:"`, ... `sysinfo`.
-    #[serde(flatten)]
-    pub header: Header,
-    /// `inversion` and ours.
-    #[serde(flatten)]
-    pub members: &'a PiStressMembers,
-    /// The machine's facts.
-    pub environment: Option<&'a Environment>,
-    /// The checks of the audit.
-    pub audit: Option<&'a [Finding]>,
 }

@@ -16,7 +16,10 @@
 
 use core::fmt::Write as _;
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use crate::Errno;
+use crate::pi::SharedWords;
 
 /// How long a tracer waits for the SIGCHLD of a stop (as ssdd: 310 ms,
 /// in its growing sleeps).
@@ -35,10 +38,55 @@ pub struct TracerPlan {
     pub parent: i32,
 }
 
+/// Each tracer's tracee, by the tracer's number, in memory shared with
+/// the tracers. The kernel writes a tracee's pid in its tracer's word as
+/// the tracer forks it (`CLONE_PARENT_SETTID`: before the fork returns,
+/// so before the tracer can die or the tracee run); the tracer clears the
+/// word once it has reaped its tracee. A tracer that dies first leaves
+/// the pid: its tracee, killed by its parent death signal, is the child
+/// of a subreaper, which reaps it by that pid ([`Tracees::reap`]) and no
+/// other child.
+#[derive(Debug)]
+pub struct Tracees {
+    words: SharedWords,
+}
+
+impl Tracees {
+    /// The words of `tracers` tracers, all clear.
+    pub fn new(tracers: u32) -> Result<Tracees, Errno> {
+        Ok(Tracees {
+            words: SharedWords::new(tracers as usize)?,
+        })
+    }
+
+    fn word(&self, id: u32) -> &AtomicU32 {
+        &self.words.words()[id as usize]
+    }
+
+    /// The pid of tracer `id`'s tracee, while it has one it has not
+    /// reaped.
+    pub fn tracee(&self, id: u32) -> Option<i32> {
+        match self.word(id).load(Ordering::SeqCst) as i32 {
+            0 => None,
+            pid => Some(pid),
+        }
+    }
+
+    /// Waits for the tracee tracer `id` left (if any) to end and reaps it:
+    /// for a subreaper, once that tracer has ended.
+    pub fn reap(&self, id: u32) {
+        if let Some(pid) = self.tracee(id) {
+            while let Ok(Some((_, WaitState::Stopped(_)))) = wait_child(pid, false) {}
+            self.word(id).store(0, Ordering::SeqCst);
+        }
+    }
+}
+
 /// Forks a tracer that runs `plan` and exits 0 when every step was right,
 /// 1 (after its `forktest#…: EXITING, ERROR: …` line on stdout) when one
-/// was not. Returns its pid.
-pub fn fork_tracer(plan: TracerPlan) -> Result<i32, Errno> {
+/// was not; its tracee's pid is kept in `tracees`. Returns its pid.
+pub fn fork_tracer(plan: TracerPlan, tracees: &Tracees) -> Result<i32, Errno> {
+    let word = tracees.word(plan.id);
     // SAFETY: fork has no memory-safety preconditions for the parent; the
     // child runs `tracer` only, which makes raw system calls, formats on
     // its stack and never returns (it ends with _exit), so it touches no
@@ -48,7 +96,7 @@ pub fn fork_tracer(plan: TracerPlan) -> Result<i32, Errno> {
         return Err(crate::last_errno());
     }
     if pid == 0 {
-        tracer(plan);
+        tracer(plan, word);
     }
     Ok(pid)
 }
@@ -299,8 +347,32 @@ fn tracee_ready(ready: libc::c_int) -> bool {
     got
 }
 
-/// The tracer's whole life (in the forked child).
-fn tracer(plan: TracerPlan) -> ! {
+/// Forks the tracee: a fork (`clone` with SIGCHLD and no shared memory)
+/// that has the kernel write the tracee's pid in `word` before it returns.
+fn fork_tracee(word: &AtomicU32) -> i32 {
+    let flags = (libc::SIGCHLD | libc::CLONE_PARENT_SETTID) as libc::c_ulong;
+    // SAFETY: without CLONE_VM this is a fork: the child gets a copy of the
+    // address space and of the stack (a null new stack), and runs `tracee`
+    // only, raw calls only. `word` is a live 32-bit word of the shared
+    // mapping, where the kernel stores the child's pid. The third argument
+    // is the parent's tid pointer on x86_64, arm and aarch64 alike; the
+    // other two pointers are null, unused without their flags.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_clone,
+            flags,
+            core::ptr::null_mut::<libc::c_void>(),
+            word.as_ptr(),
+            core::ptr::null_mut::<libc::c_void>(),
+            core::ptr::null_mut::<libc::c_void>(),
+        )
+    };
+    rc as i32
+}
+
+/// The tracer's whole life (in the forked child); its tracee's pid is in
+/// `word` while the tracee is not reaped.
+fn tracer(plan: TracerPlan, word: &AtomicU32) -> ! {
     die_with(plan.parent);
     block_signals();
     // SAFETY: getpid has no memory effects.
@@ -318,8 +390,7 @@ fn tracer(plan: TracerPlan) -> ! {
         );
         exit(1);
     }
-    // SAFETY: as in fork_tracer: the child runs `tracee`, raw calls only.
-    let child = unsafe { libc::fork() };
+    let child = fork_tracee(word);
     if child < 0 {
         say!(
             "forktest#{id}/{me}: EXITING, ERROR: fork returned errno {}",
@@ -337,6 +408,7 @@ fn tracer(plan: TracerPlan) -> ! {
     let fail = |code: i32| -> ! {
         kill_child(child);
         let _ = wait_child(child, false);
+        word.store(0, Ordering::SeqCst);
         exit(code)
     };
     if !tracee_ready(ready[0]) {
@@ -462,14 +534,80 @@ mod tests {
             );
             return;
         }
-        let pid = fork_tracer(TracerPlan {
-            id: 0,
-            steps: 50,
-            quiet: true,
-            parent: crate::system::current_pid(),
-        })
+        let tracees = Tracees::new(1).unwrap();
+        let pid = fork_tracer(
+            TracerPlan {
+                id: 0,
+                steps: 50,
+                quiet: true,
+                parent: crate::system::current_pid(),
+            },
+            &tracees,
+        )
         .unwrap();
         let (got, state) = wait_child(pid, false).unwrap().unwrap();
         assert_eq!((got, state), (pid, WaitState::Exited));
+        // It reaped its tracee and cleared the word.
+        assert_eq!(tracees.tracee(0), None);
+    }
+
+    #[test]
+    fn a_killed_tracers_tracee_is_reaped_by_its_pid_and_no_other_child() {
+        if let Some(emulator) = rtlat_testkit::emulation::emulated() {
+            println!(
+                "SKIPPED a_killed_tracers_tracee_is_reaped_by_its_pid_and_no_other_child \
+                 (emulated: {emulator}): qemu-user does not emulate ptrace between guest \
+                 processes"
+            );
+            return;
+        }
+        crate::process::become_subreaper().unwrap();
+        // A child that is neither tracer nor tracee, ended and not reaped.
+        let mut other = std::process::Command::new("true").spawn().unwrap();
+        let mut info = std::mem::MaybeUninit::<libc::siginfo_t>::zeroed();
+        // SAFETY: `info` is live and writable for the call; WNOWAIT leaves
+        // the ended child to be reaped later.
+        let rc = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                other.id(),
+                info.as_mut_ptr(),
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        assert_eq!(rc, 0);
+        let tracees = Tracees::new(2).unwrap();
+        let tracer = fork_tracer(
+            TracerPlan {
+                id: 1,
+                steps: u32::MAX,
+                quiet: true,
+                parent: crate::system::current_pid(),
+            },
+            &tracees,
+        )
+        .unwrap();
+        // The word is written before the tracer's fork returns; the tracer
+        // is at work once it is.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let tracee = loop {
+            if let Some(pid) = tracees.tracee(1) {
+                break pid;
+            }
+            assert!(std::time::Instant::now() < deadline, "no tracee");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        };
+        kill_child(tracer);
+        let (_, state) = wait_child(tracer, false).unwrap().unwrap();
+        assert_eq!(state, WaitState::Signaled(libc::SIGKILL));
+        tracees.reap(1);
+        assert_eq!(tracees.tracee(1), None);
+        // The tracee is gone (reaped), the other child is still ours.
+        assert_eq!(
+            wait_child(tracee, true).unwrap(),
+            Some((0, WaitState::NoChild))
+        );
+        assert!(other.try_wait().unwrap().unwrap().success());
+        assert_eq!(tracees.tracee(0), None);
     }
 }

@@ -112,3 +112,29 @@ pub fn spellings(
     }
     out
 }
+
+/// The helpers a measuring tool's parser tests call, defined in the test
+/// module that calls the macro, over its `parse_words(&[&str])` (which
+/// gives a `Result<Invocation<Measure<Settings>>, UsageError>`):
+/// `settings(words)`, the settings the words must run with;
+/// `warnings(words)`, the warnings that run prints; `error(words)`, the
+/// message they must be refused with.
+#[macro_export]
+macro_rules! measured_parser_checks {
+    () => {
+        #[allow(dead_code)]
+        fn settings(words: &[&str]) -> Settings {
+            *$crate::parsing::expect_run(parse_words(words), words).settings
+        }
+
+        #[allow(dead_code)]
+        fn warnings(words: &[&str]) -> Vec<String> {
+            $crate::parsing::expect_run(parse_words(words), words).warnings
+        }
+
+        #[allow(dead_code)]
+        fn error(words: &[&str]) -> String {
+            $crate::parsing::expect_usage_error(parse_words(words), words)
+        }
+    };
+}

@@ -1,5 +1,6 @@
 //! Signals a run reacts to. Handlers only set flags (signal-hook's `flag`
-//! module); the main thread looks at the flags between display frames.
+//! module) or count the stop signals' deliveries; the main thread looks
+//! at them between display frames.
 //!
 //! - SIGINT, SIGQUIT, SIGHUP, SIGTERM (`rtlat_sys::process::STOP_SIGNALS`):
 //!   stop the run cleanly (summary and files are still written).
@@ -22,7 +23,6 @@ use signal_hook::consts::{SIGUSR1, SIGUSR2};
 /// Flags raised by the signal handlers.
 #[derive(Debug)]
 pub struct SignalFlags {
-    stop: Arc<AtomicBool>,
     /// Every stop signal delivered, and how many of them
     /// [`SignalFlags::take_stop_request`] has taken.
     stops: Arc<AtomicUsize>,
@@ -35,16 +35,11 @@ impl SignalFlags {
     /// Installs the handlers.
     pub fn install() -> anyhow::Result<SignalFlags> {
         let flags = SignalFlags {
-            stop: Arc::new(AtomicBool::new(false)),
             stops: Arc::new(AtomicUsize::new(0)),
             stops_taken: AtomicUsize::new(0),
             status: Arc::new(AtomicBool::new(false)),
             snapshot: Arc::new(AtomicBool::new(false)),
         };
-        for sig in STOP_SIGNALS {
-            signal_hook::flag::register(sig, Arc::clone(&flags.stop))
-                .with_context(|| format!("installing the handler of signal {sig}"))?;
-        }
         rtlat_sys::signals::count_deliveries(&STOP_SIGNALS, &flags.stops)
             .context("installing the stop signals' counter")?;
         signal_hook::flag::register(SIGUSR1, Arc::clone(&flags.status))
@@ -54,9 +49,9 @@ impl SignalFlags {
         Ok(flags)
     }
 
-    /// Whether a stop signal arrived.
+    /// Whether a stop signal arrived (one was counted).
     pub fn stop_requested(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
+        self.stops.load(Ordering::Relaxed) > 0
     }
 
     /// Whether a stop signal arrived that no call has taken yet; takes

@@ -4,16 +4,16 @@
 //! whether all passed. A stop signal ends the run early: the tracers left
 //! are killed (their tracees die with them) and the run fails, status 1.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Duration;
 
 use rtlat_results::passfail::SsddMembers;
-use rtlat_sys::singlestep::{TracerPlan, WaitState, fork_tracer, kill_child, wait_child};
+use rtlat_sys::singlestep::{Tracees, TracerPlan, WaitState, fork_tracer, kill_child, wait_child};
 
 use crate::host::Host;
 use crate::output::{OutputTarget, Stdout, end_run, write_to};
-use crate::report::json::write_pass_fail;
+use crate::report::json::write_unjudged;
 use crate::run_audit;
 use crate::signals::SignalFlags;
 
@@ -64,26 +64,36 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     out.flush();
     // A tracee whose tracer is killed at a stop (below) dies by its parent
     // death signal; as their subreaper rtlat is given it and reaps it, so
-    // that none is left when rtlat ends. The tracers are its only children.
+    // that none is left when rtlat ends. It knows each tracee's pid
+    // (`tracees`) and reaps no other child.
     if let Err(e) = rtlat_sys::process::become_subreaper() {
         anyhow::bail!(
             "cannot become the tracees' subreaper: {}",
             rtlat_sys::strerror(e.raw_os_error())
         );
     }
-    let mut running = BTreeSet::new();
+    let tracees = match Tracees::new(settings.forks) {
+        Ok(tracees) => tracees,
+        Err(e) => anyhow::bail!(
+            "cannot map the tracees' pids: {}",
+            rtlat_sys::strerror(e.raw_os_error())
+        ),
+    };
+    // Each tracer's pid and number.
+    let mut running = BTreeMap::new();
     for id in 0..settings.forks {
-        match fork_tracer(TracerPlan {
+        let plan = TracerPlan {
             id,
             steps: settings.steps,
             quiet: settings.quiet,
             parent: pid,
-        }) {
+        };
+        match fork_tracer(plan, &tracees) {
             Ok(tracer) => {
-                running.insert(tracer);
+                running.insert(tracer, id);
             }
             Err(e) => {
-                end_tracers(&running);
+                end_tracers(&running, &tracees);
                 anyhow::bail!(
                     "cannot fork tracer {id}: {}",
                     rtlat_sys::strerror(e.raw_os_error())
@@ -96,12 +106,12 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     while !running.is_empty() {
         if signals.stop_requested() {
             stopped = true;
-            end_tracers(&running);
+            end_tracers(&running, &tracees);
             error = true;
             break;
         }
         let mut changed = false;
-        for &tracer in running.clone().iter() {
+        for (&tracer, &id) in running.clone().iter() {
             if let Some((_, state)) = wait_child(tracer, true)? {
                 // A stopped tracer is not an end (it goes on when
                 // continued); any end but exit 0 is a failure.
@@ -109,6 +119,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
                     continue;
                 }
                 error |= state != WaitState::Exited;
+                // One that died before it reaped its tracee left it.
+                tracees.reap(id);
                 running.remove(&tracer);
                 changed = true;
             }
@@ -135,7 +147,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
             meta.rt_tests = settings.rt_tests;
             write_to(target, &mut out, "--json", |mut w| {
-                write_pass_fail(&mut w, &meta, &SsddMembers {})
+                write_unjudged(&mut w, &meta, &SsddMembers {})
             })
         }
         None => Ok(()),
@@ -150,18 +162,15 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
 }
 
 /// Kills the tracers (their tracees die with them) and reaps them, then
-/// the tracees, which the kernel gives to rtlat, their subreaper, as their
-/// tracers die: when it returns, no tracer and no tracee is left.
-fn end_tracers(tracers: &BTreeSet<i32>) {
-    for &tracer in tracers {
+/// the tracees they had not reaped, which the kernel gives to rtlat,
+/// their subreaper, as their tracers die: when it returns, no tracer and
+/// no tracee is left, and no other child was waited for.
+fn end_tracers(tracers: &BTreeMap<i32, u32>, tracees: &Tracees) {
+    for &tracer in tracers.keys() {
         kill_child(tracer);
     }
-    for &tracer in tracers {
+    for (&tracer, &id) in tracers {
         let _ = wait_child(tracer, false);
+        tracees.reap(id);
     }
-    // Any child left is an adopted tracee (SIGKILLed by its parent death
-    // signal): wait for each until there is none (ECHILD).
-    while let Ok(Some((pid, _))) = wait_child(-1, false)
-        && pid > 0
-    {}
 }

@@ -17,13 +17,10 @@
 //! worker. Without a helper the worker forks itself (`rtlat-core`'s own
 //! tests).
 
-use std::io::{Read, Write};
-use std::path::Path;
+use std::io::Write;
 use std::time::{Duration, Instant};
 
-use rtlat_sys::process::Stdio;
-
-use super::{WorkerCtx, WorkerResult};
+use super::{WorkerCtx, WorkerResult, run_helper};
 use crate::helper::HelperRole;
 
 pub(super) const OP: &str = "one child process forked, exited at once and reaped";
@@ -33,7 +30,7 @@ const REPORT_EVERY: Duration = Duration::from_millis(10);
 
 pub(super) fn run(ctx: &WorkerCtx) -> WorkerResult {
     match &ctx.shared.fork_helper {
-        Some(program) => run_helper(ctx, program),
+        Some(program) => run_helper(ctx, program, HelperRole::ForkLoad, "fork"),
         None => {
             while !ctx.stopping() {
                 rtlat_sys::load::fork_exit_wait().map_err(|e| format!("fork: {e}"))?;
@@ -42,50 +39,6 @@ pub(super) fn run(ctx: &WorkerCtx) -> WorkerResult {
             Ok(())
         }
     }
-}
-
-/// Starts the helper and adds up what it reports until the load stops.
-fn run_helper(ctx: &WorkerCtx, program: &Path) -> WorkerResult {
-    let mut child = HelperRole::ForkLoad
-        .spawn(program)
-        .stdout(Stdio::Piped)
-        .spawn()
-        .map_err(|e| format!("cannot start the fork helper {}: {e}", program.display()))?;
-    let mut counts = child.stdout.take().ok_or("the fork helper has no output")?;
-    let mut read_count = || -> Result<Option<u64>, String> {
-        let mut bytes = [0u8; 8];
-        match counts.read_exact(&mut bytes) {
-            Ok(()) => Ok(Some(u64::from_le_bytes(bytes))),
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
-            Err(e) => Err(format!("reading the fork helper's count: {e}")),
-        }
-    };
-    let mut result = Ok(());
-    while !ctx.stopping() {
-        match read_count() {
-            Ok(Some(n)) => ctx.counter.add(n),
-            Ok(None) => {
-                result = Err("the fork helper ended on its own".to_string());
-                break;
-            }
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        }
-    }
-    // End of its input tells the helper to stop; its last counts follow.
-    drop(child.stdin.take());
-    while let Ok(Some(n)) = read_count() {
-        ctx.counter.add(n);
-    }
-    let status = child
-        .wait()
-        .map_err(|e| format!("waiting for the fork helper: {e}"))?;
-    if result.is_ok() && !status.success() {
-        result = Err(format!("the fork helper failed: {status}"));
-    }
-    result
 }
 
 /// The fork helper process: forks, lets the child exit, reaps it, over and

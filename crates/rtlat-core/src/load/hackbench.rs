@@ -20,14 +20,11 @@
 //! runs the rounds itself (`rtlat-core`'s own tests).
 
 use std::io::{Read, Write};
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use rtlat_sys::process::Stdio;
-
-use super::{WorkerCtx, WorkerResult};
+use super::{WorkerCtx, WorkerResult, run_helper};
 use crate::hackbench::{HackbenchConfig, Mode, Transport};
 use crate::helper::HelperRole;
 
@@ -64,61 +61,9 @@ fn rounds(stop: &Arc<AtomicBool>, count: &dyn Fn(u64)) -> Result<(), String> {
 
 pub(super) fn run(ctx: &WorkerCtx) -> WorkerResult {
     match &ctx.shared.fork_helper {
-        Some(program) => run_helper(ctx, program),
+        Some(program) => run_helper(ctx, program, HelperRole::HackbenchLoad, "hackbench"),
         None => rounds(&ctx.stop_flag(), &|n| ctx.counter.add(n)),
     }
-}
-
-/// Starts the helper and adds up what it reports until the load stops.
-fn run_helper(ctx: &WorkerCtx, program: &Path) -> WorkerResult {
-    let mut child = HelperRole::HackbenchLoad
-        .spawn(program)
-        .stdout(Stdio::Piped)
-        .spawn()
-        .map_err(|e| {
-            format!(
-                "cannot start the hackbench helper {}: {e}",
-                program.display()
-            )
-        })?;
-    let mut counts = child
-        .stdout
-        .take()
-        .ok_or("the hackbench helper has no output")?;
-    let mut read_count = || -> Result<Option<u64>, String> {
-        let mut bytes = [0u8; 8];
-        match counts.read_exact(&mut bytes) {
-            Ok(()) => Ok(Some(u64::from_le_bytes(bytes))),
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
-            Err(e) => Err(format!("reading the hackbench helper's count: {e}")),
-        }
-    };
-    let mut result = Ok(());
-    while !ctx.stopping() {
-        match read_count() {
-            Ok(Some(n)) => ctx.counter.add(n),
-            Ok(None) => {
-                result = Err("the hackbench helper ended on its own".to_string());
-                break;
-            }
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        }
-    }
-    // End of its input tells the helper to stop; its last counts follow.
-    drop(child.stdin.take());
-    while let Ok(Some(n)) = read_count() {
-        ctx.counter.add(n);
-    }
-    let status = child
-        .wait()
-        .map_err(|e| format!("waiting for the hackbench helper: {e}"))?;
-    if result.is_ok() && !status.success() {
-        result = Err(format!("the hackbench helper failed: {status}"));
-    }
-    result
 }
 
 /// The hackbench helper process: rounds until its input ends (a thread

@@ -47,12 +47,17 @@ pub use schedule::{
 pub use workload::{Workload, WorkloadEnd};
 
 use std::fmt;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use rtlat_sys::process::Stdio;
+
+use crate::helper::HelperRole;
 
 /// One kind of load.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -336,6 +341,61 @@ impl WorkerCtx {
     pub(crate) fn stop_flag(&self) -> Arc<AtomicBool> {
         Arc::clone(&self.stop)
     }
+}
+
+/// Starts `program` as the helper `role` (the `fork` or `hackbench`
+/// helper, `word` in the messages) and adds up the counts it reports
+/// until the load stops.
+pub(crate) fn run_helper(
+    ctx: &WorkerCtx,
+    program: &Path,
+    role: HelperRole,
+    word: &str,
+) -> WorkerResult {
+    let name = format!("the {word} helper");
+    let mut child = role
+        .spawn(program)
+        .stdout(Stdio::Piped)
+        .spawn()
+        .map_err(|e| format!("cannot start {name} {}: {e}", program.display()))?;
+    let mut counts = child
+        .stdout
+        .take()
+        .ok_or_else(|| format!("{name} has no output"))?;
+    let mut read_count = || -> Result<Option<u64>, String> {
+        let mut bytes = [0u8; 8];
+        match counts.read_exact(&mut bytes) {
+            Ok(()) => Ok(Some(u64::from_le_bytes(bytes))),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+            Err(e) => Err(format!("reading {name}'s count: {e}")),
+        }
+    };
+    let mut result = Ok(());
+    while !ctx.stopping() {
+        match read_count() {
+            Ok(Some(n)) => ctx.counter.add(n),
+            Ok(None) => {
+                result = Err(format!("{name} ended on its own"));
+                break;
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    // End of its input tells the helper to stop; its last counts follow.
+    drop(child.stdin.take());
+    while let Ok(Some(n)) = read_count() {
+        ctx.counter.add(n);
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for {name}: {e}"))?;
+    if result.is_ok() && !status.success() {
+        result = Err(format!("{name} failed: {status}"));
+    }
+    result
 }
 
 /// State shared by the workers of a set.

@@ -17,9 +17,10 @@ use rtlat_core::parse_cpu_list;
 use crate::audit::Settings;
 use crate::output::OutputTarget;
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::{OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, terms};
+use rtlat_args::getopt::REQ;
+use rtlat_args::options::{
+    self, Flag, Layout, Manual, Name, Page, Pages, Part, Read, name_of, terms,
+};
 use rtlat_args::values::{DirReport, SystemView, int_in, int_in_or, invalid, new_file_path};
 
 /// What `rtlat audit` is for, in one line: `rtlat --help` lists it and
@@ -226,20 +227,11 @@ fn fail_level(text: &str) -> Result<Status, UsageError> {
     }
 }
 
-/// The option table, as the man page and the completions see it.
-pub fn table() -> Vec<OptSpec<()>> {
-    FLAGS.iter().map(Flag::row).collect()
-}
-
-/// The text of `rtlat audit --help`.
-pub fn help_text() -> String {
-    help_page().render()
-}
-
-/// `rtlat audit --help` as the man pages and completions read it.
-pub fn help_model() -> Help {
-    help_page().model()
-}
+/// The options and the help of `rtlat audit`.
+pub static MANUAL: &dyn Manual = &Pages {
+    flags: &FLAGS,
+    page: help_page,
+};
 
 /// `rtlat audit --help`: its prose and its options.
 fn help_page() -> Page<'static, Raw> {
@@ -461,7 +453,7 @@ mod tests {
 
     #[test]
     fn help_fits_80_columns() {
-        let help = help_text();
+        let help = MANUAL.help_text();
         assert!(help.contains("--fail-on LEVEL"));
         assert!(help.lines().all(|l| l.chars().count() <= 80), "{help}");
     }

@@ -10,9 +10,10 @@ use crate::compare::Settings;
 use crate::compare::judge::NoiseRule;
 use crate::output::OutputTarget;
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::{NO, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, pick};
+use rtlat_args::getopt::{NO, REQ};
+use rtlat_args::options::{
+    self, Flag, Layout, Manual, Name, Page, Pages, Part, Read, name_of, pick,
+};
 use rtlat_args::values::{DirReport, invalid, new_file_path};
 use rtlat_results::file::StdinOr;
 
@@ -156,20 +157,11 @@ fn noise_percent(text: &str) -> Result<f64, UsageError> {
     }
 }
 
-/// The option table, as the man page and the completions see it.
-pub fn table() -> Vec<OptSpec<()>> {
-    FLAGS.iter().map(Flag::row).collect()
-}
-
-/// The text of `rtlat compare --help`.
-pub fn help_text() -> String {
-    help_page().render()
-}
-
-/// `rtlat compare --help` as the man pages and completions read it.
-pub fn help_model() -> Help {
-    help_page().model()
-}
+/// The options and the help of `rtlat compare`.
+pub static MANUAL: &dyn Manual = &Pages {
+    flags: &FLAGS,
+    page: help_page,
+};
 
 /// `rtlat compare --help`: its prose and its options.
 fn help_page() -> Page<'static, Raw> {
@@ -402,7 +394,7 @@ mod tests {
 
     #[test]
     fn help_states_the_noise_rule() {
-        let help = help_text();
+        let help = MANUAL.help_text();
         assert!(help.contains("|NEW - BASE| > max(NOISE % of BASE, 2 buckets)"));
         assert!(help.contains("n*p -+ z*sqrt(n*p*(1-p)*D)"));
         assert!(help.contains("(Bonferroni)"));

@@ -20,9 +20,10 @@ use super::{gates, load_options};
 use crate::cyclicdeadline::settings::Settings;
 use crate::report::verdict::text::Style;
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::{NO, OPT_CPUS, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, find, like, name_of, pick};
+use rtlat_args::getopt::{NO, OPT_CPUS, REQ};
+use rtlat_args::options::{
+    self, Flag, Layout, Manual, Name, Page, Pages, Part, Read, find, like, name_of, pick,
+};
 use rtlat_args::values::{OptionName, SystemView, int_in, invalid};
 
 /// What `rtlat cyclicdeadline` is for, in one line.
@@ -361,20 +362,11 @@ fn build(
     Ok((settings, warnings))
 }
 
-/// The option table, as the man page and the completions see it.
-pub fn table() -> Vec<OptSpec<()>> {
-    FLAGS.iter().map(Flag::row).collect()
-}
-
-/// The text of `rtlat cyclicdeadline --help`.
-pub fn help_text() -> String {
-    help_page().render()
-}
-
-/// What the man page and the completions read of the help.
-pub fn help_model() -> Help {
-    help_page().model()
-}
+/// The options and the help of `rtlat cyclicdeadline`.
+pub static MANUAL: &dyn Manual = &Pages {
+    flags: &FLAGS,
+    page: help_page,
+};
 
 fn help_page() -> Page<'static, Raw> {
     let group = |longs: &[&str]| pick(&FLAGS, longs);
@@ -436,7 +428,7 @@ admits only as much bandwidth as sched_rt_runtime_us allows."
 mod tests {
     use super::*;
     use crate::output::OutputTarget;
-    use rtlat_testkit::parsing::{expect_run, expect_usage_error, os_words, two_cpus};
+    use rtlat_testkit::parsing::{os_words, two_cpus};
 
     fn parse_words(words: &[&str]) -> Result<Invocation, UsageError> {
         let mut raw = Raw::default();
@@ -453,13 +445,7 @@ mod tests {
         }
     }
 
-    fn settings(words: &[&str]) -> Settings {
-        *expect_run(parse_words(words), words).settings
-    }
-
-    fn error(words: &[&str]) -> String {
-        expect_usage_error(parse_words(words), words)
-    }
+    rtlat_testkit::measured_parser_checks!();
 
     fn us(p: &DeadlinePlan) -> (i64, i64) {
         (p.runtime.as_nanos() / 1000, p.deadline.as_nanos() / 1000)

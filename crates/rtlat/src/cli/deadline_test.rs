@@ -13,10 +13,10 @@ use rtlat_core::{Nanos, parse_cpu_list};
 use super::shared::Measure;
 use crate::deadline_test::settings::Settings;
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::{NO, OptSpec, REQ};
+use rtlat_args::getopt::{NO, REQ};
 use rtlat_args::options::{
-    self, Flag, Layout, Name, Page, Part, Read, find, find_short, name_of, name_of_short,
+    self, Flag, Layout, Manual, Name, Page, Pages, Part, Read, find, find_short, name_of,
+    name_of_short,
 };
 use rtlat_args::values::{OptionName, SystemView, duration_option, int_in, invalid};
 
@@ -246,20 +246,11 @@ fn build(raw: Raw, system: &SystemView) -> Result<Settings, UsageError> {
     })
 }
 
-/// The option table, as the man page and the completions see it.
-pub fn table() -> Vec<OptSpec<()>> {
-    FLAGS.iter().map(Flag::row).collect()
-}
-
-/// The text of `rtlat deadline_test --help`.
-pub fn help_text() -> String {
-    help_page().render()
-}
-
-/// What the man page and the completions read of the help.
-pub fn help_model() -> Help {
-    help_page().model()
-}
+/// The options and the help of `rtlat deadline_test`.
+pub static MANUAL: &dyn Manual = &Pages {
+    flags: &FLAGS,
+    page: help_page,
+};
 
 fn help_page() -> Page<'static, Raw> {
     Page {

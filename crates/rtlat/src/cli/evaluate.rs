@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::{NO, OPT_NUM, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, pick};
+use rtlat_args::getopt::{NO, OPT_NUM, REQ};
+use rtlat_args::options::{
+    self, Flag, Layout, Manual, Name, Page, Pages, Part, Read, name_of, pick,
+};
 use rtlat_args::values::{OptionName, SystemView, duration_option, int_in, invalid};
 use rtlat_core::{format_cpu_list, parse_cpu_list};
 
@@ -380,20 +381,11 @@ fn fail_on(text: &str, has_deadline: bool, has_compare: bool) -> Result<Vec<Fail
     Ok(out)
 }
 
-/// The option table, as the man page and the completions see it.
-pub fn table() -> Vec<OptSpec<()>> {
-    FLAGS.iter().map(Flag::row).collect()
-}
-
-/// The text of `rtlat evaluate --help`.
-pub fn help_text() -> String {
-    help_page().render()
-}
-
-/// `rtlat evaluate --help` as the man pages and completions read it.
-pub fn help_model() -> Help {
-    help_page().model()
-}
+/// The options and the help of `rtlat evaluate`.
+pub static MANUAL: &dyn Manual = &Pages {
+    flags: &FLAGS,
+    page: help_page,
+};
 
 fn help_page() -> Page<'static, Raw> {
     let group = |longs: &[&str]| pick(&FLAGS, longs);

@@ -17,9 +17,10 @@ use super::output_options as outputs;
 use super::shared::{HasShared, Measure, SharedArgs};
 use crate::hwlatdetect::settings::{DEFAULT_DURATION_S, FIXTURE_ENV, Settings};
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::{NO, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, like, name_of, pick};
+use rtlat_args::getopt::{NO, REQ};
+use rtlat_args::options::{
+    self, Flag, Layout, Manual, Name, Page, Pages, Part, Read, like, name_of, pick,
+};
 use rtlat_args::values::{DirReport, OptionName, SystemView, invalid, new_file_path};
 
 /// What `rtlat hwlatdetect` is for, in one line (at most 65 characters).
@@ -318,20 +319,11 @@ fn cpus(text: &str, system: &SystemView) -> Result<Vec<usize>, UsageError> {
     Ok(all)
 }
 
-/// The option table, as the man page and the completions see it.
-pub fn table() -> Vec<OptSpec<()>> {
-    FLAGS.iter().map(Flag::row).collect()
-}
-
-/// The text of `rtlat hwlatdetect --help`.
-pub fn help_text() -> String {
-    help_page().render()
-}
-
-/// What the man page and the completions read of the help.
-pub fn help_model() -> Help {
-    help_page().model()
-}
+/// The options and the help of `rtlat hwlatdetect`.
+pub static MANUAL: &dyn Manual = &Pages {
+    flags: &FLAGS,
+    page: help_page,
+};
 
 fn help_page() -> Page<'static, Raw> {
     let group = |longs: &[&str]| pick(&FLAGS, longs);
@@ -377,19 +369,13 @@ unambiguous (--dur)."
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_testkit::parsing::{expect_run, expect_usage_error, os_words, two_cpus};
+    use rtlat_testkit::parsing::{os_words, two_cpus};
 
     fn parse_words(words: &[&str]) -> Result<Invocation, UsageError> {
         parse(&os_words(words), "hwlatdetect".into(), &two_cpus())
     }
 
-    fn settings(words: &[&str]) -> Settings {
-        *expect_run(parse_words(words), words).settings
-    }
-
-    fn error(words: &[&str]) -> String {
-        expect_usage_error(parse_words(words), words)
-    }
+    rtlat_testkit::measured_parser_checks!();
 
     #[test]
     fn the_help_lists_every_visible_option_once() {

@@ -11,9 +11,11 @@ use rtlat_core::parse_cpu_list;
 
 use crate::load::Settings;
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::{Help, Term};
-use rtlat_args::getopt::{OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, pick};
+use rtlat_args::docs::help::Term;
+use rtlat_args::getopt::REQ;
+use rtlat_args::options::{
+    self, Flag, Layout, Manual, Name, Page, Pages, Part, Read, name_of, pick,
+};
 use rtlat_args::values::{DURATION_EXPECTED, DurationError, SystemView, int_in, invalid};
 
 /// What `rtlat load` is for, in one line: `rtlat --help` lists it and
@@ -171,20 +173,11 @@ fn fill(text: &str, first: &str, rest: &str) -> String {
     out
 }
 
-/// The option table, as the man page and the completions see it.
-pub fn table() -> Vec<OptSpec<()>> {
-    FLAGS.iter().map(Flag::row).collect()
-}
-
-/// The text of `rtlat load --help`.
-pub fn help_text() -> String {
-    help_page().render()
-}
-
-/// `rtlat load --help` as the man pages and completions read it.
-pub fn help_model() -> Help {
-    help_page().model()
-}
+/// The options and the help of `rtlat load`.
+pub static MANUAL: &dyn Manual = &Pages {
+    flags: &FLAGS,
+    page: help_page,
+};
 
 /// Each kind of load, what it does and what one of its operations is: the
 /// kind's text lines, then its `op:` line filled (a line of its own).
@@ -399,7 +392,7 @@ mod tests {
     fn help_defines_every_op() {
         // The help's lines are filled: compare its words.
         let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
-        let h = words(&help_text());
+        let h = words(&MANUAL.help_text());
         for kind in LoadKind::ALL {
             assert!(h.contains(&words(kind.op_definition())), "{kind}");
         }

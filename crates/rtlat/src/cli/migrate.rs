@@ -19,9 +19,10 @@ use super::shared::{HasShared, Measure, SharedArgs};
 use super::stop_options as stop;
 use crate::migrate::settings::Settings;
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::{NO, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, pick};
+use rtlat_args::getopt::{NO, REQ};
+use rtlat_args::options::{
+    self, Flag, Layout, Manual, Name, Page, Pages, Part, Read, name_of, pick,
+};
 use rtlat_args::values::{SystemView, duration_option, int_in};
 
 /// What `rtlat rt-migrate-test` is for, in one line.
@@ -249,20 +250,11 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
     })
 }
 
-/// The option table, as the man page and the completions see it.
-pub fn table() -> Vec<OptSpec<()>> {
-    FLAGS.iter().map(Flag::row).collect()
-}
-
-/// The text of `rtlat rt-migrate-test --help`.
-pub fn help_text() -> String {
-    help_page().render()
-}
-
-/// What the man page and the completions read of the help.
-pub fn help_model() -> Help {
-    help_page().model()
-}
+/// The options and the help of `rtlat rt-migrate-test`.
+pub static MANUAL: &dyn Manual = &Pages {
+    flags: &FLAGS,
+    page: help_page,
+};
 
 fn help_page() -> Page<'static, Raw> {
     Page {
@@ -298,15 +290,13 @@ signal or -D stopped the run before its last interval (as 2.4)."
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtlat_testkit::parsing::{expect_run, expect_usage_error, os_words, two_cpus};
+    use rtlat_testkit::parsing::{expect_usage_error, os_words, two_cpus};
 
     fn parse_words(words: &[&str]) -> Result<Invocation, UsageError> {
         parse(&os_words(words), "rt-migrate-test".into(), &two_cpus())
     }
 
-    fn settings(words: &[&str]) -> Settings {
-        *expect_run(parse_words(words), words).settings
-    }
+    rtlat_testkit::measured_parser_checks!();
 
     #[test]
     fn the_help_lists_every_visible_option_once() {

@@ -16,9 +16,10 @@ use super::shared::{HasShared, Measure, SharedArgs, gate_and_load_flags};
 use super::{gates, load_options, output_options as outputs};
 use crate::oslat::settings::Settings;
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::{NO, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, like, name_of, pick};
+use rtlat_args::getopt::{NO, REQ};
+use rtlat_args::options::{
+    self, Flag, Layout, Manual, Name, Page, Pages, Part, Read, like, name_of, pick,
+};
 use rtlat_args::values::{OptionName, SystemView, duration_option, int_in, invalid};
 use rtlat_core::parse_cpu_list;
 
@@ -442,20 +443,11 @@ fn memory_size(id: Name, text: &str) -> Result<usize, UsageError> {
     }
 }
 
-/// The option table, as the man page and the completions see it.
-pub fn table() -> Vec<OptSpec<()>> {
-    FLAGS.iter().map(Flag::row).collect()
-}
-
-/// The text of `rtlat oslat --help`.
-pub fn help_text() -> String {
-    help_page().render()
-}
-
-/// What the man page and the completions read of the help.
-pub fn help_model() -> Help {
-    help_page().model()
-}
+/// The options and the help of `rtlat oslat`.
+pub static MANUAL: &dyn Manual = &Pages {
+    flags: &FLAGS,
+    page: help_page,
+};
 
 fn help_page() -> Page<'static, Raw> {
     let group = |longs: &[&str]| pick(&FLAGS, longs);
@@ -515,19 +507,13 @@ options may be shortened while unambiguous (--dur)."
 mod tests {
     use super::*;
     use crate::output::OutputTarget;
-    use rtlat_testkit::parsing::{expect_run, expect_usage_error, os_words, two_cpus};
+    use rtlat_testkit::parsing::{os_words, two_cpus};
 
     fn parse_words(words: &[&str]) -> Result<Invocation, UsageError> {
         parse(&os_words(words), "oslat".into(), &two_cpus())
     }
 
-    fn settings(words: &[&str]) -> Settings {
-        *expect_run(parse_words(words), words).settings
-    }
-
-    fn error(words: &[&str]) -> String {
-        expect_usage_error(parse_words(words), words)
-    }
+    rtlat_testkit::measured_parser_checks!();
 
     #[test]
     fn defaults_like_c() {

@@ -9,9 +9,7 @@
 use std::ffi::OsString;
 
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::OptSpec;
-use rtlat_args::options::{self, Flag, Layout, Page, Part, Read, pick};
+use rtlat_args::options::{self, Layout, Manual, Page, Pages, Part, Read, pick};
 use rtlat_args::values::{SystemView, int_in, invalid};
 use rtlat_core::SchedPolicy;
 use rtlat_core::inversion::{DeadlineSched, RoleSched};
@@ -296,20 +294,11 @@ fn sched_line(
     ))
 }
 
-/// The option table, as the man page and the completions see it.
-pub fn table() -> Vec<OptSpec<()>> {
-    FLAGS.iter().map(Flag::row).collect()
-}
-
-/// The text of `rtlat pi_stress --help`.
-pub fn help_text() -> String {
-    help_page().render()
-}
-
-/// What the man page and the completions read of the help.
-pub fn help_model() -> Help {
-    help_page().model()
-}
+/// The options and the help of `rtlat pi_stress`.
+pub static MANUAL: &dyn Manual = &Pages {
+    flags: &FLAGS,
+    page: help_page,
+};
 
 fn help_page() -> Page<'static, Raw> {
     let group = |longs: &[&str]| pick(&FLAGS, longs);
@@ -355,19 +344,13 @@ mod tests {
     use super::*;
     use crate::output::OutputTarget;
     use rtlat_core::Nanos;
-    use rtlat_testkit::parsing::{expect_run, expect_usage_error, os_words, two_cpus};
+    use rtlat_testkit::parsing::{os_words, two_cpus};
 
     fn parse_words(words: &[&str]) -> Result<Invocation, UsageError> {
         parse(&os_words(words), "pi_stress".into(), &two_cpus())
     }
 
-    fn settings(words: &[&str]) -> Settings {
-        *expect_run(parse_words(words), words).settings
-    }
-
-    fn error(words: &[&str]) -> String {
-        expect_usage_error(parse_words(words), words)
-    }
+    rtlat_testkit::measured_parser_checks!();
 
     #[test]
     fn defaults_like_c() {

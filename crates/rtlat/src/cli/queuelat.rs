@@ -9,9 +9,10 @@ use std::sync::LazyLock;
 
 use crate::queuelat::Settings;
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::{NO, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, pick};
+use rtlat_args::getopt::{NO, REQ};
+use rtlat_args::options::{
+    self, Flag, Layout, Manual, Name, Page, Pages, Part, Read, name_of, pick,
+};
 use rtlat_args::values::{OptionName, int_in, invalid};
 
 use super::shared::Measure;
@@ -171,20 +172,11 @@ pub fn parse(args: &[OsString], _cmdline: String) -> Result<Invocation, UsageErr
     }))
 }
 
-/// The option table, as the man page and the completions see it.
-pub fn table() -> Vec<OptSpec<()>> {
-    FLAGS.iter().map(Flag::row).collect()
-}
-
-/// The text of `rtlat queuelat --help`.
-pub fn help_text() -> String {
-    help_page().render()
-}
-
-/// What the man page and the completions read of the help.
-pub fn help_model() -> Help {
-    help_page().model()
-}
+/// The options and the help of `rtlat queuelat`.
+pub static MANUAL: &dyn Manual = &Pages {
+    flags: &FLAGS,
+    page: help_page,
+};
 
 fn help_page() -> Page<'static, Raw> {
     Page {

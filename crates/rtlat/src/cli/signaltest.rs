@@ -15,9 +15,7 @@ use super::verdict_options;
 use super::{gates, load_options};
 use crate::signaltest::settings::Settings;
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::OptSpec;
-use rtlat_args::options::{self, Flag, Layout, Page, Part, Read, find, like, pick};
+use rtlat_args::options::{self, Layout, Manual, Page, Pages, Part, Read, find, like, pick};
 use rtlat_args::values::{SystemView, int_in};
 
 mod flags;
@@ -108,20 +106,11 @@ fn build(
     Ok((settings, warnings))
 }
 
-/// The option table, as the man page and the completions see it.
-pub fn table() -> Vec<OptSpec<()>> {
-    FLAGS.iter().map(Flag::row).collect()
-}
-
-/// The text of `rtlat signaltest --help`.
-pub fn help_text() -> String {
-    help_page().render()
-}
-
-/// What the man page and the completions read of the help.
-pub fn help_model() -> Help {
-    help_page().model()
-}
+/// The options and the help of `rtlat signaltest`.
+pub static MANUAL: &dyn Manual = &Pages {
+    flags: &FLAGS,
+    page: help_page,
+};
 
 /// `rtlat signaltest --help`: its prose and the groups of its options.
 fn help_page() -> Page<'static, Raw> {
@@ -189,23 +178,13 @@ mod tests {
     use rtlat_core::Resolution;
     use rtlat_core::SchedPolicy;
     use rtlat_core::TimeSourceKind;
-    use rtlat_testkit::parsing::{expect_run, expect_usage_error, os_words, two_cpus};
+    use rtlat_testkit::parsing::{os_words, two_cpus};
 
     fn parse_words(words: &[&str]) -> Result<Invocation, UsageError> {
         parse(&os_words(words), "signaltest".into(), &two_cpus())
     }
 
-    fn settings(words: &[&str]) -> Settings {
-        *expect_run(parse_words(words), words).settings
-    }
-
-    fn warnings(words: &[&str]) -> Vec<String> {
-        expect_run(parse_words(words), words).warnings
-    }
-
-    fn error(words: &[&str]) -> String {
-        expect_usage_error(parse_words(words), words)
-    }
+    rtlat_testkit::measured_parser_checks!();
 
     #[test]
     fn defaults_like_c() {

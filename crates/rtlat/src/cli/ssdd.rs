@@ -11,9 +11,10 @@ use super::output_options as outputs;
 use super::shared::{HasShared, Measure, SharedArgs};
 use crate::ssdd::Settings;
 use rtlat_args::UsageError;
-use rtlat_args::docs::help::Help;
-use rtlat_args::getopt::{NO, OptSpec, REQ};
-use rtlat_args::options::{self, Flag, Layout, Name, Page, Part, Read, name_of, pick};
+use rtlat_args::getopt::{NO, REQ};
+use rtlat_args::options::{
+    self, Flag, Layout, Manual, Name, Page, Pages, Part, Read, name_of, pick,
+};
 use rtlat_args::values::int_in;
 
 /// What `rtlat ssdd` is for, in one line.
@@ -112,20 +113,11 @@ pub fn parse(args: &[OsString], cmdline: String) -> Result<Invocation, UsageErro
     }))
 }
 
-/// The option table, as the man page and the completions see it.
-pub fn table() -> Vec<OptSpec<()>> {
-    FLAGS.iter().map(Flag::row).collect()
-}
-
-/// The text of `rtlat ssdd --help`.
-pub fn help_text() -> String {
-    help_page().render()
-}
-
-/// What the man page and the completions read of the help.
-pub fn help_model() -> Help {
-    help_page().model()
-}
+/// The options and the help of `rtlat ssdd`.
+pub static MANUAL: &dyn Manual = &Pages {
+    flags: &FLAGS,
+    page: help_page,
+};
 
 fn help_page() -> Page<'static, Raw> {
     Page {

@@ -4,23 +4,20 @@
 
 use std::io::{self, Write};
 
-use rtlat_results::hwlatdetect::{HwlatDocument, HwlatResult};
+use rtlat_results::hwlatdetect::{HwlatMembers, HwlatResult};
 
 use crate::report::RunMeta;
-use crate::report::json::header;
+use crate::report::json::write_unjudged;
 
 /// Writes the document of a run that ended as `meta` says.
-pub fn write_json(w: &mut dyn Write, meta: &RunMeta, result: &HwlatResult) -> io::Result<()> {
-    let doc = HwlatDocument {
-        header: header(meta),
-        hwlatdetect: result,
-        environment: meta.audit.as_ref().map(|a| &a.environment),
-        audit: meta.audit.as_ref().map(|a| a.checks.as_slice()),
-    };
-    let mut w = io::BufWriter::new(w);
-    serde_json::to_writer_pretty(&mut w, &doc)?;
-    w.write_all(b"\n")?;
-    w.flush()
+pub fn write_json(mut w: &mut dyn Write, meta: &RunMeta, result: &HwlatResult) -> io::Result<()> {
+    write_unjudged(
+        &mut w,
+        meta,
+        &HwlatMembers {
+            hwlatdetect: result,
+        },
+    )
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use super::output::{Report, members, write_progress, write_report};
 use super::settings::Settings;
 use crate::host::Host;
 use crate::output::{Stdout, end_run, write_to};
-use crate::report::json::write_pass_fail;
+use crate::report::json::write_unjudged;
 use crate::rtsetup::check_realtime_privilege;
 use crate::run_audit;
 use crate::signals::SignalFlags;
@@ -96,7 +96,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             meta.rt_tests = settings.rt_tests;
             let doc = members(&outcome.intervals, &engine.priorities);
             write_to(target, &mut out, "--json", |mut w| {
-                write_pass_fail(&mut w, &meta, &doc)
+                write_unjudged(&mut w, &meta, &doc)
             })
         }
         None => Ok(()),

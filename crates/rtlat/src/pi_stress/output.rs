@@ -6,11 +6,11 @@ use std::io::{self, Write};
 
 use rtlat_core::SchedPolicy;
 use rtlat_core::inversion::RoleSched;
-use rtlat_results::pi_stress::{PiStressDocument, PiStressMembers};
+use rtlat_results::pi_stress::PiStressMembers;
 
 use super::settings::Settings;
 use crate::report::RunMeta;
-use crate::report::json::header;
+use crate::report::json::write_unjudged;
 
 /// Moves the cursor up one line.
 const UP_ONE: &str = "\x1b[1A";
@@ -93,17 +93,12 @@ pub fn write_summary(w: &mut impl Write, total: u64, seconds: u64) -> io::Result
 }
 
 /// The JSON document: the envelope, `inversion`, then ours.
-pub fn write_json(w: &mut dyn Write, meta: &RunMeta, members: &PiStressMembers) -> io::Result<()> {
-    let doc = PiStressDocument {
-        header: header(meta),
-        members,
-        environment: meta.audit.as_ref().map(|a| &a.environment),
-        audit: meta.audit.as_ref().map(|a| a.checks.as_slice()),
-    };
-    let mut w = io::BufWriter::new(w);
-    serde_json::to_writer_pretty(&mut w, &doc)?;
-    w.write_all(b"\n")?;
-    w.flush()
+pub fn write_json(
+    mut w: &mut dyn Write,
+    meta: &RunMeta,
+    members: &PiStressMembers,
+) -> io::Result<()> {
+    write_unjudged(&mut w, meta, members)
 }
 
 #[cfg(test)]

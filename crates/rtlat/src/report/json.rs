@@ -38,7 +38,7 @@ use rtlat_core::{Nanos, Resolution};
 use rtlat_results::blocks::BlocksDoc;
 pub use rtlat_results::decimals::round_decimals;
 use rtlat_results::document::{self as doc, CyclicThread, Header};
-use rtlat_results::envelope::Document;
+use rtlat_results::envelope::{Document, UnjudgedDocument};
 use rtlat_results::load::{
     ActivityDto, KindDto, LoadDto, Numbered, PhaseDto, PhaseLoadDto, PhaseThreadDto,
 };
@@ -263,14 +263,38 @@ pub fn write_envelope<M: Serialize>(
     verdict: &Verdict,
 ) -> io::Result<()> {
     let doc = Document {
+        judged: unjudged(meta, members),
+        verdict,
+    };
+    write_pretty(w, &doc)
+}
+
+/// Writes the document of a tool whose run is not judged
+/// (rt-migrate-test, ssdd, hwlatdetect, pi_stress): the envelope, the
+/// tool's `members` (flattened, as [`write_envelope`]'s), then
+/// `environment` and `audit`, and no verdict.
+pub fn write_unjudged<M: Serialize>(
+    w: &mut impl Write,
+    meta: &RunMeta,
+    members: &M,
+) -> io::Result<()> {
+    write_pretty(w, &unjudged(meta, members))
+}
+
+/// The envelope of `meta`'s run, `members`, `environment` and `audit`.
+fn unjudged<'a, M>(meta: &'a RunMeta, members: &'a M) -> UnjudgedDocument<'a, M> {
+    UnjudgedDocument {
         header: header(meta),
         members,
         environment: meta.audit.as_ref().map(|a| &a.environment),
         audit: meta.audit.as_ref().map(|a| a.checks.as_slice()),
-        verdict,
-    };
+    }
+}
+
+/// `doc` as pretty-printed JSON and a newline.
+fn write_pretty(w: &mut impl Write, doc: &impl Serialize) -> io::Result<()> {
     let mut w = io::BufWriter::new(w);
-    serde_json::to_writer_pretty(&mut w, &doc)?;
+    serde_json::to_writer_pretty(&mut w, doc)?;
     w.write_all(b"\n")?;
     w.flush()
 }
@@ -1269,24 +1293,4 @@ mod schema_tests {
         assert!(r["verdict"]["projection"]["more_s"].is_number());
         crate::report::schema::check("cyclictest", &[&text, &plain, &refused]);
     }
-}
-
-/// Writes the document of a pass/fail tool (rt-migrate-test, ssdd): the
-/// envelope, the tool's `members`, then `environment` and `audit` (no
-/// verdict: `rtlat_results::passfail`).
-pub fn write_pass_fail<M: Serialize>(
-    w: &mut impl Write,
-    meta: &RunMeta,
-    members: &M,
-) -> io::Result<()> {
-    let doc = rtlat_results::passfail::PassFailDocument {
-        header: header(meta),
-        members,
-        environment: meta.audit.as_ref().map(|a| &a.environment),
-        audit: meta.audit.as_ref().map(|a| a.checks.as_slice()),
-    };
-    let mut w = io::BufWriter::new(w);
-    serde_json::to_writer_pretty(&mut w, &doc)?;
-    w.write_all(b"\n")?;
-    w.flush()
 }

@@ -406,8 +406,8 @@ mod tests {
         let mut audited = meta(cmdline);
         audited.audit = Some(fixture_audit("tuned-rt", vec![1, 2], 95));
         [
-            render(|w| crate::report::json::write_pass_fail(w, &audited, members)),
-            render(|w| crate::report::json::write_pass_fail(w, &meta(cmdline), members)),
+            render(|w| crate::report::json::write_unjudged(w, &audited, members)),
+            render(|w| crate::report::json::write_unjudged(w, &meta(cmdline), members)),
         ]
     }
 

@@ -7,7 +7,7 @@ use rtlat_args::getopt::OptSpec;
 
 use super::{Group, Tool, settled};
 use crate::audit;
-use crate::cli::audit::{help_model, help_text, parse, table};
+use crate::cli::audit::{MANUAL, parse};
 
 /// `rtlat audit`.
 pub struct Audit;
@@ -26,14 +26,18 @@ impl Tool for Audit {
     }
 
     fn options(&self) -> Vec<OptSpec<()>> {
-        table()
+        MANUAL.table()
     }
 
     fn page(&self) -> rtlat_args::docs::help::Help {
-        help_model()
+        MANUAL.help_model()
     }
 
     fn run(&self, args: &[OsString], _cmdline: String) -> anyhow::Result<u8> {
-        settled(parse(args, audit::machine_of)?, help_text, audit::run)
+        settled(
+            parse(args, audit::machine_of)?,
+            || MANUAL.help_text(),
+            audit::run,
+        )
     }
 }

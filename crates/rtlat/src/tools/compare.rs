@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use rtlat_args::getopt::OptSpec;
 
 use super::{Group, Tool, settled};
-use crate::cli::compare::{help_model, help_text, parse, table};
+use crate::cli::compare::{MANUAL, parse};
 
 /// `rtlat compare`.
 pub struct Compare;
@@ -24,15 +24,15 @@ impl Tool for Compare {
     }
 
     fn options(&self) -> Vec<OptSpec<()>> {
-        table()
+        MANUAL.table()
     }
 
     fn page(&self) -> rtlat_args::docs::help::Help {
-        help_model()
+        MANUAL.help_model()
     }
 
     fn run(&self, args: &[OsString], _cmdline: String) -> anyhow::Result<u8> {
-        settled(parse(args)?, help_text, crate::compare::run)
+        settled(parse(args)?, || MANUAL.help_text(), crate::compare::run)
     }
 
     fn see_also(&self) -> Vec<(&'static str, u8)> {

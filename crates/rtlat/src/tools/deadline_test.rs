@@ -7,7 +7,7 @@ use rtlat_args::getopt::OptSpec;
 use rtlat_args::values::SystemView;
 
 use super::{Group, Tool, measure};
-use crate::cli::deadline_test::{help_text, parse, table};
+use crate::cli::deadline_test::{MANUAL, parse};
 
 /// `rtlat deadline_test`.
 pub struct DeadlineTest;
@@ -26,16 +26,20 @@ impl Tool for DeadlineTest {
     }
 
     fn options(&self) -> Vec<OptSpec<()>> {
-        table()
+        MANUAL.table()
     }
 
     fn page(&self) -> rtlat_args::docs::help::Help {
-        crate::cli::deadline_test::help_model()
+        MANUAL.help_model()
     }
 
     fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
         let invocation = parse(args, cmdline, &SystemView::of_this_process())?;
-        measure(invocation, help_text, |s| crate::deadline_test::run::run(s))
+        measure(
+            invocation,
+            || MANUAL.help_text(),
+            |s| crate::deadline_test::run::run(s),
+        )
     }
 
     fn see_also(&self) -> Vec<(&'static str, u8)> {

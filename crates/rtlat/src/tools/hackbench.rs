@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use rtlat_args::getopt::OptSpec;
 
 use super::{Group, Tool, settled};
-use crate::cli::hackbench::{help_text, parse, table};
+use crate::cli::hackbench::{MANUAL, parse};
 
 /// `rtlat hackbench`.
 pub struct Hackbench;
@@ -25,15 +25,15 @@ impl Tool for Hackbench {
     }
 
     fn options(&self) -> Vec<OptSpec<()>> {
-        table()
+        MANUAL.table()
     }
 
     fn page(&self) -> rtlat_args::docs::help::Help {
-        crate::cli::hackbench::help_model()
+        MANUAL.help_model()
     }
 
     fn run(&self, args: &[OsString], _cmdline: String) -> anyhow::Result<u8> {
-        settled(parse(args)?, help_text, crate::hackbench::run)
+        settled(parse(args)?, || MANUAL.help_text(), crate::hackbench::run)
     }
 
     fn see_also(&self) -> Vec<(&'static str, u8)> {

@@ -6,7 +6,7 @@ use rtlat_args::getopt::OptSpec;
 use rtlat_args::values::SystemView;
 
 use super::{Group, Tool, settled};
-use crate::cli::load::{help_model, help_text, parse, table};
+use crate::cli::load::{MANUAL, parse};
 
 /// `rtlat load`.
 pub struct Load;
@@ -25,15 +25,15 @@ impl Tool for Load {
     }
 
     fn options(&self) -> Vec<OptSpec<()>> {
-        table()
+        MANUAL.table()
     }
 
     fn page(&self) -> rtlat_args::docs::help::Help {
-        help_model()
+        MANUAL.help_model()
     }
 
     fn run(&self, args: &[OsString], _cmdline: String) -> anyhow::Result<u8> {
         let invocation = parse(args, &SystemView::of_this_process(), std::env::temp_dir())?;
-        settled(invocation, help_text, crate::load::run)
+        settled(invocation, || MANUAL.help_text(), crate::load::run)
     }
 }

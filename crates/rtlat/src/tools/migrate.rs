@@ -8,7 +8,7 @@ use rtlat_args::getopt::OptSpec;
 use rtlat_args::values::SystemView;
 
 use super::{Group, Tool, measure};
-use crate::cli::migrate::{help_text, parse, table};
+use crate::cli::migrate::{MANUAL, parse};
 
 /// `rtlat rt-migrate-test`.
 pub struct MigrateTest;
@@ -27,16 +27,20 @@ impl Tool for MigrateTest {
     }
 
     fn options(&self) -> Vec<OptSpec<()>> {
-        table()
+        MANUAL.table()
     }
 
     fn page(&self) -> rtlat_args::docs::help::Help {
-        crate::cli::migrate::help_model()
+        MANUAL.help_model()
     }
 
     fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
         let invocation = parse(args, cmdline, &SystemView::of_this_process())?;
-        measure(invocation, help_text, |s| crate::migrate::run::run(s))
+        measure(
+            invocation,
+            || MANUAL.help_text(),
+            |s| crate::migrate::run::run(s),
+        )
     }
 
     fn see_also(&self) -> Vec<(&'static str, u8)> {

@@ -7,7 +7,7 @@ use rtlat_args::getopt::OptSpec;
 use rtlat_args::values::SystemView;
 
 use super::{Group, Tool, measure};
-use crate::cli::oslat::{help_text, parse, table};
+use crate::cli::oslat::{MANUAL, parse};
 
 /// `rtlat oslat`.
 pub struct Oslat;
@@ -26,16 +26,20 @@ impl Tool for Oslat {
     }
 
     fn options(&self) -> Vec<OptSpec<()>> {
-        table()
+        MANUAL.table()
     }
 
     fn page(&self) -> rtlat_args::docs::help::Help {
-        crate::cli::oslat::help_model()
+        MANUAL.help_model()
     }
 
     fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
         let invocation = parse(args, cmdline, &SystemView::of_this_process())?;
-        measure(invocation, help_text, |s| crate::oslat::run::run(s))
+        measure(
+            invocation,
+            || MANUAL.help_text(),
+            |s| crate::oslat::run::run(s),
+        )
     }
 
     fn see_also(&self) -> Vec<(&'static str, u8)> {

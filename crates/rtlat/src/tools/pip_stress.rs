@@ -7,7 +7,7 @@ use rtlat_args::getopt::OptSpec;
 use rtlat_args::values::SystemView;
 
 use super::{Group, Tool, measure};
-use crate::cli::pip_stress::{help_text, parse, table};
+use crate::cli::pip_stress::{MANUAL, parse};
 
 /// `rtlat pip_stress`.
 pub struct PipStress;
@@ -26,17 +26,17 @@ impl Tool for PipStress {
     }
 
     fn options(&self) -> Vec<OptSpec<()>> {
-        table()
+        MANUAL.table()
     }
 
     fn page(&self) -> rtlat_args::docs::help::Help {
-        crate::cli::pip_stress::help_model()
+        MANUAL.help_model()
     }
 
     fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
         let _ = cmdline;
         let invocation = parse(args, &SystemView::of_this_process())?;
-        measure(invocation, help_text, crate::pip_stress::run)
+        measure(invocation, || MANUAL.help_text(), crate::pip_stress::run)
     }
 
     fn see_also(&self) -> Vec<(&'static str, u8)> {

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use rtlat_args::getopt::OptSpec;
 
 use super::{Group, Tool, measure};
-use crate::cli::queuelat::{help_text, parse, table};
+use crate::cli::queuelat::{MANUAL, parse};
 
 /// `rtlat queuelat`.
 pub struct Queuelat;
@@ -25,16 +25,16 @@ impl Tool for Queuelat {
     }
 
     fn options(&self) -> Vec<OptSpec<()>> {
-        table()
+        MANUAL.table()
     }
 
     fn page(&self) -> rtlat_args::docs::help::Help {
-        crate::cli::queuelat::help_model()
+        MANUAL.help_model()
     }
 
     fn run(&self, args: &[OsString], cmdline: String) -> anyhow::Result<u8> {
         let invocation = parse(args, cmdline)?;
-        measure(invocation, help_text, crate::queuelat::run)
+        measure(invocation, || MANUAL.help_text(), crate::queuelat::run)
     }
 
     fn see_also(&self) -> Vec<(&'static str, u8)> {
