@@ -60,8 +60,12 @@ impl Samples {
         }
         let mut samples = if text.trim_start().starts_with(['{', '[']) {
             let doc = ResultDocument::parse(&text)?;
+            // C oslat's figures are ns where its labels have decimals.
+            let ns_figures = doc.format() == Format::CJson
+                && tool_of(&doc.header.cmdline).as_deref() == Some("oslat")
+                && fractional_labels(&text);
             drop(text);
-            Samples::of_owned_document(doc)?
+            Samples::of_document_in(doc, ns_figures)?
         } else {
             crate::histogram_text::parse(&text)?
         };
@@ -80,6 +84,12 @@ impl Samples {
     /// [`Samples::of_document`], taking the document: its buckets become
     /// the samples' without a copy.
     pub fn of_owned_document(doc: ResultDocument) -> Result<Samples, String> {
+        Samples::of_document_in(doc, false)
+    }
+
+    /// [`Samples::of_owned_document`]; `ns_figures`: C's `min` and `max`
+    /// are ns, not µs (oslat's with a `-W` not in whole µs).
+    fn of_document_in(doc: ResultDocument, ns_figures: bool) -> Result<Samples, String> {
         let format = doc.format();
         let mut samples = Samples::empty(format);
         let text = |s: &str| {
@@ -109,6 +119,10 @@ impl Samples {
             let exact_max = t.max_ns.is_some();
             let mut thread = ThreadSamples::of_owned_thread(index, t, scale)?;
             if oslat_histogram {
+                if ns_figures && !exact_max {
+                    thread.min_us = thread.min_us.map(|ns| ns / 1000.0);
+                    thread.max_us = thread.max_us.map(|ns| ns / 1000.0);
+                }
                 thread.as_oslat(oslat_width, exact_max);
             }
             total = bounds::add_count("all threads", total, thread.count())?;
@@ -334,6 +348,27 @@ fn histogram_buckets(
     Ok((buckets, true))
 }
 
+/// Whether some thread's `"histogram"` in the JSON `text` has a label
+/// with decimals (oslat's `-W` not in whole µs, rt-tests 2.5 on, whose
+/// `min` and `max` are then ns).
+fn fractional_labels(text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Doc {
+        #[serde(default)]
+        thread: std::collections::BTreeMap<String, Thread>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Thread {
+        #[serde(default)]
+        histogram: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Doc>(text).is_ok_and(|doc| {
+        doc.thread
+            .values()
+            .any(|t| t.histogram.keys().any(|k| k.contains('.')))
+    })
+}
+
 /// The greatest common divisor of `a` and `b` (`b` when `a` is 0).
 fn gcd(a: u64, b: u64) -> u64 {
     if a == 0 { b } else { gcd(b % a, a) }
@@ -493,6 +528,18 @@ mod tests {
         assert_eq!(t.buckets, [b(0.0, 2.0, 6), b(2.0, 4.0, 1)]);
         assert_eq!(t.overflows, 3);
         assert_eq!(ours(7999).threads[0].overflows, 0);
+        // rt-tests 2.10, -W 250: labels with decimals folded into whole
+        // µs, and C's maximum in ns.
+        let ns = ok(r#"{"file_version": 1, "cmdline:": "/usr/bin/oslat -W 250",
+            "rt_test_version:": "2.10", "thread": {"0": {"cpu": 1, "min": 36,
+            "max": 8124297, "histogram": {"0.250": 7, "0.500": 1, "1.250": 2,
+            "32.000": 5}}}}"#);
+        let t = &ns.threads[0];
+        assert_eq!(t.buckets, [b(0.0, 1.0, 8), b(1.0, 2.0, 2)]);
+        assert_eq!(
+            (t.max_us, t.min_us, t.overflows),
+            (Some(8124.297), Some(0.036), 5)
+        );
         // Another tool's key k is the bucket from k.
         let other = ok(
             r#"{"cmdline:": "cyclictest -h 40", "thread": {"0": {"cycles": 3,
