@@ -368,6 +368,13 @@ The latency and percentile plots read one or more results, each one of
                 ],
                 &["the --json file of rt-tests cyclictest run with -h/--histogram,"],
                 &[
+                    "the --json file of oslat, rtlat's or rt-tests' (its \"histogram\":",
+                    "each bucket drawn below its label, which is its upper edge; the",
+                    "last bucket's samples, with every longer gap, are overflows when",
+                    "the maximum is beyond it),",
+                ],
+                &["the --json file of rt-tests cyclicdeadline run with --histogram (2.7),"],
+                &[
                     "the histogram block that cyclictest -h/-H prints (its standard output",
                     "or --histfile), from rt-tests or rtlat: 1 us buckets, one column per",
                     "thread;",

@@ -9,6 +9,10 @@
 //!   1 µs buckets (ns buckets with `resolution_in_ns: 1`), empty unless
 //!   the run had `-h`.
 //! - cyclictest's histogram block ([`crate::histogram_text`]).
+//! - oslat's `--json` (rt-tests' or rtlat's): per thread a `histogram`
+//!   whose labels are the buckets' upper edges (`"1"` holds the gaps under
+//!   1 µs), the last bucket also counting every longer gap
+//!   ([`ThreadSamples::as_oslat`]).
 //!
 //! Every problem is one line naming what is wrong.
 
@@ -56,8 +60,12 @@ impl Samples {
         }
         let mut samples = if text.trim_start().starts_with(['{', '[']) {
             let doc = ResultDocument::parse(&text)?;
+            // C oslat's figures are ns where its labels have decimals.
+            let ns_figures = doc.format() == Format::CJson
+                && tool_of(&doc.header.cmdline).as_deref() == Some("oslat")
+                && fractional_labels(&text);
             drop(text);
-            Samples::of_owned_document(doc)?
+            Samples::of_document_in(doc, ns_figures)?
         } else {
             crate::histogram_text::parse(&text)?
         };
@@ -76,6 +84,12 @@ impl Samples {
     /// [`Samples::of_document`], taking the document: its buckets become
     /// the samples' without a copy.
     pub fn of_owned_document(doc: ResultDocument) -> Result<Samples, String> {
+        Samples::of_document_in(doc, false)
+    }
+
+    /// [`Samples::of_owned_document`]; `ns_figures`: C's `min` and `max`
+    /// are ns, not µs (oslat's with a `-W` not in whole µs).
+    fn of_document_in(doc: ResultDocument, ns_figures: bool) -> Result<Samples, String> {
         let format = doc.format();
         let mut samples = Samples::empty(format);
         let text = |s: &str| {
@@ -90,13 +104,27 @@ impl Samples {
         samples.tool = samples.cmdline.as_deref().and_then(tool_of);
         samples.environment = doc.environment.as_ref().and_then(environment_summary);
         let scale = doc.units_per_us();
+        let oslat = samples.tool.as_deref() == Some("oslat");
+        // rt-tests 2.4's oslat has no -W: its buckets are 1 µs wide.
+        let oslat_width =
+            (format == Format::CJson && h.rt_test_version.trim() == "2.40").then_some(1);
 
         let mut any_samples = false;
         let mut total = 0;
         for (index, t) in doc.threads {
             let count = t.latencies().sample_count();
             any_samples |= count.is_some_and(|c| c > 0);
-            let thread = ThreadSamples::of_owned_thread(index, t, scale)?;
+            let oslat_histogram =
+                oslat && t.receiver.is_none() && t.distribution.is_none() && t.histogram.is_some();
+            let exact_max = t.max_ns.is_some();
+            let mut thread = ThreadSamples::of_owned_thread(index, t, scale)?;
+            if oslat_histogram {
+                if ns_figures && !exact_max {
+                    thread.min_us = thread.min_us.map(|ns| ns / 1000.0);
+                    thread.max_us = thread.max_us.map(|ns| ns / 1000.0);
+                }
+                thread.as_oslat(oslat_width, exact_max);
+            }
             total = bounds::add_count("all threads", total, thread.count())?;
             if !thread.buckets.is_empty() {
                 samples.threads.push(thread);
@@ -107,6 +135,11 @@ impl Samples {
                 "no samples: every thread has 0 cycles".into()
             } else if format == Format::RtlatJson {
                 "no histogram data: no thread has \"distribution\" or \"histogram\" buckets".into()
+            } else if samples.tool.as_deref() == Some("cyclicdeadline") {
+                "no histogram data: rt-tests cyclicdeadline's --json has no \"histogram\" \
+                 (before 2.7, or run without --histogram); rtlat cyclicdeadline's has every \
+                 sample's \"distribution\""
+                    .into()
             } else {
                 "no histogram data: the \"histogram\" objects are empty or absent (cyclictest \
                  ran without -h/--histogram, or every sample overflowed it); run cyclictest with \
@@ -199,6 +232,37 @@ impl ThreadSamples {
         })
     }
 
+    /// Buckets read from an oslat `histogram` (1 µs keys, as
+    /// [`histogram_buckets`] reads them) as what they hold: oslat labels a
+    /// bucket with its upper edge, so key `k` holds the gaps from `k - w`
+    /// to `k` µs, `w` the buckets' width (`width`, else the largest that
+    /// divides every key: 1 unless `-W` made them wider); its last bucket
+    /// also counts every longer gap, so when the maximum is beyond that
+    /// bucket (`exact_max`: the maximum is exact, not C's label of its
+    /// bucket), its samples are overflows: the histogram ends below it.
+    pub fn as_oslat(&mut self, width: Option<u64>, exact_max: bool) {
+        let width = width.unwrap_or_else(|| {
+            self.buckets
+                .iter()
+                .map(|b| b.from as u64)
+                .fold(0, gcd)
+                .max(1)
+        }) as f64;
+        for b in &mut self.buckets {
+            b.to = b.from;
+            b.from = (b.from - width).max(0.0);
+        }
+        // The only bucket stays, to be drawn.
+        let (Some(max), [.., _, last]) = (self.max_us, self.buckets.as_slice()) else {
+            return;
+        };
+        let (top, count) = (last.to, last.count);
+        if max > top || (exact_max && max == top) {
+            self.buckets.pop();
+            self.overflows = self.overflows.saturating_add(count);
+        }
+    }
+
     /// All of `threads` as one: their buckets added up (by bounds),
     /// overflows summed, the smallest minimum and largest maximum.
     pub fn merged(threads: &[ThreadSamples]) -> ThreadSamples {
@@ -282,6 +346,32 @@ fn histogram_buckets(
             })
             .collect::<Result<Vec<_>, String>>()?;
     Ok((buckets, true))
+}
+
+/// Whether some thread's `"histogram"` in the JSON `text` has a label
+/// with decimals (oslat's `-W` not in whole µs, rt-tests 2.5 on, whose
+/// `min` and `max` are then ns).
+fn fractional_labels(text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Doc {
+        #[serde(default)]
+        thread: std::collections::BTreeMap<String, Thread>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Thread {
+        #[serde(default)]
+        histogram: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Doc>(text).is_ok_and(|doc| {
+        doc.thread
+            .values()
+            .any(|t| t.histogram.keys().any(|k| k.contains('.')))
+    })
+}
+
+/// The greatest common divisor of `a` and `b` (`b` when `a` is 0).
+fn gcd(a: u64, b: u64) -> u64 {
+    if a == 0 { b } else { gcd(b % a, a) }
 }
 
 /// The tool of a command line: `cyclictest` of `/usr/bin/cyclictest -q`
@@ -404,6 +494,72 @@ mod tests {
                 format!(r#"{{"thread": {{"0": {{"cycles": 1, "histogram": {{"{bad}": 1}}}}}}}}"#);
             assert!(err(&text).contains("is not a number"), "{bad}");
         }
+    }
+
+    #[test]
+    fn oslat_labels_are_upper_edges_and_its_last_bucket_holds_the_overflows() {
+        // rt-tests 2.4 (no -W: 1 µs buckets); its maximum is the label of
+        // the maximum's bucket, here beyond the last one (-b 32).
+        let c = |max: u32| {
+            ok(&format!(
+                r#"{{"file_version": 1, "cmdline:": "/usr/bin/oslat -D 1 --json=x.json",
+                "rt_test_version:": "2.40", "thread": {{"0": {{"cpu": 1, "freq": 2100,
+                "min": 1, "avg": 1.03, "max": {max}, "duration": 1.0,
+                "histogram": {{"1": 1000, "2": 4, "32": 3}}}}}}}}"#
+            ))
+        };
+        let t = &c(20024).threads[0];
+        assert_eq!(t.buckets, [b(0.0, 1.0, 1000), b(1.0, 2.0, 4)]);
+        assert_eq!((t.overflows, t.count()), (3, 1007));
+        // The maximum in the last bucket: no sample is beyond it.
+        let t = &c(32).threads[0];
+        assert_eq!(t.buckets.last(), Some(&b(31.0, 32.0, 3)));
+        assert_eq!(t.overflows, 0);
+        // rtlat's, -W 2000 -b 4: 2 µs buckets, told from the labels, and
+        // the exact maximum (8 µs is the last bucket's top: beyond it).
+        let ours = |max_ns: u32| {
+            ok(&format!(
+                r#"{{"rtlat_version": "0.1.0", "cmdline:": "rtlat oslat -W 2000 -b 4",
+                "thread": {{"0": {{"cycles": 10, "max": 8, "max_ns": {max_ns},
+                "histogram": {{"2": 6, "4": 1, "8": 3}}}}}}}}"#
+            ))
+        };
+        let t = &ours(8000).threads[0];
+        assert_eq!(t.buckets, [b(0.0, 2.0, 6), b(2.0, 4.0, 1)]);
+        assert_eq!(t.overflows, 3);
+        assert_eq!(ours(7999).threads[0].overflows, 0);
+        // rt-tests 2.10, -W 250: labels with decimals folded into whole
+        // µs, and C's maximum in ns.
+        let ns = ok(r#"{"file_version": 1, "cmdline:": "/usr/bin/oslat -W 250",
+            "rt_test_version:": "2.10", "thread": {"0": {"cpu": 1, "min": 36,
+            "max": 8124297, "histogram": {"0.250": 7, "0.500": 1, "1.250": 2,
+            "32.000": 5}}}}"#);
+        let t = &ns.threads[0];
+        assert_eq!(t.buckets, [b(0.0, 1.0, 8), b(1.0, 2.0, 2)]);
+        assert_eq!(
+            (t.max_us, t.min_us, t.overflows),
+            (Some(8124.297), Some(0.036), 5)
+        );
+        // Another tool's key k is the bucket from k.
+        let other = ok(
+            r#"{"cmdline:": "cyclictest -h 40", "thread": {"0": {"cycles": 3,
+            "max": 9, "histogram": {"2": 2, "9": 1}}}}"#,
+        );
+        assert_eq!(other.threads[0].buckets, [b(2.0, 3.0, 2), b(9.0, 10.0, 1)]);
+    }
+
+    #[test]
+    fn c_cyclicdeadline_without_histogram_says_what_has_one() {
+        let e = err(
+            r#"{"cmdline:": "/usr/bin/cyclicdeadline -D 1 --json=x.json",
+            "rt_test_version:": "2.40", "thread": {"0": {"cycles": 101, "min": 1, "max": 106,
+            "avg": 9.77}}}"#,
+        );
+        assert!(
+            e.starts_with("no histogram data: rt-tests cyclicdeadline's"),
+            "{e}"
+        );
+        assert!(e.contains("rtlat cyclicdeadline's has"), "{e}");
     }
 
     #[test]

@@ -269,9 +269,10 @@ impl ThreadFigures {
         };
         // The fine gaps are below 4096 ticks, far inside the exact range.
         let _ = d.add_sparse(&fine);
+        // Whole ns, rounded as the JSON's `min_ns` and `max_ns`.
         d.set_extremes(
-            self.min_ns.map(|n| Nanos(n as i64)),
-            self.max_ns.map(|n| Nanos(n as i64)),
+            self.min_ns.map(|n| Nanos(n.round() as i64)),
+            self.max_ns.map(|n| Nanos(n.round() as i64)),
         );
         d
     }

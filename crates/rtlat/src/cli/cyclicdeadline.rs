@@ -1,7 +1,7 @@
 //! The `rtlat cyclicdeadline` command line: cyclicdeadline 2.4's options,
 //! read the way its getopt reads them (`a::c:D:hi:s:t:b:q` and the long
-//! names), plus rtlat's shared `--verdict`, `--fail-if`/`--junit` and
-//! `--load`, turned into validated [`Settings`].
+//! names), plus rtlat's shared `--verdict`, `--hgrm`, `--fail-if`/`--junit`
+//! and `--load`, turned into validated [`Settings`].
 //!
 //! Unlike C, every value is checked and a bad one is a one-line
 //! [`UsageError`] naming the option, the value and what is accepted.
@@ -173,6 +173,8 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 Ok(())
             }),
         verdict_options::verdict(),
+        outputs::hgrm(),
+        outputs::hgrm_per_thread(),
     ];
     flags.extend(
         gate_and_load_flags()
@@ -327,6 +329,7 @@ fn build(
     let limits = raw.shared.stop(name)?;
     let outs = raw.shared.outputs(name, "microseconds")?;
     warnings.extend(outs.warnings);
+    let hgrm = raw.shared.outputs.hgrm(name, threads.len())?;
     let gate_plan = raw.shared.gates(name)?;
     let projection = raw.shared.projection(name)?;
     if raw.shared.load.schedule.is_some() {
@@ -353,6 +356,7 @@ fn build(
         quiet: raw.quiet,
         tracemark: raw.tracemark,
         json: outs.json,
+        hgrm,
         verdict: raw.verdict,
         projection,
         cmdline,
@@ -403,6 +407,8 @@ admits only as much bandwidth as sched_rt_runtime_us allows."
                             "histogram",
                             "histfile",
                             "json",
+                            "hgrm",
+                            "hgrm-per-thread",
                             "rt-tests",
                             "verdict",
                         ],
@@ -515,6 +521,11 @@ mod tests {
                 s.json == Some(OutputTarget::File("x.json".into()))
             }),
             (&["--js", "-"], |s| s.json == Some(OutputTarget::Stdout)),
+            (&["--hgrm", "x.hgrm", "--hgrm-per-thread"], |s| {
+                s.hgrm.as_ref().is_some_and(|h| h.per_thread)
+            }),
+            (&["--verdict"], |s| s.verdict == Some(Style::Short)),
+            (&[], |s| s.verdict.is_none() && s.hgrm.is_none()),
             (&["--histogram=30"], |s| {
                 s.config.histogram_buckets == Some(30) && s.histogram == Some(OutputTarget::Stdout)
             }),
@@ -567,6 +578,8 @@ mod tests {
             (&["-a", "1"], "-a/--affinity: '1' is not every CPU"),
             (&["-a", "64"], "-a/--affinity: invalid value '64'"),
             (&["--json=/nonexistent/x.json"], "--json: cannot write"),
+            (&["--hgrm=/nonexistent/x.hgrm"], "--hgrm: cannot write"),
+            (&["--hgrm-per-thread"], "--hgrm-per-thread needs"),
             (&["--histogram=0"], "--histogram: invalid value '0'"),
             (&["--rt-tests=3"], "--rt-tests: invalid value '3'"),
             (&["-Z"], "unrecognized option '-Z'"),

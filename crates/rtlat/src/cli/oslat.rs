@@ -1,7 +1,7 @@
 //! The `rtlat oslat` command line: oslat 2.4's options, read the way its
 //! getopt reads them (`b:Bc:C:D:f:hm:qsw:T:vz` and the long names), plus
-//! the shared `--fail-if`/`--junit`, `--horizon`/`--deadline` and
-//! `--load`/`--load-cpus`, turned into validated [`Settings`].
+//! the shared `--fail-if`/`--junit`, `--verdict`, `--horizon`/`--deadline`,
+//! `--hgrm` and `--load`/`--load-cpus`, turned into validated [`Settings`].
 //!
 //! Unlike C, every value is checked and a bad one is a one-line
 //! [`UsageError`] on stderr (exit 2) naming the option, the value and what
@@ -13,12 +13,14 @@ use rtlat_core::Nanos;
 use rtlat_core::oslat::{LatencyRule, OslatConfig, Scale, Workload};
 
 use super::shared::{HasShared, Measure, SharedArgs, gate_and_load_flags};
+use super::verdict_options::{self, HasVerdictStyle};
 use super::{gates, load_options, output_options as outputs};
 use crate::oslat::settings::Settings;
+use crate::report::verdict::text::Style;
 use rtlat_args::UsageError;
 use rtlat_args::getopt::{NO, REQ};
 use rtlat_args::options::{
-    self, Flag, Layout, Manual, Name, Page, Pages, Part, Read, like, name_of, pick,
+    self, Flag, Layout, Manual, Name, Page, Pages, Part, Read, find, like, name_of, pick,
 };
 use rtlat_args::values::{OptionName, SystemView, duration_option, int_in, invalid};
 use rtlat_core::parse_cpu_list;
@@ -55,12 +57,19 @@ struct Raw {
     workload: Option<String>,
     bucket_width: Option<String>,
     zero_omit: bool,
+    verdict: Option<Style>,
     shared: SharedArgs,
 }
 
 impl HasShared for Raw {
     fn shared(&mut self) -> &mut SharedArgs {
         &mut self.shared
+    }
+}
+
+impl HasVerdictStyle for Raw {
+    fn verdict_style(&mut self) -> &mut Option<Style> {
+        &mut self.verdict
     }
 }
 
@@ -212,6 +221,11 @@ static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
             }),
     );
     flags.push(super::rt_tests_options::rt_tests());
+    flags.extend([
+        verdict_options::verdict(),
+        outputs::hgrm(),
+        outputs::hgrm_per_thread(),
+    ]);
     flags
 });
 
@@ -325,6 +339,7 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
         None => 0,
     };
     let json = raw.shared.outputs(name, "microseconds")?.json;
+    let hgrm = raw.shared.outputs.hgrm(name, cpus.len())?;
     let trace_threshold_us = match &raw.trace_threshold {
         Some(text) => Some(int_in(
             name("trace-threshold"),
@@ -379,6 +394,8 @@ fn build(raw: Raw, cmdline: String, system: &SystemView) -> Result<Settings, Usa
         rt_tests,
         version_only: raw.version,
         json,
+        hgrm,
+        verdict: raw.verdict,
         cmdline,
         gates,
         projection,
@@ -479,19 +496,30 @@ options may be shortened while unambiguous (--dur)."
             Part::Heading("When to stop"),
             group(&["duration", "trace-threshold"]),
             Part::Heading("Output"),
-            group(&[
-                "bucket-size",
-                "bias",
-                "zero-omit",
-                "quiet",
-                "bucket-width",
-                "json",
-                "rt-tests",
-                "version",
-            ]),
+            Part::Options(
+                [
+                    find(
+                        &FLAGS,
+                        &[
+                            "bucket-size",
+                            "bias",
+                            "zero-omit",
+                            "quiet",
+                            "bucket-width",
+                            "json",
+                            "hgrm",
+                            "hgrm-per-thread",
+                            "rt-tests",
+                            "version",
+                            "verdict",
+                        ],
+                    ),
+                    like(&FLAGS, &verdict_options::flags::<Raw>()),
+                ]
+                .concat(),
+            ),
             Part::Heading("Gates for CI (checked after every output is written; exit status 3)"),
             Part::Options(like(&FLAGS, &gates::flags::<Raw>())),
-            Part::Options(like(&FLAGS, &super::verdict_options::flags::<Raw>())),
             Part::Heading("Background load (see rtlat load --help for the kinds)"),
             Part::Options(like(&FLAGS, &load_options::flags::<Raw>())),
             group(&["help"]),
@@ -581,6 +609,11 @@ mod tests {
                 s.json == Some(OutputTarget::File("x.json".into()))
             }),
             (&["--j", "-"], |s| s.json == Some(OutputTarget::Stdout)),
+            (&["--hgrm", "x.hgrm", "--hgrm-per-thread"], |s| {
+                s.hgrm.as_ref().is_some_and(|h| h.per_thread)
+            }),
+            (&["--verdict"], |s| s.verdict == Some(Style::Short)),
+            (&[], |s| s.verdict.is_none() && s.hgrm.is_none()),
             (&["-f", "95"], |s| s.config.rtprio == 95),
             (&["--rtprio=1"], |s| s.config.rtprio == 1),
             (&["-m", "4k"], |s| s.config.workload_mem == 4096),
@@ -637,6 +670,8 @@ mod tests {
             (&["--rt-tests=2.3"], "--rt-tests: invalid value '2.3'"),
             (&["--buck", "8"], "option '--buck' is ambiguous"),
             (&["--json=/nonexistent/x.json"], "--json: cannot write"),
+            (&["--hgrm=/nonexistent/x.hgrm"], "--hgrm: cannot write"),
+            (&["--hgrm-per-thread"], "--hgrm-per-thread needs"),
             (&["-Z"], "unrecognized option '-Z'"),
             (&["-b"], "option '-b' requires a value"),
             (&["extra"], "unexpected argument 'extra'"),

@@ -1,14 +1,16 @@
 //! The output files and blocks several tools share: `--json FILE`, the
 //! end-of-run histogram (`-h/--histogram N`, cyclictest's `-H/--histofall
-//! N`) and `--histfile PATH`: their rows, raw values, validation (the same
-//! message for the same bad value in every tool) and help lines.
+//! N`), `--histfile PATH` and `--hgrm FILE` (with `--hgrm-per-thread`):
+//! their rows, raw values, validation (the same message for the same bad
+//! value in every tool) and help lines.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use crate::output::OutputTarget;
+use crate::report::hgrm::{HgrmOutput, per_thread_path};
 use rtlat_args::UsageError;
-use rtlat_args::getopt::{OptSpec, REQ};
+use rtlat_args::getopt::{NO, OptSpec, REQ};
 use rtlat_args::options::Flag;
 
 use rtlat_args::values::{DirReport, OptionName, int_in, new_file_path};
@@ -86,6 +88,33 @@ pub fn histofall<R: HasOutputs>() -> Flag<R> {
         })
 }
 
+/// The definition of `--hgrm FILE` (ours, long only).
+pub fn hgrm<R: HasOutputs>() -> Flag<R> {
+    Flag::new_long("hgrm", REQ, "FILE")
+        .help(rtlat_args::lines![
+            "write the distribution of all threads in",
+            "HdrHistogram's .hgrm percentile format (- for",
+            "stdout)",
+        ])
+        .apply(|r: &mut R, v| {
+            r.output_args().hgrm = Some(v.os());
+            Ok(())
+        })
+}
+
+/// The definition of `--hgrm-per-thread` (ours, long only).
+pub fn hgrm_per_thread<R: HasOutputs>() -> Flag<R> {
+    Flag::new_long("hgrm-per-thread", NO, "")
+        .help(rtlat_args::lines![
+            "with --hgrm: also one file per thread (FILE with",
+            ".N before its extension)",
+        ])
+        .apply(|r: &mut R, _| {
+            r.output_args().hgrm_per_thread = true;
+            Ok(())
+        })
+}
+
 /// The raw values as the parser collects them (the last one wins).
 #[derive(Clone, Debug, Default)]
 pub struct OutputArgs {
@@ -98,6 +127,10 @@ pub struct OutputArgs {
     pub histofall: bool,
     /// `--histfile`, any bytes.
     pub histfile: Option<OsString>,
+    /// `--hgrm`, any bytes.
+    pub hgrm: Option<OsString>,
+    /// `--hgrm-per-thread`.
+    pub hgrm_per_thread: bool,
 }
 
 /// The validated outputs.
@@ -159,6 +192,48 @@ impl OutputArgs {
             histogram: buckets.map(|_| histfile.map_or(OutputTarget::Stdout, OutputTarget::File)),
             warnings,
         })
+    }
+}
+
+impl OutputArgs {
+    /// `--hgrm` and `--hgrm-per-thread` of a run of `nthreads` threads,
+    /// the files checked writable now. The per-thread files are named
+    /// after FILE, so it must be a file, and the longest name must fit.
+    pub fn hgrm<O: OptionName>(
+        &self,
+        name: impl Fn(&str) -> O,
+        nthreads: usize,
+    ) -> Result<Option<HgrmOutput>, UsageError> {
+        let target = match &self.hgrm {
+            Some(text) => Some(output_target(name("hgrm"), text)?),
+            None => None,
+        };
+        if let (true, Some(OutputTarget::File(all))) = (self.hgrm_per_thread, &target) {
+            let last = per_thread_path(all, nthreads.saturating_sub(1));
+            rtlat_args::output_file::check_name(&last).map_err(|why| {
+                UsageError(format!(
+                    "{}: cannot write '{}': {why}",
+                    name("hgrm-per-thread").spelling(),
+                    last.display()
+                ))
+            })?;
+        }
+        if self.hgrm_per_thread && !matches!(target, Some(OutputTarget::File(_))) {
+            return Err(UsageError(format!(
+                "{} needs {} FILE{}: the per-thread files are named after it",
+                name("hgrm-per-thread").spelling(),
+                name("hgrm").spelling(),
+                if target.is_some() {
+                    ", not - (standard output)"
+                } else {
+                    ""
+                }
+            )));
+        }
+        Ok(target.map(|target| HgrmOutput {
+            target,
+            per_thread: self.hgrm_per_thread,
+        }))
     }
 }
 
@@ -227,6 +302,43 @@ mod tests {
             o.warnings,
             ["WARN: --histfile given without -h/--histogram; no histogram is written"]
         );
+    }
+
+    #[test]
+    fn hgrm_to_a_file_or_stdout_and_per_thread_files_beside_a_file() {
+        let hgrm = |words: &[&str]| args(words).outputs.hgrm(name, 2).map_err(|e| e.0);
+        let file = |per_thread| HgrmOutput {
+            target: OutputTarget::File("x.hgrm".into()),
+            per_thread,
+        };
+        assert_eq!(hgrm(&[]), Ok(None));
+        assert_eq!(hgrm(&["--hgrm", "x.hgrm"]), Ok(Some(file(false))));
+        assert_eq!(
+            hgrm(&["--hgrm", "x.hgrm", "--hgrm-per-thread"]),
+            Ok(Some(file(true)))
+        );
+        assert_eq!(
+            hgrm(&["--hgrm", "-"]).map(|h| h.map(|h| h.target)),
+            Ok(Some(OutputTarget::Stdout))
+        );
+        for (words, want) in [
+            (
+                &["--hgrm", "/nonexistent/x.hgrm"][..],
+                "--hgrm: cannot write '/nonexistent/x.hgrm': directory '/nonexistent' does not \
+                 exist",
+            ),
+            (
+                &["--hgrm-per-thread"],
+                "--hgrm-per-thread needs --hgrm FILE: the per-thread files are named after it",
+            ),
+            (
+                &["--hgrm", "-", "--hgrm-per-thread"],
+                "--hgrm-per-thread needs --hgrm FILE, not - (standard output): the per-thread \
+                 files are named after it",
+            ),
+        ] {
+            assert_eq!(hgrm(words).unwrap_err(), want, "{words:?}");
+        }
     }
 
     #[test]

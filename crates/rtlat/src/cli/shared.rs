@@ -232,6 +232,8 @@ pub mod tests {
             crate::cli::output_options::histogram(&HISTOGRAM_C, "buckets"),
             crate::cli::output_options::histofall(),
             crate::cli::output_options::histfile(&HISTFILE_C),
+            crate::cli::output_options::hgrm(),
+            crate::cli::output_options::hgrm_per_thread(),
             synthetic(),
         ];
         flags.extend(gate_and_load_flags());
@@ -269,6 +271,8 @@ pub mod tests {
             "0",
             "--rt",
             "2.10",
+            "--hgrm=a.hgrm",
+            "--hgrm-p",
         ]
         .iter()
         .map(Into::into)
@@ -282,6 +286,8 @@ pub mod tests {
         assert_eq!(raw.outputs.histogram, Some(("histofall", "7".to_owned())));
         assert!(raw.outputs.histofall);
         assert_eq!(raw.outputs.histfile, Some("h.txt".into()));
+        assert_eq!(raw.outputs.hgrm, Some("a.hgrm".into()));
+        assert!(raw.outputs.hgrm_per_thread);
         assert_eq!(raw.synthetic.as_deref(), Some("3"));
         assert_eq!(raw.gates.fail_if.as_deref(), Some("max>1ms"));
         assert_eq!(raw.gates.junit, Some("j.xml".into()));
@@ -307,6 +313,8 @@ pub mod tests {
                 row("-h, --histogram=US", true, false),
                 row("-H, --histofall=US", true, false),
                 row("--histfile=PATH", true, false),
+                row("--hgrm=FILE", false, false),
+                row("--hgrm-per-thread", false, false),
                 row("--synthetic=SEED", false, true),
                 row("--fail-if=LIMITS", false, false),
                 row("--junit=FILE", false, false),

@@ -290,7 +290,7 @@ fn hrtick_state() -> Option<(String, bool)> {
 }
 
 /// The final outputs: with `-q` every thread's `T:` line, the `-b` lines,
-/// then the JSON, the `# load` and `--verdict` lines.
+/// then the JSON, the `.hgrm` files, the `# load` and `--verdict` lines.
 fn write_final_outputs(
     settings: &Settings,
     report: &RunReport,
@@ -307,6 +307,7 @@ fn write_final_outputs(
             .histogram
             .as_ref()
             .map(|target| HistogramAsked::to(target).in_dialect(dialect)),
+        hgrm: settings.hgrm.as_ref().map(|h| h.asked()),
         verdict: settings.verdict,
         subject: "Thread",
         ..Asked::default()

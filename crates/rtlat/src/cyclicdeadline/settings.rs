@@ -33,6 +33,8 @@ pub struct Settings {
     pub rt_tests: rtlat_core::RtTests,
     /// `--json`, if requested.
     pub json: Option<OutputTarget>,
+    /// `--hgrm` (and `--hgrm-per-thread`), if requested.
+    pub hgrm: Option<crate::report::hgrm::HgrmOutput>,
     /// `--verdict[=STYLE]`.
     pub verdict: Option<crate::report::verdict::text::Style>,
     /// `--horizon`, `--deadline`: what the verdict projects.

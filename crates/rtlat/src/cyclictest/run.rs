@@ -42,9 +42,7 @@ use crate::load::beside::LoadBeside;
 use crate::monitor::Monitor;
 use crate::output::{Stdout, end_run};
 use crate::report::RunMeta;
-use crate::report::formats::{
-    self, Asked, Finished, HgrmAsked, HistogramAsked, Place, ToolOutputs,
-};
+use crate::report::formats::{self, Asked, Finished, HistogramAsked, Place, ToolOutputs};
 use crate::report::json::{Extras, write_json_with};
 use crate::report::run_clock::Timeline;
 use crate::report::sample_time::SampleInstants;
@@ -739,10 +737,7 @@ fn write_final_outputs(
             summary_column: h.summary_column,
             rt_tests: settings.rt_tests,
         }),
-        hgrm: settings.hgrm.as_ref().map(|h| HgrmAsked {
-            target: &h.target,
-            per_thread: h.per_thread,
-        }),
+        hgrm: settings.hgrm.as_ref().map(|h| h.asked()),
         percentiles: settings.percentiles,
         breaktrace: settings.engine.breaktrace.is_some(),
         explain: settings.explain.as_ref(),

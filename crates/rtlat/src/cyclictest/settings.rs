@@ -12,6 +12,7 @@ use rtlat_core::load::LoadSchedule;
 
 use crate::gate::GatePlan;
 use crate::output::OutputTarget;
+pub use crate::report::hgrm::HgrmOutput;
 
 /// The histogram block of `-h`/`-H`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,14 +128,4 @@ pub struct Settings {
     pub explain: Option<crate::explain::ExplainPlan>,
     /// `rtlat monitor`: what it adds to the run.
     pub monitor: Option<crate::monitor::settings::MonitorPlan>,
-}
-
-/// `--hgrm FILE` (and `--hgrm-per-thread`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HgrmOutput {
-    /// All threads together go here: a file, or stdout for `--hgrm=-`.
-    pub target: OutputTarget,
-    /// Also one file per thread (only with a file): FILE's name with `.N`
-    /// before its extension (`run.hgrm` → `run.0.hgrm`).
-    pub per_thread: bool,
 }

@@ -7,7 +7,7 @@
 //! writes its marker into the kernel trace and stops it, ends the run
 //! with C's message on stderr and exit status 1, after the summary.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::bail;
@@ -22,9 +22,12 @@ use super::output::{Summary, members, version_line, write_header, write_summary}
 use super::settings::Settings;
 use crate::host::Host;
 use crate::load::beside::LoadBeside;
-use crate::output::{Stdout, end_run, write_to};
-use crate::report::json::{load_dto, write_envelope};
-use crate::report::verdict::{self, SystemWatch};
+use crate::output::{Stdout, end_run};
+use crate::report::RunMeta;
+use crate::report::formats::{self, Asked, Finished, ToolOutputs};
+use crate::report::json::{Extras, load_dto, write_envelope};
+use crate::report::load::LoadResults;
+use crate::report::verdict::{self, SystemWatch, Verdict};
 use crate::rtsetup::{check_realtime_privilege, errno_text, io_strerror, lock_memory_because};
 use crate::run_audit;
 use crate::signals::SignalFlags;
@@ -53,7 +56,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     }
     let audit = run_audit::audit_run(
         host,
-        settings.json.is_some(),
+        settings.json.is_some() || settings.verdict.is_some(),
         settings.gates.as_ref(),
         &run_audit::request(
             config.cpus.iter().map(|&c| Some(c)),
@@ -163,13 +166,31 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     meta.projection = settings.projection.request();
     let verdict = verdict::judge(&report, &meta, system.as_ref());
     let load_results = load.results(settings.load.as_ref(), Some(run_time));
-    let written = match &settings.json {
-        Some(target) => write_to(target, &mut out, "--json", |mut w| {
-            let members = members(&summary, load_results.as_ref().map(load_dto));
-            write_envelope(&mut w, &meta, &members, &verdict)
-        }),
-        None => Ok(()),
+    let asked = Asked {
+        json: settings.json.as_ref(),
+        hgrm: settings.hgrm.as_ref().map(|h| h.asked()),
+        verdict: settings.verdict,
+        subject: "Thread",
+        ..Asked::default()
     };
+    let finished = Finished {
+        report: &report,
+        extras: Extras {
+            // The load is in the JSON only (oslat prints no `# load` lines).
+            load: None,
+            verdict: &verdict,
+            explain: None,
+            timeline: None,
+        },
+        asked: &asked,
+        tool: &Own {
+            summary: &summary,
+            load: load_results.as_ref(),
+            meta: &meta,
+            verdict: &verdict,
+        },
+    };
+    let written = formats::write_all(&finished, &mut out);
     let status = end_run(&mut out, written, load.failure.clone(), status)?;
     if let Some(message) = triggered {
         rtlat_args::stdio::to_stderr(|w| w.write_all(message.as_bytes()));
@@ -183,6 +204,21 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         run_time.as_secs_f64(),
         status,
     )
+}
+
+/// oslat's own document: the envelope around its members.
+struct Own<'a> {
+    summary: &'a Summary<'a>,
+    load: Option<&'a LoadResults<'a>>,
+    meta: &'a RunMeta,
+    verdict: &'a Verdict,
+}
+
+impl ToolOutputs for Own<'_> {
+    fn write_document(&self, mut w: &mut dyn Write) -> io::Result<()> {
+        let members = members(self.summary, self.load.map(load_dto));
+        write_envelope(&mut w, self.meta, &members, self.verdict)
+    }
 }
 
 /// `-T`'s trace files: `trace_marker` and `tracing_on` of the mounted

@@ -29,6 +29,10 @@ pub struct Settings {
     pub version_only: bool,
     /// `--json`.
     pub json: Option<OutputTarget>,
+    /// `--hgrm` (and `--hgrm-per-thread`).
+    pub hgrm: Option<crate::report::hgrm::HgrmOutput>,
+    /// `--verdict[=STYLE]`.
+    pub verdict: Option<crate::report::verdict::text::Style>,
     /// The command line as given, for the JSON `cmdline:` key.
     pub cmdline: String,
     /// `--fail-if` and `--junit`.

@@ -14,6 +14,9 @@ use std::path::{Path, PathBuf};
 
 use rtlat_core::Distribution;
 
+use crate::output::OutputTarget;
+use crate::report::formats::HgrmAsked;
+
 /// Reporting points per halving of the distance to 100 %.
 const TICKS_PER_HALF_DISTANCE: f64 = 5.0;
 
@@ -24,6 +27,26 @@ pub struct Moments {
     pub mean_ns: f64,
     /// Standard deviation.
     pub stddev_ns: f64,
+}
+
+/// `--hgrm FILE` (and `--hgrm-per-thread`), as validated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HgrmOutput {
+    /// All threads together go here: a file, or stdout for `--hgrm=-`.
+    pub target: OutputTarget,
+    /// Also one file per thread (only with a file): FILE's name with `.N`
+    /// before its extension (`run.hgrm` → `run.0.hgrm`).
+    pub per_thread: bool,
+}
+
+impl HgrmOutput {
+    /// What the final outputs are asked for.
+    pub fn asked(&self) -> HgrmAsked<'_> {
+        HgrmAsked {
+            target: &self.target,
+            per_thread: self.per_thread,
+        }
+    }
 }
 
 /// Writes `distribution` as `.hgrm` text.
@@ -86,6 +109,37 @@ pub fn write_hgrm(
         distribution.buckets().count(),
         rtlat_core::SUB_BUCKETS
     )
+}
+
+/// The standard deviation of `distribution` (ns) as if each sample were
+/// the middle of its bucket (within the exact extremes), divided by n − 1:
+/// the footer's figure for a run that keeps no sum of squares (oslat).
+pub fn bucket_stddev(distribution: &Distribution) -> f64 {
+    let n = distribution.count();
+    if n < 2 {
+        return 0.0;
+    }
+    let (min, max) = match (distribution.min(), distribution.max()) {
+        (Some(min), Some(max)) => (min.as_nanos(), max.as_nanos()),
+        _ => return 0.0,
+    };
+    let middle = |lower: i64, upper: i64| {
+        let top = upper.saturating_sub(1).clamp(min, max);
+        (lower.clamp(min, max) as f64 + top as f64) / 2.0
+    };
+    let mean = distribution
+        .buckets()
+        .map(|b| middle(b.lower, b.upper) * b.count as f64)
+        .sum::<f64>()
+        / n as f64;
+    let squares: f64 = distribution
+        .buckets()
+        .map(|b| {
+            let d = middle(b.lower, b.upper) - mean;
+            d * d * b.count as f64
+        })
+        .sum();
+    (squares / (n - 1) as f64).sqrt()
 }
 
 /// Thread `index`'s file next to `all`: `.N` before the extension

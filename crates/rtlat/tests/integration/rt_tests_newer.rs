@@ -460,6 +460,21 @@ fn oslat_bucket_width_as_2_10() {
         assert!(t["min"].as_u64().unwrap() < 1000, "{t}");
         assert!(t["max"].as_u64().unwrap() >= t["min"].as_u64().unwrap());
     }
+    // rtlat plot reads C's figures as ns there: its maximum in µs.
+    let svg = s.dir.path().join("c.svg");
+    run(&mut rtlat_tool(
+        "plot",
+        [s.c_json.as_os_str(), "-o".as_ref(), svg.as_os_str()],
+    ))
+    .expect_code(0);
+    let max_us = read_json(&s.c_json)["thread"]["0"]["max"].as_f64().unwrap() / 1000.0;
+    let label = format!("{max_us:.1}");
+    let label = label.strip_suffix(".0").unwrap_or(&label);
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        picture.contains(&format!("maximum {label} µs")),
+        "{label}: {picture}"
+    );
     let c = run(&mut s.release.command("oslat", &["-v"]));
     let r = run(Command::new(rtlat_path()).args(["oslat", "--rt-tests=2.10", "-v"]));
     assert_eq!(

@@ -29,7 +29,6 @@ use crate::cyclictest::settings::{
 };
 use crate::explain::ExplainPlan;
 use crate::gate::GatePlan;
-use crate::output::OutputTarget;
 use crate::report::verdict::injected::Injected;
 use rtlat_args::UsageError;
 use rtlat_args::values::{SystemView, invalid};
@@ -61,7 +60,7 @@ struct Validated {
     main_affinity: Option<Vec<usize>>,
     injected: Option<Injected>,
     fifo: Option<PathBuf>,
-    hgrm: Option<OutputTarget>,
+    hgrm: Option<HgrmOutput>,
     gates: Option<GatePlan>,
     projection: Asked,
     explain: Option<ExplainPlan>,
@@ -113,11 +112,10 @@ pub(super) fn build(
     let (intervals, stats_file) =
         outputs::stats_stream(&raw, source, stop.loops, duration, &thread_plans)?;
     let distribution = outputs::distribution_plan(&raw, buckets, resolution)?;
-    let hgrm = outputs::hgrm(&raw)?;
     let gates = raw.shared.gates(name)?;
     let projection = raw.shared.projection(name)?;
     let rt_tests = raw.shared.rt_tests(name)?;
-    outputs::check_per_thread(&raw, hgrm.as_ref(), nthreads)?;
+    let hgrm = raw.shared.outputs.hgrm(name, nthreads)?;
     let explain = explain(&raw, clock, placement.measured_cpus.clone())?;
     warnings.extend(breaks::lone_option_warnings(
         &raw,
@@ -257,10 +255,7 @@ fn settings(raw: Raw, mut v: Validated, cmdline: String) -> Settings {
         verdict: raw.verdict,
         projection: v.projection,
         rt_tests: v.rt_tests,
-        hgrm: v.hgrm.map(|target| HgrmOutput {
-            target,
-            per_thread: raw.hgrm_per_thread,
-        }),
+        hgrm: v.hgrm,
         gates: v.gates,
         load: v.load,
         explain: v.explain,

@@ -425,25 +425,8 @@ pub(super) static FLAGS: LazyLock<Vec<Flag<Raw>>> = LazyLock::new(|| {
                 r.no_progress = true;
                 Ok(())
             }),
-        Flag::new_long("hgrm", REQ, "FILE")
-            .help(rtlat_args::lines![
-                "write the distribution of all threads in",
-                "HdrHistogram's .hgrm percentile format (- for",
-                "stdout)",
-            ])
-            .apply(|r: &mut Raw, v| {
-                r.hgrm = Some(v.os());
-                Ok(())
-            }),
-        Flag::new_long("hgrm-per-thread", NO, "")
-            .help(rtlat_args::lines![
-                "with --hgrm: also one file per thread (FILE with",
-                ".N before its extension)",
-            ])
-            .apply(|r: &mut Raw, _| {
-                r.hgrm_per_thread = true;
-                Ok(())
-            }),
+        outputs::hgrm(),
+        outputs::hgrm_per_thread(),
     ];
     // `--j` stays --json (2.4), `--f` stays ambiguous: `--fa`, `--ju`.
     flags.extend(shared::gate_and_load_flags());

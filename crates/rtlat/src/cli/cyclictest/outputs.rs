@@ -1,5 +1,5 @@
 //! The outputs of cyclictest's own: the verbose reduction (`-o`), the
-//! status FIFO (`-F`), `--hgrm`, the per-interval stream (`--stats-interval`,
+//! status FIFO (`-F`), the per-interval stream (`--stats-interval`,
 //! `--stats-file`) or the blocks of a run without it, and the full
 //! distribution (`--bucket-width`).
 
@@ -14,8 +14,7 @@ use super::raw::{
     BLOCK_BASE, DEFAULT_BUCKET_WIDTH_NS, MAX_BUCKET_WIDTH_NS, MAX_STATS_INTERVAL,
     MAX_SYNTHETIC_STATS_RING, MIN_STATS_INTERVAL, Raw, STATS_INTERVAL_EXPECTED, STATS_RING,
 };
-use crate::cli::output_options::{output_path, output_target};
-use crate::output::OutputTarget;
+use crate::cli::output_options::output_path;
 use rtlat_args::UsageError;
 use rtlat_args::values::{DirReport, OptionName, int_in_or, invalid, new_node_path};
 
@@ -49,47 +48,6 @@ pub(super) fn fifo(raw: &Raw) -> Result<Option<PathBuf>, UsageError> {
         )?)),
         None => Ok(None),
     }
-}
-
-/// `--hgrm FILE`: a file or `-`.
-pub(super) fn hgrm(raw: &Raw) -> Result<Option<OutputTarget>, UsageError> {
-    match &raw.hgrm {
-        Some(text) => Ok(Some(output_target(name("hgrm"), text)?)),
-        None => Ok(None),
-    }
-}
-
-/// `--hgrm-per-thread` against `--hgrm`'s target: its files are named
-/// after FILE, so it must be a file, and the longest name must fit.
-pub(super) fn check_per_thread(
-    raw: &Raw,
-    hgrm: Option<&OutputTarget>,
-    nthreads: usize,
-) -> Result<(), UsageError> {
-    if let (true, Some(OutputTarget::File(all))) = (raw.hgrm_per_thread, hgrm) {
-        // The longest of the per-thread names must fit too.
-        let last = crate::report::hgrm::per_thread_path(all, nthreads - 1);
-        rtlat_args::output_file::check_name(&last).map_err(|why| {
-            UsageError(format!(
-                "{}: cannot write '{}': {why}",
-                name("hgrm-per-thread").spelling(),
-                last.display()
-            ))
-        })?;
-    }
-    if raw.hgrm_per_thread && !matches!(hgrm, Some(OutputTarget::File(_))) {
-        return Err(UsageError(format!(
-            "{} needs {} FILE{}: the per-thread files are named after it",
-            name("hgrm-per-thread").spelling(),
-            name("hgrm").spelling(),
-            if hgrm.is_some() {
-                ", not - (standard output)"
-            } else {
-                ""
-            }
-        )));
-    }
-    Ok(())
 }
 
 /// The full distribution every run keeps: exact buckets of

@@ -66,8 +66,6 @@ pub(super) struct Raw {
     pub(super) percentiles: bool,
     pub(super) verdict: Option<Style>,
     pub(super) no_progress: bool,
-    pub(super) hgrm: Option<OsString>,
-    pub(super) hgrm_per_thread: bool,
     pub(super) explain: ExplainArgs,
     pub(super) shared: SharedArgs,
     pub(super) monitor: MonitorArgs,

@@ -6,7 +6,7 @@ use rtlat_core::PreciseStats;
 
 use super::{Finished, Format};
 use crate::output::{OutputTarget, Stdout, write_to};
-use crate::report::hgrm::{Moments, per_thread_path, write_hgrm};
+use crate::report::hgrm::{Moments, bucket_stddev, per_thread_path, write_hgrm};
 
 /// The `.hgrm` files.
 pub struct Hgrm;
@@ -20,19 +20,21 @@ impl Format<Finished<'_>> for Hgrm {
         let Some(all) = report.merged_distribution() else {
             return Ok(());
         };
-        let moments = |cycles: u64, precise: &PreciseStats| Moments {
+        // A run without a sum of squares (oslat) takes the spread of its
+        // buckets.
+        let moments = |cycles: u64, precise: &PreciseStats, d| Moments {
             mean_ns: precise.mean(cycles).unwrap_or(0.0),
-            stddev_ns: precise.stddev(cycles).unwrap_or(0.0),
+            stddev_ns: precise.stddev(cycles).unwrap_or_else(|| bucket_stddev(d)),
         };
         let (cycles, precise) = report.all_threads_precise();
         write_to(asked.target, out, "--hgrm", |mut w| {
-            write_hgrm(&mut w, &all, moments(cycles, &precise))
+            write_hgrm(&mut w, &all, moments(cycles, &precise, &all))
         })?;
         if let (true, OutputTarget::File(all_path)) = (asked.per_thread, asked.target) {
             for t in &report.threads {
                 let Some(d) = &t.distribution else { continue };
                 let path = per_thread_path(all_path, t.index);
-                let m = moments(t.compat.cycles, &t.precise);
+                let m = moments(t.compat.cycles, &t.precise, d);
                 write_to(
                     &OutputTarget::File(path),
                     out,

@@ -73,6 +73,8 @@ fn bad_input_is_one_line_and_exit_2() {
         &["-b", "x"],
         &["-a", "99"],
         &["--json=/nonexistent/x.json"],
+        &["--hgrm=/nonexistent/x.hgrm"],
+        &["--hgrm-per-thread"],
         &["--fail-if", "p99>x"],
         &["--load", "bogus"],
         &["-Z"],

@@ -137,6 +137,9 @@ fn bad_input_is_one_line_and_exit_2() {
         &["-T", "0"],
         &["-w", "bogus"],
         &["--json=/nonexistent/dir/x.json"],
+        &["--hgrm=/nonexistent/dir/x.hgrm"],
+        &["--hgrm-per-thread"],
+        &["--verdict=long"],
         &["--fail-if", "bogus"],
         &["--load", "bogus"],
         &["-X"],
@@ -175,6 +178,8 @@ fn differential_default_run_and_json() {
         // The main thread's CPU: C's 0, ours 0 too unless the lease forbids.
         assert_eq!(o, c_line);
     }
+    // The verdict's lines only with --verdict.
+    assert!(!r.stdout.contains("# Verdict"), "{}", r.stdout);
     let (ours_json, c_json) = (read_json(&a), read_json(&b));
     let labels = check_summary(&r.stdout, Some(&ours_json), true);
     assert_eq!(labels.len(), 32);

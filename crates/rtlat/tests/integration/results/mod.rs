@@ -4,6 +4,7 @@ pub(crate) mod compare;
 pub(crate) mod disturbances;
 pub(crate) mod environment;
 pub(crate) mod gates;
+pub(crate) mod oslat_deadline;
 pub(crate) mod percentiles;
 pub(crate) mod plot;
 pub(crate) mod timeline;

@@ -46,6 +46,8 @@ pub(super) struct Svg {
     /// The stroke colour of each of `series`.
     pub(super) strokes: Vec<String>,
     pub(super) texts: Vec<String>,
+    /// Where each of `texts` stands: x, y and its `text-anchor`.
+    pub(super) places: Vec<(f64, f64, String)>,
 }
 
 impl Svg {
@@ -63,6 +65,7 @@ pub(super) fn read_svg(path: &Path) -> Svg {
     let mut series = Vec::new();
     let mut strokes = Vec::new();
     let mut texts = Vec::new();
+    let mut places = Vec::new();
     for node in root.descendants() {
         match node.tag_name().name() {
             "polyline" => {
@@ -80,13 +83,23 @@ pub(super) fn read_svg(path: &Path) -> Svg {
                     strokes.push(node.attribute("stroke").unwrap_or_default().to_string());
                 }
             }
-            "text" => texts.push(
-                node.descendants()
-                    .filter_map(|n| n.text())
-                    .collect::<String>()
-                    .trim()
-                    .to_string(),
-            ),
+            "text" => {
+                texts.push(
+                    node.children()
+                        .filter_map(|n| n.text())
+                        .collect::<String>()
+                        .trim()
+                        .to_string(),
+                );
+                let at = |a: &str| node.attribute(a).and_then(|v| v.parse().ok());
+                places.push((
+                    at("x").unwrap_or(f64::NAN),
+                    at("y").unwrap_or(f64::NAN),
+                    node.attribute("text-anchor")
+                        .unwrap_or_default()
+                        .to_string(),
+                ));
+            }
             _ => {}
         }
     }
@@ -98,6 +111,7 @@ pub(super) fn read_svg(path: &Path) -> Svg {
         series,
         strokes,
         texts,
+        places,
     }
 }
 

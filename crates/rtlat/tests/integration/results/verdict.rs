@@ -94,7 +94,7 @@ pub(crate) fn unwrapped(text: &str) -> Vec<String> {
 /// The short verdict's lines (from `# Verdict: ` to the next line that
 /// is not a `#` line or is a thread's, such as the time of its maximum),
 /// checked: at most six of at most 80 columns, the answer first.
-fn short_verdict<'a>(stdout: &'a str, v: &Value) -> Vec<&'a str> {
+pub(super) fn short_verdict<'a>(stdout: &'a str, v: &Value) -> Vec<&'a str> {
     let tail: Vec<&str> = stdout
         .lines()
         .skip_while(|l| !l.starts_with("# Verdict: "))
