@@ -60,12 +60,9 @@ impl Samples {
         }
         let mut samples = if text.trim_start().starts_with(['{', '[']) {
             let doc = ResultDocument::parse(&text)?;
-            // C oslat's figures are ns where its labels have decimals.
-            let ns_figures = doc.format() == Format::CJson
-                && tool_of(&doc.header.cmdline).as_deref() == Some("oslat")
-                && fractional_labels(&text);
+            let oslat = OslatHistogram::of(&doc, Some(&text));
             drop(text);
-            Samples::of_document_in(doc, ns_figures)?
+            Samples::of_document_in(doc, oslat)?
         } else {
             crate::histogram_text::parse(&text)?
         };
@@ -84,12 +81,16 @@ impl Samples {
     /// [`Samples::of_document`], taking the document: its buckets become
     /// the samples' without a copy.
     pub fn of_owned_document(doc: ResultDocument) -> Result<Samples, String> {
-        Samples::of_document_in(doc, false)
+        let oslat = OslatHistogram::of(&doc, None);
+        Samples::of_document_in(doc, oslat)
     }
 
-    /// [`Samples::of_owned_document`]; `ns_figures`: C's `min` and `max`
-    /// are ns, not µs (oslat's with a `-W` not in whole µs).
-    fn of_document_in(doc: ResultDocument, ns_figures: bool) -> Result<Samples, String> {
+    /// [`Samples::of_owned_document`]; `oslat`: how an oslat document's
+    /// histograms are read.
+    fn of_document_in(
+        doc: ResultDocument,
+        oslat: Option<OslatHistogram>,
+    ) -> Result<Samples, String> {
         let format = doc.format();
         let mut samples = Samples::empty(format);
         let text = |s: &str| {
@@ -104,27 +105,13 @@ impl Samples {
         samples.tool = samples.cmdline.as_deref().and_then(tool_of);
         samples.environment = doc.environment.as_ref().and_then(environment_summary);
         let scale = doc.units_per_us();
-        let oslat = samples.tool.as_deref() == Some("oslat");
-        // rt-tests 2.4's oslat has no -W: its buckets are 1 µs wide.
-        let oslat_width =
-            (format == Format::CJson && h.rt_test_version.trim() == "2.40").then_some(1);
 
         let mut any_samples = false;
         let mut total = 0;
         for (index, t) in doc.threads {
             let count = t.latencies().sample_count();
             any_samples |= count.is_some_and(|c| c > 0);
-            let oslat_histogram =
-                oslat && t.receiver.is_none() && t.distribution.is_none() && t.histogram.is_some();
-            let exact_max = t.max_ns.is_some();
-            let mut thread = ThreadSamples::of_owned_thread(index, t, scale)?;
-            if oslat_histogram {
-                if ns_figures && !exact_max {
-                    thread.min_us = thread.min_us.map(|ns| ns / 1000.0);
-                    thread.max_us = thread.max_us.map(|ns| ns / 1000.0);
-                }
-                thread.as_oslat(oslat_width, exact_max);
-            }
+            let thread = OslatHistogram::thread(oslat, index, t, scale)?;
             total = bounds::add_count("all threads", total, thread.count())?;
             if !thread.buckets.is_empty() {
                 samples.threads.push(thread);
@@ -240,7 +227,8 @@ impl ThreadSamples {
     /// also counts every longer gap, so when the maximum is beyond that
     /// bucket (`exact_max`: the maximum is exact, not C's label of its
     /// bucket), its samples are overflows: the histogram ends below it.
-    pub fn as_oslat(&mut self, width: Option<u64>, exact_max: bool) {
+    /// Returns `w`, µs.
+    pub fn as_oslat(&mut self, width: Option<u64>, exact_max: bool) -> f64 {
         let width = width.unwrap_or_else(|| {
             self.buckets
                 .iter()
@@ -254,13 +242,14 @@ impl ThreadSamples {
         }
         // The only bucket stays, to be drawn.
         let (Some(max), [.., _, last]) = (self.max_us, self.buckets.as_slice()) else {
-            return;
+            return width;
         };
         let (top, count) = (last.to, last.count);
         if max > top || (exact_max && max == top) {
             self.buckets.pop();
             self.overflows = self.overflows.saturating_add(count);
         }
+        width
     }
 
     /// All of `threads` as one: their buckets added up (by bounds),
@@ -346,6 +335,64 @@ fn histogram_buckets(
             })
             .collect::<Result<Vec<_>, String>>()?;
     Ok((buckets, true))
+}
+
+/// How an oslat document's `"histogram"`s are read
+/// ([`ThreadSamples::as_oslat`]): the buckets' width where the document
+/// says it, and whether C's `min` and `max` are ns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OslatHistogram {
+    /// rt-tests 2.4's oslat has no `-W`: its buckets are 1 µs wide.
+    width: Option<u64>,
+    /// C oslat's figures are ns where its labels have decimals (2.5 on,
+    /// a `-W` not in whole µs).
+    ns_figures: bool,
+}
+
+impl OslatHistogram {
+    /// The reading of `doc` when oslat wrote it (C's or rtlat's), else
+    /// `None`; `text`, the document's text where it is still there, tells
+    /// C's ns figures from its µs ones (without it, µs).
+    pub fn of(doc: &ResultDocument, text: Option<&str>) -> Option<OslatHistogram> {
+        let h = &doc.header;
+        if tool_of(&h.cmdline).as_deref() != Some("oslat") {
+            return None;
+        }
+        let from_c = doc.format() == Format::CJson;
+        Some(OslatHistogram {
+            width: (from_c && h.rt_test_version.trim() == "2.40").then_some(1),
+            ns_figures: from_c && text.is_some_and(fractional_labels),
+        })
+    }
+
+    /// The samples of thread `index` ([`ThreadSamples::of_owned_thread`]),
+    /// its histogram read as oslat means it when `oslat` says the document
+    /// is oslat's (a thread with a distribution is read from that).
+    pub fn thread(
+        oslat: Option<OslatHistogram>,
+        index: usize,
+        t: ThreadResult,
+        scale: f64,
+    ) -> Result<ThreadSamples, String> {
+        let oslat = oslat
+            .filter(|_| t.receiver.is_none() && t.distribution.is_none() && t.histogram.is_some());
+        let exact_max = t.max_ns.is_some();
+        let mut thread = ThreadSamples::of_owned_thread(index, t, scale)?;
+        if let Some(oslat) = oslat {
+            let labels = !exact_max && !oslat.ns_figures;
+            if oslat.ns_figures && !exact_max {
+                thread.min_us = thread.min_us.map(|ns| ns / 1000.0);
+                thread.max_us = thread.max_us.map(|ns| ns / 1000.0);
+            }
+            let width = thread.as_oslat(oslat.width, exact_max);
+            // C's minimum in µs is its bucket's label: the smallest gap is
+            // only known to be above the label less the width.
+            if labels {
+                thread.min_us = thread.min_us.map(|min| (min - width).max(0.0));
+            }
+        }
+        Ok(thread)
+    }
 }
 
 /// Whether some thread's `"histogram"` in the JSON `text` has a label

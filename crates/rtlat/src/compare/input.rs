@@ -20,7 +20,7 @@ use rtlat_stats::blocks::BlockSeries;
 use rtlat_results::bounds::{latency_ns, latency_us};
 use rtlat_results::document::{Distribution, Percentiles, ThreadResult};
 use rtlat_results::file::{StdinOr, read_text};
-use rtlat_results::samples::ThreadSamples;
+use rtlat_results::samples::{OslatHistogram, ThreadSamples};
 use rtlat_results::{Format, ResultDocument};
 
 use super::environment::Facts;
@@ -49,6 +49,10 @@ pub struct RunFile {
 /// What [`RunFile::resolution`] says of the C cyclictest's JSON.
 pub const FROM_C_HISTOGRAM: &str =
     "rt-tests cyclictest: percentiles from its -h histogram, to the whole us";
+
+/// What [`RunFile::resolution`] says of the C oslat's JSON.
+pub const FROM_C_OSLAT_HISTOGRAM: &str =
+    "rt-tests oslat: percentiles from its histogram, to the whole us";
 
 /// Reads and checks `source` (bounded, a byte-order mark skipped: see
 /// [`rtlat_results::file`]).
@@ -89,13 +93,14 @@ pub fn parse_owned(label: &str, text: String) -> Result<RunFile, UsageError> {
             format!("{e}; {WANTED}")
         })
     })?;
+    let oslat = OslatHistogram::of(&doc, Some(&text));
     drop(text);
     let format = doc.format();
     let environment = Facts::of(doc.environment.as_ref());
     let steal_share = doc.steal_share;
     let run = match format {
-        Format::RtlatJson => of_rtlat(&doc),
-        _ => of_c_histogram(doc),
+        Format::RtlatJson => of_rtlat(&doc, oslat),
+        _ => of_c_histogram(doc, oslat),
     };
     let (threads, all) = run.map_err(fail)?;
     Ok(RunFile {
@@ -103,7 +108,10 @@ pub fn parse_owned(label: &str, text: String) -> Result<RunFile, UsageError> {
         threads,
         all,
         environment,
-        resolution: (format != Format::RtlatJson).then_some(FROM_C_HISTOGRAM),
+        resolution: (format != Format::RtlatJson).then_some(match oslat {
+            Some(_) => FROM_C_OSLAT_HISTOGRAM,
+            None => FROM_C_HISTOGRAM,
+        }),
         steal_share,
     })
 }
@@ -111,11 +119,14 @@ pub fn parse_owned(label: &str, text: String) -> Result<RunFile, UsageError> {
 type Threads = (BTreeMap<usize, Figures>, Figures);
 
 /// rtlat's figures: each thread's percentiles, exact minimum and maximum
-/// and distribution; all threads' percentiles.
-fn of_rtlat(doc: &ResultDocument) -> Result<Threads, String> {
+/// and distribution (oslat's: its histogram, read as oslat means it);
+/// all threads' percentiles.
+fn of_rtlat(doc: &ResultDocument, oslat: Option<OslatHistogram>) -> Result<Threads, String> {
     let mut threads = BTreeMap::new();
+    let scale = doc.units_per_us();
     for (&index, t) in &doc.threads {
-        let figures = thread_figures(t.latencies()).map_err(|e| format!("thread {index}: {e}"))?;
+        let figures = thread_figures(index, t.latencies(), oslat, scale)
+            .map_err(|e| format!("thread {index}: {e}"))?;
         threads.insert(index, figures);
     }
     let all_threads = doc
@@ -161,7 +172,12 @@ fn merged_buckets<'a>(
         .collect()
 }
 
-fn thread_figures(t: &ThreadResult) -> Result<Figures, String> {
+fn thread_figures(
+    index: usize,
+    t: &ThreadResult,
+    oslat: Option<OslatHistogram>,
+    scale: f64,
+) -> Result<Figures, String> {
     let samples = t.sample_count().ok_or("no \"cycles\"")?;
     let percentiles = t
         .percentiles()
@@ -177,9 +193,16 @@ fn thread_figures(t: &ThreadResult) -> Result<Figures, String> {
     if let Some(max) = ns("max_ns", t.max_ns)? {
         values[Row::Max as usize] = Some(max);
     }
-    let buckets = match &t.distribution {
-        Some(d) => distribution_bounds(d)?,
-        None => Vec::new(),
+    let buckets = match (&t.distribution, oslat) {
+        (Some(d), _) => distribution_bounds(d)?,
+        (None, Some(_)) if t.histogram.is_some() => {
+            OslatHistogram::thread(oslat, index, t.clone(), scale)?
+                .buckets
+                .iter()
+                .map(|b| (micros_to_ns(b.from), micros_to_ns(b.to), b.count))
+                .collect()
+        }
+        (None, _) => Vec::new(),
     };
     let blocks = t.blocks.as_ref().map(|b| b.to_series()).transpose()?;
     Ok(Figures {
@@ -227,13 +250,13 @@ fn distribution_bounds(d: &Distribution) -> Result<Vec<(i64, i64, u64)>, String>
 /// exact (whole µs) minimum and maximum; all threads from their buckets
 /// together. The document is taken: each thread's histogram is let go
 /// once it is read.
-fn of_c_histogram(doc: ResultDocument) -> Result<Threads, String> {
+fn of_c_histogram(doc: ResultDocument, oslat: Option<OslatHistogram>) -> Result<Threads, String> {
     let scale = doc.units_per_us();
     let mut threads = BTreeMap::new();
     let mut every = Vec::new();
     let mut total = 0;
     for (index, t) in doc.threads {
-        let samples = ThreadSamples::of_owned_thread(index, t, scale)?;
+        let samples = OslatHistogram::thread(oslat, index, t, scale)?;
         if samples.buckets.is_empty() && samples.count() > 0 {
             return Err(format!(
                 "written by the C rt-tests tools (no \"rtlat_version\") without a histogram \
@@ -340,6 +363,42 @@ mod tests {
         assert_eq!(r.threads[&0].samples, 5);
         assert_eq!(r.threads[&0].value(Row::P99), Some(6_000));
         assert!(r.threads[&0].buckets.is_empty());
+    }
+
+    #[test]
+    fn oslat_histograms_are_read_as_oslat_labels_them() {
+        // C oslat 2.4: a bucket's label is its upper edge ("1" holds the
+        // gaps below 1 µs), and so are its min and max.
+        let c = r#"{"file_version": 1, "cmdline:": "/usr/bin/oslat -D 1 --json=c.json",
+            "rt_test_version:": "2.40", "num_threads": 1, "thread": {"0": {"cpu": 1,
+            "freq": 2100, "min": 1, "avg": 1.2, "max": 3, "duration": 1.0,
+            "histogram": {"1": 90, "2": 9, "3": 1}}}}"#;
+        let r = parse("c.json", c).unwrap();
+        assert_eq!(r.resolution, Some(FROM_C_OSLAT_HISTOGRAM));
+        let t = &r.threads[&0];
+        assert_eq!(t.samples, 100);
+        assert_eq!(t.value(Row::Min), Some(0));
+        assert_eq!(t.value(Row::P50), Some(0));
+        assert_eq!(t.value(Row::P99), Some(1_000));
+        assert_eq!(t.value(Row::Max), Some(3_000));
+        assert_eq!(t.buckets[0], (0, 1_000, 90));
+        // Ours, without a "distribution": the same buckets from its
+        // histogram, the percentiles its own.
+        let ours = r#"{"rtlat_version": "0.1.0", "cmdline:": "rtlat oslat -D 1",
+            "thread": {"0": {"cycles": 100, "min_ns": 23, "max_ns": 2500,
+            "histogram": {"1": 90, "2": 9, "3": 1},
+            "percentiles": {"p50": 0.023, "p90": 0.03, "p99": 1.2, "p99.9": 2.5,
+            "p99.99": 2.5, "p99.999": 2.5, "max": 2.5}}},
+            "all_threads": {"p50": 0.023, "p90": 0.03, "p99": 1.2, "p99.9": 2.5,
+            "p99.99": 2.5, "p99.999": 2.5, "max": 2.5}}"#;
+        let r = parse("ours.json", ours).unwrap();
+        assert_eq!(r.resolution, None);
+        let t = &r.threads[&0];
+        assert_eq!(t.value(Row::P99), Some(1_200));
+        assert_eq!(
+            t.buckets,
+            [(0, 1_000, 90), (1_000, 2_000, 9), (2_000, 3_000, 1)]
+        );
     }
 
     #[test]

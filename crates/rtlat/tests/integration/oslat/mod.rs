@@ -202,17 +202,23 @@ fn differential_default_run_and_json() {
     assert!(t["ns_per_loop"].as_f64().unwrap() > 0.0);
     assert!(t["min_ns"].as_f64().unwrap() <= t["percentiles_ns"]["p50"].as_f64().unwrap());
     assert_eq!(ours_json["return_code"], 0);
-    // rtlat compare reads both documents (C's: its histogram's counts).
+    // rtlat compare reads both documents (C's: its histogram's counts,
+    // read as oslat labels them; ours: its percentiles, and its
+    // histogram's buckets for the intervals): rows are judged, none
+    // for want of buckets.
     let compared = run(&mut rtlat_tool(
         "compare",
         [b.to_str().unwrap(), a.to_str().unwrap()],
     ));
     compared.expect_code(0);
+    let out = &compared.stdout;
+    assert!(out.contains("thread 0 (us)"), "{out}");
     assert!(
-        compared.stdout.contains("thread 0 (us)"),
-        "{}",
-        compared.stdout
+        out.contains("(rt-tests oslat:") && out.contains(" rows judged)"),
+        "{out}"
     );
+    assert!(!out.contains(" 0 rows judged)"), "{out}");
+    assert!(!out.contains("no buckets"), "{out}");
 
     // An OpenShift-style check: the maxima of the `Maximum:` line, read
     // by awk, against a limit (theirs: OSLAT_MAXIMUM_LATENCY).
