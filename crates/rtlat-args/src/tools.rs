@@ -7,7 +7,7 @@
 
 /// What `rtlat plot` is for, in one line (at most 65 characters, to fit
 /// the top help's column).
-pub const PLOT_SUMMARY: &str = "draw latency plots (SVG or PNG) from cyclictest results";
+pub const PLOT_SUMMARY: &str = "draw latency plots (SVG or PNG) from rt-tests and rtlat results";
 
 /// The first line of a tool's `--help`: `rtlat NAME: SUMMARY`.
 pub fn help_title(name: &str, summary: &str) -> String {
