@@ -31,6 +31,7 @@ mod hackbench;
 mod hostile_text;
 mod hwlatdetect;
 mod ipc;
+mod kernel_vm;
 mod latency;
 mod load;
 mod migrate;

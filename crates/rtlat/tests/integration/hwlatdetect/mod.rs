@@ -18,8 +18,6 @@ use std::time::Duration;
 
 use crate::support::{Run, Running, rtlat_tool, spawn, wait_until};
 
-mod real_tracer;
-
 /// The settings as a fresh kernel has them (tracing on, no tracer).
 const INITIAL: [(&str, &str); 6] = [
     ("current_tracer", "nop\n"),

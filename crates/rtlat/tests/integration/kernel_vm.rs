@@ -1,11 +1,21 @@
-//! `rtlat hwlatdetect` over a real hwlat tracer: Debian 12's PREEMPT_RT
-//! kernel (6.1, which has one), booted in qemu by `ci/kernel-vm` with this
-//! test run's `rtlat` inside. One boot runs every case (about 30 s; qemu
-//! emulates the CPUs, so the gaps it records are large and many): a run
-//! to its end with `--json` and `--report`, the 2.10 dialect with
-//! `--watch` on one CPU, a SIGINT and a SIGKILL (the janitor). After
-//! each, the tracer's settings must be as before. Without the kernel in
-//! the cache (`ci/kernel-vm install`) or qemu, it says SKIPPED.
+//! What the test machine's kernel cannot show, on a kernel users run:
+//! Debian 12's PREEMPT_RT kernel (6.1), booted in qemu by `ci/kernel-vm`
+//! with this test run's `rtlat` inside, a machine of its own whose
+//! settings a test may change. One boot runs every case (about 30 s; qemu
+//! emulates the CPUs):
+//! - `rtlat hwlatdetect` over the real hwlat tracer (the test machines
+//!   have none): a run to its end with `--json` and `--report`, the 2.10
+//!   dialect with `--watch` on one CPU, a SIGINT and a SIGKILL (the
+//!   janitor); after each, the tracer's settings must be as before. Under
+//!   emulation the gaps it records are large and many.
+//! - SCHED_DEADLINE refused by the kernel for causes no test may set up
+//!   on a shared machine: `sched_rt_runtime_us` at 0 (cyclicdeadline,
+//!   deadline_test, pi_stress's deadline thread) and a cpuset narrower
+//!   than the root domain (cyclicdeadline, pi_stress): one line naming
+//!   the cause, exit 1, each.
+//!
+//! Without the kernel in the cache (`ci/kernel-vm install`) or qemu, it
+//! says SKIPPED.
 
 use std::process::Command;
 use std::time::Duration;
@@ -57,6 +67,26 @@ until_tracing; kill -KILL $P; wait $P
 echo "status $?"
 until_restored
 restored sigkill
+echo "=== deadline zero"
+R=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+echo 0 > /proc/sys/kernel/sched_rt_runtime_us
+rtlat cyclicdeadline -t 1 -i 10000 -s 5000 -D 1 -q
+echo "status $?"
+rtlat deadline_test -t 1 --duration 1
+echo "status $?"
+rtlat pi_stress -u -q -g 1 -D 1 -s id=high,policy=deadline,runtime=100000,deadline=1000000
+echo "status $?"
+echo $R > /proc/sys/kernel/sched_rt_runtime_us
+echo "=== deadline cpuset"
+mount -t cgroup2 none /sys/fs/cgroup
+echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control
+mkdir /sys/fs/cgroup/one
+echo 1 > /sys/fs/cgroup/one/cpuset.cpus
+echo $$ > /sys/fs/cgroup/one/cgroup.procs
+rtlat cyclicdeadline -t 1 -i 10000 -s 5000 -D 1 -q
+echo "status $?"
+rtlat pi_stress -q -g 1 -D 1 -s id=high,policy=deadline,runtime=100000,deadline=1000000
+echo "status $?"
 echo "=== over"
 "#;
 
@@ -79,6 +109,16 @@ fn figure(lines: &[&str], prefix: &str) -> Option<u64> {
         .and_then(|rest| rest.trim_end_matches("us").trim().parse().ok())
 }
 
+/// A section's lines as one line, runs of white space made one space
+/// (messages are wrapped at 80 columns).
+fn flat(lines: &[&str]) -> String {
+    lines
+        .iter()
+        .flat_map(|l| l.split_whitespace())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The exit status a section's `status N` line gives.
 fn status(lines: &[&str]) -> i32 {
     figure(lines, "status ").expect("a status line") as i32
@@ -96,7 +136,7 @@ fn sample(line: &str) -> Vec<(&str, &str)> {
 }
 
 #[test]
-fn runs_over_debian_rt_kernels_hwlat_tracer() {
+fn hwlat_tracer_and_deadline_refusals_on_debian_rt_kernel() {
     require_root!();
     if !cfg!(target_arch = "x86_64") {
         skip_note!(
@@ -228,4 +268,26 @@ fn runs_over_debian_rt_kernels_hwlat_tracer() {
     let sigkill = section(&log, "sigkill");
     assert_eq!(status(&sigkill), 137, "{}", context());
     assert!(sigkill.contains(&"restored sigkill"), "{}", context());
+
+    // SCHED_DEADLINE without bandwidth, and from a narrow cpuset: each
+    // tool says why in one message, exit 1.
+    let zero = flat(&section(&log, "deadline zero"));
+    for tool in ["cyclicdeadline", "deadline_test", "pi_stress"] {
+        assert!(
+            zero.contains(&format!("rtlat {tool}: ")),
+            "{tool}: {}",
+            context()
+        );
+    }
+    let cause = "cannot take SCHED_DEADLINE: Operation not permitted: \
+                 /proc/sys/kernel/sched_rt_runtime_us is 0, which leaves deadline tasks no \
+                 bandwidth: echo 950000 > /proc/sys/kernel/sched_rt_runtime_us";
+    assert_eq!(zero.matches(cause).count(), 3, "{}", context());
+    assert_eq!(zero.matches("status 1").count(), 3, "{}", context());
+    let cpuset = flat(&section(&log, "deadline cpuset"));
+    let cause = "cannot take SCHED_DEADLINE: Operation not permitted: this process may run \
+                 on CPUs 1 only (taskset, or the cpuset '/one'), but a SCHED_DEADLINE task \
+                 must be allowed on every CPU of its root domain (0-1)";
+    assert_eq!(cpuset.matches(cause).count(), 2, "{}", context());
+    assert_eq!(cpuset.matches("status 1").count(), 2, "{}", context());
 }
