@@ -8,11 +8,10 @@
 //!   dialect with `--watch` on one CPU, a SIGINT and a SIGKILL (the
 //!   janitor); after each, the tracer's settings must be as before. Under
 //!   emulation the gaps it records are large and many.
-//! - SCHED_DEADLINE refused by the kernel for causes no test may set up
-//!   on a shared machine: `sched_rt_runtime_us` at 0 (cyclicdeadline,
-//!   deadline_test, pi_stress's deadline thread) and a cpuset narrower
-//!   than the root domain (cyclicdeadline, pi_stress): one line naming
-//!   the cause, exit 1, each.
+//! - SCHED_DEADLINE refused by the kernel for a cause no test may set up
+//!   on a shared machine, a cpuset narrower than the root domain
+//!   (cyclicdeadline, pi_stress's deadline thread): one line naming the
+//!   cause, exit 1, each.
 //!
 //! Without the kernel in the cache (`ci/kernel-vm install`) or qemu, it
 //! says SKIPPED.
@@ -67,23 +66,17 @@ until_tracing; kill -KILL $P; wait $P
 echo "status $?"
 until_restored
 restored sigkill
-echo "=== deadline zero"
-R=$(cat /proc/sys/kernel/sched_rt_runtime_us)
-echo 0 > /proc/sys/kernel/sched_rt_runtime_us
-rtlat cyclicdeadline -t 1 -i 10000 -s 5000 -D 1 -q
-echo "status $?"
-rtlat deadline_test -t 1 --duration 1
-echo "status $?"
-rtlat pi_stress -u -q -g 1 -D 1 -s id=high,policy=deadline,runtime=100000,deadline=1000000
-echo "status $?"
-echo $R > /proc/sys/kernel/sched_rt_runtime_us
+# cyclicdeadline's period is 1 s: it first checks, once, that a job fits
+# its runtime, and under emulation beside other tests one such check took
+# 118 ms. (sched_rt_runtime_us at 0 is not tried: on PREEMPT_RT it also
+# starves the kernel's threaded interrupts, and the machine stalled.)
 echo "=== deadline cpuset"
 mount -t cgroup2 none /sys/fs/cgroup
 echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control
 mkdir /sys/fs/cgroup/one
 echo 1 > /sys/fs/cgroup/one/cpuset.cpus
 echo $$ > /sys/fs/cgroup/one/cgroup.procs
-rtlat cyclicdeadline -t 1 -i 10000 -s 5000 -D 1 -q
+rtlat cyclicdeadline -t 1 -i 1000000 -D 1 -q
 echo "status $?"
 rtlat pi_stress -q -g 1 -D 1 -s id=high,policy=deadline,runtime=100000,deadline=1000000
 echo "status $?"
@@ -269,21 +262,8 @@ fn hwlat_tracer_and_deadline_refusals_on_debian_rt_kernel() {
     assert_eq!(status(&sigkill), 137, "{}", context());
     assert!(sigkill.contains(&"restored sigkill"), "{}", context());
 
-    // SCHED_DEADLINE without bandwidth, and from a narrow cpuset: each
-    // tool says why in one message, exit 1.
-    let zero = flat(&section(&log, "deadline zero"));
-    for tool in ["cyclicdeadline", "deadline_test", "pi_stress"] {
-        assert!(
-            zero.contains(&format!("rtlat {tool}: ")),
-            "{tool}: {}",
-            context()
-        );
-    }
-    let cause = "cannot take SCHED_DEADLINE: Operation not permitted: \
-                 /proc/sys/kernel/sched_rt_runtime_us is 0, which leaves deadline tasks no \
-                 bandwidth: echo 950000 > /proc/sys/kernel/sched_rt_runtime_us";
-    assert_eq!(zero.matches(cause).count(), 3, "{}", context());
-    assert_eq!(zero.matches("status 1").count(), 3, "{}", context());
+    // SCHED_DEADLINE from a narrow cpuset: each tool says why in one
+    // message, exit 1.
     let cpuset = flat(&section(&log, "deadline cpuset"));
     let cause = "cannot take SCHED_DEADLINE: Operation not permitted: this process may run \
                  on CPUs 1 only (taskset, or the cpuset '/one'), but a SCHED_DEADLINE task \
