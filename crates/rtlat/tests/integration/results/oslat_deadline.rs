@@ -360,9 +360,7 @@ fn cyclicdeadline_hgrm_and_plots_of_ours_and_cs() {
         .steps
         .iter()
         .map(|&(from, to, count)| match from < 2000.0 {
-            // A step's height is per µs (buckets merged when the picture
-            // is wide): its width times its height.
-            true => count * (to - from),
+            true => count * (to - from).round(),
             false => count,
         })
         .sum();
