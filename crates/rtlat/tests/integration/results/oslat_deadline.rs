@@ -190,6 +190,23 @@ impl Drawn {
         samples
     }
 
+    /// The count drawn over each whole µs, steps being 1 µs buckets
+    /// (several of one height drawn as one).
+    fn counts_per_us(&self) -> BTreeMap<u64, f64> {
+        let mut counts = BTreeMap::new();
+        for &(from, to, count) in &self.steps {
+            let (first, end) = (from.round(), to.round());
+            assert!(
+                (from - first).abs() < 0.25 && (to - end).abs() < 0.25 && end > first,
+                "a step of {from}..{to} µs is not whole µs"
+            );
+            for us in first as u64..end as u64 {
+                counts.insert(us, count);
+            }
+        }
+        counts
+    }
+
     fn legend(&self, want: &str) {
         assert!(
             self.texts.iter().any(|t| t == want),
@@ -219,6 +236,30 @@ fn oslat_histogram(t: &Value, max_beyond: impl Fn(f64) -> bool) -> (f64, u64) {
     let &(last, in_last) = labels.iter().max_by(|a, b| a.0.total_cmp(&b.0)).unwrap();
     let overflows = if max_beyond(last) { in_last } else { 0 };
     ((total - overflows) as f64, overflows)
+}
+
+/// A thread's `"distribution"` of 1 µs buckets below `xmax` µs, as
+/// (µs, count), and the samples from `xmax` up.
+fn distribution_below(t: &Value, xmax: u64) -> (BTreeMap<u64, u64>, u64) {
+    let mut below = BTreeMap::new();
+    let mut beyond = 0;
+    for b in t["distribution"]["buckets"].as_array().unwrap() {
+        let (from, to, count) = (
+            b[0].as_f64().unwrap(),
+            b[1].as_f64().unwrap(),
+            b[2].as_u64().unwrap(),
+        );
+        if from >= xmax as f64 {
+            beyond += count;
+        } else {
+            assert!(
+                from >= 0.0 && from.fract() == 0.0 && to == from + 1.0,
+                "whole 1 µs buckets below {xmax} µs: {b}"
+            );
+            below.insert(from as u64, count);
+        }
+    }
+    (below, beyond)
 }
 
 fn overflow_words(n: u64) -> String {
@@ -349,26 +390,49 @@ fn cyclicdeadline_hgrm_and_plots_of_ours_and_cs() {
     let t = &doc["thread"]["0"];
     let (cycles, max_ns) = (t["cycles"].as_u64().unwrap(), t["max_ns"].as_i64().unwrap());
 
-    // Ours drawn from its distribution: 1 µs buckets to 2 ms (several of
-    // one height drawn as one step), log-linear ones beyond.
+    // Ours drawn from its distribution, the axis cut at 400 µs so that
+    // every 1 µs bucket is wider than the plot's two-pixel columns (a
+    // wider axis draws each column at the largest count among its
+    // buckets, which no reading of the picture can add up), on a picture
+    // 4000 pixels wide so that a µs is 8 of them (SVG coordinates are
+    // whole pixels): each µs's count read back from the steps (several
+    // of one height drawn as one), the samples from 400 µs up counted in
+    // the legend.
+    const XMAX: u64 = 400;
     let svg = at("ours.svg");
-    plot(&at("ours.json"), &svg).expect_code(0);
+    let xmax = XMAX.to_string();
+    let mut cmd = rtlat_tool("plot", [at("ours.json").as_os_str(), "-o".as_ref()]);
+    cmd.arg(&svg).args(["--xmax", &xmax, "--size", "4000x600"]);
+    run_with_timeout(&mut cmd, NET).expect_code(0);
     let drawn = read_plot(&svg);
-    let max_us = max_ns as f64 / 1000.0;
-    drawn.legend(&format!("thread 0 (max {} µs)", us_label(max_us)));
-    let samples: f64 = drawn
-        .steps
-        .iter()
-        .map(|&(from, to, count)| match from < 2000.0 {
-            true => count * (to - from).round(),
-            false => count,
-        })
-        .sum();
-    assert!(
-        close(samples, cycles as f64, 0.05),
-        "{:?} against {cycles}",
+    assert_eq!(t["distribution"]["unit"], "us");
+    let (want, beyond) = distribution_below(t, XMAX);
+    let got = drawn.counts_per_us();
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>(),
+        "the drawn µs against the distribution's: {:?}",
         drawn.steps
     );
+    for (us, &count) in &want {
+        assert!(
+            close(got[us], count as f64, 0.05),
+            "{us} µs: drawn {} against {count}: {:?}",
+            got[us],
+            drawn.steps
+        );
+    }
+    assert_eq!(
+        want.values().sum::<u64>() + beyond,
+        cycles,
+        "the distribution holds every sample"
+    );
+    let beyond = match beyond {
+        0 => String::new(),
+        n => format!(", {n} beyond xmax"),
+    };
+    let max_us = max_ns as f64 / 1000.0;
+    drawn.legend(&format!("thread 0 (max {} µs{beyond})", us_label(max_us)));
 
     // C's 2.4 JSON has no histogram: one line says so, no picture.
     run_c(
