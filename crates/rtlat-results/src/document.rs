@@ -222,9 +222,21 @@ impl Distribution {
 
 /// cyclictest's per-thread `histogram`: `{"<bucket>": count, ...}`, the
 /// non-zero buckets in bucket order (1 µs each, 1 ns with
-/// `resolution_in_ns: 1`); `{}` without `-h`.
+/// `resolution_in_ns: 1`); `{}` without `-h`. How its keys were written
+/// is kept: C oslat's figures are ns where they have decimals.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Histogram(pub BTreeMap<i64, u64>);
+pub struct Histogram(pub BTreeMap<i64, u64>, pub BucketLabels);
+
+/// How a histogram's keys are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BucketLabels {
+    /// Whole numbers: buckets (cyclictest) or whole µs (oslat).
+    #[default]
+    Whole,
+    /// Some key with decimals: oslat's `-W` below 1 µs or not in whole
+    /// µs (rt-tests 2.5 on), each key its bucket's upper edge.
+    Fractional,
+}
 
 impl Serialize for Histogram {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -254,7 +266,11 @@ impl<'de> Visitor<'de> for HistogramVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Histogram, A::Error> {
         let mut buckets = BTreeMap::new();
+        let mut labels = BucketLabels::Whole;
         while let Some(key) = map.next_key::<String>()? {
+            if key.contains('.') {
+                labels = BucketLabels::Fractional;
+            }
             let bucket = bucket_of(key.trim())
                 .ok_or_else(|| de::Error::custom(format!("bucket '{key}' is not a number")))?;
             let count: serde_json::Value = map.next_value()?;
@@ -270,7 +286,7 @@ impl<'de> Visitor<'de> for HistogramVisitor {
                 ))
             })?;
         }
-        Ok(Histogram(buckets))
+        Ok(Histogram(buckets, labels))
     }
 }
 
@@ -430,6 +446,14 @@ impl ThreadResult {
     /// thread itself.
     pub fn latencies(&self) -> &ThreadResult {
         self.receiver.as_deref().unwrap_or(self)
+    }
+
+    /// [`ThreadResult::latencies`], taking the thread.
+    pub fn into_latencies(self) -> ThreadResult {
+        match self.receiver {
+            Some(receiver) => *receiver,
+            None => self,
+        }
     }
 
     /// Samples taken (`cycles`, or an IPC receiver's `samples`, or, for

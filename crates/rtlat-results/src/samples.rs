@@ -19,7 +19,7 @@
 use serde_json::Value;
 
 use crate::bounds;
-use crate::document::{Distribution, Histogram, ThreadResult};
+use crate::document::{BucketLabels, Distribution, Histogram, ThreadResult};
 use crate::file::{InputError, StdinOr, read_text};
 use crate::read::{Format, ResultDocument};
 
@@ -60,7 +60,7 @@ impl Samples {
         }
         let mut samples = if text.trim_start().starts_with(['{', '[']) {
             let doc = ResultDocument::parse(&text)?;
-            let oslat = OslatHistogram::of(&doc, Some(&text));
+            let oslat = OslatHistogram::of(&doc);
             drop(text);
             Samples::of_document_in(doc, oslat)?
         } else {
@@ -81,7 +81,7 @@ impl Samples {
     /// [`Samples::of_document`], taking the document: its buckets become
     /// the samples' without a copy.
     pub fn of_owned_document(doc: ResultDocument) -> Result<Samples, String> {
-        let oslat = OslatHistogram::of(&doc, None);
+        let oslat = OslatHistogram::of(&doc);
         Samples::of_document_in(doc, oslat)
     }
 
@@ -351,9 +351,8 @@ pub struct OslatHistogram {
 
 impl OslatHistogram {
     /// The reading of `doc` when oslat wrote it (C's or rtlat's), else
-    /// `None`; `text`, the document's text where it is still there, tells
-    /// C's ns figures from its µs ones (without it, µs).
-    pub fn of(doc: &ResultDocument, text: Option<&str>) -> Option<OslatHistogram> {
+    /// `None`: C's figures are ns where a histogram's labels have decimals.
+    pub fn of(doc: &ResultDocument) -> Option<OslatHistogram> {
         let h = &doc.header;
         if tool_of(&h.cmdline).as_deref() != Some("oslat") {
             return None;
@@ -361,7 +360,12 @@ impl OslatHistogram {
         let from_c = doc.format() == Format::CJson;
         Some(OslatHistogram {
             width: (from_c && h.rt_test_version.trim() == "2.40").then_some(1),
-            ns_figures: from_c && text.is_some_and(fractional_labels),
+            ns_figures: from_c
+                && doc.threads.values().any(|t| {
+                    t.histogram
+                        .as_ref()
+                        .is_some_and(|h| h.1 == BucketLabels::Fractional)
+                }),
         })
     }
 
@@ -393,27 +397,6 @@ impl OslatHistogram {
         }
         Ok(thread)
     }
-}
-
-/// Whether some thread's `"histogram"` in the JSON `text` has a label
-/// with decimals (oslat's `-W` not in whole µs, rt-tests 2.5 on, whose
-/// `min` and `max` are then ns).
-fn fractional_labels(text: &str) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Doc {
-        #[serde(default)]
-        thread: std::collections::BTreeMap<String, Thread>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Thread {
-        #[serde(default)]
-        histogram: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
-    }
-    serde_json::from_str::<Doc>(text).is_ok_and(|doc| {
-        doc.thread
-            .values()
-            .any(|t| t.histogram.keys().any(|k| k.contains('.')))
-    })
 }
 
 /// The greatest common divisor of `a` and `b` (`b` when `a` is 0).

@@ -93,13 +93,13 @@ pub fn parse_owned(label: &str, text: String) -> Result<RunFile, UsageError> {
             format!("{e}; {WANTED}")
         })
     })?;
-    let oslat = OslatHistogram::of(&doc, Some(&text));
+    let oslat = OslatHistogram::of(&doc);
     drop(text);
     let format = doc.format();
     let environment = Facts::of(doc.environment.as_ref());
     let steal_share = doc.steal_share;
     let run = match format {
-        Format::RtlatJson => of_rtlat(&doc, oslat),
+        Format::RtlatJson => of_rtlat(doc, oslat),
         _ => of_c_histogram(doc, oslat),
     };
     let (threads, all) = run.map_err(fail)?;
@@ -120,17 +120,18 @@ type Threads = (BTreeMap<usize, Figures>, Figures);
 
 /// rtlat's figures: each thread's percentiles, exact minimum and maximum
 /// and distribution (oslat's: its histogram, read as oslat means it);
-/// all threads' percentiles.
-fn of_rtlat(doc: &ResultDocument, oslat: Option<OslatHistogram>) -> Result<Threads, String> {
+/// all threads' percentiles. The document is taken: each thread is let
+/// go once its figures are read.
+fn of_rtlat(doc: ResultDocument, oslat: Option<OslatHistogram>) -> Result<Threads, String> {
     let mut threads = BTreeMap::new();
     let scale = doc.units_per_us();
-    for (&index, t) in &doc.threads {
-        let figures = thread_figures(index, t.latencies(), oslat, scale)
+    let all_threads = doc.all_threads();
+    for (index, t) in doc.threads {
+        let figures = thread_figures(index, t.into_latencies(), oslat, scale)
             .map_err(|e| format!("thread {index}: {e}"))?;
         threads.insert(index, figures);
     }
-    let all_threads = doc
-        .all_threads()
+    let all_threads = all_threads
         .map_err(|e| format!("\"all_threads\": {e}"))?
         .ok_or_else(|| format!("no \"all_threads\" percentiles; {WANTED}"))?;
     let mut values =
@@ -174,7 +175,7 @@ fn merged_buckets<'a>(
 
 fn thread_figures(
     index: usize,
-    t: &ThreadResult,
+    t: ThreadResult,
     oslat: Option<OslatHistogram>,
     scale: f64,
 ) -> Result<Figures, String> {
@@ -193,18 +194,16 @@ fn thread_figures(
     if let Some(max) = ns("max_ns", t.max_ns)? {
         values[Row::Max as usize] = Some(max);
     }
+    let blocks = t.blocks.as_ref().map(|b| b.to_series()).transpose()?;
     let buckets = match (&t.distribution, oslat) {
         (Some(d), _) => distribution_bounds(d)?,
-        (None, Some(_)) if t.histogram.is_some() => {
-            OslatHistogram::thread(oslat, index, t.clone(), scale)?
-                .buckets
-                .iter()
-                .map(|b| (micros_to_ns(b.from), micros_to_ns(b.to), b.count))
-                .collect()
-        }
+        (None, Some(_)) if t.histogram.is_some() => OslatHistogram::thread(oslat, index, t, scale)?
+            .buckets
+            .iter()
+            .map(|b| (micros_to_ns(b.from), micros_to_ns(b.to), b.count))
+            .collect(),
         (None, _) => Vec::new(),
     };
-    let blocks = t.blocks.as_ref().map(|b| b.to_series()).transpose()?;
     Ok(Figures {
         samples,
         values,

@@ -364,6 +364,7 @@ pub fn histogram(h: Option<&HistogramData>) -> doc::Histogram {
             .filter(|(_, c)| **c != 0)
             .map(|(bucket, &count)| (bucket as i64, count))
             .collect(),
+        doc::BucketLabels::Whole,
     )
 }
 
