@@ -1,8 +1,8 @@
 //! Carries out one `rtlat deadline_test` run, in C's order: the memory
 //! lock, the calibration of the prime search (on the last CPU at
 //! SCHED_FIFO 99, in a thread of its own), the `Setup:` line, a test job
-//! per thread (the overhead raised and every thread tested again when one
-//! misses), the threads (and `-r`'s spinner), the run (10 s or
+//! per thread (tried again while it misses; then the overhead raised by
+//! its least miss and every thread tested again), the threads (and `-r`'s spinner), the run (10 s or
 //! `--duration`, or until SIGINT/SIGTERM, which end it normally with its
 //! report), and each thread's report.
 
@@ -23,6 +23,26 @@ use rtlat_args::stdio::note;
 
 /// Loops of the first calibration (C's `test_loops`).
 const TEST_LOOPS: u64 = 100_000;
+
+/// How many times a timing of the preparation is taken at most, the
+/// least one kept (C takes each once): a real-time thread may still be
+/// stalled once, by the host of a virtual machine or by the kernel's
+/// fair server (6.12 on), which lends SCHED_OTHER load up to 50 ms of
+/// each second, and a stall is no overhead. A steady one stays.
+const OVERHEAD_TRIES: usize = 3;
+
+/// The least of up to [`OVERHEAD_TRIES`] timings by `time`, µs: tried
+/// again only while above `enough`.
+fn least_time(mut time: impl FnMut() -> u64, enough: u64) -> u64 {
+    let mut least = u64::MAX;
+    for _ in 0..OVERHEAD_TRIES {
+        least = least.min(time());
+        if least <= enough {
+            break;
+        }
+    }
+    least
+}
 
 /// Runs `settings`; returns the exit status.
 pub fn run(settings: &Settings) -> anyhow::Result<u8> {
@@ -182,9 +202,14 @@ fn prepare(s: &Settings) -> anyhow::Result<Prepared> {
             }
             let loop_time = (runtime - overhead) * s.run_percent / 100;
             let mut work = Work::new(runtime, interval, loop_time * loops / 1000);
-            let start = now_us();
-            work.job(start);
-            let took = now_us() - start;
+            let took = least_time(
+                || {
+                    let start = now_us();
+                    work.job(start);
+                    now_us() - start
+                },
+                runtime,
+            );
             if took > runtime {
                 let missed = took - runtime;
                 let _ = writeln!(
@@ -230,23 +255,58 @@ fn calibrate(text: &mut String) -> (u64, u64) {
         sd.last_time
     );
     let test_loops = loops;
-    sd = Work {
-        prime: sd.prime,
-        ..Work::new(1000, 2000, loops)
-    };
-    pause();
-    let start = now_us();
-    sd.job(start + sd.deadline_us);
-    let odiff = now_us() - start;
-    let loops = 1000 * loops / sd.last_time.max(1);
-    let overhead = odiff.saturating_sub(sd.last_time);
+    // A job of 1 ms: its time outside the loops is the overhead. Of
+    // OVERHEAD_TRIES jobs the quickest counts (a stall is no overhead).
+    let (mut odiff, mut internal) = (u64::MAX, 1);
+    for _ in 0..OVERHEAD_TRIES {
+        sd = Work {
+            prime: sd.prime,
+            ..Work::new(1000, 2000, test_loops)
+        };
+        pause();
+        let start = now_us();
+        sd.job(start + sd.deadline_us);
+        let took = now_us() - start;
+        if took < odiff {
+            (odiff, internal) = (took, sd.last_time.max(1));
+        }
+    }
+    let loops = 1000 * test_loops / internal;
+    let overhead = odiff.saturating_sub(internal);
     let _ = writeln!(
         text,
         "{test_loops} test loops took {odiff}us total ({} internal)\n\
          New calculated loops for 1000us={loops}\n\
          Diff from last calculation: {} loops",
-        sd.last_time,
+        internal,
         loops as i64 - test_loops as i64
     );
     (loops, overhead)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{OVERHEAD_TRIES, least_time};
+
+    #[test]
+    fn a_timing_is_taken_again_only_while_too_long_and_the_least_kept() {
+        let timed = |times: &[u64], enough: u64| {
+            let mut left = times.iter();
+            let mut taken = 0;
+            let least = least_time(
+                || {
+                    taken += 1;
+                    *left.next().unwrap()
+                },
+                enough,
+            );
+            (least, taken)
+        };
+        // In time at once: once.
+        assert_eq!(timed(&[90, 1, 1], 100), (90, 1));
+        // One stall: taken again, the stall forgotten.
+        assert_eq!(timed(&[34_000, 95, 1], 100), (95, 2));
+        // Always too long: the least of every try.
+        assert_eq!(timed(&[150, 120, 130, 1], 100), (120, OVERHEAD_TRIES));
+    }
 }
