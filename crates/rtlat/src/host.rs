@@ -87,16 +87,18 @@ impl Host {
     }
 
     /// The facts of a run ending now with exit status `status`, for the
-    /// JSON envelope, with the `audit` made before its first sample.
+    /// JSON envelope, with the `audit` made before its first sample; its
+    /// JSON written as `rt_tests` writes it.
     pub fn run_meta(
         self,
-        cmdline: String,
+        cmdline: &str,
+        rt_tests: rtlat_core::RtTests,
         start_time: String,
         status: u8,
         audit: Option<rtlat_audit::Audit>,
     ) -> RunMeta {
         RunMeta {
-            cmdline,
+            cmdline: cmdline.to_owned(),
             start_time,
             end_time: self.timestamp(),
             return_code: i32::from(status),
@@ -104,7 +106,7 @@ impl Host {
             audit,
             blocks: Vec::new(),
             projection: rtlat_stats::projection::Request::default(),
-            rt_tests: rtlat_core::RtTests::default(),
+            rt_tests,
         }
     }
 

@@ -1,7 +1,7 @@
 //! Process set-up shared by every tool: the real-time privilege check with
 //! its advice (or the note that a run is not real-time), `mlockall` with
 //! its advice, the janitor for runs that create named objects, and error
-//! texts in C's words.
+//! texts in C's words, and why the kernel refused SCHED_DEADLINE.
 
 use std::path::Path;
 
@@ -167,6 +167,8 @@ const LOCK_HEADROOM: u64 = 4 << 20;
 /// CAP_SYS_ADMIN and CAP_SYS_RESOURCE are not held to RLIMIT_NPROC.
 pub const CAP_IPC_LOCK: u32 = 14;
 pub const CAP_SYS_ADMIN: u32 = 21;
+/// CAP_SYS_NICE may take a real-time or deadline policy.
+pub const CAP_SYS_NICE: u32 = 23;
 pub const CAP_SYS_RESOURCE: u32 = 24;
 
 /// `/proc/self/status`, read once for the fields asked of it (empty when
@@ -222,6 +224,76 @@ pub fn policy_failure(who: &str, policy: SchedPolicy, priority: u8, why: &str) -
     format!(
         "{who}: cannot set SCHED_{} priority {priority}: {why}",
         policy.name().to_uppercase()
+    )
+}
+
+/// Why the kernel refused SCHED_DEADLINE (sched_setattr's `errno`) and
+/// what to do about it, for any tool: `allowed` is the CPUs the thread
+/// was allowed on; `fewer` says how to ask for less bandwidth, `change`
+/// which options set the parameters.
+pub fn setattr_cause(errno: i32, allowed: &[usize], fewer: &str, change: &str) -> String {
+    match Errno::from_raw_os_error(errno) {
+        Errno::PERM => eperm_cause(allowed),
+        Errno::BUSY => ebusy_cause(fewer),
+        Errno::INVAL => format!(
+            "the kernel refused these parameters: a runtime of at least 1.024 µs, no longer than \
+             the deadline, a period within sched_deadline_period_min_us ({}) and \
+             sched_deadline_period_max_us ({}); {change}",
+            sysctl("sched_deadline_period_min_us").unwrap_or_else(|| "?".into()),
+            sysctl("sched_deadline_period_max_us").unwrap_or_else(|| "?".into()),
+        ),
+        _ => "sched_setattr failed".to_owned(),
+    }
+}
+
+fn sysctl(name: &str) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/sys/kernel/{name}"))
+        .ok()
+        .map(|s| s.trim().to_owned())
+}
+
+/// Why the kernel said EPERM: no CAP_SYS_NICE, an affinity narrower than
+/// the root domain (taskset, a cpuset), or no deadline bandwidth at all.
+fn eperm_cause(allowed: &[usize]) -> String {
+    let status = ProcessStatus::read();
+    // Unknown (no /proc/self/status): the other causes are looked at.
+    if status.field("CapEff:").is_some() && !status.has_capability(CAP_SYS_NICE) {
+        return "SCHED_DEADLINE needs CAP_SYS_NICE: run as root, or give rtlat the capability \
+                (setcap cap_sys_nice+ep)"
+            .to_owned();
+    }
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_default();
+    let allowed_text = rtlat_core::format_cpu_list(allowed);
+    if !allowed.is_empty() && !online.is_empty() && allowed_text != online {
+        let cpuset = std::fs::read_to_string("/proc/self/cpuset")
+            .map(|s| s.trim().to_owned())
+            .unwrap_or_default();
+        return format!(
+            "this process may run on CPUs {allowed_text} only (taskset, or the cpuset \
+             '{cpuset}'), but a SCHED_DEADLINE task must be allowed on every CPU of its root \
+             domain ({online}): run rtlat without taskset, or in an exclusive cpuset partition \
+             of the CPUs you want"
+        );
+    }
+    if sysctl("sched_rt_runtime_us").as_deref() == Some("0") {
+        return "/proc/sys/kernel/sched_rt_runtime_us is 0, which leaves deadline tasks no \
+                bandwidth: echo 950000 > /proc/sys/kernel/sched_rt_runtime_us"
+            .to_owned();
+    }
+    "the kernel refused the policy (an RT group scheduling or cgroup rule?)".to_owned()
+}
+
+/// EBUSY: admission control.
+fn ebusy_cause(fewer: &str) -> String {
+    let runtime = sysctl("sched_rt_runtime_us").unwrap_or_else(|| "?".into());
+    let period = sysctl("sched_rt_period_us").unwrap_or_else(|| "?".into());
+    format!(
+        "the kernel's admission control refused the bandwidth: deadline tasks may hold at most \
+         sched_rt_runtime_us/sched_rt_period_us ({runtime}/{period}) of each CPU of the root \
+         domain, together with the deadline tasks already running; {fewer} or \
+         leave room (other deadline tasks, sched_rt_runtime_us)"
     )
 }
 

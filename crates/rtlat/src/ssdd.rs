@@ -144,8 +144,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let status = u8::from(error);
     let written = match &settings.json {
         Some(target) => {
-            let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
-            meta.rt_tests = settings.rt_tests;
+            let meta = host.run_meta(
+                &settings.cmdline,
+                settings.rt_tests,
+                start_time,
+                status,
+                audit,
+            );
             write_to(target, &mut out, "--json", |mut w| {
                 write_unjudged(&mut w, &meta, &SsddMembers {})
             })

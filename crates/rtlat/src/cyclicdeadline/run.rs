@@ -12,10 +12,10 @@
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
+use crate::rtsetup::setattr_cause;
 use anyhow::{Context, bail};
 use rtlat_core::deadline::{DeadlineEngine, DeadlinePlan, DeadlineRunning};
 use rtlat_core::{ClockInstant, RunReport, ThreadError, ThreadStep};
-use rtlat_sys::Errno;
 use rtlat_sys::clock::Clock;
 use rtlat_sys::tracefs::{self, TraceControl};
 
@@ -142,8 +142,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .iter()
         .find_map(|t| t.error.map(|e| (t.index, e)));
     let status: u8 = u8::from(thread_failure.is_some() || load.failure.is_some());
-    let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
-    meta.rt_tests = settings.rt_tests;
+    let mut meta = host.run_meta(
+        &settings.cmdline,
+        settings.rt_tests,
+        start_time,
+        status,
+        audit,
+    );
     meta.projection = settings.projection.request();
     let verdict = verdict::judge(&report, &meta, system.as_ref());
     let load_results = load.results(settings.load.as_ref(), Some(run_time));
@@ -400,84 +405,4 @@ pub(crate) fn describe_setattr_error(index: usize, errno: i32, plan: &DeadlinePl
     let allowed = rtlat_sys::affinity::allowed_cpus().unwrap_or_default();
     let cause = setattr_cause(errno, &allowed, "use fewer threads (-t)", "change -i or -t");
     format!("{who}: cannot take SCHED_DEADLINE: {why}: {cause}")
-}
-
-/// Why the kernel refused SCHED_DEADLINE (sched_setattr's `errno`) and
-/// what to do about it, for any tool: `allowed` is the CPUs the thread
-/// was allowed on; `fewer` says how to ask for less bandwidth, `change`
-/// which options set the parameters.
-pub(crate) fn setattr_cause(errno: i32, allowed: &[usize], fewer: &str, change: &str) -> String {
-    match Errno::from_raw_os_error(errno) {
-        Errno::PERM => eperm_cause(allowed),
-        Errno::BUSY => ebusy_cause(fewer),
-        Errno::INVAL => format!(
-            "the kernel refused these parameters: a runtime of at least 1.024 µs, no longer than \
-             the deadline, a period within sched_deadline_period_min_us ({}) and \
-             sched_deadline_period_max_us ({}); {change}",
-            sysctl("sched_deadline_period_min_us").unwrap_or_else(|| "?".into()),
-            sysctl("sched_deadline_period_max_us").unwrap_or_else(|| "?".into()),
-        ),
-        _ => "sched_setattr failed".to_owned(),
-    }
-}
-
-fn sysctl(name: &str) -> Option<String> {
-    std::fs::read_to_string(format!("/proc/sys/kernel/{name}"))
-        .ok()
-        .map(|s| s.trim().to_owned())
-}
-
-/// Why the kernel said EPERM: no CAP_SYS_NICE, an affinity narrower than
-/// the root domain (taskset, a cpuset), or no deadline bandwidth at all.
-fn eperm_cause(allowed: &[usize]) -> String {
-    if !has_cap_sys_nice() {
-        return "SCHED_DEADLINE needs CAP_SYS_NICE: run as root, or give rtlat the capability \
-                (setcap cap_sys_nice+ep)"
-            .to_owned();
-    }
-    let online = std::fs::read_to_string("/sys/devices/system/cpu/online")
-        .map(|s| s.trim().to_owned())
-        .unwrap_or_default();
-    let allowed_text = rtlat_core::format_cpu_list(allowed);
-    if !allowed.is_empty() && !online.is_empty() && allowed_text != online {
-        let cpuset = std::fs::read_to_string("/proc/self/cpuset")
-            .map(|s| s.trim().to_owned())
-            .unwrap_or_default();
-        return format!(
-            "this process may run on CPUs {allowed_text} only (taskset, or the cpuset \
-             '{cpuset}'), but a SCHED_DEADLINE task must be allowed on every CPU of its root \
-             domain ({online}): run rtlat without taskset, or in an exclusive cpuset partition \
-             of the CPUs you want"
-        );
-    }
-    if sysctl("sched_rt_runtime_us").as_deref() == Some("0") {
-        return "/proc/sys/kernel/sched_rt_runtime_us is 0, which leaves deadline tasks no \
-                bandwidth: echo 950000 > /proc/sys/kernel/sched_rt_runtime_us"
-            .to_owned();
-    }
-    "the kernel refused the policy (an RT group scheduling or cgroup rule?)".to_owned()
-}
-
-/// EBUSY: admission control.
-fn ebusy_cause(fewer: &str) -> String {
-    let runtime = sysctl("sched_rt_runtime_us").unwrap_or_else(|| "?".into());
-    let period = sysctl("sched_rt_period_us").unwrap_or_else(|| "?".into());
-    format!(
-        "the kernel's admission control refused the bandwidth: deadline tasks may hold at most \
-         sched_rt_runtime_us/sched_rt_period_us ({runtime}/{period}) of each CPU of the root \
-         domain, together with the deadline tasks already running; {fewer} or \
-         leave room (other deadline tasks, sched_rt_runtime_us)"
-    )
-}
-
-/// Whether this process has CAP_SYS_NICE (bit 23 of CapEff).
-fn has_cap_sys_nice() -> bool {
-    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
-        return true;
-    };
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("CapEff:"))
-        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
-        .is_none_or(|caps| caps & (1 << 23) != 0)
 }

@@ -396,9 +396,14 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         0
     };
 
-    let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    let mut meta = host.run_meta(
+        &settings.cmdline,
+        settings.rt_tests,
+        start_time,
+        status,
+        audit,
+    );
     meta.projection = settings.projection.request();
-    meta.rt_tests = settings.rt_tests;
     // Before the verdict, which projects from them.
     meta.blocks = block_series;
     let mut verdict = verdict::judge(&report, &meta, system.as_ref());
@@ -631,13 +636,13 @@ fn prepare_monitor(
             .unwrap_or_else(|| "unknown".to_owned()),
     };
     let mut meta = host.run_meta(
-        settings.cmdline.clone(),
+        &settings.cmdline,
+        settings.rt_tests,
         start_time.to_owned(),
         0,
         audit.clone(),
     );
     meta.projection = settings.projection.request();
-    meta.rt_tests = settings.rt_tests;
     let judged = meta.clone();
     let judge =
         Box::new(

@@ -253,8 +253,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
             .collect(),
     };
     if let Some(target) = &settings.json {
-        let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
-        meta.rt_tests = settings.rt_tests;
+        let meta = host.run_meta(
+            &settings.cmdline,
+            settings.rt_tests,
+            start_time,
+            status,
+            audit,
+        );
         written.keep(write_to(target, &mut lines.out, "--json", |w| {
             super::output::write_json(w, &meta, &result)
         }));

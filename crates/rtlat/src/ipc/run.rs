@@ -293,13 +293,13 @@ pub fn finish(
         .or_else(|| load.failure.clone());
     let status: u8 = u8::from(failure.is_some());
     let mut meta = facts.host.run_meta(
-        settings.cmdline.clone(),
+        &settings.cmdline,
+        settings.rt_tests,
         facts.start_time,
         status,
         facts.audit,
     );
     meta.projection = settings.projection.request();
-    meta.rt_tests = settings.rt_tests;
     let load_results = load.results(settings.load.as_ref(), Some(load.run_time));
     // The receivers as a cyclictest report: for the verdict, the
     // histogram, the load lines and the gates.

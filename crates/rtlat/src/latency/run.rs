@@ -162,7 +162,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         settings.load.as_ref(),
         (!synthetic).then(|| Duration::from_secs(seconds.complete)),
     );
-    let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    let mut meta = host.run_meta(
+        &settings.cmdline,
+        rtlat_core::RtTests::default(),
+        start_time,
+        status,
+        audit,
+    );
     meta.projection = settings.projection.request();
     // Before the verdict, which projects from them.
     meta.blocks = block_series;

@@ -87,13 +87,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let written = match &settings.json {
         Some(target) => {
             // C's return_code: 1 when the check failed.
-            let mut meta = host.run_meta(
-                settings.cmdline.clone(),
+            let meta = host.run_meta(
+                &settings.cmdline,
+                settings.rt_tests,
                 start_time,
                 u8::from(failed),
                 audit,
             );
-            meta.rt_tests = settings.rt_tests;
             let doc = members(&outcome.intervals, &engine.priorities);
             write_to(target, &mut out, "--json", |mut w| {
                 write_unjudged(&mut w, &meta, &doc)

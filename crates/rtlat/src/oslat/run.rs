@@ -161,8 +161,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     });
     let status = u8::from(triggered.is_some() || load.failure.is_some());
     let report = run_report(&measured.threads, settings, triggered.is_some());
-    let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
-    meta.rt_tests = settings.rt_tests;
+    let mut meta = host.run_meta(
+        &settings.cmdline,
+        settings.rt_tests,
+        start_time,
+        status,
+        audit,
+    );
     meta.projection = settings.projection.request();
     let verdict = verdict::judge(&report, &meta, system.as_ref());
     let load_results = load.results(settings.load.as_ref(), Some(run_time));

@@ -21,9 +21,9 @@ use rtlat_sys::{affinity, sched};
 
 use super::output::{write_banner, write_count, write_json, write_stopping, write_summary};
 use super::settings::Settings;
-use crate::cyclicdeadline::run::setattr_cause;
 use crate::host::Host;
 use crate::output::{OutputTarget, Stdout, end_run, write_to};
+use crate::rtsetup::setattr_cause;
 use crate::rtsetup::{check_realtime_privilege, lock_memory, pin_failure, policy_failure};
 use crate::run_audit;
 use crate::signals::SignalFlags;
@@ -161,8 +161,13 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     out.emit(|w| write_summary(w, total, finish.saturating_sub(start)));
     let mut written = Ok(());
     if let Some(target) = &settings.json {
-        let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
-        meta.rt_tests = settings.rt_tests;
+        let meta = host.run_meta(
+            &settings.cmdline,
+            settings.rt_tests,
+            start_time,
+            status,
+            audit,
+        );
         let members = PiStressMembers {
             inversion: total,
             groups: settings.group_cpus.len(),

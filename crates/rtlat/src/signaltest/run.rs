@@ -151,9 +151,14 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
         .iter()
         .find_map(|t| t.error.map(|e| (t.index, e)));
     let status: u8 = u8::from(thread_failure.is_some() || load.failure.is_some());
-    let mut meta = host.run_meta(settings.cmdline.clone(), start_time, status, audit);
+    let mut meta = host.run_meta(
+        &settings.cmdline,
+        settings.rt_tests,
+        start_time,
+        status,
+        audit,
+    );
     meta.projection = settings.projection.request();
-    meta.rt_tests = settings.rt_tests;
     let verdict = verdict::judge(&report, &meta, system.as_ref());
     // How long the ring ran; a synthetic run's time means nothing.
     let measured = (!synthetic).then_some(run_time);
