@@ -502,7 +502,7 @@ impl Display<'_, '_> {
                 std::thread::sleep(Duration::from_millis(1));
             }
         }
-        let mut maxima = self.maxima();
+        let mut maxima = Vec::new();
         loop {
             // Looked at before the frame is drawn, so that the last frame shows
             // the thread that ended the run with its final count.
@@ -513,6 +513,12 @@ impl Display<'_, '_> {
                 String::new()
             };
             out.emit(|w| live.write_frame(w, self.running.shared(), plans, &loadavg));
+            // -M's baseline: read after the frame, never before it, so
+            // that a maximum that grew while the frame was drawn (and is
+            // in it) draws no second frame of the same maxima.
+            if self.settings.refresh_on_max {
+                maxima = self.maxima();
+            }
             if let Some(stopped) = after_frame(out, ended) {
                 return Ok(stopped);
             }
@@ -534,9 +540,7 @@ impl Display<'_, '_> {
                     if self.running.reached_end() {
                         return Ok(false);
                     }
-                    let now = self.maxima();
-                    if now != maxima {
-                        maxima = now;
+                    if self.maxima() != maxima {
                         break;
                     }
                     std::thread::sleep(FRAME_PERIOD);
